@@ -1,0 +1,1 @@
+//! The mapping crate (under construction).

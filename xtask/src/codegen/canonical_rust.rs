@@ -1,0 +1,688 @@
+//! The canonical model -> `generated/canonical/` (crate `agentwire-canonical`).
+//!
+//! A direct emitter (quote + prettyplease): validating newtypes for ids and date-times, plain
+//! string enums, `deny_unknown_fields` structs in schema order, the `RuntimeEvent` enum (one
+//! variant per event type) and `ProviderRuntimeEvent`, whose serde impls are written out so that
+//! decoding is envelope-first (the payload is kept as a `RawValue` until the `type` names its
+//! Rust type) and encoding follows the wire order of the schema.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use super::canonical_model::{EnumDef, Model, ObjectDef, PropType, Property, SCHEMA_PATH, pascal_case};
+use super::{GeneratedFile, rust_output};
+
+const CRATE_DIR: &str = "generated/canonical";
+const PACKAGE: &str = "agentwire-canonical";
+
+/// Fields carried as `Box<RawValue>` (the provider message, kept byte for byte, never re-parsed).
+/// Each must be a required `{}` property.
+const RAW_VALUE_FIELDS: &[(&str, &str)] = &[("RuntimeEventRaw", "payload")];
+
+/// Envelope fields written after `type` and `payload` (the wire order of spec 1.1).
+const TRAILING_ENVELOPE_FIELDS: &[&str] = &["raw"];
+
+/// Inner attributes of the generated crate, written verbatim (prettyplease drops comments).
+const CRATE_ATTRIBUTES: &str = "\
+//! The canonical provider-runtime event model (V2) of `spec/EVENTS.md` section 1, generated from
+//! its JSON Schema.
+//!
+//! [`ProviderRuntimeEvent`] is one event of the canonical stream: the envelope (ids, provider,
+//! time, provider refs, raw message) and a [`RuntimeEvent`], which pairs the event type with its
+//! payload. Decoding is envelope-first: the `type` is read and the `payload` kept as raw JSON until
+//! the type names its Rust payload, so an error says which payload failed and why. Ids and
+//! date-times are validating newtypes; enums are closed (never `#[non_exhaustive]`).
+//!
+//! The same schema generates the TypeScript (Effect Schema) export, so both sides agree.
+#![deny(warnings)]
+// The allow list, each entry with its reason: doc comments are the schema's prose (Markdown with
+// backticks, links and lists written for both Rust and TypeScript readers), not checked rustdoc.
+#![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+#![allow(clippy::doc_lazy_continuation, clippy::doc_markdown)]
+// `RuntimeEvent` keeps every payload inline (`ItemStarted(ItemLifecyclePayload)`, the API the
+// mapping code matches on) instead of boxing the larger ones.
+#![allow(clippy::large_enum_variant)]
+";
+
+pub fn generate(model: &Model) -> Result<Vec<GeneratedFile>> {
+    check_raw_value_fields(model)?;
+    let support = support(model);
+    let ids = model.ids.iter().map(|def| {
+        newtype(&def.name, &def.description, quote!(check_trimmed_non_empty), "a trimmed non-empty string")
+    });
+    let datetimes = model
+        .datetimes
+        .iter()
+        .map(|def| newtype(&def.name, &def.description, quote!(check_date_time), "an RFC 3339 date-time"));
+    let enums = model.enums.iter().map(|def| enumeration(model, def));
+    let objects = model.objects.iter().map(object);
+    let runtime_event = runtime_event(model);
+    let provider_runtime_event = provider_runtime_event(model);
+    let tokens = quote! {
+        #support
+        #(#ids)*
+        #(#datetimes)*
+        #(#enums)*
+        #(#objects)*
+        #runtime_event
+        #provider_runtime_event
+    };
+    let crate_dir = Path::new(CRATE_DIR);
+    Ok(vec![
+        rust_output::cargo_toml(
+            crate_dir,
+            PACKAGE,
+            "The canonical provider-runtime event model (V2) shared by every agentwire source, generated from its JSON Schema.",
+        ),
+        rust_output::lib_rs(crate_dir, SCHEMA_PATH, CRATE_ATTRIBUTES, tokens)?,
+    ])
+}
+
+fn check_raw_value_fields(model: &Model) -> Result<()> {
+    for (object, field) in RAW_VALUE_FIELDS {
+        let Some(def) = model.object(object) else {
+            bail!("definition {object}: missing (the Rust generator carries its `{field}` as a RawValue)");
+        };
+        match def.properties.iter().find(|property| property.name == *field) {
+            Some(Property { required: true, ty: PropType::Unknown, .. }) => {}
+            _ => bail!("definition {object}, property {field}: must be a required `{{}}` (carried as a RawValue)"),
+        }
+    }
+    Ok(())
+}
+
+fn is_raw_value(object: &str, field: &str) -> bool {
+    RAW_VALUE_FIELDS.contains(&(object, field))
+}
+
+/// `#[doc]` attributes, one per line of `text`.
+fn docs(text: &str) -> TokenStream {
+    let lines = text.trim().lines().map(|line| {
+        let line = line.trim_end();
+        let line = if line.is_empty() { String::new() } else { format!(" {line}") };
+        quote!(#[doc = #line])
+    });
+    quote!(#(#lines)*)
+}
+
+fn type_ident(name: &str) -> Ident {
+    format_ident!("{name}")
+}
+
+/// The snake_case field name of a camelCase key, raw (`r#type`) if it is a keyword.
+fn field_ident(key: &str) -> Ident {
+    const KEYWORDS: &[&str] = &[
+        "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn", "else", "enum",
+        "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod",
+        "move", "mut", "override", "priv", "pub", "ref", "return", "static", "struct", "trait", "true", "try", "type",
+        "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+    ];
+    let snake = heck::AsSnakeCase(key).to_string();
+    match snake.as_str() {
+        "self" | "super" | "crate" => format_ident!("{snake}_"),
+        word if KEYWORDS.contains(&word) => Ident::new_raw(word, Span::call_site()),
+        _ => format_ident!("{snake}"),
+    }
+}
+
+/// The Rust type of a property shape (without the `Option` of an optional property).
+fn rust_type(ty: &PropType) -> TokenStream {
+    match ty {
+        PropType::Ref(name) => {
+            let ident = type_ident(name);
+            quote!(#ident)
+        }
+        PropType::String => quote!(String),
+        PropType::Boolean => quote!(bool),
+        PropType::Integer => quote!(i64),
+        PropType::Number => quote!(f64),
+        PropType::Unknown => quote!(serde_json::Value),
+        PropType::Record => quote!(serde_json::Map<String, serde_json::Value>),
+        PropType::Array(items) => {
+            let items = rust_type(items);
+            quote!(Vec<#items>)
+        }
+        PropType::NullableString => quote!(Option<String>),
+    }
+}
+
+/// The field's Rust type and its serde attributes (`rename` plus the optional/nullable handling);
+/// `serialize`: whether the attributes also drive a `Serialize` derive.
+fn field_type_and_serde(object: &str, property: &Property, serialize: bool) -> (TokenStream, TokenStream) {
+    let key = &property.name;
+    if is_raw_value(object, key) {
+        return (quote!(Box<serde_json::value::RawValue>), quote!(#[serde(rename = #key)]));
+    }
+    let ty = rust_type(&property.ty);
+    match (property.required, &property.ty) {
+        // A required `string | null`: the key must be present (serde would default a plain Option).
+        (true, PropType::NullableString) => (ty, quote!(#[serde(rename = #key, deserialize_with = "deserialize_nullable")])),
+        (true, _) => (ty, quote!(#[serde(rename = #key)])),
+        // Optional: an absent key is `None`; a present key decodes as the property's type, so
+        // `null` is rejected unless the type admits it (`{}` keeps it as `Some(Value::Null)`,
+        // `string | null` as `Some(None)`).
+        (false, _) if serialize => (
+            quote!(Option<#ty>),
+            quote!(#[serde(rename = #key, default, skip_serializing_if = "Option::is_none", deserialize_with = "deserialize_present")]),
+        ),
+        (false, _) => (quote!(Option<#ty>), quote!(#[serde(rename = #key, default, deserialize_with = "deserialize_present")])),
+    }
+}
+
+fn uses_type(model: &Model, wanted: impl Fn(&Property) -> bool) -> bool {
+    model.objects.iter().chain([&model.envelope]).any(|object| object.properties.iter().any(&wanted))
+}
+
+/// The crate's shared items: the error type, the validators and the serde helpers actually used.
+fn support(model: &Model) -> TokenStream {
+    let mut items = quote! {
+        use std::fmt;
+
+        use serde::de::Error as _;
+        use serde::ser::SerializeMap as _;
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        /// A string that is not a valid value of a validated type (an id or a date-time).
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct InvalidValue {
+            type_name: &'static str,
+            reason: &'static str,
+            value: String,
+        }
+
+        impl InvalidValue {
+            fn new(type_name: &'static str, reason: &'static str, value: &str) -> Self {
+                Self { type_name, reason, value: value.to_owned() }
+            }
+
+            /// The type the value was meant for, e.g. `EventId`.
+            pub fn type_name(&self) -> &'static str {
+                self.type_name
+            }
+
+            /// Why the value was rejected.
+            pub fn reason(&self) -> &'static str {
+                self.reason
+            }
+
+            /// The rejected value.
+            pub fn value(&self) -> &str {
+                &self.value
+            }
+        }
+
+        impl fmt::Display for InvalidValue {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                const SHOWN: usize = 80;
+                let shown = match self.value.char_indices().nth(SHOWN) {
+                    Some((end, _)) => format!("{:?}...", &self.value[..end]),
+                    None => format!("{:?}", self.value),
+                };
+                write!(f, "invalid {}: {} (got {shown})", self.type_name, self.reason)
+            }
+        }
+
+        impl std::error::Error for InvalidValue {}
+    };
+    if !model.ids.is_empty() {
+        items.extend(quote! {
+            /// ECMAScript `\s` (WhiteSpace and LineTerminator), the whitespace of the schema's id
+            /// pattern `^\S(.*\S)?$`.
+            fn is_ecmascript_space(c: char) -> bool {
+                matches!(
+                    c,
+                    '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}'
+                        | '\u{2000}'..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}'
+                        | '\u{3000}' | '\u{feff}'
+                )
+            }
+
+            /// The schema's id pattern `^\S(.*\S)?$`: non-empty, no whitespace at either end, and
+            /// (as `.` matches no line terminator) no line break inside.
+            fn check_trimmed_non_empty(value: &str) -> Result<(), &'static str> {
+                let (Some(first), Some(last)) = (value.chars().next(), value.chars().next_back()) else {
+                    return Err("must not be empty");
+                };
+                if is_ecmascript_space(first) || is_ecmascript_space(last) {
+                    return Err("must not start or end with whitespace");
+                }
+                if value.contains(['\n', '\r', '\u{2028}', '\u{2029}']) {
+                    return Err("must not contain a line break");
+                }
+                Ok(())
+            }
+        });
+    }
+    if !model.datetimes.is_empty() {
+        items.extend(quote! {
+            /// RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS`, an optional fraction, then `Z` or
+            /// `+hh:mm`/`-hh:mm`; fields in range (days per month and leap years, second 60 for a
+            /// leap second).
+            fn check_date_time(value: &str) -> Result<(), &'static str> {
+                const SHAPE: &str =
+                    "must be an RFC 3339 date-time like 2026-05-14T09:21:07.412Z (date, `T`, time, optional fraction, `Z` or +hh:mm)";
+                fn number(bytes: &[u8], at: usize, len: usize) -> Option<u32> {
+                    bytes.get(at..at + len)?.iter().try_fold(0, |acc: u32, byte| {
+                        byte.is_ascii_digit().then(|| acc * 10 + u32::from(byte - b'0'))
+                    })
+                }
+                let bytes = value.as_bytes();
+                let at = |index: usize| bytes.get(index).copied();
+                let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) = (
+                    number(bytes, 0, 4),
+                    number(bytes, 5, 2),
+                    number(bytes, 8, 2),
+                    number(bytes, 11, 2),
+                    number(bytes, 14, 2),
+                    number(bytes, 17, 2),
+                ) else {
+                    return Err(SHAPE);
+                };
+                if at(4) != Some(b'-') || at(7) != Some(b'-') || at(10) != Some(b'T') || at(13) != Some(b':')
+                    || at(16) != Some(b':')
+                {
+                    return Err(SHAPE);
+                }
+                let mut end = 19;
+                if at(end) == Some(b'.') {
+                    let digits = bytes[end + 1..].iter().take_while(|byte| byte.is_ascii_digit()).count();
+                    if digits == 0 {
+                        return Err(SHAPE);
+                    }
+                    end += 1 + digits;
+                }
+                match at(end) {
+                    Some(b'Z') => end += 1,
+                    Some(b'+' | b'-') => {
+                        let (Some(offset_hour), Some(offset_minute)) = (number(bytes, end + 1, 2), number(bytes, end + 4, 2))
+                        else {
+                            return Err(SHAPE);
+                        };
+                        if at(end + 3) != Some(b':') {
+                            return Err(SHAPE);
+                        }
+                        if offset_hour > 23 || offset_minute > 59 {
+                            return Err("the UTC offset is out of range");
+                        }
+                        end += 6;
+                    }
+                    _ => return Err(SHAPE),
+                }
+                if end != bytes.len() {
+                    return Err(SHAPE);
+                }
+                let leap_year = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+                let days_in_month = match month {
+                    1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+                    4 | 6 | 9 | 11 => 30,
+                    2 if leap_year => 29,
+                    2 => 28,
+                    _ => return Err("the month is out of range"),
+                };
+                if day == 0 || day > days_in_month {
+                    return Err("the day is out of range");
+                }
+                if hour > 23 || minute > 59 || second > 60 {
+                    return Err("the time of day is out of range");
+                }
+                Ok(())
+            }
+        });
+    }
+    if uses_type(model, |property| !property.required) {
+        items.extend(quote! {
+            /// An optional field that is present: it decodes as its type, so `null` is rejected
+            /// unless the type admits it (an absent field is `None` through `#[serde(default)]`).
+            fn deserialize_present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+            where
+                D: Deserializer<'de>,
+                T: Deserialize<'de>,
+            {
+                T::deserialize(deserializer).map(Some)
+            }
+        });
+    }
+    if uses_type(model, |property| property.required && property.ty == PropType::NullableString) {
+        items.extend(quote! {
+            /// A required `string | null`: the key must be present, its value may be `null`.
+            fn deserialize_nullable<'de, D>(deserializer: D) -> Result<Option<String>, D::Error>
+            where
+                D: Deserializer<'de>,
+            {
+                Option::<String>::deserialize(deserializer)
+            }
+        });
+    }
+    items
+}
+
+/// A validated string newtype (ids, date-times).
+fn newtype(name: &str, description: &str, check: TokenStream, what: &str) -> TokenStream {
+    let ident = type_ident(name);
+    let doc = docs(description);
+    let doc_new = format!(" Checks that `value` is {what}.");
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        #[serde(transparent)]
+        pub struct #ident(String);
+
+        impl #ident {
+            #[doc = #doc_new]
+            pub fn new(value: impl Into<String>) -> Result<Self, InvalidValue> {
+                let value = value.into();
+                match #check(&value) {
+                    Ok(()) => Ok(Self(value)),
+                    Err(reason) => Err(InvalidValue::new(#name, reason, &value)),
+                }
+            }
+
+            /// The value as a string slice.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+
+            /// The value as an owned string.
+            pub fn into_string(self) -> String {
+                self.0
+            }
+        }
+
+        impl fmt::Display for #ident {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl AsRef<str> for #ident {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl std::str::FromStr for #ident {
+            type Err = InvalidValue;
+
+            fn from_str(value: &str) -> Result<Self, InvalidValue> {
+                Self::new(value)
+            }
+        }
+
+        impl From<#ident> for String {
+            fn from(value: #ident) -> String {
+                value.0
+            }
+        }
+
+        impl<'de> Deserialize<'de> for #ident {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                Self::new(String::deserialize(deserializer)?).map_err(D::Error::custom)
+            }
+        }
+    }
+}
+
+fn enumeration(model: &Model, def: &EnumDef) -> TokenStream {
+    let ident = type_ident(&def.name);
+    let doc = docs(&def.description);
+    let variants: Vec<Ident> = def.values.iter().map(|value| format_ident!("{}", pascal_case(&value.value))).collect();
+    let values: Vec<&str> = def.values.iter().map(|value| value.value.as_str()).collect();
+    let variant_docs = def.values.iter().map(|value| {
+        // The event-type enum's values take the description of their event when they have none.
+        let fallback = (def.name == model.event_type_enum().name)
+            .then(|| model.events.iter().find(|event| event.event_type == value.value))
+            .flatten()
+            .map(|event| event.description.as_str());
+        docs(value.description.as_deref().or(fallback).unwrap_or_default())
+    });
+    quote! {
+        #doc
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum #ident {
+            #(
+                #variant_docs
+                #[serde(rename = #values)]
+                #variants,
+            )*
+        }
+
+        impl #ident {
+            /// Every value, in schema order.
+            pub const ALL: &'static [Self] = &[#(Self::#variants),*];
+
+            /// The value as it appears in JSON.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    #(Self::#variants => #values,)*
+                }
+            }
+        }
+
+        impl fmt::Display for #ident {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    }
+}
+
+fn object(def: &ObjectDef) -> TokenStream {
+    let ident = type_ident(&def.name);
+    let doc = docs(&def.description);
+    let has_raw_value = def.properties.iter().any(|property| is_raw_value(&def.name, &property.name));
+    let all_optional = def.properties.iter().all(|property| !property.required);
+    let fields = def.properties.iter().map(|property| {
+        let name = field_ident(&property.name);
+        let doc = docs(&property.description);
+        let (ty, serde) = field_type_and_serde(&def.name, property, true);
+        quote! {
+            #doc
+            #serde
+            pub #name: #ty,
+        }
+    });
+    let derives = match (has_raw_value, all_optional) {
+        (true, _) => quote!(Clone, Debug, Serialize, Deserialize),
+        (false, true) => quote!(Clone, Debug, Default, PartialEq, Serialize, Deserialize),
+        (false, false) => quote!(Clone, Debug, PartialEq, Serialize, Deserialize),
+    };
+    let partial_eq = has_raw_value.then(|| {
+        let comparisons = def.properties.iter().map(|property| {
+            let name = field_ident(&property.name);
+            if is_raw_value(&def.name, &property.name) {
+                quote!(self.#name.get() == other.#name.get())
+            } else {
+                quote!(self.#name == other.#name)
+            }
+        });
+        quote! {
+            /// Raw JSON fields compare by their text, byte for byte (as received, not as parsed).
+            impl PartialEq for #ident {
+                fn eq(&self, other: &Self) -> bool {
+                    #(#comparisons)&&*
+                }
+            }
+        }
+    });
+    quote! {
+        #doc
+        #[derive(#derives)]
+        #[serde(deny_unknown_fields)]
+        pub struct #ident {
+            #(#fields)*
+        }
+        #partial_eq
+    }
+}
+
+/// `RuntimeEvent`: the event type with its payload, one variant per event, in union order.
+fn runtime_event(model: &Model) -> TokenStream {
+    let type_enum = type_ident(&model.event_type_enum().name);
+    let variants: Vec<Ident> = model.events.iter().map(|event| format_ident!("{}", pascal_case(&event.event_type))).collect();
+    let payloads: Vec<Ident> = model.events.iter().map(|event| type_ident(&event.payload)).collect();
+    let types: Vec<&str> = model.events.iter().map(|event| event.event_type.as_str()).collect();
+    let variant_docs = model.events.iter().map(|event| {
+        docs(&format!("`{}`: {}\n\n{}", event.event_type, event.description, event.payload_description))
+    });
+    let payload_errors = types.iter().map(|ty| format!("payload of {ty:?}: {{error}}"));
+    quote! {
+        /// What a [`ProviderRuntimeEvent`] reports: its `type` and the `payload` of that type.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum RuntimeEvent {
+            #(
+                #variant_docs
+                #variants(#payloads),
+            )*
+        }
+
+        impl RuntimeEvent {
+            /// The event's `type`.
+            pub fn event_type(&self) -> #type_enum {
+                match self {
+                    #(Self::#variants(_) => #type_enum::#variants,)*
+                }
+            }
+
+            /// Decodes the payload JSON of an event of type `event_type`.
+            fn decode(event_type: #type_enum, payload: &str) -> Result<Self, String> {
+                match event_type {
+                    #(
+                        #type_enum::#variants => serde_json::from_str(payload)
+                            .map(Self::#variants)
+                            .map_err(|error| format!(#payload_errors)),
+                    )*
+                }
+            }
+
+            fn serialize_payload<M: serde::ser::SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+                match self {
+                    #(Self::#variants(payload) => map.serialize_entry("payload", payload),)*
+                }
+            }
+        }
+    }
+}
+
+/// `ProviderRuntimeEvent`: the envelope fields with `event` where `type`/`payload` go, and its
+/// hand-written serde impls.
+fn provider_runtime_event(model: &Model) -> TokenStream {
+    let envelope = &model.envelope;
+    let type_enum = type_ident(&model.event_type_enum().name);
+    let (leading, trailing): (Vec<&Property>, Vec<&Property>) =
+        envelope.properties.iter().partition(|property| !TRAILING_ENVELOPE_FIELDS.contains(&property.name.as_str()));
+    let field = |property: &Property| {
+        let name = field_ident(&property.name);
+        let doc = docs(&property.description);
+        let ty = rust_type(&property.ty);
+        let ty = if property.required { ty } else { quote!(Option<#ty>) };
+        quote!(#doc pub #name: #ty,)
+    };
+    let leading_fields = leading.iter().map(|property| field(property));
+    let trailing_fields = trailing.iter().map(|property| field(property));
+
+    // Serialize: the wire order, absent optionals omitted.
+    let entry = |property: &Property| {
+        let name = field_ident(&property.name);
+        let key = &property.name;
+        if property.required {
+            quote!(map.serialize_entry(#key, &self.#name)?;)
+        } else {
+            quote!(if let Some(value) = &self.#name { map.serialize_entry(#key, value)?; })
+        }
+    };
+    let leading_entries = leading.iter().map(|property| entry(property));
+    let trailing_entries = trailing.iter().map(|property| entry(property));
+    let required_count = envelope.properties.iter().filter(|property| property.required).count() + 2;
+    let optional_counts = envelope.properties.iter().filter(|property| !property.required).map(|property| {
+        let name = field_ident(&property.name);
+        quote!(+ usize::from(self.#name.is_some()))
+    });
+
+    // Deserialize: a private envelope struct with the payload as RawValue.
+    let wire_fields = envelope.properties.iter().map(|property| {
+        let name = field_ident(&property.name);
+        let (ty, serde) = field_type_and_serde(&envelope.name, property, false);
+        quote!(#serde #name: #ty,)
+    });
+    let moves = envelope.properties.iter().map(|property| {
+        let name = field_ident(&property.name);
+        quote!(#name: wire.#name,)
+    });
+    let doc = docs(&format!(
+        "{}\n\n{}\n\nJSON: the envelope fields, then `type` and `payload` (from [`RuntimeEvent`]), then `raw`. \
+         Decoding reads the envelope first and keeps the payload as raw JSON until `type` names its payload type; \
+         unknown fields are rejected, and optional fields may be absent but not `null`.",
+        model.union.description, envelope.description
+    ));
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct ProviderRuntimeEvent {
+            #(#leading_fields)*
+            /// The event's `type` and `payload`.
+            pub event: RuntimeEvent,
+            #(#trailing_fields)*
+        }
+
+        impl Serialize for ProviderRuntimeEvent {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let len = #required_count #(#optional_counts)*;
+                let mut map = serializer.serialize_map(Some(len))?;
+                #(#leading_entries)*
+                map.serialize_entry("type", &self.event.event_type())?;
+                self.event.serialize_payload(&mut map)?;
+                #(#trailing_entries)*
+                map.end()
+            }
+        }
+
+        impl<'de> Deserialize<'de> for ProviderRuntimeEvent {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                /// The envelope, with the payload kept as raw JSON.
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct Wire {
+                    #(#wire_fields)*
+                    #[serde(rename = "type")]
+                    event_type: #type_enum,
+                    #[serde(rename = "payload")]
+                    payload: Box<serde_json::value::RawValue>,
+                }
+
+                let wire = Wire::deserialize(deserializer)?;
+                let event = RuntimeEvent::decode(wire.event_type, wire.payload.get()).map_err(D::Error::custom)?;
+                Ok(Self {
+                    #(#moves)*
+                    event,
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_real_schema_generates_parsable_rust() {
+        let model = super::super::canonical_model::load(&crate::project_root()).unwrap();
+        let files = super::generate(&model).unwrap();
+        assert_eq!(files.len(), 2);
+        assert!(files[1].contents.contains("pub struct ProviderRuntimeEvent"));
+    }
+
+    // TEMPORARY (development only): writes generated/canonical and generated/typescript.
+    #[test]
+    #[ignore]
+    fn dev_write() {
+        let root = crate::project_root();
+        let model = super::super::canonical_model::load(&root).unwrap();
+        for file in super::generate(&model).unwrap().into_iter().chain(super::super::typescript::generate(&model).unwrap()) {
+            let path = root.join(&file.path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, file.contents).unwrap();
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Rewrites the vendored bundle into the subset of JSON Schema typify turns into good Rust.
+//!
+//! What upstream writes, and what this makes of it:
+//! - v2 types nest under `definitions.v2` (refs `#/definitions/v2/X`), which typify cannot
+//!   resolve: they are flattened into one `definitions` map and every ref rewritten.
+//! - `properties` beside a `oneOf` (fields every variant shares, e.g. `startedAtMs` on every
+//!   `ThreadItem`) are copied into each branch, so typify sees plain tagged variants.
+//! - `properties` beside an `anyOf` of objects: the branches' fields are merged in as optional.
+//! - a `oneOf` whose branches are all one-value string enums is one string enum; the branch
+//!   descriptions are kept in the enum's description.
+//! - object branches of an untagged union that have no `title` are titled after the field only
+//!   they require (`text` / `blob` of `ResourceContent`), so variants get names, not `VariantN`.
+//! - `not` (unsupported by typify) and nested `$schema` keys are dropped.
+
+use anyhow::{Result, bail};
+use serde_json::{Map, Value};
+
+/// Returns the bundle's definitions as one flat map, sorted by name, with refs rewritten.
+pub fn flatten(bundle: Value) -> Result<Map<String, Value>> {
+    let Value::Object(mut root) = bundle else { bail!("the bundle is not a JSON object") };
+    let Some(Value::Object(mut definitions)) = root.remove("definitions") else {
+        bail!("the bundle has no `definitions` object")
+    };
+    let nested = match definitions.remove("v2") {
+        Some(Value::Object(nested)) => nested,
+        Some(_) => bail!("`definitions.v2` is not an object"),
+        None => Map::new(),
+    };
+    let mut flat = Map::new();
+    for (name, mut schema) in definitions.into_iter().chain(nested) {
+        rewrite_refs(&mut schema);
+        match flat.get(&name) {
+            Some(existing) if without_title(existing) != without_title(&schema) => {
+                bail!("definition {name} exists both at the top level and under v2, and they differ")
+            }
+            _ => {
+                flat.insert(name, schema);
+            }
+        }
+    }
+    flat.sort_keys();
+    Ok(flat)
+}
+
+/// Top-level copies of v2 types carry a `title` their v2 twins lack; nothing else may differ.
+fn without_title(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Value::Object(map) = &mut schema {
+        map.remove("title");
+    }
+    schema
+}
+
+fn rewrite_refs(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.remove("$schema");
+            if let Some(Value::String(reference)) = map.get_mut("$ref") {
+                if let Some(name) = reference.strip_prefix("#/definitions/v2/") {
+                    *reference = format!("#/definitions/{name}");
+                }
+            }
+            map.values_mut().for_each(rewrite_refs);
+        }
+        Value::Array(items) => items.iter_mut().for_each(rewrite_refs),
+        _ => {}
+    }
+}
+
+/// Applies the rewrites of the module docs to every definition, depth first.
+pub fn normalize(definitions: &mut Map<String, Value>) {
+    for schema in definitions.values_mut() {
+        normalize_schema(schema);
+    }
+}
+
+fn normalize_schema(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.values_mut().for_each(normalize_schema);
+            map.remove("not");
+            merge_enum_branches(map);
+            distribute_shared_properties(map, "oneOf");
+            merge_any_of_objects(map);
+            title_untitled_branches(map);
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize_schema),
+        _ => {}
+    }
+}
+
+/// `oneOf: [{type: string, enum: [a], description}, ...]` -> `{type: string, enum: [a, ...]}`.
+fn merge_enum_branches(map: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = map.get("oneOf") else { return };
+    let mut values = Vec::new();
+    let mut notes = Vec::new();
+    for branch in branches {
+        let single = branch.get("enum").and_then(Value::as_array).filter(|values| values.len() == 1);
+        let (Some(single), Some("string")) = (single, branch.get("type").and_then(Value::as_str)) else { return };
+        let value = single[0].clone();
+        if let (Some(name), Some(description)) = (value.as_str(), branch.get("description").and_then(Value::as_str)) {
+            notes.push(format!("- `{name}`: {description}"));
+        }
+        values.push(value);
+    }
+    map.remove("oneOf");
+    map.insert("type".into(), Value::String("string".into()));
+    map.insert("enum".into(), Value::Array(values));
+    if !notes.is_empty() {
+        let head = map.get("description").and_then(Value::as_str).map(|d| format!("{d}\n\n")).unwrap_or_default();
+        map.insert("description".into(), Value::String(format!("{head}{}", notes.join("\n"))));
+    }
+}
+
+/// Moves `properties`/`required` that sit beside a `oneOf`/`anyOf` into each object branch.
+fn distribute_shared_properties(map: &mut Map<String, Value>, key: &str) {
+    let Some(Value::Object(shared)) = map.get("properties").cloned() else { return };
+    let required = map_required(map.get("required"));
+    let Some(Value::Array(branches)) = map.get_mut(key) else { return };
+    if !branches.iter().all(|branch| branch.get("properties").is_some()) {
+        return;
+    }
+    for branch in branches.iter_mut() {
+        let Value::Object(branch) = branch else { continue };
+        let properties = branch.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(properties) = properties {
+            for (name, schema) in &shared {
+                properties.entry(name.clone()).or_insert_with(|| schema.clone());
+            }
+        }
+        if !required.is_empty() {
+            let list = branch.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(list) = list {
+                for name in &required {
+                    if !list.iter().any(|v| v == name.as_str()) {
+                        list.push(Value::String(name.clone()));
+                    }
+                }
+            }
+        }
+        branch.entry("type").or_insert_with(|| Value::String("object".into()));
+    }
+    map.remove("properties");
+    map.remove("required");
+    map.remove("type");
+}
+
+fn map_required(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// `properties` beside an `anyOf` whose branches are objects: one object whose extra fields
+/// (from the branches) are optional. The branches only constrain which fields appear together,
+/// which a struct of options represents without loss.
+fn merge_any_of_objects(map: &mut Map<String, Value>) {
+    if !map.contains_key("properties") {
+        return;
+    }
+    let Some(Value::Array(branches)) = map.get("anyOf") else { return };
+    if !branches.iter().all(|b| b.get("properties").is_some() || b.get("required").is_some()) {
+        return;
+    }
+    let branches = branches.clone();
+    map.remove("anyOf");
+    let Some(Value::Object(properties)) = map.get_mut("properties") else { return };
+    for branch in branches {
+        if let Some(Value::Object(extra)) = branch.get("properties") {
+            for (name, schema) in extra {
+                properties.entry(name.clone()).or_insert_with(|| schema.clone());
+            }
+        }
+    }
+}
+
+/// Titles each untitled object branch of a `oneOf`/`anyOf` after the first field it requires
+/// that no other branch requires. typify names variants after titles.
+fn title_untitled_branches(map: &mut Map<String, Value>) {
+    for key in ["oneOf", "anyOf"] {
+        let Some(Value::Array(branches)) = map.get_mut(key) else { continue };
+        let required: Vec<Vec<String>> = branches.iter().map(|b| map_required(b.get("required"))).collect();
+        for (index, branch) in branches.iter_mut().enumerate() {
+            let Value::Object(branch) = branch else { continue };
+            if branch.contains_key("title") || !branch.contains_key("properties") {
+                continue;
+            }
+            let own = required[index].iter().find(|field| {
+                required.iter().enumerate().all(|(other, fields)| other == index || !fields.contains(field))
+            });
+            if let Some(field) = own {
+                branch.insert("title".into(), Value::String(heck::ToUpperCamelCase::to_upper_camel_case(field.as_str())));
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! Project tasks, run as `cargo xtask <task>` (the alias lives in `.cargo/config.toml`).
+//!
+//! - `codegen [--check]`: regenerate `generated/` from `schemas/`; with `--check`, write nothing
+//!   and fail if anything is stale.
+//! - `sync-schemas codex-app-server [--version V]`: refresh a vendored upstream schema.
+
+mod codegen;
+mod sync_schemas;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("codegen") => parse_codegen(&args[1..]).and_then(|mode| codegen::run(&project_root(), mode)),
+        Some("sync-schemas") => sync_schemas::run(&project_root(), &args[1..]),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const USAGE: &str = "\
+usage: cargo xtask codegen [--check]
+       cargo xtask sync-schemas codex-app-server [--version V]";
+
+fn parse_codegen(args: &[String]) -> anyhow::Result<codegen::Mode> {
+    match args {
+        [] => Ok(codegen::Mode::Write),
+        [flag] if flag == "--check" => Ok(codegen::Mode::Check),
+        _ => anyhow::bail!("unexpected arguments {args:?}\n{USAGE}"),
+    }
+}
+
+/// The workspace root: the parent of this crate's folder.
+pub fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
