@@ -22,8 +22,7 @@ fn schema_path() -> PathBuf {
 
 fn schema() -> Value {
     let path = schema_path();
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()))
 }
 
@@ -57,8 +56,7 @@ struct Line {
 
 fn read_jsonl(name: &str) -> Vec<Line> {
     let path = agentwire_tests::tests_dir().join("canonical").join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     text.lines()
         .enumerate()
         .map(|(index, line)| {
@@ -67,9 +65,12 @@ fn read_jsonl(name: &str) -> Vec<Line> {
                 !line.trim().is_empty(),
                 "{name}:{number}: blank line (one JSON value per line, no blank lines)"
             );
-            let value = serde_json::from_str(line)
-                .unwrap_or_else(|e| panic!("{name}:{number}: not JSON: {e}"));
-            Line { number, text: line.to_owned(), value }
+            let value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{number}: not JSON: {e}"));
+            Line {
+                number,
+                text: line.to_owned(),
+                value,
+            }
         })
         .collect()
 }
@@ -131,7 +132,10 @@ fn schema_is_valid_draft_2020_12_and_the_union_follows_the_event_types() {
             const_type.unwrap_or_else(|| panic!("{name} has no `type` const"))
         })
         .collect();
-    assert_eq!(union_types, types, "the union's order is not the order of CanonicalRuntimeEventType");
+    assert_eq!(
+        union_types, types,
+        "the union's order is not the order of CanonicalRuntimeEventType"
+    );
 }
 
 #[test]
@@ -139,14 +143,21 @@ fn every_example_decodes_round_trips_and_is_schema_valid() {
     let schema = schema();
     let validator = validator(&schema);
     let lines = read_jsonl("examples.jsonl");
-    assert!(lines.len() >= 45, "examples.jsonl has {} lines, fewer than the 45 event types", lines.len());
+    assert!(
+        lines.len() >= 45,
+        "examples.jsonl has {} lines, fewer than the 45 event types",
+        lines.len()
+    );
 
     let mut failures = Vec::new();
     for line in &lines {
         let at = format!("examples.jsonl:{} ({})", line.number, line.value["type"]);
         let errors = schema_errors(&validator, &line.value);
         if !errors.is_empty() {
-            failures.push(format!("{at}: not valid under the schema:\n    {}", errors.join("\n    ")));
+            failures.push(format!(
+                "{at}: not valid under the schema:\n    {}",
+                errors.join("\n    ")
+            ));
         }
         let event = match serde_json::from_str::<ProviderRuntimeEvent>(&line.text) {
             Ok(event) => event,
@@ -179,7 +190,11 @@ fn every_invalid_line_is_rejected_by_decoding_and_by_the_schema() {
     let schema = schema();
     let validator = validator(&schema);
     let lines = read_jsonl("invalid.jsonl");
-    assert!(lines.len() >= 15, "invalid.jsonl has {} lines, want at least 15", lines.len());
+    assert!(
+        lines.len() >= 15,
+        "invalid.jsonl has {} lines, want at least 15",
+        lines.len()
+    );
 
     let mut failures = Vec::new();
     for line in &lines {
@@ -213,7 +228,10 @@ fn examples_cover_every_event_type() {
     let missing: Vec<&String> = types.iter().filter(|t| !seen.contains(*t)).collect();
     assert!(missing.is_empty(), "no example of event types {missing:?}");
     let unknown: Vec<&String> = seen.iter().filter(|t| !types.contains(t)).collect();
-    assert!(unknown.is_empty(), "examples use types not in CanonicalRuntimeEventType: {unknown:?}");
+    assert!(
+        unknown.is_empty(),
+        "examples use types not in CanonicalRuntimeEventType: {unknown:?}"
+    );
 }
 
 /// What the examples use, found by walking each example along the schema.
@@ -249,7 +267,10 @@ impl Coverage {
         match def["x-kind"].as_str() {
             Some("enum") => {
                 if let Some(v) = value.as_str() {
-                    self.enum_values.entry(name.to_owned()).or_default().insert(v.to_owned());
+                    self.enum_values
+                        .entry(name.to_owned())
+                        .or_default()
+                        .insert(v.to_owned());
                 }
             }
             Some("object" | "envelope") => {
@@ -279,12 +300,12 @@ impl Coverage {
             .collect();
         let mut coverage = Self::default();
         for line in lines {
-            let event_type = line.value["type"].as_str().unwrap_or_else(|| {
-                panic!("examples.jsonl:{}: no string `type`", line.number)
-            });
-            let event_def = event_defs.get(event_type).unwrap_or_else(|| {
-                panic!("examples.jsonl:{}: unknown type {event_type}", line.number)
-            });
+            let event_type = line.value["type"]
+                .as_str()
+                .unwrap_or_else(|| panic!("examples.jsonl:{}: no string `type`", line.number));
+            let event_def = event_defs
+                .get(event_type)
+                .unwrap_or_else(|| panic!("examples.jsonl:{}: unknown type {event_type}", line.number));
             coverage.visit_def(defs, "RuntimeEventBase", &line.value);
             coverage.visit_property(defs, &event_def["properties"]["payload"], &line.value["payload"]);
         }
@@ -341,4 +362,85 @@ fn examples_cover_every_property_nullable_value_and_enum_value() {
         gaps.push("no example has a whole JSON-RPC 2.0 message as raw.payload".to_owned());
     }
     assert_no_failures("coverage gaps in examples.jsonl", &gaps);
+}
+
+/// The validating newtypes (ids, `IsoDateTime`) accept exactly the strings the schema accepts,
+/// tried on the edge cases where "trimmed non-empty" and "RFC 3339" are easy to get wrong.
+#[test]
+fn ids_and_date_times_decode_exactly_when_the_schema_accepts_them() {
+    let schema = schema();
+    let validator = validator(&schema);
+    let base = serde_json::json!({
+        "eventId": "0b6f2d8c-5e1a-5f4b-9c3d-7a8e1f2b4c60",
+        "provider": "codex",
+        "sessionId": "2d4f6a8c-1e3b-5d7f-8a9c-0b2d4f6a8c1e",
+        "createdAt": "2026-11-30T05:28:12.688Z",
+        "type": "turn.aborted",
+        "payload": {"reason": "the input ended before the provider completed the turn"}
+    });
+    // The cases differ from `base` in one string only, so `base` itself must pass both.
+    assert!(validator.is_valid(&base), "the base event is not schema-valid");
+    if let Err(e) = serde_json::from_str::<ProviderRuntimeEvent>(&base.to_string()) {
+        panic!("the base event does not decode: {e}");
+    }
+    let ids = [
+        "a",
+        "a b",
+        "a\tb",
+        "é",
+        "a\u{200b}",
+        " a",
+        "a ",
+        "",
+        " ",
+        "\t",
+        "a\nb",
+        "\u{a0}a",
+        "a\u{2028}",
+        "\u{feff}a",
+    ];
+    let date_times = [
+        "2026-11-30T05:28:12.688Z",
+        "2026-11-30T05:28:12Z",
+        "2026-11-30T05:28:12.123456789Z",
+        "2026-11-30T05:28:12.688+02:00",
+        "2026-11-30T05:28:12.688-00:00",
+        "2024-02-29T00:00:00Z",
+        "2026-06-30T23:59:60Z",
+        "0000-01-01T00:00:00Z",
+        // RFC 3339 5.6: "T" and "Z" may alternatively be lower case.
+        "2026-11-30t05:28:12.688z",
+        "2026-11-30 05:28:12Z",
+        "2026-11-30T05:28:12.688",
+        "2026-02-30T00:00:00Z",
+        "2026-11-30T24:00:00Z",
+        "2026-11-30T05:28:12.Z",
+        "+2026-11-30T05:28:12Z",
+        "2026-11-30T05:28Z",
+        "2026-11-30T05:28:12+0200",
+        "2026-11-30T05:28:12+24:00",
+        "2026-1-30T05:28:12Z",
+    ];
+    let cases = ids
+        .iter()
+        .flat_map(|s| ["eventId", "sessionId"].map(|field| (field, *s)))
+        .chain(date_times.iter().map(|s| ("createdAt", *s)));
+    let mut disagreements = Vec::new();
+    for (field, value) in cases {
+        let mut event = base.clone();
+        event[field] = Value::String(value.to_owned());
+        let by_schema = validator.is_valid(&event);
+        let by_rust = serde_json::from_str::<ProviderRuntimeEvent>(&event.to_string());
+        if by_schema != by_rust.is_ok() {
+            disagreements.push(format!(
+                "{field} = {value:?}: the schema {} it, ProviderRuntimeEvent {}",
+                if by_schema { "accepts" } else { "rejects" },
+                match by_rust {
+                    Ok(_) => "accepts it".to_owned(),
+                    Err(e) => format!("rejects it ({e})"),
+                }
+            ));
+        }
+    }
+    assert_no_failures("disagreements between the schema and the Rust newtypes", &disagreements);
 }

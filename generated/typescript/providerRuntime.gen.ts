@@ -48,7 +48,7 @@ export type ProviderKind = typeof ProviderKind.Type;
  *
  * - `codex.app-server.notification`: A JSON-RPC notification from codex app-server (`ServerNotification`, e.g. `turn/started`, `item/agentMessage/delta`).
  * - `codex.app-server.request`: A JSON-RPC request from codex app-server to the client (`ServerRequest`, e.g. `item/commandExecution/requestApproval`).
- * - `codex.eventmsg`: A Codex `EventMsg` (the core protocol event, e.g. from a `codex/event/*` notification or `codex exec` legacy output).
+ * - `codex.eventmsg`: A Codex core-protocol `EventMsg` on its own (e.g. `exec_approval_request`, `plan_update`), as carried inside a `codex/event/*` notification; a whole rollout line is `codex.rollout`.
  * - `claude.sdk.message`: A Claude Agent SDK `SDKMessage` (stream-json line: `system`, `assistant`, `user`, `stream_event`, `result`, ...).
  * - `claude.sdk.permission`: The Claude `can_use_tool` permission flow: the CLI's control request asking to use a tool, or the client's allow/deny response.
  * - `codex.sdk.thread-event`: A Codex SDK / `codex exec --json` `ThreadEvent` line (`thread.started`, `item.completed`, ...).

@@ -87,7 +87,11 @@ impl Report {
 
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (label, paths) in [("stale", &self.stale), ("missing", &self.missing), ("extra", &self.extra)] {
+        for (label, paths) in [
+            ("stale", &self.stale),
+            ("missing", &self.missing),
+            ("extra", &self.extra),
+        ] {
             for path in paths {
                 writeln!(f, "  {label}: {}", path.display())?;
             }
@@ -129,7 +133,9 @@ fn files_under(root: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(root.join(&dir)) else { continue };
+        let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
+            continue;
+        };
         for entry in entries {
             let entry = entry?;
             let name = entry.file_name();

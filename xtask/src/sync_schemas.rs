@@ -72,7 +72,10 @@ fn sync_codex_app_server(root: &Path, version: &str) -> Result<()> {
     }
     copy_tree(&out, &target)?;
     let bundle = std::fs::read(target.join(CODEX_BUNDLE)).with_context(|| format!("{CODEX_BUNDLE} missing"))?;
-    let sha = Sha256::digest(&bundle).iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let sha = Sha256::digest(&bundle)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>();
     std::fs::write(target.join("UPSTREAM.md"), upstream_md(version, &sha))?;
     eprintln!("schemas/codex-app-server: {CODEX_PACKAGE} {version}, bundle sha256 {sha}");
     eprintln!("next: cargo xtask codegen");

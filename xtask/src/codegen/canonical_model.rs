@@ -250,14 +250,19 @@ pub fn from_value(schema: &Value) -> Result<Model> {
         Some(DRAFT_2020_12) => {}
         other => bail!("the root: `$schema` must be {DRAFT_2020_12:?}, found {other:?}"),
     }
-    let defs = root.get("$defs").and_then(Value::as_object).context("the root has no `$defs` object")?;
+    let defs = root
+        .get("$defs")
+        .and_then(Value::as_object)
+        .context("the root has no `$defs` object")?;
     let root_ref = root.get("$ref").context("the root has no `$ref` to the union")?;
     let root_target = ref_target(root_ref).context("the root's `$ref`")?;
 
     // First pass: the kind of every definition, so references can be checked against it.
     let mut kinds = BTreeMap::new();
     for (name, def) in defs {
-        let def = def.as_object().with_context(|| format!("definition {name}: not an object"))?;
+        let def = def
+            .as_object()
+            .with_context(|| format!("definition {name}: not an object"))?;
         check_type_name(name).with_context(|| format!("definition {name}"))?;
         let kind = def.get("x-kind").and_then(Value::as_str).with_context(|| {
             format!("definition {name}: no `x-kind` (one of id, datetime, enum, object, envelope, event, union)")
@@ -284,11 +289,17 @@ pub fn from_value(schema: &Value) -> Result<Model> {
         match kinds[name] {
             Kind::Id => {
                 check_id(def).with_context(context)?;
-                ids.push(IdDef { name: name.clone(), description });
+                ids.push(IdDef {
+                    name: name.clone(),
+                    description,
+                });
             }
             Kind::DateTime => {
                 check_datetime(def).with_context(context)?;
-                datetimes.push(DateTimeDef { name: name.clone(), description });
+                datetimes.push(DateTimeDef {
+                    name: name.clone(),
+                    description,
+                });
             }
             Kind::Enum => enums.push(enum_def(name, description, def).with_context(context)?),
             Kind::Object => objects.push(object_def(name, description, def, &kinds, true).with_context(context)?),
@@ -309,14 +320,21 @@ pub fn from_value(schema: &Value) -> Result<Model> {
     };
     for reserved in ["type", "payload"] {
         if envelope.properties.iter().any(|property| property.name == reserved) {
-            bail!("definition {}: the envelope must not declare `{reserved}` (each event does)", envelope.name);
+            bail!(
+                "definition {}: the envelope must not declare `{reserved}` (each event does)",
+                envelope.name
+            );
         }
     }
 
     let [(union_name, union_description, union_def)] = <[_; 1]>::try_from(unions).map_err(|found| {
         anyhow::anyhow!(
             "expected exactly one `x-kind: union` definition, found {}",
-            found.iter().map(|(name, _, _)| name.as_str()).collect::<Vec<_>>().join(", ")
+            found
+                .iter()
+                .map(|(name, _, _)| name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     })?;
     if root_target != union_name {
@@ -335,10 +353,14 @@ pub fn from_value(schema: &Value) -> Result<Model> {
         let member = member.as_object().with_context(context)?;
         check_keys(&context(), member, &["$ref"])?;
         let target = ref_target(&member["$ref"]).with_context(context)?;
-        let def = events
-            .remove(target)
-            .with_context(|| format!("{}: {target} is not an `x-kind: event` definition (or is listed twice)", context()))?;
-        ordered_events.push(event_def(target, def, &envelope.name, &kinds).with_context(|| format!("definition {target}"))?);
+        let def = events.remove(target).with_context(|| {
+            format!(
+                "{}: {target} is not an `x-kind: event` definition (or is listed twice)",
+                context()
+            )
+        })?;
+        ordered_events
+            .push(event_def(target, def, &envelope.name, &kinds).with_context(|| format!("definition {target}"))?);
     }
     if let Some(name) = events.keys().next() {
         bail!("definition {name}: an event the union {union_name} does not list");
@@ -346,7 +368,11 @@ pub fn from_value(schema: &Value) -> Result<Model> {
     let mut seen_types = BTreeSet::new();
     for event in &ordered_events {
         if !seen_types.insert(event.event_type.as_str()) {
-            bail!("definition {}: event type {:?} is used by two events", event.name, event.event_type);
+            bail!(
+                "definition {}: event type {:?} is used by two events",
+                event.name,
+                event.event_type
+            );
         }
     }
 
@@ -358,7 +384,10 @@ pub fn from_value(schema: &Value) -> Result<Model> {
         objects,
         envelope,
         events: ordered_events,
-        union: UnionDef { name: union_name, description: union_description },
+        union: UnionDef {
+            name: union_name,
+            description: union_description,
+        },
         kinds,
     };
     check_event_type_enum(&model)?;
@@ -389,12 +418,19 @@ fn check_event_type_enum(model: &Model) -> Result<()> {
 fn check_objects_acyclic(model: &Model) -> Result<()> {
     fn visit<'a>(model: &'a Model, name: &'a str, path: &mut Vec<&'a str>, done: &mut BTreeSet<&'a str>) -> Result<()> {
         if let Some(start) = path.iter().position(|seen| *seen == name) {
-            bail!("definition {name}: objects refer to each other in a cycle ({} -> {name})", path[start..].join(" -> "));
+            bail!(
+                "definition {name}: objects refer to each other in a cycle ({} -> {name})",
+                path[start..].join(" -> ")
+            );
         }
         if done.contains(name) {
             return Ok(());
         }
-        let object = if name == model.envelope.name { &model.envelope } else { model.object(name).expect("an object") };
+        let object = if name == model.envelope.name {
+            &model.envelope
+        } else {
+            model.object(name).expect("an object")
+        };
         path.push(name);
         for property in &object.properties {
             if let Some(target) = property.ty.referenced() {
@@ -434,7 +470,10 @@ fn check_property_name(name: &str) -> Result<()> {
 fn check_keys(context: &str, node: &Map<String, Value>, allowed: &[&str]) -> Result<()> {
     for key in node.keys() {
         if !allowed.contains(&key.as_str()) && !DOC_KEYS.contains(&key.as_str()) {
-            bail!("{context}: unexpected key `{key}` (allowed here: {})", allowed.join(", "));
+            bail!(
+                "{context}: unexpected key `{key}` (allowed here: {})",
+                allowed.join(", ")
+            );
         }
     }
     Ok(())
@@ -481,7 +520,10 @@ fn check_datetime(def: &Map<String, Value>) -> Result<()> {
 fn enum_def(name: &str, description: String, def: &Map<String, Value>) -> Result<EnumDef> {
     check_keys("an enum", def, &["x-kind", "type", "enum", "x-enumDescriptions"])?;
     expect_value(def, "type", &Value::from("string"))?;
-    let raw_values = def.get("enum").and_then(Value::as_array).context("`enum` must be an array of strings")?;
+    let raw_values = def
+        .get("enum")
+        .and_then(Value::as_array)
+        .context("`enum` must be an array of strings")?;
     if raw_values.is_empty() {
         bail!("`enum` must not be empty");
     }
@@ -493,7 +535,9 @@ fn enum_def(name: &str, description: String, def: &Map<String, Value>) -> Result
     let mut values = Vec::new();
     let mut variants = BTreeMap::new();
     for raw in raw_values {
-        let value = raw.as_str().with_context(|| format!("`enum` value {raw} is not a string"))?;
+        let value = raw
+            .as_str()
+            .with_context(|| format!("`enum` value {raw} is not a string"))?;
         let variant = pascal_case(value);
         if !variant.starts_with(|c: char| c.is_ascii_uppercase()) {
             bail!("enum value {value:?} does not start with a letter (it names a Rust variant)");
@@ -506,12 +550,22 @@ fn enum_def(name: &str, description: String, def: &Map<String, Value>) -> Result
             Some(Value::String(text)) if !text.trim().is_empty() => Some(text.clone()),
             Some(_) => bail!("`x-enumDescriptions` of {value:?} must be a non-empty string"),
         };
-        values.push(EnumValue { value: value.to_owned(), description });
+        values.push(EnumValue {
+            value: value.to_owned(),
+            description,
+        });
     }
-    if let Some(key) = descriptions.keys().find(|key| !values.iter().any(|value| value.value == **key)) {
+    if let Some(key) = descriptions
+        .keys()
+        .find(|key| !values.iter().any(|value| value.value == **key))
+    {
         bail!("`x-enumDescriptions` describes {key:?}, which is not in `enum`");
     }
-    Ok(EnumDef { name: name.to_owned(), description, values })
+    Ok(EnumDef {
+        name: name.to_owned(),
+        description,
+        values,
+    })
 }
 
 /// An `x-kind: object` (`closed`: `additionalProperties: false`) or the envelope (open, because
@@ -525,7 +579,11 @@ fn object_def(
     closed: bool,
 ) -> Result<ObjectDef> {
     if closed {
-        check_keys("an object", def, &["x-kind", "type", "properties", "required", "additionalProperties"])?;
+        check_keys(
+            "an object",
+            def,
+            &["x-kind", "type", "properties", "required", "additionalProperties"],
+        )?;
         expect_value(def, "additionalProperties", &Value::Bool(false))?;
     } else {
         check_keys("the envelope", def, &["x-kind", "type", "properties", "required"]).context(
@@ -534,12 +592,19 @@ fn object_def(
         )?;
     }
     expect_value(def, "type", &Value::from("object"))?;
-    let properties = def.get("properties").and_then(Value::as_object).context("`properties` must be an object")?;
+    let properties = def
+        .get("properties")
+        .and_then(Value::as_object)
+        .context("`properties` must be an object")?;
     let required = match def.get("required") {
         None => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|item| item.as_str().map(str::to_owned).with_context(|| format!("`required` item {item} is not a string")))
+            .map(|item| {
+                item.as_str()
+                    .map(str::to_owned)
+                    .with_context(|| format!("`required` item {item} is not a string"))
+            })
             .collect::<Result<Vec<_>>>()?,
         Some(_) => bail!("`required` must be an array of property names"),
     };
@@ -560,12 +625,23 @@ fn object_def(
         if let Some(other) = snake_names.insert(heck::AsSnakeCase(key).to_string(), key) {
             bail!("properties {other} and {key} have the same snake_case name");
         }
-        let schema = schema.as_object().with_context(|| format!("{}: not an object", context()))?;
+        let schema = schema
+            .as_object()
+            .with_context(|| format!("{}: not an object", context()))?;
         let description = read_description(schema).with_context(context)?;
         let ty = prop_type(schema, kinds, true).with_context(context)?;
-        fields.push(Property { name: key.clone(), description, required: required.contains(key), ty });
+        fields.push(Property {
+            name: key.clone(),
+            description,
+            required: required.contains(key),
+            ty,
+        });
     }
-    Ok(ObjectDef { name: name.to_owned(), description, properties: fields })
+    Ok(ObjectDef {
+        name: name.to_owned(),
+        description,
+        properties: fields,
+    })
 }
 
 /// One of the property shapes of the README (`top`: a property, else array items, which may not
@@ -579,7 +655,9 @@ fn prop_type(schema: &Map<String, Value>, kinds: &BTreeMap<String, Kind>, top: b
         let target = ref_target(reference)?;
         return match kinds.get(target) {
             Some(Kind::Id | Kind::DateTime | Kind::Enum | Kind::Object) => Ok(PropType::Ref(target.to_owned())),
-            Some(kind) => bail!("`$ref` to {target}, a {kind:?} definition (properties may refer to ids, date-times, enums and objects)"),
+            Some(kind) => bail!(
+                "`$ref` to {target}, a {kind:?} definition (properties may refer to ids, date-times, enums and objects)"
+            ),
             None => bail!("`$ref` to {target}, which is not defined"),
         };
     }
@@ -609,7 +687,10 @@ fn prop_type(schema: &Map<String, Value>, kinds: &BTreeMap<String, Kind>, top: b
             }
             "array" if top => {
                 check_keys("an array property", schema, &["type", "items"])?;
-                let items = schema.get("items").and_then(Value::as_object).context("`items` must be a schema object")?;
+                let items = schema
+                    .get("items")
+                    .and_then(Value::as_object)
+                    .context("`items` must be a schema object")?;
                 let item = prop_type(items, kinds, false).context("items")?;
                 Ok(PropType::Array(Box::new(item)))
             }
@@ -619,7 +700,9 @@ fn prop_type(schema: &Map<String, Value>, kinds: &BTreeMap<String, Kind>, top: b
         Value::Array(types) if top && types.len() == 2 && types[0] == "string" && types[1] == "null" => {
             simple(PropType::NullableString)
         }
-        other => bail!("unsupported `type` {other}; expected {SHAPES} (only a property may be `[\"string\", \"null\"]`)"),
+        other => {
+            bail!("unsupported `type` {other}; expected {SHAPES} (only a property may be `[\"string\", \"null\"]`)")
+        }
     }
 }
 
@@ -627,13 +710,28 @@ fn event_def(name: &str, def: &Map<String, Value>, envelope: &str, kinds: &BTree
     check_keys(
         "an event",
         def,
-        &["x-kind", "type", "x-eventType", "allOf", "properties", "required", "unevaluatedProperties"],
+        &[
+            "x-kind",
+            "type",
+            "x-eventType",
+            "allOf",
+            "properties",
+            "required",
+            "unevaluatedProperties",
+        ],
     )?;
     let description = read_description(def)?;
     expect_value(def, "type", &Value::from("object"))?;
     expect_value(def, "unevaluatedProperties", &Value::Bool(false))?;
-    expect_value(def, "allOf", &serde_json::json!([{ "$ref": format!("#/$defs/{envelope}") }]))?;
-    let event_type = def.get("x-eventType").and_then(Value::as_str).context("no `x-eventType` string")?;
+    expect_value(
+        def,
+        "allOf",
+        &serde_json::json!([{ "$ref": format!("#/$defs/{envelope}") }]),
+    )?;
+    let event_type = def
+        .get("x-eventType")
+        .and_then(Value::as_str)
+        .context("no `x-eventType` string")?;
     if event_type.is_empty() || event_type.starts_with(|c: char| !c.is_ascii_lowercase()) {
         bail!("`x-eventType` {event_type:?} must start with a lower-case letter");
     }
@@ -649,21 +747,28 @@ fn event_def(name: &str, def: &Map<String, Value>, envelope: &str, kinds: &BTree
     if required != BTreeSet::from(["type", "payload"]) || def["required"].as_array().is_none_or(|a| a.len() != 2) {
         bail!("`required` must be [\"type\", \"payload\"]");
     }
-    let properties = def.get("properties").and_then(Value::as_object).context("`properties` must be an object")?;
+    let properties = def
+        .get("properties")
+        .and_then(Value::as_object)
+        .context("`properties` must be an object")?;
     if let Some(key) = properties.keys().find(|key| *key != "type" && *key != "payload") {
         bail!("property {key}: an event declares only `type` and `payload` (envelope fields go in {envelope})");
     }
 
-    let type_schema =
-        properties.get("type").and_then(Value::as_object).context("property type: missing or not an object")?;
+    let type_schema = properties
+        .get("type")
+        .and_then(Value::as_object)
+        .context("property type: missing or not an object")?;
     check_keys("property type", type_schema, &["const"])?;
     let type_description = read_description(type_schema).context("property type")?;
     if type_schema.get("const").and_then(Value::as_str) != Some(event_type) {
         bail!("property type: `const` must equal `x-eventType` {event_type:?}");
     }
 
-    let payload_schema =
-        properties.get("payload").and_then(Value::as_object).context("property payload: missing or not an object")?;
+    let payload_schema = properties
+        .get("payload")
+        .and_then(Value::as_object)
+        .context("property payload: missing or not an object")?;
     check_keys("property payload", payload_schema, &["$ref"])?;
     let payload_description = read_description(payload_schema).context("property payload")?;
     let payload = ref_target(payload_schema.get("$ref").context("property payload: no `$ref`")?)
@@ -752,15 +857,28 @@ mod tests {
     #[test]
     fn sample_loads_in_schema_order() {
         let model = from_value(&sample()).unwrap();
-        assert_eq!(model.enums.iter().map(|def| def.name.as_str()).collect::<Vec<_>>(), ["Color", EVENT_TYPE_ENUM]);
+        assert_eq!(
+            model.enums.iter().map(|def| def.name.as_str()).collect::<Vec<_>>(),
+            ["Color", EVENT_TYPE_ENUM]
+        );
         let payload = model.object("ABPayload").unwrap();
         let names: Vec<_> = payload.properties.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(names, ["color", "flag", "count", "ratio", "any", "record", "steps", "note"]);
-        assert_eq!(payload.properties[6].ty, PropType::Array(Box::new(PropType::Ref("Step".into()))));
+        assert_eq!(
+            names,
+            ["color", "flag", "count", "ratio", "any", "record", "steps", "note"]
+        );
+        assert_eq!(
+            payload.properties[6].ty,
+            PropType::Array(Box::new(PropType::Ref("Step".into())))
+        );
         assert_eq!(payload.properties[7].ty, PropType::NullableString);
         assert!(payload.properties[0].required && !payload.properties[1].required);
         assert_eq!(model.events[1].payload, "ItemLifecyclePayload");
-        let order: Vec<_> = model.objects_in_dependency_order().iter().map(|def| def.name.as_str()).collect();
+        let order: Vec<_> = model
+            .objects_in_dependency_order()
+            .iter()
+            .map(|def| def.name.as_str())
+            .collect();
         assert_eq!(order, ["Step", "ABPayload", "ItemLifecyclePayload"]);
     }
 
@@ -769,7 +887,10 @@ mod tests {
         assert_eq!(pascal_case("assistant_text"), "AssistantText");
         assert_eq!(pascal_case("inProgress"), "InProgress");
         assert_eq!(pascal_case("claudeAgent"), "ClaudeAgent");
-        assert_eq!(pascal_case("codex.app-server.notification"), "CodexAppServerNotification");
+        assert_eq!(
+            pascal_case("codex.app-server.notification"),
+            "CodexAppServerNotification"
+        );
         assert_eq!(pascal_case("thread.token-usage.updated"), "ThreadTokenUsageUpdated");
     }
 
@@ -778,12 +899,21 @@ mod tests {
         let mut schema = sample();
         schema["$defs"]["ABPayload"]["properties"]["count"]["minimum"] = json!(0);
         let error = error_of(&schema);
-        assert!(error.contains("definition ABPayload") && error.contains("property count") && error.contains("minimum"), "{error}");
+        assert!(
+            error.contains("definition ABPayload") && error.contains("property count") && error.contains("minimum"),
+            "{error}"
+        );
 
         let mut schema = sample();
-        schema["$defs"]["Step"]["properties"]["name"].as_object_mut().unwrap().remove("description");
+        schema["$defs"]["Step"]["properties"]["name"]
+            .as_object_mut()
+            .unwrap()
+            .remove("description");
         let error = error_of(&schema);
-        assert!(error.contains("definition Step") && error.contains("property name"), "{error}");
+        assert!(
+            error.contains("definition Step") && error.contains("property name"),
+            "{error}"
+        );
 
         let mut schema = sample();
         schema["$defs"]["RuntimeEventBase"]["additionalProperties"] = json!(false);
@@ -792,16 +922,23 @@ mod tests {
         let mut schema = sample();
         schema["$defs"]["ABEvent"]["properties"]["payload"]["$ref"] = json!("#/$defs/Step");
         let error = error_of(&schema);
-        assert!(error.contains("definition ABEvent") && error.contains("ABPayload"), "{error}");
+        assert!(
+            error.contains("definition ABEvent") && error.contains("ABPayload"),
+            "{error}"
+        );
 
         let mut schema = sample();
         schema["$defs"][EVENT_TYPE_ENUM]["enum"] = json!(["item.started", "a.b"]);
         assert!(error_of(&schema).contains(EVENT_TYPE_ENUM));
 
         let mut schema = sample();
-        schema["$defs"]["Step"]["properties"]["name"] = json!({ "type": "object", "properties": {}, "description": "x" });
+        schema["$defs"]["Step"]["properties"]["name"] =
+            json!({ "type": "object", "properties": {}, "description": "x" });
         let error = error_of(&schema);
-        assert!(error.contains("definition Step") && error.contains("property name"), "{error}");
+        assert!(
+            error.contains("definition Step") && error.contains("property name"),
+            "{error}"
+        );
 
         let mut schema = sample();
         schema["$defs"]["Step"]["properties"]["next"] = json!({ "$ref": "#/$defs/Step", "description": "x" });

@@ -42,14 +42,14 @@ pub fn generate(root: &Path) -> Result<Vec<GeneratedFile>> {
         #dispatch
     };
     let crate_dir = Path::new(CRATE_DIR);
-    Ok(vec![
-        rust_output::cargo_toml(
-            crate_dir,
-            "agentwire-codex-app-server",
-            &format!("Typed Codex app-server JSON-RPC protocol ({upstream}), generated from its JSON Schema."),
-        ),
-        rust_output::lib_rs(crate_dir, &format!("{SCHEMA_DIR}/{CODEX_BUNDLE} ({upstream})"), CRATE_ATTRIBUTES, tokens)?,
-    ])
+    rust_output::crate_files(
+        crate_dir,
+        "agentwire-codex-app-server",
+        &format!("Typed Codex app-server JSON-RPC protocol ({upstream}), generated from its JSON Schema."),
+        &format!("{SCHEMA_DIR}/{CODEX_BUNDLE} ({upstream})"),
+        CRATE_ATTRIBUTES,
+        tokens,
+    )
 }
 
 /// Inner attributes of the generated crate. The allow list is explicit and each entry says why.
@@ -61,16 +61,10 @@ const CRATE_ATTRIBUTES: &str = "\
 //! into the payload. Responses are decoded through [`ClientRequestResult`] and
 //! [`ServerRequestResult`] once the method of the request they answer is known.
 #![deny(warnings)]
-// Schema prose (Markdown with indented blocks and bare URLs) becomes doc comments verbatim.
+// Schema prose (Markdown, bare URLs, `[links]` to Rust items upstream) becomes doc comments as is.
 #![allow(rustdoc::all)]
-// typify names types and variants after the schema, which is not always Rust style.
-#![allow(non_camel_case_types)]
-// Schema descriptions are copied verbatim; some are long or repeat the type name.
-#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::too_long_first_doc_paragraph)]
-// Generated payloads are as large as the protocol's; boxing would change the public shape.
+// Payload enums are as large as the protocol's messages; boxing would change the public shape.
 #![allow(clippy::large_enum_variant)]
-// typify emits `impl From<&Self> for Self`, `Default` impls by hand and redundant closures.
-#![allow(clippy::all)]
 ";
 
 /// Reads the pinned version from `UPSTREAM.md` (written by `cargo xtask sync-schemas`).
@@ -124,7 +118,10 @@ fn typify_payloads(definitions: &serde_json::Map<String, Value>) -> Result<proc_
             bail!(
                 "typify panicked on {SCHEMA_DIR}/{CODEX_BUNDLE} ({} definitions, e.g. {}): {message}",
                 names.len(),
-                names.iter().find(|name| message.contains(name.as_str())).map_or("<unnamed>", String::as_str)
+                names
+                    .iter()
+                    .find(|name| message.contains(name.as_str()))
+                    .map_or("<unnamed>", String::as_str)
             )
         }
     }

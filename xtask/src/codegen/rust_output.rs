@@ -1,4 +1,8 @@
-//! What every generated Rust crate shares: the formatted `lib.rs` and the `Cargo.toml`.
+//! What every generated Rust crate shares: `Cargo.toml`, a small `lib.rs` and the formatted code.
+//!
+//! The code goes to `src/generated.rs`, declared `#[rustfmt::skip]` from `lib.rs`: it is
+//! formatted by prettyplease, whose layout differs from rustfmt's, and `cargo fmt --check` over
+//! the workspace must stay clean without reformatting generated files.
 
 use std::path::Path;
 
@@ -7,27 +11,45 @@ use proc_macro2::TokenStream;
 
 use super::GeneratedFile;
 
-/// Formats `tokens` with prettyplease under the generated-by header and the crate's inner
-/// attributes (`inner`, written verbatim because prettyplease drops comments).
-pub fn lib_rs(crate_dir: &Path, source: &str, inner: &str, tokens: TokenStream) -> Result<GeneratedFile> {
+/// The three files of a generated crate. `inner` holds the crate docs and inner attributes,
+/// written verbatim into `lib.rs` because prettyplease drops comments.
+pub fn crate_files(
+    crate_dir: &Path,
+    package: &str,
+    description: &str,
+    source: &str,
+    inner: &str,
+    tokens: TokenStream,
+) -> Result<Vec<GeneratedFile>> {
     let file: syn::File = match syn::parse2(tokens.clone()) {
         Ok(file) => file,
         Err(err) => {
             // Keep the unparsable tokens where a developer can look at them.
             let dump = std::env::temp_dir().join("agentwire-codegen-unparsable.rs");
             std::fs::write(&dump, tokens.to_string())?;
-            anyhow::bail!("generated code for {} does not parse: {err} (tokens in {})", crate_dir.display(), dump.display())
+            anyhow::bail!(
+                "generated code for {} does not parse: {err} (tokens in {})",
+                crate_dir.display(),
+                dump.display()
+            )
         }
     };
-    let body = prettyplease::unparse(&file);
-    Ok(GeneratedFile {
-        path: crate_dir.join("src/lib.rs"),
-        contents: format!("{}{inner}\n{body}", super::header("//", source)),
-    })
+    let header = super::header("//", source);
+    Ok(vec![
+        cargo_toml(crate_dir, package, description),
+        GeneratedFile {
+            path: crate_dir.join("src/lib.rs"),
+            contents: format!("{header}{inner}\n#[rustfmt::skip]\nmod generated;\n\npub use generated::*;\n"),
+        },
+        GeneratedFile {
+            path: crate_dir.join("src/generated.rs"),
+            contents: format!("{header}{}", prettyplease::unparse(&file)),
+        },
+    ])
 }
 
-/// The crate manifest: publishable on its own, depending on serde and serde_json only.
-pub fn cargo_toml(crate_dir: &Path, package: &str, description: &str) -> GeneratedFile {
+/// The crate manifest: depends on serde and serde_json only.
+fn cargo_toml(crate_dir: &Path, package: &str, description: &str) -> GeneratedFile {
     GeneratedFile {
         path: crate_dir.join("Cargo.toml"),
         contents: format!(

@@ -89,14 +89,20 @@ pub fn generate(model: &Model) -> Result<Vec<GeneratedFile>> {
     out.push_str("])");
     annotate(&mut out, &model.union.name, &model.union.description);
 
-    out.push_str(&jsdoc("", "The payload of each event type (spec 1.5 `RuntimeEventPayloadByType`)."));
+    out.push_str(&jsdoc(
+        "",
+        "The payload of each event type (spec 1.5 `RuntimeEventPayloadByType`).",
+    ));
     out.push_str("export type RuntimeEventPayloadByType = {\n");
     for event in &model.events {
         let _ = writeln!(out, "  {}: {};", string(&event.event_type), event.payload);
     }
     out.push_str("};\n");
 
-    Ok(vec![GeneratedFile { path: PathBuf::from(OUTPUT_PATH), contents: out }])
+    Ok(vec![GeneratedFile {
+        path: PathBuf::from(OUTPUT_PATH),
+        contents: out,
+    }])
 }
 
 /// The ids and date-times the file uses, in schema order.
@@ -131,7 +137,11 @@ fn object(out: &mut String, model: &Model, def: &ObjectDef) {
 
 fn field_schema(model: &Model, property: &Property) -> String {
     let schema = type_schema(model, &property.ty);
-    if property.required { schema } else { format!("Schema.optional({schema})") }
+    if property.required {
+        schema
+    } else {
+        format!("Schema.optional({schema})")
+    }
 }
 
 fn type_schema(model: &Model, ty: &PropType) -> String {
@@ -189,6 +199,9 @@ mod tests {
     #[test]
     fn jsdoc_escapes_and_wraps() {
         assert_eq!(super::jsdoc("", "One line."), "/** One line. */\n");
-        assert_eq!(super::jsdoc("  ", "a */ b\n\nc"), "  /**\n   * a *\\/ b\n   *\n   * c\n   */\n");
+        assert_eq!(
+            super::jsdoc("  ", "a */ b\n\nc"),
+            "  /**\n   * a *\\/ b\n   *\n   * c\n   */\n"
+        );
     }
 }

@@ -51,8 +51,10 @@ const RESPONSE_OVERRIDES: [(&str, &str); 10] = [
 const UNTYPED_RESPONSES: [&str; 2] = ["externalAgentConfig/import/readHistories", "modelProvider/default/set"];
 
 /// Two methods share a response type that does not follow either naming rule.
-const SHARED_RESPONSES: [(&str, &str); 2] =
-    [("config/batchWrite", "ConfigWriteResponse"), ("config/value/write", "ConfigWriteResponse")];
+const SHARED_RESPONSES: [(&str, &str); 2] = [
+    ("config/batchWrite", "ConfigWriteResponse"),
+    ("config/value/write", "ConfigWriteResponse"),
+];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Side {
@@ -98,11 +100,15 @@ enum Response {
 /// Removes the unions (and the replaced definitions) from `definitions` and reads them.
 pub fn extract(definitions: &mut Map<String, Value>) -> Result<Vec<Union>> {
     for name in REPLACED {
-        definitions.remove(name).with_context(|| format!("definition {name} is missing"))?;
+        definitions
+            .remove(name)
+            .with_context(|| format!("definition {name} is missing"))?;
     }
     let mut unions = Vec::new();
     for (name, side) in UNIONS {
-        let schema = definitions.remove(name).with_context(|| format!("definition {name} is missing"))?;
+        let schema = definitions
+            .remove(name)
+            .with_context(|| format!("definition {name} is missing"))?;
         unions.push(read_union(name, side, &schema, definitions).with_context(|| format!("definition {name}"))?);
     }
     Ok(unions)
@@ -126,7 +132,10 @@ fn read_union(name: &'static str, side: Side, schema: &Value, definitions: &Map<
     let mut seen = BTreeSet::new();
     let mut variants = Vec::new();
     for branch in branches {
-        let properties = branch.get("properties").and_then(Value::as_object).context("a branch has no properties")?;
+        let properties = branch
+            .get("properties")
+            .and_then(Value::as_object)
+            .context("a branch has no properties")?;
         let method = properties
             .get("method")
             .and_then(|m| m.get("enum"))
@@ -144,13 +153,27 @@ fn read_union(name: &'static str, side: Side, schema: &Value, definitions: &Map<
             Side::Request => Some(response_type(name, &method, &params, definitions)?),
             Side::Notification => None,
         };
-        variants.push(Variant { description: description(branch), method, ident, params, response });
+        variants.push(Variant {
+            description: description(branch),
+            method,
+            ident,
+            params,
+            response,
+        });
     }
-    Ok(Union { name, side, description: description(schema), shared, variants })
+    Ok(Union {
+        name,
+        side,
+        description: description(schema),
+        shared,
+        variants,
+    })
 }
 
 fn read_params(params: Option<&Value>, definitions: &Map<String, Value>) -> Result<Params> {
-    let Some(params) = params else { return Ok(Params::Absent) };
+    let Some(params) = params else {
+        return Ok(Params::Absent);
+    };
     if params.get("type").and_then(Value::as_str) == Some("null") {
         return Ok(Params::Absent);
     }
@@ -177,15 +200,24 @@ fn response_type(union: &str, method: &str, params: &Params, definitions: &Map<S
     if UNTYPED_RESPONSES.contains(&method) {
         return Ok(Response::Untyped);
     }
-    let table = RESPONSE_OVERRIDES.iter().chain(&SHARED_RESPONSES).find(|(m, _)| *m == method).map(|(_, t)| *t);
+    let table = RESPONSE_OVERRIDES
+        .iter()
+        .chain(&SHARED_RESPONSES)
+        .find(|(m, _)| *m == method)
+        .map(|(_, t)| *t);
     let from_params = match params {
-        Params::Required(name) | Params::Optional(name) => {
-            name.to_string().strip_suffix("Params").map(|stem| format!("{stem}Response"))
-        }
+        Params::Required(name) | Params::Optional(name) => name
+            .to_string()
+            .strip_suffix("Params")
+            .map(|stem| format!("{stem}Response")),
         Params::Absent => None,
     };
     let from_method = format!("{}Response", variant_ident(method));
-    let candidates = table.map(str::to_string).into_iter().chain(from_params).chain([from_method]);
+    let candidates = table
+        .map(str::to_string)
+        .into_iter()
+        .chain(from_params)
+        .chain([from_method]);
     for candidate in candidates {
         if definitions.contains_key(&candidate) {
             return Ok(Response::Typed(format_ident!("{candidate}")));
@@ -195,7 +227,11 @@ fn response_type(union: &str, method: &str, params: &Params, definitions: &Map<S
 }
 
 fn ensure_defined(name: &str, definitions: &Map<String, Value>) -> Result<()> {
-    if definitions.contains_key(name) { Ok(()) } else { bail!("$ref {name} is not defined") }
+    if definitions.contains_key(name) {
+        Ok(())
+    } else {
+        bail!("$ref {name} is not defined")
+    }
 }
 
 fn ref_name(schema: &Value) -> Option<&str> {
@@ -208,7 +244,10 @@ fn description(schema: &Value) -> Option<String> {
 
 /// `item/commandExecution/requestApproval` -> `ItemCommandExecutionRequestApproval`.
 fn variant_ident(method: &str) -> Ident {
-    let name: String = method.split(['/', '_', '-']).map(|segment| segment.to_upper_camel_case()).collect();
+    let name: String = method
+        .split(['/', '_', '-'])
+        .map(|segment| segment.to_upper_camel_case())
+        .collect();
     Ident::new(&name, Span::call_site())
 }
 

@@ -17,7 +17,9 @@ use serde_json::{Map, Value};
 
 /// Returns the bundle's definitions as one flat map, sorted by name, with refs rewritten.
 pub fn flatten(bundle: Value) -> Result<Map<String, Value>> {
-    let Value::Object(mut root) = bundle else { bail!("the bundle is not a JSON object") };
+    let Value::Object(mut root) = bundle else {
+        bail!("the bundle is not a JSON object")
+    };
     let Some(Value::Object(mut definitions)) = root.remove("definitions") else {
         bail!("the bundle has no `definitions` object")
     };
@@ -91,12 +93,19 @@ fn normalize_schema(value: &mut Value) {
 
 /// `oneOf: [{type: string, enum: [a], description}, ...]` -> `{type: string, enum: [a, ...]}`.
 fn merge_enum_branches(map: &mut Map<String, Value>) {
-    let Some(Value::Array(branches)) = map.get("oneOf") else { return };
+    let Some(Value::Array(branches)) = map.get("oneOf") else {
+        return;
+    };
     let mut values = Vec::new();
     let mut notes = Vec::new();
     for branch in branches {
-        let single = branch.get("enum").and_then(Value::as_array).filter(|values| values.len() == 1);
-        let (Some(single), Some("string")) = (single, branch.get("type").and_then(Value::as_str)) else { return };
+        let single = branch
+            .get("enum")
+            .and_then(Value::as_array)
+            .filter(|values| values.len() == 1);
+        let (Some(single), Some("string")) = (single, branch.get("type").and_then(Value::as_str)) else {
+            return;
+        };
         let value = single[0].clone();
         if let (Some(name), Some(description)) = (value.as_str(), branch.get("description").and_then(Value::as_str)) {
             notes.push(format!("- `{name}`: {description}"));
@@ -107,16 +116,27 @@ fn merge_enum_branches(map: &mut Map<String, Value>) {
     map.insert("type".into(), Value::String("string".into()));
     map.insert("enum".into(), Value::Array(values));
     if !notes.is_empty() {
-        let head = map.get("description").and_then(Value::as_str).map(|d| format!("{d}\n\n")).unwrap_or_default();
-        map.insert("description".into(), Value::String(format!("{head}{}", notes.join("\n"))));
+        let head = map
+            .get("description")
+            .and_then(Value::as_str)
+            .map(|d| format!("{d}\n\n"))
+            .unwrap_or_default();
+        map.insert(
+            "description".into(),
+            Value::String(format!("{head}{}", notes.join("\n"))),
+        );
     }
 }
 
 /// Moves `properties`/`required` that sit beside a `oneOf`/`anyOf` into each object branch.
 fn distribute_shared_properties(map: &mut Map<String, Value>, key: &str) {
-    let Some(Value::Object(shared)) = map.get("properties").cloned() else { return };
+    let Some(Value::Object(shared)) = map.get("properties").cloned() else {
+        return;
+    };
     let required = map_required(map.get("required"));
-    let Some(Value::Array(branches)) = map.get_mut(key) else { return };
+    let Some(Value::Array(branches)) = map.get_mut(key) else {
+        return;
+    };
     if !branches.iter().all(|branch| branch.get("properties").is_some()) {
         return;
     }
@@ -159,13 +179,20 @@ fn merge_any_of_objects(map: &mut Map<String, Value>) {
     if !map.contains_key("properties") {
         return;
     }
-    let Some(Value::Array(branches)) = map.get("anyOf") else { return };
-    if !branches.iter().all(|b| b.get("properties").is_some() || b.get("required").is_some()) {
+    let Some(Value::Array(branches)) = map.get("anyOf") else {
+        return;
+    };
+    if !branches
+        .iter()
+        .all(|b| b.get("properties").is_some() || b.get("required").is_some())
+    {
         return;
     }
     let branches = branches.clone();
     map.remove("anyOf");
-    let Some(Value::Object(properties)) = map.get_mut("properties") else { return };
+    let Some(Value::Object(properties)) = map.get_mut("properties") else {
+        return;
+    };
     for branch in branches {
         if let Some(Value::Object(extra)) = branch.get("properties") {
             for (name, schema) in extra {
@@ -179,7 +206,9 @@ fn merge_any_of_objects(map: &mut Map<String, Value>) {
 /// that no other branch requires. typify names variants after titles.
 fn title_untitled_branches(map: &mut Map<String, Value>) {
     for key in ["oneOf", "anyOf"] {
-        let Some(Value::Array(branches)) = map.get_mut(key) else { continue };
+        let Some(Value::Array(branches)) = map.get_mut(key) else {
+            continue;
+        };
         let required: Vec<Vec<String>> = branches.iter().map(|b| map_required(b.get("required"))).collect();
         for (index, branch) in branches.iter_mut().enumerate() {
             let Value::Object(branch) = branch else { continue };
@@ -187,10 +216,16 @@ fn title_untitled_branches(map: &mut Map<String, Value>) {
                 continue;
             }
             let own = required[index].iter().find(|field| {
-                required.iter().enumerate().all(|(other, fields)| other == index || !fields.contains(field))
+                required
+                    .iter()
+                    .enumerate()
+                    .all(|(other, fields)| other == index || !fields.contains(field))
             });
             if let Some(field) = own {
-                branch.insert("title".into(), Value::String(heck::ToUpperCamelCase::to_upper_camel_case(field.as_str())));
+                branch.insert(
+                    "title".into(),
+                    Value::String(heck::ToUpperCamelCase::to_upper_camel_case(field.as_str())),
+                );
             }
         }
     }
