@@ -426,19 +426,6 @@ pub struct ActivePermissionProfile {
     ///Identifier from `default_permissions` or the implicit built-in default, such as `:workspace` or a user-defined `[permissions.<id>]` profile.
     pub id: ::std::string::String,
 }
-///Returned when `turn/start` or `turn/steer` is submitted while the current active turn cannot accept same-turn steering, for example `/review` or manual `/compact`.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ActiveTurnNotSteerableCodexErrorInfo {
-    #[serde(rename = "activeTurnNotSteerable")]
-    pub active_turn_not_steerable: ActiveTurnNotSteerableCodexErrorInfoActiveTurnNotSteerable,
-}
-///`ActiveTurnNotSteerableCodexErrorInfoActiveTurnNotSteerable`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-pub struct ActiveTurnNotSteerableCodexErrorInfoActiveTurnNotSteerable {
-    #[serde(rename = "turnKind")]
-    pub turn_kind: NonSteerableTurnKind,
-}
 ///`AddCreditsNudgeCreditType`
 #[derive(
     ::serde::Deserialize,
@@ -2543,211 +2530,106 @@ pub struct ClientInfo {
 /**This translation layer make sure that we expose codex error code in camel case.
 
 When an upstream HTTP status is available (for example, from the Responses API or a provider), it is forwarded in `httpStatusCode` on the relevant `codexErrorInfo` variant.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-pub struct CodexErrorInfo {
-    #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subtype_0: ::std::option::Option<CodexErrorInfoSubtype0>,
-    #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subtype_1: ::std::option::Option<CodexErrorInfoSubtype1>,
-    #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subtype_2: ::std::option::Option<HttpConnectionFailedCodexErrorInfo>,
-    #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subtype_3: ::std::option::Option<ResponseStreamConnectionFailedCodexErrorInfo>,
-    #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subtype_4: ::std::option::Option<ResponseStreamDisconnectedCodexErrorInfo>,
-    #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subtype_5: ::std::option::Option<ResponseTooManyFailedAttemptsCodexErrorInfo>,
-    #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subtype_6: ::std::option::Option<ActiveTurnNotSteerableCodexErrorInfo>,
-    #[serde(flatten, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subtype_7: ::std::option::Option<CodexErrorInfoSubtype7>,
-}
-///`CodexErrorInfoSubtype0`
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum CodexErrorInfoSubtype0 {
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub enum CodexErrorInfo {
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "contextWindowExceeded")]
     ContextWindowExceeded,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "sessionBudgetExceeded")]
     SessionBudgetExceeded,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "usageLimitExceeded")]
     UsageLimitExceeded,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "rateLimitExceeded")]
     RateLimitExceeded,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "flexUnavailable")]
     FlexUnavailable,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "serverOverloaded")]
     ServerOverloaded,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "modelNotFound")]
     ModelNotFound,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "policyCapacityUnavailable")]
     PolicyCapacityUnavailable,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "cyberPolicy")]
     CyberPolicy,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "bioPolicy")]
     BioPolicy,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "misalignmentPolicyViolation")]
     MisalignmentPolicyViolation,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "tooManyDenials")]
     TooManyDenials,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "internalServerError")]
     InternalServerError,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "unauthorized")]
     Unauthorized,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "badRequest")]
     BadRequest,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "threadRollbackFailed")]
     ThreadRollbackFailed,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "sandboxError")]
     SandboxError,
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "other")]
     Other,
-}
-impl ::std::fmt::Display for CodexErrorInfoSubtype0 {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::ContextWindowExceeded => f.write_str("contextWindowExceeded"),
-            Self::SessionBudgetExceeded => f.write_str("sessionBudgetExceeded"),
-            Self::UsageLimitExceeded => f.write_str("usageLimitExceeded"),
-            Self::RateLimitExceeded => f.write_str("rateLimitExceeded"),
-            Self::FlexUnavailable => f.write_str("flexUnavailable"),
-            Self::ServerOverloaded => f.write_str("serverOverloaded"),
-            Self::ModelNotFound => f.write_str("modelNotFound"),
-            Self::PolicyCapacityUnavailable => f.write_str("policyCapacityUnavailable"),
-            Self::CyberPolicy => f.write_str("cyberPolicy"),
-            Self::BioPolicy => f.write_str("bioPolicy"),
-            Self::MisalignmentPolicyViolation => {
-                f.write_str("misalignmentPolicyViolation")
-            }
-            Self::TooManyDenials => f.write_str("tooManyDenials"),
-            Self::InternalServerError => f.write_str("internalServerError"),
-            Self::Unauthorized => f.write_str("unauthorized"),
-            Self::BadRequest => f.write_str("badRequest"),
-            Self::ThreadRollbackFailed => f.write_str("threadRollbackFailed"),
-            Self::SandboxError => f.write_str("sandboxError"),
-            Self::Other => f.write_str("other"),
-        }
-    }
-}
-impl ::std::str::FromStr for CodexErrorInfoSubtype0 {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "contextWindowExceeded" => Ok(Self::ContextWindowExceeded),
-            "sessionBudgetExceeded" => Ok(Self::SessionBudgetExceeded),
-            "usageLimitExceeded" => Ok(Self::UsageLimitExceeded),
-            "rateLimitExceeded" => Ok(Self::RateLimitExceeded),
-            "flexUnavailable" => Ok(Self::FlexUnavailable),
-            "serverOverloaded" => Ok(Self::ServerOverloaded),
-            "modelNotFound" => Ok(Self::ModelNotFound),
-            "policyCapacityUnavailable" => Ok(Self::PolicyCapacityUnavailable),
-            "cyberPolicy" => Ok(Self::CyberPolicy),
-            "bioPolicy" => Ok(Self::BioPolicy),
-            "misalignmentPolicyViolation" => Ok(Self::MisalignmentPolicyViolation),
-            "tooManyDenials" => Ok(Self::TooManyDenials),
-            "internalServerError" => Ok(Self::InternalServerError),
-            "unauthorized" => Ok(Self::Unauthorized),
-            "badRequest" => Ok(Self::BadRequest),
-            "threadRollbackFailed" => Ok(Self::ThreadRollbackFailed),
-            "sandboxError" => Ok(Self::SandboxError),
-            "other" => Ok(Self::Other),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for CodexErrorInfoSubtype0 {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for CodexErrorInfoSubtype0 {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-///The workspace's inference hook explicitly denied this request.
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Copy,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd
-)]
-pub enum CodexErrorInfoSubtype1 {
+    ///- `inferenceHookDenied`: The workspace's inference hook explicitly denied this request.
     #[serde(rename = "inferenceHookDenied")]
     InferenceHookDenied,
-}
-impl ::std::fmt::Display for CodexErrorInfoSubtype1 {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match *self {
-            Self::InferenceHookDenied => f.write_str("inferenceHookDenied"),
-        }
-    }
-}
-impl ::std::str::FromStr for CodexErrorInfoSubtype1 {
-    type Err = self::error::ConversionError;
-    fn from_str(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        match value {
-            "inferenceHookDenied" => Ok(Self::InferenceHookDenied),
-            _ => Err("invalid value".into()),
-        }
-    }
-}
-impl ::std::convert::TryFrom<&str> for CodexErrorInfoSubtype1 {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: &str,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-impl ::std::convert::TryFrom<::std::string::String> for CodexErrorInfoSubtype1 {
-    type Error = self::error::ConversionError;
-    fn try_from(
-        value: ::std::string::String,
-    ) -> ::std::result::Result<Self, self::error::ConversionError> {
-        value.parse()
-    }
-}
-///`CodexErrorInfoSubtype7`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(untagged)]
-pub enum CodexErrorInfoSubtype7 {
-    String(::std::string::String),
-    Object(::serde_json::Map<::std::string::String, ::serde_json::Value>),
-}
-impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-for CodexErrorInfoSubtype7 {
-    fn from(
-        value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    ) -> Self {
-        Self::Object(value)
-    }
+    #[serde(rename = "httpConnectionFailed")]
+    HttpConnectionFailed {
+        #[serde(
+            rename = "httpStatusCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        http_status_code: ::std::option::Option<u16>,
+    },
+    ///Failed to connect to the response SSE stream.
+    #[serde(rename = "responseStreamConnectionFailed")]
+    ResponseStreamConnectionFailed {
+        #[serde(
+            rename = "httpStatusCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        http_status_code: ::std::option::Option<u16>,
+    },
+    ///The response SSE stream disconnected in the middle of a turn before completion.
+    #[serde(rename = "responseStreamDisconnected")]
+    ResponseStreamDisconnected {
+        #[serde(
+            rename = "httpStatusCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        http_status_code: ::std::option::Option<u16>,
+    },
+    ///Reached the retry limit for responses.
+    #[serde(rename = "responseTooManyFailedAttempts")]
+    ResponseTooManyFailedAttempts {
+        #[serde(
+            rename = "httpStatusCode",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        http_status_code: ::std::option::Option<u16>,
+    },
+    ///Returned when `turn/start` or `turn/steer` is submitted while the current active turn cannot accept same-turn steering, for example `/review` or manual `/compact`.
+    #[serde(rename = "activeTurnNotSteerable")]
+    ActiveTurnNotSteerable {
+        #[serde(rename = "turnKind")]
+        turn_kind: NonSteerableTurnKind,
+    },
 }
 ///`CodexResponseHandoffMode`
 #[derive(
@@ -8211,22 +8093,6 @@ pub struct HooksListParams {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct HooksListResponse {
     pub data: ::std::vec::Vec<HooksListEntry>,
-}
-///`HttpConnectionFailedCodexErrorInfo`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct HttpConnectionFailedCodexErrorInfo {
-    #[serde(rename = "httpConnectionFailed")]
-    pub http_connection_failed: HttpConnectionFailedCodexErrorInfoHttpConnectionFailed,
-}
-///`HttpConnectionFailedCodexErrorInfoHttpConnectionFailed`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-pub struct HttpConnectionFailedCodexErrorInfoHttpConnectionFailed {
-    #[serde(
-        rename = "httpStatusCode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub http_status_code: ::std::option::Option<u16>,
 }
 ///`ImageDetail`
 #[derive(
@@ -16409,54 +16275,6 @@ A durable input control interpreted by the backend at its position in history.*/
     },
     #[serde(rename = "other")]
     Other,
-}
-///Failed to connect to the response SSE stream.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ResponseStreamConnectionFailedCodexErrorInfo {
-    #[serde(rename = "responseStreamConnectionFailed")]
-    pub response_stream_connection_failed: ResponseStreamConnectionFailedCodexErrorInfoResponseStreamConnectionFailed,
-}
-///`ResponseStreamConnectionFailedCodexErrorInfoResponseStreamConnectionFailed`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-pub struct ResponseStreamConnectionFailedCodexErrorInfoResponseStreamConnectionFailed {
-    #[serde(
-        rename = "httpStatusCode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub http_status_code: ::std::option::Option<u16>,
-}
-///The response SSE stream disconnected in the middle of a turn before completion.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ResponseStreamDisconnectedCodexErrorInfo {
-    #[serde(rename = "responseStreamDisconnected")]
-    pub response_stream_disconnected: ResponseStreamDisconnectedCodexErrorInfoResponseStreamDisconnected,
-}
-///`ResponseStreamDisconnectedCodexErrorInfoResponseStreamDisconnected`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-pub struct ResponseStreamDisconnectedCodexErrorInfoResponseStreamDisconnected {
-    #[serde(
-        rename = "httpStatusCode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub http_status_code: ::std::option::Option<u16>,
-}
-///Reached the retry limit for responses.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ResponseTooManyFailedAttemptsCodexErrorInfo {
-    #[serde(rename = "responseTooManyFailedAttempts")]
-    pub response_too_many_failed_attempts: ResponseTooManyFailedAttemptsCodexErrorInfoResponseTooManyFailedAttempts,
-}
-///`ResponseTooManyFailedAttemptsCodexErrorInfoResponseTooManyFailedAttempts`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
-pub struct ResponseTooManyFailedAttemptsCodexErrorInfoResponseTooManyFailedAttempts {
-    #[serde(
-        rename = "httpStatusCode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub http_status_code: ::std::option::Option<u16>,
 }
 ///Usage metadata reported for one upstream response.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]

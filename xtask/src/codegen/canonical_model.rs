@@ -433,10 +433,10 @@ fn check_objects_acyclic(model: &Model) -> Result<()> {
         };
         path.push(name);
         for property in &object.properties {
-            if let Some(target) = property.ty.referenced() {
-                if matches!(model.kind_of(target), Some(Kind::Object)) {
-                    visit(model, target, path, done)?;
-                }
+            if let Some(target) = property.ty.referenced()
+                && matches!(model.kind_of(target), Some(Kind::Object))
+            {
+                visit(model, target, path, done)?;
             }
         }
         path.pop();

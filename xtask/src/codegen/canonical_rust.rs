@@ -855,21 +855,4 @@ mod tests {
                 .any(|file| file.contents.contains("pub struct ProviderRuntimeEvent"))
         );
     }
-
-    // TEMPORARY (development only): writes generated/canonical and generated/typescript.
-    #[test]
-    #[ignore]
-    fn dev_write() {
-        let root = crate::project_root();
-        let model = super::super::canonical_model::load(&root).unwrap();
-        for file in super::generate(&model)
-            .unwrap()
-            .into_iter()
-            .chain(super::super::typescript::generate(&model).unwrap())
-        {
-            let path = root.join(&file.path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, file.contents).unwrap();
-        }
-    }
 }

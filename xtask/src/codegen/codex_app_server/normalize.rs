@@ -10,6 +10,12 @@
 //!   descriptions are kept in the enum's description.
 //! - object branches of an untagged union that have no `title` are titled after the field only
 //!   they require (`text` / `blob` of `ResourceContent`), so variants get names, not `VariantN`.
+//! - an `anyOf` whose branches exclude each other (string enums, and objects each requiring a
+//!   key no other branch has, like `CodexErrorInfo`) is a `oneOf`: typify would otherwise make it
+//!   a struct of flattened optional "subtypes". Its string-enum branches merge into one, and an
+//!   open fallback branch (`{"type": ["string", "object"]}`, "anything else") is dropped: the Rust
+//!   type lists the known values, so a value a newer Codex adds fails to decode and reaches the
+//!   normalizer's `runtime.warning` path with the raw message instead of passing unnoticed.
 //! - `not` (unsupported by typify) and nested `$schema` keys are dropped.
 
 use anyhow::{Result, bail};
@@ -81,6 +87,7 @@ fn normalize_schema(value: &mut Value) {
         Value::Object(map) => {
             map.values_mut().for_each(normalize_schema);
             map.remove("not");
+            exclusive_any_of_to_one_of(map);
             merge_enum_branches(map);
             distribute_shared_properties(map, "oneOf");
             merge_any_of_objects(map);
@@ -229,4 +236,62 @@ fn title_untitled_branches(map: &mut Map<String, Value>) {
             }
         }
     }
+}
+
+fn exclusive_any_of_to_one_of(map: &mut Map<String, Value>) {
+    if map.contains_key("properties") {
+        return;
+    }
+    let Some(Value::Array(all)) = map.get("anyOf") else {
+        return;
+    };
+    let is_open_fallback = |b: &Value| {
+        b.as_object()
+            .is_some_and(|b| b.len() == 1 && b.get("type").is_some_and(Value::is_array))
+    };
+    let branches: Vec<Value> = all.iter().filter(|b| !is_open_fallback(b)).cloned().collect();
+    let is_string_enum = |b: &Value| {
+        b.get("type").and_then(Value::as_str) == Some("string")
+            && b.get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|values| values.iter().all(Value::is_string))
+    };
+    let required: Vec<Vec<String>> = branches.iter().map(|b| map_required(b.get("required"))).collect();
+    let objects_exclusive = branches.iter().enumerate().all(|(index, branch)| {
+        is_string_enum(branch)
+            || (branch.get("type").and_then(Value::as_str) == Some("object")
+                && required[index].iter().any(|field| {
+                    required
+                        .iter()
+                        .enumerate()
+                        .all(|(other, fields)| other == index || !fields.contains(field))
+                }))
+    });
+    let has_object = branches.iter().any(|b| !is_string_enum(b));
+    if !objects_exclusive || !has_object || branches.len() < 2 {
+        return;
+    }
+    let (enums, mut rest): (Vec<Value>, Vec<Value>) = branches.iter().cloned().partition(|b| is_string_enum(b));
+    let mut values = Vec::new();
+    let mut notes = Vec::new();
+    for branch in &enums {
+        for value in branch["enum"].as_array().into_iter().flatten() {
+            values.push(value.clone());
+            if let (Some(name), Some(description)) = (value.as_str(), branch.get("description").and_then(Value::as_str))
+            {
+                notes.push(format!("- `{name}`: {description}"));
+            }
+        }
+    }
+    if !values.is_empty() {
+        let mut merged = Map::new();
+        merged.insert("type".into(), Value::String("string".into()));
+        merged.insert("enum".into(), Value::Array(values));
+        if !notes.is_empty() {
+            merged.insert("description".into(), Value::String(notes.join("\n")));
+        }
+        rest.insert(0, Value::Object(merged));
+    }
+    map.remove("anyOf");
+    map.insert("oneOf".into(), Value::Array(rest));
 }

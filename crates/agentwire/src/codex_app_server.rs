@@ -1,0 +1,3 @@
+//! Codex app-server (JSON-RPC over stdio).
+
+pub mod wire;

@@ -1,0 +1,149 @@
+//! Codex app-server JSON-RPC frames -> typed messages.
+//!
+//! Notifications and requests name their type by `method`; a response carries only the `id` of
+//! the request it answers, so requests are remembered (per direction: both sides count their
+//! own ids) until their response arrives, and the response is decoded as that method's result.
+
+use std::collections::HashMap;
+
+use agentwire_codex_app_server::{
+    ClientNotification, ClientRequest, ClientRequestResult, DecodeError, JsonrpcErrorError, MessageKind, RawEnvelope,
+    RequestId, ServerNotification, ServerRequest, ServerRequestResult,
+};
+
+use crate::decode::PathTracking;
+use crate::frame::{Direction, Frame};
+
+/// One decoded Codex app-server message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message {
+    /// A notification from app-server.
+    ServerNotification(ServerNotification),
+    /// A request from app-server to the client (approvals, user input, dynamic tools, ...).
+    ServerRequest(ServerRequest),
+    /// A request from the client.
+    ClientRequest(ClientRequest),
+    /// A notification from the client (`initialized`).
+    ClientNotification(ClientNotification),
+    /// app-server's successful answer to a client request.
+    ClientRequestResult { id: RequestId, result: ClientRequestResult },
+    /// The client's successful answer to a server request.
+    ServerRequestResult { id: RequestId, result: ServerRequestResult },
+    /// A JSON-RPC error answering a request of `method` (`None` if that request was not seen).
+    Error {
+        id: RequestId,
+        method: Option<String>,
+        error: JsonrpcErrorError,
+    },
+}
+
+/// Why a frame is not a Codex app-server message.
+#[derive(Debug)]
+pub enum WireError {
+    /// The message is not a JSON object with JSON-RPC fields of the right types.
+    Envelope(serde_json::Error),
+    /// The message has none of the four JSON-RPC shapes.
+    NotJsonRpc,
+    /// The payload does not match the type its method names.
+    Decode(DecodeError),
+    /// A response whose request was never seen.
+    UnmatchedResponse { id: RequestId },
+}
+
+impl WireError {
+    /// The method the failing message named or answered, when known.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Self::Decode(
+                DecodeError::UnknownMethod { method, .. }
+                | DecodeError::MissingId { method }
+                | DecodeError::MissingParams { method }
+                | DecodeError::UnexpectedParams { method }
+                | DecodeError::Payload { method, .. },
+            ) => Some(method),
+            Self::Decode(DecodeError::NoMethod)
+            | Self::Envelope(_)
+            | Self::NotJsonRpc
+            | Self::UnmatchedResponse { .. } => None,
+        }
+    }
+}
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Envelope(err) => write!(f, "not a JSON-RPC message: {err}"),
+            Self::NotJsonRpc => f.write_str("not a JSON-RPC request, notification, response or error"),
+            Self::Decode(err) => err.fmt(f),
+            Self::UnmatchedResponse { id } => write!(f, "response to id {id}, which no earlier request carried"),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+/// Decodes frames, remembering open requests so their responses can be typed.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    /// Requests awaiting an answer, keyed by the direction the request travelled and its id.
+    pending: HashMap<(Direction, RequestId), String>,
+}
+
+impl Decoder {
+    /// Decodes one frame.
+    pub fn decode(&mut self, frame: &Frame<'_>) -> Result<Message, WireError> {
+        let envelope: RawEnvelope = serde_json::from_str(frame.msg.get()).map_err(WireError::Envelope)?;
+        let decoder = &mut PathTracking;
+        match (envelope.kind().ok_or(WireError::NotJsonRpc)?, frame.dir) {
+            (MessageKind::Notification, Direction::In) => {
+                ServerNotification::decode(&envelope, decoder).map(Message::ServerNotification)
+            }
+            (MessageKind::Notification, Direction::Out) => {
+                ClientNotification::decode(&envelope, decoder).map(Message::ClientNotification)
+            }
+            (MessageKind::Request, dir) => {
+                if let (Some(id), Some(method)) = (&envelope.id, &envelope.method) {
+                    self.pending.insert((dir, id.clone()), method.clone());
+                }
+                match dir {
+                    Direction::In => ServerRequest::decode(&envelope, decoder).map(Message::ServerRequest),
+                    Direction::Out => ClientRequest::decode(&envelope, decoder).map(Message::ClientRequest),
+                }
+            }
+            (MessageKind::Response, dir) => {
+                let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
+                let result = envelope.result.as_deref().ok_or(WireError::NotJsonRpc)?;
+                let method = self
+                    .answered(dir, &id)
+                    .ok_or(WireError::UnmatchedResponse { id: id.clone() })?;
+                match dir {
+                    Direction::In => ClientRequestResult::decode(&method, result, decoder)
+                        .map(|result| Message::ClientRequestResult { id, result }),
+                    Direction::Out => ServerRequestResult::decode(&method, result, decoder)
+                        .map(|result| Message::ServerRequestResult { id, result }),
+                }
+            }
+            (MessageKind::Error, dir) => {
+                let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
+                let method = self.answered(dir, &id);
+                let error = envelope.error.ok_or(WireError::NotJsonRpc)?;
+                return Ok(Message::Error { id, method, error });
+            }
+        }
+        .map_err(WireError::Decode)
+    }
+
+    /// The method of the request a response travelling in `dir` answers, forgetting it.
+    fn answered(&mut self, dir: Direction, id: &RequestId) -> Option<String> {
+        let request_dir = match dir {
+            Direction::In => Direction::Out,
+            Direction::Out => Direction::In,
+        };
+        self.pending.remove(&(request_dir, id.clone()))
+    }
+
+    /// The method of a request still awaiting its answer.
+    pub fn pending_method(&self, request_dir: Direction, id: &RequestId) -> Option<&str> {
+        self.pending.get(&(request_dir, id.clone())).map(String::as_str)
+    }
+}

@@ -1,0 +1,90 @@
+//! One line of input: a provider message, and which way it travelled.
+//!
+//! Two line formats exist (see the corpus README): transcript records
+//! `{"dir":"in"|"out","ts":<epoch ms>,"msg":{...}}` for bidirectional protocols, and bare provider
+//! messages for one-way streams. Both become a [`Frame`] that borrows the message bytes.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// Which way a message travelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// From the provider program to its client.
+    In,
+    /// From the client to the provider program.
+    Out,
+}
+
+/// One message with its direction and, when the transcript recorded it, its time.
+#[derive(Clone, Copy, Debug)]
+pub struct Frame<'a> {
+    /// Which way it travelled.
+    pub dir: Direction,
+    /// When it was recorded, in Unix milliseconds.
+    pub ts: Option<i64>,
+    /// The provider message exactly as received.
+    pub msg: &'a RawValue,
+}
+
+/// How the lines of an input are framed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineFormat {
+    /// `{"dir","ts","msg"}` records.
+    Transcript,
+    /// One provider message per line, all from the provider.
+    Bare,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Record<'a> {
+    dir: Direction,
+    #[serde(default)]
+    ts: Option<i64>,
+    #[serde(borrow)]
+    msg: &'a RawValue,
+}
+
+/// Why a line is not a frame.
+#[derive(Debug)]
+pub enum FrameError {
+    /// The line is not JSON at all (or is cut short).
+    NotJson(serde_json::Error),
+    /// The line is JSON but not a transcript record.
+    NotRecord(serde_json::Error),
+}
+
+impl std::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotJson(err) => write!(f, "not JSON: {err}"),
+            Self::NotRecord(err) => write!(f, "not a {{\"dir\",\"ts\",\"msg\"}} transcript record: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for FrameError {}
+
+impl<'a> Frame<'a> {
+    /// Reads one line in `format`.
+    pub fn parse(line: &'a str, format: LineFormat) -> Result<Self, FrameError> {
+        let raw: &'a RawValue = serde_json::from_str(line).map_err(FrameError::NotJson)?;
+        match format {
+            LineFormat::Bare => Ok(Frame {
+                dir: Direction::In,
+                ts: None,
+                msg: raw,
+            }),
+            LineFormat::Transcript => {
+                let record: Record<'a> = serde_json::from_str(raw.get()).map_err(FrameError::NotRecord)?;
+                Ok(Frame {
+                    dir: record.dir,
+                    ts: record.ts,
+                    msg: record.msg,
+                })
+            }
+        }
+    }
+}
