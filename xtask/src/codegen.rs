@@ -168,4 +168,149 @@ mod tests {
             panic!("{err:#}");
         }
     }
+
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::OnceLock;
+
+    use super::{GENERATED_DIR, Mode, reconcile};
+
+    /// The generated tree for the real `schemas/`, computed once per test process.
+    fn wanted() -> &'static BTreeMap<PathBuf, String> {
+        static FILES: OnceLock<BTreeMap<PathBuf, String>> = OnceLock::new();
+        FILES.get_or_init(|| super::generate_all(&crate::project_root()).unwrap_or_else(|err| panic!("{err:#}")))
+    }
+
+    /// A scratch workspace root under the temp dir, unique to this process and test; removed on drop.
+    struct TempRoot(PathBuf);
+
+    impl TempRoot {
+        fn new(test: &str) -> Self {
+            let root = std::env::temp_dir().join(format!("agentwire-xtask-{test}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&root);
+            std::fs::create_dir_all(&root).unwrap();
+            TempRoot(root)
+        }
+
+        fn write(&self, files: &BTreeMap<PathBuf, String>) {
+            for (path, contents) in files {
+                let full = self.0.join(path);
+                std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+                std::fs::write(full, contents).unwrap();
+            }
+        }
+    }
+
+    impl Drop for TempRoot {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn copy_tree(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_tree(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+
+    const EDITED: &str = "generated/codex-app-server/src/generated.rs";
+    const STRAY: &str = "generated/codex-app-server/src/hand_written.rs";
+
+    /// The file the tests delete: the first generated file that is not the edited one.
+    fn deleted() -> PathBuf {
+        wanted().keys().find(|path| *path != Path::new(EDITED)).unwrap().clone()
+    }
+
+    /// Edits, deletes and adds one file in a freshly written tree.
+    fn tamper(root: &Path) {
+        let edited = root.join(EDITED);
+        let text = std::fs::read_to_string(&edited).unwrap();
+        let edit = text.replacen("pub const UPSTREAM_VERSION", "pub const  UPSTREAM_VERSION", 1);
+        assert_ne!(edit, text, "the hand edit changes the file");
+        std::fs::write(&edited, edit).unwrap();
+        std::fs::remove_file(root.join(deleted())).unwrap();
+        std::fs::write(root.join(STRAY), "// written by hand\n").unwrap();
+    }
+
+    #[test]
+    fn check_reports_hand_edits_missing_and_stray_files() {
+        let files = wanted();
+        assert!(files.contains_key(Path::new(EDITED)), "the codex crate is generated");
+        assert!(
+            files.keys().all(|path| path.starts_with(GENERATED_DIR)),
+            "generators write only generated/"
+        );
+        let temp = TempRoot::new("check");
+        temp.write(files);
+        // Build output and installed packages inside generated/ are not stray files.
+        std::fs::create_dir_all(temp.0.join("generated/typescript/node_modules/x")).unwrap();
+        std::fs::write(temp.0.join("generated/typescript/node_modules/x/index.js"), "").unwrap();
+        std::fs::create_dir_all(temp.0.join("generated/codex-app-server/target")).unwrap();
+        std::fs::write(temp.0.join("generated/codex-app-server/target/out"), "").unwrap();
+
+        let report = reconcile(&temp.0, files, Mode::Check).unwrap();
+        assert!(report.is_clean(), "a freshly written tree is clean:\n{report}");
+
+        tamper(&temp.0);
+        let report = reconcile(&temp.0, files, Mode::Check).unwrap();
+        assert_eq!(report.stale, [PathBuf::from(EDITED)]);
+        assert_eq!(report.missing, [deleted()]);
+        assert_eq!(report.extra, [PathBuf::from(STRAY)]);
+        let text = report.to_string();
+        for line in [
+            format!("stale: {EDITED}"),
+            format!("missing: {}", deleted().display()),
+            format!("extra: {STRAY}"),
+        ] {
+            assert!(text.contains(&line), "the report says `{line}`:\n{text}");
+        }
+        // Check mode writes nothing.
+        assert_ne!(
+            &std::fs::read_to_string(temp.0.join(EDITED)).unwrap(),
+            &files[Path::new(EDITED)]
+        );
+        assert!(!temp.0.join(deleted()).exists());
+        assert!(temp.0.join(STRAY).exists());
+
+        // Write mode repairs all three, and the tree is clean again.
+        let report = reconcile(&temp.0, files, Mode::Write).unwrap();
+        assert_eq!(
+            (report.stale.len(), report.missing.len(), report.extra.len()),
+            (1, 1, 1)
+        );
+        assert!(!temp.0.join(STRAY).exists());
+        let report = reconcile(&temp.0, files, Mode::Check).unwrap();
+        assert!(report.is_clean(), "after a write the tree is clean:\n{report}");
+    }
+
+    #[test]
+    fn check_failure_names_the_files_and_the_command_to_run() {
+        // A whole scratch workspace: the real schemas and a tampered generated tree.
+        let temp = TempRoot::new("run");
+        copy_tree(&crate::project_root().join("schemas"), &temp.0.join("schemas"));
+        temp.write(wanted());
+        tamper(&temp.0);
+
+        let err = super::run(&temp.0, Mode::Check).expect_err("a tampered tree fails the check");
+        let text = format!("{err:#}");
+        assert!(text.contains("generated/ is out of date"), "{text}");
+        assert!(text.contains(&format!("stale: {EDITED}")), "{text}");
+        assert!(text.contains(&format!("missing: {}", deleted().display())), "{text}");
+        assert!(text.contains(&format!("extra: {STRAY}")), "{text}");
+        assert!(
+            text.contains("run `cargo xtask codegen`"),
+            "the error names the command to run: {text}"
+        );
+
+        super::run(&temp.0, Mode::Write).unwrap_or_else(|err| panic!("{err:#}"));
+        let report = reconcile(&temp.0, wanted(), Mode::Check).unwrap();
+        assert!(report.is_clean(), "`cargo xtask codegen` repairs the tree:\n{report}");
+    }
 }

@@ -3,22 +3,19 @@
 use std::io::Write;
 
 use agentwire::codex_app_server::wire;
-use agentwire::frame::Frame;
+use agentwire::frame::{Frame, LineFormat};
 use agentwire::source::Source;
 
+use crate::ExitStatus;
 use crate::input::Input;
-use crate::{ExitStatus, detect_source};
 
 /// Decodes every line of every file, printing `FILE: N/M decoded` and one line per failure.
 pub fn run(from: Option<Source>, files: &[String], out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     for path in files {
         let mut input = Input::open(path)?;
-        let source = match from {
-            Some(source) => source,
-            None => detect_source(path)?,
-        };
-        let (decoded, total) = conform_input(&mut input, source, out)?;
+        let (source, format) = input.detect(from)?;
+        let (decoded, total) = conform_input(&mut input, source, format, out)?;
         writeln!(out, "{}: {decoded}/{total} decoded", input.name)?;
         if decoded != total {
             status = ExitStatus::Failure;
@@ -27,7 +24,12 @@ pub fn run(from: Option<Source>, files: &[String], out: &mut impl Write) -> anyh
     Ok(status)
 }
 
-fn conform_input(input: &mut Input, source: Source, out: &mut impl Write) -> anyhow::Result<(usize, usize)> {
+fn conform_input(
+    input: &mut Input,
+    source: Source,
+    format: LineFormat,
+    out: &mut impl Write,
+) -> anyhow::Result<(usize, usize)> {
     let mut decoder = match source {
         Source::CodexAppServer => wire::Decoder::default(),
     };
@@ -41,12 +43,11 @@ fn conform_input(input: &mut Input, source: Source, out: &mut impl Write) -> any
         total += 1;
         let outcome = std::str::from_utf8(&buf)
             .map_err(|err| format!("not UTF-8: {err}"))
-            .and_then(|line| Frame::parse(line, source.line_format()).map_err(|err| err.to_string()))
+            .and_then(|line| Frame::parse(line, format).map_err(|err| err.to_string()))
             .and_then(|frame| {
-                decoder.decode(&frame).map_err(|err| match err.method() {
-                    Some(method) if !err.to_string().starts_with(method) => format!("{method}: {err}"),
-                    _ => err.to_string(),
-                })
+                decoder
+                    .decode(&frame)
+                    .map_err(|err| agentwire::codex_app_server::PushError(err).to_string())
             });
         match outcome {
             Ok(_) => decoded += 1,

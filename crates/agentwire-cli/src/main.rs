@@ -1,21 +1,25 @@
 //! `agentwire`: conform, normalize, validate and summarize provider traces.
 //!
-//! Exit codes: 0 success; 1 the input had problems (a line that did not decode or validate);
-//! 2 usage errors and unreadable files.
+//! Exit codes: 0 success; 1 the input had problems (a line that did not decode, map or
+//! validate; each is reported with its line number and the stream went on); 2 usage errors and
+//! unreadable files.
 
 mod conform;
 mod input;
+mod normalize;
+mod stats;
+mod validate;
 
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+use agentwire::clock::ClockSource;
 use agentwire::source::Source;
-use clap::{Parser, Subcommand};
-
-use crate::input::Input;
+use agentwire_canonical::{ProviderKind, RuntimeSessionId};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "agentwire", version, about = "One typed wire for every coding agent.")]
+#[command(name = "agentwire", about = "One typed wire for every coding agent.")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -23,6 +27,42 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Normalize a provider trace to canonical events (JSONL on stdout).
+    Normalize {
+        /// The input format; detected from the first lines when omitted.
+        #[arg(long, value_name = "FORMAT")]
+        from: Option<Source>,
+        /// The canonical session id; default: UUIDv5 of the first input line.
+        #[arg(long, value_name = "ID", value_parser = parse_session_id)]
+        session_id: Option<RuntimeSessionId>,
+        /// The `provider` of every event (codex, claudeAgent, cursor, acp); default: the source's.
+        #[arg(long, value_name = "KIND", value_parser = parse_provider_kind)]
+        provider_kind: Option<ProviderKind>,
+        /// Where `createdAt` comes from when a line carries no time.
+        #[arg(long, value_enum, default_value_t = ClockArg::Recorded)]
+        clock: ClockArg,
+        /// The trace (`-` or nothing for stdin).
+        #[arg(default_value = "-")]
+        file: String,
+    },
+    /// Check canonical JSONL against the canonical JSON Schema.
+    Validate {
+        /// Print a JSON report instead of lines.
+        #[arg(long)]
+        json: bool,
+        /// Canonical JSONL (`-` or nothing for stdin).
+        #[arg(default_value = "-")]
+        file: String,
+    },
+    /// Count canonical events by type and list warnings by method.
+    Stats {
+        /// Print a JSON report instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Canonical JSONL (`-` or nothing for stdin).
+        #[arg(default_value = "-")]
+        file: String,
+    },
     /// Decode every line into the generated provider types and report what does not fit.
     Conform {
         /// The input format; detected from the first lines when omitted.
@@ -34,6 +74,14 @@ enum Command {
     },
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum ClockArg {
+    /// Recorded and provider times, else the last one: reproducible output.
+    Recorded,
+    /// Recorded and provider times, else the wall clock (live use).
+    Wall,
+}
+
 /// How a command ended, as the process exit code says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExitStatus {
@@ -43,11 +91,63 @@ pub enum ExitStatus {
     Failure,
 }
 
+fn parse_session_id(value: &str) -> Result<RuntimeSessionId, String> {
+    RuntimeSessionId::new(value).map_err(|err| err.to_string())
+}
+
+fn parse_provider_kind(value: &str) -> Result<ProviderKind, String> {
+    ProviderKind::ALL
+        .iter()
+        .copied()
+        .find(|kind| kind.as_str() == value)
+        .ok_or_else(|| {
+            let known: Vec<&str> = ProviderKind::ALL.iter().map(|kind| kind.as_str()).collect();
+            format!("unknown provider kind {value:?}; known: {}", known.join(", "))
+        })
+}
+
+/// `--version`: this build and the provider protocol versions its types were generated from.
+fn version() -> String {
+    format!(
+        "{}\ncodex app-server: @openai/codex {} (schema generated with --experimental)\ncanonical model: V2 (spec/EVENTS.md section 1)",
+        env!("CARGO_PKG_VERSION"),
+        agentwire_codex_app_server::UPSTREAM_VERSION,
+    )
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let command = Cli::command().version(version());
+    let cli = match Cli::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(err) => err.exit(),
+    };
     let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = match cli.command {
+        Command::Normalize {
+            from,
+            session_id,
+            provider_kind,
+            clock,
+            file,
+        } => {
+            let clock = match clock {
+                ClockArg::Recorded => ClockSource::Recorded,
+                ClockArg::Wall => ClockSource::Wall,
+            };
+            normalize::run(
+                normalize::Args {
+                    from,
+                    session_id,
+                    provider: provider_kind,
+                    clock,
+                    file,
+                },
+                &mut out,
+            )
+        }
+        Command::Validate { json, file } => validate::run(&file, json, &mut out),
+        Command::Stats { json, file } => stats::run(&file, json, &mut out),
         Command::Conform { from, files } => conform::run(from, &files, &mut out),
     };
     let flushed = out.flush();
@@ -63,21 +163,4 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// Detects the source of a file from its first lines, or says how to name it.
-pub fn detect_source(path: &str) -> anyhow::Result<Source> {
-    let mut input = Input::open(path)?;
-    let mut buf = Vec::new();
-    let mut lines = Vec::new();
-    while lines.len() < 64 && input.next_line(&mut buf)? {
-        lines.push(String::from_utf8_lossy(&buf).into_owned());
-    }
-    Source::detect(lines.iter().map(String::as_str)).ok_or_else(|| {
-        let known: Vec<&str> = Source::ALL.iter().map(|source| source.name()).collect();
-        anyhow::anyhow!(
-            "{path}: cannot tell the format from its first lines; pass --from ({})",
-            known.join(", ")
-        )
-    })
 }

@@ -1,6 +1,40 @@
 //! agentwire: every coding agent's protocol on one canonical event wire.
+//!
+//! A host reads frames from a provider (each line of a transcript, or each message of a live
+//! stream), pushes them into the normalizer of that source and writes out the canonical events
+//! ([`agentwire_canonical::ProviderRuntimeEvent`], the JSON shape of spec section 1):
+//!
+//! ```no_run
+//! use std::io::{BufRead, Write};
+//! use agentwire::codex_app_server::CodexAppServerNormalizer;
+//! use agentwire::frame::{Frame, LineFormat};
+//! use agentwire::normalizer::{Normalizer, Options};
+//!
+//! let mut normalizer = CodexAppServerNormalizer::new(Options::default());
+//! let mut events = Vec::new();
+//! let mut out = std::io::stdout().lock();
+//! for line in std::io::stdin().lock().lines() {
+//!     let line = line?;
+//!     match Frame::parse(&line, LineFormat::Bare) {
+//!         Ok(frame) => normalizer.push(&frame, &mut events),
+//!         Err(err) => normalizer.push_unreadable(&line, &err.to_string(), &mut events),
+//!     }
+//!     for event in events.drain(..) {
+//!         serde_json::to_writer(&mut out, &event)?;
+//!         out.write_all(b"\n")?;
+//!     }
+//!     out.flush()?;
+//! }
+//! normalizer.finish(&mut events);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+pub mod canonicalize;
+pub mod clock;
 pub mod codex_app_server;
 pub mod decode;
+mod emit;
 pub mod frame;
+pub mod ids;
+pub mod normalizer;
 pub mod source;

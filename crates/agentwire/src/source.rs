@@ -6,10 +6,11 @@ use agentwire_codex_app_server::{ClientRequest, RawEnvelope, ServerNotification,
 
 use crate::frame::{Frame, LineFormat};
 
-/// A provider protocol and the line format its traces use.
+/// A provider protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
-    /// `codex app-server` JSON-RPC over stdio, as `{"dir","ts","msg"}` transcript records.
+    /// `codex app-server` JSON-RPC over stdio: `{"dir","ts","msg"}` transcript records, or the
+    /// server's stdout as is.
     CodexAppServer,
 }
 
@@ -24,27 +25,34 @@ impl Source {
         }
     }
 
-    /// How this source's lines are framed.
-    pub fn line_format(self) -> LineFormat {
-        match self {
-            Self::CodexAppServer => LineFormat::Transcript,
+    /// Guesses the source and line format from the first lines of an input: the first line
+    /// that is a frame of some source (a transcript record, else a bare message) and carries a
+    /// method that source defines decides.
+    pub fn detect<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<(Source, LineFormat)> {
+        lines.into_iter().find_map(|line| {
+            let format = Self::line_format_of(line);
+            let frame = Frame::parse(line, format).ok()?;
+            Self::ALL
+                .iter()
+                .copied()
+                .find(|source| source.claims(&frame))
+                .map(|source| (source, format))
+        })
+    }
+
+    /// The line format of an input, from its first line: transcript records, or bare messages
+    /// as the program prints them (`codex app-server | agentwire normalize`).
+    pub fn line_format_of(line: &str) -> LineFormat {
+        if Frame::parse(line, LineFormat::Transcript).is_ok() {
+            LineFormat::Transcript
+        } else {
+            LineFormat::Bare
         }
     }
 
-    /// Guesses the source from the first lines of an input: the first line that is a frame of
-    /// some source and carries a method that source defines decides.
-    pub fn detect<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<Source> {
-        lines
-            .into_iter()
-            .find_map(|line| Self::ALL.iter().copied().find(|source| source.claims(line)))
-    }
-
-    fn claims(self, line: &str) -> bool {
+    fn claims(self, frame: &Frame<'_>) -> bool {
         match self {
             Self::CodexAppServer => {
-                let Ok(frame) = Frame::parse(line, LineFormat::Transcript) else {
-                    return false;
-                };
                 let Ok(envelope) = serde_json::from_str::<RawEnvelope>(frame.msg.get()) else {
                     return false;
                 };

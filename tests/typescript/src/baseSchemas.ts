@@ -2,14 +2,23 @@
  * The base schemas `providerRuntime.gen.ts` imports, mirroring T3 Code's
  * `packages/contracts/src/baseSchemas.ts`: ids are branded trimmed non-empty strings made by
  * `makeEntityId(brand)`. Unlike T3 Code's `TrimmedString` (which trims while decoding), these
- * reject untrimmed input, as the canonical JSON Schema does; `IsoDateTime` checks RFC 3339
- * instead of accepting any string.
+ * reject what the canonical JSON Schema rejects (untrimmed input, line breaks), and
+ * `IsoDateTime` checks RFC 3339 instead of accepting any string, so the harness can check that
+ * invalid events are rejected.
  *
  * Hand-written: the test harness's stand-in for the contracts package.
  */
 import * as Schema from "effect/Schema";
 
-export const TrimmedNonEmptyString = Schema.String.check(Schema.isNonEmpty(), Schema.isTrimmed());
+/**
+ * A non-empty string without whitespace at either end. The no-line-break check makes it exactly
+ * the canonical JSON Schema's id pattern `^\S(.*\S)?$` (where `.` matches no line terminator).
+ */
+export const TrimmedNonEmptyString = Schema.String.check(
+  Schema.isNonEmpty(),
+  Schema.isTrimmed(),
+  Schema.isPattern(/^[^\n\r\u2028\u2029]*$/, { expected: "a string without line breaks" }),
+);
 export type TrimmedNonEmptyString = typeof TrimmedNonEmptyString.Type;
 
 /**

@@ -1,10 +1,16 @@
 //! The canonical model -> `generated/canonical/` (crate `agentwire-canonical`).
 //!
 //! A direct emitter (quote + prettyplease): validating newtypes for ids and date-times, plain
-//! string enums, `deny_unknown_fields` structs in schema order, the `RuntimeEvent` enum (one
-//! variant per event type) and `ProviderRuntimeEvent`, whose serde impls are written out so that
-//! decoding is envelope-first (the payload is kept as a `RawValue` until the `type` names its
-//! Rust type) and encoding follows the wire order of the schema.
+//! string enums, structs in schema order, the `RuntimeEvent` enum (one variant per event type)
+//! and `ProviderRuntimeEvent`, whose `Serialize` writes the wire order of the schema.
+//!
+//! `Serialize` is derived (except for `ProviderRuntimeEvent`); every `Deserialize` is written out
+//! as a map visitor, so decoding accepts exactly what the schema accepts: a JSON object only
+//! (serde's derive would also take the sequence form of a struct, and `{"variant": null}` for an
+//! enum), no unknown or repeated keys, and an optional field absent or of its type (`null` only
+//! where the type admits it). `ProviderRuntimeEvent` decodes envelope-first: the envelope and
+//! `type` are read while the payload is kept as a `RawValue`, then the payload is decoded as the
+//! type `type` names.
 
 use std::path::Path;
 
@@ -38,13 +44,10 @@ const CRATE_ATTRIBUTES: &str = "\
 //!
 //! The same schema generates the TypeScript (Effect Schema) export, so both sides agree.
 #![deny(warnings)]
-// The allow list, each entry with its reason: doc comments are the schema's prose (Markdown with
-// backticks, links and lists written for both Rust and TypeScript readers), not checked rustdoc.
+// The allow list, with its reason: doc comments are the schema's prose (Markdown written for both
+// Rust and TypeScript readers: backticks, brackets, URLs, lists), not checked rustdoc.
 #![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
-#![allow(clippy::doc_lazy_continuation, clippy::doc_markdown)]
-// `RuntimeEvent` keeps every payload inline (`ItemStarted(ItemLifecyclePayload)`, the API the
-// mapping code matches on) instead of boxing the larger ones.
-#![allow(clippy::large_enum_variant)]
+#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 ";
 
 pub fn generate(model: &Model) -> Result<Vec<GeneratedFile>> {

@@ -1,0 +1,106 @@
+//! `agentwire normalize`: provider trace in, canonical JSONL out.
+
+use std::io::{IsTerminal, Write};
+
+use agentwire::clock::ClockSource;
+use agentwire::codex_app_server::CodexAppServerNormalizer;
+use agentwire::frame::Frame;
+use agentwire::ids;
+use agentwire::normalizer::{Normalizer, Options};
+use agentwire::source::Source;
+use agentwire_canonical::{ProviderKind, RuntimeSessionId};
+
+use crate::ExitStatus;
+use crate::input::Input;
+
+/// Inputs at least this large show progress on a terminal's stderr.
+const PROGRESS_MIN_BYTES: u64 = 16 << 20;
+
+pub struct Args {
+    pub from: Option<Source>,
+    pub session_id: Option<RuntimeSessionId>,
+    pub provider: Option<ProviderKind>,
+    pub clock: ClockSource,
+    pub file: String,
+}
+
+/// Normalizes one input. Lines that do not decode become `runtime.warning` events and a
+/// line-numbered message on stderr; the stream goes on, and the exit status is then 1.
+pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
+    let mut input = Input::open(&args.file)?;
+    let (source, format) = input.detect(args.from)?;
+    let session_id = match args.session_id {
+        Some(id) => id,
+        None => RuntimeSessionId::new(ids::session_from_first_line(input.first_line().unwrap_or_default()))?,
+    };
+    let options = Options {
+        session_id: Some(session_id),
+        provider: args.provider,
+        clock: args.clock,
+    };
+    let mut normalizer = match source {
+        Source::CodexAppServer => CodexAppServerNormalizer::new(options),
+    };
+    let progress = input
+        .len
+        .filter(|len| *len >= PROGRESS_MIN_BYTES && std::io::stderr().is_terminal());
+    let mut status = ExitStatus::Success;
+    let (mut events, mut buf, mut number) = (Vec::new(), Vec::new(), 0usize);
+    let mut shown_percent = 0;
+    while input.next_line(&mut buf)? {
+        number += 1;
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let problem = match std::str::from_utf8(&buf) {
+            Err(err) => {
+                let line = String::from_utf8_lossy(&buf);
+                let reason = format!("not UTF-8: {err}");
+                normalizer.push_unreadable(&line, &reason, &mut events);
+                Some(reason)
+            }
+            Ok(line) => match Frame::parse(line, format) {
+                Err(err) => {
+                    normalizer.push_unreadable(line, &err.to_string(), &mut events);
+                    Some(err.to_string())
+                }
+                Ok(frame) => normalizer
+                    .push_checked(&frame, &mut events)
+                    .err()
+                    .map(|err| err.to_string()),
+            },
+        };
+        if let Some(reason) = problem {
+            eprintln!("{}:{number}: {reason}", input.name);
+            status = ExitStatus::Failure;
+        }
+        write_events(&mut events, out)?;
+        if !input.has_ready_data() {
+            out.flush()?;
+        }
+        if let Some(len) = progress {
+            let percent = input.read * 100 / len.max(1);
+            if percent > shown_percent {
+                shown_percent = percent;
+                eprint!("\r{}: {percent}% ({number} lines)", input.name);
+            }
+        }
+    }
+    normalizer.finish(&mut events);
+    write_events(&mut events, out)?;
+    if progress.is_some() {
+        eprintln!();
+    }
+    Ok(status)
+}
+
+fn write_events(
+    events: &mut Vec<agentwire_canonical::ProviderRuntimeEvent>,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    for event in events.drain(..) {
+        serde_json::to_writer(&mut *out, &event)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}

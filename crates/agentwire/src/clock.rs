@@ -1,0 +1,92 @@
+//! `createdAt`: RFC 3339 UTC with milliseconds, from Unix milliseconds, without a date crate.
+
+use agentwire_canonical::IsoDateTime;
+
+/// Where `createdAt` comes from, in order: the frame's recorded time, the provider's own
+/// timestamp, the last time carried forward (the Unix epoch before any), unless the host asks
+/// for the wall clock (live use without recorded times).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ClockSource {
+    /// Recorded and provider times only: the same input always gives the same output.
+    #[default]
+    Recorded,
+    /// Recorded and provider times first, the wall clock when a frame has neither.
+    Wall,
+}
+
+/// The normalizer's clock: remembers the last time it gave.
+#[derive(Clone, Debug, Default)]
+pub struct Clock {
+    source: ClockSource,
+    last_ms: i64,
+}
+
+impl Clock {
+    /// A clock that falls back as `source` says.
+    pub fn new(source: ClockSource) -> Self {
+        Clock { source, last_ms: 0 }
+    }
+
+    /// Advances to a frame's time: `recorded` (transcript `ts`), else `provider` (e.g.
+    /// `emittedAtMs`), else the wall clock or the last time.
+    pub fn tick(&mut self, recorded: Option<i64>, provider: Option<i64>) {
+        self.last_ms = match (recorded.or(provider), self.source) {
+            (Some(ms), _) => ms,
+            (None, ClockSource::Wall) => wall_ms(),
+            (None, ClockSource::Recorded) => self.last_ms,
+        };
+    }
+
+    /// The current time as `createdAt`.
+    pub fn now(&self) -> IsoDateTime {
+        IsoDateTime::new(rfc3339_millis(self.last_ms)).expect("formatted as RFC 3339")
+    }
+}
+
+fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// `1796016332007` -> `2026-11-30T05:25:32.007Z`.
+pub fn rfc3339_millis(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    let (h, m, s, milli) = (
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000,
+    );
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
+}
+
+/// Days since 1970-01-01 -> (year, month, day) in the proleptic Gregorian calendar
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rfc3339_millis;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(rfc3339_millis(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339_millis(1_796_016_332_007), "2026-11-30T05:25:32.007Z");
+        assert_eq!(rfc3339_millis(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339_millis(-1), "1969-12-31T23:59:59.999Z");
+    }
+}

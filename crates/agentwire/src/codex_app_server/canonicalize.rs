@@ -1,0 +1,252 @@
+//! Codex app-server types -> canonical types, value by value.
+
+use agentwire_canonical::{CanonicalItemType, ItemStatus, PlanStepStatus, ThreadState, TurnState};
+use agentwire_codex_app_server as codex;
+
+use crate::canonicalize::Canonicalize;
+
+impl Canonicalize for codex::ThreadItem {
+    type Canonical = CanonicalItemType;
+
+    /// The item type by the `ThreadItem` variant, never by guessing from strings. Variants the
+    /// spec has no value for go to the nearest one (the variant name stays in `raw`).
+    fn canonical(&self) -> CanonicalItemType {
+        use codex::ThreadItem as I;
+        match self {
+            I::UserMessage { .. } => CanonicalItemType::UserMessage,
+            // A prompt a hook injected on the user's side of the conversation.
+            I::HookPrompt { .. } => CanonicalItemType::UserMessage,
+            I::AgentMessage { .. } => CanonicalItemType::AssistantMessage,
+            // The output of a model function call Codex ran as a tool.
+            I::FunctionCallOutput { .. } => CanonicalItemType::DynamicToolCall,
+            I::Plan { .. } => CanonicalItemType::Plan,
+            I::Reasoning { .. } => CanonicalItemType::Reasoning,
+            I::CommandExecution { .. } => CanonicalItemType::CommandExecution,
+            I::FileChange { .. } => CanonicalItemType::FileChange,
+            I::McpToolCall { .. } => CanonicalItemType::McpToolCall,
+            I::DynamicToolCall { .. } => CanonicalItemType::DynamicToolCall,
+            I::CollabAgentToolCall { .. } => CanonicalItemType::CollabAgentToolCall,
+            // What a sub-agent spawned through a collab tool call is doing.
+            I::SubAgentActivity { .. } => CanonicalItemType::CollabAgentToolCall,
+            I::WebSearch { .. } => CanonicalItemType::WebSearch,
+            I::ImageView { .. } => CanonicalItemType::ImageView,
+            // The agent waiting on purpose: no spec value describes it.
+            I::Sleep { .. } => CanonicalItemType::Unknown,
+            I::ImageGeneration { .. } => CanonicalItemType::ImageGeneration,
+            I::EnteredReviewMode { .. } => CanonicalItemType::ReviewEntered,
+            I::ExitedReviewMode { .. } => CanonicalItemType::ReviewExited,
+            I::ContextCompaction { .. } => CanonicalItemType::ContextCompaction,
+        }
+    }
+}
+
+/// The item's own status, for items that carry one.
+pub fn item_status(item: &codex::ThreadItem) -> Option<ItemStatus> {
+    use codex::ThreadItem as I;
+    match item {
+        I::CommandExecution { status, .. } => Some(status.canonical()),
+        I::FileChange { status, .. } => Some(status.canonical()),
+        I::McpToolCall { status, .. } => Some(status.canonical()),
+        I::DynamicToolCall { status, .. } => Some(status.canonical()),
+        I::CollabAgentToolCall { status, .. } => Some(status.canonical()),
+        I::ImageGeneration { failure, .. } => Some(if failure.is_some() {
+            ItemStatus::Failed
+        } else {
+            ItemStatus::Completed
+        }),
+        I::UserMessage { .. }
+        | I::HookPrompt { .. }
+        | I::AgentMessage { .. }
+        | I::FunctionCallOutput { .. }
+        | I::Plan { .. }
+        | I::Reasoning { .. }
+        | I::SubAgentActivity { .. }
+        | I::WebSearch { .. }
+        | I::ImageView { .. }
+        | I::Sleep { .. }
+        | I::EnteredReviewMode { .. }
+        | I::ExitedReviewMode { .. }
+        | I::ContextCompaction { .. } => None,
+    }
+}
+
+/// A short human title: the command, the tool, the query.
+pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
+    use codex::ThreadItem as I;
+    match item {
+        I::CommandExecution { command, .. } => Some(command.clone()),
+        I::McpToolCall { server, tool, .. } => Some(format!("{server}.{tool}")),
+        I::DynamicToolCall { tool, namespace, .. } => Some(
+            namespace
+                .as_ref()
+                .map_or_else(|| tool.clone(), |ns| format!("{ns}.{tool}")),
+        ),
+        I::FunctionCallOutput { name, .. } => Some(name.clone()),
+        I::WebSearch { query, .. } => Some(query.clone()),
+        I::FileChange { changes, .. } => Some(match changes.as_slice() {
+            [one] => one.path.clone(),
+            many => format!("{} files", many.len()),
+        }),
+        I::UserMessage { .. }
+        | I::HookPrompt { .. }
+        | I::AgentMessage { .. }
+        | I::Plan { .. }
+        | I::Reasoning { .. }
+        | I::CollabAgentToolCall { .. }
+        | I::SubAgentActivity { .. }
+        | I::ImageView { .. }
+        | I::Sleep { .. }
+        | I::ImageGeneration { .. }
+        | I::EnteredReviewMode { .. }
+        | I::ExitedReviewMode { .. }
+        | I::ContextCompaction { .. } => None,
+    }
+}
+
+/// The item's provider id.
+pub fn item_id(item: &codex::ThreadItem) -> &str {
+    use codex::ThreadItem as I;
+    match item {
+        I::UserMessage { id, .. }
+        | I::HookPrompt { id, .. }
+        | I::AgentMessage { id, .. }
+        | I::FunctionCallOutput { id, .. }
+        | I::Plan { id, .. }
+        | I::Reasoning { id, .. }
+        | I::CommandExecution { id, .. }
+        | I::FileChange { id, .. }
+        | I::McpToolCall { id, .. }
+        | I::DynamicToolCall { id, .. }
+        | I::CollabAgentToolCall { id, .. }
+        | I::SubAgentActivity { id, .. }
+        | I::WebSearch { id, .. }
+        | I::ImageView { id, .. }
+        | I::Sleep { id, .. }
+        | I::ImageGeneration { id, .. }
+        | I::EnteredReviewMode { id, .. }
+        | I::ExitedReviewMode { id, .. }
+        | I::ContextCompaction { id, .. } => id,
+    }
+}
+
+/// The `type` tag of the item on the wire (`commandExecution`), for `raw.messageType`.
+pub fn item_wire_type(item: &codex::ThreadItem) -> &'static str {
+    use codex::ThreadItem as I;
+    match item {
+        I::UserMessage { .. } => "userMessage",
+        I::HookPrompt { .. } => "hookPrompt",
+        I::AgentMessage { .. } => "agentMessage",
+        I::FunctionCallOutput { .. } => "functionCallOutput",
+        I::Plan { .. } => "plan",
+        I::Reasoning { .. } => "reasoning",
+        I::CommandExecution { .. } => "commandExecution",
+        I::FileChange { .. } => "fileChange",
+        I::McpToolCall { .. } => "mcpToolCall",
+        I::DynamicToolCall { .. } => "dynamicToolCall",
+        I::CollabAgentToolCall { .. } => "collabAgentToolCall",
+        I::SubAgentActivity { .. } => "subAgentActivity",
+        I::WebSearch { .. } => "webSearch",
+        I::ImageView { .. } => "imageView",
+        I::Sleep { .. } => "sleep",
+        I::ImageGeneration { .. } => "imageGeneration",
+        I::EnteredReviewMode { .. } => "enteredReviewMode",
+        I::ExitedReviewMode { .. } => "exitedReviewMode",
+        I::ContextCompaction { .. } => "contextCompaction",
+    }
+}
+
+impl Canonicalize for codex::CommandExecutionStatus {
+    type Canonical = ItemStatus;
+    fn canonical(&self) -> ItemStatus {
+        match self {
+            Self::InProgress => ItemStatus::InProgress,
+            Self::Completed => ItemStatus::Completed,
+            Self::Failed => ItemStatus::Failed,
+            Self::Declined => ItemStatus::Declined,
+        }
+    }
+}
+
+impl Canonicalize for codex::PatchApplyStatus {
+    type Canonical = ItemStatus;
+    fn canonical(&self) -> ItemStatus {
+        match self {
+            Self::InProgress => ItemStatus::InProgress,
+            Self::Completed => ItemStatus::Completed,
+            Self::Failed => ItemStatus::Failed,
+            Self::Declined => ItemStatus::Declined,
+        }
+    }
+}
+
+impl Canonicalize for codex::McpToolCallStatus {
+    type Canonical = ItemStatus;
+    fn canonical(&self) -> ItemStatus {
+        match self {
+            Self::InProgress => ItemStatus::InProgress,
+            Self::Completed => ItemStatus::Completed,
+            Self::Failed => ItemStatus::Failed,
+        }
+    }
+}
+
+impl Canonicalize for codex::DynamicToolCallStatus {
+    type Canonical = ItemStatus;
+    fn canonical(&self) -> ItemStatus {
+        match self {
+            Self::InProgress => ItemStatus::InProgress,
+            Self::Completed => ItemStatus::Completed,
+            Self::Failed => ItemStatus::Failed,
+        }
+    }
+}
+
+impl Canonicalize for codex::CollabAgentToolCallStatus {
+    type Canonical = ItemStatus;
+    fn canonical(&self) -> ItemStatus {
+        match self {
+            Self::InProgress => ItemStatus::InProgress,
+            Self::Completed => ItemStatus::Completed,
+            // An interrupted sub-agent did not finish its work.
+            Self::Failed | Self::Interrupted => ItemStatus::Failed,
+        }
+    }
+}
+
+impl Canonicalize for codex::TurnStatus {
+    type Canonical = TurnState;
+    /// `inProgress` is not terminal; a `turn/completed` carrying it is read as completed (the
+    /// provider's status is kept in `stopReason`).
+    fn canonical(&self) -> TurnState {
+        match self {
+            Self::Completed | Self::InProgress => TurnState::Completed,
+            Self::Interrupted => TurnState::Interrupted,
+            Self::Failed => TurnState::Failed,
+        }
+    }
+}
+
+impl Canonicalize for codex::ThreadStatus {
+    type Canonical = ThreadState;
+    /// `notLoaded` (the thread is not in memory) is nearest to `closed`; the full status object
+    /// rides in the payload's `detail`.
+    fn canonical(&self) -> ThreadState {
+        match self {
+            Self::NotLoaded => ThreadState::Closed,
+            Self::Idle => ThreadState::Idle,
+            Self::SystemError => ThreadState::Error,
+            Self::Active(_) => ThreadState::Active,
+        }
+    }
+}
+
+impl Canonicalize for codex::TurnPlanStepStatus {
+    type Canonical = PlanStepStatus;
+    fn canonical(&self) -> PlanStepStatus {
+        match self {
+            Self::Pending => PlanStepStatus::Pending,
+            Self::InProgress => PlanStepStatus::InProgress,
+            Self::Completed => PlanStepStatus::Completed,
+        }
+    }
+}

@@ -1,0 +1,730 @@
+//! Server notifications: one exhaustive `match` over every method of the pinned schema.
+//!
+//! The 40 methods of spec 3.1 map as its table says. Each method the spec does not name (0.171.0
+//! added 47) maps to the nearest canonical event; the ones with no canonical meaning are
+//! `runtime.warning` with the raw message, each listed by name with the reason. When
+//! `cargo xtask codegen` brings a new method, this `match` stops compiling right here.
+
+use agentwire_canonical::{
+    AccountRateLimitsUpdatedPayload, AccountUpdatedPayload, AuthStatusPayload, CanonicalItemType, ConfigWarningPayload,
+    ContentDeltaPayload, ContentStreamKind, DeprecationNoticePayload, HookCompletedPayload, HookOutcome,
+    HookStartedPayload, ItemLifecyclePayload, ItemStatus, McpOauthCompletedPayload, McpStatusUpdatedPayload,
+    ModelReroutedPayload, ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    RuntimeEventRawSource, RuntimeTaskId, RuntimeWarningPayload, SessionConfiguredPayload, SessionState,
+    SessionStateChangedPayload, TaskCompletedPayload, TaskProgressPayload, TaskStatus, ThreadMetadataUpdatedPayload,
+    ThreadRealtimeAudioDeltaPayload, ThreadRealtimeClosedPayload, ThreadRealtimeErrorPayload,
+    ThreadRealtimeItemAddedPayload, ThreadRealtimeStartedPayload, ThreadState, ThreadStateChangedPayload,
+    ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload,
+    TurnDiffUpdatedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnState,
+};
+use agentwire_codex_app_server::{self as codex, ServerNotification};
+use serde_json::{Map, Value, json};
+
+use super::canonicalize::{item_id, item_status, item_title, item_wire_type};
+use super::normalizer::{CodexAppServerNormalizer, OpenItem};
+use super::requests::to_json;
+use crate::canonicalize::Canonicalize;
+use crate::emit::{Context, Raw};
+use crate::frame::Frame;
+use crate::ids;
+
+impl CodexAppServerNormalizer {
+    pub(super) fn on_notification(
+        &mut self,
+        frame: &Frame<'_>,
+        notification: &ServerNotification,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        use ServerNotification as N;
+        let method = notification.method();
+        let raw = Raw {
+            source: RuntimeEventRawSource::CodexAppServerNotification,
+            method: Some(method),
+            message_type: None,
+            payload: frame.msg,
+        };
+        let bare = Context {
+            raw: Some(raw),
+            ..Context::default()
+        };
+        match notification {
+            // --- errors (spec 3.1 `error`; 8.1: one failure, one runtime.error) ---
+            N::Error { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let detail = to_json(params);
+                if params.will_retry {
+                    let message = format!("{} (retrying)", params.error.message);
+                    self.emit(&context, RuntimeEvent::RuntimeWarning(RuntimeWarningPayload { message, detail: Some(detail) }), out);
+                } else {
+                    self.mark_turn_error(&params.thread_id, &params.turn_id);
+                    let payload = RuntimeErrorPayload {
+                        message: params.error.message.clone(),
+                        class: Some(RuntimeErrorClass::ProviderError),
+                        detail: Some(detail),
+                    };
+                    self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+                }
+            }
+
+            // --- threads ---
+            N::ThreadStarted { params, .. } => {
+                let context = self.thread_context(&params.thread.id, Some(raw));
+                self.on_thread_reported(&context, &params.thread, out);
+            }
+            N::ThreadStatusChanged { params, .. } => {
+                self.thread_state(raw, &params.thread_id, params.status.canonical(), Some(to_json(&params.status)), out);
+            }
+            N::ThreadArchived { params, .. } => self.thread_state(raw, &params.thread_id, ThreadState::Archived, None, out),
+            // Unarchived: back to a loaded, idle thread (the spec's `unarchived` is no state).
+            N::ThreadUnarchived { params, .. } => {
+                self.thread_state(raw, &params.thread_id, ThreadState::Idle, Some(json!("unarchived")), out);
+            }
+            N::ThreadClosed { params, .. } => self.thread_state(raw, &params.thread_id, ThreadState::Closed, None, out),
+            N::ThreadDeleted { params, .. } => {
+                self.thread_state(raw, &params.thread_id, ThreadState::Closed, Some(json!("deleted")), out);
+            }
+            N::ThreadCompacted { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let payload = ThreadStateChangedPayload { state: ThreadState::Compacted, detail: None };
+                self.emit(&context, RuntimeEvent::ThreadStateChanged(payload), out);
+            }
+            N::ThreadNameUpdated { params, .. } => {
+                let context = self.thread_context(&params.thread_id, Some(raw));
+                let payload = ThreadMetadataUpdatedPayload { name: params.thread_name.clone(), metadata: None };
+                self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+            }
+            // Facts about a thread that are neither its state nor its name: metadata, keyed by
+            // what changed.
+            N::ThreadReadStateChanged { params, .. } => self.thread_metadata(raw, &params.thread_id, "readState", params, out),
+            N::ThreadReverted { params, .. } => self.thread_metadata(raw, &params.thread_id, "reverted", params, out),
+            N::ThreadSectionChanged { params, .. } => self.thread_metadata(raw, &params.thread_id, "section", params, out),
+            N::ThreadAttachmentUpdated { params, .. } => self.thread_metadata(raw, &params.thread_id, "attachment", params, out),
+            N::ThreadGoalUpdated { params, .. } => self.thread_metadata(raw, &params.thread_id, "goal", params, out),
+            N::ThreadGoalCleared { params, .. } => self.thread_metadata(raw, &params.thread_id, "goalCleared", params, out),
+            N::ThreadPredictionUpdated { params, .. } => self.thread_metadata(raw, &params.thread_id, "prediction", params, out),
+            N::ThreadQueueChanged { params, .. } => self.thread_metadata(raw, &params.thread_id, "queue", params, out),
+            N::ThreadProjectUpdated { params, .. } => self.thread_metadata(raw, &params.thread_id, "project", params, out),
+            N::ThreadEnvironmentConnected { params, .. } => {
+                self.thread_metadata(raw, &params.thread_id, "environmentConnected", params, out);
+            }
+            N::ThreadEnvironmentDisconnected { params, .. } => {
+                self.thread_metadata(raw, &params.thread_id, "environmentDisconnected", params, out);
+            }
+            N::ThreadSettingsUpdated { params, .. } => self.thread_metadata(raw, &params.thread_id, "settings", params, out),
+            N::ThreadTokenUsageUpdated { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let payload = ThreadTokenUsageUpdatedPayload { usage: to_json(&params.token_usage) };
+                self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+            }
+
+            // --- session-wide configuration ---
+            N::SkillsChanged { params, .. } => self.session_config(&bare, "skills", params, out),
+            N::ProjectChanged { params, .. } => self.session_config(&bare, "project", params, out),
+            N::RemoteControlStatusChanged { params, .. } => self.session_config(&bare, "remoteControl", params, out),
+
+            // --- turns ---
+            N::TurnStarted { params, .. } => self.on_turn_reported(raw, &params.thread_id, &params.turn, out),
+            N::TurnCompleted { params, .. } => self.on_turn_completed(raw, params, out),
+            N::TurnDiffUpdated { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let payload = TurnDiffUpdatedPayload { unified_diff: params.diff.clone() };
+                self.emit(&context, RuntimeEvent::TurnDiffUpdated(payload), out);
+            }
+            N::TurnPlanUpdated { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let plan = params
+                    .plan
+                    .iter()
+                    .map(|step| TurnPlanStep { step: step.step.clone(), status: step.status.canonical() })
+                    .collect();
+                let payload = TurnPlanUpdatedPayload { explanation: Some(params.explanation.clone()), plan };
+                self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+            }
+
+            // --- hooks ---
+            N::HookStarted { params, .. } => {
+                let context = self.hook_context(raw, &params.thread_id, params.turn_id.as_deref());
+                let payload = HookStartedPayload {
+                    hook_id: params.run.id.clone(),
+                    hook_name: params.run.source_path.to_string(),
+                    hook_event: tag(&to_json(&params.run.event_name)),
+                };
+                self.emit(&context, RuntimeEvent::HookStarted(payload), out);
+            }
+            N::HookCompleted { params, .. } => {
+                let context = self.hook_context(raw, &params.thread_id, params.turn_id.as_deref());
+                let status = tag(&to_json(&params.run.status));
+                let outcome = match status.as_str() {
+                    "completed" => HookOutcome::Success,
+                    "stopped" | "cancelled" => HookOutcome::Cancelled,
+                    _ => HookOutcome::Error,
+                };
+                let output = params.run.status_message.clone();
+                let payload = HookCompletedPayload {
+                    hook_id: params.run.id.clone(),
+                    outcome,
+                    output,
+                    stdout: None,
+                    stderr: None,
+                    exit_code: None,
+                };
+                self.emit(&context, RuntimeEvent::HookCompleted(payload), out);
+            }
+
+            // --- items ---
+            N::ItemStarted { params, .. } => self.on_item(raw, &params.thread_id, &params.turn_id, &params.item, false, out),
+            N::ItemCompleted { params, .. } => self.on_item(raw, &params.thread_id, &params.turn_id, &params.item, true, out),
+            N::ItemAgentMessageDelta { params, .. } => self.delta(
+                raw,
+                (&params.thread_id, &params.turn_id, &params.item_id),
+                ContentStreamKind::AssistantText,
+                &params.delta,
+                (None, None),
+                out,
+            ),
+            N::ItemPlanDelta { params, .. } => self.delta(
+                raw,
+                (&params.thread_id, &params.turn_id, &params.item_id),
+                ContentStreamKind::PlanText,
+                &params.delta,
+                (None, None),
+                out,
+            ),
+            N::ItemCommandExecutionOutputDelta { params, .. } => self.delta(
+                raw,
+                (&params.thread_id, &params.turn_id, &params.item_id),
+                ContentStreamKind::CommandOutput,
+                &params.delta,
+                (None, None),
+                out,
+            ),
+            N::ItemFileChangeOutputDelta { params, .. } => self.delta(
+                raw,
+                (&params.thread_id, &params.turn_id, &params.item_id),
+                ContentStreamKind::FileChangeOutput,
+                &params.delta,
+                (None, None),
+                out,
+            ),
+            N::ItemReasoningSummaryTextDelta { params, .. } => self.delta(
+                raw,
+                (&params.thread_id, &params.turn_id, &params.item_id),
+                ContentStreamKind::ReasoningSummaryText,
+                &params.delta,
+                (None, Some(params.summary_index)),
+                out,
+            ),
+            N::ItemReasoningTextDelta { params, .. } => self.delta(
+                raw,
+                (&params.thread_id, &params.turn_id, &params.item_id),
+                ContentStreamKind::ReasoningText,
+                &params.delta,
+                (Some(params.content_index), None),
+                out,
+            ),
+            N::ItemReasoningSummaryPartAdded { params, .. } => self.item_updated(
+                raw,
+                (&params.thread_id, &params.turn_id, &params.item_id),
+                CanonicalItemType::Reasoning,
+                Some(format!("summary part {} started", params.summary_index)),
+                json!({ "summaryIndex": params.summary_index }),
+                out,
+            ),
+            N::ItemCommandExecutionTerminalInteraction { params, .. } => self.item_updated(
+                raw,
+                (&params.thread_id, &params.turn_id, &params.item_id),
+                CanonicalItemType::CommandExecution,
+                Some("terminal input".to_string()),
+                json!({ "processId": params.process_id, "stdin": params.stdin }),
+                out,
+            ),
+            N::ItemFileChangePatchUpdated { params, .. } => self.item_updated(
+                raw,
+                (&params.thread_id, &params.turn_id, &params.item_id),
+                CanonicalItemType::FileChange,
+                None,
+                json!({ "changes": to_json(&params.changes) }),
+                out,
+            ),
+            // The guardian (auto-approval reviewer) examining an item: an update of that item.
+            N::ItemAutoApprovalReviewStarted { params, .. } => {
+                let target = params.target_item_id.as_deref().unwrap_or(&params.review_id);
+                self.item_updated(
+                    raw,
+                    (&params.thread_id, &params.turn_id, target),
+                    CanonicalItemType::Unknown,
+                    Some("auto-approval review started".to_string()),
+                    to_json(params),
+                    out,
+                );
+            }
+            N::ItemAutoApprovalReviewCompleted { params, .. } => {
+                let target = params.target_item_id.as_deref().unwrap_or(&params.review_id);
+                self.item_updated(
+                    raw,
+                    (&params.thread_id, &params.turn_id, target),
+                    CanonicalItemType::Unknown,
+                    Some("auto-approval review completed".to_string()),
+                    to_json(params),
+                    out,
+                );
+            }
+            N::ItemMcpToolCallProgress { params, .. } => {
+                let context = self.item_context(&params.thread_id, &params.turn_id, &params.item_id, Some(raw));
+                let payload = ToolProgressPayload {
+                    tool_use_id: Some(params.item_id.clone()),
+                    tool_name: None,
+                    summary: Some(params.message.clone()),
+                    elapsed_seconds: None,
+                };
+                self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
+            }
+
+            // --- requests ---
+            N::ServerRequestResolved { params, .. } => self.on_request_resolved(raw, params, out),
+
+            // --- processes the client started with `command/exec` / `process/spawn` ---
+            N::CommandExecOutputDelta { params, .. } => {
+                let payload = ToolProgressPayload {
+                    tool_use_id: Some(params.process_id.clone()),
+                    tool_name: Some("command/exec".to_string()),
+                    summary: Some(format!("{} bytes of {} (base64 in raw)", params.delta_base64.len(), tag(&to_json(&params.stream)))),
+                    elapsed_seconds: None,
+                };
+                self.emit(&bare, RuntimeEvent::ToolProgress(payload), out);
+            }
+            N::ProcessOutputDelta { params, .. } => {
+                let payload = ToolProgressPayload {
+                    tool_use_id: Some(params.process_handle.clone()),
+                    tool_name: Some("process".to_string()),
+                    summary: Some(format!("{} bytes of {} (base64 in raw)", params.delta_base64.len(), tag(&to_json(&params.stream)))),
+                    elapsed_seconds: None,
+                };
+                self.emit(&bare, RuntimeEvent::ToolProgress(payload), out);
+            }
+            N::ProcessExited { params, .. } => {
+                let payload = ToolSummaryPayload {
+                    summary: format!("process {} exited with code {}", params.process_handle, params.exit_code),
+                    preceding_tool_use_ids: Some(vec![params.process_handle.clone()]),
+                };
+                self.emit(&bare, RuntimeEvent::ToolSummary(payload), out);
+            }
+
+            // --- MCP ---
+            N::McpServerOauthLoginCompleted { params, .. } => {
+                let payload = McpOauthCompletedPayload {
+                    success: params.success,
+                    name: Some(params.name.clone()),
+                    error: params.error.clone(),
+                };
+                self.emit(&bare, RuntimeEvent::McpOauthCompleted(payload), out);
+            }
+            N::McpServerStartupStatusUpdated { params, .. } => {
+                let context = match &params.thread_id {
+                    Some(thread) => self.thread_context(thread, Some(raw)),
+                    None => bare.clone(),
+                };
+                self.emit(&context, RuntimeEvent::McpStatusUpdated(McpStatusUpdatedPayload { status: to_json(params) }), out);
+            }
+            // Events an MCP server streams to a subscription the client opened.
+            N::McpServerEventStreamNotification { params, .. } => {
+                self.emit(&bare, RuntimeEvent::McpStatusUpdated(McpStatusUpdatedPayload { status: to_json(params) }), out);
+            }
+
+            // --- account and auth ---
+            N::AccountUpdated { params, .. } => {
+                self.emit(&bare, RuntimeEvent::AccountUpdated(AccountUpdatedPayload { account: to_json(params) }), out);
+            }
+            N::AccountGatewayOAuthChanged { params, .. } => {
+                let payload = AuthStatusPayload {
+                    is_authenticating: Some(tag(&to_json(&params.status)) == "pending"),
+                    output: params.auth_url.clone().map(|url| vec![url]),
+                    error: params.error.clone(),
+                };
+                self.emit(&bare, RuntimeEvent::AuthStatus(payload), out);
+            }
+            N::AccountRateLimitsUpdated { params, .. } => {
+                let payload = AccountRateLimitsUpdatedPayload { rate_limits: to_json(&params.rate_limits) };
+                self.emit(&bare, RuntimeEvent::AccountRateLimitsUpdated(payload), out);
+            }
+            N::AccountLoginCompleted { params, .. } => {
+                let payload = AuthStatusPayload { is_authenticating: Some(false), output: None, error: params.error.clone() };
+                self.emit(&bare, RuntimeEvent::AuthStatus(payload), out);
+            }
+            N::ModelProviderAuthRecoveryStarted { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let payload = AuthStatusPayload { is_authenticating: Some(true), output: Some(vec![params.message.clone()]), error: None };
+                self.emit(&context, RuntimeEvent::AuthStatus(payload), out);
+            }
+            N::ModelProviderAuthRecoveryCompleted { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let payload = AuthStatusPayload { is_authenticating: Some(false), output: Some(vec![params.message.clone()]), error: None };
+                self.emit(&context, RuntimeEvent::AuthStatus(payload), out);
+            }
+
+            // --- a background task: importing another agent's configuration ---
+            N::ExternalAgentConfigImportProgress { params, .. } => {
+                let payload = TaskProgressPayload {
+                    task_id: self.task_id(&params.import_id),
+                    description: format!("importing external agent configuration ({} item types)", params.item_type_results.len()),
+                    usage: None,
+                    last_tool_name: None,
+                };
+                self.emit(&bare, RuntimeEvent::TaskProgress(payload), out);
+            }
+            N::ExternalAgentConfigImportCompleted { params, .. } => {
+                let payload = TaskCompletedPayload {
+                    task_id: self.task_id(&params.import_id),
+                    status: TaskStatus::Completed,
+                    summary: Some(format!("imported {} item types", params.item_type_results.len())),
+                    usage: None,
+                };
+                self.emit(&bare, RuntimeEvent::TaskCompleted(payload), out);
+            }
+
+            // --- models ---
+            N::ModelRerouted { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let payload = ModelReroutedPayload {
+                    from_model: params.from_model.clone(),
+                    to_model: params.to_model.clone(),
+                    reason: tag(&to_json(&params.reason)),
+                };
+                self.emit(&context, RuntimeEvent::ModelRerouted(payload), out);
+            }
+
+            // --- warnings and notices ---
+            N::Warning { params, .. } => {
+                let context = match &params.thread_id {
+                    Some(thread) => self.thread_context(thread, Some(raw)),
+                    None => bare.clone(),
+                };
+                self.warn(&context, params.message.clone(), None, out);
+            }
+            N::GuardianWarning { params, .. } => {
+                let context = self.thread_context(&params.thread_id, Some(raw));
+                self.warn(&context, format!("guardian: {}", params.message), None, out);
+            }
+            N::DeprecationNotice { params, .. } => {
+                let payload = DeprecationNoticePayload { summary: params.summary.clone(), details: params.details.clone() };
+                self.emit(&bare, RuntimeEvent::DeprecationNotice(payload), out);
+            }
+            N::ConfigWarning { params, .. } => {
+                let payload = ConfigWarningPayload {
+                    summary: params.summary.clone(),
+                    details: params.details.clone(),
+                    path: params.path.clone(),
+                    range: params.range.as_ref().map(to_json),
+                };
+                self.emit(&bare, RuntimeEvent::ConfigWarning(payload), out);
+            }
+            N::WindowsWorldWritableWarning { params, .. } => {
+                let message = format!("world-writable paths found ({} more than listed)", params.extra_count);
+                self.warn(&bare, message, Some(to_json(params)), out);
+            }
+            N::WindowsSandboxSetupCompleted { params, .. } => {
+                let state = if params.success { SessionState::Ready } else { SessionState::Error };
+                let payload = SessionStateChangedPayload {
+                    state,
+                    reason: Some("windows sandbox setup completed".to_string()),
+                    detail: params.error.clone(),
+                };
+                self.emit(&bare, RuntimeEvent::SessionStateChanged(payload), out);
+                if !params.success {
+                    let message = format!("windows sandbox setup failed: {}", params.error.as_deref().unwrap_or("no reason given"));
+                    self.warn(&bare, message, Some(to_json(params)), out);
+                }
+            }
+
+            // --- realtime ---
+            N::ThreadRealtimeStarted { params, .. } => {
+                let context = self.thread_context(&params.thread_id, Some(raw));
+                let payload = ThreadRealtimeStartedPayload { realtime_session_id: params.realtime_session_id.clone() };
+                self.emit(&context, RuntimeEvent::ThreadRealtimeStarted(payload), out);
+            }
+            N::ThreadRealtimeItemAdded { params, .. } => self.realtime_item(raw, &params.thread_id, params.item.clone(), out),
+            // The realtime item timeline: every step of an item is an item the thread gained.
+            N::ThreadRealtimeItemStarted { params, .. } => self.realtime_item(raw, &params.thread_id, to_json(&params.item), out),
+            N::ThreadRealtimeItemCompleted { params, .. } => self.realtime_item(raw, &params.thread_id, to_json(&params.item), out),
+            N::ThreadRealtimeItemTranscriptDelta { params, .. } => {
+                self.realtime_item(raw, &params.thread_id, to_json(params), out);
+            }
+            N::ThreadRealtimeTranscriptDelta { params, .. } => self.realtime_item(raw, &params.thread_id, to_json(params), out),
+            N::ThreadRealtimeTranscriptDone { params, .. } => self.realtime_item(raw, &params.thread_id, to_json(params), out),
+            N::ThreadRealtimeOutputAudioDelta { params, .. } => {
+                let context = self.thread_context(&params.thread_id, Some(raw));
+                let payload = ThreadRealtimeAudioDeltaPayload { audio: to_json(&params.audio) };
+                self.emit(&context, RuntimeEvent::ThreadRealtimeAudioDelta(payload), out);
+            }
+            N::ThreadRealtimeError { params, .. } => {
+                let context = self.thread_context(&params.thread_id, Some(raw));
+                let payload = ThreadRealtimeErrorPayload { message: params.message.clone() };
+                self.emit(&context, RuntimeEvent::ThreadRealtimeError(payload), out);
+            }
+            N::ThreadRealtimeClosed { params, .. } => {
+                let context = self.thread_context(&params.thread_id, Some(raw));
+                let payload = ThreadRealtimeClosedPayload { reason: params.reason.clone() };
+                self.emit(&context, RuntimeEvent::ThreadRealtimeClosed(payload), out);
+            }
+
+            // --- runtime.warning by design: no canonical event carries these facts ---
+            // The WebRTC answer for the client's realtime transport: plumbing, not a runtime fact.
+            N::ThreadRealtimeSdp { params, .. } => {
+                let context = self.thread_context(&params.thread_id, Some(raw));
+                self.unmapped(&context, method, out);
+            }
+            // Partial results of a client `thread/search` request.
+            N::ThreadSearchPartial { .. }
+            // Results of a client fuzzy file search session.
+            | N::FuzzyFileSearchSessionUpdated { .. }
+            | N::FuzzyFileSearchSessionCompleted { .. }
+            // Changes under a path the client watches with `fs/watch`.
+            | N::FsChanged { .. }
+            // The app catalogue changed; the spec leaves it to a future `app-list.updated`.
+            | N::AppListUpdated { .. } => self.unmapped(&bare, method, out),
+            // Moderation metadata of a turn, model verification results and safety-buffering
+            // status: provider policy telemetry with no canonical event.
+            N::TurnModerationMetadata { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                self.unmapped(&context, method, out);
+            }
+            N::ModelVerification { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                self.unmapped(&context, method, out);
+            }
+            N::ModelSafetyBufferingUpdated { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                self.unmapped(&context, method, out);
+            }
+            // The guardian demands strict review of the turn's actions: a notice, no state.
+            N::AutoApprovalReviewStrictReviewRequired { params, .. } => {
+                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                self.unmapped(&context, method, out);
+            }
+        }
+    }
+
+    fn on_item(
+        &mut self,
+        raw: Raw<'_>,
+        thread: &str,
+        turn: &str,
+        item: &codex::ThreadItem,
+        completed: bool,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let provider_item = item_id(item);
+        let raw = Raw {
+            message_type: Some(item_wire_type(item)),
+            ..raw
+        };
+        let context = self.item_context(thread, turn, provider_item, Some(raw));
+        let item_type = item.canonical();
+        let key = (thread.to_string(), provider_item.to_string());
+        let status = item_status(item);
+        let payload = ItemLifecyclePayload {
+            item_type,
+            status: Some(match (completed, status) {
+                (true, Some(status)) => status,
+                (true, None) => ItemStatus::Completed,
+                (false, status) => status.unwrap_or(ItemStatus::InProgress),
+            }),
+            title: item_title(item),
+            detail: None,
+            data: Some(to_json(item)),
+        };
+        if completed {
+            self.items.remove(&key);
+            self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+        } else {
+            self.items.insert(
+                key,
+                OpenItem {
+                    item_type,
+                    turn: turn.to_string(),
+                },
+            );
+            self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
+        }
+    }
+
+    fn on_turn_completed(
+        &mut self,
+        raw: Raw<'_>,
+        params: &codex::TurnCompletedNotification,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let (thread, turn) = (params.thread_id.as_str(), params.turn.id.as_str());
+        let state = params.turn.status.canonical();
+        let reason = match state {
+            TurnState::Interrupted => "the turn was interrupted before the item completed",
+            TurnState::Failed => "the turn failed before the item completed",
+            TurnState::Completed | TurnState::Cancelled => "the turn completed without completing the item",
+        };
+        self.close_turn_items(thread, turn, reason, out);
+        let open = self.end_turn(thread, turn);
+        let context = self.turn_context(thread, turn, Some(raw));
+        let error_message = params.turn.error.as_ref().map(|error| error.message.clone());
+        if state == TurnState::Failed && !open.error_reported {
+            let payload = RuntimeErrorPayload {
+                message: error_message.clone().unwrap_or_else(|| "turn failed".to_string()),
+                class: Some(RuntimeErrorClass::ProviderError),
+                detail: params.turn.error.as_ref().map(to_json),
+            };
+            self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+        }
+        let payload = TurnCompletedPayload {
+            state,
+            stop_reason: matches!(params.turn.status, codex::TurnStatus::InProgress)
+                .then(|| Some("inProgress".to_string())),
+            usage: None,
+            model_usage: None,
+            total_cost_usd: None,
+            error_message,
+        };
+        self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
+    }
+
+    fn mark_turn_error(&mut self, thread: &str, turn: &str) {
+        self.thread(thread);
+        let open = self.threads.get_mut(thread).expect("remembered above");
+        open.turns.entry(turn.to_string()).or_default().error_reported = true;
+    }
+
+    fn delta(
+        &mut self,
+        raw: Raw<'_>,
+        (thread, turn, item): (&str, &str, &str),
+        stream_kind: ContentStreamKind,
+        delta: &str,
+        (content_index, summary_index): (Option<i64>, Option<i64>),
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.item_context(thread, turn, item, Some(raw));
+        let payload = ContentDeltaPayload {
+            stream_kind,
+            delta: delta.to_string(),
+            content_index,
+            summary_index,
+        };
+        self.emit(&context, RuntimeEvent::ContentDelta(payload), out);
+    }
+
+    fn item_updated(
+        &mut self,
+        raw: Raw<'_>,
+        (thread, turn, item): (&str, &str, &str),
+        fallback: CanonicalItemType,
+        detail: Option<String>,
+        data: Value,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.item_context(thread, turn, item, Some(raw));
+        let item_type = self.open_item_type(thread, item, fallback);
+        let payload = ItemLifecyclePayload {
+            item_type,
+            status: Some(ItemStatus::InProgress),
+            title: None,
+            detail,
+            data: Some(data),
+        };
+        self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+    }
+
+    fn thread_state(
+        &mut self,
+        raw: Raw<'_>,
+        thread: &str,
+        state: ThreadState,
+        detail: Option<Value>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.thread_context(thread, Some(raw));
+        self.emit(
+            &context,
+            RuntimeEvent::ThreadStateChanged(ThreadStateChangedPayload { state, detail }),
+            out,
+        );
+    }
+
+    fn thread_metadata(
+        &mut self,
+        raw: Raw<'_>,
+        thread: &str,
+        key: &str,
+        params: &impl serde::Serialize,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.thread_context(thread, Some(raw));
+        let metadata = Map::from_iter([(key.to_string(), to_json(params))]);
+        let payload = ThreadMetadataUpdatedPayload {
+            name: None,
+            metadata: Some(metadata),
+        };
+        self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+    }
+
+    fn session_config(
+        &mut self,
+        context: &Context<'_>,
+        key: &str,
+        params: &impl serde::Serialize,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let config = Map::from_iter([(key.to_string(), to_json(params))]);
+        self.emit(
+            context,
+            RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+            out,
+        );
+    }
+
+    fn realtime_item(&mut self, raw: Raw<'_>, thread: &str, item: Value, out: &mut Vec<ProviderRuntimeEvent>) {
+        let context = self.thread_context(thread, Some(raw));
+        self.emit(
+            &context,
+            RuntimeEvent::ThreadRealtimeItemAdded(ThreadRealtimeItemAddedPayload { item }),
+            out,
+        );
+    }
+
+    fn hook_context<'a>(&mut self, raw: Raw<'a>, thread: &str, turn: Option<&str>) -> Context<'a> {
+        match turn {
+            Some(turn) => self.turn_context(thread, turn, Some(raw)),
+            None => self.thread_context(thread, Some(raw)),
+        }
+    }
+
+    fn task_id(&mut self, import_id: &str) -> RuntimeTaskId {
+        let session = self.emitter.session_id(b"");
+        RuntimeTaskId::new(ids::derive(&format!("codex:task:{session}:{import_id}"))).expect("a UUID is a valid id")
+    }
+
+    fn warn(
+        &mut self,
+        context: &Context<'_>,
+        message: String,
+        detail: Option<Value>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.emit(
+            context,
+            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload { message, detail }),
+            out,
+        );
+    }
+
+    /// A method listed above as having no canonical event.
+    fn unmapped(&mut self, context: &Context<'_>, method: &str, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.warn(context, format!("`{method}` has no canonical event"), None, out);
+    }
+}
+
+/// The name of a string enum value (`"completed"`), or of an externally tagged one.
+fn tag(value: &Value) -> String {
+    match value {
+        Value::String(tag) => tag.clone(),
+        Value::Object(map) if map.len() == 1 => map.keys().next().cloned().unwrap_or_default(),
+        other => other.to_string(),
+    }
+}

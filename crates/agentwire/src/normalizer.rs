@@ -1,0 +1,37 @@
+//! The one small trait every source's normalizer implements.
+
+use agentwire_canonical::{ProviderKind, ProviderRuntimeEvent, RuntimeSessionId};
+
+use crate::clock::ClockSource;
+use crate::frame::Frame;
+
+/// Turns one source's frames into canonical events.
+///
+/// Events are appended to `out` so a host reuses one buffer for a whole stream. Every frame from
+/// the provider yields at least one event whose `raw.payload` is that message; frames the client
+/// sent yield events only where a mapping uses them. Nothing is dropped: what cannot be decoded
+/// becomes `runtime.warning` with the raw message.
+pub trait Normalizer {
+    /// Maps one frame.
+    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>);
+
+    /// Reports a line that is not a frame at all (not JSON, not a record): a `runtime.warning`
+    /// with the line in `detail` and no `raw`.
+    fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>);
+
+    /// Settles what is still open at the end of the stream: a turn never completed gets
+    /// `turn.aborted`, open items complete as `failed`, open requests resolve as `cancelled`.
+    fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>);
+}
+
+/// What a host may choose; the defaults give byte-identical output for the same input.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The canonical session id; default: UUIDv5 of the first frame's message bytes (the CLI
+    /// passes UUIDv5 of the first input line).
+    pub session_id: Option<RuntimeSessionId>,
+    /// The `provider` of every event; default: the source's own kind.
+    pub provider: Option<ProviderKind>,
+    /// Where `createdAt` falls back to when a frame carries no time.
+    pub clock: ClockSource,
+}
