@@ -3,9 +3,11 @@
 //! - `codegen [--check]`: regenerate `generated/` from `schemas/`; with `--check`, write nothing
 //!   and fail if anything is stale.
 //! - `sync-schemas codex-app-server [--version V]`: refresh a vendored upstream schema.
+//! - `test`: every check (format, generated tree, clippy, Rust tests, TypeScript harness).
 
 mod codegen;
 mod sync_schemas;
+mod test;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,6 +17,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("codegen") => parse_codegen(&args[1..]).and_then(|mode| codegen::run(&project_root(), mode)),
         Some("sync-schemas") => sync_schemas::run(&project_root(), &args[1..]),
+        Some("test") if args.len() == 1 => test::run(&project_root()),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -31,7 +34,8 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "\
 usage: cargo xtask codegen [--check]
-       cargo xtask sync-schemas codex-app-server [--version V]";
+       cargo xtask sync-schemas codex-app-server [--version V]
+       cargo xtask test";
 
 fn parse_codegen(args: &[String]) -> anyhow::Result<codegen::Mode> {
     match args {

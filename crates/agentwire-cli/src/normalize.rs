@@ -4,7 +4,6 @@ use std::io::{IsTerminal, Write};
 
 use agentwire::clock::ClockSource;
 use agentwire::codex_app_server::CodexAppServerNormalizer;
-use agentwire::frame::Frame;
 use agentwire::ids;
 use agentwire::normalizer::{Normalizer, Options};
 use agentwire::source::Source;
@@ -59,16 +58,10 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
                 normalizer.push_unreadable(&line, &reason, &mut events);
                 Some(reason)
             }
-            Ok(line) => match Frame::parse(line, format) {
-                Err(err) => {
-                    normalizer.push_unreadable(line, &err.to_string(), &mut events);
-                    Some(err.to_string())
-                }
-                Ok(frame) => normalizer
-                    .push_checked(&frame, &mut events)
-                    .err()
-                    .map(|err| err.to_string()),
-            },
+            Ok(line) => normalizer
+                .push_line(line, format, &mut events)
+                .err()
+                .map(|problem| problem.0),
         };
         if let Some(reason) = problem {
             eprintln!("{}:{number}: {reason}", input.name);

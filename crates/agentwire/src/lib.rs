@@ -7,17 +7,15 @@
 //! ```no_run
 //! use std::io::{BufRead, Write};
 //! use agentwire::codex_app_server::CodexAppServerNormalizer;
-//! use agentwire::frame::{Frame, LineFormat};
+//! use agentwire::frame::LineFormat;
 //! use agentwire::normalizer::{Normalizer, Options};
 //!
 //! let mut normalizer = CodexAppServerNormalizer::new(Options::default());
 //! let mut events = Vec::new();
 //! let mut out = std::io::stdout().lock();
 //! for line in std::io::stdin().lock().lines() {
-//!     let line = line?;
-//!     match Frame::parse(&line, LineFormat::Bare) {
-//!         Ok(frame) => normalizer.push(&frame, &mut events),
-//!         Err(err) => normalizer.push_unreadable(&line, &err.to_string(), &mut events),
+//!     if let Err(problem) = normalizer.push_line(&line?, LineFormat::Bare, &mut events) {
+//!         eprintln!("{problem}"); // reported as runtime.warning too; the stream goes on
 //!     }
 //!     for event in events.drain(..) {
 //!         serde_json::to_writer(&mut out, &event)?;

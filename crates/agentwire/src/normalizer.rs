@@ -3,7 +3,20 @@
 use agentwire_canonical::{ProviderKind, ProviderRuntimeEvent, RuntimeSessionId};
 
 use crate::clock::ClockSource;
-use crate::frame::Frame;
+use crate::frame::{Frame, LineFormat};
+
+/// Why a line did not map cleanly. The events, including the `runtime.warning` that reports
+/// it, were emitted anyway; a host logs this with the line number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem(pub String);
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Problem {}
 
 /// Turns one source's frames into canonical events.
 ///
@@ -12,12 +25,29 @@ use crate::frame::Frame;
 /// sent yield events only where a mapping uses them. Nothing is dropped: what cannot be decoded
 /// becomes `runtime.warning` with the raw message.
 pub trait Normalizer {
-    /// Maps one frame.
-    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>);
+    /// Maps one frame; `Err` says why it did not decode (a `runtime.warning` was emitted).
+    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem>;
 
     /// Reports a line that is not a frame at all (not JSON, not a record): a `runtime.warning`
     /// with the line in `detail` and no `raw`.
     fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>);
+
+    /// Maps one input line in `format`: a frame, or an unreadable line.
+    fn push_line(
+        &mut self,
+        line: &str,
+        format: LineFormat,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> Result<(), Problem> {
+        match Frame::parse(line, format) {
+            Ok(frame) => self.push(&frame, out),
+            Err(err) => {
+                let reason = err.to_string();
+                self.push_unreadable(line, &reason, out);
+                Err(Problem(reason))
+            }
+        }
+    }
 
     /// Settles what is still open at the end of the stream: a turn never completed gets
     /// `turn.aborted`, open items complete as `failed`, open requests resolve as `cancelled`.

@@ -19,10 +19,9 @@ use crate::clock::Clock;
 use crate::emit::{Context, Emitter, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ids;
-use crate::normalizer::{Normalizer, Options};
+use crate::normalizer::{Normalizer, Options, Problem};
 
-/// Why a frame did not map cleanly; a `runtime.warning` carrying it was emitted. A host logs it
-/// with the line number.
+/// A wire error as a host reports it: the method first, then where and why.
 #[derive(Debug)]
 pub struct PushError(pub WireError);
 
@@ -50,8 +49,6 @@ pub struct CodexAppServerNormalizer {
     turn_starts: BTreeMap<RequestId, String>,
     /// A provider version other than the pinned one was reported (once per connection).
     version_reported: bool,
-    /// The last error the last push reported, for [`Self::push_checked`].
-    last_error: Option<WireError>,
 }
 
 pub(super) struct OpenThread {
@@ -101,15 +98,7 @@ impl CodexAppServerNormalizer {
             requests: BTreeMap::new(),
             turn_starts: BTreeMap::new(),
             version_reported: false,
-            last_error: None,
         }
-    }
-
-    /// [`Normalizer::push`], returning why the frame did not decode when it did not (the events,
-    /// including the `runtime.warning`, are in `out` either way).
-    pub fn push_checked(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), PushError> {
-        self.push(frame, out);
-        self.last_error.take().map_or(Ok(()), |err| Err(PushError(err)))
     }
 
     pub(super) fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -214,6 +203,7 @@ impl CodexAppServerNormalizer {
     /// Completes the open items of a turn as failed (the turn ended without completing them).
     pub(super) fn close_turn_items(
         &mut self,
+        raw: Option<Raw<'_>>,
         thread: &str,
         turn: &str,
         reason: &str,
@@ -227,7 +217,7 @@ impl CodexAppServerNormalizer {
             .collect();
         for key in keys {
             let open = self.items.remove(&key).expect("listed above");
-            let context = self.item_context(thread, turn, &key.1, None);
+            let context = self.item_context(thread, turn, &key.1, raw);
             let payload = ItemLifecyclePayload {
                 item_type: open.item_type,
                 status: Some(agentwire_canonical::ItemStatus::Failed),
@@ -371,15 +361,14 @@ pub(super) fn item_id(provider_thread: &str, provider_item: &str) -> RuntimeItem
 }
 
 impl Normalizer for CodexAppServerNormalizer {
-    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
         self.emitter.session_id(frame.msg.get().as_bytes());
         let message = match self.wire.decode(frame) {
             Ok(message) => message,
             Err(err) => {
                 self.emitter.clock.tick(frame.ts, None);
                 self.warn_undecodable(frame, &err, out);
-                self.last_error = Some(err);
-                return;
+                return Err(Problem(PushError(err).to_string()));
             }
         };
         let provider_time = match &message {
@@ -405,6 +394,7 @@ impl Normalizer for CodexAppServerNormalizer {
             }
             Message::Error { id, method, error } => self.on_error(frame, id, method.as_deref(), error, out),
         }
+        Ok(())
     }
 
     fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -438,7 +428,7 @@ impl CodexAppServerNormalizer {
             .flat_map(|(thread, open)| open.turns.keys().map(move |turn| (thread.clone(), turn.clone())))
             .collect();
         for (thread, turn) in open_turns {
-            self.close_turn_items(&thread, &turn, REASON, out);
+            self.close_turn_items(None, &thread, &turn, REASON, out);
             self.end_turn(&thread, &turn);
             let context = self.turn_context(&thread, &turn, None);
             let payload = agentwire_canonical::TurnAbortedPayload {

@@ -561,7 +561,7 @@ impl CodexAppServerNormalizer {
             TurnState::Failed => "the turn failed before the item completed",
             TurnState::Completed | TurnState::Cancelled => "the turn completed without completing the item",
         };
-        self.close_turn_items(thread, turn, reason, out);
+        self.close_turn_items(Some(raw), thread, turn, reason, out);
         let open = self.end_turn(thread, turn);
         let context = self.turn_context(thread, turn, Some(raw));
         let error_message = params.turn.error.as_ref().map(|error| error.message.clone());

@@ -15,6 +15,9 @@ use crate::decode::PathTracking;
 use crate::frame::{Direction, Frame};
 
 /// One decoded Codex app-server message.
+// One `Message` lives per frame and is matched by reference; boxing the large variants would
+// add an allocation per frame for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
     /// A notification from app-server.

@@ -181,15 +181,12 @@ fn read_params(params: Option<&Value>, definitions: &Map<String, Value>) -> Resu
         ensure_defined(name, definitions)?;
         return Ok(Params::Required(format_ident!("{name}")));
     }
-    if let Some(branches) = params.get("anyOf").and_then(Value::as_array) {
-        if let [one, null] = branches.as_slice() {
-            if null.get("type").and_then(Value::as_str) == Some("null") {
-                if let Some(name) = ref_name(one) {
-                    ensure_defined(name, definitions)?;
-                    return Ok(Params::Optional(format_ident!("{name}")));
-                }
-            }
-        }
+    if let Some([one, null]) = params.get("anyOf").and_then(Value::as_array).map(Vec::as_slice)
+        && null.get("type").and_then(Value::as_str) == Some("null")
+        && let Some(name) = ref_name(one)
+    {
+        ensure_defined(name, definitions)?;
+        return Ok(Params::Optional(format_ident!("{name}")));
     }
     bail!("unsupported params schema {params}")
 }

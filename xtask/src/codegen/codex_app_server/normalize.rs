@@ -63,10 +63,10 @@ fn rewrite_refs(value: &mut Value) {
     match value {
         Value::Object(map) => {
             map.remove("$schema");
-            if let Some(Value::String(reference)) = map.get_mut("$ref") {
-                if let Some(name) = reference.strip_prefix("#/definitions/v2/") {
-                    *reference = format!("#/definitions/{name}");
-                }
+            if let Some(Value::String(reference)) = map.get_mut("$ref")
+                && let Some(name) = reference.strip_prefix("#/definitions/v2/")
+            {
+                *reference = format!("#/definitions/{name}");
             }
             map.values_mut().for_each(rewrite_refs);
         }

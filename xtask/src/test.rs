@@ -1,0 +1,42 @@
+//! `cargo xtask test`: every check of the project, in the order a failure is cheapest to see.
+//!
+//! This is the README's test command and what `.ci/run` runs: formatting, the generated tree's
+//! freshness, clippy, every Rust test, then the TypeScript harness (`npm ci` and `npm test` in
+//! `tests/typescript`, which needs node 20 and the npm registry).
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+pub fn run(root: &Path) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let typescript = root.join("tests/typescript");
+    let steps: [(&str, &str, Vec<&str>, &Path); 6] = [
+        ("format", &cargo, vec!["fmt", "--all", "--", "--check"], root),
+        ("generated tree", &cargo, vec!["xtask", "codegen", "--check"], root),
+        (
+            "clippy",
+            &cargo,
+            vec!["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+            root,
+        ),
+        ("rust tests", &cargo, vec!["test", "--workspace"], root),
+        ("npm ci", "npm", vec!["ci", "--no-audit", "--no-fund"], &typescript),
+        ("typescript tests", "npm", vec!["test"], &typescript),
+    ];
+    for (name, program, args, dir) in steps {
+        eprintln!("==> {name}: {program} {}", args.join(" "));
+        let started = std::time::Instant::now();
+        let status = Command::new(program)
+            .args(&args)
+            .current_dir(dir)
+            .status()
+            .with_context(|| format!("running {program} (is it installed?)"))?;
+        if !status.success() {
+            bail!("{name} failed ({program} {})", args.join(" "));
+        }
+        eprintln!("==> {name}: ok in {:.1?}", started.elapsed());
+    }
+    Ok(())
+}
