@@ -306,3 +306,27 @@ fn a_resumed_thread_keeps_its_canonical_id() {
     );
     assert!(thread_of(&first).is_some());
 }
+
+#[test]
+fn a_different_provider_version_is_reported_once() {
+    let text = std::fs::read_to_string(tests_dir().join("corpus/codex-app-server/multi_turn.jsonl")).expect("trace");
+    assert!(
+        text.matches("0.171.0").count() >= 3,
+        "the user agent and every thread carry the version"
+    );
+    let other = std::env::temp_dir().join(format!("agentwire-version-{}.jsonl", std::process::id()));
+    std::fs::write(&other, text.replace("0.171.0", "0.999.0")).expect("temp file");
+    let events = normalize_codex_app_server(&other).events;
+    std::fs::remove_file(&other).ok();
+    let reports: Vec<&ProviderRuntimeEvent> = events
+        .iter()
+        .filter(|e| matches!(&e.event, RuntimeEvent::RuntimeWarning(w) if w.message.contains("version 0.999.0")))
+        .collect();
+    assert_eq!(reports.len(), 1, "reported once per connection");
+    let pinned = normalize_codex_app_server(&tests_dir().join("corpus/codex-app-server/multi_turn.jsonl")).events;
+    assert!(
+        !pinned
+            .iter()
+            .any(|e| matches!(&e.event, RuntimeEvent::RuntimeWarning(w) if w.message.contains("version")))
+    );
+}

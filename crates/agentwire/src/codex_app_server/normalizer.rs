@@ -28,7 +28,7 @@ pub struct PushError(pub WireError);
 impl std::fmt::Display for PushError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.0.method() {
-            Some(method) if !self.0.to_string().starts_with(method) => write!(f, "{method}: {}", self.0),
+            Some(method) if !self.0.to_string().contains(method) => write!(f, "{method}: {}", self.0),
             _ => self.0.fmt(f),
         }
     }

@@ -1,0 +1,200 @@
+//! `agentwire normalize`, `validate` and `stats` as a user runs them.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_agentwire");
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus/codex-app-server")
+        .join(name)
+}
+
+fn temp_file(tag: &str, contents: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("agentwire-cli-{tag}-{}.jsonl", std::process::id()));
+    std::fs::write(&path, contents).expect("write a temp file");
+    path
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(BIN).args(args).output().expect("run agentwire");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+fn events(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each output line is JSON"))
+        .collect()
+}
+
+#[test]
+fn bad_lines_become_warnings_and_the_stream_goes_on() {
+    let good = std::fs::read_to_string(corpus("text.jsonl")).expect("corpus");
+    let mut lines: Vec<&str> = good.lines().collect();
+    let truncated = &lines[1][..lines[1].len() / 2];
+    let unknown = r#"{"dir":"in","ts":1796016332100,"msg":{"method":"thread/teleported","params":{}}}"#;
+    lines.insert(2, "this is not JSON");
+    lines.insert(3, truncated);
+    lines.insert(4, unknown);
+    let path = temp_file("bad", &(lines.join("\n") + "\n"));
+    let (code, stdout, stderr) = run(&["normalize", path.to_str().expect("UTF-8 path")]);
+    std::fs::remove_file(&path).ok();
+
+    assert_eq!(code, 1, "bad lines make the exit status 1; stderr: {stderr}");
+    let name = path.display().to_string();
+    assert!(
+        stderr.contains(&format!("{name}:3: not JSON")),
+        "stderr names line 3: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{name}:4: not JSON")),
+        "stderr names the truncated line 4: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "{name}:5: unknown ServerNotification method `thread/teleported`"
+        )),
+        "{stderr}"
+    );
+
+    let events = events(&stdout);
+    let warnings: Vec<&Value> = events.iter().filter(|e| e["type"] == "runtime.warning").collect();
+    assert_eq!(warnings.len(), 3, "one warning per bad line: {warnings:#?}");
+    assert_eq!(
+        warnings[0]["payload"]["detail"], "this is not JSON",
+        "an unreadable line rides in detail"
+    );
+    assert!(warnings[0].get("raw").is_none(), "an unreadable line has no raw");
+    assert_eq!(
+        warnings[2]["raw"]["method"], "thread/teleported",
+        "an undecodable message keeps its raw"
+    );
+    assert_eq!(warnings[2]["raw"]["payload"]["method"], "thread/teleported");
+    assert!(
+        events.iter().any(|e| e["type"] == "turn.completed"),
+        "the lines after the bad ones are still mapped"
+    );
+}
+
+#[test]
+fn output_validates_and_is_deterministic() {
+    let trace = corpus("shell_approval_accept.jsonl");
+    let trace = trace.to_str().expect("UTF-8 path");
+    let (code, first, stderr) = run(&["normalize", trace]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, second, _) = run(&["normalize", "--from", "codex-app-server", trace]);
+    assert_eq!(first, second, "same input and options, same bytes");
+
+    let path = temp_file("valid", &first);
+    let (code, report, _) = run(&["validate", "--json", path.to_str().expect("UTF-8 path")]);
+    assert_eq!(code, 0, "{report}");
+    let report: Value = serde_json::from_str(&report).expect("a JSON report");
+    assert_eq!(report["invalid"], 0);
+    assert_eq!(report["valid"].as_u64(), Some(first.lines().count() as u64));
+
+    let (code, stats, _) = run(&["stats", "--json", path.to_str().expect("UTF-8 path")]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(code, 0);
+    let stats: Value = serde_json::from_str(&stats).expect("a JSON report");
+    assert_eq!(stats["byType"]["request.opened"], 1);
+    assert_eq!(stats["byType"]["request.resolved"], 1);
+}
+
+#[test]
+fn options_change_the_session_and_provider() {
+    let trace = corpus("text.jsonl");
+    let (code, stdout, stderr) = run(&[
+        "normalize",
+        "--session-id",
+        "my-session",
+        "--provider-kind",
+        "acp",
+        trace.to_str().expect("UTF-8 path"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for event in events(&stdout) {
+        assert_eq!(event["sessionId"], "my-session");
+        assert_eq!(event["provider"], "acp");
+    }
+    let (code, _, stderr) = run(&["normalize", "--session-id", "  ", trace.to_str().expect("UTF-8 path")]);
+    assert_eq!(code, 2, "a blank session id is a usage error");
+    assert!(stderr.contains("session-id"), "{stderr}");
+}
+
+#[test]
+fn validate_names_the_line_and_field() {
+    let trace = corpus("text.jsonl");
+    let (_, stdout, _) = run(&["normalize", trace.to_str().expect("UTF-8 path")]);
+    let mut lines: Vec<String> = stdout.lines().map(str::to_string).collect();
+    let mut event: Value = serde_json::from_str(&lines[0]).expect("JSON");
+    event["payload"]["message"] = Value::from(42);
+    lines[0] = event.to_string();
+    lines.push("{not json".to_string());
+    let path = temp_file("invalid", &(lines.join("\n") + "\n"));
+    let (code, stdout, _) = run(&["validate", path.to_str().expect("UTF-8 path")]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains(":1: /payload/message: 42 is not of type \"string\""),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!(":{}: not JSON", lines.len())), "{stdout}");
+}
+
+#[test]
+fn version_lists_the_pinned_provider_versions() {
+    let (code, stdout, _) = run(&["--version"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("@openai/codex 0.171.0"), "{stdout}");
+}
+
+/// A live pipe (`codex app-server | agentwire normalize`) sees each event before its input ends.
+#[test]
+fn a_live_pipe_gets_events_before_the_input_ends() {
+    let mut child = Command::new(BIN)
+        .args(["normalize", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agentwire");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.expect("a line")).is_err() {
+                break;
+            }
+        }
+    });
+    // Bare JSON-RPC, as codex app-server prints it on stdout.
+    writeln!(
+        stdin,
+        r#"{{"method":"thread/tokenUsage/updated","params":{{"threadId":"t1","turnId":"u1","tokenUsage":{{"last":{{"cachedInputTokens":0,"inputTokens":1,"outputTokens":1,"reasoningOutputTokens":0,"totalTokens":2}},"total":{{"cachedInputTokens":0,"inputTokens":1,"outputTokens":1,"reasoningOutputTokens":0,"totalTokens":2}},"modelContextWindow":null}}}},"emittedAtMs":1796016332068}}"#
+    )
+    .expect("write");
+    stdin.flush().expect("flush");
+    let line = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("an event arrives while stdin is still open");
+    let event: Value = serde_json::from_str(&line).expect("JSON");
+    assert_eq!(event["type"], "thread.token-usage.updated", "{event}");
+    assert_eq!(
+        event["createdAt"], "2026-11-30T05:25:32.068Z",
+        "emittedAtMs is the clock when there is no ts"
+    );
+    drop(stdin);
+    assert!(child.wait().expect("exit").success());
+}
