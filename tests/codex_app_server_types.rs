@@ -855,3 +855,30 @@ fn dispatch_unions_can_be_decoded_without_path_tracking() {
     let err = ClientRequestResult::decode("no/such", &raw, &mut agentwire_codex_app_server::SerdeJson).unwrap_err();
     assert!(err.to_string().contains("no/such"), "{err}");
 }
+
+#[test]
+fn a_json_rpc_error_is_typed_by_the_request_it_answers() {
+    // The corpus has no JSON-RPC error responses, so one is built here.
+    let mut decoder = Decoder::default();
+    let request = r#"{"dir":"out","ts":1,"msg":{"id":7,"method":"thread/start","params":{}}}"#;
+    assert!(matches!(
+        decode_line(&mut decoder, request),
+        Ok(Message::ClientRequest(ClientRequest::ThreadStart { .. }))
+    ));
+    let msg = json!({"id": 7, "error": {"code": -32600, "message": "bad", "data": {"why": [1, 2.5]}}});
+    let line = json!({"dir": "in", "ts": 2, "msg": msg}).to_string();
+    let message = decode_line(&mut decoder, &line).expect("an error response decodes");
+    let Message::Error { method, .. } = &message else {
+        panic!("not an error: {message:?}");
+    };
+    assert_eq!(method.as_deref(), Some("thread/start"));
+    let mut diff = Differences::default();
+    compare(&msg, &encode(&message), "", "", &mut diff);
+    assert!(diff.losses.is_empty() && diff.added.is_empty() && diff.null_absent.is_empty());
+    // An error to a request never seen still decodes, without a method.
+    let orphan = r#"{"dir":"in","msg":{"id":99,"error":{"code":1,"message":"x"}}}"#;
+    assert!(matches!(
+        decode_line(&mut decoder, orphan),
+        Ok(Message::Error { method: None, .. })
+    ));
+}

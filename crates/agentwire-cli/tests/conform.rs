@@ -93,7 +93,7 @@ fn mixed_trace() -> (String, Vec<(usize, &'static str)>, usize) {
         (5, "thread/teleported"),
         (6, "thread/started: at thread.status.type: "),
         (7, "not JSON: EOF while parsing"),
-        (8, "not JSON: expected value"),
+        (8, "not JSON: "),
     ];
     (lines.join("\n") + "\n", expected, good.len())
 }

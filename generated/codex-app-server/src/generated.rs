@@ -1063,10 +1063,11 @@ pub struct AppInfo {
     pub name: ::std::string::String,
     #[serde(
         rename = "pluginDisplayNames",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub plugin_display_names: ::std::vec::Vec<::std::string::String>,
+    pub plugin_display_names: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
 }
 ///Approval settings for a connected account within an app.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -4231,10 +4232,11 @@ pub struct ConnectorMetadata {
     pub name: ::std::string::String,
     #[serde(
         rename = "pluginDisplayNames",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub plugin_display_names: ::std::vec::Vec<::std::string::String>,
+    pub plugin_display_names: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     #[serde(
         rename = "toolSummaries",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -5078,8 +5080,10 @@ pub struct ExternalAgentConfigDetectParams {
 ///`ExternalAgentConfigDetectResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ExternalAgentConfigDetectResponse {
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub connectors: ::std::vec::Vec<ExternalAgentDetectedConnectorCandidate>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub connectors: ::std::option::Option<
+        ::std::vec::Vec<ExternalAgentDetectedConnectorCandidate>,
+    >,
     pub items: ::std::vec::Vec<ExternalAgentConfigMigrationItem>,
 }
 ///`ExternalAgentConfigImportCompletedNotification`
@@ -8083,8 +8087,8 @@ pub struct HooksListEntry {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct HooksListParams {
     ///Working directories to inspect when no thread is specified. An empty list uses the session cwd.
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub cwds: ::std::vec::Vec<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub cwds: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///List a loaded thread's hooks, including its selected environments. Omit `cwds` in this mode.
     #[serde(rename = "threadId", skip_serializing_if = "::std::option::Option::is_none")]
     pub thread_id: ::std::option::Option<::std::string::String>,
@@ -8816,10 +8820,9 @@ for LogoutAccountResponse {
 pub struct ManagedHooksRequirements {
     #[serde(
         rename = "Interrupt",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub interrupt: ::std::vec::Vec<ConfiguredHookMatcherGroup>,
+    pub interrupt: ::std::option::Option<::std::vec::Vec<ConfiguredHookMatcherGroup>>,
     #[serde(
         rename = "managedDir",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -8831,28 +8834,29 @@ pub struct ManagedHooksRequirements {
     pub post_compact: ::std::vec::Vec<ConfiguredHookMatcherGroup>,
     #[serde(
         rename = "PostModelRequest",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub post_model_request: ::std::vec::Vec<ConfiguredHookMatcherGroup>,
+    pub post_model_request: ::std::option::Option<
+        ::std::vec::Vec<ConfiguredHookMatcherGroup>,
+    >,
     #[serde(rename = "PostToolUse")]
     pub post_tool_use: ::std::vec::Vec<ConfiguredHookMatcherGroup>,
     #[serde(rename = "PreCompact")]
     pub pre_compact: ::std::vec::Vec<ConfiguredHookMatcherGroup>,
     #[serde(
         rename = "PreModelRequest",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub pre_model_request: ::std::vec::Vec<ConfiguredHookMatcherGroup>,
+    pub pre_model_request: ::std::option::Option<
+        ::std::vec::Vec<ConfiguredHookMatcherGroup>,
+    >,
     #[serde(rename = "PreToolUse")]
     pub pre_tool_use: ::std::vec::Vec<ConfiguredHookMatcherGroup>,
     #[serde(
         rename = "SessionEnd",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub session_end: ::std::vec::Vec<ConfiguredHookMatcherGroup>,
+    pub session_end: ::std::option::Option<::std::vec::Vec<ConfiguredHookMatcherGroup>>,
     #[serde(rename = "SessionStart")]
     pub session_start: ::std::vec::Vec<ConfiguredHookMatcherGroup>,
     #[serde(rename = "Stop")]
@@ -10794,26 +10798,25 @@ impl ::std::convert::TryFrom<::std::string::String> for MessagePhase {
 ///`MigrationDetails`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct MigrationDetails {
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub commands: ::std::vec::Vec<CommandMigration>,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub hooks: ::std::vec::Vec<HookMigration>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub commands: ::std::option::Option<::std::vec::Vec<CommandMigration>>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub hooks: ::std::option::Option<::std::vec::Vec<HookMigration>>,
     #[serde(
         rename = "mcpServers",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub mcp_servers: ::std::vec::Vec<McpServerMigration>,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub memory: ::std::vec::Vec<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub plugins: ::std::vec::Vec<PluginsMigration>,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub sessions: ::std::vec::Vec<SessionMigration>,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub skills: ::std::vec::Vec<SkillMigration>,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub subagents: ::std::vec::Vec<SubagentMigration>,
+    pub mcp_servers: ::std::option::Option<::std::vec::Vec<McpServerMigration>>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub memory: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub plugins: ::std::option::Option<::std::vec::Vec<PluginsMigration>>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub sessions: ::std::option::Option<::std::vec::Vec<SessionMigration>>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub skills: ::std::option::Option<::std::vec::Vec<SkillMigration>>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub subagents: ::std::option::Option<::std::vec::Vec<SubagentMigration>>,
 }
 ///`MisalignmentErrorDetails`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -10920,10 +10923,11 @@ pub struct Model {
     ///Deprecated: use `serviceTiers` instead.
     #[serde(
         rename = "additionalSpeedTiers",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub additional_speed_tiers: ::std::vec::Vec<::std::string::String>,
+    pub additional_speed_tiers: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     #[serde(
         rename = "availabilityNux",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -10948,8 +10952,11 @@ pub struct Model {
     pub display_name: ::std::string::String,
     pub hidden: bool,
     pub id: ::std::string::String,
-    #[serde(rename = "inputModalities", default = "defaults::model_input_modalities")]
-    pub input_modalities: ::std::vec::Vec<InputModality>,
+    #[serde(
+        rename = "inputModalities",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub input_modalities: ::std::option::Option<::std::vec::Vec<InputModality>>,
     #[serde(rename = "isDefault")]
     pub is_default: bool,
     pub model: ::std::string::String,
@@ -10966,10 +10973,9 @@ pub struct Model {
     pub multi_agent_version: ::std::option::Option<MultiAgentVersion>,
     #[serde(
         rename = "serviceTiers",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub service_tiers: ::std::vec::Vec<ModelServiceTier>,
+    pub service_tiers: ::std::option::Option<::std::vec::Vec<ModelServiceTier>>,
     #[serde(rename = "supportedReasoningEfforts")]
     pub supported_reasoning_efforts: ::std::vec::Vec<ReasoningEffortOption>,
     ///@deprecated Always false; models no longer support personality selection.
@@ -13007,10 +13013,11 @@ pub struct PluginInstalledParams {
 pub struct PluginInstalledResponse {
     #[serde(
         rename = "marketplaceLoadErrors",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub marketplace_load_errors: ::std::vec::Vec<MarketplaceLoadErrorInfo>,
+    pub marketplace_load_errors: ::std::option::Option<
+        ::std::vec::Vec<MarketplaceLoadErrorInfo>,
+    >,
     pub marketplaces: ::std::vec::Vec<PluginMarketplaceEntry>,
 }
 ///`PluginInterface`
@@ -13191,16 +13198,18 @@ pub struct PluginListParams {
 pub struct PluginListResponse {
     #[serde(
         rename = "featuredPluginIds",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub featured_plugin_ids: ::std::vec::Vec<::std::string::String>,
+    pub featured_plugin_ids: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     #[serde(
         rename = "marketplaceLoadErrors",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub marketplace_load_errors: ::std::vec::Vec<MarketplaceLoadErrorInfo>,
+    pub marketplace_load_errors: ::std::option::Option<
+        ::std::vec::Vec<MarketplaceLoadErrorInfo>,
+    >,
     pub marketplaces: ::std::vec::Vec<PluginMarketplaceEntry>,
 }
 ///`PluginMarketplaceEntry`
@@ -13949,8 +13958,8 @@ pub struct PluginSummary {
     pub installed_at: ::std::option::Option<i64>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub interface: ::std::option::Option<PluginInterface>,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub keywords: ::std::vec::Vec<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub keywords: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///Version of the locally materialized plugin package when available.
     #[serde(
         rename = "localVersion",
@@ -15382,8 +15391,8 @@ pub struct RealtimeVoicesList {
     pub default_v2: RealtimeVoice,
     pub v1: ::std::vec::Vec<RealtimeVoice>,
     pub v2: ::std::vec::Vec<RealtimeVoice>,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub v3: ::std::vec::Vec<RealtimeVoice>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub v3: ::std::option::Option<::std::vec::Vec<RealtimeVoice>>,
 }
 ///A non-empty reasoning effort value advertised by the model.
 #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
@@ -16553,10 +16562,9 @@ pub enum SandboxPolicy {
         network_access: bool,
         #[serde(
             rename = "writableRoots",
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        writable_roots: ::std::vec::Vec<AbsolutePathBuf>,
+        writable_roots: ::std::option::Option<::std::vec::Vec<AbsolutePathBuf>>,
     },
 }
 ///`SandboxWorkspaceWrite`
@@ -16568,8 +16576,8 @@ pub struct SandboxWorkspaceWrite {
     pub exclude_tmpdir_env_var: bool,
     #[serde(default)]
     pub network_access: bool,
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub writable_roots: ::std::vec::Vec<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub writable_roots: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
 ///`ScheduledTaskSchedule`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -17062,8 +17070,8 @@ pub struct SkillsListEntry {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct SkillsListParams {
     ///When empty, defaults to the current session working directory.
-    #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-    pub cwds: ::std::vec::Vec<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub cwds: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///When true, bypass the skills cache and re-scan skills from disk.
     #[serde(
         rename = "forceReload",
@@ -18127,17 +18135,17 @@ pub struct ThreadForkResponse {
     ///Saved list of disabled plugin IDs. Does not yet filter plugin capabilities.
     #[serde(
         rename = "disabledPluginIds",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub disabled_plugin_ids: ::std::vec::Vec<::std::string::String>,
+    pub disabled_plugin_ids: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     ///Environment-native paths to instruction source files currently loaded for this thread.
     #[serde(
         rename = "instructionSources",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub instruction_sources: ::std::vec::Vec<LegacyAppPathString>,
+    pub instruction_sources: ::std::option::Option<::std::vec::Vec<LegacyAppPathString>>,
     pub model: ::std::string::String,
     #[serde(rename = "modelProvider")]
     pub model_provider: ::std::string::String,
@@ -18155,10 +18163,9 @@ pub struct ThreadForkResponse {
     ///Thread-scoped runtime workspace roots used to materialize `:workspace_roots`.
     #[serde(
         rename = "runtimeWorkspaceRoots",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub runtime_workspace_roots: ::std::vec::Vec<AbsolutePathBuf>,
+    pub runtime_workspace_roots: ::std::option::Option<::std::vec::Vec<AbsolutePathBuf>>,
     ///Legacy sandbox policy retained for compatibility. Experimental clients should prefer `activePermissionProfile` for profile provenance.
     pub sandbox: SandboxPolicy,
     #[serde(
@@ -18675,8 +18682,8 @@ EXPERIMENTAL - proposed plan item content. The completed plan item is authoritat
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         completed_at_ms: ::std::option::Option<i64>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        content: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        content: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         id: ::std::string::String,
         ///Unix timestamp in milliseconds when the item started, if recorded.
         #[serde(
@@ -18684,8 +18691,8 @@ EXPERIMENTAL - proposed plan item content. The completed plan item is authoritat
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         started_at_ms: ::std::option::Option<i64>,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        summary: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        summary: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     },
     ///CommandExecutionThreadItem
     #[serde(rename = "commandExecution")]
@@ -19041,10 +19048,9 @@ Either inline generated-image data or its durable attachment-store identity.
         ///Observed local inputs for a completed generation, absent on older items.
         #[serde(
             rename = "inputImages",
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        input_images: ::std::vec::Vec<ImageGenerationInputImage>,
+        input_images: ::std::option::Option<::std::vec::Vec<ImageGenerationInputImage>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         result: ::std::option::Option<::std::string::String>,
         #[serde(
@@ -20953,10 +20959,11 @@ pub struct ThreadResumeResponse {
     ///Saved list of disabled plugin IDs. Does not yet filter plugin capabilities.
     #[serde(
         rename = "disabledPluginIds",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub disabled_plugin_ids: ::std::vec::Vec<::std::string::String>,
+    pub disabled_plugin_ids: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     ///`thread/turns/list` page returned when requested by `initialTurnsPage`.
     #[serde(
         rename = "initialTurnsPage",
@@ -20966,10 +20973,9 @@ pub struct ThreadResumeResponse {
     ///Environment-native paths to instruction source files currently loaded for this thread.
     #[serde(
         rename = "instructionSources",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub instruction_sources: ::std::vec::Vec<LegacyAppPathString>,
+    pub instruction_sources: ::std::option::Option<::std::vec::Vec<LegacyAppPathString>>,
     /**Opaque cursor for hydrating paginated items backwards.
 
 Pass this as `cursor` to `thread/items/list` with `sortDirection: "desc"`. The first page includes the item identified by the cursor.*/
@@ -20995,10 +21001,9 @@ Pass this as `cursor` to `thread/items/list` with `sortDirection: "desc"`. The f
     ///Thread-scoped runtime workspace roots used to materialize `:workspace_roots`.
     #[serde(
         rename = "runtimeWorkspaceRoots",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub runtime_workspace_roots: ::std::vec::Vec<AbsolutePathBuf>,
+    pub runtime_workspace_roots: ::std::option::Option<::std::vec::Vec<AbsolutePathBuf>>,
     ///Legacy sandbox policy retained for compatibility. Experimental clients should prefer `activePermissionProfile` for profile provenance.
     pub sandbox: SandboxPolicy,
     #[serde(
@@ -21588,10 +21593,11 @@ pub struct ThreadSettings {
     ///Saved list of disabled plugin IDs. Does not yet filter plugin capabilities.
     #[serde(
         rename = "disabledPluginIds",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub disabled_plugin_ids: ::std::vec::Vec<::std::string::String>,
+    pub disabled_plugin_ids: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub effort: ::std::option::Option<ReasoningEffort>,
     ///Environments configured for future turns, in priority order, primary first. `null` means the server does not expose the selection; [] means none are selected.
@@ -22110,17 +22116,17 @@ pub struct ThreadStartResponse {
     ///Saved list of disabled plugin IDs. Does not yet filter plugin capabilities.
     #[serde(
         rename = "disabledPluginIds",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub disabled_plugin_ids: ::std::vec::Vec<::std::string::String>,
+    pub disabled_plugin_ids: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     ///Environment-native paths to instruction source files currently loaded for this thread.
     #[serde(
         rename = "instructionSources",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub instruction_sources: ::std::vec::Vec<LegacyAppPathString>,
+    pub instruction_sources: ::std::option::Option<::std::vec::Vec<LegacyAppPathString>>,
     pub model: ::std::string::String,
     #[serde(rename = "modelProvider")]
     pub model_provider: ::std::string::String,
@@ -22138,10 +22144,9 @@ pub struct ThreadStartResponse {
     ///Thread-scoped runtime workspace roots used to materialize `:workspace_roots`.
     #[serde(
         rename = "runtimeWorkspaceRoots",
-        default,
-        skip_serializing_if = "::std::vec::Vec::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub runtime_workspace_roots: ::std::vec::Vec<AbsolutePathBuf>,
+    pub runtime_workspace_roots: ::std::option::Option<::std::vec::Vec<AbsolutePathBuf>>,
     ///Legacy sandbox policy retained for compatibility. Experimental clients should prefer `activePermissionProfile` for profile provenance.
     pub sandbox: SandboxPolicy,
     #[serde(
@@ -23418,8 +23423,8 @@ pub enum UserInput {
     Text {
         text: ::std::string::String,
         ///UI-defined spans within `text` used to render or persist special elements.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        text_elements: ::std::vec::Vec<TextElement>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        text_elements: ::std::option::Option<::std::vec::Vec<TextElement>>,
     },
     ///ImageUserInput
     #[serde(rename = "image")]
@@ -24598,9 +24603,6 @@ pub mod defaults {
     }
     pub(super) fn hook_run_summary_source() -> super::HookSource {
         super::HookSource::Unknown
-    }
-    pub(super) fn model_input_modalities() -> ::std::vec::Vec<super::InputModality> {
-        vec![super::InputModality::Text, super::InputModality::Image]
     }
     pub(super) fn permissions_request_approval_response_scope() -> super::PermissionGrantScope {
         super::PermissionGrantScope::Turn

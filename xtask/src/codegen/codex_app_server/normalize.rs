@@ -16,6 +16,9 @@
 //!   open fallback branch (`{"type": ["string", "object"]}`, "anything else") is dropped: the Rust
 //!   type lists the known values, so a value a newer Codex adds fails to decode and reaches the
 //!   normalizer's `runtime.warning` path with the raw message instead of passing unnoticed.
+//! - an optional array property becomes `anyOf [array, null]`: typify writes a plain optional
+//!   array as `Vec<T>` skipped when empty, so an explicit `[]` on the wire would vanish on
+//!   re-encoding; as `Option<Vec<T>>` absent and `[]` stay apart.
 //! - `not` (unsupported by typify) and nested `$schema` keys are dropped.
 
 use anyhow::{Result, bail};
@@ -92,6 +95,7 @@ fn normalize_schema(value: &mut Value) {
             distribute_shared_properties(map, "oneOf");
             merge_any_of_objects(map);
             title_untitled_branches(map);
+            keep_empty_optional_arrays(map);
         }
         Value::Array(items) => items.iter_mut().for_each(normalize_schema),
         _ => {}
@@ -294,4 +298,25 @@ fn exclusive_any_of_to_one_of(map: &mut Map<String, Value>) {
     }
     map.remove("anyOf");
     map.insert("oneOf".into(), Value::Array(rest));
+}
+
+fn keep_empty_optional_arrays(map: &mut Map<String, Value>) {
+    let required = map_required(map.get("required"));
+    let Some(Value::Object(properties)) = map.get_mut("properties") else { return };
+    for (name, schema) in properties.iter_mut() {
+        if required.contains(name) || schema.get("type").and_then(Value::as_str) != Some("array") {
+            continue;
+        }
+        let mut array = schema.take();
+        let description = array.as_object_mut().and_then(|a| a.remove("description"));
+        if let Some(object) = array.as_object_mut() {
+            object.remove("default");
+        }
+        let mut wrapper = Map::new();
+        if let Some(description) = description {
+            wrapper.insert("description".into(), description);
+        }
+        wrapper.insert("anyOf".into(), Value::Array(vec![array, serde_json::json!({ "type": "null" })]));
+        *schema = Value::Object(wrapper);
+    }
 }
