@@ -313,4 +313,33 @@ mod tests {
         let report = reconcile(&temp.0, wanted(), Mode::Check).unwrap();
         assert!(report.is_clean(), "`cargo xtask codegen` repairs the tree:\n{report}");
     }
+
+    #[test]
+    fn a_canonical_schema_change_updates_rust_and_typescript_together() {
+        let temp = TempRoot::new("canonical");
+        copy_tree(&crate::project_root().join("schemas"), &temp.0.join("schemas"));
+        temp.write(wanted());
+        let schema_path = temp.0.join("schemas/canonical/provider-runtime.schema.json");
+        let schema = std::fs::read_to_string(&schema_path).unwrap();
+        // The description of `CanonicalRuntimeEventType`, which both the Rust and the TS output carry.
+        let edited = schema.replacen(
+            "The type of a canonical runtime event:",
+            "Edited: the type of a canonical runtime event:",
+            1,
+        );
+        assert_ne!(schema, edited, "the schema has a description to edit");
+        std::fs::write(&schema_path, edited).unwrap();
+
+        let report = reconcile(&temp.0, &super::generate_all(&temp.0).unwrap(), Mode::Check).unwrap();
+        let stale: Vec<String> = report.stale.iter().map(|p| p.display().to_string()).collect();
+        assert!(
+            stale.contains(&"generated/canonical/src/generated.rs".to_string()),
+            "Rust is stale: {stale:?}"
+        );
+        assert!(
+            stale.contains(&"generated/typescript/providerRuntime.gen.ts".to_string()),
+            "TS is stale: {stale:?}"
+        );
+        assert!(report.missing.is_empty() && report.extra.is_empty(), "{report}");
+    }
 }

@@ -80,8 +80,30 @@ fn upstream_version(schema_dir: &Path) -> Result<String> {
 }
 
 /// Generates the payload structs and enums with typify. typify panics on constructs it does not
-/// support; the panic is caught and reported with the definition it was working on.
+/// support; the panic is caught and reported with the schema file and the first definition
+/// that panics on its own (with the definitions it refers to).
 fn typify_payloads(definitions: &serde_json::Map<String, Value>) -> Result<proc_macro2::TokenStream> {
+    match run_typify(definitions) {
+        Ok(Ok(tokens)) => Ok(tokens),
+        Ok(Err(err)) => bail!("typify rejected {SCHEMA_DIR}/{CODEX_BUNDLE}: {err}"),
+        Err(message) => {
+            let culprit = definitions
+                .keys()
+                .find(|name| {
+                    let closure = referenced_closure(definitions, name);
+                    matches!(run_typify(&closure), Err(_))
+                })
+                .map_or(
+                    "<none alone; the definitions only panic together>".to_string(),
+                    String::clone,
+                );
+            bail!("typify panicked on {SCHEMA_DIR}/{CODEX_BUNDLE}, definition {culprit}: {message}")
+        }
+    }
+}
+
+/// Runs typify on `definitions`; `Err` carries the panic message.
+fn run_typify(definitions: &serde_json::Map<String, Value>) -> Result<Result<proc_macro2::TokenStream>, String> {
     let mut settings = typify::TypeSpaceSettings::default();
     settings
         .with_struct_builder(false)
@@ -91,15 +113,18 @@ fn typify_payloads(definitions: &serde_json::Map<String, Value>) -> Result<proc_
         settings.with_replacement(name, name, std::iter::empty());
     }
     let mut type_space = typify::TypeSpace::new(&settings);
-    let schemas = definitions
+    let schemas = match definitions
         .iter()
         .map(|(name, schema)| {
             let schema: schemars::schema::Schema =
                 serde_json::from_value(schema.clone()).with_context(|| format!("definition {name} is not a schema"))?;
             Ok((name.clone(), schema))
         })
-        .collect::<Result<Vec<_>>>()?;
-    let names: Vec<String> = schemas.iter().map(|(name, _)| name.clone()).collect();
+        .collect::<Result<Vec<_>>>()
+    {
+        Ok(schemas) => schemas,
+        Err(err) => return Ok(Err(err)),
+    };
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -107,22 +132,59 @@ fn typify_payloads(definitions: &serde_json::Map<String, Value>) -> Result<proc_
     }));
     std::panic::set_hook(default_hook);
     match outcome {
-        Ok(Ok(tokens)) => Ok(tokens),
-        Ok(Err(err)) => bail!("typify rejected {SCHEMA_DIR}/{CODEX_BUNDLE}: {err}"),
-        Err(panic) => {
-            let message = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("(no message)");
-            bail!(
-                "typify panicked on {SCHEMA_DIR}/{CODEX_BUNDLE} ({} definitions, e.g. {}): {message}",
-                names.len(),
-                names
-                    .iter()
-                    .find(|name| message.contains(name.as_str()))
-                    .map_or("<unnamed>", String::as_str)
-            )
+        Ok(result) => Ok(result.map_err(|err| anyhow::anyhow!("{err}"))),
+        Err(panic) => Err(panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "(no message)".to_string())),
+    }
+}
+
+/// `name` and every definition it refers to, transitively.
+fn referenced_closure(definitions: &serde_json::Map<String, Value>, name: &str) -> serde_json::Map<String, Value> {
+    let mut closure = serde_json::Map::new();
+    let mut pending = vec![name.to_string()];
+    while let Some(next) = pending.pop() {
+        if closure.contains_key(&next) {
+            continue;
         }
+        let Some(schema) = definitions.get(&next) else { continue };
+        collect_refs(schema, &mut pending);
+        closure.insert(next, schema.clone());
+    }
+    closure
+}
+
+fn collect_refs(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(name) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/definitions/"))
+            {
+                into.push(name.to_string());
+            }
+            map.values().for_each(|v| collect_refs(v, into));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, into)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A construct typify cannot handle is reported with the schema file and the definition.
+    #[test]
+    fn a_typify_panic_names_the_definition() {
+        let mut definitions = serde_json::Map::new();
+        definitions.insert("Fine".into(), serde_json::json!({ "type": "string" }));
+        // A $ref to nothing makes typify panic ("$ref ... is missing").
+        definitions.insert("Broken".into(), serde_json::json!({ "$ref": "#/definitions/Nowhere" }));
+        let err = super::typify_payloads(&definitions).expect_err("typify cannot generate a dangling ref");
+        let text = format!("{err:#}");
+        assert!(text.contains("codex_app_server_protocol.schemas.json"), "{text}");
+        assert!(text.contains("definition Broken"), "{text}");
     }
 }

@@ -302,7 +302,9 @@ fn exclusive_any_of_to_one_of(map: &mut Map<String, Value>) {
 
 fn keep_empty_optional_arrays(map: &mut Map<String, Value>) {
     let required = map_required(map.get("required"));
-    let Some(Value::Object(properties)) = map.get_mut("properties") else { return };
+    let Some(Value::Object(properties)) = map.get_mut("properties") else {
+        return;
+    };
     for (name, schema) in properties.iter_mut() {
         if required.contains(name) || schema.get("type").and_then(Value::as_str) != Some("array") {
             continue;
@@ -316,7 +318,10 @@ fn keep_empty_optional_arrays(map: &mut Map<String, Value>) {
         if let Some(description) = description {
             wrapper.insert("description".into(), description);
         }
-        wrapper.insert("anyOf".into(), Value::Array(vec![array, serde_json::json!({ "type": "null" })]));
+        wrapper.insert(
+            "anyOf".into(),
+            Value::Array(vec![array, serde_json::json!({ "type": "null" })]),
+        );
         *schema = Value::Object(wrapper);
     }
 }
