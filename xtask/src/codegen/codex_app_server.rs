@@ -91,7 +91,7 @@ fn typify_payloads(definitions: &serde_json::Map<String, Value>) -> Result<proc_
                 .keys()
                 .find(|name| {
                     let closure = referenced_closure(definitions, name);
-                    matches!(run_typify(&closure), Err(_))
+                    run_typify(&closure).is_err()
                 })
                 .map_or(
                     "<none alone; the definitions only panic together>".to_string(),

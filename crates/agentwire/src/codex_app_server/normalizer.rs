@@ -217,16 +217,28 @@ impl CodexAppServerNormalizer {
             .collect();
         for key in keys {
             let open = self.items.remove(&key).expect("listed above");
-            let context = self.item_context(thread, turn, &key.1, raw);
-            let payload = ItemLifecyclePayload {
-                item_type: open.item_type,
-                status: Some(agentwire_canonical::ItemStatus::Failed),
-                title: None,
-                detail: Some(reason.to_string()),
-                data: None,
-            };
-            self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+            self.fail_item(raw, (thread, turn, &key.1), open.item_type, reason, out);
         }
+    }
+
+    /// `item.completed(failed)` for an item its provider never completed.
+    fn fail_item(
+        &mut self,
+        raw: Option<Raw<'_>>,
+        (thread, turn, item): (&str, &str, &str),
+        item_type: CanonicalItemType,
+        reason: &str,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.item_context(thread, turn, item, raw);
+        let payload = ItemLifecyclePayload {
+            item_type,
+            status: Some(agentwire_canonical::ItemStatus::Failed),
+            title: None,
+            detail: Some(reason.to_string()),
+            data: None,
+        };
+        self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
     }
 
     /// The thread of the `turn/start` request `id` answers.
@@ -438,15 +450,7 @@ impl CodexAppServerNormalizer {
         }
         let orphans: Vec<((String, String), OpenItem)> = std::mem::take(&mut self.items).into_iter().collect();
         for ((thread, item), open) in orphans {
-            let context = self.item_context(&thread, &open.turn, &item, None);
-            let payload = ItemLifecyclePayload {
-                item_type: open.item_type,
-                status: Some(agentwire_canonical::ItemStatus::Failed),
-                title: None,
-                detail: Some(REASON.to_string()),
-                data: None,
-            };
-            self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+            self.fail_item(None, (&thread, &open.turn, &item), open.item_type, REASON, out);
         }
     }
 }
