@@ -23,7 +23,11 @@
 //!     }
 //!     out.flush()?;
 //! }
-//! normalizer.finish(&mut events);
+//! normalizer.finish(&mut events); // a turn the provider never completed gets turn.aborted
+//! for event in events.drain(..) {
+//!     serde_json::to_writer(&mut out, &event)?;
+//!     out.write_all(b"\n")?;
+//! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
