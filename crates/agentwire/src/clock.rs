@@ -14,32 +14,45 @@ pub enum ClockSource {
     Wall,
 }
 
-/// The normalizer's clock: remembers the last time it gave.
+/// The normalizer's clock: remembers the last time it gave, formatted once.
 #[derive(Clone, Debug, Default)]
 pub struct Clock {
     source: ClockSource,
     last_ms: i64,
+    /// `last_ms` as `createdAt`, formatted when first asked for.
+    formatted: Option<IsoDateTime>,
 }
 
 impl Clock {
     /// A clock that falls back as `source` says.
     pub fn new(source: ClockSource) -> Self {
-        Clock { source, last_ms: 0 }
+        Clock {
+            source,
+            last_ms: 0,
+            formatted: None,
+        }
     }
 
     /// Advances to a frame's time: `recorded` (transcript `ts`), else `provider` (e.g.
     /// `emittedAtMs`), else the wall clock or the last time.
     pub fn tick(&mut self, recorded: Option<i64>, provider: Option<i64>) {
-        self.last_ms = match (recorded.or(provider), self.source) {
+        let ms = match (recorded.or(provider), self.source) {
             (Some(ms), _) => ms,
             (None, ClockSource::Wall) => wall_ms(),
             (None, ClockSource::Recorded) => self.last_ms,
         };
+        if ms != self.last_ms {
+            self.last_ms = ms;
+            self.formatted = None;
+        }
     }
 
     /// The current time as `createdAt`.
-    pub fn now(&self) -> IsoDateTime {
-        IsoDateTime::new(rfc3339_millis(self.last_ms)).expect("formatted as RFC 3339")
+    pub fn now(&mut self) -> IsoDateTime {
+        let ms = self.last_ms;
+        self.formatted
+            .get_or_insert_with(|| IsoDateTime::new(rfc3339_millis(ms)).expect("formatted as RFC 3339"))
+            .clone()
     }
 }
 

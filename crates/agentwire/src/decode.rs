@@ -2,13 +2,18 @@
 
 use agentwire_codex_app_server::{PayloadDecoder, PayloadError};
 
-/// A [`PayloadDecoder`] that records the JSON path of a failure (`.thread.status.type`), so a
-/// decode error names the method and the exact field.
+/// A [`PayloadDecoder`] that reports the JSON path of a failure (`.thread.status.type`), so a
+/// decode error names the method and the exact field. Payloads decode with plain serde_json
+/// first; only one that fails is decoded again with path tracking, which costs as much as the
+/// decode itself and is wasted on the payloads that fit.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PathTracking;
 
 impl PayloadDecoder for PathTracking {
     fn decode<T: serde::de::DeserializeOwned>(&mut self, json: &str) -> Result<T, PayloadError> {
+        if let Ok(value) = serde_json::from_str(json) {
+            return Ok(value);
+        }
         let mut deserializer = serde_json::Deserializer::from_str(json);
         serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
             let path = err.path().to_string();

@@ -33,27 +33,39 @@ pub struct Context<'a> {
 pub struct Emitter {
     provider: ProviderKind,
     session: Option<RuntimeSessionId>,
+    /// [`ids::event_base`] of the session, once known.
+    event_base: u128,
     seq: u64,
     pub clock: Clock,
 }
 
 impl Emitter {
     pub fn new(provider: ProviderKind, session: Option<RuntimeSessionId>, clock: Clock) -> Self {
+        let event_base = session.as_ref().map_or(0, |session| ids::event_base(session.as_str()));
         Emitter {
             provider,
             session,
+            event_base,
             seq: 0,
             clock,
         }
     }
 
-    /// The session id, derived from `first_message` the first time it is needed.
-    pub fn session_id(&mut self, first_message: &[u8]) -> RuntimeSessionId {
+    /// Fixes the session id, deriving it from `first_message` unless the host gave one.
+    pub fn ensure_session(&mut self, first_message: &[u8]) {
+        if self.session.is_none() {
+            let session =
+                RuntimeSessionId::new(ids::session_from_first_line(first_message)).expect("a UUID is a valid id");
+            self.event_base = ids::event_base(session.as_str());
+            self.session = Some(session);
+        }
+    }
+
+    /// The session id ([`Emitter::ensure_session`] is called with the first frame).
+    pub fn session(&self) -> &RuntimeSessionId {
         self.session
-            .get_or_insert_with(|| {
-                RuntimeSessionId::new(ids::session_from_first_line(first_message)).expect("a UUID is a valid id")
-            })
-            .clone()
+            .as_ref()
+            .expect("ensure_session() is called with the first frame")
     }
 
     /// Whether any frame was seen (the session id is known).
@@ -67,7 +79,7 @@ impl Emitter {
             .session
             .clone()
             .expect("session_id() is called before the first event");
-        let event_id = EventId::new(ids::derive(&format!("{session_id}:event:{}", self.seq))).expect("UUID");
+        let event_id = EventId::new(ids::event_id(self.event_base, self.seq)).expect("a UUID is a valid id");
         self.seq += 1;
         let refs = &context.refs;
         let has_refs = refs.provider_session_id.is_some()

@@ -68,23 +68,29 @@ impl std::fmt::Display for FrameError {
 impl std::error::Error for FrameError {}
 
 impl<'a> Frame<'a> {
-    /// Reads one line in `format`.
+    /// Reads one line in `format`. A record is read in one pass, the message borrowed.
     pub fn parse(line: &'a str, format: LineFormat) -> Result<Self, FrameError> {
-        let raw: &'a RawValue = serde_json::from_str(line).map_err(FrameError::NotJson)?;
         match format {
-            LineFormat::Bare => Ok(Frame {
-                dir: Direction::In,
-                ts: None,
-                msg: raw,
-            }),
-            LineFormat::Transcript => {
-                let record: Record<'a> = serde_json::from_str(raw.get()).map_err(FrameError::NotRecord)?;
+            LineFormat::Bare => {
+                let msg: &'a RawValue = serde_json::from_str(line).map_err(FrameError::NotJson)?;
                 Ok(Frame {
+                    dir: Direction::In,
+                    ts: None,
+                    msg,
+                })
+            }
+            LineFormat::Transcript => match serde_json::from_str::<Record<'a>>(line) {
+                Ok(record) => Ok(Frame {
                     dir: record.dir,
                     ts: record.ts,
                     msg: record.msg,
-                })
-            }
+                }),
+                // Only on failure: is it JSON at all?
+                Err(err) => match serde_json::from_str::<serde::de::IgnoredAny>(line) {
+                    Ok(_) => Err(FrameError::NotRecord(err)),
+                    Err(not_json) => Err(FrameError::NotJson(not_json)),
+                },
+            },
         }
     }
 }

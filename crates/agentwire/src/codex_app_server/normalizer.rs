@@ -52,6 +52,8 @@ pub struct CodexAppServerNormalizer {
 }
 
 pub(super) struct OpenThread {
+    /// The canonical id, derived once.
+    pub id: ThreadId,
     /// `thread.started` was emitted (by the `thread/start` response or `thread/started`).
     pub started: bool,
     /// Turns started and not yet completed, by provider turn id.
@@ -60,6 +62,8 @@ pub(super) struct OpenThread {
 
 #[derive(Default)]
 pub(super) struct OpenTurn {
+    /// The canonical id, derived on first use.
+    pub id: Option<TurnId>,
     /// `turn.started` was emitted (by the `turn/start` response or `turn/started`).
     pub started: bool,
     /// A `runtime.error` was emitted for this turn (one failure, one error).
@@ -67,6 +71,8 @@ pub(super) struct OpenTurn {
 }
 
 pub(super) struct OpenItem {
+    /// The canonical id, derived once.
+    pub id: RuntimeItemId,
     pub item_type: CanonicalItemType,
     pub turn: String,
 }
@@ -107,16 +113,17 @@ impl CodexAppServerNormalizer {
 
     /// The canonical id of a provider thread, remembering the thread.
     pub(super) fn thread(&mut self, provider_thread: &str) -> ThreadId {
-        if !self.threads.contains_key(provider_thread) {
-            self.threads.insert(
-                provider_thread.to_string(),
-                OpenThread {
-                    started: false,
-                    turns: BTreeMap::new(),
-                },
-            );
+        if let Some(open) = self.threads.get(provider_thread) {
+            return open.id.clone();
         }
-        thread_id(provider_thread)
+        let id = thread_id(provider_thread);
+        let open = OpenThread {
+            id: id.clone(),
+            started: false,
+            turns: BTreeMap::new(),
+        };
+        self.threads.insert(provider_thread.to_string(), open);
+        id
     }
 
     /// A context for something that belongs to a thread.
@@ -138,7 +145,17 @@ impl CodexAppServerNormalizer {
         raw: Option<Raw<'a>>,
     ) -> Context<'a> {
         let mut context = self.thread_context(provider_thread, raw);
-        context.turn_id = Some(turn_id(provider_thread, provider_turn));
+        let open = self
+            .threads
+            .get_mut(provider_thread)
+            .and_then(|open| open.turns.get_mut(provider_turn));
+        context.turn_id = Some(match open {
+            Some(open) => open
+                .id
+                .get_or_insert_with(|| turn_id(provider_thread, provider_turn))
+                .clone(),
+            None => turn_id(provider_thread, provider_turn),
+        });
         context.refs.provider_turn_id = ProviderTurnId::new(provider_turn).ok();
         context
     }
@@ -152,7 +169,10 @@ impl CodexAppServerNormalizer {
         raw: Option<Raw<'a>>,
     ) -> Context<'a> {
         let mut context = self.turn_context(provider_thread, provider_turn, raw);
-        context.item_id = Some(item_id(provider_thread, provider_item));
+        let open = self
+            .items
+            .get(&(provider_thread.to_string(), provider_item.to_string()));
+        context.item_id = Some(open.map_or_else(|| item_id(provider_thread, provider_item), |open| open.id.clone()));
         context.refs.provider_item_id = ProviderItemId::new(provider_item).ok();
         context
     }
@@ -374,7 +394,7 @@ pub(super) fn item_id(provider_thread: &str, provider_item: &str) -> RuntimeItem
 
 impl Normalizer for CodexAppServerNormalizer {
     fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
-        self.emitter.session_id(frame.msg.get().as_bytes());
+        self.emitter.ensure_session(frame.msg.get().as_bytes());
         let message = match self.wire.decode(frame) {
             Ok(message) => message,
             Err(err) => {
@@ -410,7 +430,7 @@ impl Normalizer for CodexAppServerNormalizer {
     }
 
     fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.emitter.session_id(line.as_bytes());
+        self.emitter.ensure_session(line.as_bytes());
         self.emitter.clock.tick(None, None);
         let payload = RuntimeWarningPayload {
             message: format!("unreadable input line: {reason}"),

@@ -537,9 +537,11 @@ impl CodexAppServerNormalizer {
             self.items.remove(&key);
             self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
         } else {
+            let id = context.item_id.clone().expect("an item context has an item id");
             self.items.insert(
                 key,
                 OpenItem {
+                    id,
                     item_type,
                     turn: turn.to_string(),
                 },
@@ -696,7 +698,7 @@ impl CodexAppServerNormalizer {
     }
 
     fn task_id(&mut self, import_id: &str) -> RuntimeTaskId {
-        let session = self.emitter.session_id(b"");
+        let session = self.emitter.session().clone();
         RuntimeTaskId::new(ids::derive(&format!("codex:task:{session}:{import_id}"))).expect("a UUID is a valid id")
     }
 

@@ -208,7 +208,7 @@ impl CodexAppServerNormalizer {
         (thread, turn, item): (&Option<String>, &Option<String>, &Option<String>),
         raw: Option<Raw<'a>>,
     ) -> Context<'a> {
-        let session = self.emitter.session_id(b"");
+        let session = self.emitter.session().clone();
         let mut context = match (thread, turn, item) {
             (Some(thread), Some(turn), Some(item)) => self.item_context(thread, turn, item, raw),
             (Some(thread), Some(turn), None) => self.turn_context(thread, turn, raw),
