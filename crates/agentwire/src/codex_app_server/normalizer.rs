@@ -27,9 +27,10 @@ pub struct PushError(pub WireError);
 
 impl std::fmt::Display for PushError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.0.to_string();
         match self.0.method() {
-            Some(method) if !self.0.to_string().contains(method) => write!(f, "{method}: {}", self.0),
-            _ => self.0.fmt(f),
+            Some(method) if !text.contains(method) => write!(f, "{method}: {text}"),
+            Some(_) | None => f.write_str(&text),
         }
     }
 }
@@ -340,9 +341,11 @@ impl CodexAppServerNormalizer {
                     raw: Some(raw),
                     ..Context::default()
                 };
-                let class = match error.code {
-                    -32700 | -32600 | -32601 | -32602 => RuntimeErrorClass::ValidationError,
-                    _ => RuntimeErrorClass::ProviderError,
+                // Parse error, invalid request, unknown method, invalid params: the request was wrong.
+                let class = if matches!(error.code, -32700 | -32600 | -32601 | -32602) {
+                    RuntimeErrorClass::ValidationError
+                } else {
+                    RuntimeErrorClass::ProviderError
                 };
                 let message = format!(
                     "{} failed: {} (JSON-RPC error {})",
@@ -403,9 +406,10 @@ impl Normalizer for CodexAppServerNormalizer {
                 return Err(Problem(PushError(err).to_string()));
             }
         };
-        let provider_time = match &message {
-            Message::ServerNotification(notification) => notification.emitted_at_ms(),
-            _ => None,
+        let provider_time = if let Message::ServerNotification(notification) = &message {
+            notification.emitted_at_ms()
+        } else {
+            None
         };
         self.emitter.clock.tick(frame.ts, provider_time);
         match &message {

@@ -153,11 +153,14 @@ impl CodexAppServerNormalizer {
             }
             N::HookCompleted { params, .. } => {
                 let context = self.hook_context(raw, &params.thread_id, params.turn_id.as_deref());
-                let status = tag(&to_json(&params.run.status));
-                let outcome = match status.as_str() {
-                    "completed" => HookOutcome::Success,
-                    "stopped" | "cancelled" => HookOutcome::Cancelled,
-                    _ => HookOutcome::Error,
+                let outcome = match params.run.status {
+                    codex::HookRunStatus::Completed => HookOutcome::Success,
+                    codex::HookRunStatus::Stopped => HookOutcome::Cancelled,
+                    // A hook that blocked the action, failed, or reports completion while still
+                    // running did not let the action proceed as asked.
+                    codex::HookRunStatus::Failed | codex::HookRunStatus::Blocked | codex::HookRunStatus::Running => {
+                        HookOutcome::Error
+                    }
                 };
                 let output = params.run.status_message.clone();
                 let payload = HookCompletedPayload {
@@ -337,7 +340,12 @@ impl CodexAppServerNormalizer {
             }
             N::AccountGatewayOAuthChanged { params, .. } => {
                 let payload = AuthStatusPayload {
-                    is_authenticating: Some(tag(&to_json(&params.status)) == "pending"),
+                    is_authenticating: Some(match params.status {
+                        codex::GatewayOAuthStatus::Started => true,
+                        codex::GatewayOAuthStatus::NotReady
+                        | codex::GatewayOAuthStatus::Succeeded
+                        | codex::GatewayOAuthStatus::Failed => false,
+                    }),
                     output: params.auth_url.clone().map(|url| vec![url]),
                     error: params.error.clone(),
                 };

@@ -252,7 +252,7 @@ fn tag_of(value: &Value) -> Option<String> {
     match value {
         Value::String(tag) => Some(tag.clone()),
         Value::Object(map) if map.len() == 1 => map.keys().next().cloned(),
-        _ => None,
+        Value::Object(_) | Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) => None,
     }
 }
 
