@@ -33,13 +33,9 @@ fn conform_input(
     let mut decoder = match source {
         Source::CodexAppServer => wire::Decoder::default(),
     };
-    let (mut decoded, mut total, mut number) = (0, 0, 0);
+    let (mut decoded, mut total) = (0, 0);
     let mut buf = Vec::new();
-    while input.next_line(&mut buf)? {
-        number += 1;
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    while let Some(number) = input.next_line(&mut buf)? {
         total += 1;
         let outcome = std::str::from_utf8(&buf)
             .map_err(|err| format!("not UTF-8: {err}"))
@@ -47,7 +43,7 @@ fn conform_input(
             .and_then(|frame| {
                 decoder
                     .decode(&frame)
-                    .map_err(|err| agentwire::codex_app_server::PushError(err).to_string())
+                    .map_err(|err| agentwire::codex_app_server::PushError(&err).to_string())
             });
         match outcome {
             Ok(_) => decoded += 1,

@@ -19,6 +19,8 @@ pub struct Input {
     pub len: Option<u64>,
     /// Bytes read so far (for progress).
     pub read: u64,
+    /// Lines handed out so far, blank ones included (the 1-based number of the last one).
+    number: usize,
     reader: BufReader<Box<dyn Read>>,
     /// Lines read ahead by [`Input::detect`], handed out before reading more.
     ahead: VecDeque<Vec<u8>>,
@@ -42,18 +44,26 @@ impl Input {
             name,
             len,
             read: 0,
+            number: 0,
             reader: BufReader::with_capacity(1 << 16, source),
             ahead: VecDeque::new(),
         })
     }
 
-    /// Reads the next line into `buf` (without its line ending). Returns `Ok(false)` at the end.
-    pub fn next_line(&mut self, buf: &mut Vec<u8>) -> io::Result<bool> {
-        if let Some(line) = self.ahead.pop_front() {
-            *buf = line;
-            return Ok(true);
+    /// Reads the next line that is not blank into `buf` (without its line ending) and returns
+    /// its 1-based line number; `None` at the end.
+    pub fn next_line(&mut self, buf: &mut Vec<u8>) -> io::Result<Option<usize>> {
+        loop {
+            match self.ahead.pop_front() {
+                Some(line) => *buf = line,
+                None if self.read_line(buf)? => {}
+                None => return Ok(None),
+            }
+            self.number += 1;
+            if !buf.iter().all(u8::is_ascii_whitespace) {
+                return Ok(Some(self.number));
+            }
         }
-        self.read_line(buf)
     }
 
     fn read_line(&mut self, buf: &mut Vec<u8>) -> io::Result<bool> {

@@ -44,13 +44,9 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
         .len
         .filter(|len| *len >= PROGRESS_MIN_BYTES && std::io::stderr().is_terminal());
     let mut status = ExitStatus::Success;
-    let (mut events, mut buf, mut number) = (Vec::new(), Vec::new(), 0usize);
+    let (mut events, mut buf) = (Vec::new(), Vec::new());
     let mut shown_percent = 0;
-    while input.next_line(&mut buf)? {
-        number += 1;
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    while let Some(number) = input.next_line(&mut buf)? {
         let problem = match std::str::from_utf8(&buf) {
             Err(err) => {
                 let line = String::from_utf8_lossy(&buf);

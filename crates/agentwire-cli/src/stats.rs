@@ -12,13 +12,9 @@ pub fn run(path: &str, json_output: bool, out: &mut impl Write) -> anyhow::Resul
     let mut input = Input::open(path)?;
     let mut by_type: BTreeMap<String, u64> = BTreeMap::new();
     let mut warnings: BTreeMap<String, u64> = BTreeMap::new();
-    let (mut number, mut unreadable) = (0usize, Vec::new());
+    let mut unreadable = Vec::new();
     let mut buf = Vec::new();
-    while input.next_line(&mut buf)? {
-        number += 1;
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    while let Some(number) = input.next_line(&mut buf)? {
         let event: Value = match serde_json::from_slice(&buf) {
             Ok(event) => event,
             Err(err) => {

@@ -67,14 +67,10 @@ impl CanonicalValidator {
 pub fn run(path: &str, json_output: bool, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let validator = CanonicalValidator::new()?;
     let mut input = Input::open(path)?;
-    let (mut number, mut total, mut valid) = (0usize, 0usize, 0usize);
+    let (mut total, mut valid) = (0usize, 0usize);
     let mut problems = Vec::new();
     let mut buf = Vec::new();
-    while input.next_line(&mut buf)? {
-        number += 1;
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    while let Some(number) = input.next_line(&mut buf)? {
         total += 1;
         let errors = match serde_json::from_slice::<Value>(&buf) {
             Ok(event) => validator.errors(&event),

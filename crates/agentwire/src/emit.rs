@@ -81,12 +81,7 @@ impl Emitter {
             .expect("session_id() is called before the first event");
         let event_id = EventId::new(ids::event_id(self.event_base, self.seq)).expect("a UUID is a valid id");
         self.seq += 1;
-        let refs = &context.refs;
-        let has_refs = refs.provider_session_id.is_some()
-            || refs.provider_thread_id.is_some()
-            || refs.provider_turn_id.is_some()
-            || refs.provider_item_id.is_some()
-            || refs.provider_request_id.is_some();
+        let has_refs = context.refs != ProviderRefs::default();
         ProviderRuntimeEvent {
             event_id,
             provider: self.provider,
@@ -96,7 +91,7 @@ impl Emitter {
             turn_id: context.turn_id.clone(),
             item_id: context.item_id.clone(),
             request_id: context.request_id.clone(),
-            provider_refs: has_refs.then(|| refs.clone()),
+            provider_refs: has_refs.then(|| context.refs.clone()),
             event,
             raw: context.raw.map(|raw| RuntimeEventRaw {
                 source: raw.source,

@@ -23,9 +23,9 @@ use crate::normalizer::{Normalizer, Options, Problem};
 
 /// A wire error as a host reports it: the method first, then where and why.
 #[derive(Debug)]
-pub struct PushError(pub WireError);
+pub struct PushError<'a>(pub &'a WireError);
 
-impl std::fmt::Display for PushError {
+impl std::fmt::Display for PushError<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let text = self.0.to_string();
         match self.0.method() {
@@ -308,7 +308,7 @@ impl CodexAppServerNormalizer {
             Direction::In => "from codex app-server",
             Direction::Out => "from the client",
         };
-        let message = format!("undecodable message {direction}: {}", PushError(clone_error(err)));
+        let message = format!("undecodable message {direction}: {}", PushError(err));
         let detail = json!({ "error": err.to_string(), "method": method });
         self.emit(
             &context,
@@ -372,16 +372,6 @@ impl CodexAppServerNormalizer {
     }
 }
 
-/// `WireError` holds a `serde_json::Error`, which is not `Clone`; its text is what is kept.
-fn clone_error(err: &WireError) -> WireError {
-    match err {
-        WireError::Decode(decode) => WireError::Decode(decode.clone()),
-        WireError::NotJsonRpc => WireError::NotJsonRpc,
-        WireError::UnmatchedResponse { id } => WireError::UnmatchedResponse { id: id.clone() },
-        WireError::Envelope(json) => WireError::Envelope(serde::de::Error::custom(json.to_string())),
-    }
-}
-
 pub(super) fn thread_id(provider_thread: &str) -> ThreadId {
     ThreadId::new(ids::derive(&format!("codex:thread:{provider_thread}"))).expect("a UUID is a valid id")
 }
@@ -403,7 +393,7 @@ impl Normalizer for CodexAppServerNormalizer {
             Err(err) => {
                 self.emitter.clock.tick(frame.ts, None);
                 self.warn_undecodable(frame, &err, out);
-                return Err(Problem(PushError(err).to_string()));
+                return Err(Problem(PushError(&err).to_string()));
             }
         };
         let provider_time = if let Message::ServerNotification(notification) = &message {
