@@ -2,7 +2,6 @@
 
 use std::io::Write;
 
-use agentwire::codex_app_server::wire;
 use agentwire::frame::{Frame, LineFormat};
 use agentwire::source::Source;
 
@@ -30,9 +29,7 @@ fn conform_input(
     format: LineFormat,
     out: &mut impl Write,
 ) -> anyhow::Result<(usize, usize)> {
-    let mut decoder = match source {
-        Source::CodexAppServer => wire::Decoder::default(),
-    };
+    let mut decoder = source.conformer();
     let (mut decoded, mut total) = (0, 0);
     let mut buf = Vec::new();
     while let Some(number) = input.next_line(&mut buf)? {
@@ -40,11 +37,7 @@ fn conform_input(
         let outcome = std::str::from_utf8(&buf)
             .map_err(|err| format!("not UTF-8: {err}"))
             .and_then(|line| Frame::parse(line, format).map_err(|err| err.to_string()))
-            .and_then(|frame| {
-                decoder
-                    .decode(&frame)
-                    .map_err(|err| agentwire::codex_app_server::PushError(&err).to_string())
-            });
+            .and_then(|frame| decoder.decode(&frame).map_err(|problem| problem.message));
         match outcome {
             Ok(_) => decoded += 1,
             Err(reason) => writeln!(out, "{}:{number}: {reason}", input.name)?,

@@ -93,7 +93,7 @@ impl Input {
                 continue;
             }
             match from {
-                Some(source) => return Ok((source, Source::line_format_of(&text))),
+                Some(source) => return Ok((source, LineFormat::of(&text))),
                 None => {
                     if let Some(found) = Source::detect([text.as_str()]) {
                         return Ok(found);
@@ -104,19 +104,13 @@ impl Input {
         match from {
             Some(source) => Ok((source, LineFormat::Transcript)),
             None => {
-                let known: Vec<&str> = Source::ALL.iter().map(|source| source.name()).collect();
                 anyhow::bail!(
                     "{}: cannot tell the format from its first {DETECT_LINES} lines; pass --from ({})",
                     self.name,
-                    known.join(", ")
+                    Source::names().join(", ")
                 )
             }
         }
-    }
-
-    /// The first line, once [`Input::detect`] has read it.
-    pub fn first_line(&self) -> Option<&[u8]> {
-        self.ahead.front().map(Vec::as_slice)
     }
 
     /// Whether the next line can be read without waiting for the producer. Output is flushed

@@ -1,8 +1,9 @@
 //! `agentwire`: conform, normalize, validate and summarize provider traces.
 //!
-//! Exit codes: 0 success; 1 the input had problems (a line that did not decode, map or
-//! validate; each is reported with its line number and the stream went on); 2 usage errors and
-//! unreadable files.
+//! Exit codes: 0 success; 1 the input had problems (each reported with its line number, the
+//! stream went on): for `normalize` a line that could not be read at all (with `--strict`, also a
+//! message that did not decode), for `conform` and `validate` any line that did not fit; 2 usage
+//! errors and unreadable files.
 
 mod conform;
 mod input;
@@ -14,7 +15,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use agentwire::clock::ClockSource;
-use agentwire::source::Source;
+use agentwire::source::{Source, unknown_name};
 use agentwire_canonical::{ProviderKind, RuntimeSessionId};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
@@ -29,7 +30,7 @@ struct Cli {
 enum Command {
     /// Normalize a provider trace to canonical events (JSONL on stdout).
     Normalize {
-        /// The input format; detected from the first lines when omitted.
+        /// The input format (codex-app-server); detected from the first lines when omitted.
         #[arg(long, value_name = "FORMAT")]
         from: Option<Source>,
         /// The canonical session id; default: UUIDv5 of the first input line.
@@ -41,6 +42,10 @@ enum Command {
         /// Where `createdAt` comes from when a line carries no time.
         #[arg(long, value_enum, default_value_t = ClockArg::Recorded)]
         clock: ClockArg,
+        /// Exit 1 also when a message is not declared by the pinned schema or does not decode
+        /// (by default those are `runtime.warning` events in a complete stream, exit 0).
+        #[arg(long)]
+        strict: bool,
         /// The trace (`-` or nothing for stdin).
         #[arg(default_value = "-")]
         file: String,
@@ -65,7 +70,7 @@ enum Command {
     },
     /// Decode every line into the generated provider types and report what does not fit.
     Conform {
-        /// The input format; detected from the first lines when omitted.
+        /// The input format (codex-app-server); detected from the first lines when omitted.
         #[arg(long, value_name = "FORMAT")]
         from: Option<Source>,
         /// Trace files (`-` for stdin).
@@ -102,17 +107,18 @@ fn parse_provider_kind(value: &str) -> Result<ProviderKind, String> {
         .find(|kind| kind.as_str() == value)
         .ok_or_else(|| {
             let known: Vec<&str> = ProviderKind::ALL.iter().map(|kind| kind.as_str()).collect();
-            format!("unknown provider kind {value:?}; known: {}", known.join(", "))
+            unknown_name("provider kind", value, &known)
         })
 }
 
 /// `--version`: this build and the provider protocol versions its types were generated from.
 fn version() -> String {
-    format!(
-        "{}\ncodex app-server: @openai/codex {} (schema generated with --experimental)\ncanonical model: V2 (spec/EVENTS.md section 1)",
-        env!("CARGO_PKG_VERSION"),
-        agentwire_codex_app_server::UPSTREAM_VERSION,
-    )
+    let mut text = env!("CARGO_PKG_VERSION").to_string();
+    for source in Source::ALL {
+        text.push_str(&format!("\n{}: {}", source.name(), source.upstream()));
+    }
+    text.push_str("\ncanonical model: V2 (the provider-runtime V2 proposal, section 1)");
+    text
 }
 
 fn main() -> ExitCode {
@@ -129,6 +135,7 @@ fn main() -> ExitCode {
             session_id,
             provider_kind,
             clock,
+            strict,
             file,
         } => {
             let clock = match clock {
@@ -141,6 +148,7 @@ fn main() -> ExitCode {
                     session_id,
                     provider: provider_kind,
                     clock,
+                    strict,
                     file,
                 },
                 &mut out,

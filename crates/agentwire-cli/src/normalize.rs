@@ -3,9 +3,7 @@
 use std::io::{IsTerminal, Write};
 
 use agentwire::clock::ClockSource;
-use agentwire::codex_app_server::CodexAppServerNormalizer;
-use agentwire::ids;
-use agentwire::normalizer::{Normalizer, Options};
+use agentwire::normalizer::{Options, ProblemKind};
 use agentwire::source::Source;
 use agentwire_canonical::{ProviderKind, RuntimeSessionId};
 
@@ -20,26 +18,24 @@ pub struct Args {
     pub session_id: Option<RuntimeSessionId>,
     pub provider: Option<ProviderKind>,
     pub clock: ClockSource,
+    /// Exit 1 for messages the pinned schema does not declare or cannot decode, too.
+    pub strict: bool,
     pub file: String,
 }
 
 /// Normalizes one input. Lines that do not decode become `runtime.warning` events and a
-/// line-numbered message on stderr; the stream goes on, and the exit status is then 1.
+/// line-numbered message on stderr; the stream goes on. The exit status is 1 when a line could
+/// not be read at all (with `strict`, also when a message did not decode): a `runtime.warning`
+/// for a message a newer provider sends is part of a complete stream.
 pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let mut input = Input::open(&args.file)?;
     let (source, format) = input.detect(args.from)?;
-    let session_id = match args.session_id {
-        Some(id) => id,
-        None => RuntimeSessionId::new(ids::session_from_first_line(input.first_line().unwrap_or_default()))?,
-    };
     let options = Options {
-        session_id: Some(session_id),
+        session_id: args.session_id,
         provider: args.provider,
         clock: args.clock,
     };
-    let mut normalizer = match source {
-        Source::CodexAppServer => CodexAppServerNormalizer::new(options),
-    };
+    let mut normalizer = source.normalizer(options);
     let progress = input
         .len
         .filter(|len| *len >= PROGRESS_MIN_BYTES && std::io::stderr().is_terminal());
@@ -52,16 +48,18 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
                 let line = String::from_utf8_lossy(&buf);
                 let reason = format!("not UTF-8: {err}");
                 normalizer.push_unreadable(&line, &reason, &mut events);
-                Some(reason)
+                Some((ProblemKind::Unreadable, reason))
             }
             Ok(line) => normalizer
                 .push_line(line, format, &mut events)
                 .err()
-                .map(|problem| problem.0),
+                .map(|problem| (problem.kind, problem.message)),
         };
-        if let Some(reason) = problem {
+        if let Some((kind, reason)) = problem {
             eprintln!("{}:{number}: {reason}", input.name);
-            status = ExitStatus::Failure;
+            if args.strict || kind == ProblemKind::Unreadable {
+                status = ExitStatus::Failure;
+            }
         }
         write_events(&mut events, out)?;
         if !input.has_ready_data() {

@@ -88,6 +88,91 @@ fn bad_lines_become_warnings_and_the_stream_goes_on() {
 }
 
 #[test]
+fn undeclared_messages_are_a_complete_stream_unless_strict() {
+    let good = std::fs::read_to_string(corpus("text.jsonl")).expect("corpus");
+    let mut lines: Vec<&str> = good.lines().collect();
+    let undeclared = r#"{"dir":"in","ts":1796016332100,"msg":{"method":"thread/teleported","params":{}}}"#;
+    let undecodable = r#"{"dir":"in","ts":1796016332101,"msg":{"method":"turn/started","params":{"threadId":7}}}"#;
+    lines.insert(2, undeclared);
+    lines.insert(3, undecodable);
+    let path = temp_file("undeclared", &(lines.join("\n") + "\n"));
+    let file = path.to_str().expect("UTF-8 path");
+    let (code, stdout, stderr) = run(&["normalize", file]);
+    let (strict_code, strict_stdout, _) = run(&["normalize", "--strict", file]);
+    std::fs::remove_file(&path).ok();
+
+    assert_eq!(
+        code, 0,
+        "runtime.warnings for messages a newer codex sends are a complete stream: {stderr}"
+    );
+    assert!(
+        stderr.contains(":3: unknown ServerNotification method `thread/teleported`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(":4: turn/started: at"),
+        "the undecodable line is still reported: {stderr}"
+    );
+    let warnings: Vec<String> = events(&stdout)
+        .iter()
+        .filter(|e| e["type"] == "runtime.warning")
+        .map(|e| e["payload"]["message"].as_str().expect("a message").to_string())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("message the pinned schema does not declare"),
+        "{warnings:?}"
+    );
+    assert!(warnings[1].starts_with("undecodable message"), "{warnings:?}");
+    assert_eq!(
+        strict_code, 1,
+        "--strict fails on any undeclared or undecodable message"
+    );
+    assert_eq!(strict_stdout, stdout, "--strict changes the exit status only");
+}
+
+/// A bare stream (the server's stdout) gives no time to its first responses: they wait for the
+/// first time the stream gives instead of being stamped 1970-01-01.
+#[test]
+fn no_event_is_stamped_with_a_time_the_session_never_had() {
+    let bare = [
+        r#"{"id":0,"result":{"userAgent":"x/0.171.0"}}"#,
+        r#"{"method":"thread/tokenUsage/updated","params":{"threadId":"t1","turnId":"u1","tokenUsage":{"last":{"cachedInputTokens":0,"inputTokens":1,"outputTokens":1,"reasoningOutputTokens":0,"totalTokens":2},"total":{"cachedInputTokens":0,"inputTokens":1,"outputTokens":1,"reasoningOutputTokens":0,"totalTokens":2},"modelContextWindow":null}},"emittedAtMs":1796016332068}"#,
+    ];
+    let path = temp_file("bare-time", &(bare.join("\n") + "\n"));
+    let (code, stdout, stderr) = run(&[
+        "normalize",
+        "--from",
+        "codex-app-server",
+        path.to_str().expect("UTF-8 path"),
+    ]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(code, 0, "{stderr}");
+    let events = events(&stdout);
+    assert_eq!(
+        events[0]["type"], "runtime.warning",
+        "a response without its request: {:?}",
+        events[0]
+    );
+    for event in &events {
+        assert_eq!(event["createdAt"], "2026-11-30T05:25:32.068Z", "{event}");
+    }
+    let ids: Vec<&str> = events.iter().map(|e| e["eventId"].as_str().expect("an id")).collect();
+    let (again, _, _) = {
+        let path = temp_file("bare-time-again", &(bare.join("\n") + "\n"));
+        let result = run(&[
+            "normalize",
+            path.to_str().expect("UTF-8 path"),
+            "--from",
+            "codex-app-server",
+        ]);
+        std::fs::remove_file(&path).ok();
+        (result.1, result.0, result.2)
+    };
+    assert_eq!(again, stdout, "held events keep their order and ids: {ids:?}");
+}
+
+#[test]
 fn output_validates_and_is_deterministic() {
     let trace = corpus("shell_approval_accept.jsonl");
     let trace = trace.to_str().expect("UTF-8 path");

@@ -19,6 +19,8 @@ pub enum ClockSource {
 pub struct Clock {
     source: ClockSource,
     last_ms: i64,
+    /// Whether any time was given yet (the wall clock always gives one).
+    known: bool,
     /// `last_ms` as `createdAt`, formatted when first asked for.
     formatted: Option<IsoDateTime>,
 }
@@ -29,6 +31,7 @@ impl Clock {
         Clock {
             source,
             last_ms: 0,
+            known: source == ClockSource::Wall,
             formatted: None,
         }
     }
@@ -37,7 +40,10 @@ impl Clock {
     /// `emittedAtMs`), else the wall clock or the last time.
     pub fn tick(&mut self, recorded: Option<i64>, provider: Option<i64>) {
         let ms = match (recorded.or(provider), self.source) {
-            (Some(ms), _) => ms,
+            (Some(ms), _) => {
+                self.known = true;
+                ms
+            }
             (None, ClockSource::Wall) => wall_ms(),
             (None, ClockSource::Recorded) => self.last_ms,
         };
@@ -45,6 +51,12 @@ impl Clock {
             self.last_ms = ms;
             self.formatted = None;
         }
+    }
+
+    /// Whether the stream has given a time yet. Before it has, `now()` is only the Unix epoch,
+    /// a time the session never had.
+    pub fn knows_time(&self) -> bool {
+        self.known
     }
 
     /// The current time as `createdAt`.

@@ -1,7 +1,7 @@
 //! Building canonical events: the envelope every normalizer fills the same way.
 
 use agentwire_canonical::{
-    EventId, ProviderKind, ProviderRefs, ProviderRuntimeEvent, RuntimeEvent, RuntimeEventRaw, RuntimeEventRawSource,
+    ProviderKind, ProviderRefs, ProviderRuntimeEvent, RuntimeEvent, RuntimeEventRaw, RuntimeEventRawSource,
     RuntimeItemId, RuntimeRequestId, RuntimeSessionId, ThreadId, TurnId,
 };
 use serde_json::value::RawValue;
@@ -18,6 +18,26 @@ pub struct Raw<'a> {
     pub payload: &'a RawValue,
 }
 
+impl<'a> Raw<'a> {
+    /// `payload` from `source`, named by `method` (the JSON-RPC method or the message type).
+    pub fn new(source: RuntimeEventRawSource, method: Option<&'a str>, payload: &'a RawValue) -> Self {
+        Raw {
+            source,
+            method,
+            message_type: None,
+            payload,
+        }
+    }
+
+    /// The same message, with the type of what it carries (`commandExecution`, `error`, ...).
+    pub fn with_type(self, message_type: &'a str) -> Self {
+        Raw {
+            message_type: Some(message_type),
+            ..self
+        }
+    }
+}
+
 /// Where an event belongs: canonical ids, provider ids and the source message.
 #[derive(Clone, Default)]
 pub struct Context<'a> {
@@ -29,7 +49,30 @@ pub struct Context<'a> {
     pub raw: Option<Raw<'a>>,
 }
 
+impl<'a> Context<'a> {
+    /// A context that belongs to the session only, carrying `raw`.
+    pub fn bare(raw: Raw<'a>) -> Self {
+        Context {
+            raw: Some(raw),
+            ..Context::default()
+        }
+    }
+
+    /// The same place, without the source message (for events derived from a message that
+    /// already rides on another event).
+    pub fn without_raw(&self) -> Context<'a> {
+        Context {
+            raw: None,
+            ..self.clone()
+        }
+    }
+}
+
 /// Numbers events, stamps the session and the time, attaches `raw`.
+///
+/// Until the stream has given any time at all (a bare stream's first responses carry none),
+/// events wait in `held` and are stamped with the first time that arrives, so no event says the
+/// session ran at a time it never had; `release` lets them out at the end when none ever came.
 pub struct Emitter {
     provider: ProviderKind,
     session: Option<RuntimeSessionId>,
@@ -37,49 +80,70 @@ pub struct Emitter {
     event_base: u128,
     seq: u64,
     pub clock: Clock,
+    held: Vec<ProviderRuntimeEvent>,
 }
 
 impl Emitter {
     pub fn new(provider: ProviderKind, session: Option<RuntimeSessionId>, clock: Clock) -> Self {
-        let event_base = session.as_ref().map_or(0, |session| ids::event_base(session.as_str()));
+        let event_base = session.as_ref().map_or(0, ids::event_base);
         Emitter {
             provider,
             session,
             event_base,
             seq: 0,
             clock,
+            held: Vec::new(),
         }
     }
 
-    /// Fixes the session id, deriving it from `first_message` unless the host gave one.
-    pub fn ensure_session(&mut self, first_message: &[u8]) {
+    /// Fixes the session id, deriving it from the stream's first line unless the host gave one.
+    pub fn ensure_session(&mut self, first_line: &[u8]) {
         if self.session.is_none() {
-            let session =
-                RuntimeSessionId::new(ids::session_from_first_line(first_message)).expect("a UUID is a valid id");
-            self.event_base = ids::event_base(session.as_str());
+            let session = ids::default_session(first_line);
+            self.event_base = ids::event_base(&session);
             self.session = Some(session);
         }
     }
 
-    /// The session id ([`Emitter::ensure_session`] is called with the first frame).
+    /// The session id ([`Emitter::ensure_session`] is called with the first line).
     pub fn session(&self) -> &RuntimeSessionId {
         self.session
             .as_ref()
-            .expect("ensure_session() is called with the first frame")
+            .expect("ensure_session() is called with the first line")
     }
 
-    /// Whether any frame was seen (the session id is known).
+    /// Whether any line was seen (the session id is known).
     pub fn has_session(&self) -> bool {
         self.session.is_some()
     }
 
-    /// Builds the next event.
-    pub fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent) -> ProviderRuntimeEvent {
-        let session_id = self
-            .session
-            .clone()
-            .expect("session_id() is called before the first event");
-        let event_id = EventId::new(ids::event_id(self.event_base, self.seq)).expect("a UUID is a valid id");
+    /// Appends the next event to `out` (or holds it until the stream gives a time).
+    pub fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
+        let event = self.build(context, event);
+        if self.clock.knows_time() {
+            self.release(out);
+            out.push(event);
+        } else {
+            self.held.push(event);
+        }
+    }
+
+    /// Lets held events out, stamped with the first time the stream gave (the clock's fallback
+    /// when it gave none).
+    pub fn release(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
+        if self.held.is_empty() {
+            return;
+        }
+        let now = self.clock.now();
+        for mut event in self.held.drain(..) {
+            event.created_at = now.clone();
+            out.push(event);
+        }
+    }
+
+    fn build(&mut self, context: &Context<'_>, event: RuntimeEvent) -> ProviderRuntimeEvent {
+        let session_id = self.session().clone();
+        let event_id = ids::event_id(self.event_base, self.seq);
         self.seq += 1;
         let has_refs = context.refs != ProviderRefs::default();
         ProviderRuntimeEvent {

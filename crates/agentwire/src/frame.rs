@@ -26,6 +26,9 @@ pub struct Frame<'a> {
     pub ts: Option<i64>,
     /// The provider message exactly as received.
     pub msg: &'a RawValue,
+    /// The whole input line the frame was read from (the message itself for a host that
+    /// receives messages, not lines): the default session id is derived from the first one.
+    pub line: &'a str,
 }
 
 /// How the lines of an input are framed.
@@ -35,6 +38,18 @@ pub enum LineFormat {
     Transcript,
     /// One provider message per line, all from the provider.
     Bare,
+}
+
+impl LineFormat {
+    /// The line format of an input, from its first line: transcript records, or bare messages
+    /// as the program prints them (`codex app-server | agentwire normalize`).
+    pub fn of(line: &str) -> LineFormat {
+        if Frame::parse(line, LineFormat::Transcript).is_ok() {
+            LineFormat::Transcript
+        } else {
+            LineFormat::Bare
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -68,6 +83,16 @@ impl std::fmt::Display for FrameError {
 impl std::error::Error for FrameError {}
 
 impl<'a> Frame<'a> {
+    /// A frame for a message a host received as such (not read from a line).
+    pub fn new(dir: Direction, ts: Option<i64>, msg: &'a RawValue) -> Self {
+        Frame {
+            dir,
+            ts,
+            msg,
+            line: msg.get(),
+        }
+    }
+
     /// Reads one line in `format`. A record is read in one pass, the message borrowed.
     pub fn parse(line: &'a str, format: LineFormat) -> Result<Self, FrameError> {
         match format {
@@ -77,6 +102,7 @@ impl<'a> Frame<'a> {
                     dir: Direction::In,
                     ts: None,
                     msg,
+                    line,
                 })
             }
             LineFormat::Transcript => match serde_json::from_str::<Record<'a>>(line) {
@@ -84,6 +110,7 @@ impl<'a> Frame<'a> {
                     dir: record.dir,
                     ts: record.ts,
                     msg: record.msg,
+                    line,
                 }),
                 // Only on failure: is it JSON at all?
                 Err(err) => match serde_json::from_str::<serde::de::IgnoredAny>(line) {

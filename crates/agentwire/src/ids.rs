@@ -1,59 +1,136 @@
 //! Canonical ids, derived from provider ids (spec 1.6): never equal to them, the same for the
 //! same input, and needing no table to correlate.
 //!
-//! Every id is a UUIDv5 under [`NAMESPACE`] of a name that says what it identifies:
-//! `<provider>:thread:<provider thread id>` (so a resumed thread keeps its canonical id across
-//! connections), `<provider>:turn:<thread>:<provider turn id>` and
-//! `<provider>:item:<thread>:<provider item id>` (within their thread),
-//! `<provider>:request:<session>:<direction>:<JSON-RPC id>` (JSON-RPC ids restart with every
-//! connection and both sides count from 0/1, so the session and direction scope them).
+//! Every id is a UUIDv5 under [`NAMESPACE`] of a name that says what it identifies, scoped by the
+//! provider the source reads ([`Source::id_scope`]: every Codex source shares `codex`, so a
+//! thread seen through app-server and through its rollout file is the same canonical thread):
+//! `<scope>:thread:<provider thread id>` (a resumed thread keeps its canonical id across
+//! connections), `<scope>:turn:<thread>:<provider turn id>` and
+//! `<scope>:item:<thread>:<provider item id>` (within their thread),
+//! `<scope>:request:<session>:<direction>:<request id>` (JSON-RPC ids restart with every
+//! connection and both sides count from 0/1, so the session and direction scope them),
+//! `<scope>:task:<session>:<provider task id>`.
+//! Call sites never spell these names: they call the typed constructors below.
+//!
 //! Event ids are the exception, made for speed (one per event): the session's UUIDv5 of
 //! `<session>:events` with the event's sequence number XORed into its last 48 bits, marked as a
 //! UUIDv8 ([`event_id`]); still unique per session, deterministic and never a provider id.
 
+use agentwire_canonical::{
+    EventId, RuntimeItemId, RuntimeRequestId, RuntimeSessionId, RuntimeTaskId, ThreadId, TurnId,
+};
 use uuid::Uuid;
+
+use crate::frame::Direction;
+use crate::source::Source;
 
 /// The namespace of every agentwire id: UUIDv5 of the URL `https://agentwire.dev/ids`.
 pub const NAMESPACE: Uuid = Uuid::from_u128(0xe433_9d1b_ece7_5d52_9315_0afa_95d2_019d);
 
 /// UUIDv5 of `name` under [`NAMESPACE`], as a string.
-pub fn derive(name: &str) -> String {
+fn derive(name: &str) -> String {
     Uuid::new_v5(&NAMESPACE, name.as_bytes()).to_string()
 }
 
+/// The canonical id of a provider thread.
+pub fn thread(source: Source, provider_thread: &str) -> ThreadId {
+    let name = format!("{}:thread:{provider_thread}", source.id_scope());
+    ThreadId::new(derive(&name)).expect("a UUID is a valid id")
+}
+
+/// The canonical id of a provider turn within its thread.
+pub fn turn(source: Source, provider_thread: &str, provider_turn: &str) -> TurnId {
+    let name = format!("{}:turn:{provider_thread}:{provider_turn}", source.id_scope());
+    TurnId::new(derive(&name)).expect("a UUID is a valid id")
+}
+
+/// The canonical id of a provider item within its thread.
+pub fn item(source: Source, provider_thread: &str, provider_item: &str) -> RuntimeItemId {
+    let name = format!("{}:item:{provider_thread}:{provider_item}", source.id_scope());
+    RuntimeItemId::new(derive(&name)).expect("a UUID is a valid id")
+}
+
+/// The canonical id of a request that travelled in `dir`, by the provider's id for it (a
+/// JSON-RPC id as its JSON text, so `1` and `"1"` differ), within the session.
+pub fn request(source: Source, session: &RuntimeSessionId, dir: Direction, provider_request: &str) -> RuntimeRequestId {
+    let dir = match dir {
+        Direction::In => "in",
+        Direction::Out => "out",
+    };
+    let name = format!("{}:request:{session}:{dir}:{provider_request}", source.id_scope());
+    RuntimeRequestId::new(derive(&name)).expect("a UUID is a valid id")
+}
+
+/// The canonical id of a provider background task within the session.
+pub fn task(source: Source, session: &RuntimeSessionId, provider_task: &str) -> RuntimeTaskId {
+    let name = format!("{}:task:{session}:{provider_task}", source.id_scope());
+    RuntimeTaskId::new(derive(&name)).expect("a UUID is a valid id")
+}
+
+/// The default session id, the one definition every host shares: UUIDv5 of the bytes of the
+/// stream's first line (a whole transcript record, or a bare message as the program printed it).
+pub fn default_session(first_line: &[u8]) -> RuntimeSessionId {
+    RuntimeSessionId::new(Uuid::new_v5(&NAMESPACE, first_line).to_string()).expect("a UUID is a valid id")
+}
+
 /// The base of a session's event ids (see the module docs).
-pub fn event_base(session: &str) -> u128 {
+pub fn event_base(session: &RuntimeSessionId) -> u128 {
     Uuid::new_v5(&NAMESPACE, format!("{session}:events").as_bytes()).as_u128()
 }
 
 /// The id of the `seq`-th event of the session whose [`event_base`] is `base`.
-pub fn event_id(base: u128, seq: u64) -> String {
+pub fn event_id(base: u128, seq: u64) -> EventId {
     let bytes = (base ^ u128::from(seq & 0xffff_ffff_ffff)).to_be_bytes();
-    uuid::Builder::from_custom_bytes(bytes).into_uuid().to_string()
-}
-
-/// The default session id: UUIDv5 of the first input line's bytes.
-pub fn session_from_first_line(line: &[u8]) -> String {
-    Uuid::new_v5(&NAMESPACE, line).to_string()
+    EventId::new(uuid::Builder::from_custom_bytes(bytes).into_uuid().to_string()).expect("a UUID is a valid id")
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn session(name: &str) -> RuntimeSessionId {
+        default_session(name.as_bytes())
+    }
+
     #[test]
     fn event_ids_are_unique_uuid_v8s_per_session() {
-        let base = super::event_base("session");
-        let ids: std::collections::BTreeSet<String> = (0..10_000).map(|seq| super::event_id(base, seq)).collect();
+        let base = event_base(&session("a"));
+        let ids: std::collections::BTreeSet<String> = (0..10_000)
+            .map(|seq| event_id(base, seq).as_str().to_string())
+            .collect();
         assert_eq!(ids.len(), 10_000);
-        let first = uuid::Uuid::parse_str(&super::event_id(base, 0)).expect("a UUID");
+        let first = Uuid::parse_str(event_id(base, 0).as_str()).expect("a UUID");
         assert_eq!(first.get_version_num(), 8);
-        assert_ne!(super::event_id(super::event_base("other"), 0), super::event_id(base, 0));
+        assert_ne!(event_id(event_base(&session("b")), 0), event_id(base, 0));
     }
 
     #[test]
     fn namespace_is_the_documented_one() {
         assert_eq!(
-            super::NAMESPACE,
-            uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, b"https://agentwire.dev/ids")
+            NAMESPACE,
+            Uuid::new_v5(&Uuid::NAMESPACE_URL, b"https://agentwire.dev/ids")
         );
+    }
+
+    #[test]
+    fn names_follow_the_documented_scheme() {
+        let source = Source::CodexAppServer;
+        let s = session("first line");
+        assert_eq!(thread(source, "t").as_str(), derive("codex:thread:t"));
+        assert_eq!(turn(source, "t", "u").as_str(), derive("codex:turn:t:u"));
+        assert_eq!(item(source, "t", "i").as_str(), derive("codex:item:t:i"));
+        assert_eq!(
+            request(source, &s, Direction::In, "7").as_str(),
+            derive(&format!("codex:request:{s}:in:7"))
+        );
+        assert_ne!(
+            request(source, &s, Direction::In, "7"),
+            request(source, &s, Direction::Out, "7")
+        );
+        assert_ne!(
+            request(source, &s, Direction::In, "7"),
+            request(source, &s, Direction::In, "\"7\"")
+        );
+        assert_eq!(task(source, &s, "x").as_str(), derive(&format!("codex:task:{s}:x")));
     }
 }

@@ -32,11 +32,14 @@
 //! ```
 
 pub mod canonicalize;
+mod catalog;
 pub mod clock;
 pub mod codex_app_server;
+pub mod decision;
 pub mod decode;
-mod emit;
+pub mod emit;
 pub mod frame;
 pub mod ids;
+pub mod ledger;
 pub mod normalizer;
 pub mod source;

@@ -8,11 +8,35 @@ use crate::frame::{Frame, LineFormat};
 /// Why a line did not map cleanly. The events, including the `runtime.warning` that reports
 /// it, were emitted anyway; a host logs this with the line number.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem(pub String);
+pub struct Problem {
+    pub kind: ProblemKind,
+    /// What went wrong, naming the method and the JSON path where known.
+    pub message: String,
+}
+
+/// How bad a [`Problem`] is for a host deciding its exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// The line could not be read at all: not UTF-8, not JSON, not a transcript record.
+    Unreadable,
+    /// A message whose method or type the pinned schema does not declare (a newer provider).
+    Undeclared,
+    /// A declared message whose payload does not fit the pinned schema.
+    Undecodable,
+}
+
+impl Problem {
+    pub fn new(kind: ProblemKind, message: impl Into<String>) -> Self {
+        Problem {
+            kind,
+            message: message.into(),
+        }
+    }
+}
 
 impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -44,7 +68,7 @@ pub trait Normalizer {
             Err(err) => {
                 let reason = err.to_string();
                 self.push_unreadable(line, &reason, out);
-                Err(Problem(reason))
+                Err(Problem::new(ProblemKind::Unreadable, reason))
             }
         }
     }
@@ -57,11 +81,16 @@ pub trait Normalizer {
 /// What a host may choose; the defaults give byte-identical output for the same input.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// The canonical session id; default: UUIDv5 of the first frame's message bytes (the CLI
-    /// passes UUIDv5 of the first input line).
+    /// The canonical session id; default: [`crate::ids::default_session`] of the first line.
     pub session_id: Option<RuntimeSessionId>,
     /// The `provider` of every event; default: the source's own kind.
     pub provider: Option<ProviderKind>,
     /// Where `createdAt` falls back to when a frame carries no time.
     pub clock: ClockSource,
+}
+
+/// Decodes one source's frames into its generated types, for `agentwire conform`: strict, every
+/// line that does not fit is an error naming the method, the JSON path and the reason.
+pub trait Conformer {
+    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), Problem>;
 }

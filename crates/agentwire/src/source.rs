@@ -1,13 +1,16 @@
-//! The provider protocols agentwire reads, and how to tell them apart.
+//! The one list of the provider protocols agentwire reads.
+//!
+//! This module holds what a source *is* (its name, provider, id scope); what each source *does*
+//! (its normalizer, its conform decoder, its format detection) is in [`crate::catalog`], next to
+//! the source modules it dispatches to. Adding a source adds a variant here, its arms there, and
+//! its own module: no host code (the CLI included) names a provider's types.
 
 use std::str::FromStr;
 
-use agentwire_codex_app_server::{ClientRequest, RawEnvelope, ServerNotification, ServerRequest};
-
-use crate::frame::{Frame, LineFormat};
+use agentwire_canonical::ProviderKind;
 
 /// A provider protocol.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Source {
     /// `codex app-server` JSON-RPC over stdio: `{"dir","ts","msg"}` transcript records, or the
     /// server's stdout as is.
@@ -15,7 +18,7 @@ pub enum Source {
 }
 
 impl Source {
-    /// Every source, in the order detection tries them.
+    /// Every source, in the order format detection tries them.
     pub const ALL: &'static [Source] = &[Source::CodexAppServer];
 
     /// The name used on the command line (`--from`).
@@ -25,45 +28,37 @@ impl Source {
         }
     }
 
-    /// Guesses the source and line format from the first lines of an input: the first line
-    /// that is a frame of some source (a transcript record, else a bare message) and carries a
-    /// method that source defines decides.
-    pub fn detect<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<(Source, LineFormat)> {
-        lines.into_iter().find_map(|line| {
-            let format = Self::line_format_of(line);
-            let frame = Frame::parse(line, format).ok()?;
-            Self::ALL
-                .iter()
-                .copied()
-                .find(|source| source.claims(&frame))
-                .map(|source| (source, format))
-        })
-    }
-
-    /// The line format of an input, from its first line: transcript records, or bare messages
-    /// as the program prints them (`codex app-server | agentwire normalize`).
-    pub fn line_format_of(line: &str) -> LineFormat {
-        if Frame::parse(line, LineFormat::Transcript).is_ok() {
-            LineFormat::Transcript
-        } else {
-            LineFormat::Bare
-        }
-    }
-
-    fn claims(self, frame: &Frame<'_>) -> bool {
+    /// The program a person knows the source as, for messages.
+    pub fn program(self) -> &'static str {
         match self {
-            Self::CodexAppServer => {
-                let Ok(envelope) = serde_json::from_str::<RawEnvelope>(frame.msg.get()) else {
-                    return false;
-                };
-                envelope.method.as_deref().is_some_and(|method| {
-                    ServerNotification::METHODS.contains(&method)
-                        || ServerRequest::METHODS.contains(&method)
-                        || ClientRequest::METHODS.contains(&method)
-                })
-            }
+            Self::CodexAppServer => "codex app-server",
         }
     }
+
+    /// The `provider` of the events this source yields unless the host says otherwise.
+    pub fn provider_kind(self) -> ProviderKind {
+        match self {
+            Self::CodexAppServer => ProviderKind::Codex,
+        }
+    }
+
+    /// The scope of the canonical ids derived from this source's provider ids: sources reading
+    /// the same provider share it (see [`crate::ids`]).
+    pub fn id_scope(self) -> &'static str {
+        match self {
+            Self::CodexAppServer => "codex",
+        }
+    }
+
+    /// The names of every source, for "known: ..." messages.
+    pub fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|source| source.name()).collect()
+    }
+}
+
+/// `name not found; known: a, b, c`: the one wording of every lookup by name that failed.
+pub fn unknown_name(what: &str, name: &str, known: &[&str]) -> String {
+    format!("unknown {what} {name:?}; known: {}", known.join(", "))
 }
 
 impl FromStr for Source {
@@ -74,10 +69,7 @@ impl FromStr for Source {
             .iter()
             .copied()
             .find(|source| source.name() == name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = Self::ALL.iter().map(|source| source.name()).collect();
-                format!("unknown format {name:?}; known: {}", known.join(", "))
-            })
+            .ok_or_else(|| unknown_name("format", name, &Self::names()))
     }
 }
 

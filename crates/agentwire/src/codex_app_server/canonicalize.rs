@@ -70,11 +70,16 @@ pub fn item_status(item: &codex::ThreadItem) -> Option<ItemStatus> {
     }
 }
 
-/// A short human title: the command, the tool, the query.
+/// A short human title: the command as a person wrote it (Codex's parsed `commandActions`, not
+/// the `/bin/bash -lc` wrapper), the tool, the query, the file.
 pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
     use codex::ThreadItem as I;
     match item {
-        I::CommandExecution { command, .. } => Some(command.clone()),
+        I::CommandExecution {
+            command,
+            command_actions,
+            ..
+        } => Some(command_display(command_actions).unwrap_or_else(|| command.clone())),
         I::McpToolCall { server, tool, .. } => Some(format!("{server}.{tool}")),
         I::DynamicToolCall { tool, namespace, .. } => Some(
             namespace
@@ -101,6 +106,88 @@ pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
         | I::ExitedReviewMode { .. }
         | I::ContextCompaction { .. } => None,
     }
+}
+
+/// The commands of parsed command actions, as a person would type them (`echo hi && ls`).
+pub fn command_display(actions: &[codex::CommandAction]) -> Option<String> {
+    use codex::CommandAction as A;
+    let commands: Vec<&str> = actions
+        .iter()
+        .map(|action| match action {
+            A::Read { command, .. }
+            | A::ListFiles { command, .. }
+            | A::Search { command, .. }
+            | A::Unknown { command } => command.as_str(),
+        })
+        .collect();
+    (!commands.is_empty()).then(|| commands.join(" && "))
+}
+
+/// A second line for tool items: what ran and how it went.
+pub fn item_detail(item: &codex::ThreadItem) -> Option<String> {
+    use codex::ThreadItem as I;
+    match item {
+        I::CommandExecution {
+            command,
+            cwd,
+            exit_code,
+            duration_ms,
+            ..
+        } => Some(match (exit_code, duration_ms) {
+            (Some(code), Some(ms)) => format!("exit code {code} after {ms} ms: {command}"),
+            (Some(code), None) => format!("exit code {code}: {command}"),
+            (None, _) => format!("{command} (in {cwd})"),
+        }),
+        I::FileChange { changes, .. } => Some(
+            changes
+                .iter()
+                .map(|change| {
+                    let kind = match &change.kind {
+                        codex::PatchChangeKind::Add => "add",
+                        codex::PatchChangeKind::Delete => "delete",
+                        codex::PatchChangeKind::Update { .. } => "update",
+                    };
+                    format!("{kind} {}", change.path)
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        I::McpToolCall { arguments, error, .. } => Some(match error {
+            Some(error) => format!("failed: {}", error.message),
+            None => compact(arguments),
+        }),
+        I::DynamicToolCall { arguments, .. } => Some(compact(arguments)),
+        I::CollabAgentToolCall { prompt, .. } => prompt.clone(),
+        I::ImageView { path, .. } => Some(path.to_string()),
+        I::UserMessage { .. }
+        | I::HookPrompt { .. }
+        | I::AgentMessage { .. }
+        | I::FunctionCallOutput { .. }
+        | I::Plan { .. }
+        | I::Reasoning { .. }
+        | I::SubAgentActivity { .. }
+        | I::WebSearch { .. }
+        | I::Sleep { .. }
+        | I::ImageGeneration { .. }
+        | I::EnteredReviewMode { .. }
+        | I::ExitedReviewMode { .. }
+        | I::ContextCompaction { .. } => None,
+    }
+}
+
+/// Tool arguments on one line, cut to a length a card can show.
+fn compact(value: &serde_json::Value) -> String {
+    const MAX_CHARS: usize = 200;
+    let text = value.to_string();
+    match text.char_indices().nth(MAX_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// A generated value as JSON.
+pub fn to_json(value: &impl serde::Serialize) -> serde_json::Value {
+    serde_json::to_value(value).expect("generated types serialize to JSON")
 }
 
 /// The item's provider id.

@@ -8,15 +8,14 @@
 
 use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, AccountUpdatedPayload, McpStatusUpdatedPayload, ProviderRuntimeEvent,
-    ProviderSessionId, RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload, SessionConfiguredPayload,
-    SessionStartedPayload, SessionState, SessionStateChangedPayload, ThreadMetadataUpdatedPayload,
-    ThreadStartedPayload, TurnStartedPayload,
+    ProviderSessionId, RuntimeEvent, RuntimeEventRawSource, SessionConfiguredPayload, SessionStartedPayload,
+    ThreadMetadataUpdatedPayload, ThreadStartedPayload, ToolSummaryPayload, TurnStartedPayload,
 };
 use agentwire_codex_app_server::{self as codex, ClientRequestResult, RequestId};
 use serde_json::{Map, Value};
 
+use super::canonicalize::to_json;
 use super::normalizer::CodexAppServerNormalizer;
-use super::requests::to_json;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 
@@ -30,16 +29,8 @@ impl CodexAppServerNormalizer {
     ) {
         use ClientRequestResult as R;
         let method = result.method();
-        let raw = Raw {
-            source: RuntimeEventRawSource::CodexAppServerResponse,
-            method: Some(method),
-            message_type: None,
-            payload: frame.msg,
-        };
-        let bare = Context {
-            raw: Some(raw),
-            ..Context::default()
-        };
+        let raw = Raw::new(RuntimeEventRawSource::CodexAppServerResponse, Some(method), frame.msg);
+        let bare = Context::bare(raw);
         match result {
             R::Initialize(init) => {
                 let payload = SessionStartedPayload {
@@ -76,13 +67,10 @@ impl CodexAppServerNormalizer {
                     }
                 }
             }
+            // The turn ends when `turn/completed` says so; until then the session is as it was.
             R::TurnInterrupt(_) => {
-                let payload = SessionStateChangedPayload {
-                    state: SessionState::Running,
-                    reason: Some("turn/interrupt acknowledged; the turn completes as interrupted".into()),
-                    detail: None,
-                };
-                self.emit(&bare, RuntimeEvent::SessionStateChanged(payload), out);
+                let reason = "turn/interrupt acknowledged; the turn completes as interrupted";
+                self.ledger.report_current_state(&bare, Some(reason), out);
             }
             R::AccountRateLimitsRead(response) => {
                 let payload = AccountRateLimitsUpdatedPayload {
@@ -108,13 +96,63 @@ impl CodexAppServerNormalizer {
                 };
                 self.emit(&bare, RuntimeEvent::SessionConfigured(payload), out);
             }
-            // Results of queries and commands the client issued (listings, reads, writes,
-            // process control): they answer the client and report no runtime fact of their own;
-            // the state changes they cause arrive as notifications. Reported with the raw
-            // result so nothing is lost.
+            // Listings and reads of what the session offers (models, tools, plugins, settings,
+            // threads): facts about the session's configuration, keyed by the method that read them.
             R::ServerDiagnostics(_)
             | R::UserVerificationStatus(_)
-            | R::UserVerificationEnroll(_)
+            | R::MemoryStatus(_)
+            | R::ThreadList(_)
+            | R::ProjectList(_)
+            | R::ThreadSectionList(_)
+            | R::ThreadLoadedList(_)
+            | R::SkillsList(_)
+            | R::HooksList(_)
+            | R::PluginList(_)
+            | R::PluginSearch(_)
+            | R::PluginInstalled(_)
+            | R::PluginRead(_)
+            | R::PluginSkillRead(_)
+            | R::PluginShareList(_)
+            | R::AppRead(_)
+            | R::AppList(_)
+            | R::AppInstalled(_)
+            | R::ThreadRealtimeListVoices(_)
+            | R::ModelList(_)
+            | R::ModelProviderList(_)
+            | R::ModelProviderCapabilitiesRead(_)
+            | R::ExperimentalFeatureList(_)
+            | R::PermissionProfileList(_)
+            | R::RemoteControlStatusRead(_)
+            | R::CollaborationModeList(_)
+            | R::EnvironmentInfo(_)
+            | R::EnvironmentStatus(_)
+            | R::WindowsSandboxReadiness(_)
+            | R::ConfigRequirementsRead(_) => {
+                let config = Map::from_iter([(method.to_string(), to_json(result))]);
+                self.emit(
+                    &bare,
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    out,
+                );
+            }
+            // Reads of the signed-in account.
+            R::AccountGatewayOAuthRead(_)
+            | R::AccountSessionList(_)
+            | R::AccountSecuritySetupRead(_)
+            | R::AccountUsageRead(_)
+            | R::AccountWorkspaceMessagesRead(_) => {
+                let account = Value::Object(Map::from_iter([(method.to_string(), to_json(result))]));
+                self.emit(
+                    &bare,
+                    RuntimeEvent::AccountUpdated(AccountUpdatedPayload { account }),
+                    out,
+                );
+            }
+            // Answers to commands and writes the client issued (thread and project edits, file
+            // system, processes, logins, searches, feedback): the state they change arrives as
+            // notifications; the answer itself is the documented low-key `tool.summary` (the
+            // command's method and outcome, the whole result in `raw`), not a warning.
+            R::UserVerificationEnroll(_)
             | R::UserVerificationDelete(_)
             | R::UserVerificationVerify(_)
             | R::UserVerificationCancel(_)
@@ -145,7 +183,6 @@ impl CodexAppServerNormalizer {
             | R::ThreadSettingsUpdate(_)
             | R::ThreadMemoryModeSet(_)
             | R::ThreadMemoryRead(_)
-            | R::MemoryStatus(_)
             | R::MemoryReset(_)
             | R::RolloutCompress(_)
             | R::ThreadUnarchive(_)
@@ -156,15 +193,12 @@ impl CodexAppServerNormalizer {
             | R::ThreadBackgroundTerminalsList(_)
             | R::ThreadBackgroundTerminalsTerminate(_)
             | R::ThreadRevert(_)
-            | R::ThreadList(_)
-            | R::ProjectList(_)
             | R::ProjectRead(_)
             | R::ProjectCreate(_)
             | R::ProjectImport(_)
             | R::ProjectUpdate(_)
             | R::ProjectMove(_)
             | R::ProjectDelete(_)
-            | R::ThreadSectionList(_)
             | R::ThreadSectionCreate(_)
             | R::ThreadSectionUpdate(_)
             | R::ThreadSectionDelete(_)
@@ -173,7 +207,6 @@ impl CodexAppServerNormalizer {
             | R::ThreadSearchCancel(_)
             | R::ThreadSearchStreamCancel(_)
             | R::ThreadSearchOccurrences(_)
-            | R::ThreadLoadedList(_)
             | R::ThreadRead(_)
             | R::ThreadReadStateUpdate(_)
             | R::ThreadTurnsList(_)
@@ -182,26 +215,15 @@ impl CodexAppServerNormalizer {
             | R::ThreadGuardianReview(_)
             | R::ThreadInjectItems(_)
             | R::ThreadPrepareApprovedPlan(_)
-            | R::SkillsList(_)
             | R::SkillsExtraRootsSet(_)
-            | R::HooksList(_)
             | R::MarketplaceAdd(_)
             | R::MarketplaceRemove(_)
             | R::MarketplaceUpgrade(_)
-            | R::PluginList(_)
-            | R::PluginSearch(_)
-            | R::PluginInstalled(_)
             | R::PluginReconcile(_)
-            | R::PluginRead(_)
-            | R::PluginSkillRead(_)
             | R::PluginShareSave(_)
             | R::PluginShareUpdateTargets(_)
-            | R::PluginShareList(_)
             | R::PluginShareCheckout(_)
             | R::PluginShareDelete(_)
-            | R::AppRead(_)
-            | R::AppList(_)
-            | R::AppInstalled(_)
             | R::FsReadFile(_)
             | R::FsWriteFile(_)
             | R::FsCreateDirectory(_)
@@ -223,31 +245,20 @@ impl CodexAppServerNormalizer {
             | R::ThreadRealtimeStop(_)
             | R::ThreadTimelineList(_)
             | R::ThreadRealtimeList(_)
-            | R::ThreadRealtimeListVoices(_)
             | R::ReviewStart(_)
-            | R::ModelList(_)
-            | R::AccountGatewayOAuthRead(_)
             | R::AccountGatewayOAuthLogin(_)
             | R::AccountGatewayOAuthCancel(_)
-            | R::ModelProviderList(_)
             | R::ModelProviderConfigWrite(_)
             | R::ModelProviderDefaultSet(_)
-            | R::ModelProviderCapabilitiesRead(_)
-            | R::ExperimentalFeatureList(_)
-            | R::PermissionProfileList(_)
             | R::ExperimentalFeatureEnablementSet(_)
             | R::RemoteControlEnable(_)
             | R::RemoteControlDisable(_)
-            | R::RemoteControlStatusRead(_)
             | R::RemoteControlPairingStart(_)
             | R::RemoteControlPairingStatus(_)
             | R::RemoteControlClientList(_)
             | R::RemoteControlClientRevoke(_)
-            | R::CollaborationModeList(_)
             | R::MockExperimentalMethod(_)
             | R::EnvironmentAdd(_)
-            | R::EnvironmentInfo(_)
-            | R::EnvironmentStatus(_)
             | R::McpServerOauthLogin(_)
             | R::ConfigMcpServerReload(_)
             | R::McpServerResourceRead(_)
@@ -255,20 +266,15 @@ impl CodexAppServerNormalizer {
             | R::McpServerEventStreamStop(_)
             | R::McpServerToolCall(_)
             | R::WindowsSandboxSetupStart(_)
-            | R::WindowsSandboxReadiness(_)
             | R::AccountLoginStart(_)
             | R::AccountBedrockDiscover(_)
             | R::AccountBedrockSetup(_)
             | R::AccountGcpSetup(_)
             | R::AccountBedrockCheckGovCloudRequirements(_)
             | R::AccountLoginCancel(_)
-            | R::AccountSessionList(_)
             | R::AccountSessionSwitch(_)
             | R::AccountLogout(_)
-            | R::AccountSecuritySetupRead(_)
             | R::AccountRateLimitResetCreditConsume(_)
-            | R::AccountUsageRead(_)
-            | R::AccountWorkspaceMessagesRead(_)
             | R::AccountSendAddCreditsNudgeEmail(_)
             | R::FeedbackUpload(_)
             | R::FeedbackSave(_)
@@ -286,16 +292,15 @@ impl CodexAppServerNormalizer {
             | R::ExternalAgentConfigImportReadHistories(_)
             | R::ConfigValueWrite(_)
             | R::ConfigBatchWrite(_)
-            | R::ConfigRequirementsRead(_)
             | R::FuzzyFileSearch(_)
             | R::FuzzyFileSearchSessionStart(_)
             | R::FuzzyFileSearchSessionUpdate(_)
             | R::FuzzyFileSearchSessionStop(_) => {
-                let payload = RuntimeWarningPayload {
-                    message: format!("result of `{method}` has no canonical event"),
-                    detail: None,
+                let payload = ToolSummaryPayload {
+                    summary: format!("`{method}` answered"),
+                    preceding_tool_use_ids: None,
                 };
-                self.emit(&bare, RuntimeEvent::RuntimeWarning(payload), out);
+                self.emit(&bare, RuntimeEvent::ToolSummary(payload), out);
             }
         }
     }
@@ -309,7 +314,7 @@ impl CodexAppServerNormalizer {
         config: Map<String, Value>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let mut context = self.thread_context(&thread.id, Some(raw));
+        let mut context = self.ledger.thread_context(&thread.id, Some(raw));
         context.refs.provider_session_id = ProviderSessionId::new(thread.session_id.as_str()).ok();
         self.emit(
             &context,
@@ -329,7 +334,7 @@ impl CodexAppServerNormalizer {
     ) {
         let mut context = context.clone();
         context.refs.provider_session_id = ProviderSessionId::new(thread.session_id.as_str()).ok();
-        if self.start_thread(&thread.id) {
+        if self.ledger.start_thread(&thread.id) {
             let payload = ThreadStartedPayload {
                 provider_thread_id: context.refs.provider_thread_id.clone(),
             };
@@ -355,8 +360,8 @@ impl CodexAppServerNormalizer {
         turn: &codex::Turn,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let context = self.turn_context(thread, &turn.id, Some(raw));
-        if self.start_turn(thread, &turn.id) {
+        let context = self.ledger.turn_context(thread, &turn.id, Some(raw));
+        if self.ledger.start_turn(thread, &turn.id) {
             self.emit(
                 &context,
                 RuntimeEvent::TurnStarted(TurnStartedPayload {
@@ -365,13 +370,11 @@ impl CodexAppServerNormalizer {
                 }),
                 out,
             );
+            self.ledger.settle_state(&context, Some("a turn started"), out);
         } else {
-            let payload = SessionStateChangedPayload {
-                state: SessionState::Running,
-                reason: None,
-                detail: None,
-            };
-            self.emit(&context, RuntimeEvent::SessionStateChanged(payload), out);
+            // The second report of the turn (or a late one for a turn that ended) rides on the
+            // session state, as it is now.
+            self.ledger.report_current_state(&context, None, out);
         }
     }
 }

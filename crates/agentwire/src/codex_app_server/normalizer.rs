@@ -1,25 +1,21 @@
-//! The Codex app-server normalizer: state, frame dispatch, lifecycle and settling.
-//!
-//! What is remembered is what is open: threads (so a canonical thread is started once), turns
-//! not yet completed, items not yet completed, and server requests not yet resolved. Canonical
-//! ids are derived from provider ids ([`crate::ids`]), so no table maps one to the other.
+//! The Codex app-server normalizer: frame dispatch and the few facts only Codex needs on top of
+//! the session [`Ledger`] (which `turn/start` a result answers, whether the version was checked).
 
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    CanonicalItemType, ItemLifecyclePayload, ProviderItemId, ProviderKind, ProviderRuntimeEvent, ProviderThreadId,
-    ProviderTurnId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId,
-    RuntimeWarningPayload, ThreadId, TurnId,
+    ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource,
+    RuntimeWarningPayload,
 };
-use agentwire_codex_app_server::{self as codex, RawEnvelope, RequestId};
+use agentwire_codex_app_server::{self as codex, DecodeError, RawEnvelope, RequestId};
 use serde_json::{Value, json};
 
 use super::wire::{self, Message, WireError};
-use crate::clock::Clock;
-use crate::emit::{Context, Emitter, Raw};
+use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
-use crate::ids;
-use crate::normalizer::{Normalizer, Options, Problem};
+use crate::ledger::Ledger;
+use crate::normalizer::{Normalizer, Options, Problem, ProblemKind};
+use crate::source::Source;
 
 /// A wire error as a host reports it: the method first, then where and why.
 #[derive(Debug)]
@@ -35,16 +31,36 @@ impl std::fmt::Display for PushError<'_> {
     }
 }
 
+impl PushError<'_> {
+    /// The problem a host sees: a method the pinned schema does not declare is `Undeclared`.
+    pub fn problem(&self) -> Problem {
+        let kind = match self.0 {
+            WireError::Decode(DecodeError::UnknownMethod { .. }) => ProblemKind::Undeclared,
+            WireError::Decode(
+                DecodeError::NoMethod
+                | DecodeError::MissingId { .. }
+                | DecodeError::MissingParams { .. }
+                | DecodeError::UnexpectedParams { .. }
+                | DecodeError::Payload { .. },
+            )
+            | WireError::Envelope(_)
+            | WireError::NotJsonRpc
+            | WireError::UnmatchedResponse { .. } => ProblemKind::Undecodable,
+        };
+        Problem::new(kind, self.to_string())
+    }
+}
+
+/// What Codex remembers of an open server request beyond the ledger's facts.
+pub(super) struct CodexRequest {
+    /// The request's method, for `raw.method` of its resolution.
+    pub method: &'static str,
+}
+
 /// Normalizes one `codex app-server` connection.
 pub struct CodexAppServerNormalizer {
-    pub(super) emitter: Emitter,
+    pub(super) ledger: Ledger<CodexRequest>,
     wire: wire::Decoder,
-    /// Threads seen, by provider thread id.
-    pub(super) threads: BTreeMap<String, OpenThread>,
-    /// Items started and not completed, by (provider thread id, provider item id).
-    pub(super) items: BTreeMap<(String, String), OpenItem>,
-    /// Server requests not yet resolved, by JSON-RPC id.
-    pub(super) requests: BTreeMap<RequestId, OpenRequest>,
     /// `turn/start` requests awaiting their result, by JSON-RPC id: the thread they start in
     /// (the result names only the turn).
     turn_starts: BTreeMap<RequestId, String>,
@@ -52,152 +68,19 @@ pub struct CodexAppServerNormalizer {
     version_reported: bool,
 }
 
-pub(super) struct OpenThread {
-    /// The canonical id, derived once.
-    pub id: ThreadId,
-    /// `thread.started` was emitted (by the `thread/start` response or `thread/started`).
-    pub started: bool,
-    /// Turns started and not yet completed, by provider turn id.
-    pub turns: BTreeMap<String, OpenTurn>,
-}
-
-#[derive(Default)]
-pub(super) struct OpenTurn {
-    /// The canonical id, derived on first use.
-    pub id: Option<TurnId>,
-    /// `turn.started` was emitted (by the `turn/start` response or `turn/started`).
-    pub started: bool,
-    /// A `runtime.error` was emitted for this turn (one failure, one error).
-    pub error_reported: bool,
-}
-
-pub(super) struct OpenItem {
-    /// The canonical id, derived once.
-    pub id: RuntimeItemId,
-    pub item_type: CanonicalItemType,
-    pub turn: String,
-}
-
-pub(super) struct OpenRequest {
-    pub request_type: agentwire_canonical::CanonicalRequestType,
-    pub method: &'static str,
-    pub thread: Option<String>,
-    pub turn: Option<String>,
-    pub item: Option<String>,
-    /// The client's answer, once it arrived: (decision, resolution).
-    pub answer: Option<(Option<String>, Value)>,
-    /// For `item/tool/requestUserInput`: the answers go out as `user-input.resolved`.
-    pub user_input: bool,
-}
-
 impl CodexAppServerNormalizer {
     /// A normalizer for one connection.
     pub fn new(options: Options) -> Self {
         CodexAppServerNormalizer {
-            emitter: Emitter::new(
-                options.provider.unwrap_or(ProviderKind::Codex),
-                options.session_id,
-                Clock::new(options.clock),
-            ),
+            ledger: Ledger::new(Source::CodexAppServer, options),
             wire: wire::Decoder::default(),
-            threads: BTreeMap::new(),
-            items: BTreeMap::new(),
-            requests: BTreeMap::new(),
             turn_starts: BTreeMap::new(),
             version_reported: false,
         }
     }
 
     pub(super) fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
-        out.push(self.emitter.emit(context, event));
-    }
-
-    /// The canonical id of a provider thread, remembering the thread.
-    pub(super) fn thread(&mut self, provider_thread: &str) -> ThreadId {
-        if let Some(open) = self.threads.get(provider_thread) {
-            return open.id.clone();
-        }
-        let id = thread_id(provider_thread);
-        let open = OpenThread {
-            id: id.clone(),
-            started: false,
-            turns: BTreeMap::new(),
-        };
-        self.threads.insert(provider_thread.to_string(), open);
-        id
-    }
-
-    /// A context for something that belongs to a thread.
-    pub(super) fn thread_context<'a>(&mut self, provider_thread: &str, raw: Option<Raw<'a>>) -> Context<'a> {
-        let mut context = Context {
-            thread_id: Some(self.thread(provider_thread)),
-            raw,
-            ..Context::default()
-        };
-        context.refs.provider_thread_id = ProviderThreadId::new(provider_thread).ok();
-        context
-    }
-
-    /// A context for something that belongs to a turn.
-    pub(super) fn turn_context<'a>(
-        &mut self,
-        provider_thread: &str,
-        provider_turn: &str,
-        raw: Option<Raw<'a>>,
-    ) -> Context<'a> {
-        let mut context = self.thread_context(provider_thread, raw);
-        let open = self
-            .threads
-            .get_mut(provider_thread)
-            .and_then(|open| open.turns.get_mut(provider_turn));
-        context.turn_id = Some(match open {
-            Some(open) => open
-                .id
-                .get_or_insert_with(|| turn_id(provider_thread, provider_turn))
-                .clone(),
-            None => turn_id(provider_thread, provider_turn),
-        });
-        context.refs.provider_turn_id = ProviderTurnId::new(provider_turn).ok();
-        context
-    }
-
-    /// A context for something that belongs to an item.
-    pub(super) fn item_context<'a>(
-        &mut self,
-        provider_thread: &str,
-        provider_turn: &str,
-        provider_item: &str,
-        raw: Option<Raw<'a>>,
-    ) -> Context<'a> {
-        let mut context = self.turn_context(provider_thread, provider_turn, raw);
-        let open = self
-            .items
-            .get(&(provider_thread.to_string(), provider_item.to_string()));
-        context.item_id = Some(open.map_or_else(|| item_id(provider_thread, provider_item), |open| open.id.clone()));
-        context.refs.provider_item_id = ProviderItemId::new(provider_item).ok();
-        context
-    }
-
-    /// The canonical type of an open item, else `fallback` (what the method implies).
-    pub(super) fn open_item_type(&self, thread: &str, item: &str, fallback: CanonicalItemType) -> CanonicalItemType {
-        self.items
-            .get(&(thread.to_string(), item.to_string()))
-            .map_or(fallback, |open| open.item_type)
-    }
-
-    /// Marks a turn started; true if this call started it (the first report of the fact).
-    pub(super) fn start_turn(&mut self, thread: &str, turn: &str) -> bool {
-        self.thread(thread);
-        let turns = &mut self.threads.get_mut(thread).expect("remembered above").turns;
-        let open = turns.entry(turn.to_string()).or_default();
-        !std::mem::replace(&mut open.started, true)
-    }
-
-    /// Marks a thread started; true if this call started it.
-    pub(super) fn start_thread(&mut self, thread: &str) -> bool {
-        self.thread(thread);
-        let open = self.threads.get_mut(thread).expect("remembered above");
-        !std::mem::replace(&mut open.started, true)
+        self.ledger.emit(context, event, out);
     }
 
     /// Reports once per connection a provider version other than the pinned schema's.
@@ -221,58 +104,9 @@ impl CodexAppServerNormalizer {
         );
     }
 
-    /// Completes the open items of a turn as failed (the turn ended without completing them).
-    pub(super) fn close_turn_items(
-        &mut self,
-        raw: Option<Raw<'_>>,
-        thread: &str,
-        turn: &str,
-        reason: &str,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        let keys: Vec<(String, String)> = self
-            .items
-            .iter()
-            .filter(|((t, _), open)| t == thread && open.turn == turn)
-            .map(|(key, _)| key.clone())
-            .collect();
-        for key in keys {
-            let open = self.items.remove(&key).expect("listed above");
-            self.fail_item(raw, (thread, turn, &key.1), open.item_type, reason, out);
-        }
-    }
-
-    /// `item.completed(failed)` for an item its provider never completed.
-    fn fail_item(
-        &mut self,
-        raw: Option<Raw<'_>>,
-        (thread, turn, item): (&str, &str, &str),
-        item_type: CanonicalItemType,
-        reason: &str,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        let context = self.item_context(thread, turn, item, raw);
-        let payload = ItemLifecyclePayload {
-            item_type,
-            status: Some(agentwire_canonical::ItemStatus::Failed),
-            title: None,
-            detail: Some(reason.to_string()),
-            data: None,
-        };
-        self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
-    }
-
     /// The thread of the `turn/start` request `id` answers.
     pub(super) fn pending_turn_thread(&mut self, id: &RequestId) -> Option<String> {
         self.turn_starts.remove(id)
-    }
-
-    /// Forgets a completed turn.
-    pub(super) fn end_turn(&mut self, thread: &str, turn: &str) -> OpenTurn {
-        self.threads
-            .get_mut(thread)
-            .and_then(|open| open.turns.remove(turn))
-            .unwrap_or_default()
     }
 
     fn warn_undecodable(&mut self, frame: &Frame<'_>, err: &WireError, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -294,21 +128,19 @@ impl CodexAppServerNormalizer {
                 RuntimeEventRawSource::CodexAppServerNotification
             }
         };
-        let raw = Raw {
-            source,
-            method: method.as_deref(),
-            message_type: None,
-            payload: frame.msg,
-        };
-        let context = Context {
-            raw: Some(raw),
-            ..Context::default()
-        };
+        let context = Context::bare(Raw::new(source, method.as_deref(), frame.msg));
         let direction = match frame.dir {
             Direction::In => "from codex app-server",
             Direction::Out => "from the client",
         };
-        let message = format!("undecodable message {direction}: {}", PushError(err));
+        let what = match err {
+            WireError::Decode(DecodeError::UnknownMethod { .. }) => "message the pinned schema does not declare",
+            WireError::Decode(_)
+            | WireError::Envelope(_)
+            | WireError::NotJsonRpc
+            | WireError::UnmatchedResponse { .. } => "undecodable message",
+        };
+        let message = format!("{what} {direction}: {}", PushError(err));
         let detail = json!({ "error": err.to_string(), "method": method });
         self.emit(
             &context,
@@ -331,16 +163,7 @@ impl CodexAppServerNormalizer {
     ) {
         match frame.dir {
             Direction::In => {
-                let raw = Raw {
-                    source: RuntimeEventRawSource::CodexAppServerResponse,
-                    method,
-                    message_type: Some("error"),
-                    payload: frame.msg,
-                };
-                let context = Context {
-                    raw: Some(raw),
-                    ..Context::default()
-                };
+                let raw = Raw::new(RuntimeEventRawSource::CodexAppServerResponse, method, frame.msg).with_type("error");
                 // Parse error, invalid request, unknown method, invalid params: the request was wrong.
                 let class = if matches!(error.code, -32700 | -32600 | -32601 | -32602) {
                     RuntimeErrorClass::ValidationError
@@ -355,7 +178,7 @@ impl CodexAppServerNormalizer {
                 );
                 let detail = json!({ "id": id, "method": method, "error": error });
                 self.emit(
-                    &context,
+                    &Context::bare(raw),
                     RuntimeEvent::RuntimeError(RuntimeErrorPayload {
                         message,
                         class: Some(class),
@@ -364,36 +187,19 @@ impl CodexAppServerNormalizer {
                     out,
                 );
             }
-            Direction::Out => {
-                let answer = (Some("error".to_string()), json!({ "error": error }));
-                self.on_client_answer(frame, id, answer, out);
-            }
+            Direction::Out => self.on_client_error(frame, id, error, out),
         }
     }
 }
 
-pub(super) fn thread_id(provider_thread: &str) -> ThreadId {
-    ThreadId::new(ids::derive(&format!("codex:thread:{provider_thread}"))).expect("a UUID is a valid id")
-}
-
-pub(super) fn turn_id(provider_thread: &str, provider_turn: &str) -> TurnId {
-    TurnId::new(ids::derive(&format!("codex:turn:{provider_thread}:{provider_turn}"))).expect("a UUID is a valid id")
-}
-
-pub(super) fn item_id(provider_thread: &str, provider_item: &str) -> RuntimeItemId {
-    RuntimeItemId::new(ids::derive(&format!("codex:item:{provider_thread}:{provider_item}")))
-        .expect("a UUID is a valid id")
-}
-
 impl Normalizer for CodexAppServerNormalizer {
     fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
-        self.emitter.ensure_session(frame.msg.get().as_bytes());
         let message = match self.wire.decode(frame) {
             Ok(message) => message,
             Err(err) => {
-                self.emitter.clock.tick(frame.ts, None);
+                self.ledger.begin(frame.line, frame.ts, None);
                 self.warn_undecodable(frame, &err, out);
-                return Err(Problem(PushError(&err).to_string()));
+                return Err(PushError(&err).problem());
             }
         };
         let provider_time = if let Message::ServerNotification(notification) = &message {
@@ -401,7 +207,7 @@ impl Normalizer for CodexAppServerNormalizer {
         } else {
             None
         };
-        self.emitter.clock.tick(frame.ts, provider_time);
+        self.ledger.begin(frame.line, frame.ts, provider_time);
         match &message {
             Message::ServerNotification(notification) => self.on_notification(frame, notification, out),
             Message::ServerRequest(request) => self.on_server_request(frame, request, out),
@@ -414,18 +220,14 @@ impl Normalizer for CodexAppServerNormalizer {
             }
             Message::ClientNotification(_) => {}
             Message::ClientRequestResult { id, result } => self.on_client_request_result(frame, id, result, out),
-            Message::ServerRequestResult { id, result } => {
-                let answer = super::requests::answer_of(result);
-                self.on_client_answer(frame, id, answer, out);
-            }
+            Message::ServerRequestResult { id, result } => self.on_client_answer(frame, id, result, out),
             Message::Error { id, method, error } => self.on_error(frame, id, method.as_deref(), error, out),
         }
         Ok(())
     }
 
     fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.emitter.ensure_session(line.as_bytes());
-        self.emitter.clock.tick(None, None);
+        self.ledger.begin(line, None, None);
         let payload = RuntimeWarningPayload {
             message: format!("unreadable input line: {reason}"),
             detail: Some(Value::String(line.to_string())),
@@ -434,37 +236,6 @@ impl Normalizer for CodexAppServerNormalizer {
     }
 
     fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
-        if self.emitter.has_session() {
-            self.settle(out);
-        }
-    }
-}
-
-impl CodexAppServerNormalizer {
-    /// Settles open turns, items and requests (see [`Normalizer::finish`]).
-    fn settle(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
-        const REASON: &str = "the stream ended before codex app-server completed it";
-        let requests = std::mem::take(&mut self.requests);
-        for (id, request) in requests {
-            self.resolve(None, &id, request, Some(REASON), out);
-        }
-        let open_turns: Vec<(String, String)> = self
-            .threads
-            .iter()
-            .flat_map(|(thread, open)| open.turns.keys().map(move |turn| (thread.clone(), turn.clone())))
-            .collect();
-        for (thread, turn) in open_turns {
-            self.close_turn_items(None, &thread, &turn, REASON, out);
-            self.end_turn(&thread, &turn);
-            let context = self.turn_context(&thread, &turn, None);
-            let payload = agentwire_canonical::TurnAbortedPayload {
-                reason: REASON.to_string(),
-            };
-            self.emit(&context, RuntimeEvent::TurnAborted(payload), out);
-        }
-        let orphans: Vec<((String, String), OpenItem)> = std::mem::take(&mut self.items).into_iter().collect();
-        for ((thread, item), open) in orphans {
-            self.fail_item(None, (&thread, &open.turn, &item), open.item_type, REASON, out);
-        }
+        self.ledger.finish(out);
     }
 }

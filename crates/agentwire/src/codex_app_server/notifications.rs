@@ -20,13 +20,13 @@ use agentwire_canonical::{
 use agentwire_codex_app_server::{self as codex, ServerNotification};
 use serde_json::{Map, Value, json};
 
-use super::canonicalize::{item_id, item_status, item_title, item_wire_type};
-use super::normalizer::{CodexAppServerNormalizer, OpenItem};
-use super::requests::to_json;
+use super::canonicalize::{item_detail, item_id, item_status, item_title, item_wire_type, to_json};
+use super::normalizer::CodexAppServerNormalizer;
 use crate::canonicalize::Canonicalize;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ids;
+use crate::ledger::{Cutoff, OpenItemFace};
 
 impl CodexAppServerNormalizer {
     pub(super) fn on_notification(
@@ -37,38 +37,39 @@ impl CodexAppServerNormalizer {
     ) {
         use ServerNotification as N;
         let method = notification.method();
-        let raw = Raw {
-            source: RuntimeEventRawSource::CodexAppServerNotification,
-            method: Some(method),
-            message_type: None,
-            payload: frame.msg,
-        };
-        let bare = Context {
-            raw: Some(raw),
-            ..Context::default()
-        };
+        let raw = Raw::new(
+            RuntimeEventRawSource::CodexAppServerNotification,
+            Some(method),
+            frame.msg,
+        );
+        let bare = Context::bare(raw);
         match notification {
             // --- errors (spec 3.1 `error`; 8.1: one failure, one runtime.error) ---
             N::Error { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 let detail = to_json(params);
+                // A retrying error is a hiccup the provider handles itself, not a failure: a
+                // warning (a departure from the spec's table, documented in the README).
                 if params.will_retry {
                     let message = format!("{} (retrying)", params.error.message);
-                    self.emit(&context, RuntimeEvent::RuntimeWarning(RuntimeWarningPayload { message, detail: Some(detail) }), out);
-                } else {
-                    self.mark_turn_error(&params.thread_id, &params.turn_id);
+                    self.warn(&context, message, Some(detail), out);
+                } else if self.ledger.report_turn_error(&params.thread_id, &params.turn_id) {
                     let payload = RuntimeErrorPayload {
                         message: params.error.message.clone(),
                         class: Some(RuntimeErrorClass::ProviderError),
                         detail: Some(detail),
                     };
                     self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+                } else {
+                    // One failure, one runtime.error: a further report of it is a warning.
+                    let message = format!("{} (the turn's failure was already reported)", params.error.message);
+                    self.warn(&context, message, Some(detail), out);
                 }
             }
 
             // --- threads ---
             N::ThreadStarted { params, .. } => {
-                let context = self.thread_context(&params.thread.id, Some(raw));
+                let context = self.ledger.thread_context(&params.thread.id, Some(raw));
                 self.on_thread_reported(&context, &params.thread, out);
             }
             N::ThreadStatusChanged { params, .. } => {
@@ -84,12 +85,12 @@ impl CodexAppServerNormalizer {
                 self.thread_state(raw, &params.thread_id, ThreadState::Closed, Some(json!("deleted")), out);
             }
             N::ThreadCompacted { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 let payload = ThreadStateChangedPayload { state: ThreadState::Compacted, detail: None };
                 self.emit(&context, RuntimeEvent::ThreadStateChanged(payload), out);
             }
             N::ThreadNameUpdated { params, .. } => {
-                let context = self.thread_context(&params.thread_id, Some(raw));
+                let context = self.ledger.thread_context(&params.thread_id, Some(raw));
                 let payload = ThreadMetadataUpdatedPayload { name: params.thread_name.clone(), metadata: None };
                 self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
             }
@@ -112,7 +113,7 @@ impl CodexAppServerNormalizer {
             }
             N::ThreadSettingsUpdated { params, .. } => self.thread_metadata(raw, &params.thread_id, "settings", params, out),
             N::ThreadTokenUsageUpdated { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 let payload = ThreadTokenUsageUpdatedPayload { usage: to_json(&params.token_usage) };
                 self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
@@ -126,12 +127,12 @@ impl CodexAppServerNormalizer {
             N::TurnStarted { params, .. } => self.on_turn_reported(raw, &params.thread_id, &params.turn, out),
             N::TurnCompleted { params, .. } => self.on_turn_completed(raw, params, out),
             N::TurnDiffUpdated { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 let payload = TurnDiffUpdatedPayload { unified_diff: params.diff.clone() };
                 self.emit(&context, RuntimeEvent::TurnDiffUpdated(payload), out);
             }
             N::TurnPlanUpdated { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 let plan = params
                     .plan
                     .iter()
@@ -273,7 +274,7 @@ impl CodexAppServerNormalizer {
                 );
             }
             N::ItemMcpToolCallProgress { params, .. } => {
-                let context = self.item_context(&params.thread_id, &params.turn_id, &params.item_id, Some(raw));
+                let context = self.ledger.item_context(&params.thread_id, &params.turn_id, &params.item_id, Some(raw));
                 let payload = ToolProgressPayload {
                     tool_use_id: Some(params.item_id.clone()),
                     tool_name: None,
@@ -324,7 +325,7 @@ impl CodexAppServerNormalizer {
             }
             N::McpServerStartupStatusUpdated { params, .. } => {
                 let context = match &params.thread_id {
-                    Some(thread) => self.thread_context(thread, Some(raw)),
+                    Some(thread) => self.ledger.thread_context(thread, Some(raw)),
                     None => bare.clone(),
                 };
                 self.emit(&context, RuntimeEvent::McpStatusUpdated(McpStatusUpdatedPayload { status: to_json(params) }), out);
@@ -360,12 +361,12 @@ impl CodexAppServerNormalizer {
                 self.emit(&bare, RuntimeEvent::AuthStatus(payload), out);
             }
             N::ModelProviderAuthRecoveryStarted { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 let payload = AuthStatusPayload { is_authenticating: Some(true), output: Some(vec![params.message.clone()]), error: None };
                 self.emit(&context, RuntimeEvent::AuthStatus(payload), out);
             }
             N::ModelProviderAuthRecoveryCompleted { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 let payload = AuthStatusPayload { is_authenticating: Some(false), output: Some(vec![params.message.clone()]), error: None };
                 self.emit(&context, RuntimeEvent::AuthStatus(payload), out);
             }
@@ -392,7 +393,7 @@ impl CodexAppServerNormalizer {
 
             // --- models ---
             N::ModelRerouted { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 let payload = ModelReroutedPayload {
                     from_model: params.from_model.clone(),
                     to_model: params.to_model.clone(),
@@ -404,13 +405,13 @@ impl CodexAppServerNormalizer {
             // --- warnings and notices ---
             N::Warning { params, .. } => {
                 let context = match &params.thread_id {
-                    Some(thread) => self.thread_context(thread, Some(raw)),
+                    Some(thread) => self.ledger.thread_context(thread, Some(raw)),
                     None => bare.clone(),
                 };
                 self.warn(&context, params.message.clone(), None, out);
             }
             N::GuardianWarning { params, .. } => {
-                let context = self.thread_context(&params.thread_id, Some(raw));
+                let context = self.ledger.thread_context(&params.thread_id, Some(raw));
                 self.warn(&context, format!("guardian: {}", params.message), None, out);
             }
             N::DeprecationNotice { params, .. } => {
@@ -446,7 +447,7 @@ impl CodexAppServerNormalizer {
 
             // --- realtime ---
             N::ThreadRealtimeStarted { params, .. } => {
-                let context = self.thread_context(&params.thread_id, Some(raw));
+                let context = self.ledger.thread_context(&params.thread_id, Some(raw));
                 let payload = ThreadRealtimeStartedPayload { realtime_session_id: params.realtime_session_id.clone() };
                 self.emit(&context, RuntimeEvent::ThreadRealtimeStarted(payload), out);
             }
@@ -460,17 +461,17 @@ impl CodexAppServerNormalizer {
             N::ThreadRealtimeTranscriptDelta { params, .. } => self.realtime_item(raw, &params.thread_id, to_json(params), out),
             N::ThreadRealtimeTranscriptDone { params, .. } => self.realtime_item(raw, &params.thread_id, to_json(params), out),
             N::ThreadRealtimeOutputAudioDelta { params, .. } => {
-                let context = self.thread_context(&params.thread_id, Some(raw));
+                let context = self.ledger.thread_context(&params.thread_id, Some(raw));
                 let payload = ThreadRealtimeAudioDeltaPayload { audio: to_json(&params.audio) };
                 self.emit(&context, RuntimeEvent::ThreadRealtimeAudioDelta(payload), out);
             }
             N::ThreadRealtimeError { params, .. } => {
-                let context = self.thread_context(&params.thread_id, Some(raw));
+                let context = self.ledger.thread_context(&params.thread_id, Some(raw));
                 let payload = ThreadRealtimeErrorPayload { message: params.message.clone() };
                 self.emit(&context, RuntimeEvent::ThreadRealtimeError(payload), out);
             }
             N::ThreadRealtimeClosed { params, .. } => {
-                let context = self.thread_context(&params.thread_id, Some(raw));
+                let context = self.ledger.thread_context(&params.thread_id, Some(raw));
                 let payload = ThreadRealtimeClosedPayload { reason: params.reason.clone() };
                 self.emit(&context, RuntimeEvent::ThreadRealtimeClosed(payload), out);
             }
@@ -478,7 +479,7 @@ impl CodexAppServerNormalizer {
             // --- runtime.warning by design: no canonical event carries these facts ---
             // The WebRTC answer for the client's realtime transport: plumbing, not a runtime fact.
             N::ThreadRealtimeSdp { params, .. } => {
-                let context = self.thread_context(&params.thread_id, Some(raw));
+                let context = self.ledger.thread_context(&params.thread_id, Some(raw));
                 self.unmapped(&context, method, out);
             }
             // Partial results of a client `thread/search` request.
@@ -493,20 +494,20 @@ impl CodexAppServerNormalizer {
             // Moderation metadata of a turn, model verification results and safety-buffering
             // status: provider policy telemetry with no canonical event.
             N::TurnModerationMetadata { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 self.unmapped(&context, method, out);
             }
             N::ModelVerification { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 self.unmapped(&context, method, out);
             }
             N::ModelSafetyBufferingUpdated { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 self.unmapped(&context, method, out);
             }
             // The guardian demands strict review of the turn's actions: a notice, no state.
             N::AutoApprovalReviewStrictReviewRequired { params, .. } => {
-                let context = self.turn_context(&params.thread_id, &params.turn_id, Some(raw));
+                let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
                 self.unmapped(&context, method, out);
             }
         }
@@ -522,13 +523,9 @@ impl CodexAppServerNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let provider_item = item_id(item);
-        let raw = Raw {
-            message_type: Some(item_wire_type(item)),
-            ..raw
-        };
-        let context = self.item_context(thread, turn, provider_item, Some(raw));
+        let raw = raw.with_type(item_wire_type(item));
+        let context = self.ledger.item_context(thread, turn, provider_item, Some(raw));
         let item_type = item.canonical();
-        let key = (thread.to_string(), provider_item.to_string());
         let status = item_status(item);
         let payload = ItemLifecyclePayload {
             item_type,
@@ -538,22 +535,22 @@ impl CodexAppServerNormalizer {
                 (false, status) => status.unwrap_or(ItemStatus::InProgress),
             }),
             title: item_title(item),
-            detail: None,
+            detail: item_detail(item),
             data: Some(to_json(item)),
         };
         if completed {
-            self.items.remove(&key);
+            self.ledger.close_item(thread, provider_item);
             self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+        } else if self.ledger.turn_ended(thread, turn) {
+            // A late start for a turn that already ended: reported, but not reopened.
+            self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
         } else {
-            let id = context.item_id.clone().expect("an item context has an item id");
-            self.items.insert(
-                key,
-                OpenItem {
-                    id,
-                    item_type,
-                    turn: turn.to_string(),
-                },
-            );
+            let face = OpenItemFace {
+                item_type,
+                title: payload.title.clone(),
+                data: payload.data.clone(),
+            };
+            self.ledger.open_item((thread, turn, provider_item), face);
             self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
         }
     }
@@ -566,16 +563,15 @@ impl CodexAppServerNormalizer {
     ) {
         let (thread, turn) = (params.thread_id.as_str(), params.turn.id.as_str());
         let state = params.turn.status.canonical();
-        let reason = match state {
-            TurnState::Interrupted => "the turn was interrupted before the item completed",
-            TurnState::Failed => "the turn failed before the item completed",
-            TurnState::Completed | TurnState::Cancelled => "the turn completed without completing the item",
+        let cutoff = match state {
+            TurnState::Interrupted => Cutoff::Interrupted,
+            TurnState::Failed => Cutoff::Failed,
+            TurnState::Completed | TurnState::Cancelled => Cutoff::TurnCompleted,
         };
-        self.close_turn_items(Some(raw), thread, turn, reason, out);
-        let open = self.end_turn(thread, turn);
-        let context = self.turn_context(thread, turn, Some(raw));
+        let context = self.ledger.turn_context(thread, turn, Some(raw));
+        let error_reported = self.ledger.end_turn(&context, thread, turn, cutoff, out);
         let error_message = params.turn.error.as_ref().map(|error| error.message.clone());
-        if state == TurnState::Failed && !open.error_reported {
+        if state == TurnState::Failed && !error_reported {
             let payload = RuntimeErrorPayload {
                 message: error_message.clone().unwrap_or_else(|| "turn failed".to_string()),
                 class: Some(RuntimeErrorClass::ProviderError),
@@ -583,6 +579,8 @@ impl CodexAppServerNormalizer {
             };
             self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
         }
+        // `inProgress` in a completion is no terminal state: read as completed, the provider's
+        // value kept in `stopReason` (a departure documented in the README).
         let payload = TurnCompletedPayload {
             state,
             stop_reason: matches!(params.turn.status, codex::TurnStatus::InProgress)
@@ -593,12 +591,7 @@ impl CodexAppServerNormalizer {
             error_message,
         };
         self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
-    }
-
-    fn mark_turn_error(&mut self, thread: &str, turn: &str) {
-        self.thread(thread);
-        let open = self.threads.get_mut(thread).expect("remembered above");
-        open.turns.entry(turn.to_string()).or_default().error_reported = true;
+        self.ledger.settle_state(&context, Some("the turn ended"), out);
     }
 
     fn delta(
@@ -610,7 +603,19 @@ impl CodexAppServerNormalizer {
         (content_index, summary_index): (Option<i64>, Option<i64>),
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let context = self.item_context(thread, turn, item, Some(raw));
+        let context = self.ledger.item_context(thread, turn, item, Some(raw));
+        // The text field of the item the stream fills, kept up to date for an item cut off.
+        let field = match stream_kind {
+            ContentStreamKind::AssistantText | ContentStreamKind::PlanText => Some("text"),
+            ContentStreamKind::CommandOutput => Some("aggregatedOutput"),
+            ContentStreamKind::ReasoningText
+            | ContentStreamKind::ReasoningSummaryText
+            | ContentStreamKind::FileChangeOutput
+            | ContentStreamKind::Unknown => None,
+        };
+        if let Some(field) = field {
+            self.ledger.append_item_text(thread, item, field, delta);
+        }
         let payload = ContentDeltaPayload {
             stream_kind,
             delta: delta.to_string(),
@@ -629,8 +634,8 @@ impl CodexAppServerNormalizer {
         data: Value,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let context = self.item_context(thread, turn, item, Some(raw));
-        let item_type = self.open_item_type(thread, item, fallback);
+        let context = self.ledger.item_context(thread, turn, item, Some(raw));
+        let item_type = self.ledger.item(thread, item).map_or(fallback, |open| open.item_type);
         let payload = ItemLifecyclePayload {
             item_type,
             status: Some(ItemStatus::InProgress),
@@ -649,7 +654,7 @@ impl CodexAppServerNormalizer {
         detail: Option<Value>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let context = self.thread_context(thread, Some(raw));
+        let context = self.ledger.thread_context(thread, Some(raw));
         self.emit(
             &context,
             RuntimeEvent::ThreadStateChanged(ThreadStateChangedPayload { state, detail }),
@@ -665,7 +670,7 @@ impl CodexAppServerNormalizer {
         params: &impl serde::Serialize,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let context = self.thread_context(thread, Some(raw));
+        let context = self.ledger.thread_context(thread, Some(raw));
         let metadata = Map::from_iter([(key.to_string(), to_json(params))]);
         let payload = ThreadMetadataUpdatedPayload {
             name: None,
@@ -690,7 +695,7 @@ impl CodexAppServerNormalizer {
     }
 
     fn realtime_item(&mut self, raw: Raw<'_>, thread: &str, item: Value, out: &mut Vec<ProviderRuntimeEvent>) {
-        let context = self.thread_context(thread, Some(raw));
+        let context = self.ledger.thread_context(thread, Some(raw));
         self.emit(
             &context,
             RuntimeEvent::ThreadRealtimeItemAdded(ThreadRealtimeItemAddedPayload { item }),
@@ -700,14 +705,13 @@ impl CodexAppServerNormalizer {
 
     fn hook_context<'a>(&mut self, raw: Raw<'a>, thread: &str, turn: Option<&str>) -> Context<'a> {
         match turn {
-            Some(turn) => self.turn_context(thread, turn, Some(raw)),
-            None => self.thread_context(thread, Some(raw)),
+            Some(turn) => self.ledger.turn_context(thread, turn, Some(raw)),
+            None => self.ledger.thread_context(thread, Some(raw)),
         }
     }
 
     fn task_id(&mut self, import_id: &str) -> RuntimeTaskId {
-        let session = self.emitter.session().clone();
-        RuntimeTaskId::new(ids::derive(&format!("codex:task:{session}:{import_id}"))).expect("a UUID is a valid id")
+        ids::task(self.ledger.source(), self.ledger.session(), import_id)
     }
 
     fn warn(

@@ -4,22 +4,25 @@
 //! app-server confirms with `serverRequest/resolved`, and that confirmation emits
 //! `request.resolved` with the remembered decision. `item/tool/call` (dynamic tools) gets no
 //! confirmation, so its answer resolves it directly.
+//!
+//! Decisions are the canonical vocabulary ([`Decision`]) whichever API generation asked: the v2
+//! approvals (`accept`, `acceptForSession`, `decline`, `cancel`) and the legacy ones
+//! (`approved`, `approved_for_session`, `denied`, `abort`) land on the same values, the
+//! provider's own answer kept whole in `resolution`.
 
 use agentwire_canonical::{
     CanonicalRequestType, ProviderRuntimeEvent, RequestOpenedPayload, RequestResolvedPayload, RuntimeEvent,
-    RuntimeEventRawSource, RuntimeRequestId, TrimmedNonEmptyString, UserInputRequestedPayload,
-    UserInputResolvedPayload,
+    RuntimeEventRawSource, UserInputRequestedPayload,
 };
 use agentwire_codex_app_server::{self as codex, RequestId, ServerRequest, ServerRequestResult};
 use serde_json::{Value, json};
 
-use super::normalizer::{CodexAppServerNormalizer, OpenRequest};
-use crate::emit::{Context, Raw};
-use crate::frame::Frame;
-use crate::ids;
-
-/// Where a request belongs: (thread, turn, item) as the provider names them.
-type Place = (Option<String>, Option<String>, Option<String>);
+use super::canonicalize::{command_display, to_json};
+use super::normalizer::{CodexAppServerNormalizer, CodexRequest};
+use crate::decision::Decision;
+use crate::emit::Raw;
+use crate::frame::{Direction, Frame};
+use crate::ledger::{Answer, OpenRequest, Place};
 
 impl CodexAppServerNormalizer {
     pub(super) fn on_server_request(
@@ -29,67 +32,87 @@ impl CodexAppServerNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         use ServerRequest as R;
-        let s = |value: &str| Some(value.to_string());
-        let (request_type, (thread, turn, item), args): (CanonicalRequestType, Place, Value) = match request {
+        let place = |thread: &str, turn: Option<&str>, item: Option<&str>| Place {
+            thread: Some(thread.to_string()),
+            turn: turn.map(str::to_string),
+            item: item.map(str::to_string),
+        };
+        let (request_type, place, waits, args) = match request {
             R::ItemCommandExecutionRequestApproval { params, .. } => (
                 CanonicalRequestType::CommandExecutionApproval,
-                (s(&params.thread_id), s(&params.turn_id), s(&params.item_id)),
+                place(&params.thread_id, Some(&params.turn_id), Some(&params.item_id)),
+                true,
                 to_json(params),
             ),
             R::ItemFileChangeRequestApproval { params, .. } => (
                 CanonicalRequestType::FileChangeApproval,
-                (s(&params.thread_id), s(&params.turn_id), s(&params.item_id)),
+                place(&params.thread_id, Some(&params.turn_id), Some(&params.item_id)),
+                true,
                 to_json(params),
             ),
             R::ItemToolRequestUserInput { params, .. } => (
                 CanonicalRequestType::ToolUserInput,
-                (s(&params.thread_id), s(&params.turn_id), s(&params.item_id)),
+                place(&params.thread_id, Some(&params.turn_id), Some(&params.item_id)),
+                true,
                 to_json(params),
             ),
-            R::McpServerElicitationRequest { params, .. } => (
-                CanonicalRequestType::McpServerElicitation,
-                elicitation_place(params),
-                to_json(params),
-            ),
+            R::McpServerElicitationRequest { params, .. } => {
+                let (thread, turn) = elicitation_place(params);
+                (
+                    CanonicalRequestType::McpServerElicitation,
+                    place(thread, turn, None),
+                    true,
+                    to_json(params),
+                )
+            }
             R::ItemPermissionsRequestApproval { params, .. } => (
                 CanonicalRequestType::PermissionsApproval,
-                (s(&params.thread_id), s(&params.turn_id), s(&params.item_id)),
+                place(&params.thread_id, Some(&params.turn_id), Some(&params.item_id)),
+                true,
                 to_json(params),
             ),
+            // The host runs the tool; nobody is asked.
             R::ItemToolCall { params, .. } => (
                 CanonicalRequestType::DynamicToolCall,
-                (s(&params.thread_id), s(&params.turn_id), s(&params.call_id)),
+                place(&params.thread_id, Some(&params.turn_id), Some(&params.call_id)),
+                false,
                 to_json(params),
             ),
+            // Credentials and attestations the host supplies by itself.
             R::AccountChatgptAuthTokensRefresh { params, .. } => (
                 CanonicalRequestType::AuthTokensRefresh,
-                (None, None, None),
+                Place::default(),
+                false,
                 to_json(params),
             ),
-            R::AttestationGenerate { params, .. } => {
-                (CanonicalRequestType::Attestation, (None, None, None), to_json(params))
-            }
+            R::AttestationGenerate { params, .. } => (
+                CanonicalRequestType::Attestation,
+                Place::default(),
+                false,
+                to_json(params),
+            ),
             // The legacy (v1) approvals name the thread `conversationId` and carry no turn.
             R::ApplyPatchApproval { params, .. } => (
                 CanonicalRequestType::ApplyPatchApproval,
-                (Some(params.conversation_id.to_string()), None, s(&params.call_id)),
+                place(params.conversation_id.as_str(), None, Some(&params.call_id)),
+                true,
                 to_json(params),
             ),
             R::ExecCommandApproval { params, .. } => (
                 CanonicalRequestType::ExecCommandApproval,
-                (Some(params.conversation_id.to_string()), None, s(&params.call_id)),
+                place(params.conversation_id.as_str(), None, Some(&params.call_id)),
+                true,
                 to_json(params),
             ),
         };
-        let id = request.id().clone();
+        let id = request.id();
+        let key = request_key(id);
         let method = request.method();
-        let raw = Raw {
-            source: RuntimeEventRawSource::CodexAppServerRequest,
-            method: Some(method),
-            message_type: None,
-            payload: frame.msg,
-        };
-        let context = self.request_context(&id, (&thread, &turn, &item), Some(raw));
+        let raw = Raw::new(RuntimeEventRawSource::CodexAppServerRequest, Some(method), frame.msg);
+        let provider_id = id.to_string();
+        let context = self
+            .ledger
+            .request_context(&key, &provider_id, Direction::In, &place, Some(raw));
         let user_input = matches!(request, R::ItemToolRequestUserInput { .. });
         if let R::ItemToolRequestUserInput { params, .. } = request {
             let questions = to_json(&params.questions);
@@ -101,46 +124,71 @@ impl CodexAppServerNormalizer {
         }
         let payload = RequestOpenedPayload {
             request_type,
-            detail: detail_of(request),
-            args: Some(args),
+            detail: self.card_detail(request),
+            args: Some(self.card_args(request, args)),
         };
         self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
-        self.requests.insert(
-            id,
-            OpenRequest {
-                request_type,
-                method,
-                thread,
-                turn,
-                item,
-                answer: None,
-                user_input,
-            },
-        );
+        let open = OpenRequest {
+            request_type,
+            place,
+            provider_id,
+            dir: Direction::In,
+            waits,
+            user_input,
+            answer: None,
+            extra: CodexRequest { method },
+        };
+        self.ledger.open_request(key, open, &context, out);
     }
 
-    /// The client answered a server request (a result or an error). Dynamic tool calls resolve
-    /// here; the others wait for `serverRequest/resolved`.
+    /// The client answered a server request. Dynamic tool calls resolve here; the others wait
+    /// for `serverRequest/resolved`.
     pub(super) fn on_client_answer(
         &mut self,
         frame: &Frame<'_>,
         id: &RequestId,
-        answer: (Option<String>, Value),
+        result: &ServerRequestResult,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let Some(request) = self.requests.get_mut(id) else {
+        self.remember_answer(frame, id, answer_of(result), out);
+    }
+
+    /// The client answered a server request with a JSON-RPC error.
+    pub(super) fn on_client_error(
+        &mut self,
+        frame: &Frame<'_>,
+        id: &RequestId,
+        error: &codex::JsonrpcErrorError,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let answer = Answer {
+            decision: Decision::Error,
+            resolution: json!({ "error": error }),
+            answers: None,
+        };
+        self.remember_answer(frame, id, answer, out);
+    }
+
+    fn remember_answer(
+        &mut self,
+        frame: &Frame<'_>,
+        id: &RequestId,
+        answer: Answer,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let key = request_key(id);
+        let Some(request) = self.ledger.request_mut(&key) else {
             return;
         };
         request.answer = Some(answer);
         if request.request_type == CanonicalRequestType::DynamicToolCall {
-            let request = self.requests.remove(id).expect("found above");
-            let raw = Raw {
-                source: RuntimeEventRawSource::CodexAppServerClientResponse,
-                method: Some(request.method),
-                message_type: None,
-                payload: frame.msg,
-            };
-            self.resolve(Some(raw), id, request, None, out);
+            let method = request.extra.method;
+            let raw = Raw::new(
+                RuntimeEventRawSource::CodexAppServerClientResponse,
+                Some(method),
+                frame.msg,
+            );
+            self.ledger.resolve_request(&key, Some(raw), out);
         }
     }
 
@@ -151,141 +199,261 @@ impl CodexAppServerNormalizer {
         params: &codex::ServerRequestResolvedNotification,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        match self.requests.remove(&params.request_id) {
-            Some(request) => self.resolve(Some(raw), &params.request_id, request, None, out),
-            None => {
-                // A request opened before this stream began (or never seen): still settled.
-                let context = self.request_context(
-                    &params.request_id,
-                    (&Some(params.thread_id.clone()), &None, &None),
-                    Some(raw),
-                );
-                let payload = RequestResolvedPayload {
-                    request_type: CanonicalRequestType::Unknown,
-                    decision: None,
-                    resolution: Some(json!({ "requestId": params.request_id })),
-                };
-                self.emit(&context, RuntimeEvent::RequestResolved(payload), out);
-            }
+        let key = request_key(&params.request_id);
+        if self.ledger.request(&key).is_some() {
+            self.ledger.resolve_request(&key, Some(raw), out);
+            return;
         }
-    }
-
-    /// Emits `request.resolved` (and `user-input.resolved` for user input). `unanswered` is the
-    /// reason when the stream ended before any answer.
-    pub(super) fn resolve(
-        &mut self,
-        raw: Option<Raw<'_>>,
-        id: &RequestId,
-        request: OpenRequest,
-        unanswered: Option<&str>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        let context = self.request_context(id, (&request.thread, &request.turn, &request.item), raw);
-        let (decision, resolution) = match (request.answer, unanswered) {
-            (Some(answer), _) => answer,
-            (None, Some(reason)) => (Some("cancelled".to_string()), json!({ "reason": reason })),
-            (None, None) => (None, Value::Null),
+        // A request opened before this stream began (or never seen): still settled.
+        let place = Place {
+            thread: Some(params.thread_id.clone()),
+            ..Place::default()
         };
-        if request.user_input && unanswered.is_none() {
-            let answers = resolution.get("answers").cloned().unwrap_or(Value::Null);
-            self.emit(
-                &context,
-                RuntimeEvent::UserInputResolved(UserInputResolvedPayload { answers }),
-                out,
-            );
-        }
+        let provider_id = params.request_id.to_string();
+        let context = self
+            .ledger
+            .request_context(&key, &provider_id, Direction::In, &place, Some(raw));
         let payload = RequestResolvedPayload {
-            request_type: request.request_type,
-            decision,
-            resolution: (!resolution.is_null()).then_some(resolution),
+            request_type: CanonicalRequestType::Unknown,
+            decision: None,
+            resolution: Some(json!({ "requestId": params.request_id })),
         };
         self.emit(&context, RuntimeEvent::RequestResolved(payload), out);
     }
 
-    fn request_context<'a>(
-        &mut self,
-        id: &RequestId,
-        (thread, turn, item): (&Option<String>, &Option<String>, &Option<String>),
-        raw: Option<Raw<'a>>,
-    ) -> Context<'a> {
-        let session = self.emitter.session().clone();
-        let mut context = match (thread, turn, item) {
-            (Some(thread), Some(turn), Some(item)) => self.item_context(thread, turn, item, raw),
-            (Some(thread), Some(turn), None) => self.turn_context(thread, turn, raw),
-            (Some(thread), None, _) => self.thread_context(thread, raw),
-            (None, _, _) => Context {
-                raw,
-                ..Context::default()
-            },
+    /// What a person must read to decide, in one line: the command, the files and why, the
+    /// question, the MCP server's message, the permissions asked for.
+    fn card_detail(&self, request: &ServerRequest) -> Option<String> {
+        use ServerRequest as R;
+        let with_reason = |what: String, reason: &Option<String>| match reason {
+            Some(reason) => format!("{what}: {reason}"),
+            None => what,
         };
-        context.request_id = Some(
-            RuntimeRequestId::new(ids::derive(&format!("codex:request:{session}:in:{id}")))
-                .expect("a UUID is a valid id"),
-        );
-        context.refs.provider_request_id = TrimmedNonEmptyString::new(id.to_string()).ok();
-        context
+        match request {
+            R::ItemCommandExecutionRequestApproval { params, .. } => {
+                let command = params
+                    .command_actions
+                    .as_deref()
+                    .and_then(command_display)
+                    .or_else(|| params.command.clone());
+                command.or_else(|| params.reason.clone())
+            }
+            R::ItemFileChangeRequestApproval { params, .. } => {
+                let paths = self.open_item_paths(&params.thread_id, &params.item_id);
+                Some(with_reason(
+                    paths.unwrap_or_else(|| "file changes".to_string()),
+                    &params.reason,
+                ))
+            }
+            R::ItemToolRequestUserInput { params, .. } => {
+                let questions: Vec<&str> = params.questions.iter().map(|q| q.question.as_str()).collect();
+                (!questions.is_empty()).then(|| questions.join(" / "))
+            }
+            R::McpServerElicitationRequest { params, .. } => Some(elicitation_message(params)),
+            R::ItemPermissionsRequestApproval { params, .. } => {
+                Some(with_reason(permissions_display(&params.permissions), &params.reason))
+            }
+            R::ItemToolCall { params, .. } => Some(match &params.namespace {
+                Some(namespace) => format!("{namespace}.{}", params.tool),
+                None => params.tool.clone(),
+            }),
+            R::AccountChatgptAuthTokensRefresh { .. } => Some("refresh the ChatGPT auth tokens".to_string()),
+            R::AttestationGenerate { .. } => Some("generate an attestation".to_string()),
+            R::ApplyPatchApproval { params, .. } => {
+                let paths: Vec<&str> = params.file_changes.keys().map(String::as_str).collect();
+                Some(with_reason(paths.join(", "), &params.reason))
+            }
+            R::ExecCommandApproval { params, .. } => Some(params.command.join(" ")),
+        }
+    }
+
+    /// The request's params; a file-change approval also carries the changes of the item it
+    /// approves (the request itself names only the item), so the card shows the diff.
+    fn card_args(&self, request: &ServerRequest, mut args: Value) -> Value {
+        if let ServerRequest::ItemFileChangeRequestApproval { params, .. } = request
+            && let Some(changes) = self
+                .ledger
+                .item(&params.thread_id, &params.item_id)
+                .and_then(|item| item.data.as_ref())
+                .and_then(|data| data.get("changes"))
+            && let Value::Object(map) = &mut args
+        {
+            map.insert("changes".to_string(), changes.clone());
+        }
+        args
+    }
+
+    /// `a.txt, b.txt` for an open file-change item.
+    fn open_item_paths(&self, thread: &str, item: &str) -> Option<String> {
+        let changes = self
+            .ledger
+            .item(thread, item)?
+            .data
+            .as_ref()?
+            .get("changes")?
+            .as_array()?;
+        let paths: Vec<&str> = changes
+            .iter()
+            .filter_map(|change| change.get("path")?.as_str())
+            .collect();
+        (!paths.is_empty()).then(|| paths.join(", "))
     }
 }
 
-/// The client's answer as (decision, resolution): the decision is the answer's tag where the
-/// protocol has one (`accept`, `decline`, `cancel`, ...), the resolution the whole answer.
-pub(super) fn answer_of(result: &ServerRequestResult) -> (Option<String>, Value) {
+/// The ledger's key for a JSON-RPC id: its JSON text, so `1` and `"1"` differ.
+pub(super) fn request_key(id: &RequestId) -> String {
+    serde_json::to_string(id).expect("a request id serializes")
+}
+
+/// The client's answer in canonical terms.
+fn answer_of(result: &ServerRequestResult) -> Answer {
     use ServerRequestResult as R;
     let resolution = to_json(result);
-    let decision = match result {
-        R::ItemCommandExecutionRequestApproval(answer) => tag_of(&to_json(&answer.decision)),
-        R::ItemFileChangeRequestApproval(answer) => tag_of(&to_json(&answer.decision)),
-        R::ApplyPatchApproval(answer) => tag_of(&to_json(&answer.decision)),
-        R::ExecCommandApproval(answer) => tag_of(&to_json(&answer.decision)),
-        R::McpServerElicitationRequest(answer) => tag_of(&to_json(&answer.action)),
-        R::ItemPermissionsRequestApproval(answer) => tag_of(&to_json(&answer.scope)),
-        R::ItemToolCall(answer) => Some(if answer.success { "success" } else { "failure" }.to_string()),
-        R::ItemToolRequestUserInput(_) => Some("answered".to_string()),
-        R::AccountChatgptAuthTokensRefresh(_) | R::AttestationGenerate(_) => Some("provided".to_string()),
-    };
-    (decision, resolution)
-}
-
-/// A decision enum serializes as its name (`"accept"`) or, when it carries data, as an object
-/// with one key (`{"acceptWithExecpolicyAmendment": {...}}`): the name either way.
-fn tag_of(value: &Value) -> Option<String> {
-    match value {
-        Value::String(tag) => Some(tag.clone()),
-        Value::Object(map) if map.len() == 1 => map.keys().next().cloned(),
-        Value::Object(_) | Value::Null | Value::Bool(_) | Value::Number(_) | Value::Array(_) => None,
-    }
-}
-
-/// A one-line description of what is asked, for a UI.
-fn detail_of(request: &ServerRequest) -> Option<String> {
-    use ServerRequest as R;
-    match request {
-        R::ItemCommandExecutionRequestApproval { params, .. } => {
-            params.command.clone().or_else(|| params.reason.clone())
+    let (decision, answers) = match result {
+        R::ItemCommandExecutionRequestApproval(answer) => (command_decision(&answer.decision), None),
+        R::ItemFileChangeRequestApproval(answer) => (
+            match answer.decision {
+                codex::FileChangeApprovalDecision::Accept => Decision::Accept,
+                codex::FileChangeApprovalDecision::AcceptForSession => Decision::AcceptForSession,
+                codex::FileChangeApprovalDecision::Decline => Decision::Decline,
+                codex::FileChangeApprovalDecision::Cancel => Decision::Cancel,
+            },
+            None,
+        ),
+        R::ApplyPatchApproval(answer) => (review_decision(&answer.decision), None),
+        R::ExecCommandApproval(answer) => (review_decision(&answer.decision), None),
+        R::McpServerElicitationRequest(answer) => (
+            match answer.action {
+                codex::McpServerElicitationAction::Accept => Decision::Accept,
+                codex::McpServerElicitationAction::Decline => Decision::Decline,
+                codex::McpServerElicitationAction::Cancel => Decision::Cancel,
+            },
+            None,
+        ),
+        R::ItemPermissionsRequestApproval(answer) => {
+            let granted = permissions_granted(&answer.permissions);
+            let decision = match (granted, &answer.scope) {
+                (false, _) => Decision::Decline,
+                (true, codex::PermissionGrantScope::Turn) => Decision::Accept,
+                (true, codex::PermissionGrantScope::Session) => Decision::AcceptForSession,
+            };
+            (decision, None)
         }
-        R::ItemFileChangeRequestApproval { params, .. } => params.reason.clone(),
-        R::ItemToolRequestUserInput { params, .. } => params.questions.first().map(|q| q.question.clone()),
-        R::McpServerElicitationRequest { .. } => None,
-        R::ItemPermissionsRequestApproval { params, .. } => params.reason.clone(),
-        R::ItemToolCall { params, .. } => Some(params.tool.clone()),
-        R::AccountChatgptAuthTokensRefresh { .. } | R::AttestationGenerate { .. } => None,
-        R::ApplyPatchApproval { params, .. } => params.reason.clone(),
-        R::ExecCommandApproval { params, .. } => Some(params.command.join(" ")),
+        R::ItemToolRequestUserInput(answer) => (Decision::Answered, Some(to_json(&answer.answers))),
+        R::ItemToolCall(_) | R::AccountChatgptAuthTokensRefresh(_) | R::AttestationGenerate(_) => {
+            (Decision::Answered, None)
+        }
+    };
+    Answer {
+        decision,
+        resolution,
+        answers,
     }
 }
 
-fn elicitation_place(params: &codex::McpServerElicitationRequestParams) -> Place {
+/// A standing rule (an execpolicy or network amendment) allows more than this one request.
+fn command_decision(decision: &codex::CommandExecutionApprovalDecision) -> Decision {
+    use codex::CommandExecutionApprovalDecision as D;
+    match decision {
+        D::Accept => Decision::Accept,
+        D::AcceptForSession | D::AcceptWithExecpolicyAmendment { .. } => Decision::AcceptForSession,
+        D::ApplyNetworkPolicyAmendment {
+            network_policy_amendment,
+        } => network_decision(network_policy_amendment),
+        D::Decline => Decision::Decline,
+        D::Cancel => Decision::Cancel,
+    }
+}
+
+/// The legacy approvals' `ReviewDecision`, on the same vocabulary as the v2 ones.
+fn review_decision(decision: &codex::ReviewDecision) -> Decision {
+    use codex::ReviewDecision as D;
+    match decision {
+        D::Approved => Decision::Accept,
+        D::ApprovedForSession | D::ApprovedExecpolicyAmendment { .. } | D::ApprovedMcpPolicyAmendment => {
+            Decision::AcceptForSession
+        }
+        D::NetworkPolicyAmendment {
+            network_policy_amendment,
+        } => network_decision(network_policy_amendment),
+        D::Denied { .. } => Decision::Decline,
+        // Nobody answered in time, or the user stopped the turn.
+        D::TimedOut | D::Abort => Decision::Cancel,
+    }
+}
+
+fn network_decision(amendment: &codex::NetworkPolicyAmendment) -> Decision {
+    match amendment.action {
+        codex::NetworkPolicyRuleAction::Allow => Decision::AcceptForSession,
+        codex::NetworkPolicyRuleAction::Deny => Decision::Decline,
+    }
+}
+
+/// Whether a permissions answer grants anything at all (an empty profile is a refusal).
+fn permissions_granted(granted: &codex::GrantedPermissionProfile) -> bool {
+    let files = granted.file_system.as_ref().is_some_and(|fs| {
+        fs.read.as_ref().is_some_and(|paths| !paths.is_empty())
+            || fs.write.as_ref().is_some_and(|paths| !paths.is_empty())
+            || fs.entries.as_ref().is_some_and(|entries| !entries.is_empty())
+    });
+    let network = granted
+        .network
+        .as_ref()
+        .is_some_and(|network| network.enabled == Some(true));
+    files || network
+}
+
+/// `write /a, /b; read /c; network` for the permissions a request asks for.
+fn permissions_display(asked: &codex::RequestPermissionProfile) -> String {
+    let mut parts = Vec::new();
+    if let Some(fs) = &asked.file_system {
+        let list = |paths: &Option<Vec<codex::LegacyAppPathString>>| {
+            paths
+                .as_deref()
+                .filter(|paths| !paths.is_empty())
+                .map(|paths| paths.iter().map(|path| path.to_string()).collect::<Vec<_>>().join(", "))
+        };
+        if let Some(write) = list(&fs.write) {
+            parts.push(format!("write {write}"));
+        }
+        if let Some(read) = list(&fs.read) {
+            parts.push(format!("read {read}"));
+        }
+        if let Some(entries) = fs.entries.as_ref().filter(|entries| !entries.is_empty()) {
+            parts.push(format!("{} file system rules", entries.len()));
+        }
+    }
+    if asked
+        .network
+        .as_ref()
+        .is_some_and(|network| network.enabled == Some(true))
+    {
+        parts.push("network access".to_string());
+    }
+    if parts.is_empty() {
+        "additional permissions".to_string()
+    } else {
+        parts.join("; ")
+    }
+}
+
+fn elicitation_place(params: &codex::McpServerElicitationRequestParams) -> (&str, Option<&str>) {
     use codex::McpServerElicitationRequestParams as P;
-    let (thread, turn) = match params {
+    match params {
         P::OpenaiXuserVerification { thread_id, turn_id, .. }
         | P::Form { thread_id, turn_id, .. }
         | P::OpenaiXform { thread_id, turn_id, .. }
         | P::OpenaiForm { thread_id, turn_id, .. }
-        | P::Url { thread_id, turn_id, .. } => (thread_id, turn_id),
-    };
-    (Some(thread.clone()), turn.clone(), None)
+        | P::Url { thread_id, turn_id, .. } => (thread_id, turn_id.as_deref()),
+    }
 }
 
-pub(super) fn to_json(value: &impl serde::Serialize) -> Value {
-    serde_json::to_value(value).expect("generated types serialize to JSON")
+/// What the MCP server asks, as its message says it (a verification: its title and description).
+fn elicitation_message(params: &codex::McpServerElicitationRequestParams) -> String {
+    use codex::McpServerElicitationRequestParams as P;
+    match params {
+        P::OpenaiXuserVerification { title, description, .. } => format!("{title}: {description}"),
+        P::Form { message, .. } | P::OpenaiXform { message, .. } | P::OpenaiForm { message, .. } => message.clone(),
+        P::Url { message, url, .. } => format!("{message} ({url})"),
+    }
 }

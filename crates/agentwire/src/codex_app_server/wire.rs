@@ -150,3 +150,11 @@ impl Decoder {
         self.pending.get(&(request_dir, id.clone())).map(String::as_str)
     }
 }
+
+impl crate::normalizer::Conformer for Decoder {
+    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), crate::normalizer::Problem> {
+        Decoder::decode(self, frame)
+            .map(drop)
+            .map_err(|err| super::PushError(&err).problem())
+    }
+}

@@ -1,0 +1,46 @@
+//! The CLI names no provider: every source reaches it through `agentwire::source::Source`, so
+//! adding a source touches the CLI nowhere but its `--from` help text.
+
+use std::path::Path;
+
+/// What a provider's types look like in Rust source: its generated crate, its mapping module.
+const PROVIDER_MARKERS: &[&str] = &[
+    "agentwire_codex",
+    "agentwire_claude",
+    "agentwire_acp",
+    "codex_app_server::",
+    "codex_exec::",
+    "codex_rollout::",
+    "claude::",
+    "acp::",
+    "Source::CodexAppServer",
+];
+
+#[test]
+fn the_cli_imports_no_provider_crate_or_module() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    for line in manifest.lines().filter(|line| line.starts_with("agentwire")) {
+        assert!(
+            line.starts_with("agentwire.") || line.starts_with("agentwire-canonical."),
+            "Cargo.toml depends on a provider crate: {line}"
+        );
+    }
+    let mut checked = 0;
+    for entry in std::fs::read_dir(root.join("src")).expect("src/") {
+        let path = entry.expect("a directory entry").path();
+        let text = std::fs::read_to_string(&path).expect("a source file");
+        for (index, line) in text.lines().enumerate() {
+            for marker in PROVIDER_MARKERS {
+                assert!(
+                    !line.contains(marker),
+                    "{}:{}: names a provider ({marker}): {line}",
+                    path.display(),
+                    index + 1
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 5, "the CLI's modules were read");
+}

@@ -1,0 +1,53 @@
+//! What each [`Source`] does: its normalizer, its conform decoder, its format detection and the
+//! upstream version it is pinned to. The one place that names every source module; hosts go
+//! through it and name no provider's types.
+
+use crate::codex_app_server;
+use crate::frame::{Frame, LineFormat};
+use crate::normalizer::{Conformer, Normalizer, Options};
+use crate::source::Source;
+
+impl Source {
+    /// A normalizer for one stream of this source.
+    pub fn normalizer(self, options: Options) -> Box<dyn Normalizer> {
+        match self {
+            Self::CodexAppServer => Box::new(codex_app_server::CodexAppServerNormalizer::new(options)),
+        }
+    }
+
+    /// A strict decoder for `agentwire conform`.
+    pub fn conformer(self) -> Box<dyn Conformer> {
+        match self {
+            Self::CodexAppServer => Box::new(codex_app_server::wire::Decoder::default()),
+        }
+    }
+
+    /// The program and version the source's generated types are pinned to (`--version`).
+    pub fn upstream(self) -> String {
+        match self {
+            Self::CodexAppServer => codex_app_server::upstream(),
+        }
+    }
+
+    /// Whether a frame is a message this source defines (for format detection).
+    pub fn claims(self, frame: &Frame<'_>) -> bool {
+        match self {
+            Self::CodexAppServer => codex_app_server::claims(frame),
+        }
+    }
+
+    /// Guesses the source and line format from the first lines of an input: the first line
+    /// that is a frame of some source (a transcript record, else a bare message) and carries a
+    /// message that source defines decides.
+    pub fn detect<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<(Source, LineFormat)> {
+        lines.into_iter().find_map(|line| {
+            let format = LineFormat::of(line);
+            let frame = Frame::parse(line, format).ok()?;
+            Self::ALL
+                .iter()
+                .copied()
+                .find(|source| source.claims(&frame))
+                .map(|source| (source, format))
+        })
+    }
+}

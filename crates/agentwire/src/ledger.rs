@@ -1,0 +1,631 @@
+//! The session ledger: what is open in a session, for every source alike.
+//!
+//! A normalizer decides what its provider's messages mean; the ledger keeps the facts that
+//! decision rests on and the rules every source shares:
+//! - threads, turns, items and requests are remembered while open (memory is bounded by what is
+//!   open, not by history), under canonical ids derived once ([`crate::ids`]);
+//! - a thread or turn is started once (one fact, one event);
+//! - a turn reports one failure with one `runtime.error`;
+//! - a late message for a closed turn does not reopen it;
+//! - the session state is what the open turns and requests say it is (`running` while a turn
+//!   runs, `waiting` while a request waits on a person, `ready` when no turn runs, `stopped` or
+//!   `error` when the stream ends), and `session.state.changed` reports each change;
+//! - [`Ledger::finish`] settles what the provider left open.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use agentwire_canonical::{
+    CanonicalItemType, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
+    ProviderTurnId, RequestResolvedPayload, RuntimeEvent, RuntimeSessionId, SessionState, SessionStateChangedPayload,
+    ThreadId, TrimmedNonEmptyString, TurnAbortedPayload, TurnId, UserInputResolvedPayload,
+};
+use serde_json::{Value, json};
+
+use crate::clock::Clock;
+use crate::decision::Decision;
+use crate::emit::{Context, Emitter, Raw};
+use crate::frame::Direction;
+use crate::ids;
+use crate::normalizer::Options;
+use crate::source::Source;
+
+/// How many closed turns a thread remembers, so late messages for them do not reopen them.
+const CLOSED_TURNS_REMEMBERED: usize = 16;
+
+/// Where something belongs, as the provider names it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    pub thread: Option<String>,
+    pub turn: Option<String>,
+    pub item: Option<String>,
+}
+
+struct OpenThread {
+    id: ThreadId,
+    /// `thread.started` was emitted.
+    started: bool,
+    /// Turns started and not yet ended, by provider turn id.
+    turns: BTreeMap<String, OpenTurn>,
+    /// The most recently ended turns, oldest first.
+    closed_turns: VecDeque<String>,
+}
+
+struct OpenTurn {
+    id: TurnId,
+    /// `turn.started` was emitted.
+    started: bool,
+    /// A `runtime.error` was emitted for this turn.
+    error_reported: bool,
+}
+
+/// An item started and not completed, with its face: what a UI shows for it, kept so an item the
+/// provider never completes can still be completed with its type, title and last data.
+pub struct OpenItem {
+    pub id: agentwire_canonical::RuntimeItemId,
+    pub turn: String,
+    pub item_type: CanonicalItemType,
+    pub title: Option<String>,
+    pub data: Option<Value>,
+}
+
+/// A request the provider opened and nobody settled yet; `extra` is the source's own memory of
+/// it (what it offered, the answer when it arrives).
+pub struct OpenRequest<Q> {
+    pub request_type: agentwire_canonical::CanonicalRequestType,
+    pub place: Place,
+    /// The provider's id for it as a person reads it (`providerRefs.providerRequestId`).
+    pub provider_id: String,
+    /// The direction the request travelled (scopes its canonical id).
+    pub dir: Direction,
+    /// Whether the session waits on a person while it is open (approvals, questions).
+    pub waits: bool,
+    /// Whether it asks the user questions: its settlement also gets `user-input.resolved`.
+    pub user_input: bool,
+    /// The client's answer, once it arrived (some providers confirm it later).
+    pub answer: Option<Answer>,
+    pub extra: Q,
+}
+
+/// A client's answer to a request, in canonical terms.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub decision: Decision,
+    /// The provider-native answer (its own decision value included).
+    pub resolution: Value,
+    /// For questions: the answers, as `user-input.resolved` carries them.
+    pub answers: Option<Value>,
+}
+
+/// Why an item ended without its provider completing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cutoff {
+    /// The user interrupted the turn: what was produced stands, actions were stopped.
+    Interrupted,
+    /// The turn failed.
+    Failed,
+    /// The turn completed without completing the item.
+    TurnCompleted,
+    /// The stream ended.
+    StreamEnded,
+}
+
+impl Cutoff {
+    /// The status of an item of `item_type` cut off this way: an interrupted message is not a
+    /// crash (it completed with what it said); an interrupted action was declined by the user.
+    fn status(self, item_type: CanonicalItemType) -> ItemStatus {
+        use CanonicalItemType as T;
+        match self {
+            Self::Interrupted => match item_type {
+                T::UserMessage | T::AssistantMessage | T::Reasoning | T::Plan | T::ContextCompaction => {
+                    ItemStatus::Completed
+                }
+                T::CommandExecution
+                | T::FileChange
+                | T::McpToolCall
+                | T::DynamicToolCall
+                | T::CollabAgentToolCall
+                | T::WebSearch
+                | T::ImageView
+                | T::ImageGeneration
+                | T::ReviewEntered
+                | T::ReviewExited
+                | T::Error
+                | T::Unknown => ItemStatus::Declined,
+            },
+            Self::Failed | Self::TurnCompleted | Self::StreamEnded => ItemStatus::Failed,
+        }
+    }
+
+    fn reason(self, provider: &str) -> String {
+        match self {
+            Self::Interrupted => "interrupted: the turn was interrupted before the item completed".to_string(),
+            Self::Failed => "the turn failed before the item completed".to_string(),
+            Self::TurnCompleted => "the turn completed without completing the item".to_string(),
+            Self::StreamEnded => format!("the stream ended before {provider} completed it"),
+        }
+    }
+}
+
+/// The open state of one session. `Q` is what a source remembers per open request.
+pub struct Ledger<Q> {
+    source: Source,
+    emitter: Emitter,
+    threads: BTreeMap<String, OpenThread>,
+    /// Items started and not completed, by (provider thread id, provider item id).
+    items: BTreeMap<(String, String), OpenItem>,
+    /// Requests not yet settled, by the source's key for them (a JSON-RPC id as JSON text).
+    requests: BTreeMap<String, OpenRequest<Q>>,
+    /// The session state last reported.
+    state: Option<SessionState>,
+    /// The last turn failed (the session ends in `error` unless a later turn succeeds).
+    failed: bool,
+    /// [`Ledger::finish`] is settling: one final state, no steps on the way.
+    finishing: bool,
+}
+
+impl<Q> Ledger<Q> {
+    pub fn new(source: Source, options: Options) -> Self {
+        let provider = options.provider.unwrap_or_else(|| source.provider_kind());
+        Ledger {
+            source,
+            emitter: Emitter::new(provider, options.session_id, Clock::new(options.clock)),
+            threads: BTreeMap::new(),
+            items: BTreeMap::new(),
+            requests: BTreeMap::new(),
+            state: None,
+            failed: false,
+            finishing: false,
+        }
+    }
+
+    pub fn source(&self) -> Source {
+        self.source
+    }
+
+    /// Begins a line: fixes the session id from the first one and advances the clock to the
+    /// line's time (`recorded`, else `provider`).
+    pub fn begin(&mut self, line: &str, recorded: Option<i64>, provider: Option<i64>) {
+        self.emitter.ensure_session(line.as_bytes());
+        self.emitter.clock.tick(recorded, provider);
+    }
+
+    pub fn session(&self) -> &RuntimeSessionId {
+        self.emitter.session()
+    }
+
+    pub fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.emitter.emit(context, event, out);
+    }
+
+    // --- contexts ---
+
+    /// The canonical id of a provider thread.
+    pub fn thread_id(&mut self, provider_thread: &str) -> ThreadId {
+        self.open_thread(provider_thread).id.clone()
+    }
+
+    fn open_thread(&mut self, provider_thread: &str) -> &mut OpenThread {
+        let source = self.source;
+        self.threads
+            .entry(provider_thread.to_string())
+            .or_insert_with(|| OpenThread {
+                id: ids::thread(source, provider_thread),
+                started: false,
+                turns: BTreeMap::new(),
+                closed_turns: VecDeque::new(),
+            })
+    }
+
+    /// A context for something that belongs to a thread.
+    pub fn thread_context<'a>(&mut self, provider_thread: &str, raw: Option<Raw<'a>>) -> Context<'a> {
+        let mut context = Context {
+            thread_id: Some(self.thread_id(provider_thread)),
+            raw,
+            ..Context::default()
+        };
+        context.refs.provider_thread_id = ProviderThreadId::new(provider_thread).ok();
+        context
+    }
+
+    /// A context for something that belongs to a turn.
+    pub fn turn_context<'a>(
+        &mut self,
+        provider_thread: &str,
+        provider_turn: &str,
+        raw: Option<Raw<'a>>,
+    ) -> Context<'a> {
+        let mut context = self.thread_context(provider_thread, raw);
+        let open = self
+            .threads
+            .get(provider_thread)
+            .and_then(|thread| thread.turns.get(provider_turn));
+        context.turn_id = Some(match open {
+            Some(open) => open.id.clone(),
+            None => ids::turn(self.source, provider_thread, provider_turn),
+        });
+        context.refs.provider_turn_id = ProviderTurnId::new(provider_turn).ok();
+        context
+    }
+
+    /// A context for something that belongs to an item.
+    pub fn item_context<'a>(
+        &mut self,
+        provider_thread: &str,
+        provider_turn: &str,
+        provider_item: &str,
+        raw: Option<Raw<'a>>,
+    ) -> Context<'a> {
+        let mut context = self.turn_context(provider_thread, provider_turn, raw);
+        let open = self
+            .items
+            .get(&(provider_thread.to_string(), provider_item.to_string()));
+        context.item_id = Some(match open {
+            Some(open) => open.id.clone(),
+            None => ids::item(self.source, provider_thread, provider_item),
+        });
+        context.refs.provider_item_id = ProviderItemId::new(provider_item).ok();
+        context
+    }
+
+    /// A context for whatever `place` names (the session when it names no thread).
+    pub fn place_context<'a>(&mut self, place: &Place, raw: Option<Raw<'a>>) -> Context<'a> {
+        match place {
+            Place {
+                thread: Some(thread),
+                turn: Some(turn),
+                item: Some(item),
+            } => self.item_context(thread, turn, item, raw),
+            Place {
+                thread: Some(thread),
+                turn: Some(turn),
+                item: None,
+            } => self.turn_context(thread, turn, raw),
+            Place {
+                thread: Some(thread),
+                turn: None,
+                item: _,
+            } => self.thread_context(thread, raw),
+            Place { thread: None, .. } => Context {
+                raw,
+                ..Context::default()
+            },
+        }
+    }
+
+    /// A context for a request: its place plus its canonical and provider ids.
+    pub fn request_context<'a>(
+        &mut self,
+        key: &str,
+        provider_request: &str,
+        dir: Direction,
+        place: &Place,
+        raw: Option<Raw<'a>>,
+    ) -> Context<'a> {
+        let mut context = self.place_context(place, raw);
+        context.request_id = Some(ids::request(self.source, self.emitter.session(), dir, key));
+        context.refs.provider_request_id = TrimmedNonEmptyString::new(provider_request).ok();
+        context
+    }
+
+    // --- threads and turns ---
+
+    /// Marks a thread started; true if this call started it (the first report of the fact).
+    pub fn start_thread(&mut self, provider_thread: &str) -> bool {
+        !std::mem::replace(&mut self.open_thread(provider_thread).started, true)
+    }
+
+    /// Marks a turn started; true if this call started it. A turn that already ended is not
+    /// started again (false).
+    pub fn start_turn(&mut self, provider_thread: &str, provider_turn: &str) -> bool {
+        let source = self.source;
+        let thread = self.open_thread(provider_thread);
+        if thread.closed_turns.iter().any(|closed| closed == provider_turn) {
+            return false;
+        }
+        let open = thread
+            .turns
+            .entry(provider_turn.to_string())
+            .or_insert_with(|| OpenTurn {
+                id: ids::turn(source, provider_thread, provider_turn),
+                started: false,
+                error_reported: false,
+            });
+        !std::mem::replace(&mut open.started, true)
+    }
+
+    /// Whether a turn has ended (a late message about it must not reopen it).
+    pub fn turn_ended(&self, provider_thread: &str, provider_turn: &str) -> bool {
+        self.threads
+            .get(provider_thread)
+            .is_some_and(|thread| thread.closed_turns.iter().any(|closed| closed == provider_turn))
+    }
+
+    /// Records that a turn failed; true the first time (one failure, one `runtime.error`).
+    pub fn report_turn_error(&mut self, provider_thread: &str, provider_turn: &str) -> bool {
+        match self
+            .threads
+            .get_mut(provider_thread)
+            .and_then(|thread| thread.turns.get_mut(provider_turn))
+        {
+            Some(open) => !std::mem::replace(&mut open.error_reported, true),
+            // A failure reported before the turn's start, or after its end: the turn itself is
+            // not opened by it, and its end reports it.
+            None => !self.turn_ended(provider_thread, provider_turn),
+        }
+    }
+
+    /// Ends a turn: its open items are completed as `cutoff` says (keeping their face), and the
+    /// turn is remembered as ended. Returns whether a `runtime.error` was already reported for it.
+    pub fn end_turn(
+        &mut self,
+        context: &Context<'_>,
+        provider_thread: &str,
+        provider_turn: &str,
+        cutoff: Cutoff,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> bool {
+        let keys: Vec<(String, String)> = self
+            .items
+            .iter()
+            .filter(|((thread, _), open)| thread == provider_thread && open.turn == provider_turn)
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in keys {
+            let open = self.items.remove(&key).expect("listed above");
+            self.cut_off_item(context.raw, &key.0, &key.1, open, cutoff, out);
+        }
+        let thread = self.open_thread(provider_thread);
+        let ended = thread.turns.remove(provider_turn);
+        if !thread.closed_turns.iter().any(|closed| closed == provider_turn) {
+            thread.closed_turns.push_back(provider_turn.to_string());
+            if thread.closed_turns.len() > CLOSED_TURNS_REMEMBERED {
+                thread.closed_turns.pop_front();
+            }
+        }
+        self.failed = cutoff == Cutoff::Failed;
+        ended.is_some_and(|open| open.error_reported)
+    }
+
+    // --- items ---
+
+    /// Remembers an item as started, with its face.
+    pub fn open_item(&mut self, place: (&str, &str, &str), item: OpenItemFace) {
+        let (thread, turn, provider_item) = place;
+        let id = ids::item(self.source, thread, provider_item);
+        self.items.insert(
+            (thread.to_string(), provider_item.to_string()),
+            OpenItem {
+                id,
+                turn: turn.to_string(),
+                item_type: item.item_type,
+                title: item.title,
+                data: item.data,
+            },
+        );
+    }
+
+    /// Forgets an item its provider completed; its face if it was open.
+    pub fn close_item(&mut self, provider_thread: &str, provider_item: &str) -> Option<OpenItem> {
+        self.items
+            .remove(&(provider_thread.to_string(), provider_item.to_string()))
+    }
+
+    /// The open item, if any.
+    pub fn item(&self, provider_thread: &str, provider_item: &str) -> Option<&OpenItem> {
+        self.items
+            .get(&(provider_thread.to_string(), provider_item.to_string()))
+    }
+
+    /// Updates the last data of an open item (its face if it is cut off).
+    pub fn update_item(&mut self, provider_thread: &str, provider_item: &str, data: Value) {
+        if let Some(open) = self
+            .items
+            .get_mut(&(provider_thread.to_string(), provider_item.to_string()))
+        {
+            open.data = Some(data);
+        }
+    }
+
+    /// Appends a streamed delta to the text field `key` of an open item's last data, so an item
+    /// cut off mid-stream keeps what it had said (`null` or absent counts as empty).
+    pub fn append_item_text(&mut self, provider_thread: &str, provider_item: &str, key: &str, delta: &str) {
+        let Some(Value::Object(data)) = self
+            .items
+            .get_mut(&(provider_thread.to_string(), provider_item.to_string()))
+            .and_then(|open| open.data.as_mut())
+        else {
+            return;
+        };
+        match data.get_mut(key) {
+            Some(Value::String(text)) => text.push_str(delta),
+            Some(Value::Null) | None => {
+                data.insert(key.to_string(), Value::String(delta.to_string()));
+            }
+            Some(Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_)) => {}
+        }
+    }
+
+    /// `item.completed` for an item its provider never completed, with its face and why.
+    fn cut_off_item(
+        &mut self,
+        raw: Option<Raw<'_>>,
+        thread: &str,
+        provider_item: &str,
+        open: OpenItem,
+        cutoff: Cutoff,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let program = self.source.program();
+        let context = self.item_context(thread, &open.turn, provider_item, raw);
+        let payload = ItemLifecyclePayload {
+            item_type: open.item_type,
+            status: Some(cutoff.status(open.item_type)),
+            title: open.title,
+            detail: Some(cutoff.reason(program)),
+            data: open.data,
+        };
+        self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+    }
+
+    // --- requests ---
+
+    /// Remembers a request as open; the session waits while it is, if it waits on a person.
+    pub fn open_request(
+        &mut self,
+        key: String,
+        request: OpenRequest<Q>,
+        context: &Context<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let reason = format!("waiting on a {}", request.request_type.as_str());
+        self.requests.insert(key, request);
+        self.settle_state(context, Some(&reason), out);
+    }
+
+    pub fn request_mut(&mut self, key: &str) -> Option<&mut OpenRequest<Q>> {
+        self.requests.get_mut(key)
+    }
+
+    pub fn request(&self, key: &str) -> Option<&OpenRequest<Q>> {
+        self.requests.get(key)
+    }
+
+    /// Forgets a settled request (the caller emits its `request.resolved`, then
+    /// [`Ledger::settle_state`]).
+    pub fn take_request(&mut self, key: &str) -> Option<OpenRequest<Q>> {
+        self.requests.remove(key)
+    }
+
+    /// Settles an open request: `user-input.resolved` for questions, then `request.resolved`
+    /// with the client's answer (or `cancel` when the stream ends unanswered), then the session
+    /// state. `raw` is the message that settled it (`None` when the stream ended).
+    pub fn resolve_request(&mut self, key: &str, raw: Option<Raw<'_>>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let Some(request) = self.requests.remove(key) else {
+            return;
+        };
+        let context = self.request_context(key, &request.provider_id, request.dir, &request.place, raw);
+        let answer = match (request.answer, raw) {
+            (Some(answer), _) => Some(answer),
+            (None, Some(_)) => None,
+            (None, None) => Some(Answer {
+                decision: Decision::Cancel,
+                resolution: json!({ "reason": Cutoff::StreamEnded.reason(self.source.program()) }),
+                answers: None,
+            }),
+        };
+        if request.user_input {
+            let answers = answer.as_ref().and_then(|answer| answer.answers.clone());
+            let payload = UserInputResolvedPayload {
+                answers: answers.unwrap_or(Value::Null),
+            };
+            self.emit(&context, RuntimeEvent::UserInputResolved(payload), out);
+        }
+        let payload = RequestResolvedPayload {
+            request_type: request.request_type,
+            decision: answer.as_ref().map(|answer| answer.decision.as_str().to_string()),
+            resolution: answer.map(|answer| answer.resolution),
+        };
+        self.emit(&context, RuntimeEvent::RequestResolved(payload), out);
+        self.settle_state(&context, Some("a request was resolved"), out);
+    }
+
+    // --- session state ---
+
+    /// The state the open turns and requests say the session is in.
+    fn current_state(&self) -> SessionState {
+        let waiting = self.requests.values().any(|request| request.waits);
+        let running = self
+            .threads
+            .values()
+            .any(|thread| thread.turns.values().any(|turn| turn.started));
+        match (waiting, running) {
+            (true, _) => SessionState::Waiting,
+            (false, true) => SessionState::Running,
+            (false, false) => SessionState::Ready,
+        }
+    }
+
+    /// Reports the session state if it changed (`reason` says why), without the source message
+    /// (it rides on the event that caused the change).
+    pub fn settle_state(&mut self, context: &Context<'_>, reason: Option<&str>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let state = self.current_state();
+        if self.finishing || self.state == Some(state) {
+            return;
+        }
+        self.report_state(&context.without_raw(), state, reason, out);
+    }
+
+    /// Reports the session state as the event a message rides on, changed or not.
+    pub fn report_current_state(
+        &mut self,
+        context: &Context<'_>,
+        reason: Option<&str>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let state = self.current_state();
+        self.report_state(context, state, reason, out);
+    }
+
+    fn report_state(
+        &mut self,
+        context: &Context<'_>,
+        state: SessionState,
+        reason: Option<&str>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.state = Some(state);
+        let payload = SessionStateChangedPayload {
+            state,
+            reason: reason.map(str::to_string),
+            detail: None,
+        };
+        self.emit(context, RuntimeEvent::SessionStateChanged(payload), out);
+    }
+
+    // --- the end ---
+
+    /// Settles what the provider left open when the stream ended: open requests resolve as
+    /// `cancel` (questions also get `user-input.resolved` with no answers), open turns are
+    /// aborted with their items cut off, items of no open turn are cut off, and the session
+    /// state becomes `stopped` (`error` when the last turn failed). Held events are let out.
+    pub fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
+        if !self.emitter.has_session() {
+            return;
+        }
+        self.finishing = true;
+        let reason = Cutoff::StreamEnded.reason(self.source.program());
+        let keys: Vec<String> = self.requests.keys().cloned().collect();
+        for key in keys {
+            self.resolve_request(&key, None, out);
+        }
+        let open_turns: Vec<(String, String)> = self
+            .threads
+            .iter()
+            .flat_map(|(thread, open)| open.turns.keys().map(move |turn| (thread.clone(), turn.clone())))
+            .collect();
+        for (thread, turn) in open_turns {
+            let context = self.turn_context(&thread, &turn, None);
+            self.end_turn(&context, &thread, &turn, Cutoff::StreamEnded, out);
+            let payload = TurnAbortedPayload { reason: reason.clone() };
+            self.emit(&context, RuntimeEvent::TurnAborted(payload), out);
+        }
+        let orphans: Vec<((String, String), OpenItem)> = std::mem::take(&mut self.items).into_iter().collect();
+        for ((thread, item), open) in orphans {
+            self.cut_off_item(None, &thread, &item, open, Cutoff::StreamEnded, out);
+        }
+        let state = if self.failed {
+            SessionState::Error
+        } else {
+            SessionState::Stopped
+        };
+        self.report_state(&Context::default(), state, Some("the stream ended"), out);
+        self.emitter.release(out);
+    }
+}
+
+/// What a UI shows for an item when it starts.
+pub struct OpenItemFace {
+    pub item_type: CanonicalItemType,
+    pub title: Option<String>,
+    pub data: Option<Value>,
+}
