@@ -13,6 +13,8 @@
 //!   `sessionUpdate` names;
 //! - every method the corpus sends is defined by one of the two schemas, in the direction and
 //!   as the kind (request or notification) it is sent; today there is no exception;
+//! - the members the agents send that the stable schema does not declare (ACP objects are open,
+//!   so they validate) are exactly the listed ones, each with why;
 //! - the Cursor examples validate, method by method and outcome by outcome, and each invalid
 //!   example is rejected for the reason it gives.
 //!
@@ -328,7 +330,12 @@ impl Schemas {
     /// Every error `instance` has against `pointer` (a `$defs` path such as `SessionUpdate` or
     /// `SessionUpdate/oneOf/3`) of `file`, each with its instance path.
     fn errors(&self, file: &str, pointer: &str, instance: &Value) -> Vec<String> {
-        let key = format!("{BASE}{file}#/$defs/{pointer}");
+        self.errors_at(file, &format!("/$defs/{pointer}"), instance)
+    }
+
+    /// The same for any JSON pointer into `file` (`/$defs/X/properties/y`).
+    fn errors_at(&self, file: &str, pointer: &str, instance: &Value) -> Vec<String> {
+        let key = format!("{BASE}{file}#{pointer}");
         let validator = self
             .validators
             .borrow_mut()
@@ -729,6 +736,174 @@ fn the_corpus_checks_can_fail() {
     assert!(
         wrong_way.iter().any(|p| p.contains("session/prompt sent by the Agent")),
         "{wrong_way:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fields the agents send that the stable schema does not declare
+
+/// Object members of the corpus that no applicable definition of `schema.json` declares. ACP
+/// objects are open, so these validate, but a generated struct drops them without a word unless
+/// they become typed extensions. Path (method, `params`/`result`, member path) and why.
+const UNDECLARED: &[(&str, &str)] = &[
+    (
+        "initialize result.agentCapabilities.sessionCapabilities.fork",
+        "both Claude adapters advertise session forking; `SessionForkCapabilities` in schema.unstable.json",
+    ),
+    (
+        "session/new result.models",
+        "all three agents send `{availableModels, currentModelId}`; `SessionModelState` of the SDK 0.14.1 schema, in neither 2.4.0 file",
+    ),
+    (
+        "session/prompt result.usage",
+        "claude-agent-acp reports token usage per turn; `Usage` in schema.unstable.json",
+    ),
+];
+
+/// Adds to `out` the members of `instance` that no subschema applicable at `pointer` declares.
+/// Applicable: the schema itself, what it `$ref`s, its `allOf`, and the `anyOf`/`oneOf` branches
+/// the instance is valid against. Members of objects whose schema allows any member
+/// (`additionalProperties` set and not `false`, like `_meta`) or declares none count as declared.
+fn collect_undeclared(schemas: &Schemas, pointer: &str, instance: &Value, path: &str, out: &mut BTreeSet<String>) {
+    let mut applicable = vec![pointer.to_string()];
+    let mut next = 0;
+    while let Some(current) = applicable.get(next).cloned() {
+        next += 1;
+        let Some(node) = schemas.acp.pointer(&current) else {
+            continue;
+        };
+        if let Some(target) = node
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+        {
+            applicable.push(target.to_string());
+        }
+        for (keyword, checked) in [("allOf", false), ("anyOf", true), ("oneOf", true)] {
+            let count = node.get(keyword).and_then(Value::as_array).map_or(0, Vec::len);
+            for index in 0..count {
+                let branch = format!("{current}/{keyword}/{index}");
+                if !checked || schemas.errors_at(ACP, &branch, instance).is_empty() {
+                    applicable.push(branch);
+                }
+            }
+        }
+    }
+    let nodes: Vec<(&String, &Value)> = applicable
+        .iter()
+        .filter_map(|p| schemas.acp.pointer(p).map(|node| (p, node)))
+        .collect();
+    match instance {
+        Value::Object(members) => {
+            let open = nodes.iter().any(|(_, node)| {
+                node.get("additionalProperties")
+                    .is_some_and(|a| a != &Value::Bool(false))
+            });
+            let declares = nodes.iter().any(|(_, node)| node.get("properties").is_some());
+            for (key, value) in members {
+                let declared: Vec<String> = nodes
+                    .iter()
+                    .filter(|(_, node)| node.pointer(&format!("/properties/{key}")).is_some())
+                    .map(|(p, _)| format!("{p}/properties/{key}"))
+                    .collect();
+                if declared.is_empty() && declares && !open {
+                    out.insert(format!("{path}.{key}"));
+                }
+                for property in declared {
+                    collect_undeclared(schemas, &property, value, &format!("{path}.{key}"), out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (p, _) in nodes.iter().filter(|(_, node)| node.get("items").is_some()) {
+                for item in items {
+                    collect_undeclared(schemas, &format!("{p}/items"), item, &format!("{path}[]"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The undeclared members of every ACP message of the corpus, with the trace sets sending each.
+fn undeclared_in_corpus(schemas: &Schemas) -> BTreeMap<String, BTreeSet<&'static str>> {
+    let mut found: BTreeMap<String, BTreeSet<&'static str>> = BTreeMap::new();
+    for (name, records) in corpus() {
+        let mut pending: HashMap<(String, String), String> = HashMap::new();
+        for record in &records {
+            let (dir, msg) = (record["dir"].to_string(), &record["msg"]);
+            let (method, part, definition, instance) = if let Some(method) = msg["method"].as_str() {
+                if let Some(id) = msg.get("id") {
+                    pending.insert((dir, id.to_string()), method.to_string());
+                }
+                let Some(known) = schemas.methods.get(method).filter(|m| m.schema == ACP) else {
+                    continue;
+                };
+                (method.to_string(), "params", known.params.clone(), &msg["params"])
+            } else {
+                let other = if dir == "\"in\"" { "\"out\"" } else { "\"in\"" };
+                let Some(method) = pending.remove(&(other.to_string(), msg["id"].to_string())) else {
+                    continue;
+                };
+                let Some(result) = msg.get("result") else { continue };
+                let Some(response) = schemas.methods.get(&method).and_then(|m| m.response.clone()) else {
+                    continue;
+                };
+                (method, "result", response, result)
+            };
+            let mut out = BTreeSet::new();
+            collect_undeclared(
+                schemas,
+                &format!("/$defs/{definition}"),
+                instance,
+                &format!("{method} {part}"),
+                &mut out,
+            );
+            for path in out {
+                found.entry(path).or_default().insert(trace_set(&name));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_members_agents_send_beyond_the_stable_schema_are_exactly_the_known_ones() {
+    let schemas = Schemas::load();
+    let found = undeclared_in_corpus(&schemas);
+    for (path, sets) in &found {
+        println!("{path}: {sets:?}");
+    }
+    let found: BTreeSet<&str> = found.keys().map(String::as_str).collect();
+    let expected: BTreeSet<&str> = UNDECLARED.iter().map(|(path, _)| *path).collect();
+    assert_eq!(
+        found, expected,
+        "undeclared members (add each new one to UNDECLARED with its reason)"
+    );
+}
+
+#[test]
+fn the_undeclared_member_walk_can_fail() {
+    let schemas = Schemas::load();
+    let mut out = BTreeSet::new();
+    let result = json!({
+        "stopReason": "end_turn",
+        "bogus": 1,
+        "_meta": { "anything": { "goes": true } }
+    });
+    collect_undeclared(&schemas, "/$defs/PromptResponse", &result, "r", &mut out);
+    assert_eq!(out, BTreeSet::from(["r.bogus".to_string()]));
+
+    let mut out = BTreeSet::new();
+    let update = json!({
+        "sessionUpdate": "agent_message_chunk",
+        "content": { "type": "text", "text": "hi", "tone": "warm" }
+    });
+    collect_undeclared(&schemas, "/$defs/SessionUpdate", &update, "u", &mut out);
+    assert_eq!(
+        out,
+        BTreeSet::from(["u.content.tone".to_string()]),
+        "found through oneOf, allOf and $ref"
     );
 }
 
