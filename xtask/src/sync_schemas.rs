@@ -182,7 +182,7 @@ fn acp_upstream_md(version: &str, vendored: &[Vendored]) -> String {
          | | |\n|---|---|\n\
          | package | npm `{ACP_PACKAGE}` |\n\
          | version | {version} |\n\
-         | command | `npm install --ignore-scripts {ACP_PACKAGE}@{version}` into the xtask cache, then copy |\n\n\
+         | command | `npm install --ignore-scripts --save-exact --prefix <cache>/acp-sdk-{version} {ACP_PACKAGE}@{version}`, then copy |\n\n\
          | file | in the package | bytes | sha256 |\n|---|---|---|---|\n\
          {rows}\n\
          `{ACP_SCHEMA}` is protocol v1, stable: the code generator reads it. `{ACP_UNSTABLE_SCHEMA}` is its\n\
