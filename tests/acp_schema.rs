@@ -752,7 +752,7 @@ const UNDECLARED: &[(&str, &str)] = &[
     ),
     (
         "session/new result.models",
-        "all three agents send `{availableModels, currentModelId}`; `SessionModelState` of the SDK 0.14.1 schema, in neither 2.4.0 file",
+        "all three agents send `{availableModels, currentModelId}`; older unstable schemas called it `SessionModelState`; neither 2.4.0 file declares it",
     ),
     (
         "session/prompt result.usage",
