@@ -2,7 +2,7 @@
 //!
 //! - `codegen [--check]`: regenerate `generated/` from `schemas/`; with `--check`, write nothing
 //!   and fail if anything is stale.
-//! - `sync-schemas codex-app-server [--version V]`: refresh a vendored upstream schema.
+//! - `sync-schemas codex-app-server|acp [--version V]`: refresh a vendored upstream schema.
 //! - `test`: every check (format, generated tree, clippy, Rust tests, TypeScript harness).
 
 mod codegen;
@@ -34,7 +34,7 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "\
 usage: cargo xtask codegen [--check]
-       cargo xtask sync-schemas codex-app-server [--version V]
+       cargo xtask sync-schemas codex-app-server|acp [--version V]
        cargo xtask test";
 
 fn parse_codegen(args: &[String]) -> anyhow::Result<codegen::Mode> {

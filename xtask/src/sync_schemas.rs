@@ -1,10 +1,17 @@
-//! `cargo xtask sync-schemas codex-app-server [--version V]`: refresh the vendored Codex
-//! app-server schema from the real program.
+//! `cargo xtask sync-schemas <source> [--version V]`: refresh a vendored upstream schema from the
+//! pinned npm package that ships it.
 //!
-//! The pinned `@openai/codex` is installed from npm into a cache folder outside the repository
-//! (`$AGENTWIRE_CACHE`, else `$XDG_CACHE_HOME/agentwire`, else `~/.cache/agentwire`), its binary
-//! runs `app-server generate-json-schema --experimental` with a scratch `HOME`/`CODEX_HOME`, and
-//! the output replaces `schemas/codex-app-server/`. `UPSTREAM.md` records what was run.
+//! Packages are installed with `npm install --ignore-scripts` into a cache folder outside the
+//! repository (`$AGENTWIRE_CACHE`, else `$XDG_CACHE_HOME/agentwire`, else `~/.cache/agentwire`),
+//! one folder per package and version, reused on the next run. Each source writes an `UPSTREAM.md`
+//! recording what was installed, what was read and its sha256.
+//!
+//! - `codex-app-server`: the binary of `@openai/codex` runs `app-server generate-json-schema
+//!   --experimental` with a scratch `HOME`/`CODEX_HOME`; the output replaces
+//!   `schemas/codex-app-server/`.
+//! - `acp`: `@agentclientprotocol/sdk` ships the Agent Client Protocol JSON Schema as data
+//!   (`schema/v1/`); its files are copied into `schemas/acp/`, next to the hand-written Cursor
+//!   extension schema, which a refresh leaves alone.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,7 +19,9 @@ use std::process::Command;
 use anyhow::{Context, Result, bail, ensure};
 use sha2::{Digest, Sha256};
 
-/// The pinned upstream version; bump it here and re-run to refresh.
+const USAGE: &str = "usage: cargo xtask sync-schemas codex-app-server|acp [--version V]";
+
+/// The pinned Codex version; bump it here and re-run to refresh.
 const CODEX_VERSION: &str = "0.171.0";
 const CODEX_PACKAGE: &str = "@openai/codex";
 /// Where the npm package keeps the real (musl) binary on x86_64 Linux.
@@ -20,34 +29,40 @@ const CODEX_BINARY: &str = "node_modules/@openai/codex-linux-x64/vendor/x86_64-u
 /// The bundle the code generator reads; its hash identifies the schema.
 pub const CODEX_BUNDLE: &str = "codex_app_server_protocol.schemas.json";
 
+/// The pinned ACP SDK version; bump it here and re-run to refresh.
+const ACP_VERSION: &str = "2.4.0";
+const ACP_PACKAGE: &str = "@agentclientprotocol/sdk";
+/// The folder of the package that holds protocol v1's schema files.
+const ACP_SCHEMA_DIR: &str = "schema/v1";
+/// The stable protocol v1 schema: the one the code generator reads.
+const ACP_SCHEMA: &str = "schema.json";
+/// Vendored beside it: the unstable superset declares fields real agents already send (`models`
+/// on `session/new`, `sessionCapabilities.fork`, ...) that the stable schema does not.
+const ACP_UNSTABLE_SCHEMA: &str = "schema.unstable.json";
+/// Method tables the upstream repository publishes next to the schemas; vendored when the
+/// package ships them (2.4.0 does not: the methods are read from the schema's `x-method`).
+const ACP_META_FILES: [&str; 2] = ["meta.json", "meta.unstable.json"];
+
 pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let (source, version) = match args {
-        [source] => (source.as_str(), CODEX_VERSION.to_string()),
-        [source, flag, version] if flag == "--version" => (source.as_str(), version.clone()),
-        _ => bail!("usage: cargo xtask sync-schemas codex-app-server [--version V]"),
+        [source] => (source.as_str(), None),
+        [source, flag, version] if flag == "--version" => (source.as_str(), Some(version.as_str())),
+        _ => bail!("{USAGE}"),
     };
     match source {
-        "codex-app-server" => sync_codex_app_server(root, &version),
-        other => bail!("no schema source named {other:?}; known: codex-app-server"),
+        "codex-app-server" => sync_codex_app_server(root, version.unwrap_or(CODEX_VERSION)),
+        "acp" => sync_acp(root, version.unwrap_or(ACP_VERSION)),
+        other => bail!("no schema source named {other:?}; known: codex-app-server, acp\n{USAGE}"),
     }
 }
 
 fn sync_codex_app_server(root: &Path, version: &str) -> Result<()> {
-    let install = cache_dir()?.join(format!("codex-{version}"));
+    let install = npm_install("codex", CODEX_PACKAGE, version)?;
     let binary = install.join(CODEX_BINARY);
-    if !binary.exists() {
-        std::fs::create_dir_all(&install)?;
-        let spec = format!("{CODEX_PACKAGE}@{version}");
-        eprintln!("installing {spec} into {}", install.display());
-        let status = Command::new("npm")
-            .args(["install", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&install)
-            .arg(&spec)
-            .status()
-            .context("running npm (is node installed?)")?;
-        ensure!(status.success(), "npm install {spec} failed");
-        ensure!(binary.exists(), "{spec} installed but {} is missing", binary.display());
-    }
+    ensure!(
+        binary.exists(),
+        "{CODEX_PACKAGE}@{version} installed but {CODEX_BINARY} is missing"
+    );
 
     let scratch = install.join("scratch-home");
     let codex_home = scratch.join(".codex");
@@ -71,18 +86,14 @@ fn sync_codex_app_server(root: &Path, version: &str) -> Result<()> {
         std::fs::remove_dir_all(&target)?;
     }
     copy_tree(&out, &target)?;
-    let bundle = std::fs::read(target.join(CODEX_BUNDLE)).with_context(|| format!("{CODEX_BUNDLE} missing"))?;
-    let sha = Sha256::digest(&bundle)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<String>();
-    std::fs::write(target.join("UPSTREAM.md"), upstream_md(version, &sha))?;
+    let sha = sha256_file(&target.join(CODEX_BUNDLE))?;
+    std::fs::write(target.join("UPSTREAM.md"), codex_upstream_md(version, &sha))?;
     eprintln!("schemas/codex-app-server: {CODEX_PACKAGE} {version}, bundle sha256 {sha}");
     eprintln!("next: cargo xtask codegen");
     Ok(())
 }
 
-fn upstream_md(version: &str, sha: &str) -> String {
+fn codex_upstream_md(version: &str, sha: &str) -> String {
     format!(
         "# schemas/codex-app-server — vendored, do not edit\n\n\
          | | |\n|---|---|\n\
@@ -99,6 +110,134 @@ fn upstream_md(version: &str, sha: &str) -> String {
     )
 }
 
+fn sync_acp(root: &Path, version: &str) -> Result<()> {
+    let prefix = npm_install("acp-sdk", ACP_PACKAGE, version)?;
+    let from = prefix.join("node_modules").join(ACP_PACKAGE).join(ACP_SCHEMA_DIR);
+    let target = root.join("schemas/acp");
+    std::fs::create_dir_all(&target)?;
+
+    let mut vendored = Vec::new();
+    for file in [ACP_SCHEMA, ACP_UNSTABLE_SCHEMA] {
+        let source = from.join(file);
+        ensure!(
+            source.exists(),
+            "{ACP_PACKAGE}@{version} ships no {ACP_SCHEMA_DIR}/{file}"
+        );
+        vendored.push(vendor_file(&source, &target.join(file))?);
+    }
+    for file in ACP_META_FILES {
+        let (source, dest) = (from.join(file), target.join(file));
+        if source.exists() {
+            vendored.push(vendor_file(&source, &dest)?);
+        } else if dest.exists() {
+            std::fs::remove_file(&dest)?;
+        }
+    }
+    std::fs::write(target.join("UPSTREAM.md"), acp_upstream_md(version, &vendored))?;
+    for file in &vendored {
+        eprintln!(
+            "schemas/acp/{}: {ACP_PACKAGE} {version}, sha256 {}",
+            file.name, file.sha256
+        );
+    }
+    eprintln!("next: cargo xtask codegen");
+    Ok(())
+}
+
+/// A file copied from a package into `schemas/`, with the hash `UPSTREAM.md` records.
+struct Vendored {
+    name: String,
+    bytes: u64,
+    sha256: String,
+}
+
+fn vendor_file(source: &Path, dest: &Path) -> Result<Vendored> {
+    let bytes = std::fs::copy(source, dest).with_context(|| format!("copying {}", source.display()))?;
+    let name = dest
+        .file_name()
+        .context("vendored file has a name")?
+        .to_string_lossy()
+        .into_owned();
+    Ok(Vendored {
+        name,
+        bytes,
+        sha256: sha256_file(dest)?,
+    })
+}
+
+fn acp_upstream_md(version: &str, vendored: &[Vendored]) -> String {
+    let rows: String = vendored
+        .iter()
+        .map(|file| {
+            format!(
+                "| `{name}` | `{ACP_SCHEMA_DIR}/{name}` | {bytes} | `{sha}` |\n",
+                name = file.name,
+                bytes = file.bytes,
+                sha = file.sha256,
+            )
+        })
+        .collect();
+    format!(
+        "# schemas/acp — vendored Agent Client Protocol schema\n\n\
+         | | |\n|---|---|\n\
+         | package | npm `{ACP_PACKAGE}` |\n\
+         | version | {version} |\n\
+         | command | `npm install --ignore-scripts --save-exact --prefix <cache>/acp-sdk-{version} {ACP_PACKAGE}@{version}`, then copy |\n\n\
+         | file | in the package | bytes | sha256 |\n|---|---|---|---|\n\
+         {rows}\n\
+         `{ACP_SCHEMA}` is protocol v1, stable: the code generator reads it. `{ACP_UNSTABLE_SCHEMA}` is its\n\
+         unstable superset, kept for the fields and methods real agents already send that the stable\n\
+         schema does not declare. Both are byte-for-byte the package's files: do not edit them.\n\
+         `cursor-extensions.schema.json` is hand-written and not touched by a refresh; `README.md` says\n\
+         how the generator reads the ACP method table and where typify needs help.\n\n\
+         Refresh: `cargo xtask sync-schemas acp [--version V]`, then `cargo xtask codegen`.\n\
+         The version pin lives in `xtask/src/sync_schemas.rs` (`ACP_VERSION`).\n"
+    )
+}
+
+/// Installs `package@version` into `<cache>/<folder>-<version>` unless that exact version is
+/// already there, and returns that install prefix (the package is in `node_modules/<package>`,
+/// its dependencies beside it). Install scripts never run: every source here only needs files
+/// the tarballs carry.
+fn npm_install(folder: &str, package: &str, version: &str) -> Result<PathBuf> {
+    let prefix = cache_dir()?.join(format!("{folder}-{version}"));
+    let installed = prefix.join("node_modules").join(package);
+    if installed_version(&installed).as_deref() == Some(version) {
+        return Ok(prefix);
+    }
+    std::fs::create_dir_all(&prefix)?;
+    let spec = format!("{package}@{version}");
+    eprintln!("installing {spec} into {}", prefix.display());
+    let status = Command::new("npm")
+        .args([
+            "install",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "--save-exact",
+            "--prefix",
+        ])
+        .arg(&prefix)
+        .arg(&spec)
+        .status()
+        .context("running npm (is node installed?)")?;
+    ensure!(status.success(), "npm install {spec} failed");
+    let found = installed_version(&installed);
+    ensure!(
+        found.as_deref() == Some(version),
+        "npm install {spec} left version {found:?} in {}",
+        installed.display()
+    );
+    Ok(prefix)
+}
+
+/// The `version` of the package installed in `dir`, if any.
+fn installed_version(dir: &Path) -> Option<String> {
+    let manifest = std::fs::read(dir.join("package.json")).ok()?;
+    let manifest: serde_json::Value = serde_json::from_slice(&manifest).ok()?;
+    Some(manifest.get("version")?.as_str()?.to_string())
+}
+
 fn cache_dir() -> Result<PathBuf> {
     if let Some(dir) = std::env::var_os("AGENTWIRE_CACHE") {
         return Ok(PathBuf::from(dir));
@@ -108,6 +247,11 @@ fn cache_dir() -> Result<PathBuf> {
     }
     let home = std::env::var_os("HOME").context("neither AGENTWIRE_CACHE, XDG_CACHE_HOME nor HOME is set")?;
     Ok(PathBuf::from(home).join(".cache/agentwire"))
+}
+
+fn sha256_file(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
 }
 
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
