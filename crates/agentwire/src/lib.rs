@@ -1,16 +1,17 @@
 //! agentwire: every coding agent's protocol on one canonical event wire.
 //!
 //! A host reads frames from a provider (each line of a transcript, or each message of a live
-//! stream), pushes them into the normalizer of that source and writes out the canonical events
-//! ([`agentwire_canonical::ProviderRuntimeEvent`], the JSON shape of spec section 1):
+//! stream), pushes them into the normalizer of that [`source::Source`] and writes out the
+//! canonical events ([`agentwire_canonical::ProviderRuntimeEvent`], the JSON shape of section 1
+//! of the provider-runtime V2 proposal):
 //!
 //! ```no_run
 //! use std::io::{BufRead, Write};
-//! use agentwire::codex_app_server::CodexAppServerNormalizer;
 //! use agentwire::frame::LineFormat;
-//! use agentwire::normalizer::{Normalizer, Options};
+//! use agentwire::normalizer::Options;
+//! use agentwire::source::Source;
 //!
-//! let mut normalizer = CodexAppServerNormalizer::new(Options::default());
+//! let mut normalizer = Source::CodexAppServer.normalizer(Options::default());
 //! let mut events = Vec::new();
 //! let mut out = std::io::stdout().lock();
 //! for line in std::io::stdin().lock().lines() {
@@ -23,13 +24,18 @@
 //!     }
 //!     out.flush()?;
 //! }
-//! normalizer.finish(&mut events); // a turn the provider never completed gets turn.aborted
+//! normalizer.finish(&mut events); // open turns are aborted, the session state becomes `stopped`
 //! for event in events.drain(..) {
 //!     serde_json::to_writer(&mut out, &event)?;
 //!     out.write_all(b"\n")?;
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The crate is a shared core ([`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
+//! [`decision`], [`normalizer`], [`source`]) that imports no source module, and one module of
+//! mapping decisions per source ([`codex_app_server`]) on top of it; the `catalog` module is the
+//! one place that dispatches from a [`source::Source`] to its module.
 
 pub mod canonicalize;
 mod catalog;
