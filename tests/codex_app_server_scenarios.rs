@@ -5,484 +5,55 @@
 //! the client's `dir: "out"` response, the plan steps of `turn/plan/updated`, the answers of a
 //! user-input response, the `willRetry` flag of an `error` notification), so a test checks that
 //! the normalizer carries what the provider and the client said, not a copy of today's output.
-//! Events are tied to the trace line they came from (`Normalized::lines`), and every failure
-//! names the trace, the event index and that line.
+//! The shared [`Scenario`] helper ties events to the trace line they came from and names the
+//! trace, the event index and that line in every failure; what only Codex has is here.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
+use agentwire::source::Source;
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, CanonicalRuntimeEventType, ContentStreamKind, ItemStatus,
-    ProviderRuntimeEvent, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, TurnId, TurnState,
+    ProviderRuntimeEvent, RuntimeEvent, RuntimeEventRawSource, ThreadId, TurnId, TurnState,
 };
-use agentwire_tests::{Normalized, codex_app_server_traces, normalize_codex_app_server};
+use agentwire_tests::scenario::Scenario;
+use agentwire_tests::scenario::jsonrpc::RequestCycle;
+use agentwire_tests::{corpus_dir, normalize, normalize_text, payload, traces};
 use serde_json::Value;
 
-/// The payload of `$event` if it is a `RuntimeEvent::$variant`.
-macro_rules! payload {
-    ($event:expr, $variant:ident) => {
-        if let RuntimeEvent::$variant(payload) = &$event.event {
-            Some(payload)
-        } else {
-            None
-        }
-    };
+const CODEX: Source = Source::CodexAppServer;
+
+/// The Codex app-server trace `name`.
+fn load(name: &str) -> Scenario {
+    Scenario::load(CODEX, name)
 }
 
-// ---------------------------------------------------------------------------------------------
-// A trace and its canonical events
-// ---------------------------------------------------------------------------------------------
-
-/// One corpus trace: its records (`{"dir","ts","msg"}`) and its canonical events.
-struct Scenario {
-    name: String,
-    /// The parsed records; index `line - 1` (a blank line is `Value::Null`).
-    records: Vec<Value>,
-    norm: Normalized,
+/// For each provider notification `method`, the one `content.delta` its line produced, with
+/// `kind` and the notification's `params.delta` text; returns the delta event indices.
+fn deltas_for(sc: &Scenario, method: &str, kind: ContentStreamKind) -> Vec<usize> {
+    let lines = sc.provider_lines(method);
+    assert!(!lines.is_empty(), "trace `{}`: no `{method}` notification", sc.name);
+    lines
+        .into_iter()
+        .map(|line| {
+            let index = sc.one_event_of_line(line, CanonicalRuntimeEventType::ContentDelta);
+            let delta = payload!(sc.event(index), ContentDelta).expect("a content.delta");
+            assert_eq!(delta.stream_kind, kind, "{}: streamKind", sc.at(index));
+            let params = &sc.msg(line)["params"];
+            assert_eq!(
+                delta.delta,
+                params["delta"].as_str().expect("a delta string"),
+                "{}: delta text",
+                sc.at(index)
+            );
+            index
+        })
+        .collect()
 }
 
-impl Scenario {
-    fn load(name: &str) -> Self {
-        let path = agentwire_tests::tests_dir()
-            .join("corpus/codex-app-server")
-            .join(format!("{name}.jsonl"));
-        assert!(path.is_file(), "trace `{name}`: {} does not exist", path.display());
-        Self::from_path(&path)
-    }
-
-    fn from_path(path: &std::path::Path) -> Self {
-        let name = path
-            .file_stem()
-            .expect("a trace file name")
-            .to_string_lossy()
-            .into_owned();
-        let text = std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-        let records = text
-            .lines()
-            .enumerate()
-            .map(|(index, line)| {
-                if line.trim().is_empty() {
-                    Value::Null
-                } else {
-                    serde_json::from_str(line)
-                        .unwrap_or_else(|err| panic!("trace `{name}`, line {}: not JSON: {err}", index + 1))
-                }
-            })
-            .collect();
-        let norm = normalize_codex_app_server(path);
-        assert_eq!(
-            norm.events.len(),
-            norm.lines.len(),
-            "trace `{name}`: one line number per event"
-        );
-        Self { name, records, norm }
-    }
-
-    fn events(&self) -> &[ProviderRuntimeEvent] {
-        &self.norm.events
-    }
-
-    fn event(&self, index: usize) -> &ProviderRuntimeEvent {
-        &self.norm.events[index]
-    }
-
-    /// Where event `index` is: trace, index, input line and type, for failure messages.
-    fn at(&self, index: usize) -> String {
-        let Some(event) = self.norm.events.get(index) else {
-            return format!("trace `{}`, event #{index} (past the end)", self.name);
-        };
-        let line = match self.norm.lines[index] {
-            Some(line) => format!("line {line}"),
-            None => "from finish()".to_owned(),
-        };
-        format!(
-            "trace `{}`, event #{index} ({line}, {})",
-            self.name,
-            event.event.event_type().as_str()
-        )
-    }
-
-    /// The indices of the events of type `kind`, in order.
-    fn indices_of(&self, kind: CanonicalRuntimeEventType) -> Vec<usize> {
-        (0..self.events().len())
-            .filter(|&i| self.event(i).event.event_type() == kind)
-            .collect()
-    }
-
-    /// The indices of the events that input line `line` (1-based) produced.
-    fn events_of_line(&self, line: usize) -> Vec<usize> {
-        (0..self.events().len())
-            .filter(|&i| self.norm.lines[i] == Some(line))
-            .collect()
-    }
-
-    /// The one event of type `kind` that input line `line` produced.
-    fn one_event_of_line(&self, line: usize, kind: CanonicalRuntimeEventType) -> usize {
-        let found: Vec<usize> = self
-            .events_of_line(line)
-            .into_iter()
-            .filter(|&i| self.event(i).event.event_type() == kind)
-            .collect();
-        assert_eq!(
-            found.len(),
-            1,
-            "trace `{}`, line {line}: expected exactly one {} event, got events {:?}",
-            self.name,
-            kind.as_str(),
-            self.describe_line(line)
-        );
-        found[0]
-    }
-
-    /// `index: type` of each event line `line` produced, for failure messages.
-    fn describe_line(&self, line: usize) -> Vec<String> {
-        self.events_of_line(line)
-            .into_iter()
-            .map(|i| format!("#{i}: {}", self.event(i).event.event_type().as_str()))
-            .collect()
-    }
-
-    /// The `msg` of input line `line`.
-    fn msg(&self, line: usize) -> &Value {
-        &self.records[line - 1]["msg"]
-    }
-
-    /// The input lines (1-based) of the messages the provider sent (`dir: "in"`) with `method`.
-    fn provider_lines(&self, method: &str) -> Vec<usize> {
-        self.lines_where(|record| record["dir"] == "in" && record["msg"]["method"] == method)
-    }
-
-    fn lines_where(&self, keep: impl Fn(&Value) -> bool) -> Vec<usize> {
-        self.records
-            .iter()
-            .enumerate()
-            .filter(|(_, record)| keep(record))
-            .map(|(index, _)| index + 1)
-            .collect()
-    }
-
-    /// The one provider message with `method`: its line.
-    fn one_provider_line(&self, method: &str) -> usize {
-        let lines = self.provider_lines(method);
-        assert_eq!(
-            lines.len(),
-            1,
-            "trace `{}`: expected one `{method}` from the provider, at lines {lines:?}",
-            self.name
-        );
-        lines[0]
-    }
-
-    /// The client's response (`dir: "out"`, no `method`) to the provider's request `id`: its line.
-    fn client_response(&self, id: &Value) -> usize {
-        let lines = self.lines_where(|record| {
-            record["dir"] == "out" && record["msg"].get("method").is_none() && record["msg"]["id"] == *id
-        });
-        assert_eq!(
-            lines.len(),
-            1,
-            "trace `{}`: expected one client response to request id {id}, at lines {lines:?}",
-            self.name
-        );
-        lines[0]
-    }
-
-    /// The `raw.payload` of event `index`, parsed.
-    fn raw_payload(&self, index: usize) -> Value {
-        let raw = self
-            .event(index)
-            .raw
-            .as_ref()
-            .unwrap_or_else(|| panic!("{}: no raw", self.at(index)));
-        serde_json::from_str(raw.payload.get()).unwrap_or_else(|err| panic!("{}: raw payload: {err}", self.at(index)))
-    }
-
-    /// The `raw.source` of event `index`.
-    fn raw_source(&self, index: usize) -> Option<RuntimeEventRawSource> {
-        self.event(index).raw.as_ref().map(|raw| raw.source)
-    }
-
-    /// The `raw.method` of event `index`.
-    fn raw_method(&self, index: usize) -> Option<&str> {
-        self.event(index).raw.as_ref().and_then(|raw| raw.method.as_deref())
-    }
-
-    /// The item type of an `item.started` / `item.updated` / `item.completed` event.
-    fn item_type(&self, index: usize) -> Option<CanonicalItemType> {
-        match &self.event(index).event {
-            RuntimeEvent::ItemStarted(payload)
-            | RuntimeEvent::ItemUpdated(payload)
-            | RuntimeEvent::ItemCompleted(payload) => Some(payload.item_type),
-            _ => None,
-        }
-    }
-
-    fn item_id(&self, index: usize) -> &RuntimeItemId {
-        self.event(index)
-            .item_id
-            .as_ref()
-            .unwrap_or_else(|| panic!("{}: no itemId", self.at(index)))
-    }
-
-    fn turn_id(&self, index: usize) -> &TurnId {
-        self.event(index)
-            .turn_id
-            .as_ref()
-            .unwrap_or_else(|| panic!("{}: no turnId", self.at(index)))
-    }
-
-    fn request_id(&self, index: usize) -> &RuntimeRequestId {
-        self.event(index)
-            .request_id
-            .as_ref()
-            .unwrap_or_else(|| panic!("{}: no requestId", self.at(index)))
-    }
-
-    /// The `providerRefs.providerRequestId` of event `index`.
-    fn provider_request_id(&self, index: usize) -> Option<&str> {
-        let refs = self.event(index).provider_refs.as_ref()?;
-        refs.provider_request_id.as_ref().map(|id| id.as_str())
-    }
-
-    /// The first event after `after` of type `kind` for the same request as event `after`.
-    fn next_for_request(&self, after: usize, kind: CanonicalRuntimeEventType) -> usize {
-        let request = self.request_id(after);
-        (after + 1..self.events().len())
-            .find(|&i| self.event(i).event.event_type() == kind && self.event(i).request_id.as_ref() == Some(request))
-            .unwrap_or_else(|| panic!("{}: no {} with its requestId after it", self.at(after), kind.as_str()))
-    }
-
-    /// The items of type `item_type`: `(item.started index, item.completed index)` per item, in
-    /// start order; every started item must complete later.
-    fn items(&self, item_type: CanonicalItemType) -> Vec<(usize, usize)> {
-        self.indices_of(CanonicalRuntimeEventType::ItemStarted)
-            .into_iter()
-            .filter(|&i| self.item_type(i) == Some(item_type))
-            .map(|started| (started, self.completion_of(started)))
-            .collect()
-    }
-
-    /// The `item.completed` of the item event `started` started.
-    fn completion_of(&self, started: usize) -> usize {
-        let item = self.item_id(started);
-        (started + 1..self.events().len())
-            .find(|&i| {
-                self.event(i).event.event_type() == CanonicalRuntimeEventType::ItemCompleted
-                    && self.event(i).item_id.as_ref() == Some(item)
-            })
-            .unwrap_or_else(|| panic!("{}: the item never completes", self.at(started)))
-    }
-
-    /// Every `item.started` has a later `item.completed` of the same item and type, and nothing
-    /// completes twice.
-    fn assert_no_item_left_open(&self) {
-        let mut open: BTreeMap<&RuntimeItemId, usize> = BTreeMap::new();
-        for (index, event) in self.events().iter().enumerate() {
-            match event.event.event_type() {
-                CanonicalRuntimeEventType::ItemStarted => {
-                    let previous = open.insert(self.item_id(index), index);
-                    assert!(
-                        previous.is_none(),
-                        "{}: the item was already started at event #{previous:?}",
-                        self.at(index)
-                    );
-                }
-                CanonicalRuntimeEventType::ItemCompleted => {
-                    if let Some(started) = open.remove(self.item_id(index)) {
-                        assert_eq!(
-                            self.item_type(index),
-                            self.item_type(started),
-                            "{}: completes an item started as another type at {}",
-                            self.at(index),
-                            self.at(started)
-                        );
-                    }
-                }
-                _ => {}
-            }
-        }
-        let left: Vec<String> = open.values().map(|&index| self.at(index)).collect();
-        assert!(
-            left.is_empty(),
-            "trace `{}`: items started and never completed: {left:?}",
-            self.name
-        );
-    }
-
-    /// Event `delta` belongs to an item of type `item_type` that was started before it and is
-    /// still open (started, not yet completed).
-    fn assert_delta_on_open_item(&self, delta: usize, item_type: CanonicalItemType) {
-        let item = self.item_id(delta);
-        let started = (0..delta)
-            .rev()
-            .find(|&i| {
-                self.event(i).event.event_type() == CanonicalRuntimeEventType::ItemStarted
-                    && self.event(i).item_id.as_ref() == Some(item)
-            })
-            .unwrap_or_else(|| panic!("{}: no item.started before it for its itemId {item}", self.at(delta)));
-        assert_eq!(
-            self.item_type(started),
-            Some(item_type),
-            "{}: its item was started as another type at {}",
-            self.at(delta),
-            self.at(started)
-        );
-        let closed = (started + 1..delta).find(|&i| {
-            self.event(i).event.event_type() == CanonicalRuntimeEventType::ItemCompleted
-                && self.event(i).item_id.as_ref() == Some(item)
-        });
-        assert!(
-            closed.is_none(),
-            "{}: its item already completed at event #{closed:?}",
-            self.at(delta)
-        );
-        assert_eq!(
-            self.event(delta).turn_id,
-            self.event(started).turn_id,
-            "{}: not in the turn of its item ({})",
-            self.at(delta),
-            self.at(started)
-        );
-    }
-
-    /// For each provider notification `method`, the one `content.delta` its line produced, with
-    /// `kind` and the notification's text; returns the delta event indices.
-    fn deltas_for(&self, method: &str, kind: ContentStreamKind) -> Vec<usize> {
-        let lines = self.provider_lines(method);
-        assert!(!lines.is_empty(), "trace `{}`: no `{method}` notification", self.name);
-        lines
-            .into_iter()
-            .map(|line| {
-                let index = self.one_event_of_line(line, CanonicalRuntimeEventType::ContentDelta);
-                let delta = payload!(self.event(index), ContentDelta).expect("a content.delta");
-                assert_eq!(delta.stream_kind, kind, "{}: streamKind", self.at(index));
-                let params = &self.msg(line)["params"];
-                assert_eq!(
-                    delta.delta,
-                    params["delta"].as_str().expect("a delta string"),
-                    "{}: delta text",
-                    self.at(index)
-                );
-                index
-            })
-            .collect()
-    }
-
-    /// The provider's request `method` (one in the trace), the client's response to it, and the
-    /// canonical pair: `request.opened` of `request_type` from the request's line and the later
-    /// `request.resolved` with the same `requestId`.
-    fn request_cycle(&self, method: &str, request_type: CanonicalRequestType) -> RequestCycle {
-        let request_line = self.one_provider_line(method);
-        let id = self.msg(request_line)["id"].clone();
-        assert!(
-            !id.is_null(),
-            "trace `{}`, line {request_line}: `{method}` has no JSON-RPC id",
-            self.name
-        );
-        let response_line = self.client_response(&id);
-        let opened = self.one_event_of_line(request_line, CanonicalRuntimeEventType::RequestOpened);
-        let payload = payload!(self.event(opened), RequestOpened).expect("a request.opened");
-        assert_eq!(payload.request_type, request_type, "{}: requestType", self.at(opened));
-        assert_eq!(
-            self.raw_source(opened),
-            Some(RuntimeEventRawSource::CodexAppServerRequest),
-            "{}: raw.source",
-            self.at(opened)
-        );
-        assert_eq!(self.raw_method(opened), Some(method), "{}: raw.method", self.at(opened));
-        assert_eq!(
-            self.raw_payload(opened),
-            *self.msg(request_line),
-            "{}: raw.payload is the request",
-            self.at(opened)
-        );
-        let provider_id = match &id {
-            Value::String(id) => id.clone(),
-            other => other.to_string(),
-        };
-        assert_eq!(
-            self.provider_request_id(opened),
-            Some(provider_id.as_str()),
-            "{}: providerRequestId",
-            self.at(opened)
-        );
-        let resolved = self.next_for_request(opened, CanonicalRuntimeEventType::RequestResolved);
-        let resolution = payload!(self.event(resolved), RequestResolved).expect("a request.resolved");
-        assert_eq!(
-            resolution.request_type,
-            request_type,
-            "{}: requestType",
-            self.at(resolved)
-        );
-        assert_eq!(
-            self.event(resolved).turn_id,
-            self.event(opened).turn_id,
-            "{}: turnId of its request",
-            self.at(resolved)
-        );
-        let resolutions = self
-            .indices_of(CanonicalRuntimeEventType::RequestResolved)
-            .into_iter()
-            .filter(|&i| self.event(i).request_id == self.event(opened).request_id)
-            .count();
-        assert_eq!(
-            resolutions,
-            1,
-            "{}: the request resolves {resolutions} times",
-            self.at(opened)
-        );
-        RequestCycle {
-            response: self.msg(response_line)["result"].clone(),
-            opened,
-            resolved,
-        }
-    }
-
-    /// The `request.resolved` decision of a cycle.
-    fn decision(&self, cycle: &RequestCycle) -> Option<&str> {
-        payload!(self.event(cycle.resolved), RequestResolved).and_then(|payload| payload.decision.as_deref())
-    }
-
-    /// The one `turn.started` and the one `turn.completed` of a single-turn trace, same turn.
-    fn single_turn(&self) -> (usize, usize) {
-        let started = self.indices_of(CanonicalRuntimeEventType::TurnStarted);
-        let completed = self.indices_of(CanonicalRuntimeEventType::TurnCompleted);
-        assert_eq!(started.len(), 1, "trace `{}`: turn.started at {started:?}", self.name);
-        assert_eq!(
-            completed.len(),
-            1,
-            "trace `{}`: turn.completed at {completed:?}",
-            self.name
-        );
-        let (started, completed) = (started[0], completed[0]);
-        assert!(
-            started < completed,
-            "{}: before its turn.started ({})",
-            self.at(completed),
-            self.at(started)
-        );
-        assert_eq!(
-            self.turn_id(completed),
-            self.turn_id(started),
-            "{}: turnId of the turn",
-            self.at(completed)
-        );
-        (started, completed)
-    }
-
-    /// The state of a `turn.completed`.
-    fn turn_state(&self, index: usize) -> TurnState {
-        payload!(self.event(index), TurnCompleted)
-            .unwrap_or_else(|| panic!("{}: not a turn.completed", self.at(index)))
-            .state
-    }
-}
-
-/// A provider request and its resolution (see [`Scenario::request_cycle`]).
-struct RequestCycle {
-    /// The `result` of the client's response.
-    response: Value,
-    opened: usize,
-    resolved: usize,
+/// The cycle of the provider's request `method` (see [`Scenario::request_cycle`]), its
+/// `request.opened` carrying the request as a Codex app-server request.
+fn request_cycle(sc: &Scenario, method: &str, request_type: CanonicalRequestType) -> RequestCycle {
+    sc.request_cycle(method, request_type, RuntimeEventRawSource::CodexAppServerRequest)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -492,8 +63,9 @@ struct RequestCycle {
 /// A command approval: `request.opened(command_execution_approval)` on the command item, then its
 /// `request.resolved` carrying the decision of the client's response, which must be `expected`.
 fn command_approval(name: &str, expected: &str) -> (Scenario, RequestCycle) {
-    let sc = Scenario::load(name);
-    let cycle = sc.request_cycle(
+    let sc = load(name);
+    let cycle = request_cycle(
+        &sc,
         "item/commandExecution/requestApproval",
         CanonicalRequestType::CommandExecutionApproval,
     );
@@ -501,7 +73,12 @@ fn command_approval(name: &str, expected: &str) -> (Scenario, RequestCycle) {
         .as_str()
         .unwrap_or_else(|| panic!("trace `{name}`: response has no decision"));
     assert_eq!(said, expected, "trace `{name}`: the client's decision in the trace");
-    assert_eq!(sc.decision(&cycle), Some(said), "{}: decision", sc.at(cycle.resolved));
+    assert_eq!(
+        sc.decision(cycle.resolved),
+        Some(said),
+        "{}: decision",
+        sc.at(cycle.resolved)
+    );
     let commands = sc.items(CanonicalItemType::CommandExecution);
     let (started, _) = *commands
         .iter()
@@ -562,7 +139,11 @@ fn shell_approval_cancel() {
 /// Every `content.delta(command_output)` (one per `item/commandExecution/outputDelta`, same text)
 /// is on the open `command_execution` item started before it.
 fn command_output(sc: &Scenario) {
-    let from_notifications = sc.deltas_for("item/commandExecution/outputDelta", ContentStreamKind::CommandOutput);
+    let from_notifications = deltas_for(
+        sc,
+        "item/commandExecution/outputDelta",
+        ContentStreamKind::CommandOutput,
+    );
     let all: Vec<usize> = sc
         .indices_of(CanonicalRuntimeEventType::ContentDelta)
         .into_iter()
@@ -583,21 +164,22 @@ fn command_output(sc: &Scenario) {
 
 #[test]
 fn shell() {
-    let sc = Scenario::load("shell");
+    let sc = load("shell");
     command_output(&sc);
 }
 
 #[test]
 fn reasoning() {
-    let sc = Scenario::load("reasoning");
-    let summary = sc.deltas_for(
+    let sc = load("reasoning");
+    let summary = deltas_for(
+        &sc,
         "item/reasoning/summaryTextDelta",
         ContentStreamKind::ReasoningSummaryText,
     );
-    let text = sc.deltas_for("item/reasoning/textDelta", ContentStreamKind::ReasoningText);
+    let text = deltas_for(&sc, "item/reasoning/textDelta", ContentStreamKind::ReasoningText);
     for (deltas, index_key) in [(&summary, "summaryIndex"), (&text, "contentIndex")] {
         for &index in deltas {
-            let line = sc.norm.lines[index].expect("a delta from a line");
+            let line = sc.line_of(index).expect("a delta from a line");
             let expected = sc.msg(line)["params"][index_key].as_i64();
             assert!(expected.is_some(), "trace `reasoning`, line {line}: no {index_key}");
             let delta = payload!(sc.event(index), ContentDelta).expect("a content.delta");
@@ -628,7 +210,7 @@ fn reasoning() {
 
 /// Each `turn/plan/updated` becomes a `turn.plan.updated` with the same explanation and steps.
 fn plan_updates(name: &str) {
-    let sc = Scenario::load(name);
+    let sc = load(name);
     let lines = sc.provider_lines("turn/plan/updated");
     assert!(!lines.is_empty(), "trace `{name}`: no turn/plan/updated");
     let (turn, _) = sc.single_turn();
@@ -687,7 +269,7 @@ fn plan2() {
 /// a `turn.diff.updated` per `turn/diff/updated` carrying its diff in the item's turn. Returns
 /// the scenario and the item's `(started, completed)`.
 fn file_change(name: &str, status: ItemStatus) -> (Scenario, (usize, usize)) {
-    let sc = Scenario::load(name);
+    let sc = load(name);
     let items = sc.items(CanonicalItemType::FileChange);
     assert_eq!(
         items.len(),
@@ -722,7 +304,8 @@ fn file_change(name: &str, status: ItemStatus) -> (Scenario, (usize, usize)) {
 
 /// A file-change approval with the client's `expected` decision, on the file_change item.
 fn file_change_approval(sc: &Scenario, item: usize, expected: &str) {
-    let cycle = sc.request_cycle(
+    let cycle = request_cycle(
+        sc,
         "item/fileChange/requestApproval",
         CanonicalRequestType::FileChangeApproval,
     );
@@ -732,7 +315,12 @@ fn file_change_approval(sc: &Scenario, item: usize, expected: &str) {
         "trace `{}`: the client's decision in the trace",
         sc.name
     );
-    assert_eq!(sc.decision(&cycle), Some(said), "{}: decision", sc.at(cycle.resolved));
+    assert_eq!(
+        sc.decision(cycle.resolved),
+        Some(said),
+        "{}: decision",
+        sc.at(cycle.resolved)
+    );
     assert_eq!(
         sc.event(cycle.opened).item_id,
         sc.event(item).item_id,
@@ -807,7 +395,7 @@ fn patch_streaming_events() {
 
 #[test]
 fn mcp_traces() {
-    let traces: Vec<_> = codex_app_server_traces()
+    let traces: Vec<_> = traces(CODEX)
         .into_iter()
         .filter(|path| {
             path.file_name()
@@ -816,12 +404,10 @@ fn mcp_traces() {
         .collect();
     assert!(traces.len() >= 3, "the mcp* traces: {traces:?}");
     for path in traces {
-        let sc = Scenario::from_path(&path);
+        let sc = Scenario::from_path(CODEX, &path);
         let items = sc.items(CanonicalItemType::McpToolCall);
-        let expected = sc.lines_where(|record| {
-            record["dir"] == "in"
-                && record["msg"]["method"] == "item/started"
-                && record["msg"]["params"]["item"]["type"] == "mcpToolCall"
+        let expected = sc.provider_lines_where(|msg| {
+            msg["method"] == "item/started" && msg["params"]["item"]["type"] == "mcpToolCall"
         });
         assert!(!items.is_empty(), "trace `{}`: no mcp_tool_call item", sc.name);
         assert_eq!(
@@ -840,19 +426,18 @@ fn mcp_traces() {
 #[test]
 fn mcp_server_elicitation() {
     let method = "mcpServer/elicitation/request";
-    let traces: Vec<Scenario> = codex_app_server_traces()
-        .iter()
-        .map(|path| Scenario::from_path(path))
+    let traces: Vec<Scenario> = Scenario::all(CODEX)
+        .into_iter()
         .filter(|sc| !sc.provider_lines(method).is_empty())
         .collect();
     assert!(!traces.is_empty(), "no trace has `{method}`");
     for sc in traces {
-        let cycle = sc.request_cycle(method, CanonicalRequestType::McpServerElicitation);
+        let cycle = request_cycle(&sc, method, CanonicalRequestType::McpServerElicitation);
         let action = cycle.response["action"]
             .as_str()
             .expect("an action in the elicitation response");
         assert_eq!(
-            sc.decision(&cycle),
+            sc.decision(cycle.resolved),
             Some(action),
             "{}: decision is the response's action",
             sc.at(cycle.resolved)
@@ -870,12 +455,12 @@ fn mcp_server_elicitation() {
 
 #[test]
 fn dynamic_tool() {
-    let sc = Scenario::load("dynamic_tool");
+    let sc = load("dynamic_tool");
     assert!(
         sc.provider_lines("serverRequest/resolved").is_empty(),
         "trace `dynamic_tool`: has a serverRequest/resolved; the test assumes Codex sends none for item/tool/call"
     );
-    let cycle = sc.request_cycle("item/tool/call", CanonicalRequestType::DynamicToolCall);
+    let cycle = request_cycle(&sc, "item/tool/call", CanonicalRequestType::DynamicToolCall);
     let resolved = cycle.resolved;
     assert_eq!(
         sc.raw_source(resolved),
@@ -883,9 +468,11 @@ fn dynamic_tool() {
         "{}: raw.source",
         sc.at(resolved)
     );
-    let line = sc.norm.lines[resolved].unwrap_or_else(|| panic!("{}: from no line", sc.at(resolved)));
+    let line = sc
+        .line_of(resolved)
+        .unwrap_or_else(|| panic!("{}: from no line", sc.at(resolved)));
     assert_eq!(
-        sc.records[line - 1]["dir"],
+        sc.record(line)["dir"],
         "out",
         "{}: not from the client's response",
         sc.at(resolved)
@@ -924,9 +511,9 @@ fn dynamic_tool() {
 
 #[test]
 fn user_input_plan_mode() {
-    let sc = Scenario::load("user_input_plan_mode");
+    let sc = load("user_input_plan_mode");
     let method = "item/tool/requestUserInput";
-    let cycle = sc.request_cycle(method, CanonicalRequestType::ToolUserInput);
+    let cycle = request_cycle(&sc, method, CanonicalRequestType::ToolUserInput);
     let line = sc.one_provider_line(method);
     let requested = sc.one_event_of_line(line, CanonicalRuntimeEventType::UserInputRequested);
     assert_eq!(
@@ -977,12 +564,16 @@ fn user_input_plan_mode() {
 
 #[test]
 fn interrupt() {
-    let sc = Scenario::load("interrupt");
+    let sc = load("interrupt");
     let (_, completed) = sc.single_turn();
-    assert_eq!(
-        completed,
-        sc.events().len() - 1,
-        "{}: not the last event",
+    // The interrupted turn is the last thing that happens: only the session's state follows it.
+    let after: Vec<String> = (completed + 1..sc.events().len())
+        .filter(|&i| sc.event(i).event.event_type() != CanonicalRuntimeEventType::SessionStateChanged)
+        .map(|i| sc.at(i))
+        .collect();
+    assert!(
+        after.is_empty(),
+        "{}: events after the interrupted turn: {after:?}",
         sc.at(completed)
     );
     assert_eq!(
@@ -996,7 +587,7 @@ fn interrupt() {
 
 /// The single turn completes (`completed`) and nothing is a `runtime.error`.
 fn recovers(name: &str) -> Scenario {
-    let sc = Scenario::load(name);
+    let sc = load(name);
     let (_, completed) = sc.single_turn();
     assert_eq!(
         sc.turn_state(completed),
@@ -1021,9 +612,7 @@ fn flaky500_retry() {
 #[test]
 fn stream_drop_retry() {
     let sc = recovers("stream_drop_retry");
-    let retrying = sc.lines_where(|record| {
-        record["dir"] == "in" && record["msg"]["method"] == "error" && record["msg"]["params"]["willRetry"] == true
-    });
+    let retrying = sc.provider_lines_where(|msg| msg["method"] == "error" && msg["params"]["willRetry"] == true);
     assert!(
         !retrying.is_empty(),
         "trace `stream_drop_retry`: no `error` notification with willRetry: true"
@@ -1049,7 +638,7 @@ fn stream_drop_retry() {
 /// Exactly one `runtime.error` and one `turn.completed(failed)`, both for the trace's turn, the
 /// error first; the turn's `errorMessage` is the provider's.
 fn fails(name: &str) {
-    let sc = Scenario::load(name);
+    let sc = load(name);
     let (started, completed) = sc.single_turn();
     assert_eq!(
         sc.turn_state(completed),
@@ -1104,7 +693,7 @@ fn failed() {
 
 #[test]
 fn multi_turn() {
-    let sc = Scenario::load("multi_turn");
+    let sc = load("multi_turn");
     let started = sc.indices_of(CanonicalRuntimeEventType::TurnStarted);
     let completed = sc.indices_of(CanonicalRuntimeEventType::TurnCompleted);
     assert_eq!(
@@ -1194,4 +783,62 @@ fn multi_turn() {
         "trace `multi_turn`: item events outside every turn: {outside:?}"
     );
     sc.assert_no_item_left_open();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Threads across connections, provider versions
+// ---------------------------------------------------------------------------------------------
+
+/// The canonical id of the first thread started in `events`.
+fn first_thread(events: &[ProviderRuntimeEvent]) -> Option<ThreadId> {
+    events
+        .iter()
+        .find(|e| e.event.event_type() == CanonicalRuntimeEventType::ThreadStarted)
+        .and_then(|e| e.thread_id.clone())
+}
+
+#[test]
+fn a_resumed_thread_keeps_its_canonical_id() {
+    // The same provider thread seen on two connections (two sessions) gets one canonical id.
+    let text = std::fs::read_to_string(corpus_dir(CODEX).join("text.jsonl")).expect("trace");
+    let first = normalize_text(CODEX, &text).events;
+    // A different first line gives a different session; the thread is the same provider thread.
+    let second = normalize_text(
+        CODEX,
+        &format!("{{\"dir\":\"out\",\"ts\":1,\"msg\":{{\"method\":\"initialized\"}}}}\n{text}"),
+    )
+    .events;
+    assert_ne!(
+        first[0].session_id, second[0].session_id,
+        "two connections are two sessions"
+    );
+    assert!(first_thread(&first).is_some(), "trace `text`: no thread.started");
+    assert_eq!(
+        first_thread(&first),
+        first_thread(&second),
+        "the thread keeps its canonical id"
+    );
+}
+
+#[test]
+fn a_different_provider_version_is_reported_once() {
+    let path = corpus_dir(CODEX).join("multi_turn.jsonl");
+    let text = std::fs::read_to_string(&path).expect("trace");
+    assert!(
+        text.matches("0.171.0").count() >= 3,
+        "the user agent and every thread carry the version"
+    );
+    let events = normalize_text(CODEX, &text.replace("0.171.0", "0.999.0")).events;
+    let reports: Vec<&ProviderRuntimeEvent> = events
+        .iter()
+        .filter(|e| matches!(&e.event, RuntimeEvent::RuntimeWarning(w) if w.message.contains("version 0.999.0")))
+        .collect();
+    assert_eq!(reports.len(), 1, "reported once per connection");
+    let pinned = normalize(CODEX, &path).events;
+    assert!(
+        !pinned
+            .iter()
+            .any(|e| matches!(&e.event, RuntimeEvent::RuntimeWarning(w) if w.message.contains("version"))),
+        "the pinned version is not reported"
+    );
 }

@@ -5,27 +5,16 @@
 //! Real traces come from the corpus; where the corpus has no example (the legacy v1 approvals,
 //! client listings), a trace is built from real messages with one field changed, said at the spot.
 
-use agentwire::frame::LineFormat;
-use agentwire::normalizer::Options;
 use agentwire::source::Source;
-use agentwire_canonical::{
-    CanonicalItemType, ItemStatus, ProviderRuntimeEvent, RuntimeEvent, SessionState, TurnState,
-};
+use agentwire_canonical::{CanonicalItemType, ItemStatus, ProviderRuntimeEvent, RuntimeEvent, SessionState, TurnState};
 use serde_json::{Value, json};
 
 fn normalize_text(text: &str) -> Vec<ProviderRuntimeEvent> {
-    let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
-    let mut normalizer = Source::CodexAppServer.normalizer(Options::default());
-    let mut events = Vec::new();
-    for line in text.lines().filter(|line| !line.trim().is_empty()) {
-        let _ = normalizer.push_line(line, LineFormat::of(first), &mut events);
-    }
-    normalizer.finish(&mut events);
-    events
+    agentwire_tests::normalize_text(Source::CodexAppServer, text).events
 }
 
 fn trace(name: &str) -> String {
-    let path = agentwire_tests::tests_dir().join(format!("corpus/codex-app-server/{name}.jsonl"));
+    let path = agentwire_tests::corpus_dir(Source::CodexAppServer).join(format!("{name}.jsonl"));
     std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 
@@ -52,10 +41,7 @@ fn states(events: &[ProviderRuntimeEvent]) -> Vec<Option<SessionState>> {
 }
 
 fn position(events: &[ProviderRuntimeEvent], what: &str, keep: impl Fn(&ProviderRuntimeEvent) -> bool) -> usize {
-    events
-        .iter()
-        .position(|event| keep(event))
-        .unwrap_or_else(|| panic!("no {what}"))
+    events.iter().position(keep).unwrap_or_else(|| panic!("no {what}"))
 }
 
 fn last_state(events: &[ProviderRuntimeEvent]) -> SessionState {
@@ -75,9 +61,21 @@ fn session_state_around_an_approval() {
     let completed = position(&events, "turn.completed", |e| kind(e) == "turn.completed");
     assert_eq!(states[started + 1], Some(SessionState::Running), "a started turn runs");
     assert_eq!(states[opened - 1], Some(SessionState::Running));
-    assert_eq!(states[opened + 1], Some(SessionState::Waiting), "the approval waits on a person");
-    assert_eq!(states[resolved + 1], Some(SessionState::Running), "answered, the turn runs on");
-    assert_eq!(states[completed + 1], Some(SessionState::Ready), "the turn ended: ready for the next");
+    assert_eq!(
+        states[opened + 1],
+        Some(SessionState::Waiting),
+        "the approval waits on a person"
+    );
+    assert_eq!(
+        states[resolved + 1],
+        Some(SessionState::Running),
+        "answered, the turn runs on"
+    );
+    assert_eq!(
+        states[completed + 1],
+        Some(SessionState::Ready),
+        "the turn ended: ready for the next"
+    );
     assert_eq!(last_state(&events), SessionState::Stopped);
     // Every state is one of the spec's and none is reported twice in a row without a message.
     for (index, event) in events.iter().enumerate() {
@@ -85,7 +83,10 @@ fn session_state_around_an_approval() {
             && index > 0
             && states[index - 1] == Some(payload.state)
         {
-            assert!(event.raw.is_some(), "event {index}: a repeated state carries the message it rides for");
+            assert!(
+                event.raw.is_some(),
+                "event {index}: a repeated state carries the message it rides for"
+            );
         }
     }
 }
@@ -98,10 +99,18 @@ fn session_state_around_an_interrupt() {
         e.raw.as_ref().and_then(|raw| raw.method.as_deref()) == Some("turn/interrupt")
     });
     assert_eq!(kind(&events[ack]), "session.state.changed");
-    assert_eq!(states[ack], Some(SessionState::Running), "the turn runs until turn/completed says it ended");
+    assert_eq!(
+        states[ack],
+        Some(SessionState::Running),
+        "the turn runs until turn/completed says it ended"
+    );
     let completed = position(&events, "turn.completed", |e| kind(e) == "turn.completed");
     assert!(matches!(&events[completed].event, RuntimeEvent::TurnCompleted(p) if p.state == TurnState::Interrupted));
-    assert_eq!(states[completed + 1], Some(SessionState::Ready), "a UI's working indicator stops");
+    assert_eq!(
+        states[completed + 1],
+        Some(SessionState::Ready),
+        "a UI's working indicator stops"
+    );
     assert_eq!(last_state(&events), SessionState::Stopped);
 }
 
@@ -123,7 +132,10 @@ fn an_interrupted_message_keeps_its_text_and_is_no_crash() {
         })
         .expect("the message completes");
     assert_eq!(cut.status, Some(ItemStatus::Completed), "what was said stands: {cut:?}");
-    assert!(cut.detail.as_deref().is_some_and(|d| d.starts_with("interrupted")), "{cut:?}");
+    assert!(
+        cut.detail.as_deref().is_some_and(|d| d.starts_with("interrupted")),
+        "{cut:?}"
+    );
     let data = cut.data.as_ref().expect("the item keeps its last data");
     assert_eq!(data["type"], "agentMessage");
     assert_eq!(data["text"], deltas, "the streamed text so far");
@@ -173,11 +185,18 @@ fn request_cards_need_no_joins() {
     let card = opened(&events);
     let path = item["changes"][0]["path"].as_str().expect("a path");
     assert!(card.detail.as_deref().is_some_and(|d| d.contains(path)), "{card:?}");
-    assert_eq!(card.args.as_ref().expect("args")["changes"], item["changes"], "the diff is on the card");
+    assert_eq!(
+        card.args.as_ref().expect("args")["changes"],
+        item["changes"],
+        "the diff is on the card"
+    );
 
     let text = trace("mcp_write_approval_accept");
     let params = request_params(&text, "mcpServer/elicitation/request");
-    assert_eq!(opened(&normalize_text(&text)).detail.as_deref(), params["message"].as_str());
+    assert_eq!(
+        opened(&normalize_text(&text)).detail.as_deref(),
+        params["message"].as_str()
+    );
 
     let text = trace("user_input_plan_mode");
     let params = request_params(&text, "item/tool/requestUserInput");
@@ -188,7 +207,10 @@ fn request_cards_need_no_joins() {
 
     let text = trace("dynamic_tool");
     let params = request_params(&text, "item/tool/call");
-    assert_eq!(opened(&normalize_text(&text)).detail.as_deref(), params["tool"].as_str());
+    assert_eq!(
+        opened(&normalize_text(&text)).detail.as_deref(),
+        params["tool"].as_str()
+    );
 }
 
 fn decisions(events: &[ProviderRuntimeEvent]) -> Vec<String> {

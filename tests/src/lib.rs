@@ -1,6 +1,18 @@
-//! Shared helpers for the workspace-level tests: where the test data lives.
+//! Shared helpers for the workspace-level tests: where the test data lives, normalizing a trace
+//! exactly as `agentwire normalize FILE` does, and the [`scenario::Scenario`] helper the scenario
+//! tests of every source share.
+//!
+//! Everything here takes a [`Source`]: the corpus of a source is `tests/corpus/<name>/`, its
+//! goldens `tests/golden/<name>/`, so a new source adds its traces and its scenario assertions
+//! and the goldens and invariants cover it.
+
+pub mod scenario;
 
 use std::path::{Path, PathBuf};
+
+use agentwire::frame::LineFormat;
+use agentwire::normalizer::Options;
+use agentwire::source::Source;
 
 /// The `tests/` folder of the workspace, where the corpus, goldens and examples live.
 pub fn tests_dir() -> &'static Path {
@@ -12,11 +24,26 @@ pub fn workspace_root() -> PathBuf {
     tests_dir().parent().expect("tests/ has a parent").to_path_buf()
 }
 
-/// The codex app-server traces of the corpus, sorted by name.
-pub fn codex_app_server_traces() -> Vec<PathBuf> {
-    let dir = tests_dir().join("corpus/codex-app-server");
-    let mut traces: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
+/// The corpus folder of `source`: `tests/corpus/<source name>`.
+pub fn corpus_dir(source: Source) -> PathBuf {
+    tests_dir().join("corpus").join(source.name())
+}
+
+/// The golden folder of `source`: `tests/golden/<source name>`.
+pub fn golden_dir(source: Source) -> PathBuf {
+    tests_dir().join("golden").join(source.name())
+}
+
+/// The traces of `source` (`tests/corpus/<source name>/*.jsonl`), sorted by name; none when the
+/// source has no corpus folder yet (the harness's trace-count test says so).
+pub fn traces(source: Source) -> Vec<PathBuf> {
+    let dir = corpus_dir(source);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(err) => panic!("{}: {err}", dir.display()),
+    };
+    let mut traces: Vec<PathBuf> = entries
         .map(|entry| entry.expect("readable corpus folder").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
         .collect();
@@ -24,39 +51,42 @@ pub fn codex_app_server_traces() -> Vec<PathBuf> {
     traces
 }
 
-/// A trace normalized exactly as `agentwire normalize FILE` does with default options: the
-/// session id is UUIDv5 of the first line, every line is pushed, `finish()` settles the rest.
+/// The name of a trace or golden: its file name without `.jsonl`.
+pub fn trace_name(path: &Path) -> String {
+    path.file_stem().expect("a file name").to_string_lossy().into_owned()
+}
+
+/// A trace normalized exactly as `agentwire normalize --from <source> FILE` does with default
+/// options: the library derives the session id from the first line, the line format comes from
+/// the first non-blank line, every non-blank line is pushed, `finish()` settles the rest.
 pub struct Normalized {
     /// The canonical events, in order.
     pub events: Vec<agentwire_canonical::ProviderRuntimeEvent>,
-    /// For each event, the 1-based input line it came from (`None` for what `finish()` emitted).
+    /// For each event, the 1-based input line whose push emitted it (`None` for what `finish()`
+    /// emitted). An event held until the stream gave a time counts for the line that let it out.
     pub lines: Vec<Option<usize>>,
     /// The JSONL text `agentwire normalize` prints.
     pub jsonl: String,
 }
 
-/// Normalizes a codex app-server transcript file.
-pub fn normalize_codex_app_server(path: &Path) -> Normalized {
-    use agentwire::codex_app_server::CodexAppServerNormalizer;
-    use agentwire::frame::LineFormat;
-    use agentwire::normalizer::{Normalizer, Options};
-
+/// Normalizes a trace file of `source`.
+pub fn normalize(source: Source, path: &Path) -> Normalized {
     let text = std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-    let first = text.lines().next().unwrap_or_default();
-    let session_id =
-        agentwire_canonical::RuntimeSessionId::new(agentwire::ids::session_from_first_line(first.as_bytes()))
-            .expect("a UUID is a valid id");
-    let mut normalizer = CodexAppServerNormalizer::new(Options {
-        session_id: Some(session_id),
-        ..Options::default()
-    });
+    normalize_text(source, &text)
+}
+
+/// Normalizes the text of a trace of `source` (for tests that alter a trace before reading it).
+pub fn normalize_text(source: Source, text: &str) -> Normalized {
+    let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
+    let format = LineFormat::of(first);
+    let mut normalizer = source.normalizer(Options::default());
     let (mut events, mut lines) = (Vec::new(), Vec::new());
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         // A problem is reported as a runtime.warning event too; the golden shows it.
-        let _ = normalizer.push_line(line, LineFormat::Transcript, &mut events);
+        let _ = normalizer.push_line(line, format, &mut events);
         lines.resize(events.len(), Some(index + 1));
     }
     normalizer.finish(&mut events);

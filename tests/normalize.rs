@@ -1,0 +1,581 @@
+//! Every source's normalizer over its whole corpus: the golden outputs and the invariants of the
+//! provider-runtime V2 proposal (sections 1.6 and 8) that hold for any source.
+//!
+//! Each test loops over `Source::ALL` and the traces of each (`tests/corpus/<source>/*.jsonl`),
+//! so a new source is covered as soon as its traces are in the corpus. Goldens live in
+//! `tests/golden/<source>/<trace>.jsonl`, exactly what `agentwire normalize` prints for the
+//! trace. After a deliberate mapping change, regenerate them with
+//! `AGENTWIRE_BLESS=1 cargo test -p agentwire-tests --test normalize goldens_match` and review the
+//! diff like code.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use agentwire::frame::LineFormat;
+use agentwire::source::Source;
+use agentwire_canonical::{
+    CanonicalRequestType, CanonicalRuntimeEventType as T, ProviderRuntimeEvent, RuntimeEvent, RuntimeRequestId,
+    SessionState, TurnId,
+};
+use agentwire_tests::scenario::Scenario;
+use agentwire_tests::{golden_dir, normalize, normalize_text, payload, tests_dir, trace_name, traces, workspace_root};
+use serde_json::Value;
+
+/// How to regenerate the goldens, for failure messages.
+const BLESS: &str = "AGENTWIRE_BLESS=1 cargo test -p agentwire-tests --test normalize goldens_match";
+
+/// The fewest traces the corpus of a source may hold, where a figure is known: the Codex
+/// app-server captures are 26 scenarios (see `corpus/README.md`). Any other source needs one.
+const MINIMUM_TRACES: &[(Source, usize)] = &[(Source::CodexAppServer, 26)];
+
+/// Every trace of every source, normalized.
+fn corpus() -> Vec<Scenario> {
+    Source::ALL.iter().flat_map(|&source| Scenario::all(source)).collect()
+}
+
+#[test]
+fn every_source_has_its_traces() {
+    for &source in Source::ALL {
+        let minimum = MINIMUM_TRACES
+            .iter()
+            .find(|(listed, _)| *listed == source)
+            .map_or(1, |(_, minimum)| *minimum);
+        let found = traces(source).len();
+        assert!(
+            found >= minimum,
+            "{}: {found} traces, expected at least {minimum} in {}",
+            source.name(),
+            agentwire_tests::corpus_dir(source).display()
+        );
+    }
+}
+
+#[test]
+fn goldens_match() {
+    let bless = std::env::var_os("AGENTWIRE_BLESS").is_some();
+    let (mut failures, mut orphans) = (Vec::new(), Vec::new());
+    for &source in Source::ALL {
+        let dir = golden_dir(source);
+        let traces = traces(source);
+        for trace in &traces {
+            let actual = normalize(source, trace).jsonl;
+            let golden = dir.join(format!("{}.jsonl", trace_name(trace)));
+            if bless {
+                std::fs::create_dir_all(&dir).expect("create the golden folder");
+                std::fs::write(&golden, &actual).expect("write a golden");
+                continue;
+            }
+            let Ok(expected) = std::fs::read_to_string(&golden) else {
+                failures.push(format!("{}: no golden", golden.display()));
+                continue;
+            };
+            if expected != actual {
+                let difference = expected
+                    .lines()
+                    .zip(actual.lines())
+                    .position(|(e, a)| e != a)
+                    .map_or_else(
+                        || {
+                            format!(
+                                "line counts differ: golden {}, now {}",
+                                expected.lines().count(),
+                                actual.lines().count()
+                            )
+                        },
+                        |index| format!("first difference at line {}", index + 1),
+                    );
+                failures.push(format!("{}: {difference}", golden.display()));
+            }
+        }
+        let names: BTreeSet<String> = traces.iter().map(|trace| trace_name(trace)).collect();
+        orphans.extend(
+            entries(&dir).into_iter().filter(|path| {
+                !(path.extension().is_some_and(|ext| ext == "jsonl") && names.contains(&trace_name(path)))
+            }),
+        );
+    }
+    orphans.extend(
+        entries(&tests_dir().join("golden"))
+            .into_iter()
+            .filter(|path| !Source::ALL.iter().any(|source| path.ends_with(source.name()))),
+    );
+    let orphans: Vec<String> = orphans.iter().map(|path| path.display().to_string()).collect();
+    assert!(
+        orphans.is_empty(),
+        "goldens of no trace or source (delete them, or restore their trace): {orphans:?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "normalized output differs from the goldens:\n{}\nIf the change is deliberate: {BLESS}, then review the diff",
+        failures.join("\n")
+    );
+}
+
+/// The entries of a folder, none if it does not exist.
+fn entries(dir: &std::path::Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(Result::ok).map(|entry| entry.path()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn every_trace_is_detected_as_its_source() {
+    // `agentwire normalize FILE` without `--from` reads up to 64 lines to tell the format; the
+    // goldens are what it prints only if it tells each trace's source and line format.
+    for &source in Source::ALL {
+        for trace in traces(source) {
+            let text = std::fs::read_to_string(&trace).expect("readable trace");
+            let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
+            let detected = Source::detect(text.lines().take(64));
+            assert_eq!(
+                detected,
+                Some((source, LineFormat::of(first))),
+                "{}: detected as {detected:?}",
+                trace.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn every_provider_frame_yields_an_event_carrying_it() {
+    for sc in corpus() {
+        let mut used = vec![false; sc.events().len()];
+        // Until the stream gives a time, the library holds events back: they come out with a
+        // later line (or at finish()). From the first recorded time on, a frame's events come
+        // from its own line.
+        let first_timed = sc
+            .lines_where(|record| record["ts"].is_i64())
+            .first()
+            .copied()
+            .unwrap_or(usize::MAX);
+        for line in sc.provider_lines_where(|_| true) {
+            let carrier = (0..sc.events().len()).find(|&index| {
+                let from_here = match sc.line_of(index) {
+                    Some(from) if line >= first_timed => from == line,
+                    Some(from) => from >= line,
+                    None => line < first_timed,
+                };
+                !used[index]
+                    && from_here
+                    && sc
+                        .event(index)
+                        .raw
+                        .as_ref()
+                        .is_some_and(|raw| raw.payload.get() == sc.msg_text(line))
+            });
+            let Some(carrier) = carrier else {
+                panic!(
+                    "trace `{}`, line {line}: no event carries this frame as raw.payload; its events: {:?}",
+                    sc.label(),
+                    sc.describe_line(line)
+                );
+            };
+            used[carrier] = true;
+        }
+    }
+}
+
+#[test]
+fn every_event_validates_against_the_canonical_schema() {
+    let schema_path = workspace_root().join("schemas/canonical/provider-runtime.schema.json");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(&schema_path).expect("the schema")).expect("JSON");
+    let validator = jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("compiles");
+    for sc in corpus() {
+        for (index, line) in sc.norm.jsonl.lines().enumerate() {
+            let event: Value = serde_json::from_str(line).expect("JSON");
+            let errors: Vec<String> = validator
+                .iter_errors(&event)
+                .map(|e| format!("{}: {e}", e.instance_path()))
+                .collect();
+            assert!(errors.is_empty(), "{}: {errors:?}", sc.at(index));
+        }
+    }
+}
+
+#[test]
+fn every_request_opened_is_resolved_and_every_turn_ends() {
+    for sc in corpus() {
+        let mut open_requests = BTreeSet::new();
+        let mut open_turns = BTreeSet::new();
+        for (index, event) in sc.events().iter().enumerate() {
+            match event.event.event_type() {
+                T::RequestOpened => {
+                    assert!(
+                        open_requests.insert(sc.request_id(index).clone()),
+                        "{}: request opened twice",
+                        sc.at(index)
+                    );
+                }
+                T::RequestResolved => {
+                    assert!(
+                        open_requests.remove(sc.request_id(index)),
+                        "{}: request.resolved for a request never opened",
+                        sc.at(index)
+                    );
+                }
+                T::TurnStarted => {
+                    assert!(
+                        open_turns.insert(sc.turn_id(index).clone()),
+                        "{}: turn started twice",
+                        sc.at(index)
+                    );
+                }
+                T::TurnCompleted | T::TurnAborted => {
+                    assert!(
+                        open_turns.remove(sc.turn_id(index)),
+                        "{}: a turn ended that never started",
+                        sc.at(index)
+                    );
+                }
+                _ => {}
+            }
+        }
+        assert!(
+            open_requests.is_empty(),
+            "trace `{}`: requests left open after finish(): {open_requests:?}",
+            sc.label()
+        );
+        assert!(
+            open_turns.is_empty(),
+            "trace `{}`: turns left open after finish(): {open_turns:?}",
+            sc.label()
+        );
+    }
+}
+
+/// Every string anywhere in a JSON value, keys included.
+fn strings(value: &Value, into: &mut BTreeSet<String>) {
+    match value {
+        Value::String(text) => {
+            into.insert(text.clone());
+        }
+        Value::Array(items) => items.iter().for_each(|item| strings(item, into)),
+        Value::Object(map) => map.iter().for_each(|(key, item)| {
+            into.insert(key.clone());
+            strings(item, into);
+        }),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+fn canonical_ids(event: &ProviderRuntimeEvent) -> Vec<String> {
+    let mut ids = vec![event.event_id.to_string(), event.session_id.to_string()];
+    ids.extend(event.thread_id.as_ref().map(ToString::to_string));
+    ids.extend(event.turn_id.as_ref().map(ToString::to_string));
+    ids.extend(event.item_id.as_ref().map(ToString::to_string));
+    ids.extend(event.request_id.as_ref().map(ToString::to_string));
+    if let RuntimeEvent::TaskStarted(p) = &event.event {
+        ids.push(p.task_id.to_string());
+    }
+    ids
+}
+
+#[test]
+fn no_canonical_id_is_a_provider_id() {
+    for sc in corpus() {
+        let mut provider_strings = BTreeSet::new();
+        for line in sc.lines_where(|_| true) {
+            strings(sc.msg(line), &mut provider_strings);
+        }
+        let mut seen_event_ids = BTreeSet::new();
+        for (index, event) in sc.events().iter().enumerate() {
+            for id in canonical_ids(event) {
+                assert!(
+                    !provider_strings.contains(&id),
+                    "{}: canonical id {id} appears in the provider's messages",
+                    sc.at(index)
+                );
+            }
+            assert!(
+                seen_event_ids.insert(event.event_id.clone()),
+                "{}: eventId repeats",
+                sc.at(index)
+            );
+            if let Some(refs) = &event.provider_refs {
+                let provider = [
+                    refs.provider_thread_id.as_ref().map(ToString::to_string),
+                    refs.provider_turn_id.as_ref().map(ToString::to_string),
+                    refs.provider_item_id.as_ref().map(ToString::to_string),
+                ];
+                for id in provider.into_iter().flatten() {
+                    assert!(
+                        provider_strings.contains(&id),
+                        "{}: providerRefs id {id} is not the provider's",
+                        sc.at(index)
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn two_runs_give_identical_bytes() {
+    for &source in Source::ALL {
+        for trace in traces(source) {
+            assert_eq!(
+                normalize(source, &trace).jsonl,
+                normalize(source, &trace).jsonl,
+                "{}",
+                trace.display()
+            );
+        }
+    }
+}
+
+/// Unix milliseconds of an RFC 3339 date-time (`2026-11-30T05:25:32.007Z`, any fraction, `Z`
+/// or an offset), read here so the test does not trust the library's own formatter.
+fn unix_ms(text: &str) -> Option<i64> {
+    let number = |from: usize, to: usize| -> Option<i64> {
+        let digits = text.get(from..to)?;
+        digits
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| digits.parse().ok())?
+    };
+    let bytes = text.as_bytes();
+    let separators = [(4, b'-'), (7, b'-'), (13, b':'), (16, b':')];
+    if bytes.len() < 20
+        || separators.iter().any(|&(at, expected)| bytes[at] != expected)
+        || !matches!(bytes[10], b'T' | b't')
+    {
+        return None;
+    }
+    let (year, month, day) = (number(0, 4)?, number(5, 7)?, number(8, 10)?);
+    let (hour, minute, second) = (number(11, 13)?, number(14, 16)?, number(17, 19)?);
+    let mut rest = &text[19..];
+    let mut millis = 0;
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        let padded = format!("{:0<3}", &fraction[..digits.min(3)]);
+        millis = padded.parse::<i64>().ok()?;
+        rest = &fraction[digits..];
+    }
+    let offset_minutes = match rest.as_bytes() {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+            let value = |a: &u8, b: &u8| i64::from(a - b'0') * 10 + i64::from(b - b'0');
+            let minutes = value(h1, h2) * 60 + value(m1, m2);
+            if *sign == b'-' { -minutes } else { minutes }
+        }
+        _ => return None,
+    };
+    // Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's
+    // `days_from_civil`).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
+    Some((((days * 24 + hour) * 60 + minute - offset_minutes) * 60 + second) * 1000 + millis)
+}
+
+#[test]
+fn the_time_reader_reads_rfc3339() {
+    assert_eq!(unix_ms("1970-01-01T00:00:00.000Z"), Some(0));
+    assert_eq!(unix_ms("2026-11-30T05:25:32.007Z"), Some(1_796_016_332_007));
+    assert_eq!(unix_ms("2026-11-30T06:25:32.0071+01:00"), Some(1_796_016_332_007));
+    assert_eq!(unix_ms("2000-02-29T00:00:00Z"), Some(951_782_400_000));
+    assert_eq!(unix_ms("1969-12-31T23:59:59.999Z"), Some(-1));
+    assert_eq!(unix_ms("2026-11-30 05:25:32Z"), None);
+    assert_eq!(unix_ms("2026-11-30T05:25:32"), None);
+}
+
+/// The `createdAt` of each event in Unix milliseconds; `at` names event `index` on failure.
+fn stamps(events: &[ProviderRuntimeEvent], at: impl Fn(usize) -> String) -> Vec<i64> {
+    events
+        .iter()
+        .enumerate()
+        .map(|(index, event)| {
+            let created_at = event.created_at.as_str();
+            unix_ms(created_at).unwrap_or_else(|| panic!("{}: createdAt {created_at:?} is not RFC 3339", at(index)))
+        })
+        .collect()
+}
+
+/// The events stamped with the Unix epoch (a time the session never had: the clock's value
+/// before the stream gives any) in a stream whose other events carry times.
+fn epoch_stamped(stamps: &[i64]) -> Vec<usize> {
+    if stamps.iter().all(|&stamp| stamp == 0) {
+        return Vec::new();
+    }
+    (0..stamps.len()).filter(|&index| stamps[index] == 0).collect()
+}
+
+#[test]
+fn no_event_is_stamped_before_the_streams_first_time() {
+    for sc in corpus() {
+        let stamps_of_trace = stamps(sc.events(), |index| sc.at(index));
+        let first_recorded = sc
+            .lines_where(|record| record["ts"].is_i64())
+            .first()
+            .and_then(|&line| sc.record(line)["ts"].as_i64());
+        let Some(first) = first_recorded else {
+            // No recorded times: the provider's own times are the only ones.
+            let epoch = epoch_stamped(&stamps_of_trace);
+            let epoch: Vec<String> = epoch.into_iter().map(|index| sc.at(index)).collect();
+            assert!(
+                epoch.is_empty(),
+                "stamped with the Unix epoch though the stream has times: {epoch:?}"
+            );
+            continue;
+        };
+        // A transcript: nothing happened before its first record.
+        for (index, &stamp) in stamps_of_trace.iter().enumerate() {
+            assert!(
+                stamp >= first,
+                "{}: createdAt {} is before the trace's first time {first} (ts of its first record)",
+                sc.at(index),
+                sc.event(index).created_at.as_str()
+            );
+        }
+        // The same provider messages as the program prints them, with no recorded time: only
+        // the provider's own times date the events.
+        let bare: String = sc
+            .provider_lines_where(|_| true)
+            .into_iter()
+            .map(|line| format!("{}\n", sc.msg_text(line)))
+            .collect();
+        let events = normalize_text(sc.source, &bare).events;
+        let label = sc.label();
+        let epoch = epoch_stamped(&stamps(&events, |index| format!("bare `{label}`, event #{index}")));
+        let epoch: Vec<String> = epoch
+            .into_iter()
+            .map(|index| format!("#{index} {}", events[index].event.event_type().as_str()))
+            .collect();
+        assert!(
+            epoch.is_empty(),
+            "trace `{label}` as a bare stream (its `dir: in` messages): stamped with the Unix epoch though \
+             the stream has times: {epoch:?}"
+        );
+    }
+}
+
+/// Whether an open request of this type keeps the session `waiting` on a person (`None`: cannot
+/// tell, the request is not known).
+fn waits_on_a_person(request_type: CanonicalRequestType) -> Option<bool> {
+    use CanonicalRequestType as R;
+    match request_type {
+        R::CommandExecutionApproval
+        | R::FileChangeApproval
+        | R::ApplyPatchApproval
+        | R::ExecCommandApproval
+        | R::PermissionsApproval
+        | R::ToolUserInput
+        | R::McpServerElicitation => Some(true),
+        R::DynamicToolCall | R::AuthTokensRefresh | R::Attestation => Some(false),
+        R::Unknown => None,
+    }
+}
+
+/// `session.state.changed` tells the truth: each changes the state (or carries the provider
+/// message it is the event of, as a `turn/started` that finds the turn running), `starting`
+/// comes first if at all, the session ends (`stopped` or `error`) once, with the last event of the stream; and after
+/// every input line (and after `finish()`) the state last reported agrees with what is open:
+/// `waiting` while a request waits on a person, else `running` while a turn runs, and neither
+/// when nothing is. Every departure of every trace is listed.
+#[test]
+fn the_session_state_sequence_is_consistent() {
+    let violations: Vec<String> = corpus().iter().flat_map(session_state_violations).collect();
+    assert!(
+        violations.is_empty(),
+        "{} session state violations:\n{}",
+        violations.len(),
+        violations.join("\n")
+    );
+}
+
+fn session_state_violations(sc: &Scenario) -> Vec<String> {
+    let mut violations = Vec::new();
+    let mut state: Option<SessionState> = None;
+    let mut turns: BTreeSet<TurnId> = BTreeSet::new();
+    let mut requests: Vec<(RuntimeRequestId, Option<bool>)> = Vec::new();
+    let count = sc.events().len();
+    for index in 0..count {
+        match &sc.event(index).event {
+            RuntimeEvent::TurnStarted(_) => {
+                turns.insert(sc.turn_id(index).clone());
+            }
+            RuntimeEvent::TurnCompleted(_) | RuntimeEvent::TurnAborted(_) => {
+                turns.remove(sc.turn_id(index));
+            }
+            RuntimeEvent::RequestOpened(opened) => {
+                requests.push((sc.request_id(index).clone(), waits_on_a_person(opened.request_type)));
+            }
+            RuntimeEvent::RequestResolved(_) => {
+                let id = sc.request_id(index);
+                requests.retain(|(open, _)| open != id);
+            }
+            RuntimeEvent::SessionStateChanged(changed) => {
+                let next = changed.state;
+                let mut fault = |what: String| violations.push(format!("{}: {what}", sc.at(index)));
+                if state == Some(next) && sc.event(index).raw.is_none() {
+                    fault(format!("{next:?} again, carrying no provider message"));
+                }
+                if matches!(state, Some(SessionState::Stopped | SessionState::Error)) {
+                    fault(format!("{next:?} after the session ended ({state:?})"));
+                }
+                if next == SessionState::Starting && state.is_some() {
+                    fault(format!("starting after {state:?}"));
+                }
+                if matches!(next, SessionState::Stopped | SessionState::Error) && index + 1 != count {
+                    fault(format!("{next:?} before the end of the stream"));
+                }
+                state = Some(next);
+            }
+            _ => {}
+        }
+        let end_of_line = index + 1 == count || sc.line_of(index + 1) != sc.line_of(index);
+        if !end_of_line {
+            continue;
+        }
+        let asked = requests.iter().any(|(_, waits)| *waits == Some(true));
+        let maybe_asked = requests.iter().any(|(_, waits)| *waits != Some(false));
+        let mut fault = |what: &str| {
+            violations.push(format!(
+                "{}: after this line the state is {state:?} but {what} (open turns {}, open requests {})",
+                sc.at(index),
+                turns.len(),
+                requests.len()
+            ));
+        };
+        if asked && state != Some(SessionState::Waiting) {
+            fault("a request waits on a person");
+        }
+        if state == Some(SessionState::Waiting) && !maybe_asked {
+            fault("no request waits");
+        }
+        let running = match state {
+            Some(SessionState::Running) => true,
+            Some(SessionState::Waiting) => maybe_asked,
+            _ => false,
+        };
+        if !turns.is_empty() && !asked && !running {
+            fault("a turn runs");
+        }
+        if turns.is_empty() && state == Some(SessionState::Running) {
+            fault("no turn runs");
+        }
+    }
+    let last = sc
+        .events()
+        .last()
+        .and_then(|event| payload!(event, SessionStateChanged))
+        .map(|changed| changed.state);
+    if !matches!(last, Some(SessionState::Stopped | SessionState::Error)) {
+        violations.push(format!(
+            "trace `{}`: the last event is not session.state.changed to stopped or error: {}",
+            sc.label(),
+            sc.at(count.saturating_sub(1))
+        ));
+    }
+    violations
+}
