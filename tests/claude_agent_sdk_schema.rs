@@ -390,58 +390,56 @@ fn a_message_in_the_wrong_branch_is_rejected() {
     };
     let any = |_: &Value| true;
 
-    let mut cases: Vec<(&str, Value, Box<dyn Fn(&mut Value)>)> = vec![
+    /// What is changed, the real line, and the change.
+    type Case = (&'static str, Value, fn(&mut Value));
+    let cases: Vec<Case> = vec![
         (
             "an error result relabelled success (it has no `result`)",
             find("result/error_max_turns", &any),
-            Box::new(|v| v["subtype"] = json!("success")),
+            |v| v["subtype"] = json!("success"),
         ),
         (
             "system/init relabelled status (it has no `status`)",
             find("system/init", &any),
-            Box::new(|v| v["subtype"] = json!("status")),
+            |v| v["subtype"] = json!("status"),
         ),
         (
             "an input_json_delta relabelled text_delta",
             find("stream_event", &|v| v["event"]["delta"]["type"] == "input_json_delta"),
-            Box::new(|v| v["event"]["delta"]["type"] = json!("text_delta")),
+            |v| v["event"]["delta"]["type"] = json!("text_delta"),
         ),
         (
             "a thinking block start relabelled text",
             find("stream_event", &|v| v["event"]["content_block"]["type"] == "thinking"),
-            Box::new(|v| v["event"]["content_block"]["type"] = json!("text")),
+            |v| v["event"]["content_block"]["type"] = json!("text"),
         ),
         (
             "a tool_result block relabelled tool_use",
             find("user", &|v| v["message"]["content"][0]["type"] == "tool_result"),
-            Box::new(|v| v["message"]["content"][0]["type"] = json!("tool_use")),
+            |v| v["message"]["content"][0]["type"] = json!("tool_use"),
         ),
         (
             "a can_use_tool request relabelled set_permission_mode (it has no `mode`)",
             find("control_request/can_use_tool", &any),
-            Box::new(|v| v["request"]["subtype"] = json!("set_permission_mode")),
+            |v| v["request"]["subtype"] = json!("set_permission_mode"),
         ),
         (
             "a permission suggestion relabelled addRules",
             find("control_request/can_use_tool", &|v| {
                 v["request"]["permission_suggestions"].is_array()
             }),
-            Box::new(|v| v["request"]["permission_suggestions"][0]["type"] = json!("addRules")),
+            |v| v["request"]["permission_suggestions"][0]["type"] = json!("addRules"),
         ),
-        (
-            "an unknown line type",
-            find("assistant", &any),
-            Box::new(|v| v["type"] = json!("assistant_v2")),
-        ),
-        (
-            "a tag that is not a string",
-            find("system/status", &any),
-            Box::new(|v| v["subtype"] = json!(7)),
-        ),
+        ("an unknown line type", find("assistant", &any), |v| {
+            v["type"] = json!("assistant_v2")
+        }),
+        ("a tag that is not a string", find("system/status", &any), |v| {
+            v["subtype"] = json!(7)
+        }),
     ];
 
     let mut failures = Vec::new();
-    for (what, original, change) in &mut cases {
+    for (what, original, change) in &cases {
         let mut before = Vec::new();
         check_def(schema, ROOT, original, what, &mut before);
         assert!(before.is_empty(), "{what}: the unchanged line is valid: {before:?}");
