@@ -60,12 +60,39 @@ const DIFFERENCES: &[(&str, &str)] = &[
 ];
 
 /// Lines of the corpus that are not provider traffic, and why.
-const HARNESS_LINES: &[(&str, &str, &str)] = &[(
-    "claude/sdk_error529.jsonl",
-    "_driver_error",
-    "The capture driver's own record that `query()` threw (the CLI exited with code 1 after the 529); the SDK \
-     never sent or received it.",
-)];
+const HARNESS_LINES: &[(&str, &str, &str)] = &[
+    (
+        "claude/sdk_error529.jsonl",
+        "_driver_error",
+        "The capture driver's own record that `query()` threw (the CLI exited with code 1 after the 529); the \
+         SDK never sent or received it.",
+    ),
+    (
+        "claude-0.3.332/sdk_error529.jsonl",
+        "_driver_error",
+        "The driver's record that `query()` threw on the 529 error result.",
+    ),
+    (
+        "claude-0.3.332/sdk_bash_touch_deny_interrupt.jsonl",
+        "_driver_error",
+        "The driver's record that `query()` threw on the error result after the deny with interrupt.",
+    ),
+    (
+        "claude-0.3.332/sdk_interrupt_midstream.jsonl",
+        "_driver_error",
+        "The driver's record that `query()` threw on the error result after the interrupt.",
+    ),
+];
+
+/// The corpus folders of Claude traffic: the pinned SDK's, and the newest SDK's (whose
+/// additions the schema marks with `x-since`). Transcripts are `{"dir","ts","msg"}` records,
+/// the other folders hold bare stream-json lines.
+const FOLDERS: &[(&str, bool)] = &[
+    ("claude", false),
+    ("claude-control", true),
+    ("claude-0.3.332", false),
+    ("claude-control-0.3.332", true),
+];
 
 /// The schema's definitions, with validators compiled on first use.
 struct Schema {
@@ -204,7 +231,7 @@ struct Message {
 fn corpus_files() -> Vec<(String, PathBuf)> {
     let corpus = agentwire_tests::tests_dir().join("corpus");
     let mut files = Vec::new();
-    for folder in ["claude", "claude-control"] {
+    for (folder, _) in FOLDERS {
         let dir = corpus.join(folder);
         for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
             let path = entry.expect("readable corpus folder").path();
@@ -228,7 +255,8 @@ fn corpus_messages() -> (Vec<Message>, Vec<String>) {
     let (mut messages, mut harness) = (Vec::new(), Vec::new());
     for (file, path) in corpus_files() {
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let transcript = file.starts_with("claude-control/");
+        let folder = file.split('/').next().unwrap_or_default();
+        let transcript = FOLDERS.iter().any(|(f, transcript)| *f == folder && *transcript);
         for (index, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let place = format!("{file}:{}", index + 1);
             let line: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{place}: not JSON: {e}"));
@@ -305,6 +333,13 @@ fn every_corpus_line_validates_in_the_branch_its_tags_name() {
             ));
         }
         if let Some(leaf) = check_def(schema, ROOT, value, &message.place, &mut errors) {
+            let pinned = message.file.starts_with("claude/") || message.file.starts_with("claude-control/");
+            if pinned && let Some(since) = schema.def(&leaf).get("x-since") {
+                errors.push(format!(
+                    "{}: SDK 0.2.62 traffic in {leaf}, marked x-since {since}",
+                    message.place
+                ));
+            }
             *leaves.entry(leaf).or_default() += 1;
         }
 
@@ -371,6 +406,18 @@ fn every_corpus_line_validates_in_the_branch_its_tags_name() {
         asked("initialize")
     );
     assert!(asked("can_use_tool") > 0, "the corpus has permission requests");
+    // The newest SDK's traffic reaches the additions measured on its wire.
+    for added in [
+        "SDKAPIRetryMessage",
+        "SDKBackgroundTasksChangedMessage",
+        "SDKPermissionDeniedMessage",
+        "SDKSessionStateChangedMessage",
+        "SDKTaskUpdatedMessage",
+        "SDKThinkingTokensMessage",
+    ] {
+        assert!(leaves.contains_key(added), "no 0.3.332 line lands in {added}");
+    }
+    assert!(answered("interrupt -> SDKControlInterruptResponse") > 0);
     println!("branches: {leaves:?}");
 }
 
@@ -424,11 +471,22 @@ fn a_message_in_the_wrong_branch_is_rejected() {
             |v| v["request"]["subtype"] = json!("set_permission_mode"),
         ),
         (
-            "a permission suggestion relabelled addRules",
+            "a setMode permission suggestion relabelled addRules (it has no `rules`)",
             find("control_request/can_use_tool", &|v| {
-                v["request"]["permission_suggestions"].is_array()
+                v["request"]["permission_suggestions"]
+                    .as_array()
+                    .is_some_and(|s| s.iter().any(|u| u["type"] == "setMode"))
             }),
-            |v| v["request"]["permission_suggestions"][0]["type"] = json!("addRules"),
+            |v| {
+                let suggestions = v["request"]["permission_suggestions"]
+                    .as_array_mut()
+                    .expect("suggestions");
+                let set_mode = suggestions
+                    .iter_mut()
+                    .find(|u| u["type"] == "setMode")
+                    .expect("a setMode");
+                set_mode["type"] = json!("addRules");
+            },
         ),
         ("an unknown line type", find("assistant", &any), |v| {
             v["type"] = json!("assistant_v2")
