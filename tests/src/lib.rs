@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod x_dispatch;
+
 /// The `tests/` folder of the workspace, where the corpus, goldens and examples live.
 pub fn tests_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -14,7 +16,12 @@ pub fn workspace_root() -> PathBuf {
 
 /// The codex app-server traces of the corpus, sorted by name.
 pub fn codex_app_server_traces() -> Vec<PathBuf> {
-    let dir = tests_dir().join("corpus/codex-app-server");
+    corpus_traces("codex-app-server")
+}
+
+/// The `.jsonl` traces of one corpus folder (`tests/corpus/<source>/`), sorted by name.
+pub fn corpus_traces(source: &str) -> Vec<PathBuf> {
+    let dir = tests_dir().join("corpus").join(source);
     let mut traces: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
         .map(|entry| entry.expect("readable corpus folder").path())
