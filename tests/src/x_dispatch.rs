@@ -203,3 +203,100 @@ fn walk_schema(
 fn child_pointer(pointer: &str, key: &str) -> String {
     format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn schema() -> Value {
+        json!({
+            "$ref": "#/definitions/Event",
+            "definitions": {
+                "Event": {
+                    "x-dispatch": {"tag": "type", "variants": {"a": "AEvent", "wrap": "WrapEvent"}},
+                    "oneOf": [{"$ref": "#/definitions/AEvent"}, {"$ref": "#/definitions/WrapEvent"}]
+                },
+                "AEvent": {"type": "object", "properties": {"type": {"const": "a"}}, "required": ["type"]},
+                "WrapEvent": {
+                    "type": "object",
+                    "properties": {
+                        "type": {"const": "wrap"},
+                        "inner": {"oneOf": [{"$ref": "#/definitions/Event"}, {"type": "null"}]},
+                        "list": {"type": "array", "items": {"$ref": "#/definitions/Event"}},
+                        "map": {"type": "object", "additionalProperties": {"$ref": "#/definitions/Event"}}
+                    },
+                    "required": ["type"]
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn well_formed_annotations_have_no_errors() {
+        assert_eq!(annotation_errors(&schema()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn each_annotation_mistake_is_reported() {
+        let mut missing = schema();
+        missing["definitions"]["Event"]["x-dispatch"]["variants"]["b"] = json!("BEvent");
+        let mut wrong_const = schema();
+        wrong_const["definitions"]["AEvent"]["properties"]["type"]["const"] = json!("b");
+        let mut untagged = schema();
+        untagged["definitions"]["AEvent"]["required"] = json!([]);
+        let mut one_of = schema();
+        one_of["definitions"]["Event"]["oneOf"] = json!([{"$ref": "#/definitions/AEvent"}]);
+        for (why, schema, needle) in [
+            (
+                "a variant naming no definition",
+                missing,
+                "names no definition \"BEvent\"",
+            ),
+            (
+                "a tag that is not the const",
+                wrong_const,
+                "AEvent.type is not `const` \"a\"",
+            ),
+            (
+                "a tag that is not required",
+                untagged,
+                "AEvent does not require its tag",
+            ),
+            ("a oneOf missing a variant", one_of, "`oneOf` lists"),
+        ] {
+            let errors = annotation_errors(&schema);
+            assert!(errors.iter().any(|e| e.contains(needle)), "{why}: {errors:?}");
+        }
+    }
+
+    #[test]
+    fn dispatch_follows_nested_unions_through_refs_arrays_maps_and_nullables() {
+        let instance = json!({"type": "wrap", "inner": {"type": "a"}, "list": [{"type": "a"}],
+            "map": {"k/1": {"type": "wrap", "inner": null}}});
+        let landings: Vec<(String, String)> = dispatch(&schema(), "Event", &instance)
+            .expect("dispatches")
+            .into_iter()
+            .map(|landing| (landing.pointer, landing.variant))
+            .collect();
+        let expected = [
+            ("", "WrapEvent"),
+            ("/inner", "AEvent"),
+            ("/list/0", "AEvent"),
+            ("/map/k~11", "WrapEvent"),
+        ];
+        assert_eq!(
+            landings,
+            expected.map(|(pointer, variant)| (pointer.to_owned(), variant.to_owned()))
+        );
+    }
+
+    #[test]
+    fn an_unknown_or_missing_tag_is_an_error_naming_the_pointer() {
+        let unknown = dispatch(&schema(), "Event", &json!({"type": "wrap", "list": [{"type": "z"}]})).unwrap_err();
+        assert!(unknown.contains("`/list/0`") && unknown.contains("\"z\""), "{unknown}");
+        let missing = dispatch(&schema(), "Event", &json!({"kind": "a"})).unwrap_err();
+        assert!(missing.contains("needs a string `type`"), "{missing}");
+    }
+}
