@@ -8,7 +8,8 @@
 //!   inside), is valid under that branch and under no other;
 //! - `RolloutLine` and `EventMsg` cover every line kind and every event the proposal names;
 //! - the hand-written examples of `tests/fixtures/codex-rollout/examples.jsonl` (one per named
-//!   variant the corpus lacks, shaped after upstream's structs) pass the same check, and lines
+//!   variant the corpus lacks, and a few persisted kinds it lacks too, shaped after upstream's
+//!   structs) pass the same check, and lines
 //!   that break upstream's shapes are rejected.
 //!
 //! Run with `--nocapture` to see how many lines land in each branch.
