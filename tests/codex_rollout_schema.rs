@@ -7,10 +7,10 @@
 //!   `RetainedContext` on the payload's `type`, then `TurnItem`, `ContentItem`, `FileChange`
 //!   inside), is valid under that branch and under no other;
 //! - `RolloutLine` and `EventMsg` cover every line kind and every event the proposal names;
-//! - the hand-written examples of `tests/fixtures/codex-rollout/examples.jsonl` (one per named
-//!   variant the corpus lacks, and a few persisted kinds it lacks too, shaped after upstream's
-//!   structs) pass the same check, and lines
-//!   that break upstream's shapes are rejected.
+//! - the hand-written examples of `tests/fixtures/codex-rollout/examples.jsonl` (shaped after
+//!   upstream's structs) pass the same check, and with the corpus they reach every branch of
+//!   every union;
+//! - lines that break upstream's shapes are rejected.
 //!
 //! Run with `--nocapture` to see how many lines land in each branch.
 
@@ -18,6 +18,7 @@ mod schema_corpus;
 
 use std::collections::BTreeSet;
 
+use agentwire_tests::x_dispatch;
 use schema_corpus::SchemaUnderTest;
 use serde_json::{Value, json};
 
@@ -160,36 +161,13 @@ fn examples() -> Vec<(String, Value)> {
 }
 
 #[test]
-fn the_examples_cover_what_the_corpus_lacks_and_pass() {
+fn the_corpus_and_the_examples_exercise_every_branch() {
     let mut schema = schema();
-    let mut seen = BTreeSet::new();
-    for line in agentwire_tests::corpus_traces("codex-rollout")
-        .iter()
-        .flat_map(|trace| {
-            std::fs::read_to_string(trace)
-                .expect("readable trace")
-                .lines()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-    {
-        let value: Value = serde_json::from_str(&line).expect("corpus lines are JSON");
-        seen.insert(value["type"].as_str().unwrap_or_default().to_owned());
-        if value["type"] == "event_msg" {
-            seen.insert(value["payload"]["type"].as_str().unwrap_or_default().to_owned());
-        }
-    }
+    let mut exercised: BTreeSet<(String, String)> = schema.check_corpus("codex-rollout").into_keys().collect();
     let mut failures = Vec::new();
     for (why, line) in examples() {
         match schema.check(&line) {
-            Ok(landings) => {
-                for landing in landings
-                    .iter()
-                    .filter(|l| l.union == "RolloutLine" || l.union == "EventMsg")
-                {
-                    seen.insert(landing.tag.clone());
-                }
-            }
+            Ok(landings) => exercised.extend(landings.into_iter().map(|l| (l.union, l.tag))),
             Err(errors) => failures.push(format!("{why}:\n  {}", errors.join("\n  "))),
         }
     }
@@ -198,14 +176,19 @@ fn the_examples_cover_what_the_corpus_lacks_and_pass() {
         "examples fail the schema:\n{}",
         failures.join("\n")
     );
-    let uncovered: Vec<&&str> = SPEC_EVENTS
+    let unions: Vec<String> = x_dispatch::unions(&schema.schema)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let unexercised: Vec<String> = unions
         .iter()
-        .chain(LINE_KINDS)
-        .filter(|tag| !seen.contains(**tag))
+        .flat_map(|union| schema.tags(union).into_iter().map(move |tag| (union.clone(), tag)))
+        .filter(|branch| !exercised.contains(branch))
+        .map(|(union, tag)| format!("{union} {tag}"))
         .collect();
     assert!(
-        uncovered.is_empty(),
-        "neither the corpus nor the examples have {uncovered:?}"
+        unexercised.is_empty(),
+        "neither the corpus nor the examples reach {unexercised:?}"
     );
 }
 
