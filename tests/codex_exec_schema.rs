@@ -7,11 +7,15 @@
 //!   is valid under that branch and under no other;
 //! - the unions list exactly the `ThreadEvent` and `ThreadItem` variants of `@openai/codex-sdk`
 //!   0.163.0;
+//! - the hand-written examples of `tests/fixtures/codex-exec/examples.jsonl` pass the same check,
+//!   and with the corpus they reach every branch of both unions;
 //! - lines that break the SDK's types are rejected.
 //!
 //! Run with `--nocapture` to see how many lines land in each branch.
 
 mod schema_corpus;
+
+use std::collections::BTreeSet;
 
 use schema_corpus::SchemaUnderTest;
 use serde_json::{Value, json};
@@ -76,6 +80,32 @@ fn every_corpus_line_lands_in_the_branch_its_tags_name() {
         .sum();
     assert!(item_events > 0, "the corpus has no item events");
     assert_eq!(items, item_events, "an item event did not dispatch its item");
+}
+
+#[test]
+fn the_corpus_and_the_examples_exercise_every_branch() {
+    let mut schema = schema();
+    let mut exercised: BTreeSet<(String, String)> = schema.check_corpus("codex-exec").into_keys().collect();
+    let path = agentwire_tests::tests_dir().join("fixtures/codex-exec/examples.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    for (index, line) in text.lines().enumerate() {
+        let example: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("examples.jsonl:{}: {e}", index + 1));
+        let landings = schema
+            .check(&example["line"])
+            .unwrap_or_else(|errors| panic!("{}: {}", example["why"], errors.join("; ")));
+        exercised.extend(landings.into_iter().map(|l| (l.union, l.tag)));
+    }
+    for union in ["ThreadEvent", "ThreadItem"] {
+        let unexercised: Vec<String> = schema
+            .tags(union)
+            .into_iter()
+            .filter(|tag| !exercised.contains(&(union.to_owned(), tag.clone())))
+            .collect();
+        assert!(
+            unexercised.is_empty(),
+            "neither the corpus nor the examples reach {union} {unexercised:?}"
+        );
+    }
 }
 
 /// A valid line of each kind the negative cases start from.
