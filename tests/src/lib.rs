@@ -7,6 +7,7 @@
 //! and the goldens and invariants cover it.
 
 pub mod scenario;
+pub mod x_dispatch;
 
 use std::path::{Path, PathBuf};
 
@@ -37,7 +38,13 @@ pub fn golden_dir(source: Source) -> PathBuf {
 /// The traces of `source` (`tests/corpus/<source name>/*.jsonl`), sorted by name; none when the
 /// source has no corpus folder yet (the harness's trace-count test says so).
 pub fn traces(source: Source) -> Vec<PathBuf> {
-    let dir = corpus_dir(source);
+    corpus_traces(source.name())
+}
+
+/// The traces of one corpus folder (`tests/corpus/<folder>/*.jsonl`), sorted by name: also for
+/// folders whose schema is tested before its source is normalized.
+pub fn corpus_traces(folder: &str) -> Vec<PathBuf> {
+    let dir = tests_dir().join("corpus").join(folder);
     let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
