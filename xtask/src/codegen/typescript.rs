@@ -230,14 +230,8 @@ fn module(model: &Model, base_names: &[&str]) -> String {
                 id.description
             ),
         ));
-        let _ = writeln!(
-            out,
-            "export const {0} = {1}.pipe(Schema.brand({2}));",
-            id.name,
-            base_schemas::BASE_STRING,
-            string(&id.name)
-        );
-        let _ = writeln!(out, "export type {0} = typeof {0}.Type;\n", id.name);
+        out.push_str(&base_schemas::branded_id(&id.name));
+        out.push('\n');
     }
 
     for def in &model.enums {
@@ -339,15 +333,9 @@ fn helpers(out: &mut String, model: &Model) {
         ),
     ] {
         out.push_str(&jsdoc("", doc));
-        let line = format!("export const {name} = Schema.{function}({union}, strict);");
-        if line.chars().count() <= 100 {
-            let _ = writeln!(out, "{line}\n");
-        } else {
-            let _ = writeln!(
-                out,
-                "export const {name} = Schema.{function}(\n  {union},\n  strict,\n);\n"
-            );
-        }
+        let opening = format!("export const {name} = Schema.{function}(");
+        out.push_str(&list("", &opening, &[union.clone(), "strict".to_owned()], ");"));
+        out.push('\n');
     }
     out.push_str(&jsdoc(
         "",
@@ -415,19 +403,23 @@ mod tests {
         generate(&root, &model).unwrap()
     }
 
-    /// The names the module imports from `./baseSchemas.ts`, read from its text.
+    /// The names of every `import { ... } from "./baseSchemas.ts"` in a module's text.
     fn imported_names(module: &str) -> Vec<String> {
-        let start = module.find("import {").expect("a named import");
-        let end = start
-            + module[start..]
-                .find(&format!("}} from \"{BASE_SCHEMAS}\";"))
-                .expect("from ./baseSchemas.ts");
-        module[start + "import {".len()..end]
-            .split(',')
-            .map(str::trim)
-            .filter(|name| !name.is_empty())
-            .map(str::to_owned)
-            .collect()
+        let from = format!("}} from \"{BASE_SCHEMAS}\";");
+        let mut names = Vec::new();
+        let mut rest = module;
+        while let Some(end) = rest.find(&from) {
+            let start = rest[..end].rfind("import {").expect("an import list before its `from`");
+            names.extend(
+                rest[start + "import {".len()..end]
+                    .split(',')
+                    .map(|name| name.trim().trim_start_matches("type ").trim())
+                    .filter(|name| !name.is_empty())
+                    .map(str::to_owned),
+            );
+            rest = &rest[end + from.len()..];
+        }
+        names
     }
 
     /// The drop-in rule of issue 11: the module imports nothing T3 Code's `baseSchemas.ts` lacks.
@@ -468,9 +460,8 @@ mod tests {
 
     #[test]
     fn the_reader_finds_every_imported_name() {
-        let module = "x\nimport { A, B } from \"./baseSchemas.ts\";\nimport {\n  C,\n} from \"./baseSchemas.ts\";";
-        assert_eq!(imported_names(module), ["A", "B"]);
-        let expanded = "import {\n  A,\n  B,\n} from \"./baseSchemas.ts\";";
-        assert_eq!(imported_names(expanded), ["A", "B"]);
+        let module = "import * as Schema from \"effect/Schema\";\nimport { A, type B } from \"./baseSchemas.ts\";\n\
+                      import { X } from \"./other.ts\";\nimport {\n  C,\n} from \"./baseSchemas.ts\";";
+        assert_eq!(imported_names(module), ["A", "B", "C"]);
     }
 }

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use super::format::jsdoc;
+use super::format::{jsdoc, list, string};
 use crate::codegen::canonical_model::Model;
 
 /// The unbranded string every id brands.
@@ -74,6 +74,16 @@ const DATE_TIME_SCHEMA: &str = r#"Schema.String.check(
   }),
 )"#;
 
+/// `export const Id = TrimmedNonEmptyString.pipe(Schema.brand("Id"));` and its type: an id as T3
+/// Code's `makeEntityId("Id")` makes it, with the brand spelled out (effect 4.1's `Schema.brand`
+/// takes no bare generic brand).
+pub fn branded_id(name: &str) -> String {
+    let opening = format!("export const {name} = {BASE_STRING}.pipe(");
+    let mut out = list("", &opening, &[format!("Schema.brand({})", string(name))], ");");
+    let _ = writeln!(out, "export type {name} = typeof {name}.Type;");
+    out
+}
+
 /// The file, exporting `names` (ids and date-times of the model, the unbranded string first).
 pub fn generate(model: &Model, names: &[&str], source: &str) -> String {
     let mut out = crate::codegen::header("//", source);
@@ -90,14 +100,11 @@ pub fn generate(model: &Model, names: &[&str], source: &str) -> String {
         out.push_str(&jsdoc("", &id.description));
         if id.name == BASE_STRING {
             let _ = writeln!(out, "export const {} = {BASE_STRING_SCHEMA};", id.name);
+            let _ = writeln!(out, "export type {0} = typeof {0}.Type;", id.name);
         } else {
-            let _ = writeln!(
-                out,
-                "export const {0} = {BASE_STRING}.pipe(Schema.brand(\"{0}\"));",
-                id.name
-            );
+            out.push_str(&branded_id(&id.name));
         }
-        let _ = writeln!(out, "export type {0} = typeof {0}.Type;\n", id.name);
+        out.push('\n');
     }
     let datetimes: Vec<_> = model
         .datetimes
