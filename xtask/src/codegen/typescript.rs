@@ -436,12 +436,21 @@ mod tests {
         let host = host_exports(&crate::project_root()).unwrap();
         let missing: Vec<_> = imported.iter().filter(|name| !host.contains(name)).collect();
         assert!(missing.is_empty(), "imported but not exported by T3 Code: {missing:?}");
-        // The ids the host lacks are defined in the module, with their own brand.
-        for id in ["ProviderSessionId", "ProviderThreadId", "ProviderTurnId"] {
-            assert!(!imported.contains(&id.to_owned()));
-            assert!(module.contains(&format!(
-                "export const {id} = TrimmedNonEmptyString.pipe(Schema.brand(\"{id}\"));"
-            )));
+        // Every id the model uses that the host lacks is defined in the module, with its own brand.
+        let model = crate::codegen::canonical_model::load(&crate::project_root()).unwrap();
+        let local: Vec<&str> = used_bases(&model)
+            .into_iter()
+            .filter(|name| !host.iter().any(|export| export == name))
+            .collect();
+        assert!(local.contains(&"ProviderSessionId"), "{local:?}");
+        for id in local {
+            assert!(!imported.iter().any(|name| name == id));
+            assert!(
+                module.contains(&format!(
+                    "export const {id} = TrimmedNonEmptyString.pipe(Schema.brand(\"{id}\"));"
+                )),
+                "{id} is defined in the module"
+            );
         }
     }
 
