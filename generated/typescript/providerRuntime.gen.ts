@@ -2,27 +2,36 @@
 /**
  * The canonical provider-runtime event model (V2) of spec/EVENTS.md section 1: one event of the unified stream agentwire produces from Codex, Claude Agent SDK and ACP agents. Hand-written; the single source of truth for the generated Rust and TypeScript types.
  *
- * Effect Schema (v4) of the canonical provider-runtime event model (V2), spec/EVENTS.md section 1. Ids and `IsoDateTime` come from `./baseSchemas.ts` (T3 Code's contracts define them with `makeEntityId`).
+ * Effect Schema (v4) of the canonical provider-runtime event model (V2). Written to sit in T3 Code's `packages/contracts/src`: it imports from `./baseSchemas.ts` only names T3's file exports and defines the other ids itself, branded as T3's `makeEntityId` brands them.
  *
  * @module providerRuntime
  */
 import * as Schema from "effect/Schema";
 
 import {
+  TrimmedNonEmptyString,
+  IsoDateTime,
   EventId,
   ThreadId,
   TurnId,
+  ProviderItemId,
+  RuntimeSessionId,
   RuntimeItemId,
   RuntimeRequestId,
   RuntimeTaskId,
-  RuntimeSessionId,
-  ProviderSessionId,
-  ProviderThreadId,
-  ProviderTurnId,
-  ProviderItemId,
-  TrimmedNonEmptyString,
-  IsoDateTime,
 } from "./baseSchemas.ts";
+
+/** A provider's own session id (Claude `session_id`, ACP `sessionId`), kept for correlation and debugging only. Defined here: T3 Code's `baseSchemas.ts` has no such id. */
+export const ProviderSessionId = TrimmedNonEmptyString.pipe(Schema.brand("ProviderSessionId"));
+export type ProviderSessionId = typeof ProviderSessionId.Type;
+
+/** A provider's own thread id (Codex thread id), kept for correlation and debugging only. Defined here: T3 Code's `baseSchemas.ts` has no such id. */
+export const ProviderThreadId = TrimmedNonEmptyString.pipe(Schema.brand("ProviderThreadId"));
+export type ProviderThreadId = typeof ProviderThreadId.Type;
+
+/** A provider's own turn id (Codex turn id), kept for correlation and debugging only. Defined here: T3 Code's `baseSchemas.ts` has no such id. */
+export const ProviderTurnId = TrimmedNonEmptyString.pipe(Schema.brand("ProviderTurnId"));
+export type ProviderTurnId = typeof ProviderTurnId.Type;
 
 /**
  * The kind of agent provider that produced an event.
@@ -32,12 +41,7 @@ import {
  * - `cursor`: Cursor's `agent acp` (ACP with Cursor's `cursor/*` extensions).
  * - `acp`: Any Agent Client Protocol agent other than Cursor.
  */
-export const ProviderKind = Schema.Literals([
-  "codex",
-  "claudeAgent",
-  "cursor",
-  "acp",
-]).annotate({
+export const ProviderKind = Schema.Literals(["codex", "claudeAgent", "cursor", "acp"]).annotate({
   identifier: "ProviderKind",
   description: "The kind of agent provider that produced an event.",
 });
@@ -135,7 +139,8 @@ export const CanonicalRuntimeEventType = Schema.Literals([
   "runtime.error",
 ]).annotate({
   identifier: "CanonicalRuntimeEventType",
-  description: "The type of a canonical runtime event: lifecycle (session, thread, turn), item and content stream, requests and user input, and provider/system telemetry.",
+  description:
+    "The type of a canonical runtime event: lifecycle (session, thread, turn), item and content stream, requests and user input, and provider/system telemetry.",
 });
 export type CanonicalRuntimeEventType = typeof CanonicalRuntimeEventType.Type;
 
@@ -213,7 +218,8 @@ export const CanonicalRequestType = Schema.Literals([
   "attestation",
 ]).annotate({
   identifier: "CanonicalRequestType",
-  description: "What a request from the agent asks of the user or client; decides which UI answers it.",
+  description:
+    "What a request from the agent asks of the user or client; decides which UI answers it.",
 });
 export type CanonicalRequestType = typeof CanonicalRequestType.Type;
 
@@ -241,7 +247,8 @@ export const ThreadState = Schema.Literals([
   "error",
 ]).annotate({
   identifier: "ThreadState",
-  description: "The state of a thread. Provider states with no equal here map to the nearest value, the provider's own status kept in `detail`.",
+  description:
+    "The state of a thread. Provider states with no equal here map to the nearest value, the provider's own status kept in `detail`.",
 });
 export type ThreadState = typeof ThreadState.Type;
 
@@ -295,11 +302,7 @@ export const ItemStatus = Schema.Literals([
 export type ItemStatus = typeof ItemStatus.Type;
 
 /** The status of one step of a turn plan. */
-export const PlanStepStatus = Schema.Literals([
-  "pending",
-  "inProgress",
-  "completed",
-]).annotate({
+export const PlanStepStatus = Schema.Literals(["pending", "inProgress", "completed"]).annotate({
   identifier: "PlanStepStatus",
   description: "The status of one step of a turn plan.",
 });
@@ -327,32 +330,21 @@ export const RuntimeErrorClass = Schema.Literals([
 export type RuntimeErrorClass = typeof RuntimeErrorClass.Type;
 
 /** Whether a session ended normally or because of an error. */
-export const SessionExitKind = Schema.Literals([
-  "graceful",
-  "error",
-]).annotate({
+export const SessionExitKind = Schema.Literals(["graceful", "error"]).annotate({
   identifier: "SessionExitKind",
   description: "Whether a session ended normally or because of an error.",
 });
 export type SessionExitKind = typeof SessionExitKind.Type;
 
 /** How a hook run ended. */
-export const HookOutcome = Schema.Literals([
-  "success",
-  "error",
-  "cancelled",
-]).annotate({
+export const HookOutcome = Schema.Literals(["success", "error", "cancelled"]).annotate({
   identifier: "HookOutcome",
   description: "How a hook run ended.",
 });
 export type HookOutcome = typeof HookOutcome.Type;
 
 /** How a background task ended. */
-export const TaskStatus = Schema.Literals([
-  "completed",
-  "failed",
-  "stopped",
-]).annotate({
+export const TaskStatus = Schema.Literals(["completed", "failed", "stopped"]).annotate({
   identifier: "TaskStatus",
   description: "How a background task ended.",
 });
@@ -372,7 +364,8 @@ export const ProviderRefs = Schema.Struct({
   providerRequestId: Schema.optional(TrimmedNonEmptyString),
 }).annotate({
   identifier: "ProviderRefs",
-  description: "Provider-native ids of what an event concerns, preserved for correlation and debugging (spec 1.6: provider ids go here, never in canonical fields).",
+  description:
+    "Provider-native ids of what an event concerns, preserved for correlation and debugging (spec 1.6: provider ids go here, never in canonical fields).",
 });
 export type ProviderRefs = typeof ProviderRefs.Type;
 
@@ -388,7 +381,8 @@ export const RuntimeEventRaw = Schema.Struct({
   payload: Schema.Unknown,
 }).annotate({
   identifier: "RuntimeEventRaw",
-  description: "The provider message an event was derived from, kept whole so no provider detail is lost.",
+  description:
+    "The provider message an event was derived from, kept whole so no provider detail is lost.",
 });
 export type RuntimeEventRaw = typeof RuntimeEventRaw.Type;
 
@@ -650,7 +644,8 @@ export const ItemLifecyclePayload = Schema.Struct({
   data: Schema.optional(Schema.Unknown),
 }).annotate({
   identifier: "ItemLifecyclePayload",
-  description: "Payload of `item.started`, `item.updated` and `item.completed`: the item's kind and its state.",
+  description:
+    "Payload of `item.started`, `item.updated` and `item.completed`: the item's kind and its state.",
 });
 export type ItemLifecyclePayload = typeof ItemLifecyclePayload.Type;
 
@@ -1004,7 +999,8 @@ export const RuntimeEventBase = Schema.Struct({
   raw: Schema.optional(RuntimeEventRaw),
 }).annotate({
   identifier: "RuntimeEventBase",
-  description: "The envelope every canonical runtime event carries: its identity, provider, session, time, the canonical ids of what it concerns, the provider's own ids and the raw message.",
+  description:
+    "The envelope every canonical runtime event carries: its identity, provider, session, time, the canonical ids of what it concerns, the provider's own ids and the raw message.",
 });
 export type RuntimeEventBase = typeof RuntimeEventBase.Type;
 
@@ -1030,7 +1026,8 @@ export const SessionConfiguredEvent = Schema.Struct({
   payload: SessionConfiguredPayload,
 }).annotate({
   identifier: "SessionConfiguredEvent",
-  description: "The session's configuration and capabilities became known or changed (Codex `session_configured` / init responses, Claude `system:init`, ACP `initialize` / `available_commands_update`).",
+  description:
+    "The session's configuration and capabilities became known or changed (Codex `session_configured` / init responses, Claude `system:init`, ACP `initialize` / `available_commands_update`).",
 });
 export type SessionConfiguredEvent = typeof SessionConfiguredEvent.Type;
 
@@ -1212,7 +1209,8 @@ export const TurnAbortedEvent = Schema.Struct({
   payload: TurnAbortedPayload,
 }).annotate({
   identifier: "TurnAbortedEvent",
-  description: "A turn was abandoned without a completion from the provider (e.g. the stream ended mid-turn).",
+  description:
+    "A turn was abandoned without a completion from the provider (e.g. the stream ended mid-turn).",
 });
 export type TurnAbortedEvent = typeof TurnAbortedEvent.Type;
 
@@ -1290,7 +1288,8 @@ export const ContentDeltaEvent = Schema.Struct({
   payload: ContentDeltaPayload,
 }).annotate({
   identifier: "ContentDeltaEvent",
-  description: "A piece of streamed content of an item (assistant text, reasoning, plan text, command or file change output).",
+  description:
+    "A piece of streamed content of an item (assistant text, reasoning, plan text, command or file change output).",
 });
 export type ContentDeltaEvent = typeof ContentDeltaEvent.Type;
 
@@ -1303,7 +1302,8 @@ export const RequestOpenedEvent = Schema.Struct({
   payload: RequestOpenedPayload,
 }).annotate({
   identifier: "RequestOpenedEvent",
-  description: "The agent asked something of the user or client (an approval, input, a tool call, tokens) and waits for the answer.",
+  description:
+    "The agent asked something of the user or client (an approval, input, a tool call, tokens) and waits for the answer.",
 });
 export type RequestOpenedEvent = typeof RequestOpenedEvent.Type;
 
@@ -1433,7 +1433,8 @@ export const ToolProgressEvent = Schema.Struct({
   payload: ToolProgressPayload,
 }).annotate({
   identifier: "ToolProgressEvent",
-  description: "A running tool call reported progress (Claude `tool_progress`, Codex `item/mcpToolCall/progress`).",
+  description:
+    "A running tool call reported progress (Claude `tool_progress`, Codex `item/mcpToolCall/progress`).",
 });
 export type ToolProgressEvent = typeof ToolProgressEvent.Type;
 
@@ -1446,7 +1447,8 @@ export const ToolSummaryEvent = Schema.Struct({
   payload: ToolSummaryPayload,
 }).annotate({
   identifier: "ToolSummaryEvent",
-  description: "The provider summarized the tool calls that came before (Claude `tool_use_summary`).",
+  description:
+    "The provider summarized the tool calls that came before (Claude `tool_use_summary`).",
 });
 export type ToolSummaryEvent = typeof ToolSummaryEvent.Type;
 
@@ -1576,7 +1578,8 @@ export const RuntimeWarningEvent = Schema.Struct({
   payload: RuntimeWarningPayload,
 }).annotate({
   identifier: "RuntimeWarningEvent",
-  description: "Something worth reporting that is not an error, including a provider message with no richer mapping (kept whole in `raw`).",
+  description:
+    "Something worth reporting that is not an error, including a provider message with no richer mapping (kept whole in `raw`).",
 });
 export type RuntimeWarningEvent = typeof RuntimeWarningEvent.Type;
 
@@ -1642,7 +1645,8 @@ export const ProviderRuntimeEventV2 = Schema.Union([
   RuntimeErrorEvent,
 ]).annotate({
   identifier: "ProviderRuntimeEventV2",
-  description: "A canonical provider-runtime event (V2): the envelope, a `type` naming one of the 45 event types, and that type's payload.",
+  description:
+    "A canonical provider-runtime event (V2): the envelope, a `type` naming one of the 45 event types, and that type's payload.",
 });
 export type ProviderRuntimeEventV2 = typeof ProviderRuntimeEventV2.Type;
 
@@ -1694,3 +1698,41 @@ export type RuntimeEventPayloadByType = {
   "runtime.warning": RuntimeWarningPayload;
   "runtime.error": RuntimeErrorPayload;
 };
+
+/** `ProviderRuntimeEventV2` under the name T3 Code's server imports. */
+export const ProviderRuntimeEvent = ProviderRuntimeEventV2;
+export type ProviderRuntimeEvent = ProviderRuntimeEventV2;
+
+/** `TurnState` under the name T3 Code's server imports. */
+export const ProviderRuntimeTurnStatus = TurnState;
+export type ProviderRuntimeTurnStatus = TurnState;
+
+/** `ContentStreamKind` under the name T3 Code's server imports. */
+export const RuntimeContentStreamKind = ContentStreamKind;
+export type RuntimeContentStreamKind = ContentStreamKind;
+
+/** The event of each event type. */
+export type ProviderRuntimeEventByType = {
+  [T in CanonicalRuntimeEventType]: Extract<ProviderRuntimeEventV2, { readonly type: T }>;
+};
+
+/** Parse options of the canonical model: an unknown key is an error (the JSON Schema's `additionalProperties: false`; Effect Schema drops unknown keys by default), and every error is reported. */
+const strict = { onExcessProperty: "error", errors: "all" } as const;
+
+/** Decodes one canonical event (JSON-parsed data); throws on anything the canonical model rejects, unknown keys included. */
+export const decodeProviderRuntimeEvent = Schema.decodeUnknownSync(ProviderRuntimeEventV2, strict);
+
+/** `decodeProviderRuntimeEvent` as an `Effect`, for code running inside one. */
+export const decodeProviderRuntimeEventEffect = Schema.decodeUnknownEffect(
+  ProviderRuntimeEventV2,
+  strict,
+);
+
+/** Encodes an event to its JSON form (the inverse of `decodeProviderRuntimeEvent`). */
+export const encodeProviderRuntimeEvent = Schema.encodeSync(ProviderRuntimeEventV2, strict);
+
+/** A type guard for one event type: `events.filter(isEventType("turn.completed"))` keeps the `turn.completed` events, typed as such. */
+export const isEventType =
+  <T extends CanonicalRuntimeEventType>(type: T) =>
+  (event: ProviderRuntimeEventV2): event is ProviderRuntimeEventByType[T] =>
+    event.type === type;

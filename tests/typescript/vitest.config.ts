@@ -4,5 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     environment: "node",
+    // The package's entry points are TypeScript sources: Vitest transforms them like our own.
+    server: { deps: { inline: ["@agentwire/provider-runtime"] } },
   },
 });

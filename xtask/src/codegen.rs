@@ -63,7 +63,7 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
     for file in codex_app_server::generate(root)?
         .into_iter()
         .chain(canonical_rust::generate(&model)?)
-        .chain(typescript::generate(&model)?)
+        .chain(typescript::generate(root, &model)?)
     {
         if all.insert(file.path.clone(), file.contents).is_some() {
             bail!("two generators wrote {}", file.path.display());

@@ -1,8 +1,10 @@
 //! `cargo xtask test`: every check of the project, in the order a failure is cheapest to see.
 //!
 //! This is the README's test command and what `.ci/run` runs: formatting, the generated tree's
-//! freshness, clippy, every Rust test, then the TypeScript harness (`npm ci` and `npm test` in
-//! `tests/typescript`, which needs node 20 and the npm registry).
+//! freshness, clippy, every Rust test, then both configurations of the TypeScript harness (`npm ci`
+//! and `npm test` in `tests/typescript`, the project's own strict one, and in
+//! `tests/typescript/host`, T3 Code's pins, options and formatter); they need node 20 and the npm
+//! registry.
 
 use std::path::Path;
 use std::process::Command;
@@ -12,7 +14,8 @@ use anyhow::{Context, Result, bail};
 pub fn run(root: &Path) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let typescript = root.join("tests/typescript");
-    let steps: [(&str, &str, Vec<&str>, &Path); 6] = [
+    let host = root.join("tests/typescript/host");
+    let steps: [(&str, &str, Vec<&str>, &Path); 8] = [
         ("format", &cargo, vec!["fmt", "--all", "--", "--check"], root),
         ("generated tree", &cargo, vec!["xtask", "codegen", "--check"], root),
         (
@@ -24,6 +27,8 @@ pub fn run(root: &Path) -> Result<()> {
         ("rust tests", &cargo, vec!["test", "--workspace"], root),
         ("npm ci", "npm", vec!["ci", "--no-audit", "--no-fund"], &typescript),
         ("typescript tests", "npm", vec!["test"], &typescript),
+        ("npm ci (host)", "npm", vec!["ci", "--no-audit", "--no-fund"], &host),
+        ("typescript tests (host)", "npm", vec!["test"], &host),
     ];
     for (name, program, args, dir) in steps {
         eprintln!("==> {name}: {program} {}", args.join(" "));

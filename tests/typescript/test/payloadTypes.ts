@@ -1,10 +1,21 @@
 /**
  * Type-level checks (spec 1.5), enforced by `tsc --noEmit`: a failing check is a compile error.
  */
-import type {
-  CanonicalRuntimeEventType,
-  ProviderRuntimeEventV2,
-  RuntimeEventPayloadByType,
+import * as Schema from "effect/Schema";
+
+import { TrimmedNonEmptyString } from "../src/baseSchemas.ts";
+import {
+  type CanonicalRuntimeEventType,
+  type ContentStreamKind,
+  isEventType,
+  type ProviderRuntimeEvent,
+  type ProviderRuntimeEventV2,
+  type ProviderRuntimeTurnStatus,
+  type ProviderThreadId,
+  type RuntimeContentStreamKind,
+  type RuntimeEventPayloadByType,
+  type TurnCompletedEvent,
+  type TurnState,
 } from "../src/providerRuntime.gen.ts";
 
 /** `true` when `A` and `B` are the same type (not merely mutually assignable). */
@@ -55,3 +66,19 @@ export const describeEvent = (event: ProviderRuntimeEventV2): string => {
       return event.type;
   }
 };
+
+/** The `turn.completed` events of a list, through the guard. */
+export const completedTurns = (events: ReadonlyArray<ProviderRuntimeEventV2>) =>
+  events.filter(isEventType("turn.completed"));
+
+/** `isEventType` narrows to the event of its type, and the aliases are the model's definitions. */
+export type GuardChecks = [
+  Assert<Equals<ReturnType<typeof completedTurns>[number], TurnCompletedEvent>>,
+  Assert<Equals<ProviderRuntimeEvent, ProviderRuntimeEventV2>>,
+  Assert<Equals<ProviderRuntimeTurnStatus, TurnState>>,
+  Assert<Equals<RuntimeContentStreamKind, ContentStreamKind>>,
+  // An id the module defines is the id a host makes the way T3's `makeEntityId` does.
+  Assert<Equals<ProviderThreadId, typeof HostProviderThreadId.Type>>,
+];
+
+const HostProviderThreadId = TrimmedNonEmptyString.pipe(Schema.brand("ProviderThreadId"));
