@@ -282,3 +282,106 @@ fn check_not_referenced(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    fn definitions(value: Value) -> Map<String, Value> {
+        value.as_object().unwrap().clone()
+    }
+
+    fn error(value: Value) -> String {
+        let err = super::extract(&mut definitions(value))
+            .err()
+            .expect("the annotation is refused");
+        format!("{err:#}")
+    }
+
+    fn message(tag_property: Value) -> Value {
+        json!({
+            "Line": { "x-dispatch": { "tag": "type", "variants": { "a": "A" } } },
+            "A": { "type": "object", "required": ["type"], "properties": { "type": tag_property, "n": { "type": "integer" } } }
+        })
+    }
+
+    #[test]
+    fn the_tag_is_stripped_from_the_payload_and_the_union_replaced() {
+        let mut defs = definitions(message(json!({ "const": "a" })));
+        let unions = super::extract(&mut defs).unwrap();
+        assert_eq!(unions.len(), 1);
+        assert_eq!(unions[0].variants[0].value, "a");
+        assert_eq!(defs["A"]["properties"], json!({ "n": { "type": "integer" } }));
+        assert_eq!(defs["A"]["required"], json!([]));
+        assert_eq!(
+            defs["Line"],
+            json!({}),
+            "the union's body is left for typify to replace"
+        );
+    }
+
+    #[test]
+    fn a_tag_that_is_not_the_variant_const_is_refused() {
+        let text = error(message(json!({ "const": "b" })));
+        assert!(text.contains("payload A of `a`"), "{text}");
+        assert!(text.contains(r#"its `type` must be `{"const": "a"}`"#), "{text}");
+        let text = error(message(json!({ "type": "string" })));
+        assert!(text.contains("must be `{\"const\": \"a\"}`"), "{text}");
+    }
+
+    #[test]
+    fn a_variant_naming_no_definition_is_refused() {
+        let text = error(json!({ "Line": { "x-dispatch": { "tag": "type", "variants": { "a": "Nowhere" } } } }));
+        assert!(text.contains("definition Line: `x-dispatch`"), "{text}");
+        assert!(
+            text.contains("variant `a` names Nowhere, which is not a definition"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_envelopes_are_refused() {
+        let text = error(json!({ "U": { "x-dispatch": { "tag": "type", "payload": "payload", "variants": {} } } }));
+        assert!(text.contains("unknown key `payload`"), "{text}");
+        let text = error(json!({ "U": { "x-dispatch": { "tag": "method", "envelope": "http", "variants": {} } } }));
+        assert!(text.contains("unknown `envelope` \"http\""), "{text}");
+        let text = error(
+            json!({ "U": { "x-dispatch": { "tag": "type", "envelope": "jsonrpc-request", "variants": { "m": "P" } } }, "P": {} }),
+        );
+        assert!(text.contains("tagged by `method`, not `type`"), "{text}");
+    }
+
+    #[test]
+    fn a_payload_referenced_elsewhere_is_refused() {
+        let mut schema = message(json!({ "const": "a" }));
+        schema["Holder"] = json!({ "type": "object", "properties": { "a": { "$ref": "#/definitions/A" } } });
+        let text = error(schema);
+        assert!(
+            text.contains("definition Holder refers to A, the payload of a tag union"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn nested_unions_strip_every_tag_above_their_payloads() {
+        let mut defs = definitions(json!({
+            "Message": { "x-dispatch": { "tag": "type", "variants": { "system": "System" } } },
+            "System": { "x-dispatch": { "tag": "subtype", "variants": { "init": "Init" } } },
+            "Init": {
+                "type": "object",
+                "required": ["type", "subtype"],
+                "properties": { "type": { "const": "system" }, "subtype": { "const": "init" }, "model": { "type": "string" } }
+            }
+        }));
+        let unions = super::extract(&mut defs).unwrap();
+        assert!(matches!(&unions[0].variants[0].payload, super::Payload::Nested(inner) if inner == "System"));
+        assert_eq!(defs["Init"]["properties"], json!({ "model": { "type": "string" } }));
+        // A nested union may not reuse the tag of a union it sits in.
+        let text = error(json!({
+            "Message": { "x-dispatch": { "tag": "type", "variants": { "system": "System" } } },
+            "System": { "x-dispatch": { "tag": "type", "variants": { "init": "Init" } } },
+            "Init": { "type": "object", "properties": { "type": { "const": "init" } } }
+        }));
+        assert!(text.contains("nests the tag `type`"), "{text}");
+    }
+}
