@@ -200,6 +200,18 @@ pub fn serialize_tagged<S: Serializer, T: Serialize + ?Sized>(
     })
 }
 
+/// Serializes a variant that is only its tag: `{tag: value}`, inside the tags of the unions it is
+/// nested in.
+pub fn serialize_tag_only<S: Serializer>(
+    serializer: S,
+    tag: &'static str,
+    value: &'static str,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(1))?;
+    map.serialize_entry(tag, value)?;
+    map.end()
+}
+
 /// Forwards a struct or map to `delegate` with one more entry in front; anything else is an
 /// error, as a tag-field payload is always a JSON object.
 struct TaggedSerializer<S> {
@@ -350,6 +362,24 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#"{"type":"system","subtype":"init","model":"m"}"#
+        );
+    }
+
+    struct Compact;
+
+    impl Serialize for Compact {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serialize_tag_only(serializer, "subtype", "compact")
+        }
+    }
+
+    #[test]
+    fn a_tag_only_variant_inside_another_tag_writes_both() {
+        let mut out = Vec::new();
+        serialize_tagged(&mut serde_json::Serializer::new(&mut out), "type", "system", &Compact).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"type":"system","subtype":"compact"}"#
         );
     }
 

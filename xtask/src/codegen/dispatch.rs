@@ -78,6 +78,8 @@ pub enum Payload {
     Absent,
     /// A tag union whose variant is itself a tag union (Claude's `type` then `subtype`).
     Nested(Ident),
+    /// A tag union's variant whose object holds nothing but its tags (`{"type": "turn.started"}`).
+    TagOnly,
 }
 
 /// The code of every union, in order.

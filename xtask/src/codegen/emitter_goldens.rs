@@ -105,6 +105,11 @@ fn the_fixtures_cover_the_cases_the_emitter_must_handle() {
         (&stream, "pub const TAGS", "a type-tagged union"),
         (&stream, "System(SystemMessage)", "a nested tag (type, then subtype)"),
         (&stream, "pub payload: EventMsg", "a tag union as a field type"),
+        (
+            &stream,
+            "Self::TurnStarted => \"turn.started\"",
+            "a variant that is only its tag",
+        ),
     ] {
         assert!(text.contains(needle), "the goldens lack {case}: `{needle}`");
     }

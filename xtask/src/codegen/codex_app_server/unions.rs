@@ -213,7 +213,7 @@ fn response_type(union: &str, method: &str, params: &Payload, definitions: &Map<
             .to_string()
             .strip_suffix("Params")
             .map(|stem| format!("{stem}Response")),
-        Payload::Absent | Payload::Nested(_) => None,
+        Payload::Absent | Payload::Nested(_) | Payload::TagOnly => None,
     };
     let from_method = format!("{}Response", variant_ident(method));
     let candidates = table

@@ -49,6 +49,33 @@ pub fn extract(definitions: &mut Map<String, Value>) -> Result<Vec<Union>> {
             .with_context(|| format!("definition {}: `{KEY}`", union.name))?;
     }
     check_not_referenced(definitions, &annotated, &stripped)?;
+    // A payload left with no fields is no type at all (typify would make it an open map, which
+    // would hold the tag a second time): its variant holds nothing.
+    let tag_only: BTreeSet<String> = stripped
+        .iter()
+        .filter(|name| {
+            definitions[name.as_str()]
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(Map::is_empty)
+        })
+        .cloned()
+        .collect();
+    for name in &tag_only {
+        let schema = definitions.remove(name).expect("a stripped payload is a definition");
+        if schema
+            .get("additionalProperties")
+            .is_some_and(|extra| extra != &Value::Bool(false))
+        {
+            bail!("definition {name}: a tag union's payload with no properties cannot be an open map");
+        }
+        let ident = type_ident(name);
+        for variant in unions.iter_mut().flat_map(|union| &mut union.variants) {
+            if matches!(&variant.payload, Payload::Required(payload) if *payload == ident) {
+                variant.payload = Payload::TagOnly;
+            }
+        }
+    }
     for name in &annotated {
         let schema = &definitions[name];
         let mut placeholder = Map::new();

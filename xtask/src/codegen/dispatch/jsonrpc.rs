@@ -26,7 +26,7 @@ pub fn emit(union: &Union, kind: RpcKind, shared: &[SharedField], version: Optio
             Payload::Required(ty) => quote! { params: #ty, },
             Payload::Optional(ty) => quote! { params: ::std::option::Option<#ty>, },
             Payload::Absent => quote! {},
-            Payload::Nested(_) => unreachable!("JSON-RPC unions do not nest"),
+            Payload::Nested(_) | Payload::TagOnly => unreachable!("JSON-RPC variants hold params"),
         };
         quote! {
             #doc
@@ -49,7 +49,7 @@ pub fn emit(union: &Union, kind: RpcKind, shared: &[SharedField], version: Optio
         let params = match &variant.payload {
             Payload::Required(_) => quote! { params: envelope.params(#method, decoder)?, },
             Payload::Optional(_) => quote! { params: envelope.optional_params(#method, decoder)?, },
-            Payload::Absent | Payload::Nested(_) => quote! {},
+            Payload::Absent | Payload::Nested(_) | Payload::TagOnly => quote! {},
         };
         let reject_params =
             matches!(variant.payload, Payload::Absent).then(|| quote! { envelope.reject_params(#method)?; });
@@ -76,7 +76,7 @@ pub fn emit(union: &Union, kind: RpcKind, shared: &[SharedField], version: Optio
                 quote! { params, },
                 quote! { if let ::std::option::Option::Some(params) = params { map.serialize_entry("params", params)?; } },
             ),
-            Payload::Absent | Payload::Nested(_) => (quote! {}, quote! {}),
+            Payload::Absent | Payload::Nested(_) | Payload::TagOnly => (quote! {}, quote! {}),
         };
         quote! {
             Self::#ident { #id_pat #params_pat #( #shared_idents, )* } => {

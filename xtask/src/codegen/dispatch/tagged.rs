@@ -18,27 +18,32 @@ pub fn emit(union: &Union, field: &str) -> TokenStream {
         let doc = optional_doc(variant.description.as_deref());
         let separator = variant.description.is_some().then(|| quote!(#[doc = ""]));
         let tag_doc = doc_lines(&format!("`{field}`: `{}`.", variant.value));
-        let ty = match &variant.payload {
-            Payload::Required(ty) | Payload::Nested(ty) => ty,
+        let fields = match &variant.payload {
+            Payload::Required(ty) | Payload::Nested(ty) => quote!((#ty)),
+            Payload::TagOnly => quote!(),
             Payload::Optional(_) | Payload::Absent => unreachable!("a tag union's payload is the object itself"),
         };
         quote! {
             #doc
             #separator
             #tag_doc
-            #ident(#ty),
+            #ident #fields,
         }
     });
     let tag_arms = union.variants.iter().map(|variant| {
         let ident = &variant.ident;
         let value = &variant.value;
-        quote! { Self::#ident(_) => #value, }
+        match variant.payload {
+            Payload::TagOnly => quote! { Self::#ident => #value, },
+            _ => quote! { Self::#ident(_) => #value, },
+        }
     });
     let decode_arms = union.variants.iter().map(|variant| {
         let ident = &variant.ident;
         let value = &variant.value;
         match &variant.payload {
             Payload::Nested(ty) => quote! { #value => Self::#ident(#ty::decode(json, decoder)?), },
+            Payload::TagOnly => quote! { #value => Self::#ident, },
             _ => quote! {
                 #value => Self::#ident(::agentwire_protocol::tagged::decode_payload(json, #union_name, Self::TAG, #value, decoder)?),
             },
@@ -47,10 +52,21 @@ pub fn emit(union: &Union, field: &str) -> TokenStream {
     let serialize_arms = union.variants.iter().map(|variant| {
         let ident = &variant.ident;
         let value = &variant.value;
-        quote! {
-            Self::#ident(payload) => ::agentwire_protocol::tagged::serialize_tagged(serializer, Self::TAG, #value, payload),
+        match variant.payload {
+            Payload::TagOnly => quote! {
+                Self::#ident => ::agentwire_protocol::tagged::serialize_tag_only(serializer, Self::TAG, #value),
+            },
+            _ => quote! {
+                Self::#ident(payload) => ::agentwire_protocol::tagged::serialize_tagged(serializer, Self::TAG, #value, payload),
+            },
         }
     });
+    // A union of tag-only variants never calls the decoder.
+    let decoder = if union.variants.iter().all(|v| matches!(v.payload, Payload::TagOnly)) {
+        quote!(_decoder)
+    } else {
+        quote!(decoder)
+    };
     quote! {
         #doc
         #[derive(Clone, Debug, PartialEq)]
@@ -75,7 +91,7 @@ pub fn emit(union: &Union, field: &str) -> TokenStream {
             /// pass one that tracks JSON paths.
             pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
                 json: &str,
-                decoder: &mut D,
+                #decoder: &mut D,
             ) -> ::std::result::Result<Self, ::agentwire_protocol::TagDecodeError> {
                 let tag = ::agentwire_protocol::tagged::read_tag(json, #union_name, Self::TAG)?;
                 ::std::result::Result::Ok(match &*tag {

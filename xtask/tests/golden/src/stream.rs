@@ -500,17 +500,26 @@ pub enum EventMsg {
     TaskStarted(TaskStarted),
     /// `type`: `item.completed`.
     ItemCompleted(ItemCompleted),
+    /// An event that is only its tag.
+    ///
+    /// `type`: `turn.started`.
+    TurnStarted,
 }
 impl EventMsg {
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
-    pub const TAGS: &'static [&'static str] = &["task_started", "item.completed"];
+    pub const TAGS: &'static [&'static str] = &[
+        "task_started",
+        "item.completed",
+        "turn.started",
+    ];
     /// The value of [`Self::TAG`] this message carries.
     pub fn tag(&self) -> &'static str {
         match self {
             Self::TaskStarted(_) => "task_started",
             Self::ItemCompleted(_) => "item.completed",
+            Self::TurnStarted => "turn.started",
         }
     }
     /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
@@ -545,6 +554,7 @@ impl EventMsg {
                         )?,
                     )
                 }
+                "turn.started" => Self::TurnStarted,
                 other => {
                     return ::std::result::Result::Err(
                         ::agentwire_protocol::tagged::unknown_tag(
@@ -580,6 +590,13 @@ impl ::serde::Serialize for EventMsg {
                     Self::TAG,
                     "item.completed",
                     payload,
+                )
+            }
+            Self::TurnStarted => {
+                ::agentwire_protocol::tagged::serialize_tag_only(
+                    serializer,
+                    Self::TAG,
+                    "turn.started",
                 )
             }
         }

@@ -207,3 +207,22 @@ fn tag_errors_name_the_tag_and_the_known_values() {
     // strict payload (`additionalProperties: false` in the schema) still decodes with it present.
     assert!(serde_json::from_str::<StreamMessage>(r#"{"type":"assistant","message":1}"#).is_ok());
 }
+
+#[test]
+fn a_variant_that_is_only_its_tag() {
+    round_trip::<RolloutLine>(
+        r#"{"type":"event_msg","payload":{"type":"turn.started"},"timestamp":"t"}"#,
+        |line| {
+            let RolloutLine::EventMsg(line) = line else {
+                panic!("{line:?}")
+            };
+            assert_eq!(line.payload, EventMsg::TurnStarted);
+            assert_eq!(line.payload.tag(), "turn.started");
+        },
+    );
+    // On its own, the object is the tag alone.
+    assert_eq!(
+        serde_json::to_string(&EventMsg::TurnStarted).unwrap(),
+        r#"{"type":"turn.started"}"#
+    );
+}
