@@ -91,9 +91,9 @@ pub struct RawEnvelope {
     pub id: Option<RequestId>,
     /// Present on requests and notifications.
     pub method: Option<String>,
-    /// The request or notification payload.
+    /// The request or notification payload (`None` when absent or `null`).
     pub params: Option<Box<RawValue>>,
-    /// The payload of a successful response.
+    /// The payload of a successful response (`None` when absent or `null`).
     pub result: Option<Box<RawValue>>,
     /// The payload of an error response.
     pub error: Option<ErrorObject>,
@@ -233,8 +233,9 @@ impl<'de> Deserialize<'de> for RawEnvelope {
                     match &*key {
                         "id" => envelope.id = map.next_value()?,
                         "method" => envelope.method = map.next_value()?,
-                        "params" => envelope.params = Some(map.next_value()?),
-                        "result" => envelope.result = Some(map.next_value()?),
+                        // `null` reads as absent, as for every member here.
+                        "params" => envelope.params = map.next_value()?,
+                        "result" => envelope.result = map.next_value()?,
                         "error" => envelope.error = map.next_value()?,
                         "jsonrpc" => {
                             map.next_value::<IgnoredAny>()?;
@@ -303,3 +304,39 @@ impl fmt::Display for DecodeError {
 }
 
 impl std::error::Error for DecodeError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_envelope_keeps_payloads_raw_and_other_members_aside() {
+        let envelope: RawEnvelope =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","id":7,"method":"m","params":{"a": 1},"emittedAtMs":5}"#).unwrap();
+        assert_eq!(envelope.kind(), Some(MessageKind::Request));
+        assert_eq!(envelope.id, Some(RequestId::Integer(7)));
+        assert_eq!(envelope.params.as_deref().map(RawValue::get), Some(r#"{"a": 1}"#));
+        assert_eq!(envelope.extra.len(), 1, "`jsonrpc` is dropped, `emittedAtMs` kept");
+        let at: Option<i64> = envelope.extra("emittedAtMs", "m", &mut crate::SerdeJson).unwrap();
+        assert_eq!(at, Some(5));
+        let err = envelope
+            .extra::<String, _>("emittedAtMs", "m", &mut crate::SerdeJson)
+            .unwrap_err();
+        assert!(
+            matches!(err, DecodeError::Payload { ref error, .. } if error.path == ".emittedAtMs"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn null_params_read_as_absent() {
+        let envelope: RawEnvelope = serde_json::from_str(r#"{"method":"m","params":null}"#).unwrap();
+        assert!(envelope.params.is_none());
+        assert_eq!(envelope.kind(), Some(MessageKind::Notification));
+        assert_eq!(
+            envelope.params::<i64, _>("m", &mut crate::SerdeJson),
+            Err(DecodeError::MissingParams { method: "m".into() })
+        );
+        assert_eq!(envelope.optional_params::<i64, _>("m", &mut crate::SerdeJson), Ok(None));
+    }
+}
