@@ -99,6 +99,11 @@ fn the_fixtures_cover_the_cases_the_emitter_must_handle() {
         (&jsonrpc, "pub const METHODS", "a method-tagged union"),
         (
             &jsonrpc,
+            "pub enum AcpAgentNotification",
+            "a union whose name typify recases",
+        ),
+        (
+            &jsonrpc,
             "map.serialize_entry(\"jsonrpc\", \"2.0\")",
             "the JSON-RPC version written back",
         ),

@@ -11,6 +11,8 @@ use anyhow::{Context, Result, bail};
 use proc_macro2::TokenStream;
 use serde_json::{Map, Value};
 
+use super::names::type_ident;
+
 /// A definition typify must not emit, and the Rust type that stands for it.
 pub struct Replacement {
     /// The definition's name in the schema.
@@ -48,7 +50,9 @@ fn run(definitions: &Map<String, Value>, replacements: &[Replacement]) -> Result
         .with_map_type("::std::collections::BTreeMap")
         .with_derive("PartialEq".to_string());
     for replacement in replacements {
-        settings.with_replacement(&replacement.definition, &replacement.rust_type, std::iter::empty());
+        // typify looks a replacement up by the type name it would give the definition.
+        let name = type_ident(&replacement.definition).to_string();
+        settings.with_replacement(name, &replacement.rust_type, std::iter::empty());
     }
     let mut type_space = typify::TypeSpace::new(&settings);
     let schemas = match definitions

@@ -189,7 +189,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
 }
 /// A notification from the agent.
 #[derive(Clone, Debug, PartialEq)]
-pub enum AgentNotification {
+pub enum AcpAgentNotification {
     /// Method `session/update`.
     SessionUpdate { params: SessionUpdateParams },
     /// A Cursor extension method.
@@ -197,7 +197,7 @@ pub enum AgentNotification {
     /// Method `cursor/ask_question`.
     CursorAskQuestion { params: AskQuestionParams },
 }
-impl AgentNotification {
+impl AcpAgentNotification {
     /// Every method of this union, in schema order.
     pub const METHODS: &'static [&'static str] = &[
         "session/update",
@@ -231,7 +231,7 @@ impl AgentNotification {
                 }
                 other => {
                     return ::std::result::Result::Err(::agentwire_protocol::DecodeError::UnknownMethod {
-                        union: "AgentNotification",
+                        union: "AcpAgentNotification",
                         method: other.into(),
                         known: Self::METHODS,
                     });
@@ -240,7 +240,7 @@ impl AgentNotification {
         )
     }
 }
-impl ::serde::Serialize for AgentNotification {
+impl ::serde::Serialize for AcpAgentNotification {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -260,7 +260,7 @@ impl ::serde::Serialize for AgentNotification {
         map.end()
     }
 }
-impl<'de> ::serde::Deserialize<'de> for AgentNotification {
+impl<'de> ::serde::Deserialize<'de> for AcpAgentNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {

@@ -1,7 +1,7 @@
 //! JSON lines through the emitter goldens: each decodes into the variant its method or tag names,
 //! and re-encodes to the same JSON (keys in the order the emitter writes them: the tags first).
 
-use agentwire_emitter_goldens::jsonrpc::{AgentNotification, ClientRequest};
+use agentwire_emitter_goldens::jsonrpc::{AcpAgentNotification, ClientRequest};
 use agentwire_emitter_goldens::stream::{EventMsg, ExecItem, RolloutLine, StreamMessage, SystemMessage};
 use agentwire_protocol::{DecodeError, RawEnvelope, RequestId, SerdeJson, TagDecodeError};
 
@@ -59,26 +59,26 @@ fn a_nullable_optional_and_a_raw_field() {
         serde_json::from_str(r#"{"id":4,"method":"session/list","params":{"cursor":null}}"#).unwrap();
     assert!(matches!(request, ClientRequest::SessionList { params: Some(ref p), .. } if p.cursor.is_none()));
 
-    round_trip::<AgentNotification>(
+    round_trip::<AcpAgentNotification>(
         r#"{"method":"session/update","params":{"sessionId":"s","update":{"b": 1,  "a":[true]}}}"#,
         |notification| {
-            let AgentNotification::SessionUpdate { params } = notification else {
+            let AcpAgentNotification::SessionUpdate { params } = notification else {
                 panic!("{notification:?}")
             };
             // Byte for byte, spacing and key order included.
             assert_eq!(params.update.get(), r#"{"b": 1,  "a":[true]}"#);
         },
     );
-    round_trip::<AgentNotification>(
+    round_trip::<AcpAgentNotification>(
         r#"{"method":"cursor/ask_question","params":{"options":["yes","no"],"question":"Go?"}}"#,
-        |notification| assert!(matches!(notification, AgentNotification::CursorAskQuestion { .. })),
+        |notification| assert!(matches!(notification, AcpAgentNotification::CursorAskQuestion { .. })),
     );
 }
 
 #[test]
 fn json_rpc_errors_name_the_method() {
     let envelope: RawEnvelope = serde_json::from_str(r#"{"method":"session/teleport","params":{}}"#).unwrap();
-    let err = AgentNotification::decode(&envelope, &mut SerdeJson).unwrap_err();
+    let err = AcpAgentNotification::decode(&envelope, &mut SerdeJson).unwrap_err();
     assert!(
         matches!(&err, DecodeError::UnknownMethod { method, known, .. } if method == "session/teleport" && known.contains(&"session/update"))
     );
@@ -91,7 +91,7 @@ fn json_rpc_errors_name_the_method() {
     );
     let envelope: RawEnvelope =
         serde_json::from_str(r#"{"method":"session/update","params":{"sessionId":1}}"#).unwrap();
-    let err = AgentNotification::decode(&envelope, &mut SerdeJson)
+    let err = AcpAgentNotification::decode(&envelope, &mut SerdeJson)
         .unwrap_err()
         .to_string();
     assert!(err.starts_with("session/update: invalid type: integer `1`"), "{err}");
