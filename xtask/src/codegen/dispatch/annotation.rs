@@ -39,10 +39,12 @@ pub fn extract(definitions: &mut Map<String, Value>) -> Result<Vec<Union>> {
         let union = read(name, definitions).with_context(|| format!("definition {name}: `{KEY}`"))?;
         unions.push(union);
     }
-    // Strip tags from the outermost unions down: a nested union's payloads lose every tag above them.
+    // Strip tags from the outermost unions down: a nested union's payloads lose every tag above
+    // them, so a nested union is not a type of its own either (it cannot stand without them).
     for union in &unions {
         let Style::Tag { field } = &union.style else { continue };
         if is_nested_somewhere(&union.name, &unions) {
+            stripped.insert(union.name.clone());
             continue;
         }
         strip_tags(definitions, &union.name, &mut vec![field.clone()], &mut stripped)
@@ -54,10 +56,11 @@ pub fn extract(definitions: &mut Map<String, Value>) -> Result<Vec<Union>> {
     let tag_only: BTreeSet<String> = stripped
         .iter()
         .filter(|name| {
-            definitions[name.as_str()]
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_some_and(Map::is_empty)
+            !annotated.contains(name)
+                && definitions[name.as_str()]
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .is_some_and(Map::is_empty)
         })
         .cloned()
         .collect();
@@ -288,7 +291,7 @@ fn strip_payload(schema: &mut Value, fields: &[String], values: &[String]) -> Re
     Ok(())
 }
 
-/// A stripped payload referenced elsewhere would serialize without its tag there.
+/// A stripped payload (or nested union) referenced elsewhere would serialize without its tags there.
 fn check_not_referenced(
     definitions: &Map<String, Value>,
     annotated: &[String],
@@ -302,8 +305,8 @@ fn check_not_referenced(
         collect_refs(schema, &mut refs);
         if let Some(target) = refs.iter().find(|target| stripped.contains(*target)) {
             bail!(
-                "definition {name} refers to {target}, the payload of a tag union (its tag is removed from the \
-                 type); refer to the union instead"
+                "definition {name} refers to {target}, the payload of a tag union or a union nested in one (it \
+                 lacks the tags above it); refer to the outermost union instead"
             );
         }
     }
@@ -403,6 +406,14 @@ mod tests {
         let unions = super::extract(&mut defs).unwrap();
         assert!(matches!(&unions[0].variants[0].payload, super::Payload::Nested(inner) if inner == "System"));
         assert_eq!(defs["Init"]["properties"], json!({ "model": { "type": "string" } }));
+        // The nested union lacks the outer tag, so it is no field type of its own.
+        let text = error(json!({
+            "Message": { "x-dispatch": { "tag": "type", "variants": { "system": "System" } } },
+            "System": { "x-dispatch": { "tag": "subtype", "variants": { "init": "Init" } } },
+            "Init": { "type": "object", "properties": { "type": { "const": "system" }, "subtype": { "const": "init" } } },
+            "Holder": { "type": "object", "properties": { "system": { "$ref": "#/definitions/System" } } }
+        }));
+        assert!(text.contains("definition Holder refers to System"), "{text}");
         // A nested union may not reuse the tag of a union it sits in.
         let text = error(json!({
             "Message": { "x-dispatch": { "tag": "type", "variants": { "system": "System" } } },
