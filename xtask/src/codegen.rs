@@ -9,8 +9,16 @@
 mod canonical_model;
 mod canonical_rust;
 mod codex_app_server;
+mod dispatch;
+mod docs;
+#[cfg(test)]
+mod emitter_goldens;
+mod names;
+mod passes;
 mod rust_output;
+mod schema_source;
 mod typescript;
+mod typify_runner;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,17 +67,28 @@ pub fn run(root: &Path, mode: Mode) -> Result<()> {
 /// Runs every generator; the file set is sorted by path so the run is deterministic.
 pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
     let model = canonical_model::load(root)?;
+    let schema_path = root.join(canonical_model::SCHEMA_PATH);
+    let schema_text =
+        std::fs::read_to_string(&schema_path).with_context(|| format!("reading {}", schema_path.display()))?;
+    let mut files = Vec::new();
+    for source in schema_sources(root)? {
+        files.extend(schema_source::generate(root, &source)?);
+    }
+    files.extend(canonical_rust::generate(&model, &schema_text)?);
+    files.extend(typescript::generate(root, &model)?);
     let mut all = BTreeMap::new();
-    for file in codex_app_server::generate(root)?
-        .into_iter()
-        .chain(canonical_rust::generate(&model)?)
-        .chain(typescript::generate(root, &model)?)
-    {
+    for file in files {
         if all.insert(file.path.clone(), file.contents).is_some() {
             bail!("two generators wrote {}", file.path.display());
         }
     }
     Ok(all)
+}
+
+/// The provider schema sources, one generated crate each. Adding a source is a
+/// [`schema_source::SchemaSource`] here.
+fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
+    Ok(vec![codex_app_server::source(root)?])
 }
 
 #[derive(Default)]

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use crate::ExitStatus;
 use crate::input::Input;
 
-/// The canonical schema, compiled into the binary.
-const SCHEMA: &str = include_str!("../../../schemas/canonical/provider-runtime.schema.json");
+/// The canonical schema, as the generated crate carries it.
+const SCHEMA: &str = agentwire_canonical::SCHEMA_JSON;
 
 /// One validator per event type, plus one for the whole union.
 pub struct CanonicalValidator {

@@ -1,6 +1,6 @@
 //! Payload decoding that reports where in the payload a value did not fit.
 
-use agentwire_codex_app_server::{PayloadDecoder, PayloadError};
+use agentwire_protocol::{PayloadDecoder, PayloadError};
 
 /// A [`PayloadDecoder`] that reports the JSON path of a failure (`.thread.status.type`), so a
 /// decode error names the method and the exact field. Payloads decode with plain serde_json

@@ -19,3 +19,12 @@
 mod generated;
 
 pub use generated::*;
+
+mod support;
+
+pub use support::InvalidValue;
+
+/// The canonical JSON Schema these types were generated from, as the text of
+/// `schemas/canonical/provider-runtime.schema.json` (validators compile it; `x-eventType` names the
+/// event definition of each `type`).
+pub const SCHEMA_JSON: &str = include_str!("../provider-runtime.schema.json");

@@ -8436,7 +8436,7 @@ pub struct ItemStartedNotification {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct JsonrpcError {
     pub error: JsonrpcErrorError,
-    pub id: RequestId,
+    pub id: ::agentwire_protocol::RequestId,
 }
 ///`JsonrpcErrorError`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -8456,7 +8456,7 @@ pub struct JsonrpcNotification {
 ///A request that expects a response.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct JsonrpcRequest {
-    pub id: RequestId,
+    pub id: ::agentwire_protocol::RequestId,
     pub method: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<::serde_json::Value>,
@@ -8467,7 +8467,7 @@ pub struct JsonrpcRequest {
 ///A successful (non-error) response to a request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct JsonrpcResponse {
-    pub id: RequestId,
+    pub id: ::agentwire_protocol::RequestId,
     pub result: ::serde_json::Value,
 }
 ///`LegacyAppPathString`
@@ -16760,7 +16760,7 @@ pub struct ServerDiagnosticsResponse {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ServerRequestResolvedNotification {
     #[serde(rename = "requestId")]
-    pub request_id: RequestId,
+    pub request_id: ::agentwire_protocol::RequestId,
     #[serde(rename = "threadId")]
     pub thread_id: ::std::string::String,
 }
@@ -21065,7 +21065,7 @@ pub struct ThreadRevertedNotification {
 #[serde(deny_unknown_fields)]
 pub struct ThreadSampleCancelParams {
     #[serde(rename = "requestId")]
-    pub request_id: RequestId,
+    pub request_id: ::agentwire_protocol::RequestId,
 }
 ///`ThreadSampleCancelResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21172,7 +21172,7 @@ pub struct ThreadSampleResponse {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ThreadSearchCancelParams {
     #[serde(rename = "requestId")]
-    pub request_id: RequestId,
+    pub request_id: ::agentwire_protocol::RequestId,
 }
 ///`ThreadSearchCancelResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21290,7 +21290,7 @@ pub struct ThreadSearchParams {
 pub struct ThreadSearchPartialNotification {
     pub data: ::std::vec::Vec<ThreadSearchResult>,
     #[serde(rename = "requestId")]
-    pub request_id: RequestId,
+    pub request_id: ::agentwire_protocol::RequestId,
 }
 ///`ThreadSearchResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -23523,7 +23523,7 @@ impl ::std::convert::TryFrom<::std::string::String> for UserVerificationBiometri
 #[serde(deny_unknown_fields)]
 pub struct UserVerificationCancelParams {
     #[serde(rename = "requestId")]
-    pub request_id: RequestId,
+    pub request_id: ::agentwire_protocol::RequestId,
 }
 ///Acknowledges the cancellation signal; native work may still be finishing. Unknown or finished requests are a no-op, and completed effects are not rolled back.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -24670,236 +24670,6 @@ pub mod error {
         }
     }
 }
-/// A JSON-RPC request id. Both sides number their own requests, so an id names a request only
-/// together with the direction it travelled in.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RequestId {
-    /// A string id.
-    String(::std::string::String),
-    /// An integer id.
-    Integer(i64),
-}
-impl ::std::fmt::Display for RequestId {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match self {
-            Self::String(id) => f.write_str(id),
-            Self::Integer(id) => write!(f, "{id}"),
-        }
-    }
-}
-impl ::serde::Serialize for RequestId {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::std::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::String(id) => serializer.serialize_str(id),
-            Self::Integer(id) => serializer.serialize_i64(*id),
-        }
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestId {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::std::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl ::serde::de::Visitor<'_> for Visitor {
-            type Value = RequestId;
-            fn expecting(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> ::std::fmt::Result {
-                f.write_str("a string or integer JSON-RPC id")
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                value: &str,
-            ) -> ::std::result::Result<RequestId, E> {
-                ::std::result::Result::Ok(RequestId::String(value.into()))
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                value: i64,
-            ) -> ::std::result::Result<RequestId, E> {
-                ::std::result::Result::Ok(RequestId::Integer(value))
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                value: u64,
-            ) -> ::std::result::Result<RequestId, E> {
-                i64::try_from(value)
-                    .map(RequestId::Integer)
-                    .map_err(|_| E::custom("JSON-RPC id does not fit in an i64"))
-            }
-        }
-        deserializer.deserialize_any(Visitor)
-    }
-}
-/// One JSON-RPC message read envelope-first: the routing fields are decoded, the payloads stay
-/// raw JSON until the method that names their type is known.
-#[derive(Debug, ::serde::Deserialize)]
-pub struct RawEnvelope {
-    /// Present on requests and responses.
-    #[serde(default)]
-    pub id: ::std::option::Option<RequestId>,
-    /// Present on requests and notifications.
-    #[serde(default)]
-    pub method: ::std::option::Option<::std::string::String>,
-    /// The request or notification payload.
-    #[serde(default)]
-    pub params: ::std::option::Option<::std::boxed::Box<::serde_json::value::RawValue>>,
-    /// The payload of a successful response.
-    #[serde(default)]
-    pub result: ::std::option::Option<::std::boxed::Box<::serde_json::value::RawValue>>,
-    /// The payload of an error response.
-    #[serde(default)]
-    pub error: ::std::option::Option<JsonrpcErrorError>,
-    /// When app-server emitted a notification (Unix milliseconds).
-    #[serde(default, rename = "emittedAtMs")]
-    pub emitted_at_ms: ::std::option::Option<i64>,
-}
-/// What a [`RawEnvelope`] is, by the fields it carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MessageKind {
-    /// `method` and `id`.
-    Request,
-    /// `method` without `id`.
-    Notification,
-    /// `id` and `result`.
-    Response,
-    /// `id` and `error`.
-    Error,
-}
-impl RawEnvelope {
-    /// Classifies the message; `None` when it is none of the four JSON-RPC shapes.
-    pub fn kind(&self) -> ::std::option::Option<MessageKind> {
-        match (&self.method, &self.id, &self.result, &self.error) {
-            (::std::option::Option::Some(_), ::std::option::Option::Some(_), _, _) => {
-                ::std::option::Option::Some(MessageKind::Request)
-            }
-            (::std::option::Option::Some(_), ::std::option::Option::None, _, _) => {
-                ::std::option::Option::Some(MessageKind::Notification)
-            }
-            (
-                ::std::option::Option::None,
-                ::std::option::Option::Some(_),
-                ::std::option::Option::Some(_),
-                ::std::option::Option::None,
-            ) => ::std::option::Option::Some(MessageKind::Response),
-            (
-                ::std::option::Option::None,
-                ::std::option::Option::Some(_),
-                ::std::option::Option::None,
-                ::std::option::Option::Some(_),
-            ) => ::std::option::Option::Some(MessageKind::Error),
-            _ => ::std::option::Option::None,
-        }
-    }
-    fn require_id(&self, method: &str) -> ::std::result::Result<RequestId, DecodeError> {
-        self.id
-            .clone()
-            .ok_or_else(|| DecodeError::MissingId {
-                method: method.into(),
-            })
-    }
-    fn reject_params(&self, method: &str) -> ::std::result::Result<(), DecodeError> {
-        match &self.params {
-            ::std::option::Option::Some(params) if params.get() != "null" => {
-                ::std::result::Result::Err(DecodeError::UnexpectedParams {
-                    method: method.into(),
-                })
-            }
-            _ => ::std::result::Result::Ok(()),
-        }
-    }
-}
-/// Decodes one payload. [`SerdeJson`] is the plain decoder; a caller that wants the JSON path of
-/// a failure inside the payload passes its own (e.g. one built on `serde_path_to_error`).
-pub trait PayloadDecoder {
-    /// Decodes `json` into `T`.
-    fn decode<T: ::serde::de::DeserializeOwned>(
-        &mut self,
-        json: &str,
-    ) -> ::std::result::Result<T, PayloadError>;
-}
-/// The plain [`PayloadDecoder`]: `serde_json::from_str`, no path tracking.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct SerdeJson;
-impl PayloadDecoder for SerdeJson {
-    fn decode<T: ::serde::de::DeserializeOwned>(
-        &mut self,
-        json: &str,
-    ) -> ::std::result::Result<T, PayloadError> {
-        ::serde_json::from_str(json)
-            .map_err(|error| PayloadError {
-                path: ::std::string::String::new(),
-                message: error.to_string(),
-            })
-    }
-}
-/// Why a payload did not decode, and where inside it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PayloadError {
-    /// JSON path inside the payload (`.thread.status.type`), empty when the decoder does not track it.
-    pub path: ::std::string::String,
-    /// The decoder's message.
-    pub message: ::std::string::String,
-}
-/// Why a message did not decode into a dispatch union.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DecodeError {
-    /// The message has no `method`.
-    NoMethod,
-    /// The method is not one of the union's.
-    UnknownMethod {
-        /// The union that was asked.
-        union: &'static str,
-        /// The method the message named.
-        method: ::std::string::String,
-    },
-    /// A request without an `id`.
-    MissingId {
-        /// The request's method.
-        method: ::std::string::String,
-    },
-    /// The method needs `params` and the message has none.
-    MissingParams {
-        /// The method.
-        method: ::std::string::String,
-    },
-    /// The method takes no `params` and the message has some.
-    UnexpectedParams {
-        /// The method.
-        method: ::std::string::String,
-    },
-    /// The payload does not match the type the method names.
-    Payload {
-        /// The method.
-        method: ::std::string::String,
-        /// Where and why.
-        error: PayloadError,
-    },
-}
-impl ::std::fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        match self {
-            Self::NoMethod => f.write_str("message has no `method`"),
-            Self::UnknownMethod { union, method } => {
-                write!(f, "unknown {union} method `{method}`")
-            }
-            Self::MissingId { method } => write!(f, "{method}: request has no `id`"),
-            Self::MissingParams { method } => write!(f, "{method}: `params` missing"),
-            Self::UnexpectedParams { method } => write!(f, "{method}: takes no `params`"),
-            Self::Payload { method, error } if error.path.is_empty() => {
-                write!(f, "{method}: {}", error.message)
-            }
-            Self::Payload { method, error } => {
-                write!(f, "{method}: at {}: {}", error.path, error.message)
-            }
-        }
-    }
-}
-impl ::std::error::Error for DecodeError {}
 /// Notification sent from the server to the client.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ServerNotification {
@@ -24911,238 +24681,204 @@ pub enum ServerNotification {
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/started`.
     ThreadStarted {
         params: ThreadStartedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/status/changed`.
     ThreadStatusChanged {
         params: ThreadStatusChangedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/readState/changed`.
     ThreadReadStateChanged {
         params: ThreadReadStateChangedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/archived`.
     ThreadArchived {
         params: ThreadArchivedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/deleted`.
     ThreadDeleted {
         params: ThreadDeletedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/unarchived`.
     ThreadUnarchived {
         params: ThreadUnarchivedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/closed`.
     ThreadClosed {
         params: ThreadClosedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/reverted`.
     ThreadReverted {
         params: ThreadRevertedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `skills/changed`.
     SkillsChanged {
         params: SkillsChangedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/name/updated`.
     ThreadNameUpdated {
         params: ThreadNameUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/section/changed`.
     ThreadSectionChanged {
         params: ThreadSectionChangedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/attachment/updated`.
     ThreadAttachmentUpdated {
         params: ThreadAttachmentUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/goal/updated`.
     ThreadGoalUpdated {
         params: ThreadGoalUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/prediction/updated`.
     ThreadPredictionUpdated {
         params: ThreadPredictionUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/goal/cleared`.
     ThreadGoalCleared {
         params: ThreadGoalClearedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/queue/changed`.
     ThreadQueueChanged {
         params: ThreadQueueChangedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `project/changed`.
     ProjectChanged {
         params: ProjectChangedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/project/updated`.
     ThreadProjectUpdated {
         params: ThreadProjectUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/environment/connected`.
     ThreadEnvironmentConnected {
         params: EnvironmentConnectionNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/environment/disconnected`.
     ThreadEnvironmentDisconnected {
         params: EnvironmentConnectionNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/settings/updated`.
     ThreadSettingsUpdated {
         params: ThreadSettingsUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/tokenUsage/updated`.
     ThreadTokenUsageUpdated {
         params: ThreadTokenUsageUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `turn/started`.
     TurnStarted {
         params: TurnStartedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `hook/started`.
     HookStarted {
         params: HookStartedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `turn/completed`.
     TurnCompleted {
         params: TurnCompletedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `hook/completed`.
     HookCompleted {
         params: HookCompletedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `turn/diff/updated`.
     TurnDiffUpdated {
         params: TurnDiffUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `turn/plan/updated`.
     TurnPlanUpdated {
         params: TurnPlanUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/started`.
     ItemStarted {
         params: ItemStartedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/autoApprovalReview/started`.
     ItemAutoApprovalReviewStarted {
         params: ItemGuardianApprovalReviewStartedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/autoApprovalReview/completed`.
     ItemAutoApprovalReviewCompleted {
         params: ItemGuardianApprovalReviewCompletedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `autoApprovalReview/strictReviewRequired`.
     AutoApprovalReviewStrictReviewRequired {
         params: StrictReviewRequiredNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/completed`.
     ItemCompleted {
         params: ItemCompletedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/agentMessage/delta`.
     ItemAgentMessageDelta {
         params: AgentMessageDeltaNotification,
@@ -25173,7 +24909,6 @@ pub enum ServerNotification {
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/search/partial`.
     ThreadSearchPartial {
         params: ThreadSearchPartialNotification,
@@ -25188,14 +24923,12 @@ pub enum ServerNotification {
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/commandExecution/outputDelta`.
     ItemCommandExecutionOutputDelta {
         params: CommandExecutionOutputDeltaNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/commandExecution/terminalInteraction`.
     ItemCommandExecutionTerminalInteraction {
         params: TerminalInteractionNotification,
@@ -25210,119 +24943,102 @@ pub enum ServerNotification {
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/fileChange/patchUpdated`.
     ItemFileChangePatchUpdated {
         params: FileChangePatchUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `serverRequest/resolved`.
     ServerRequestResolved {
         params: ServerRequestResolvedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/mcpToolCall/progress`.
     ItemMcpToolCallProgress {
         params: McpToolCallProgressNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `mcpServer/oauthLogin/completed`.
     McpServerOauthLoginCompleted {
         params: McpServerOauthLoginCompletedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `mcpServer/startupStatus/updated`.
     McpServerStartupStatusUpdated {
         params: McpServerStatusUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `mcpServer/event/stream/notification`.
     McpServerEventStreamNotification {
         params: McpServerEventStreamNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `account/updated`.
     AccountUpdated {
         params: AccountUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `account/gatewayOAuth/changed`.
     AccountGatewayOAuthChanged {
         params: GatewayOAuthChangedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `account/rateLimits/updated`.
     AccountRateLimitsUpdated {
         params: AccountRateLimitsUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `app/list/updated`.
     AppListUpdated {
         params: AppListUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `remoteControl/status/changed`.
     RemoteControlStatusChanged {
         params: RemoteControlStatusChangedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `externalAgentConfig/import/progress`.
     ExternalAgentConfigImportProgress {
         params: ExternalAgentConfigImportProgressNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `externalAgentConfig/import/completed`.
     ExternalAgentConfigImportCompleted {
         params: ExternalAgentConfigImportCompletedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `fs/changed`.
     FsChanged {
         params: FsChangedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/reasoning/summaryTextDelta`.
     ItemReasoningSummaryTextDelta {
         params: ReasoningSummaryTextDeltaNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/reasoning/summaryPartAdded`.
     ItemReasoningSummaryPartAdded {
         params: ReasoningSummaryPartAddedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `item/reasoning/textDelta`.
     ItemReasoningTextDelta {
         params: ReasoningTextDeltaNotification,
@@ -25337,161 +25053,138 @@ pub enum ServerNotification {
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `model/rerouted`.
     ModelRerouted {
         params: ModelReroutedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `model/verification`.
     ModelVerification {
         params: ModelVerificationNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `modelProvider/authRecoveryStarted`.
     ModelProviderAuthRecoveryStarted {
         params: AuthRecoveryNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `modelProvider/authRecoveryCompleted`.
     ModelProviderAuthRecoveryCompleted {
         params: AuthRecoveryNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `turn/moderationMetadata`.
     TurnModerationMetadata {
         params: TurnModerationMetadataNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `model/safetyBuffering/updated`.
     ModelSafetyBufferingUpdated {
         params: ModelSafetyBufferingUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `warning`.
     Warning {
         params: WarningNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `guardianWarning`.
     GuardianWarning {
         params: GuardianWarningNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `deprecationNotice`.
     DeprecationNotice {
         params: DeprecationNoticeNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `configWarning`.
     ConfigWarning {
         params: ConfigWarningNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `fuzzyFileSearch/sessionUpdated`.
     FuzzyFileSearchSessionUpdated {
         params: FuzzyFileSearchSessionUpdatedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `fuzzyFileSearch/sessionCompleted`.
     FuzzyFileSearchSessionCompleted {
         params: FuzzyFileSearchSessionCompletedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/started`.
     ThreadRealtimeStarted {
         params: ThreadRealtimeStartedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/itemAdded`.
     ThreadRealtimeItemAdded {
         params: ThreadRealtimeItemAddedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/item/started`.
     ThreadRealtimeItemStarted {
         params: ThreadRealtimeItemStartedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/item/transcript/delta`.
     ThreadRealtimeItemTranscriptDelta {
         params: ThreadRealtimeItemTranscriptDeltaNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/item/completed`.
     ThreadRealtimeItemCompleted {
         params: ThreadRealtimeItemCompletedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/transcript/delta`.
     ThreadRealtimeTranscriptDelta {
         params: ThreadRealtimeTranscriptDeltaNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/transcript/done`.
     ThreadRealtimeTranscriptDone {
         params: ThreadRealtimeTranscriptDoneNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/outputAudio/delta`.
     ThreadRealtimeOutputAudioDelta {
         params: ThreadRealtimeOutputAudioDeltaNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/sdp`.
     ThreadRealtimeSdp {
         params: ThreadRealtimeSdpNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/error`.
     ThreadRealtimeError {
         params: ThreadRealtimeErrorNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `thread/realtime/closed`.
     ThreadRealtimeClosed {
         params: ThreadRealtimeClosedNotification,
@@ -25506,14 +25199,12 @@ pub enum ServerNotification {
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `windowsSandbox/setupCompleted`.
     WindowsSandboxSetupCompleted {
         params: WindowsSandboxSetupCompletedNotification,
         /// Unix timestamp (in milliseconds) when app-server emitted this notification.
         emitted_at_ms: ::std::option::Option<i64>,
     },
-    ///
     /// Method `account/login/completed`.
     AccountLoginCompleted {
         params: AccountLoginCompletedNotification,
@@ -25853,1671 +25544,783 @@ impl ServerNotification {
         }
     }
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
-    /// [`SerdeJson`] is the plain one, a caller may pass one that tracks JSON paths.
-    pub fn decode<D: PayloadDecoder>(
-        envelope: &RawEnvelope,
+    /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
+    pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
+        envelope: &::agentwire_protocol::RawEnvelope,
         decoder: &mut D,
-    ) -> ::std::result::Result<Self, DecodeError> {
-        let method = envelope.method.as_deref().ok_or(DecodeError::NoMethod)?;
+    ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
+        let method = envelope.require_method()?;
         ::std::result::Result::Ok(
             match method {
                 "error" => {
                     Self::Error {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "error".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "error".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("error", decoder)?,
+                        emitted_at_ms: envelope.extra("emittedAtMs", "error", decoder)?,
                     }
                 }
                 "thread/started" => {
                     Self::ThreadStarted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/started".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/started".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/started", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/started", decoder)?,
                     }
                 }
                 "thread/status/changed" => {
                     Self::ThreadStatusChanged {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/status/changed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/status/changed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/status/changed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/status/changed", decoder)?,
                     }
                 }
                 "thread/readState/changed" => {
                     Self::ThreadReadStateChanged {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/readState/changed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/readState/changed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/readState/changed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/readState/changed", decoder)?,
                     }
                 }
                 "thread/archived" => {
                     Self::ThreadArchived {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/archived".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/archived".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/archived", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/archived", decoder)?,
                     }
                 }
                 "thread/deleted" => {
                     Self::ThreadDeleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/deleted".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/deleted".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/deleted", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/deleted", decoder)?,
                     }
                 }
                 "thread/unarchived" => {
                     Self::ThreadUnarchived {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/unarchived".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/unarchived".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/unarchived", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/unarchived", decoder)?,
                     }
                 }
                 "thread/closed" => {
                     Self::ThreadClosed {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/closed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/closed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/closed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/closed", decoder)?,
                     }
                 }
                 "thread/reverted" => {
                     Self::ThreadReverted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/reverted".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/reverted".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/reverted", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/reverted", decoder)?,
                     }
                 }
                 "skills/changed" => {
                     Self::SkillsChanged {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "skills/changed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "skills/changed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("skills/changed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "skills/changed", decoder)?,
                     }
                 }
                 "thread/name/updated" => {
                     Self::ThreadNameUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/name/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/name/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/name/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/name/updated", decoder)?,
                     }
                 }
                 "thread/section/changed" => {
                     Self::ThreadSectionChanged {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/section/changed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/section/changed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/section/changed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/section/changed", decoder)?,
                     }
                 }
                 "thread/attachment/updated" => {
                     Self::ThreadAttachmentUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/attachment/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/attachment/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/attachment/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/attachment/updated", decoder)?,
                     }
                 }
                 "thread/goal/updated" => {
                     Self::ThreadGoalUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/goal/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/goal/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/goal/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/goal/updated", decoder)?,
                     }
                 }
                 "thread/prediction/updated" => {
                     Self::ThreadPredictionUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/prediction/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/prediction/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/prediction/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/prediction/updated", decoder)?,
                     }
                 }
                 "thread/goal/cleared" => {
                     Self::ThreadGoalCleared {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/goal/cleared".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/goal/cleared".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/goal/cleared", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/goal/cleared", decoder)?,
                     }
                 }
                 "thread/queue/changed" => {
                     Self::ThreadQueueChanged {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/queue/changed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/changed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/queue/changed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/queue/changed", decoder)?,
                     }
                 }
                 "project/changed" => {
                     Self::ProjectChanged {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "project/changed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/changed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("project/changed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "project/changed", decoder)?,
                     }
                 }
                 "thread/project/updated" => {
                     Self::ThreadProjectUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/project/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/project/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/project/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/project/updated", decoder)?,
                     }
                 }
                 "thread/environment/connected" => {
                     Self::ThreadEnvironmentConnected {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/environment/connected".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/environment/connected".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("thread/environment/connected", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "thread/environment/connected",
+                                decoder,
+                            )?,
                     }
                 }
                 "thread/environment/disconnected" => {
                     Self::ThreadEnvironmentDisconnected {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/environment/disconnected".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/environment/disconnected".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("thread/environment/disconnected", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "thread/environment/disconnected",
+                                decoder,
+                            )?,
                     }
                 }
                 "thread/settings/updated" => {
                     Self::ThreadSettingsUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/settings/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/settings/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/settings/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/settings/updated", decoder)?,
                     }
                 }
                 "thread/tokenUsage/updated" => {
                     Self::ThreadTokenUsageUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/tokenUsage/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/tokenUsage/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/tokenUsage/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/tokenUsage/updated", decoder)?,
                     }
                 }
                 "turn/started" => {
                     Self::TurnStarted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "turn/started".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/started".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("turn/started", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "turn/started", decoder)?,
                     }
                 }
                 "hook/started" => {
                     Self::HookStarted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "hook/started".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "hook/started".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("hook/started", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "hook/started", decoder)?,
                     }
                 }
                 "turn/completed" => {
                     Self::TurnCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "turn/completed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/completed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("turn/completed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "turn/completed", decoder)?,
                     }
                 }
                 "hook/completed" => {
                     Self::HookCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "hook/completed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "hook/completed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("hook/completed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "hook/completed", decoder)?,
                     }
                 }
                 "turn/diff/updated" => {
                     Self::TurnDiffUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "turn/diff/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/diff/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("turn/diff/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "turn/diff/updated", decoder)?,
                     }
                 }
                 "turn/plan/updated" => {
                     Self::TurnPlanUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "turn/plan/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/plan/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("turn/plan/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "turn/plan/updated", decoder)?,
                     }
                 }
                 "item/started" => {
                     Self::ItemStarted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/started".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/started".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("item/started", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "item/started", decoder)?,
                     }
                 }
                 "item/autoApprovalReview/started" => {
                     Self::ItemAutoApprovalReviewStarted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/autoApprovalReview/started".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/autoApprovalReview/started".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("item/autoApprovalReview/started", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "item/autoApprovalReview/started",
+                                decoder,
+                            )?,
                     }
                 }
                 "item/autoApprovalReview/completed" => {
                     Self::ItemAutoApprovalReviewCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/autoApprovalReview/completed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/autoApprovalReview/completed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("item/autoApprovalReview/completed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "item/autoApprovalReview/completed",
+                                decoder,
+                            )?,
                     }
                 }
                 "autoApprovalReview/strictReviewRequired" => {
                     Self::AutoApprovalReviewStrictReviewRequired {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "autoApprovalReview/strictReviewRequired".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "autoApprovalReview/strictReviewRequired".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("autoApprovalReview/strictReviewRequired", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "autoApprovalReview/strictReviewRequired",
+                                decoder,
+                            )?,
                     }
                 }
                 "item/completed" => {
                     Self::ItemCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/completed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/completed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("item/completed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "item/completed", decoder)?,
                     }
                 }
                 "item/agentMessage/delta" => {
                     Self::ItemAgentMessageDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/agentMessage/delta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/agentMessage/delta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("item/agentMessage/delta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "item/agentMessage/delta", decoder)?,
                     }
                 }
                 "item/plan/delta" => {
                     Self::ItemPlanDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/plan/delta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/plan/delta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("item/plan/delta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "item/plan/delta", decoder)?,
                     }
                 }
                 "command/exec/outputDelta" => {
                     Self::CommandExecOutputDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "command/exec/outputDelta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "command/exec/outputDelta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("command/exec/outputDelta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "command/exec/outputDelta", decoder)?,
                     }
                 }
                 "process/outputDelta" => {
                     Self::ProcessOutputDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "process/outputDelta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "process/outputDelta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("process/outputDelta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "process/outputDelta", decoder)?,
                     }
                 }
                 "thread/search/partial" => {
                     Self::ThreadSearchPartial {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/search/partial".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/search/partial".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/search/partial", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/search/partial", decoder)?,
                     }
                 }
                 "process/exited" => {
                     Self::ProcessExited {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "process/exited".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "process/exited".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("process/exited", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "process/exited", decoder)?,
                     }
                 }
                 "item/commandExecution/outputDelta" => {
                     Self::ItemCommandExecutionOutputDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/commandExecution/outputDelta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/commandExecution/outputDelta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("item/commandExecution/outputDelta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "item/commandExecution/outputDelta",
+                                decoder,
+                            )?,
                     }
                 }
                 "item/commandExecution/terminalInteraction" => {
                     Self::ItemCommandExecutionTerminalInteraction {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/commandExecution/terminalInteraction".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/commandExecution/terminalInteraction".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params(
+                                "item/commandExecution/terminalInteraction",
+                                decoder,
+                            )?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "item/commandExecution/terminalInteraction",
+                                decoder,
+                            )?,
                     }
                 }
                 "item/fileChange/outputDelta" => {
                     Self::ItemFileChangeOutputDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/fileChange/outputDelta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/fileChange/outputDelta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("item/fileChange/outputDelta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "item/fileChange/outputDelta",
+                                decoder,
+                            )?,
                     }
                 }
                 "item/fileChange/patchUpdated" => {
                     Self::ItemFileChangePatchUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/fileChange/patchUpdated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/fileChange/patchUpdated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("item/fileChange/patchUpdated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "item/fileChange/patchUpdated",
+                                decoder,
+                            )?,
                     }
                 }
                 "serverRequest/resolved" => {
                     Self::ServerRequestResolved {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "serverRequest/resolved".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "serverRequest/resolved".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("serverRequest/resolved", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "serverRequest/resolved", decoder)?,
                     }
                 }
                 "item/mcpToolCall/progress" => {
                     Self::ItemMcpToolCallProgress {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/mcpToolCall/progress".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/mcpToolCall/progress".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("item/mcpToolCall/progress", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "item/mcpToolCall/progress", decoder)?,
                     }
                 }
                 "mcpServer/oauthLogin/completed" => {
                     Self::McpServerOauthLoginCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mcpServer/oauthLogin/completed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/oauthLogin/completed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("mcpServer/oauthLogin/completed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "mcpServer/oauthLogin/completed",
+                                decoder,
+                            )?,
                     }
                 }
                 "mcpServer/startupStatus/updated" => {
                     Self::McpServerStartupStatusUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mcpServer/startupStatus/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/startupStatus/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("mcpServer/startupStatus/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "mcpServer/startupStatus/updated",
+                                decoder,
+                            )?,
                     }
                 }
                 "mcpServer/event/stream/notification" => {
                     Self::McpServerEventStreamNotification {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mcpServer/event/stream/notification".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/event/stream/notification".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("mcpServer/event/stream/notification", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "mcpServer/event/stream/notification",
+                                decoder,
+                            )?,
                     }
                 }
                 "account/updated" => {
                     Self::AccountUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("account/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "account/updated", decoder)?,
                     }
                 }
                 "account/gatewayOAuth/changed" => {
                     Self::AccountGatewayOAuthChanged {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/gatewayOAuth/changed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/gatewayOAuth/changed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("account/gatewayOAuth/changed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "account/gatewayOAuth/changed",
+                                decoder,
+                            )?,
                     }
                 }
                 "account/rateLimits/updated" => {
                     Self::AccountRateLimitsUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/rateLimits/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/rateLimits/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("account/rateLimits/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "account/rateLimits/updated", decoder)?,
                     }
                 }
                 "app/list/updated" => {
                     Self::AppListUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "app/list/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "app/list/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("app/list/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "app/list/updated", decoder)?,
                     }
                 }
                 "remoteControl/status/changed" => {
                     Self::RemoteControlStatusChanged {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "remoteControl/status/changed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/status/changed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("remoteControl/status/changed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "remoteControl/status/changed",
+                                decoder,
+                            )?,
                     }
                 }
                 "externalAgentConfig/import/progress" => {
                     Self::ExternalAgentConfigImportProgress {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "externalAgentConfig/import/progress".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "externalAgentConfig/import/progress".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("externalAgentConfig/import/progress", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "externalAgentConfig/import/progress",
+                                decoder,
+                            )?,
                     }
                 }
                 "externalAgentConfig/import/completed" => {
                     Self::ExternalAgentConfigImportCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "externalAgentConfig/import/completed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "externalAgentConfig/import/completed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("externalAgentConfig/import/completed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "externalAgentConfig/import/completed",
+                                decoder,
+                            )?,
                     }
                 }
                 "fs/changed" => {
                     Self::FsChanged {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fs/changed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/changed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("fs/changed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "fs/changed", decoder)?,
                     }
                 }
                 "item/reasoning/summaryTextDelta" => {
                     Self::ItemReasoningSummaryTextDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/reasoning/summaryTextDelta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/reasoning/summaryTextDelta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("item/reasoning/summaryTextDelta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "item/reasoning/summaryTextDelta",
+                                decoder,
+                            )?,
                     }
                 }
                 "item/reasoning/summaryPartAdded" => {
                     Self::ItemReasoningSummaryPartAdded {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/reasoning/summaryPartAdded".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/reasoning/summaryPartAdded".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("item/reasoning/summaryPartAdded", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "item/reasoning/summaryPartAdded",
+                                decoder,
+                            )?,
                     }
                 }
                 "item/reasoning/textDelta" => {
                     Self::ItemReasoningTextDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/reasoning/textDelta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/reasoning/textDelta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("item/reasoning/textDelta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "item/reasoning/textDelta", decoder)?,
                     }
                 }
                 "thread/compacted" => {
                     Self::ThreadCompacted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/compacted".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/compacted".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/compacted", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/compacted", decoder)?,
                     }
                 }
                 "model/rerouted" => {
                     Self::ModelRerouted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "model/rerouted".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "model/rerouted".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("model/rerouted", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "model/rerouted", decoder)?,
                     }
                 }
                 "model/verification" => {
                     Self::ModelVerification {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "model/verification".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "model/verification".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("model/verification", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "model/verification", decoder)?,
                     }
                 }
                 "modelProvider/authRecoveryStarted" => {
                     Self::ModelProviderAuthRecoveryStarted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "modelProvider/authRecoveryStarted".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "modelProvider/authRecoveryStarted".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("modelProvider/authRecoveryStarted", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "modelProvider/authRecoveryStarted",
+                                decoder,
+                            )?,
                     }
                 }
                 "modelProvider/authRecoveryCompleted" => {
                     Self::ModelProviderAuthRecoveryCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "modelProvider/authRecoveryCompleted".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "modelProvider/authRecoveryCompleted".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("modelProvider/authRecoveryCompleted", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "modelProvider/authRecoveryCompleted",
+                                decoder,
+                            )?,
                     }
                 }
                 "turn/moderationMetadata" => {
                     Self::TurnModerationMetadata {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "turn/moderationMetadata".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/moderationMetadata".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("turn/moderationMetadata", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "turn/moderationMetadata", decoder)?,
                     }
                 }
                 "model/safetyBuffering/updated" => {
                     Self::ModelSafetyBufferingUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "model/safetyBuffering/updated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "model/safetyBuffering/updated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("model/safetyBuffering/updated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "model/safetyBuffering/updated",
+                                decoder,
+                            )?,
                     }
                 }
                 "warning" => {
                     Self::Warning {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "warning".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "warning".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("warning", decoder)?,
+                        emitted_at_ms: envelope.extra("emittedAtMs", "warning", decoder)?,
                     }
                 }
                 "guardianWarning" => {
                     Self::GuardianWarning {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "guardianWarning".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "guardianWarning".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("guardianWarning", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "guardianWarning", decoder)?,
                     }
                 }
                 "deprecationNotice" => {
                     Self::DeprecationNotice {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "deprecationNotice".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "deprecationNotice".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("deprecationNotice", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "deprecationNotice", decoder)?,
                     }
                 }
                 "configWarning" => {
                     Self::ConfigWarning {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "configWarning".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "configWarning".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("configWarning", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "configWarning", decoder)?,
                     }
                 }
                 "fuzzyFileSearch/sessionUpdated" => {
                     Self::FuzzyFileSearchSessionUpdated {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fuzzyFileSearch/sessionUpdated".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fuzzyFileSearch/sessionUpdated".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("fuzzyFileSearch/sessionUpdated", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "fuzzyFileSearch/sessionUpdated",
+                                decoder,
+                            )?,
                     }
                 }
                 "fuzzyFileSearch/sessionCompleted" => {
                     Self::FuzzyFileSearchSessionCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fuzzyFileSearch/sessionCompleted".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fuzzyFileSearch/sessionCompleted".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("fuzzyFileSearch/sessionCompleted", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "fuzzyFileSearch/sessionCompleted",
+                                decoder,
+                            )?,
                     }
                 }
                 "thread/realtime/started" => {
                     Self::ThreadRealtimeStarted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/started".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/started".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/realtime/started", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/realtime/started", decoder)?,
                     }
                 }
                 "thread/realtime/itemAdded" => {
                     Self::ThreadRealtimeItemAdded {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/itemAdded".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/itemAdded".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/realtime/itemAdded", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/realtime/itemAdded", decoder)?,
                     }
                 }
                 "thread/realtime/item/started" => {
                     Self::ThreadRealtimeItemStarted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/item/started".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/item/started".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("thread/realtime/item/started", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "thread/realtime/item/started",
+                                decoder,
+                            )?,
                     }
                 }
                 "thread/realtime/item/transcript/delta" => {
                     Self::ThreadRealtimeItemTranscriptDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/item/transcript/delta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/item/transcript/delta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("thread/realtime/item/transcript/delta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "thread/realtime/item/transcript/delta",
+                                decoder,
+                            )?,
                     }
                 }
                 "thread/realtime/item/completed" => {
                     Self::ThreadRealtimeItemCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/item/completed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/item/completed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("thread/realtime/item/completed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "thread/realtime/item/completed",
+                                decoder,
+                            )?,
                     }
                 }
                 "thread/realtime/transcript/delta" => {
                     Self::ThreadRealtimeTranscriptDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/transcript/delta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/transcript/delta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("thread/realtime/transcript/delta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "thread/realtime/transcript/delta",
+                                decoder,
+                            )?,
                     }
                 }
                 "thread/realtime/transcript/done" => {
                     Self::ThreadRealtimeTranscriptDone {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/transcript/done".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/transcript/done".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("thread/realtime/transcript/done", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "thread/realtime/transcript/done",
+                                decoder,
+                            )?,
                     }
                 }
                 "thread/realtime/outputAudio/delta" => {
                     Self::ThreadRealtimeOutputAudioDelta {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/outputAudio/delta".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/outputAudio/delta".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("thread/realtime/outputAudio/delta", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "thread/realtime/outputAudio/delta",
+                                decoder,
+                            )?,
                     }
                 }
                 "thread/realtime/sdp" => {
                     Self::ThreadRealtimeSdp {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/sdp".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/sdp".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/realtime/sdp", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/realtime/sdp", decoder)?,
                     }
                 }
                 "thread/realtime/error" => {
                     Self::ThreadRealtimeError {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/error".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/error".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/realtime/error", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/realtime/error", decoder)?,
                     }
                 }
                 "thread/realtime/closed" => {
                     Self::ThreadRealtimeClosed {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/closed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/closed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("thread/realtime/closed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "thread/realtime/closed", decoder)?,
                     }
                 }
                 "windows/worldWritableWarning" => {
                     Self::WindowsWorldWritableWarning {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "windows/worldWritableWarning".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "windows/worldWritableWarning".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("windows/worldWritableWarning", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "windows/worldWritableWarning",
+                                decoder,
+                            )?,
                     }
                 }
                 "windowsSandbox/setupCompleted" => {
                     Self::WindowsSandboxSetupCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "windowsSandbox/setupCompleted".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "windowsSandbox/setupCompleted".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope
+                            .params("windowsSandbox/setupCompleted", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra(
+                                "emittedAtMs",
+                                "windowsSandbox/setupCompleted",
+                                decoder,
+                            )?,
                     }
                 }
                 "account/login/completed" => {
                     Self::AccountLoginCompleted {
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/login/completed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/login/completed".into(),
-                                error,
-                            })?,
-                        emitted_at_ms: envelope.emitted_at_ms,
+                        params: envelope.params("account/login/completed", decoder)?,
+                        emitted_at_ms: envelope
+                            .extra("emittedAtMs", "account/login/completed", decoder)?,
                     }
                 }
                 other => {
-                    return ::std::result::Result::Err(DecodeError::UnknownMethod {
+                    return ::std::result::Result::Err(::agentwire_protocol::DecodeError::UnknownMethod {
                         union: "ServerNotification",
                         method: other.into(),
+                        known: Self::METHODS,
                     });
                 }
             },
@@ -28155,8 +26958,11 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <RawEnvelope as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::decode(&envelope, &mut SerdeJson).map_err(::serde::de::Error::custom)
+        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
+            .map_err(::serde::de::Error::custom)
     }
 }
 /// Request initiated from the server and sent to the client.
@@ -28166,56 +26972,67 @@ pub enum ServerRequest {
     ///
     /// Method `item/commandExecution/requestApproval`.
     ItemCommandExecutionRequestApproval {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: CommandExecutionRequestApprovalParams,
     },
     /// Sent when approval is requested for a specific file change. This request is used for Turns started via turn/start.
     ///
     /// Method `item/fileChange/requestApproval`.
     ItemFileChangeRequestApproval {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: FileChangeRequestApprovalParams,
     },
     /// EXPERIMENTAL - Request input from the user for a tool call.
     ///
     /// Method `item/tool/requestUserInput`.
-    ItemToolRequestUserInput { id: RequestId, params: ToolRequestUserInputParams },
+    ItemToolRequestUserInput {
+        id: ::agentwire_protocol::RequestId,
+        params: ToolRequestUserInputParams,
+    },
     /// Request input for an MCP server elicitation.
     ///
     /// Method `mcpServer/elicitation/request`.
     McpServerElicitationRequest {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: McpServerElicitationRequestParams,
     },
     /// Request approval for additional permissions from the user.
     ///
     /// Method `item/permissions/requestApproval`.
     ItemPermissionsRequestApproval {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: PermissionsRequestApprovalParams,
     },
     /// Execute a dynamic tool call on the client.
     ///
     /// Method `item/tool/call`.
-    ItemToolCall { id: RequestId, params: DynamicToolCallParams },
-    ///
+    ItemToolCall { id: ::agentwire_protocol::RequestId, params: DynamicToolCallParams },
     /// Method `account/chatgptAuthTokens/refresh`.
     AccountChatgptAuthTokensRefresh {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ChatgptAuthTokensRefreshParams,
     },
     /// Generate a fresh upstream attestation result on demand.
     ///
     /// Method `attestation/generate`.
-    AttestationGenerate { id: RequestId, params: AttestationGenerateParams },
+    AttestationGenerate {
+        id: ::agentwire_protocol::RequestId,
+        params: AttestationGenerateParams,
+    },
     /// DEPRECATED APIs below Request to approve a patch. This request is used for Turns started via the legacy APIs (i.e. SendUserTurn, SendUserMessage).
     ///
     /// Method `applyPatchApproval`.
-    ApplyPatchApproval { id: RequestId, params: ApplyPatchApprovalParams },
+    ApplyPatchApproval {
+        id: ::agentwire_protocol::RequestId,
+        params: ApplyPatchApprovalParams,
+    },
     /// Request to exec a command. This request is used for Turns started via the legacy APIs (i.e. SendUserTurn, SendUserMessage).
     ///
     /// Method `execCommandApproval`.
-    ExecCommandApproval { id: RequestId, params: ExecCommandApprovalParams },
+    ExecCommandApproval {
+        id: ::agentwire_protocol::RequestId,
+        params: ExecCommandApprovalParams,
+    },
 }
 impl ServerRequest {
     /// Every method of this union, in schema order.
@@ -28255,7 +27072,7 @@ impl ServerRequest {
         }
     }
     /// The JSON-RPC id the response to this request will carry.
-    pub fn id(&self) -> &RequestId {
+    pub fn id(&self) -> &::agentwire_protocol::RequestId {
         match self {
             Self::ItemCommandExecutionRequestApproval { id, .. } => id,
             Self::ItemFileChangeRequestApproval { id, .. } => id,
@@ -28270,209 +27087,85 @@ impl ServerRequest {
         }
     }
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
-    /// [`SerdeJson`] is the plain one, a caller may pass one that tracks JSON paths.
-    pub fn decode<D: PayloadDecoder>(
-        envelope: &RawEnvelope,
+    /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
+    pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
+        envelope: &::agentwire_protocol::RawEnvelope,
         decoder: &mut D,
-    ) -> ::std::result::Result<Self, DecodeError> {
-        let method = envelope.method.as_deref().ok_or(DecodeError::NoMethod)?;
+    ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
+        let method = envelope.require_method()?;
         ::std::result::Result::Ok(
             match method {
                 "item/commandExecution/requestApproval" => {
                     Self::ItemCommandExecutionRequestApproval {
                         id: envelope
                             .require_id("item/commandExecution/requestApproval")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/commandExecution/requestApproval".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/commandExecution/requestApproval".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("item/commandExecution/requestApproval", decoder)?,
                     }
                 }
                 "item/fileChange/requestApproval" => {
                     Self::ItemFileChangeRequestApproval {
                         id: envelope.require_id("item/fileChange/requestApproval")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/fileChange/requestApproval".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/fileChange/requestApproval".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("item/fileChange/requestApproval", decoder)?,
                     }
                 }
                 "item/tool/requestUserInput" => {
                     Self::ItemToolRequestUserInput {
                         id: envelope.require_id("item/tool/requestUserInput")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/tool/requestUserInput".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/tool/requestUserInput".into(),
-                                error,
-                            })?,
+                        params: envelope.params("item/tool/requestUserInput", decoder)?,
                     }
                 }
                 "mcpServer/elicitation/request" => {
                     Self::McpServerElicitationRequest {
                         id: envelope.require_id("mcpServer/elicitation/request")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mcpServer/elicitation/request".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/elicitation/request".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("mcpServer/elicitation/request", decoder)?,
                     }
                 }
                 "item/permissions/requestApproval" => {
                     Self::ItemPermissionsRequestApproval {
                         id: envelope.require_id("item/permissions/requestApproval")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/permissions/requestApproval".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/permissions/requestApproval".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("item/permissions/requestApproval", decoder)?,
                     }
                 }
                 "item/tool/call" => {
                     Self::ItemToolCall {
                         id: envelope.require_id("item/tool/call")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "item/tool/call".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/tool/call".into(),
-                                error,
-                            })?,
+                        params: envelope.params("item/tool/call", decoder)?,
                     }
                 }
                 "account/chatgptAuthTokens/refresh" => {
                     Self::AccountChatgptAuthTokensRefresh {
                         id: envelope.require_id("account/chatgptAuthTokens/refresh")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/chatgptAuthTokens/refresh".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/chatgptAuthTokens/refresh".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("account/chatgptAuthTokens/refresh", decoder)?,
                     }
                 }
                 "attestation/generate" => {
                     Self::AttestationGenerate {
                         id: envelope.require_id("attestation/generate")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "attestation/generate".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "attestation/generate".into(),
-                                error,
-                            })?,
+                        params: envelope.params("attestation/generate", decoder)?,
                     }
                 }
                 "applyPatchApproval" => {
                     Self::ApplyPatchApproval {
                         id: envelope.require_id("applyPatchApproval")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "applyPatchApproval".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "applyPatchApproval".into(),
-                                error,
-                            })?,
+                        params: envelope.params("applyPatchApproval", decoder)?,
                     }
                 }
                 "execCommandApproval" => {
                     Self::ExecCommandApproval {
                         id: envelope.require_id("execCommandApproval")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "execCommandApproval".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "execCommandApproval".into(),
-                                error,
-                            })?,
+                        params: envelope.params("execCommandApproval", decoder)?,
                     }
                 }
                 other => {
-                    return ::std::result::Result::Err(DecodeError::UnknownMethod {
+                    return ::std::result::Result::Err(::agentwire_protocol::DecodeError::UnknownMethod {
                         union: "ServerRequest",
                         method: other.into(),
+                        known: Self::METHODS,
                     });
                 }
             },
@@ -28545,67 +27238,81 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <RawEnvelope as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::decode(&envelope, &mut SerdeJson).map_err(::serde::de::Error::custom)
+        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
+            .map_err(::serde::de::Error::custom)
     }
 }
 /// Request from the client to the server.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientRequest {
-    ///
     /// Method `initialize`.
-    Initialize { id: RequestId, params: InitializeParams },
+    Initialize { id: ::agentwire_protocol::RequestId, params: InitializeParams },
     /// Read content-free, process-local diagnostics.
     ///
     /// Method `server/diagnostics`.
-    ServerDiagnostics { id: RequestId, params: ServerDiagnosticsParams },
-    ///
+    ServerDiagnostics {
+        id: ::agentwire_protocol::RequestId,
+        params: ServerDiagnosticsParams,
+    },
     /// Method `userVerification/status`.
-    UserVerificationStatus { id: RequestId, params: UserVerificationStatusParams },
-    ///
+    UserVerificationStatus {
+        id: ::agentwire_protocol::RequestId,
+        params: UserVerificationStatusParams,
+    },
     /// Method `userVerification/enroll`.
-    UserVerificationEnroll { id: RequestId, params: UserVerificationEnrollParams },
-    ///
+    UserVerificationEnroll {
+        id: ::agentwire_protocol::RequestId,
+        params: UserVerificationEnrollParams,
+    },
     /// Method `userVerification/delete`.
-    UserVerificationDelete { id: RequestId, params: UserVerificationDeleteParams },
-    ///
+    UserVerificationDelete {
+        id: ::agentwire_protocol::RequestId,
+        params: UserVerificationDeleteParams,
+    },
     /// Method `userVerification/verify`.
-    UserVerificationVerify { id: RequestId, params: UserVerificationVerifyParams },
-    ///
+    UserVerificationVerify {
+        id: ::agentwire_protocol::RequestId,
+        params: UserVerificationVerifyParams,
+    },
     /// Method `userVerification/cancel`.
-    UserVerificationCancel { id: RequestId, params: UserVerificationCancelParams },
+    UserVerificationCancel {
+        id: ::agentwire_protocol::RequestId,
+        params: UserVerificationCancelParams,
+    },
     /// NEW APIs
     ///
     /// Method `thread/start`.
-    ThreadStart { id: RequestId, params: ThreadStartParams },
-    ///
+    ThreadStart { id: ::agentwire_protocol::RequestId, params: ThreadStartParams },
     /// Method `thread/resume`.
-    ThreadResume { id: RequestId, params: ThreadResumeParams },
-    ///
+    ThreadResume { id: ::agentwire_protocol::RequestId, params: ThreadResumeParams },
     /// Method `thread/fork`.
-    ThreadFork { id: RequestId, params: ThreadForkParams },
-    ///
+    ThreadFork { id: ::agentwire_protocol::RequestId, params: ThreadForkParams },
     /// Method `thread/sample`.
-    ThreadSample { id: RequestId, params: ThreadSampleParams },
-    ///
+    ThreadSample { id: ::agentwire_protocol::RequestId, params: ThreadSampleParams },
     /// Method `thread/sample/cancel`.
-    ThreadSampleCancel { id: RequestId, params: ThreadSampleCancelParams },
-    ///
+    ThreadSampleCancel {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSampleCancelParams,
+    },
     /// Method `thread/archive`.
-    ThreadArchive { id: RequestId, params: ThreadArchiveParams },
-    ///
+    ThreadArchive { id: ::agentwire_protocol::RequestId, params: ThreadArchiveParams },
     /// Method `thread/delete`.
-    ThreadDelete { id: RequestId, params: ThreadDeleteParams },
-    ///
+    ThreadDelete { id: ::agentwire_protocol::RequestId, params: ThreadDeleteParams },
     /// Method `thread/unsubscribe`.
-    ThreadUnsubscribe { id: RequestId, params: ThreadUnsubscribeParams },
+    ThreadUnsubscribe {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadUnsubscribeParams,
+    },
     /// Increment the thread-local out-of-band elicitation counter.
     ///
     /// This is used by external helpers to pause timeout accounting while a user approval or other elicitation is pending outside the app-server request flow.
     ///
     /// Method `thread/increment_elicitation`.
     ThreadIncrementElicitation {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ThreadIncrementElicitationParams,
     },
     /// Decrement the thread-local out-of-band elicitation counter.
@@ -28614,607 +27321,729 @@ pub enum ClientRequest {
     ///
     /// Method `thread/decrement_elicitation`.
     ThreadDecrementElicitation {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ThreadDecrementElicitationParams,
     },
-    ///
     /// Method `thread/name/set`.
-    ThreadNameSet { id: RequestId, params: ThreadSetNameParams },
-    ///
+    ThreadNameSet { id: ::agentwire_protocol::RequestId, params: ThreadSetNameParams },
     /// Method `thread/prediction/request`.
-    ThreadPredictionRequest { id: RequestId, params: ThreadPredictionRequestParams },
-    ///
+    ThreadPredictionRequest {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadPredictionRequestParams,
+    },
     /// Method `thread/goal/set`.
-    ThreadGoalSet { id: RequestId, params: ThreadGoalSetParams },
-    ///
+    ThreadGoalSet { id: ::agentwire_protocol::RequestId, params: ThreadGoalSetParams },
     /// Method `thread/goal/get`.
-    ThreadGoalGet { id: RequestId, params: ThreadGoalGetParams },
-    ///
+    ThreadGoalGet { id: ::agentwire_protocol::RequestId, params: ThreadGoalGetParams },
     /// Method `thread/goal/clear`.
-    ThreadGoalClear { id: RequestId, params: ThreadGoalClearParams },
-    ///
+    ThreadGoalClear {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadGoalClearParams,
+    },
     /// Method `thread/queue/add`.
-    ThreadQueueAdd { id: RequestId, params: ThreadQueueAddParams },
-    ///
+    ThreadQueueAdd { id: ::agentwire_protocol::RequestId, params: ThreadQueueAddParams },
     /// Method `thread/queue/list`.
-    ThreadQueueList { id: RequestId, params: ThreadQueueListParams },
-    ///
+    ThreadQueueList {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadQueueListParams,
+    },
     /// Method `thread/queue/update`.
-    ThreadQueueUpdate { id: RequestId, params: ThreadQueueUpdateParams },
-    ///
+    ThreadQueueUpdate {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadQueueUpdateParams,
+    },
     /// Method `thread/queue/delete`.
-    ThreadQueueDelete { id: RequestId, params: ThreadQueueDeleteParams },
-    ///
+    ThreadQueueDelete {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadQueueDeleteParams,
+    },
     /// Method `thread/queue/reorder`.
-    ThreadQueueReorder { id: RequestId, params: ThreadQueueReorderParams },
-    ///
+    ThreadQueueReorder {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadQueueReorderParams,
+    },
     /// Method `thread/queue/start`.
-    ThreadQueueStart { id: RequestId, params: ThreadQueueStartParams },
-    ///
+    ThreadQueueStart {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadQueueStartParams,
+    },
     /// Method `thread/metadata/update`.
-    ThreadMetadataUpdate { id: RequestId, params: ThreadMetadataUpdateParams },
-    ///
+    ThreadMetadataUpdate {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadMetadataUpdateParams,
+    },
     /// Method `thread/attachment/add`.
-    ThreadAttachmentAdd { id: RequestId, params: ThreadAttachmentAddParams },
-    ///
+    ThreadAttachmentAdd {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadAttachmentAddParams,
+    },
     /// Method `thread/attachment/list`.
-    ThreadAttachmentList { id: RequestId, params: ThreadAttachmentListParams },
-    ///
+    ThreadAttachmentList {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadAttachmentListParams,
+    },
     /// Method `thread/attachmentOwner/list`.
-    ThreadAttachmentOwnerList { id: RequestId, params: ThreadAttachmentOwnerListParams },
-    ///
+    ThreadAttachmentOwnerList {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadAttachmentOwnerListParams,
+    },
     /// Method `thread/attachment/remove`.
-    ThreadAttachmentRemove { id: RequestId, params: ThreadAttachmentRemoveParams },
-    ///
+    ThreadAttachmentRemove {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadAttachmentRemoveParams,
+    },
     /// Method `thread/section/move`.
-    ThreadSectionMove { id: RequestId, params: ThreadSectionMoveParams },
-    ///
+    ThreadSectionMove {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSectionMoveParams,
+    },
     /// Method `thread/settings/update`.
-    ThreadSettingsUpdate { id: RequestId, params: ThreadSettingsUpdateParams },
-    ///
+    ThreadSettingsUpdate {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSettingsUpdateParams,
+    },
     /// Method `thread/memoryMode/set`.
-    ThreadMemoryModeSet { id: RequestId, params: ThreadMemoryModeSetParams },
-    ///
+    ThreadMemoryModeSet {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadMemoryModeSetParams,
+    },
     /// Method `thread/memory/read`.
-    ThreadMemoryRead { id: RequestId, params: ThreadMemoryReadParams },
-    ///
+    ThreadMemoryRead {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadMemoryReadParams,
+    },
     /// Method `memory/status`.
-    MemoryStatus { id: RequestId, params: MemoryStatusParams },
-    ///
+    MemoryStatus { id: ::agentwire_protocol::RequestId, params: MemoryStatusParams },
     /// Method `memory/reset`.
-    MemoryReset { id: RequestId },
+    MemoryReset { id: ::agentwire_protocol::RequestId },
     /// Start a best-effort background compression pass for cold local rollouts.
     ///
     /// Method `rollout/compress`.
-    RolloutCompress { id: RequestId },
-    ///
+    RolloutCompress { id: ::agentwire_protocol::RequestId },
     /// Method `thread/unarchive`.
-    ThreadUnarchive { id: RequestId, params: ThreadUnarchiveParams },
-    ///
+    ThreadUnarchive {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadUnarchiveParams,
+    },
     /// Method `thread/compact/start`.
-    ThreadCompactStart { id: RequestId, params: ThreadCompactStartParams },
-    ///
+    ThreadCompactStart {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadCompactStartParams,
+    },
     /// Method `thread/shellCommand`.
-    ThreadShellCommand { id: RequestId, params: ThreadShellCommandParams },
-    ///
+    ThreadShellCommand {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadShellCommandParams,
+    },
     /// Method `thread/approveGuardianDeniedAction`.
     ThreadApproveGuardianDeniedAction {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ThreadApproveGuardianDeniedActionParams,
     },
-    ///
     /// Method `thread/backgroundTerminals/clean`.
     ThreadBackgroundTerminalsClean {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ThreadBackgroundTerminalsCleanParams,
     },
-    ///
     /// Method `thread/backgroundTerminals/list`.
     ThreadBackgroundTerminalsList {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ThreadBackgroundTerminalsListParams,
     },
-    ///
     /// Method `thread/backgroundTerminals/terminate`.
     ThreadBackgroundTerminalsTerminate {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ThreadBackgroundTerminalsTerminateParams,
     },
-    ///
     /// Method `thread/revert`.
-    ThreadRevert { id: RequestId, params: ThreadRevertParams },
-    ///
+    ThreadRevert { id: ::agentwire_protocol::RequestId, params: ThreadRevertParams },
     /// Method `thread/list`.
-    ThreadList { id: RequestId, params: ThreadListParams },
-    ///
+    ThreadList { id: ::agentwire_protocol::RequestId, params: ThreadListParams },
     /// Method `project/list`.
-    ProjectList { id: RequestId, params: ProjectListParams },
-    ///
+    ProjectList { id: ::agentwire_protocol::RequestId, params: ProjectListParams },
     /// Method `project/read`.
-    ProjectRead { id: RequestId, params: ProjectReadParams },
-    ///
+    ProjectRead { id: ::agentwire_protocol::RequestId, params: ProjectReadParams },
     /// Method `project/create`.
-    ProjectCreate { id: RequestId, params: ProjectCreateParams },
-    ///
+    ProjectCreate { id: ::agentwire_protocol::RequestId, params: ProjectCreateParams },
     /// Method `project/import`.
-    ProjectImport { id: RequestId, params: ProjectImportParams },
-    ///
+    ProjectImport { id: ::agentwire_protocol::RequestId, params: ProjectImportParams },
     /// Method `project/update`.
-    ProjectUpdate { id: RequestId, params: ProjectUpdateParams },
-    ///
+    ProjectUpdate { id: ::agentwire_protocol::RequestId, params: ProjectUpdateParams },
     /// Method `project/move`.
-    ProjectMove { id: RequestId, params: ProjectMoveParams },
-    ///
+    ProjectMove { id: ::agentwire_protocol::RequestId, params: ProjectMoveParams },
     /// Method `project/delete`.
-    ProjectDelete { id: RequestId, params: ProjectDeleteParams },
-    ///
+    ProjectDelete { id: ::agentwire_protocol::RequestId, params: ProjectDeleteParams },
     /// Method `threadSection/list`.
-    ThreadSectionList { id: RequestId, params: ThreadSectionListParams },
-    ///
+    ThreadSectionList {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSectionListParams,
+    },
     /// Method `threadSection/create`.
-    ThreadSectionCreate { id: RequestId, params: ThreadSectionCreateParams },
-    ///
+    ThreadSectionCreate {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSectionCreateParams,
+    },
     /// Method `threadSection/update`.
-    ThreadSectionUpdate { id: RequestId, params: ThreadSectionUpdateParams },
-    ///
+    ThreadSectionUpdate {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSectionUpdateParams,
+    },
     /// Method `threadSection/delete`.
-    ThreadSectionDelete { id: RequestId, params: ThreadSectionDeleteParams },
-    ///
+    ThreadSectionDelete {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSectionDeleteParams,
+    },
     /// Method `thread/search`.
-    ThreadSearch { id: RequestId, params: ThreadSearchParams },
+    ThreadSearch { id: ::agentwire_protocol::RequestId, params: ThreadSearchParams },
     /// Search with best-effort incremental `thread/search/partial` notifications. The final response is authoritative for results, ordering, and cursors.
     ///
     /// Method `thread/search/stream`.
-    ThreadSearchStream { id: RequestId, params: ThreadSearchParams },
-    ///
+    ThreadSearchStream {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSearchParams,
+    },
     /// Method `thread/search/cancel`.
-    ThreadSearchCancel { id: RequestId, params: ThreadSearchCancelParams },
+    ThreadSearchCancel {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSearchCancelParams,
+    },
     /// Cancel a `thread/search/stream` request on this connection.
     ///
     /// Method `thread/search/stream/cancel`.
-    ThreadSearchStreamCancel { id: RequestId, params: ThreadSearchCancelParams },
-    ///
+    ThreadSearchStreamCancel {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSearchCancelParams,
+    },
     /// Method `thread/searchOccurrences`.
-    ThreadSearchOccurrences { id: RequestId, params: ThreadSearchOccurrencesParams },
-    ///
+    ThreadSearchOccurrences {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadSearchOccurrencesParams,
+    },
     /// Method `thread/loaded/list`.
-    ThreadLoadedList { id: RequestId, params: ThreadLoadedListParams },
-    ///
+    ThreadLoadedList {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadLoadedListParams,
+    },
     /// Method `thread/read`.
-    ThreadRead { id: RequestId, params: ThreadReadParams },
-    ///
+    ThreadRead { id: ::agentwire_protocol::RequestId, params: ThreadReadParams },
     /// Method `thread/readState/update`.
-    ThreadReadStateUpdate { id: RequestId, params: ThreadReadStateUpdateParams },
-    ///
+    ThreadReadStateUpdate {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadReadStateUpdateParams,
+    },
     /// Method `thread/turns/list`.
-    ThreadTurnsList { id: RequestId, params: ThreadTurnsListParams },
-    ///
+    ThreadTurnsList {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadTurnsListParams,
+    },
     /// Method `thread/items/list`.
-    ThreadItemsList { id: RequestId, params: ThreadItemsListParams },
-    ///
+    ThreadItemsList {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadItemsListParams,
+    },
     /// Method `thread/items/read`.
-    ThreadItemsRead { id: RequestId, params: ThreadItemsReadParams },
+    ThreadItemsRead {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadItemsReadParams,
+    },
     /// Review the idle thread's final injected exec_command without executing it.
     ///
     /// Method `thread/guardianReview`.
-    ThreadGuardianReview { id: RequestId, params: ThreadGuardianReviewParams },
+    ThreadGuardianReview {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadGuardianReviewParams,
+    },
     /// Append raw Responses API items to the thread history without starting a user turn.
     ///
     /// Method `thread/inject_items`.
-    ThreadInjectItems { id: RequestId, params: ThreadInjectItemsParams },
-    ///
+    ThreadInjectItems {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadInjectItemsParams,
+    },
     /// Method `thread/prepareApprovedPlan`.
-    ThreadPrepareApprovedPlan { id: RequestId, params: ThreadPrepareApprovedPlanParams },
-    ///
+    ThreadPrepareApprovedPlan {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadPrepareApprovedPlanParams,
+    },
     /// Method `skills/list`.
-    SkillsList { id: RequestId, params: SkillsListParams },
-    ///
+    SkillsList { id: ::agentwire_protocol::RequestId, params: SkillsListParams },
     /// Method `skills/extraRoots/set`.
-    SkillsExtraRootsSet { id: RequestId, params: SkillsExtraRootsSetParams },
-    ///
+    SkillsExtraRootsSet {
+        id: ::agentwire_protocol::RequestId,
+        params: SkillsExtraRootsSetParams,
+    },
     /// Method `hooks/list`.
-    HooksList { id: RequestId, params: HooksListParams },
-    ///
+    HooksList { id: ::agentwire_protocol::RequestId, params: HooksListParams },
     /// Method `marketplace/add`.
-    MarketplaceAdd { id: RequestId, params: MarketplaceAddParams },
-    ///
+    MarketplaceAdd { id: ::agentwire_protocol::RequestId, params: MarketplaceAddParams },
     /// Method `marketplace/remove`.
-    MarketplaceRemove { id: RequestId, params: MarketplaceRemoveParams },
-    ///
+    MarketplaceRemove {
+        id: ::agentwire_protocol::RequestId,
+        params: MarketplaceRemoveParams,
+    },
     /// Method `marketplace/upgrade`.
-    MarketplaceUpgrade { id: RequestId, params: MarketplaceUpgradeParams },
-    ///
+    MarketplaceUpgrade {
+        id: ::agentwire_protocol::RequestId,
+        params: MarketplaceUpgradeParams,
+    },
     /// Method `plugin/list`.
-    PluginList { id: RequestId, params: PluginListParams },
-    ///
+    PluginList { id: ::agentwire_protocol::RequestId, params: PluginListParams },
     /// Method `plugin/search`.
-    PluginSearch { id: RequestId, params: PluginSearchParams },
-    ///
+    PluginSearch { id: ::agentwire_protocol::RequestId, params: PluginSearchParams },
     /// Method `plugin/installed`.
-    PluginInstalled { id: RequestId, params: PluginInstalledParams },
-    ///
+    PluginInstalled {
+        id: ::agentwire_protocol::RequestId,
+        params: PluginInstalledParams,
+    },
     /// Method `plugin/reconcile`.
-    PluginReconcile { id: RequestId, params: PluginReconcileParams },
-    ///
+    PluginReconcile {
+        id: ::agentwire_protocol::RequestId,
+        params: PluginReconcileParams,
+    },
     /// Method `plugin/read`.
-    PluginRead { id: RequestId, params: PluginReadParams },
-    ///
+    PluginRead { id: ::agentwire_protocol::RequestId, params: PluginReadParams },
     /// Method `plugin/skill/read`.
-    PluginSkillRead { id: RequestId, params: PluginSkillReadParams },
-    ///
+    PluginSkillRead {
+        id: ::agentwire_protocol::RequestId,
+        params: PluginSkillReadParams,
+    },
     /// Method `plugin/share/save`.
-    PluginShareSave { id: RequestId, params: PluginShareSaveParams },
-    ///
+    PluginShareSave {
+        id: ::agentwire_protocol::RequestId,
+        params: PluginShareSaveParams,
+    },
     /// Method `plugin/share/updateTargets`.
-    PluginShareUpdateTargets { id: RequestId, params: PluginShareUpdateTargetsParams },
-    ///
+    PluginShareUpdateTargets {
+        id: ::agentwire_protocol::RequestId,
+        params: PluginShareUpdateTargetsParams,
+    },
     /// Method `plugin/share/list`.
-    PluginShareList { id: RequestId, params: PluginShareListParams },
-    ///
+    PluginShareList {
+        id: ::agentwire_protocol::RequestId,
+        params: PluginShareListParams,
+    },
     /// Method `plugin/share/checkout`.
-    PluginShareCheckout { id: RequestId, params: PluginShareCheckoutParams },
-    ///
+    PluginShareCheckout {
+        id: ::agentwire_protocol::RequestId,
+        params: PluginShareCheckoutParams,
+    },
     /// Method `plugin/share/delete`.
-    PluginShareDelete { id: RequestId, params: PluginShareDeleteParams },
-    ///
+    PluginShareDelete {
+        id: ::agentwire_protocol::RequestId,
+        params: PluginShareDeleteParams,
+    },
     /// Method `app/read`.
-    AppRead { id: RequestId, params: AppsReadParams },
-    ///
+    AppRead { id: ::agentwire_protocol::RequestId, params: AppsReadParams },
     /// Method `app/list`.
-    AppList { id: RequestId, params: AppsListParams },
-    ///
+    AppList { id: ::agentwire_protocol::RequestId, params: AppsListParams },
     /// Method `app/installed`.
-    AppInstalled { id: RequestId, params: AppsInstalledParams },
-    ///
+    AppInstalled { id: ::agentwire_protocol::RequestId, params: AppsInstalledParams },
     /// Method `fs/readFile`.
-    FsReadFile { id: RequestId, params: FsReadFileParams },
-    ///
+    FsReadFile { id: ::agentwire_protocol::RequestId, params: FsReadFileParams },
     /// Method `fs/writeFile`.
-    FsWriteFile { id: RequestId, params: FsWriteFileParams },
-    ///
+    FsWriteFile { id: ::agentwire_protocol::RequestId, params: FsWriteFileParams },
     /// Method `fs/createDirectory`.
-    FsCreateDirectory { id: RequestId, params: FsCreateDirectoryParams },
-    ///
+    FsCreateDirectory {
+        id: ::agentwire_protocol::RequestId,
+        params: FsCreateDirectoryParams,
+    },
     /// Method `fs/getMetadata`.
-    FsGetMetadata { id: RequestId, params: FsGetMetadataParams },
-    ///
+    FsGetMetadata { id: ::agentwire_protocol::RequestId, params: FsGetMetadataParams },
     /// Method `fs/readDirectory`.
-    FsReadDirectory { id: RequestId, params: FsReadDirectoryParams },
-    ///
+    FsReadDirectory {
+        id: ::agentwire_protocol::RequestId,
+        params: FsReadDirectoryParams,
+    },
     /// Method `fs/remove`.
-    FsRemove { id: RequestId, params: FsRemoveParams },
-    ///
+    FsRemove { id: ::agentwire_protocol::RequestId, params: FsRemoveParams },
     /// Method `fs/copy`.
-    FsCopy { id: RequestId, params: FsCopyParams },
-    ///
+    FsCopy { id: ::agentwire_protocol::RequestId, params: FsCopyParams },
     /// Method `fs/watch`.
-    FsWatch { id: RequestId, params: FsWatchParams },
-    ///
+    FsWatch { id: ::agentwire_protocol::RequestId, params: FsWatchParams },
     /// Method `fs/unwatch`.
-    FsUnwatch { id: RequestId, params: FsUnwatchParams },
-    ///
+    FsUnwatch { id: ::agentwire_protocol::RequestId, params: FsUnwatchParams },
     /// Method `skills/config/write`.
-    SkillsConfigWrite { id: RequestId, params: SkillsConfigWriteParams },
-    ///
+    SkillsConfigWrite {
+        id: ::agentwire_protocol::RequestId,
+        params: SkillsConfigWriteParams,
+    },
     /// Method `plugin/install`.
-    PluginInstall { id: RequestId, params: PluginInstallParams },
-    ///
+    PluginInstall { id: ::agentwire_protocol::RequestId, params: PluginInstallParams },
     /// Method `plugin/uninstall`.
-    PluginUninstall { id: RequestId, params: PluginUninstallParams },
-    ///
+    PluginUninstall {
+        id: ::agentwire_protocol::RequestId,
+        params: PluginUninstallParams,
+    },
     /// Method `turn/start`.
-    TurnStart { id: RequestId, params: TurnStartParams },
-    ///
+    TurnStart { id: ::agentwire_protocol::RequestId, params: TurnStartParams },
     /// Method `turn/settings/update`.
-    TurnSettingsUpdate { id: RequestId, params: TurnSettingsUpdateParams },
-    ///
+    TurnSettingsUpdate {
+        id: ::agentwire_protocol::RequestId,
+        params: TurnSettingsUpdateParams,
+    },
     /// Method `turn/steer`.
-    TurnSteer { id: RequestId, params: TurnSteerParams },
-    ///
+    TurnSteer { id: ::agentwire_protocol::RequestId, params: TurnSteerParams },
     /// Method `turn/interrupt`.
-    TurnInterrupt { id: RequestId, params: TurnInterruptParams },
-    ///
+    TurnInterrupt { id: ::agentwire_protocol::RequestId, params: TurnInterruptParams },
     /// Method `thread/realtime/start`.
-    ThreadRealtimeStart { id: RequestId, params: ThreadRealtimeStartParams },
-    ///
+    ThreadRealtimeStart {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadRealtimeStartParams,
+    },
     /// Method `thread/realtime/appendAudio`.
-    ThreadRealtimeAppendAudio { id: RequestId, params: ThreadRealtimeAppendAudioParams },
-    ///
+    ThreadRealtimeAppendAudio {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadRealtimeAppendAudioParams,
+    },
     /// Method `thread/realtime/appendText`.
-    ThreadRealtimeAppendText { id: RequestId, params: ThreadRealtimeAppendTextParams },
-    ///
+    ThreadRealtimeAppendText {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadRealtimeAppendTextParams,
+    },
     /// Method `thread/realtime/appendSpeech`.
     ThreadRealtimeAppendSpeech {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ThreadRealtimeAppendSpeechParams,
     },
-    ///
     /// Method `thread/realtime/stop`.
-    ThreadRealtimeStop { id: RequestId, params: ThreadRealtimeStopParams },
-    ///
+    ThreadRealtimeStop {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadRealtimeStopParams,
+    },
     /// Method `thread/timeline/list`.
-    ThreadTimelineList { id: RequestId, params: ThreadTimelineListParams },
-    ///
+    ThreadTimelineList {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadTimelineListParams,
+    },
     /// Method `thread/realtime/list`.
-    ThreadRealtimeList { id: RequestId, params: ThreadRealtimeListParams },
-    ///
+    ThreadRealtimeList {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadRealtimeListParams,
+    },
     /// Method `thread/realtime/listVoices`.
-    ThreadRealtimeListVoices { id: RequestId, params: ThreadRealtimeListVoicesParams },
-    ///
+    ThreadRealtimeListVoices {
+        id: ::agentwire_protocol::RequestId,
+        params: ThreadRealtimeListVoicesParams,
+    },
     /// Method `review/start`.
-    ReviewStart { id: RequestId, params: ReviewStartParams },
-    ///
+    ReviewStart { id: ::agentwire_protocol::RequestId, params: ReviewStartParams },
     /// Method `model/list`.
-    ModelList { id: RequestId, params: ModelListParams },
-    ///
+    ModelList { id: ::agentwire_protocol::RequestId, params: ModelListParams },
     /// Method `account/gatewayOAuth/read`.
     AccountGatewayOAuthRead {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ::std::option::Option<GatewayOAuthReadParams>,
     },
-    ///
     /// Method `account/gatewayOAuth/login`.
     AccountGatewayOAuthLogin {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ::std::option::Option<GatewayOAuthLoginParams>,
     },
-    ///
     /// Method `account/gatewayOAuth/cancel`.
-    AccountGatewayOAuthCancel { id: RequestId },
-    ///
+    AccountGatewayOAuthCancel { id: ::agentwire_protocol::RequestId },
     /// Method `modelProvider/list`.
-    ModelProviderList { id: RequestId, params: ModelProviderListParams },
-    ///
+    ModelProviderList {
+        id: ::agentwire_protocol::RequestId,
+        params: ModelProviderListParams,
+    },
     /// Method `modelProvider/config/write`.
-    ModelProviderConfigWrite { id: RequestId, params: ModelProviderConfigWriteParams },
-    ///
+    ModelProviderConfigWrite {
+        id: ::agentwire_protocol::RequestId,
+        params: ModelProviderConfigWriteParams,
+    },
     /// Method `modelProvider/default/set`.
-    ModelProviderDefaultSet { id: RequestId, params: ModelProviderDefaultSetParams },
-    ///
+    ModelProviderDefaultSet {
+        id: ::agentwire_protocol::RequestId,
+        params: ModelProviderDefaultSetParams,
+    },
     /// Method `modelProvider/capabilities/read`.
     ModelProviderCapabilitiesRead {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ModelProviderCapabilitiesReadParams,
     },
-    ///
     /// Method `experimentalFeature/list`.
-    ExperimentalFeatureList { id: RequestId, params: ExperimentalFeatureListParams },
-    ///
+    ExperimentalFeatureList {
+        id: ::agentwire_protocol::RequestId,
+        params: ExperimentalFeatureListParams,
+    },
     /// Method `permissionProfile/list`.
-    PermissionProfileList { id: RequestId, params: PermissionProfileListParams },
-    ///
+    PermissionProfileList {
+        id: ::agentwire_protocol::RequestId,
+        params: PermissionProfileListParams,
+    },
     /// Method `experimentalFeature/enablement/set`.
     ExperimentalFeatureEnablementSet {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ExperimentalFeatureEnablementSetParams,
     },
-    ///
     /// Method `remoteControl/enable`.
     RemoteControlEnable {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ::std::option::Option<RemoteControlEnableParams>,
     },
-    ///
     /// Method `remoteControl/disable`.
     RemoteControlDisable {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ::std::option::Option<RemoteControlDisableParams>,
     },
-    ///
     /// Method `remoteControl/status/read`.
-    RemoteControlStatusRead { id: RequestId },
-    ///
+    RemoteControlStatusRead { id: ::agentwire_protocol::RequestId },
     /// Method `remoteControl/pairing/start`.
-    RemoteControlPairingStart { id: RequestId, params: RemoteControlPairingStartParams },
-    ///
+    RemoteControlPairingStart {
+        id: ::agentwire_protocol::RequestId,
+        params: RemoteControlPairingStartParams,
+    },
     /// Method `remoteControl/pairing/status`.
     RemoteControlPairingStatus {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: RemoteControlPairingStatusParams,
     },
-    ///
     /// Method `remoteControl/client/list`.
-    RemoteControlClientList { id: RequestId, params: RemoteControlClientsListParams },
-    ///
+    RemoteControlClientList {
+        id: ::agentwire_protocol::RequestId,
+        params: RemoteControlClientsListParams,
+    },
     /// Method `remoteControl/client/revoke`.
     RemoteControlClientRevoke {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: RemoteControlClientsRevokeParams,
     },
     /// Lists collaboration mode presets.
     ///
     /// Method `collaborationMode/list`.
-    CollaborationModeList { id: RequestId, params: CollaborationModeListParams },
+    CollaborationModeList {
+        id: ::agentwire_protocol::RequestId,
+        params: CollaborationModeListParams,
+    },
     /// Test-only method used to validate experimental gating.
     ///
     /// Method `mock/experimentalMethod`.
-    MockExperimentalMethod { id: RequestId, params: MockExperimentalMethodParams },
+    MockExperimentalMethod {
+        id: ::agentwire_protocol::RequestId,
+        params: MockExperimentalMethodParams,
+    },
     /// Adds or replaces a remote environment by id for later selection.
     ///
     /// Method `environment/add`.
-    EnvironmentAdd { id: RequestId, params: EnvironmentAddParams },
+    EnvironmentAdd { id: ::agentwire_protocol::RequestId, params: EnvironmentAddParams },
     /// Reads information from a configured execution environment.
     ///
     /// Method `environment/info`.
-    EnvironmentInfo { id: RequestId, params: EnvironmentInfoParams },
+    EnvironmentInfo {
+        id: ::agentwire_protocol::RequestId,
+        params: EnvironmentInfoParams,
+    },
     /// Reads the current status of a configured execution environment.
     ///
     /// Method `environment/status`.
-    EnvironmentStatus { id: RequestId, params: EnvironmentStatusParams },
-    ///
+    EnvironmentStatus {
+        id: ::agentwire_protocol::RequestId,
+        params: EnvironmentStatusParams,
+    },
     /// Method `mcpServer/oauth/login`.
-    McpServerOauthLogin { id: RequestId, params: McpServerOauthLoginParams },
-    ///
+    McpServerOauthLogin {
+        id: ::agentwire_protocol::RequestId,
+        params: McpServerOauthLoginParams,
+    },
     /// Method `config/mcpServer/reload`.
-    ConfigMcpServerReload { id: RequestId },
-    ///
+    ConfigMcpServerReload { id: ::agentwire_protocol::RequestId },
     /// Method `mcpServerStatus/list`.
-    McpServerStatusList { id: RequestId, params: ListMcpServerStatusParams },
-    ///
+    McpServerStatusList {
+        id: ::agentwire_protocol::RequestId,
+        params: ListMcpServerStatusParams,
+    },
     /// Method `mcpServer/resource/read`.
-    McpServerResourceRead { id: RequestId, params: McpResourceReadParams },
-    ///
+    McpServerResourceRead {
+        id: ::agentwire_protocol::RequestId,
+        params: McpResourceReadParams,
+    },
     /// Method `mcpServer/event/stream/start`.
-    McpServerEventStreamStart { id: RequestId, params: McpServerEventStreamStartParams },
-    ///
+    McpServerEventStreamStart {
+        id: ::agentwire_protocol::RequestId,
+        params: McpServerEventStreamStartParams,
+    },
     /// Method `mcpServer/event/stream/stop`.
-    McpServerEventStreamStop { id: RequestId, params: McpServerEventStreamStopParams },
-    ///
+    McpServerEventStreamStop {
+        id: ::agentwire_protocol::RequestId,
+        params: McpServerEventStreamStopParams,
+    },
     /// Method `mcpServer/tool/call`.
-    McpServerToolCall { id: RequestId, params: McpServerToolCallParams },
-    ///
+    McpServerToolCall {
+        id: ::agentwire_protocol::RequestId,
+        params: McpServerToolCallParams,
+    },
     /// Method `windowsSandbox/setupStart`.
-    WindowsSandboxSetupStart { id: RequestId, params: WindowsSandboxSetupStartParams },
-    ///
+    WindowsSandboxSetupStart {
+        id: ::agentwire_protocol::RequestId,
+        params: WindowsSandboxSetupStartParams,
+    },
     /// Method `windowsSandbox/readiness`.
-    WindowsSandboxReadiness { id: RequestId },
-    ///
+    WindowsSandboxReadiness { id: ::agentwire_protocol::RequestId },
     /// Method `account/login/start`.
-    AccountLoginStart { id: RequestId, params: LoginAccountParams },
-    ///
+    AccountLoginStart {
+        id: ::agentwire_protocol::RequestId,
+        params: LoginAccountParams,
+    },
     /// Method `account/bedrock/discover`.
-    AccountBedrockDiscover { id: RequestId, params: BedrockDiscoverParams },
-    ///
+    AccountBedrockDiscover {
+        id: ::agentwire_protocol::RequestId,
+        params: BedrockDiscoverParams,
+    },
     /// Method `account/bedrock/setup`.
-    AccountBedrockSetup { id: RequestId, params: BedrockSetupParams },
-    ///
+    AccountBedrockSetup {
+        id: ::agentwire_protocol::RequestId,
+        params: BedrockSetupParams,
+    },
     /// Method `account/gcp/setup`.
-    AccountGcpSetup { id: RequestId, params: GcpSetupParams },
-    ///
+    AccountGcpSetup { id: ::agentwire_protocol::RequestId, params: GcpSetupParams },
     /// Method `account/bedrock/checkGovCloudRequirements`.
     AccountBedrockCheckGovCloudRequirements {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: BedrockCheckGovCloudRequirementsParams,
     },
-    ///
     /// Method `account/login/cancel`.
-    AccountLoginCancel { id: RequestId, params: CancelLoginAccountParams },
-    ///
+    AccountLoginCancel {
+        id: ::agentwire_protocol::RequestId,
+        params: CancelLoginAccountParams,
+    },
     /// Method `accountSession/list`.
-    AccountSessionList { id: RequestId, params: AccountSessionsListParams },
-    ///
+    AccountSessionList {
+        id: ::agentwire_protocol::RequestId,
+        params: AccountSessionsListParams,
+    },
     /// Method `accountSession/switch`.
-    AccountSessionSwitch { id: RequestId, params: AccountSessionsSwitchParams },
-    ///
+    AccountSessionSwitch {
+        id: ::agentwire_protocol::RequestId,
+        params: AccountSessionsSwitchParams,
+    },
     /// Method `account/logout`.
-    AccountLogout { id: RequestId },
-    ///
+    AccountLogout { id: ::agentwire_protocol::RequestId },
     /// Method `account/securitySetup/read`.
-    AccountSecuritySetupRead { id: RequestId },
-    ///
+    AccountSecuritySetupRead { id: ::agentwire_protocol::RequestId },
     /// Method `account/rateLimits/read`.
     AccountRateLimitsRead {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ::std::option::Option<GetAccountRateLimitsParams>,
     },
-    ///
     /// Method `account/rateLimitResetCredit/consume`.
     AccountRateLimitResetCreditConsume {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ConsumeAccountRateLimitResetCreditParams,
     },
-    ///
     /// Method `account/usage/read`.
     AccountUsageRead {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ::std::option::Option<GetAccountTokenUsageParams>,
     },
-    ///
     /// Method `account/workspaceMessages/read`.
-    AccountWorkspaceMessagesRead { id: RequestId },
-    ///
+    AccountWorkspaceMessagesRead { id: ::agentwire_protocol::RequestId },
     /// Method `account/sendAddCreditsNudgeEmail`.
     AccountSendAddCreditsNudgeEmail {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: SendAddCreditsNudgeEmailParams,
     },
-    ///
     /// Method `feedback/upload`.
-    FeedbackUpload { id: RequestId, params: FeedbackUploadParams },
-    ///
+    FeedbackUpload { id: ::agentwire_protocol::RequestId, params: FeedbackUploadParams },
     /// Method `feedback/save`.
-    FeedbackSave { id: RequestId, params: FeedbackSaveParams },
+    FeedbackSave { id: ::agentwire_protocol::RequestId, params: FeedbackSaveParams },
     /// Execute a standalone command (argv vector) under the server's sandbox.
     ///
     /// Method `command/exec`.
-    CommandExec { id: RequestId, params: CommandExecParams },
+    CommandExec { id: ::agentwire_protocol::RequestId, params: CommandExecParams },
     /// Write stdin bytes to a running `command/exec` session or close stdin.
     ///
     /// Method `command/exec/write`.
-    CommandExecWrite { id: RequestId, params: CommandExecWriteParams },
+    CommandExecWrite {
+        id: ::agentwire_protocol::RequestId,
+        params: CommandExecWriteParams,
+    },
     /// Terminate a running `command/exec` session by client-supplied `processId`.
     ///
     /// Method `command/exec/terminate`.
-    CommandExecTerminate { id: RequestId, params: CommandExecTerminateParams },
+    CommandExecTerminate {
+        id: ::agentwire_protocol::RequestId,
+        params: CommandExecTerminateParams,
+    },
     /// Resize a running PTY-backed `command/exec` session by client-supplied `processId`.
     ///
     /// Method `command/exec/resize`.
-    CommandExecResize { id: RequestId, params: CommandExecResizeParams },
+    CommandExecResize {
+        id: ::agentwire_protocol::RequestId,
+        params: CommandExecResizeParams,
+    },
     /// Spawn a standalone process (argv vector) without a Codex sandbox.
     ///
     /// Method `process/spawn`.
-    ProcessSpawn { id: RequestId, params: ProcessSpawnParams },
+    ProcessSpawn { id: ::agentwire_protocol::RequestId, params: ProcessSpawnParams },
     /// Write stdin bytes to a running `process/spawn` session or close stdin.
     ///
     /// Method `process/writeStdin`.
-    ProcessWriteStdin { id: RequestId, params: ProcessWriteStdinParams },
+    ProcessWriteStdin {
+        id: ::agentwire_protocol::RequestId,
+        params: ProcessWriteStdinParams,
+    },
     /// Terminate a running `process/spawn` session by client-supplied `processHandle`.
     ///
     /// Method `process/kill`.
-    ProcessKill { id: RequestId, params: ProcessKillParams },
+    ProcessKill { id: ::agentwire_protocol::RequestId, params: ProcessKillParams },
     /// Resize a running PTY-backed `process/spawn` session by client-supplied `processHandle`.
     ///
     /// Method `process/resizePty`.
-    ProcessResizePty { id: RequestId, params: ProcessResizePtyParams },
-    ///
+    ProcessResizePty {
+        id: ::agentwire_protocol::RequestId,
+        params: ProcessResizePtyParams,
+    },
     /// Method `config/read`.
-    ConfigRead { id: RequestId, params: ConfigReadParams },
-    ///
+    ConfigRead { id: ::agentwire_protocol::RequestId, params: ConfigReadParams },
     /// Method `externalAgentConfig/detect`.
-    ExternalAgentConfigDetect { id: RequestId, params: ExternalAgentConfigDetectParams },
-    ///
+    ExternalAgentConfigDetect {
+        id: ::agentwire_protocol::RequestId,
+        params: ExternalAgentConfigDetectParams,
+    },
     /// Method `externalAgentConfig/import`.
-    ExternalAgentConfigImport { id: RequestId, params: ExternalAgentConfigImportParams },
-    ///
+    ExternalAgentConfigImport {
+        id: ::agentwire_protocol::RequestId,
+        params: ExternalAgentConfigImportParams,
+    },
     /// Method `externalAgentConfig/import/recordHistory`.
     ExternalAgentConfigImportRecordHistory {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: ExternalAgentConfigImportHistoryRecordParams,
     },
-    ///
     /// Method `externalAgentConfig/import/readHistories`.
-    ExternalAgentConfigImportReadHistories { id: RequestId },
-    ///
+    ExternalAgentConfigImportReadHistories { id: ::agentwire_protocol::RequestId },
     /// Method `config/value/write`.
-    ConfigValueWrite { id: RequestId, params: ConfigValueWriteParams },
-    ///
+    ConfigValueWrite {
+        id: ::agentwire_protocol::RequestId,
+        params: ConfigValueWriteParams,
+    },
     /// Method `config/batchWrite`.
-    ConfigBatchWrite { id: RequestId, params: ConfigBatchWriteParams },
-    ///
+    ConfigBatchWrite {
+        id: ::agentwire_protocol::RequestId,
+        params: ConfigBatchWriteParams,
+    },
     /// Method `configRequirements/read`.
-    ConfigRequirementsRead { id: RequestId },
-    ///
+    ConfigRequirementsRead { id: ::agentwire_protocol::RequestId },
     /// Method `account/read`.
-    AccountRead { id: RequestId, params: GetAccountParams },
-    ///
+    AccountRead { id: ::agentwire_protocol::RequestId, params: GetAccountParams },
     /// Method `fuzzyFileSearch`.
-    FuzzyFileSearch { id: RequestId, params: FuzzyFileSearchParams },
-    ///
+    FuzzyFileSearch {
+        id: ::agentwire_protocol::RequestId,
+        params: FuzzyFileSearchParams,
+    },
     /// Method `fuzzyFileSearch/sessionStart`.
     FuzzyFileSearchSessionStart {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: FuzzyFileSearchSessionStartParams,
     },
-    ///
     /// Method `fuzzyFileSearch/sessionUpdate`.
     FuzzyFileSearchSessionUpdate {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: FuzzyFileSearchSessionUpdateParams,
     },
-    ///
     /// Method `fuzzyFileSearch/sessionStop`.
     FuzzyFileSearchSessionStop {
-        id: RequestId,
+        id: ::agentwire_protocol::RequestId,
         params: FuzzyFileSearchSessionStopParams,
     },
 }
@@ -29628,7 +28457,7 @@ impl ClientRequest {
         }
     }
     /// The JSON-RPC id the response to this request will carry.
-    pub fn id(&self) -> &RequestId {
+    pub fn id(&self) -> &::agentwire_protocol::RequestId {
         match self {
             Self::Initialize { id, .. } => id,
             Self::ServerDiagnostics { id, .. } => id,
@@ -29822,734 +28651,240 @@ impl ClientRequest {
         }
     }
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
-    /// [`SerdeJson`] is the plain one, a caller may pass one that tracks JSON paths.
-    pub fn decode<D: PayloadDecoder>(
-        envelope: &RawEnvelope,
+    /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
+    pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
+        envelope: &::agentwire_protocol::RawEnvelope,
         decoder: &mut D,
-    ) -> ::std::result::Result<Self, DecodeError> {
-        let method = envelope.method.as_deref().ok_or(DecodeError::NoMethod)?;
+    ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
+        let method = envelope.require_method()?;
         ::std::result::Result::Ok(
             match method {
                 "initialize" => {
                     Self::Initialize {
                         id: envelope.require_id("initialize")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "initialize".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "initialize".into(),
-                                error,
-                            })?,
+                        params: envelope.params("initialize", decoder)?,
                     }
                 }
                 "server/diagnostics" => {
                     Self::ServerDiagnostics {
                         id: envelope.require_id("server/diagnostics")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "server/diagnostics".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "server/diagnostics".into(),
-                                error,
-                            })?,
+                        params: envelope.params("server/diagnostics", decoder)?,
                     }
                 }
                 "userVerification/status" => {
                     Self::UserVerificationStatus {
                         id: envelope.require_id("userVerification/status")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "userVerification/status".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "userVerification/status".into(),
-                                error,
-                            })?,
+                        params: envelope.params("userVerification/status", decoder)?,
                     }
                 }
                 "userVerification/enroll" => {
                     Self::UserVerificationEnroll {
                         id: envelope.require_id("userVerification/enroll")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "userVerification/enroll".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "userVerification/enroll".into(),
-                                error,
-                            })?,
+                        params: envelope.params("userVerification/enroll", decoder)?,
                     }
                 }
                 "userVerification/delete" => {
                     Self::UserVerificationDelete {
                         id: envelope.require_id("userVerification/delete")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "userVerification/delete".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "userVerification/delete".into(),
-                                error,
-                            })?,
+                        params: envelope.params("userVerification/delete", decoder)?,
                     }
                 }
                 "userVerification/verify" => {
                     Self::UserVerificationVerify {
                         id: envelope.require_id("userVerification/verify")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "userVerification/verify".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "userVerification/verify".into(),
-                                error,
-                            })?,
+                        params: envelope.params("userVerification/verify", decoder)?,
                     }
                 }
                 "userVerification/cancel" => {
                     Self::UserVerificationCancel {
                         id: envelope.require_id("userVerification/cancel")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "userVerification/cancel".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "userVerification/cancel".into(),
-                                error,
-                            })?,
+                        params: envelope.params("userVerification/cancel", decoder)?,
                     }
                 }
                 "thread/start" => {
                     Self::ThreadStart {
                         id: envelope.require_id("thread/start")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/start".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/start".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/start", decoder)?,
                     }
                 }
                 "thread/resume" => {
                     Self::ThreadResume {
                         id: envelope.require_id("thread/resume")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/resume".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/resume".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/resume", decoder)?,
                     }
                 }
                 "thread/fork" => {
                     Self::ThreadFork {
                         id: envelope.require_id("thread/fork")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/fork".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/fork".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/fork", decoder)?,
                     }
                 }
                 "thread/sample" => {
                     Self::ThreadSample {
                         id: envelope.require_id("thread/sample")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/sample".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/sample".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/sample", decoder)?,
                     }
                 }
                 "thread/sample/cancel" => {
                     Self::ThreadSampleCancel {
                         id: envelope.require_id("thread/sample/cancel")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/sample/cancel".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/sample/cancel".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/sample/cancel", decoder)?,
                     }
                 }
                 "thread/archive" => {
                     Self::ThreadArchive {
                         id: envelope.require_id("thread/archive")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/archive".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/archive".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/archive", decoder)?,
                     }
                 }
                 "thread/delete" => {
                     Self::ThreadDelete {
                         id: envelope.require_id("thread/delete")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/delete".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/delete".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/delete", decoder)?,
                     }
                 }
                 "thread/unsubscribe" => {
                     Self::ThreadUnsubscribe {
                         id: envelope.require_id("thread/unsubscribe")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/unsubscribe".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/unsubscribe".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/unsubscribe", decoder)?,
                     }
                 }
                 "thread/increment_elicitation" => {
                     Self::ThreadIncrementElicitation {
                         id: envelope.require_id("thread/increment_elicitation")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/increment_elicitation".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/increment_elicitation".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/increment_elicitation", decoder)?,
                     }
                 }
                 "thread/decrement_elicitation" => {
                     Self::ThreadDecrementElicitation {
                         id: envelope.require_id("thread/decrement_elicitation")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/decrement_elicitation".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/decrement_elicitation".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/decrement_elicitation", decoder)?,
                     }
                 }
                 "thread/name/set" => {
                     Self::ThreadNameSet {
                         id: envelope.require_id("thread/name/set")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/name/set".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/name/set".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/name/set", decoder)?,
                     }
                 }
                 "thread/prediction/request" => {
                     Self::ThreadPredictionRequest {
                         id: envelope.require_id("thread/prediction/request")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/prediction/request".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/prediction/request".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/prediction/request", decoder)?,
                     }
                 }
                 "thread/goal/set" => {
                     Self::ThreadGoalSet {
                         id: envelope.require_id("thread/goal/set")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/goal/set".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/goal/set".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/goal/set", decoder)?,
                     }
                 }
                 "thread/goal/get" => {
                     Self::ThreadGoalGet {
                         id: envelope.require_id("thread/goal/get")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/goal/get".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/goal/get".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/goal/get", decoder)?,
                     }
                 }
                 "thread/goal/clear" => {
                     Self::ThreadGoalClear {
                         id: envelope.require_id("thread/goal/clear")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/goal/clear".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/goal/clear".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/goal/clear", decoder)?,
                     }
                 }
                 "thread/queue/add" => {
                     Self::ThreadQueueAdd {
                         id: envelope.require_id("thread/queue/add")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/queue/add".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/add".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/queue/add", decoder)?,
                     }
                 }
                 "thread/queue/list" => {
                     Self::ThreadQueueList {
                         id: envelope.require_id("thread/queue/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/queue/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/queue/list", decoder)?,
                     }
                 }
                 "thread/queue/update" => {
                     Self::ThreadQueueUpdate {
                         id: envelope.require_id("thread/queue/update")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/queue/update".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/update".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/queue/update", decoder)?,
                     }
                 }
                 "thread/queue/delete" => {
                     Self::ThreadQueueDelete {
                         id: envelope.require_id("thread/queue/delete")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/queue/delete".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/delete".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/queue/delete", decoder)?,
                     }
                 }
                 "thread/queue/reorder" => {
                     Self::ThreadQueueReorder {
                         id: envelope.require_id("thread/queue/reorder")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/queue/reorder".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/reorder".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/queue/reorder", decoder)?,
                     }
                 }
                 "thread/queue/start" => {
                     Self::ThreadQueueStart {
                         id: envelope.require_id("thread/queue/start")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/queue/start".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/start".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/queue/start", decoder)?,
                     }
                 }
                 "thread/metadata/update" => {
                     Self::ThreadMetadataUpdate {
                         id: envelope.require_id("thread/metadata/update")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/metadata/update".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/metadata/update".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/metadata/update", decoder)?,
                     }
                 }
                 "thread/attachment/add" => {
                     Self::ThreadAttachmentAdd {
                         id: envelope.require_id("thread/attachment/add")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/attachment/add".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/attachment/add".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/attachment/add", decoder)?,
                     }
                 }
                 "thread/attachment/list" => {
                     Self::ThreadAttachmentList {
                         id: envelope.require_id("thread/attachment/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/attachment/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/attachment/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/attachment/list", decoder)?,
                     }
                 }
                 "thread/attachmentOwner/list" => {
                     Self::ThreadAttachmentOwnerList {
                         id: envelope.require_id("thread/attachmentOwner/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/attachmentOwner/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/attachmentOwner/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/attachmentOwner/list", decoder)?,
                     }
                 }
                 "thread/attachment/remove" => {
                     Self::ThreadAttachmentRemove {
                         id: envelope.require_id("thread/attachment/remove")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/attachment/remove".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/attachment/remove".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/attachment/remove", decoder)?,
                     }
                 }
                 "thread/section/move" => {
                     Self::ThreadSectionMove {
                         id: envelope.require_id("thread/section/move")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/section/move".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/section/move".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/section/move", decoder)?,
                     }
                 }
                 "thread/settings/update" => {
                     Self::ThreadSettingsUpdate {
                         id: envelope.require_id("thread/settings/update")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/settings/update".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/settings/update".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/settings/update", decoder)?,
                     }
                 }
                 "thread/memoryMode/set" => {
                     Self::ThreadMemoryModeSet {
                         id: envelope.require_id("thread/memoryMode/set")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/memoryMode/set".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/memoryMode/set".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/memoryMode/set", decoder)?,
                     }
                 }
                 "thread/memory/read" => {
                     Self::ThreadMemoryRead {
                         id: envelope.require_id("thread/memory/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/memory/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/memory/read".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/memory/read", decoder)?,
                     }
                 }
                 "memory/status" => {
                     Self::MemoryStatus {
                         id: envelope.require_id("memory/status")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "memory/status".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "memory/status".into(),
-                                error,
-                            })?,
+                        params: envelope.params("memory/status", decoder)?,
                     }
                 }
                 "memory/reset" => {
@@ -30567,1557 +28902,499 @@ impl ClientRequest {
                 "thread/unarchive" => {
                     Self::ThreadUnarchive {
                         id: envelope.require_id("thread/unarchive")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/unarchive".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/unarchive".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/unarchive", decoder)?,
                     }
                 }
                 "thread/compact/start" => {
                     Self::ThreadCompactStart {
                         id: envelope.require_id("thread/compact/start")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/compact/start".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/compact/start".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/compact/start", decoder)?,
                     }
                 }
                 "thread/shellCommand" => {
                     Self::ThreadShellCommand {
                         id: envelope.require_id("thread/shellCommand")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/shellCommand".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/shellCommand".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/shellCommand", decoder)?,
                     }
                 }
                 "thread/approveGuardianDeniedAction" => {
                     Self::ThreadApproveGuardianDeniedAction {
                         id: envelope.require_id("thread/approveGuardianDeniedAction")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/approveGuardianDeniedAction".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/approveGuardianDeniedAction".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("thread/approveGuardianDeniedAction", decoder)?,
                     }
                 }
                 "thread/backgroundTerminals/clean" => {
                     Self::ThreadBackgroundTerminalsClean {
                         id: envelope.require_id("thread/backgroundTerminals/clean")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/backgroundTerminals/clean".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/backgroundTerminals/clean".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("thread/backgroundTerminals/clean", decoder)?,
                     }
                 }
                 "thread/backgroundTerminals/list" => {
                     Self::ThreadBackgroundTerminalsList {
                         id: envelope.require_id("thread/backgroundTerminals/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/backgroundTerminals/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/backgroundTerminals/list".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("thread/backgroundTerminals/list", decoder)?,
                     }
                 }
                 "thread/backgroundTerminals/terminate" => {
                     Self::ThreadBackgroundTerminalsTerminate {
                         id: envelope.require_id("thread/backgroundTerminals/terminate")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/backgroundTerminals/terminate".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/backgroundTerminals/terminate".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("thread/backgroundTerminals/terminate", decoder)?,
                     }
                 }
                 "thread/revert" => {
                     Self::ThreadRevert {
                         id: envelope.require_id("thread/revert")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/revert".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/revert".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/revert", decoder)?,
                     }
                 }
                 "thread/list" => {
                     Self::ThreadList {
                         id: envelope.require_id("thread/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/list", decoder)?,
                     }
                 }
                 "project/list" => {
                     Self::ProjectList {
                         id: envelope.require_id("project/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "project/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("project/list", decoder)?,
                     }
                 }
                 "project/read" => {
                     Self::ProjectRead {
                         id: envelope.require_id("project/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "project/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/read".into(),
-                                error,
-                            })?,
+                        params: envelope.params("project/read", decoder)?,
                     }
                 }
                 "project/create" => {
                     Self::ProjectCreate {
                         id: envelope.require_id("project/create")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "project/create".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/create".into(),
-                                error,
-                            })?,
+                        params: envelope.params("project/create", decoder)?,
                     }
                 }
                 "project/import" => {
                     Self::ProjectImport {
                         id: envelope.require_id("project/import")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "project/import".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/import".into(),
-                                error,
-                            })?,
+                        params: envelope.params("project/import", decoder)?,
                     }
                 }
                 "project/update" => {
                     Self::ProjectUpdate {
                         id: envelope.require_id("project/update")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "project/update".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/update".into(),
-                                error,
-                            })?,
+                        params: envelope.params("project/update", decoder)?,
                     }
                 }
                 "project/move" => {
                     Self::ProjectMove {
                         id: envelope.require_id("project/move")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "project/move".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/move".into(),
-                                error,
-                            })?,
+                        params: envelope.params("project/move", decoder)?,
                     }
                 }
                 "project/delete" => {
                     Self::ProjectDelete {
                         id: envelope.require_id("project/delete")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "project/delete".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/delete".into(),
-                                error,
-                            })?,
+                        params: envelope.params("project/delete", decoder)?,
                     }
                 }
                 "threadSection/list" => {
                     Self::ThreadSectionList {
                         id: envelope.require_id("threadSection/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "threadSection/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "threadSection/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("threadSection/list", decoder)?,
                     }
                 }
                 "threadSection/create" => {
                     Self::ThreadSectionCreate {
                         id: envelope.require_id("threadSection/create")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "threadSection/create".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "threadSection/create".into(),
-                                error,
-                            })?,
+                        params: envelope.params("threadSection/create", decoder)?,
                     }
                 }
                 "threadSection/update" => {
                     Self::ThreadSectionUpdate {
                         id: envelope.require_id("threadSection/update")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "threadSection/update".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "threadSection/update".into(),
-                                error,
-                            })?,
+                        params: envelope.params("threadSection/update", decoder)?,
                     }
                 }
                 "threadSection/delete" => {
                     Self::ThreadSectionDelete {
                         id: envelope.require_id("threadSection/delete")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "threadSection/delete".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "threadSection/delete".into(),
-                                error,
-                            })?,
+                        params: envelope.params("threadSection/delete", decoder)?,
                     }
                 }
                 "thread/search" => {
                     Self::ThreadSearch {
                         id: envelope.require_id("thread/search")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/search".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/search".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/search", decoder)?,
                     }
                 }
                 "thread/search/stream" => {
                     Self::ThreadSearchStream {
                         id: envelope.require_id("thread/search/stream")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/search/stream".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/search/stream".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/search/stream", decoder)?,
                     }
                 }
                 "thread/search/cancel" => {
                     Self::ThreadSearchCancel {
                         id: envelope.require_id("thread/search/cancel")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/search/cancel".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/search/cancel".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/search/cancel", decoder)?,
                     }
                 }
                 "thread/search/stream/cancel" => {
                     Self::ThreadSearchStreamCancel {
                         id: envelope.require_id("thread/search/stream/cancel")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/search/stream/cancel".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/search/stream/cancel".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/search/stream/cancel", decoder)?,
                     }
                 }
                 "thread/searchOccurrences" => {
                     Self::ThreadSearchOccurrences {
                         id: envelope.require_id("thread/searchOccurrences")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/searchOccurrences".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/searchOccurrences".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/searchOccurrences", decoder)?,
                     }
                 }
                 "thread/loaded/list" => {
                     Self::ThreadLoadedList {
                         id: envelope.require_id("thread/loaded/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/loaded/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/loaded/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/loaded/list", decoder)?,
                     }
                 }
                 "thread/read" => {
                     Self::ThreadRead {
                         id: envelope.require_id("thread/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/read".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/read", decoder)?,
                     }
                 }
                 "thread/readState/update" => {
                     Self::ThreadReadStateUpdate {
                         id: envelope.require_id("thread/readState/update")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/readState/update".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/readState/update".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/readState/update", decoder)?,
                     }
                 }
                 "thread/turns/list" => {
                     Self::ThreadTurnsList {
                         id: envelope.require_id("thread/turns/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/turns/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/turns/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/turns/list", decoder)?,
                     }
                 }
                 "thread/items/list" => {
                     Self::ThreadItemsList {
                         id: envelope.require_id("thread/items/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/items/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/items/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/items/list", decoder)?,
                     }
                 }
                 "thread/items/read" => {
                     Self::ThreadItemsRead {
                         id: envelope.require_id("thread/items/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/items/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/items/read".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/items/read", decoder)?,
                     }
                 }
                 "thread/guardianReview" => {
                     Self::ThreadGuardianReview {
                         id: envelope.require_id("thread/guardianReview")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/guardianReview".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/guardianReview".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/guardianReview", decoder)?,
                     }
                 }
                 "thread/inject_items" => {
                     Self::ThreadInjectItems {
                         id: envelope.require_id("thread/inject_items")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/inject_items".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/inject_items".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/inject_items", decoder)?,
                     }
                 }
                 "thread/prepareApprovedPlan" => {
                     Self::ThreadPrepareApprovedPlan {
                         id: envelope.require_id("thread/prepareApprovedPlan")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/prepareApprovedPlan".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/prepareApprovedPlan".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/prepareApprovedPlan", decoder)?,
                     }
                 }
                 "skills/list" => {
                     Self::SkillsList {
                         id: envelope.require_id("skills/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "skills/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "skills/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("skills/list", decoder)?,
                     }
                 }
                 "skills/extraRoots/set" => {
                     Self::SkillsExtraRootsSet {
                         id: envelope.require_id("skills/extraRoots/set")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "skills/extraRoots/set".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "skills/extraRoots/set".into(),
-                                error,
-                            })?,
+                        params: envelope.params("skills/extraRoots/set", decoder)?,
                     }
                 }
                 "hooks/list" => {
                     Self::HooksList {
                         id: envelope.require_id("hooks/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "hooks/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "hooks/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("hooks/list", decoder)?,
                     }
                 }
                 "marketplace/add" => {
                     Self::MarketplaceAdd {
                         id: envelope.require_id("marketplace/add")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "marketplace/add".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "marketplace/add".into(),
-                                error,
-                            })?,
+                        params: envelope.params("marketplace/add", decoder)?,
                     }
                 }
                 "marketplace/remove" => {
                     Self::MarketplaceRemove {
                         id: envelope.require_id("marketplace/remove")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "marketplace/remove".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "marketplace/remove".into(),
-                                error,
-                            })?,
+                        params: envelope.params("marketplace/remove", decoder)?,
                     }
                 }
                 "marketplace/upgrade" => {
                     Self::MarketplaceUpgrade {
                         id: envelope.require_id("marketplace/upgrade")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "marketplace/upgrade".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "marketplace/upgrade".into(),
-                                error,
-                            })?,
+                        params: envelope.params("marketplace/upgrade", decoder)?,
                     }
                 }
                 "plugin/list" => {
                     Self::PluginList {
                         id: envelope.require_id("plugin/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/list", decoder)?,
                     }
                 }
                 "plugin/search" => {
                     Self::PluginSearch {
                         id: envelope.require_id("plugin/search")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/search".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/search".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/search", decoder)?,
                     }
                 }
                 "plugin/installed" => {
                     Self::PluginInstalled {
                         id: envelope.require_id("plugin/installed")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/installed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/installed".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/installed", decoder)?,
                     }
                 }
                 "plugin/reconcile" => {
                     Self::PluginReconcile {
                         id: envelope.require_id("plugin/reconcile")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/reconcile".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/reconcile".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/reconcile", decoder)?,
                     }
                 }
                 "plugin/read" => {
                     Self::PluginRead {
                         id: envelope.require_id("plugin/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/read".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/read", decoder)?,
                     }
                 }
                 "plugin/skill/read" => {
                     Self::PluginSkillRead {
                         id: envelope.require_id("plugin/skill/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/skill/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/skill/read".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/skill/read", decoder)?,
                     }
                 }
                 "plugin/share/save" => {
                     Self::PluginShareSave {
                         id: envelope.require_id("plugin/share/save")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/share/save".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/share/save".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/share/save", decoder)?,
                     }
                 }
                 "plugin/share/updateTargets" => {
                     Self::PluginShareUpdateTargets {
                         id: envelope.require_id("plugin/share/updateTargets")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/share/updateTargets".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/share/updateTargets".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/share/updateTargets", decoder)?,
                     }
                 }
                 "plugin/share/list" => {
                     Self::PluginShareList {
                         id: envelope.require_id("plugin/share/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/share/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/share/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/share/list", decoder)?,
                     }
                 }
                 "plugin/share/checkout" => {
                     Self::PluginShareCheckout {
                         id: envelope.require_id("plugin/share/checkout")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/share/checkout".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/share/checkout".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/share/checkout", decoder)?,
                     }
                 }
                 "plugin/share/delete" => {
                     Self::PluginShareDelete {
                         id: envelope.require_id("plugin/share/delete")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/share/delete".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/share/delete".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/share/delete", decoder)?,
                     }
                 }
                 "app/read" => {
                     Self::AppRead {
                         id: envelope.require_id("app/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "app/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "app/read".into(),
-                                error,
-                            })?,
+                        params: envelope.params("app/read", decoder)?,
                     }
                 }
                 "app/list" => {
                     Self::AppList {
                         id: envelope.require_id("app/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "app/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "app/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("app/list", decoder)?,
                     }
                 }
                 "app/installed" => {
                     Self::AppInstalled {
                         id: envelope.require_id("app/installed")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "app/installed".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "app/installed".into(),
-                                error,
-                            })?,
+                        params: envelope.params("app/installed", decoder)?,
                     }
                 }
                 "fs/readFile" => {
                     Self::FsReadFile {
                         id: envelope.require_id("fs/readFile")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fs/readFile".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/readFile".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fs/readFile", decoder)?,
                     }
                 }
                 "fs/writeFile" => {
                     Self::FsWriteFile {
                         id: envelope.require_id("fs/writeFile")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fs/writeFile".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/writeFile".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fs/writeFile", decoder)?,
                     }
                 }
                 "fs/createDirectory" => {
                     Self::FsCreateDirectory {
                         id: envelope.require_id("fs/createDirectory")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fs/createDirectory".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/createDirectory".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fs/createDirectory", decoder)?,
                     }
                 }
                 "fs/getMetadata" => {
                     Self::FsGetMetadata {
                         id: envelope.require_id("fs/getMetadata")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fs/getMetadata".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/getMetadata".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fs/getMetadata", decoder)?,
                     }
                 }
                 "fs/readDirectory" => {
                     Self::FsReadDirectory {
                         id: envelope.require_id("fs/readDirectory")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fs/readDirectory".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/readDirectory".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fs/readDirectory", decoder)?,
                     }
                 }
                 "fs/remove" => {
                     Self::FsRemove {
                         id: envelope.require_id("fs/remove")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fs/remove".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/remove".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fs/remove", decoder)?,
                     }
                 }
                 "fs/copy" => {
                     Self::FsCopy {
                         id: envelope.require_id("fs/copy")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fs/copy".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/copy".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fs/copy", decoder)?,
                     }
                 }
                 "fs/watch" => {
                     Self::FsWatch {
                         id: envelope.require_id("fs/watch")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fs/watch".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/watch".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fs/watch", decoder)?,
                     }
                 }
                 "fs/unwatch" => {
                     Self::FsUnwatch {
                         id: envelope.require_id("fs/unwatch")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fs/unwatch".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/unwatch".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fs/unwatch", decoder)?,
                     }
                 }
                 "skills/config/write" => {
                     Self::SkillsConfigWrite {
                         id: envelope.require_id("skills/config/write")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "skills/config/write".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "skills/config/write".into(),
-                                error,
-                            })?,
+                        params: envelope.params("skills/config/write", decoder)?,
                     }
                 }
                 "plugin/install" => {
                     Self::PluginInstall {
                         id: envelope.require_id("plugin/install")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/install".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/install".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/install", decoder)?,
                     }
                 }
                 "plugin/uninstall" => {
                     Self::PluginUninstall {
                         id: envelope.require_id("plugin/uninstall")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "plugin/uninstall".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/uninstall".into(),
-                                error,
-                            })?,
+                        params: envelope.params("plugin/uninstall", decoder)?,
                     }
                 }
                 "turn/start" => {
                     Self::TurnStart {
                         id: envelope.require_id("turn/start")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "turn/start".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/start".into(),
-                                error,
-                            })?,
+                        params: envelope.params("turn/start", decoder)?,
                     }
                 }
                 "turn/settings/update" => {
                     Self::TurnSettingsUpdate {
                         id: envelope.require_id("turn/settings/update")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "turn/settings/update".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/settings/update".into(),
-                                error,
-                            })?,
+                        params: envelope.params("turn/settings/update", decoder)?,
                     }
                 }
                 "turn/steer" => {
                     Self::TurnSteer {
                         id: envelope.require_id("turn/steer")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "turn/steer".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/steer".into(),
-                                error,
-                            })?,
+                        params: envelope.params("turn/steer", decoder)?,
                     }
                 }
                 "turn/interrupt" => {
                     Self::TurnInterrupt {
                         id: envelope.require_id("turn/interrupt")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "turn/interrupt".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/interrupt".into(),
-                                error,
-                            })?,
+                        params: envelope.params("turn/interrupt", decoder)?,
                     }
                 }
                 "thread/realtime/start" => {
                     Self::ThreadRealtimeStart {
                         id: envelope.require_id("thread/realtime/start")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/start".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/start".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/realtime/start", decoder)?,
                     }
                 }
                 "thread/realtime/appendAudio" => {
                     Self::ThreadRealtimeAppendAudio {
                         id: envelope.require_id("thread/realtime/appendAudio")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/appendAudio".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/appendAudio".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/realtime/appendAudio", decoder)?,
                     }
                 }
                 "thread/realtime/appendText" => {
                     Self::ThreadRealtimeAppendText {
                         id: envelope.require_id("thread/realtime/appendText")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/appendText".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/appendText".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/realtime/appendText", decoder)?,
                     }
                 }
                 "thread/realtime/appendSpeech" => {
                     Self::ThreadRealtimeAppendSpeech {
                         id: envelope.require_id("thread/realtime/appendSpeech")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/appendSpeech".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/appendSpeech".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/realtime/appendSpeech", decoder)?,
                     }
                 }
                 "thread/realtime/stop" => {
                     Self::ThreadRealtimeStop {
                         id: envelope.require_id("thread/realtime/stop")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/stop".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/stop".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/realtime/stop", decoder)?,
                     }
                 }
                 "thread/timeline/list" => {
                     Self::ThreadTimelineList {
                         id: envelope.require_id("thread/timeline/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/timeline/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/timeline/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/timeline/list", decoder)?,
                     }
                 }
                 "thread/realtime/list" => {
                     Self::ThreadRealtimeList {
                         id: envelope.require_id("thread/realtime/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/realtime/list", decoder)?,
                     }
                 }
                 "thread/realtime/listVoices" => {
                     Self::ThreadRealtimeListVoices {
                         id: envelope.require_id("thread/realtime/listVoices")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "thread/realtime/listVoices".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/listVoices".into(),
-                                error,
-                            })?,
+                        params: envelope.params("thread/realtime/listVoices", decoder)?,
                     }
                 }
                 "review/start" => {
                     Self::ReviewStart {
                         id: envelope.require_id("review/start")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "review/start".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "review/start".into(),
-                                error,
-                            })?,
+                        params: envelope.params("review/start", decoder)?,
                     }
                 }
                 "model/list" => {
                     Self::ModelList {
                         id: envelope.require_id("model/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "model/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "model/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("model/list", decoder)?,
                     }
                 }
                 "account/gatewayOAuth/read" => {
                     Self::AccountGatewayOAuthRead {
                         id: envelope.require_id("account/gatewayOAuth/read")?,
-                        params: match envelope.params.as_deref() {
-                            ::std::option::Option::Some(raw) => {
-                                ::std::option::Option::Some(
-                                    decoder
-                                        .decode(raw.get())
-                                        .map_err(|error| DecodeError::Payload {
-                                            method: "account/gatewayOAuth/read".into(),
-                                            error,
-                                        })?,
-                                )
-                            }
-                            ::std::option::Option::None => ::std::option::Option::None,
-                        },
+                        params: envelope
+                            .optional_params("account/gatewayOAuth/read", decoder)?,
                     }
                 }
                 "account/gatewayOAuth/login" => {
                     Self::AccountGatewayOAuthLogin {
                         id: envelope.require_id("account/gatewayOAuth/login")?,
-                        params: match envelope.params.as_deref() {
-                            ::std::option::Option::Some(raw) => {
-                                ::std::option::Option::Some(
-                                    decoder
-                                        .decode(raw.get())
-                                        .map_err(|error| DecodeError::Payload {
-                                            method: "account/gatewayOAuth/login".into(),
-                                            error,
-                                        })?,
-                                )
-                            }
-                            ::std::option::Option::None => ::std::option::Option::None,
-                        },
+                        params: envelope
+                            .optional_params("account/gatewayOAuth/login", decoder)?,
                     }
                 }
                 "account/gatewayOAuth/cancel" => {
@@ -32129,170 +29406,59 @@ impl ClientRequest {
                 "modelProvider/list" => {
                     Self::ModelProviderList {
                         id: envelope.require_id("modelProvider/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "modelProvider/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "modelProvider/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("modelProvider/list", decoder)?,
                     }
                 }
                 "modelProvider/config/write" => {
                     Self::ModelProviderConfigWrite {
                         id: envelope.require_id("modelProvider/config/write")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "modelProvider/config/write".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "modelProvider/config/write".into(),
-                                error,
-                            })?,
+                        params: envelope.params("modelProvider/config/write", decoder)?,
                     }
                 }
                 "modelProvider/default/set" => {
                     Self::ModelProviderDefaultSet {
                         id: envelope.require_id("modelProvider/default/set")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "modelProvider/default/set".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "modelProvider/default/set".into(),
-                                error,
-                            })?,
+                        params: envelope.params("modelProvider/default/set", decoder)?,
                     }
                 }
                 "modelProvider/capabilities/read" => {
                     Self::ModelProviderCapabilitiesRead {
                         id: envelope.require_id("modelProvider/capabilities/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "modelProvider/capabilities/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "modelProvider/capabilities/read".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("modelProvider/capabilities/read", decoder)?,
                     }
                 }
                 "experimentalFeature/list" => {
                     Self::ExperimentalFeatureList {
                         id: envelope.require_id("experimentalFeature/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "experimentalFeature/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "experimentalFeature/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("experimentalFeature/list", decoder)?,
                     }
                 }
                 "permissionProfile/list" => {
                     Self::PermissionProfileList {
                         id: envelope.require_id("permissionProfile/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "permissionProfile/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "permissionProfile/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("permissionProfile/list", decoder)?,
                     }
                 }
                 "experimentalFeature/enablement/set" => {
                     Self::ExperimentalFeatureEnablementSet {
                         id: envelope.require_id("experimentalFeature/enablement/set")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "experimentalFeature/enablement/set".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "experimentalFeature/enablement/set".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("experimentalFeature/enablement/set", decoder)?,
                     }
                 }
                 "remoteControl/enable" => {
                     Self::RemoteControlEnable {
                         id: envelope.require_id("remoteControl/enable")?,
-                        params: match envelope.params.as_deref() {
-                            ::std::option::Option::Some(raw) => {
-                                ::std::option::Option::Some(
-                                    decoder
-                                        .decode(raw.get())
-                                        .map_err(|error| DecodeError::Payload {
-                                            method: "remoteControl/enable".into(),
-                                            error,
-                                        })?,
-                                )
-                            }
-                            ::std::option::Option::None => ::std::option::Option::None,
-                        },
+                        params: envelope
+                            .optional_params("remoteControl/enable", decoder)?,
                     }
                 }
                 "remoteControl/disable" => {
                     Self::RemoteControlDisable {
                         id: envelope.require_id("remoteControl/disable")?,
-                        params: match envelope.params.as_deref() {
-                            ::std::option::Option::Some(raw) => {
-                                ::std::option::Option::Some(
-                                    decoder
-                                        .decode(raw.get())
-                                        .map_err(|error| DecodeError::Payload {
-                                            method: "remoteControl/disable".into(),
-                                            error,
-                                        })?,
-                                )
-                            }
-                            ::std::option::Option::None => ::std::option::Option::None,
-                        },
+                        params: envelope
+                            .optional_params("remoteControl/disable", decoder)?,
                     }
                 }
                 "remoteControl/status/read" => {
@@ -32304,191 +29470,61 @@ impl ClientRequest {
                 "remoteControl/pairing/start" => {
                     Self::RemoteControlPairingStart {
                         id: envelope.require_id("remoteControl/pairing/start")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "remoteControl/pairing/start".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/pairing/start".into(),
-                                error,
-                            })?,
+                        params: envelope.params("remoteControl/pairing/start", decoder)?,
                     }
                 }
                 "remoteControl/pairing/status" => {
                     Self::RemoteControlPairingStatus {
                         id: envelope.require_id("remoteControl/pairing/status")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "remoteControl/pairing/status".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/pairing/status".into(),
-                                error,
-                            })?,
+                        params: envelope.params("remoteControl/pairing/status", decoder)?,
                     }
                 }
                 "remoteControl/client/list" => {
                     Self::RemoteControlClientList {
                         id: envelope.require_id("remoteControl/client/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "remoteControl/client/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/client/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("remoteControl/client/list", decoder)?,
                     }
                 }
                 "remoteControl/client/revoke" => {
                     Self::RemoteControlClientRevoke {
                         id: envelope.require_id("remoteControl/client/revoke")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "remoteControl/client/revoke".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/client/revoke".into(),
-                                error,
-                            })?,
+                        params: envelope.params("remoteControl/client/revoke", decoder)?,
                     }
                 }
                 "collaborationMode/list" => {
                     Self::CollaborationModeList {
                         id: envelope.require_id("collaborationMode/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "collaborationMode/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "collaborationMode/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("collaborationMode/list", decoder)?,
                     }
                 }
                 "mock/experimentalMethod" => {
                     Self::MockExperimentalMethod {
                         id: envelope.require_id("mock/experimentalMethod")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mock/experimentalMethod".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mock/experimentalMethod".into(),
-                                error,
-                            })?,
+                        params: envelope.params("mock/experimentalMethod", decoder)?,
                     }
                 }
                 "environment/add" => {
                     Self::EnvironmentAdd {
                         id: envelope.require_id("environment/add")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "environment/add".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "environment/add".into(),
-                                error,
-                            })?,
+                        params: envelope.params("environment/add", decoder)?,
                     }
                 }
                 "environment/info" => {
                     Self::EnvironmentInfo {
                         id: envelope.require_id("environment/info")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "environment/info".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "environment/info".into(),
-                                error,
-                            })?,
+                        params: envelope.params("environment/info", decoder)?,
                     }
                 }
                 "environment/status" => {
                     Self::EnvironmentStatus {
                         id: envelope.require_id("environment/status")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "environment/status".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "environment/status".into(),
-                                error,
-                            })?,
+                        params: envelope.params("environment/status", decoder)?,
                     }
                 }
                 "mcpServer/oauth/login" => {
                     Self::McpServerOauthLogin {
                         id: envelope.require_id("mcpServer/oauth/login")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mcpServer/oauth/login".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/oauth/login".into(),
-                                error,
-                            })?,
+                        params: envelope.params("mcpServer/oauth/login", decoder)?,
                     }
                 }
                 "config/mcpServer/reload" => {
@@ -32500,115 +29536,37 @@ impl ClientRequest {
                 "mcpServerStatus/list" => {
                     Self::McpServerStatusList {
                         id: envelope.require_id("mcpServerStatus/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mcpServerStatus/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServerStatus/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("mcpServerStatus/list", decoder)?,
                     }
                 }
                 "mcpServer/resource/read" => {
                     Self::McpServerResourceRead {
                         id: envelope.require_id("mcpServer/resource/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mcpServer/resource/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/resource/read".into(),
-                                error,
-                            })?,
+                        params: envelope.params("mcpServer/resource/read", decoder)?,
                     }
                 }
                 "mcpServer/event/stream/start" => {
                     Self::McpServerEventStreamStart {
                         id: envelope.require_id("mcpServer/event/stream/start")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mcpServer/event/stream/start".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/event/stream/start".into(),
-                                error,
-                            })?,
+                        params: envelope.params("mcpServer/event/stream/start", decoder)?,
                     }
                 }
                 "mcpServer/event/stream/stop" => {
                     Self::McpServerEventStreamStop {
                         id: envelope.require_id("mcpServer/event/stream/stop")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mcpServer/event/stream/stop".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/event/stream/stop".into(),
-                                error,
-                            })?,
+                        params: envelope.params("mcpServer/event/stream/stop", decoder)?,
                     }
                 }
                 "mcpServer/tool/call" => {
                     Self::McpServerToolCall {
                         id: envelope.require_id("mcpServer/tool/call")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "mcpServer/tool/call".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/tool/call".into(),
-                                error,
-                            })?,
+                        params: envelope.params("mcpServer/tool/call", decoder)?,
                     }
                 }
                 "windowsSandbox/setupStart" => {
                     Self::WindowsSandboxSetupStart {
                         id: envelope.require_id("windowsSandbox/setupStart")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "windowsSandbox/setupStart".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "windowsSandbox/setupStart".into(),
-                                error,
-                            })?,
+                        params: envelope.params("windowsSandbox/setupStart", decoder)?,
                     }
                 }
                 "windowsSandbox/readiness" => {
@@ -32620,154 +29578,54 @@ impl ClientRequest {
                 "account/login/start" => {
                     Self::AccountLoginStart {
                         id: envelope.require_id("account/login/start")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/login/start".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/login/start".into(),
-                                error,
-                            })?,
+                        params: envelope.params("account/login/start", decoder)?,
                     }
                 }
                 "account/bedrock/discover" => {
                     Self::AccountBedrockDiscover {
                         id: envelope.require_id("account/bedrock/discover")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/bedrock/discover".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/bedrock/discover".into(),
-                                error,
-                            })?,
+                        params: envelope.params("account/bedrock/discover", decoder)?,
                     }
                 }
                 "account/bedrock/setup" => {
                     Self::AccountBedrockSetup {
                         id: envelope.require_id("account/bedrock/setup")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/bedrock/setup".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/bedrock/setup".into(),
-                                error,
-                            })?,
+                        params: envelope.params("account/bedrock/setup", decoder)?,
                     }
                 }
                 "account/gcp/setup" => {
                     Self::AccountGcpSetup {
                         id: envelope.require_id("account/gcp/setup")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/gcp/setup".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/gcp/setup".into(),
-                                error,
-                            })?,
+                        params: envelope.params("account/gcp/setup", decoder)?,
                     }
                 }
                 "account/bedrock/checkGovCloudRequirements" => {
                     Self::AccountBedrockCheckGovCloudRequirements {
                         id: envelope
                             .require_id("account/bedrock/checkGovCloudRequirements")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/bedrock/checkGovCloudRequirements".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/bedrock/checkGovCloudRequirements".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params(
+                                "account/bedrock/checkGovCloudRequirements",
+                                decoder,
+                            )?,
                     }
                 }
                 "account/login/cancel" => {
                     Self::AccountLoginCancel {
                         id: envelope.require_id("account/login/cancel")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/login/cancel".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/login/cancel".into(),
-                                error,
-                            })?,
+                        params: envelope.params("account/login/cancel", decoder)?,
                     }
                 }
                 "accountSession/list" => {
                     Self::AccountSessionList {
                         id: envelope.require_id("accountSession/list")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "accountSession/list".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "accountSession/list".into(),
-                                error,
-                            })?,
+                        params: envelope.params("accountSession/list", decoder)?,
                     }
                 }
                 "accountSession/switch" => {
                     Self::AccountSessionSwitch {
                         id: envelope.require_id("accountSession/switch")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "accountSession/switch".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "accountSession/switch".into(),
-                                error,
-                            })?,
+                        params: envelope.params("accountSession/switch", decoder)?,
                     }
                 }
                 "account/logout" => {
@@ -32785,56 +29643,21 @@ impl ClientRequest {
                 "account/rateLimits/read" => {
                     Self::AccountRateLimitsRead {
                         id: envelope.require_id("account/rateLimits/read")?,
-                        params: match envelope.params.as_deref() {
-                            ::std::option::Option::Some(raw) => {
-                                ::std::option::Option::Some(
-                                    decoder
-                                        .decode(raw.get())
-                                        .map_err(|error| DecodeError::Payload {
-                                            method: "account/rateLimits/read".into(),
-                                            error,
-                                        })?,
-                                )
-                            }
-                            ::std::option::Option::None => ::std::option::Option::None,
-                        },
+                        params: envelope
+                            .optional_params("account/rateLimits/read", decoder)?,
                     }
                 }
                 "account/rateLimitResetCredit/consume" => {
                     Self::AccountRateLimitResetCreditConsume {
                         id: envelope.require_id("account/rateLimitResetCredit/consume")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/rateLimitResetCredit/consume".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/rateLimitResetCredit/consume".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("account/rateLimitResetCredit/consume", decoder)?,
                     }
                 }
                 "account/usage/read" => {
                     Self::AccountUsageRead {
                         id: envelope.require_id("account/usage/read")?,
-                        params: match envelope.params.as_deref() {
-                            ::std::option::Option::Some(raw) => {
-                                ::std::option::Option::Some(
-                                    decoder
-                                        .decode(raw.get())
-                                        .map_err(|error| DecodeError::Payload {
-                                            method: "account/usage/read".into(),
-                                            error,
-                                        })?,
-                                )
-                            }
-                            ::std::option::Option::None => ::std::option::Option::None,
-                        },
+                        params: envelope.optional_params("account/usage/read", decoder)?,
                     }
                 }
                 "account/workspaceMessages/read" => {
@@ -32846,287 +29669,94 @@ impl ClientRequest {
                 "account/sendAddCreditsNudgeEmail" => {
                     Self::AccountSendAddCreditsNudgeEmail {
                         id: envelope.require_id("account/sendAddCreditsNudgeEmail")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/sendAddCreditsNudgeEmail".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/sendAddCreditsNudgeEmail".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("account/sendAddCreditsNudgeEmail", decoder)?,
                     }
                 }
                 "feedback/upload" => {
                     Self::FeedbackUpload {
                         id: envelope.require_id("feedback/upload")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "feedback/upload".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "feedback/upload".into(),
-                                error,
-                            })?,
+                        params: envelope.params("feedback/upload", decoder)?,
                     }
                 }
                 "feedback/save" => {
                     Self::FeedbackSave {
                         id: envelope.require_id("feedback/save")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "feedback/save".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "feedback/save".into(),
-                                error,
-                            })?,
+                        params: envelope.params("feedback/save", decoder)?,
                     }
                 }
                 "command/exec" => {
                     Self::CommandExec {
                         id: envelope.require_id("command/exec")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "command/exec".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "command/exec".into(),
-                                error,
-                            })?,
+                        params: envelope.params("command/exec", decoder)?,
                     }
                 }
                 "command/exec/write" => {
                     Self::CommandExecWrite {
                         id: envelope.require_id("command/exec/write")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "command/exec/write".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "command/exec/write".into(),
-                                error,
-                            })?,
+                        params: envelope.params("command/exec/write", decoder)?,
                     }
                 }
                 "command/exec/terminate" => {
                     Self::CommandExecTerminate {
                         id: envelope.require_id("command/exec/terminate")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "command/exec/terminate".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "command/exec/terminate".into(),
-                                error,
-                            })?,
+                        params: envelope.params("command/exec/terminate", decoder)?,
                     }
                 }
                 "command/exec/resize" => {
                     Self::CommandExecResize {
                         id: envelope.require_id("command/exec/resize")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "command/exec/resize".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "command/exec/resize".into(),
-                                error,
-                            })?,
+                        params: envelope.params("command/exec/resize", decoder)?,
                     }
                 }
                 "process/spawn" => {
                     Self::ProcessSpawn {
                         id: envelope.require_id("process/spawn")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "process/spawn".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "process/spawn".into(),
-                                error,
-                            })?,
+                        params: envelope.params("process/spawn", decoder)?,
                     }
                 }
                 "process/writeStdin" => {
                     Self::ProcessWriteStdin {
                         id: envelope.require_id("process/writeStdin")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "process/writeStdin".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "process/writeStdin".into(),
-                                error,
-                            })?,
+                        params: envelope.params("process/writeStdin", decoder)?,
                     }
                 }
                 "process/kill" => {
                     Self::ProcessKill {
                         id: envelope.require_id("process/kill")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "process/kill".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "process/kill".into(),
-                                error,
-                            })?,
+                        params: envelope.params("process/kill", decoder)?,
                     }
                 }
                 "process/resizePty" => {
                     Self::ProcessResizePty {
                         id: envelope.require_id("process/resizePty")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "process/resizePty".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "process/resizePty".into(),
-                                error,
-                            })?,
+                        params: envelope.params("process/resizePty", decoder)?,
                     }
                 }
                 "config/read" => {
                     Self::ConfigRead {
                         id: envelope.require_id("config/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "config/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "config/read".into(),
-                                error,
-                            })?,
+                        params: envelope.params("config/read", decoder)?,
                     }
                 }
                 "externalAgentConfig/detect" => {
                     Self::ExternalAgentConfigDetect {
                         id: envelope.require_id("externalAgentConfig/detect")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "externalAgentConfig/detect".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "externalAgentConfig/detect".into(),
-                                error,
-                            })?,
+                        params: envelope.params("externalAgentConfig/detect", decoder)?,
                     }
                 }
                 "externalAgentConfig/import" => {
                     Self::ExternalAgentConfigImport {
                         id: envelope.require_id("externalAgentConfig/import")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "externalAgentConfig/import".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "externalAgentConfig/import".into(),
-                                error,
-                            })?,
+                        params: envelope.params("externalAgentConfig/import", decoder)?,
                     }
                 }
                 "externalAgentConfig/import/recordHistory" => {
                     Self::ExternalAgentConfigImportRecordHistory {
                         id: envelope
                             .require_id("externalAgentConfig/import/recordHistory")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "externalAgentConfig/import/recordHistory".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "externalAgentConfig/import/recordHistory".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("externalAgentConfig/import/recordHistory", decoder)?,
                     }
                 }
                 "externalAgentConfig/import/readHistories" => {
@@ -33139,39 +29769,13 @@ impl ClientRequest {
                 "config/value/write" => {
                     Self::ConfigValueWrite {
                         id: envelope.require_id("config/value/write")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "config/value/write".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "config/value/write".into(),
-                                error,
-                            })?,
+                        params: envelope.params("config/value/write", decoder)?,
                     }
                 }
                 "config/batchWrite" => {
                     Self::ConfigBatchWrite {
                         id: envelope.require_id("config/batchWrite")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "config/batchWrite".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "config/batchWrite".into(),
-                                error,
-                            })?,
+                        params: envelope.params("config/batchWrite", decoder)?,
                     }
                 }
                 "configRequirements/read" => {
@@ -33183,102 +29787,39 @@ impl ClientRequest {
                 "account/read" => {
                     Self::AccountRead {
                         id: envelope.require_id("account/read")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "account/read".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/read".into(),
-                                error,
-                            })?,
+                        params: envelope.params("account/read", decoder)?,
                     }
                 }
                 "fuzzyFileSearch" => {
                     Self::FuzzyFileSearch {
                         id: envelope.require_id("fuzzyFileSearch")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fuzzyFileSearch".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fuzzyFileSearch".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fuzzyFileSearch", decoder)?,
                     }
                 }
                 "fuzzyFileSearch/sessionStart" => {
                     Self::FuzzyFileSearchSessionStart {
                         id: envelope.require_id("fuzzyFileSearch/sessionStart")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fuzzyFileSearch/sessionStart".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fuzzyFileSearch/sessionStart".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fuzzyFileSearch/sessionStart", decoder)?,
                     }
                 }
                 "fuzzyFileSearch/sessionUpdate" => {
                     Self::FuzzyFileSearchSessionUpdate {
                         id: envelope.require_id("fuzzyFileSearch/sessionUpdate")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fuzzyFileSearch/sessionUpdate".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fuzzyFileSearch/sessionUpdate".into(),
-                                error,
-                            })?,
+                        params: envelope
+                            .params("fuzzyFileSearch/sessionUpdate", decoder)?,
                     }
                 }
                 "fuzzyFileSearch/sessionStop" => {
                     Self::FuzzyFileSearchSessionStop {
                         id: envelope.require_id("fuzzyFileSearch/sessionStop")?,
-                        params: decoder
-                            .decode(
-                                envelope
-                                    .params
-                                    .as_deref()
-                                    .ok_or_else(|| DecodeError::MissingParams {
-                                        method: "fuzzyFileSearch/sessionStop".into(),
-                                    })?
-                                    .get(),
-                            )
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fuzzyFileSearch/sessionStop".into(),
-                                error,
-                            })?,
+                        params: envelope.params("fuzzyFileSearch/sessionStop", decoder)?,
                     }
                 }
                 other => {
-                    return ::std::result::Result::Err(DecodeError::UnknownMethod {
+                    return ::std::result::Result::Err(::agentwire_protocol::DecodeError::UnknownMethod {
                         union: "ClientRequest",
                         method: other.into(),
+                        known: Self::METHODS,
                     });
                 }
             },
@@ -34256,13 +30797,15 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <RawEnvelope as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::decode(&envelope, &mut SerdeJson).map_err(::serde::de::Error::custom)
+        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
+            .map_err(::serde::de::Error::custom)
     }
 }
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientNotification {
-    ///
     /// Method `initialized`.
     Initialized {},
 }
@@ -34276,12 +30819,12 @@ impl ClientNotification {
         }
     }
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
-    /// [`SerdeJson`] is the plain one, a caller may pass one that tracks JSON paths.
-    pub fn decode<D: PayloadDecoder>(
-        envelope: &RawEnvelope,
+    /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
+    pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
+        envelope: &::agentwire_protocol::RawEnvelope,
         _decoder: &mut D,
-    ) -> ::std::result::Result<Self, DecodeError> {
-        let method = envelope.method.as_deref().ok_or(DecodeError::NoMethod)?;
+    ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
+        let method = envelope.require_method()?;
         ::std::result::Result::Ok(
             match method {
                 "initialized" => {
@@ -34289,9 +30832,10 @@ impl ClientNotification {
                     Self::Initialized {}
                 }
                 other => {
-                    return ::std::result::Result::Err(DecodeError::UnknownMethod {
+                    return ::std::result::Result::Err(::agentwire_protocol::DecodeError::UnknownMethod {
                         union: "ClientNotification",
                         method: other.into(),
+                        known: Self::METHODS,
                     });
                 }
             },
@@ -34317,8 +30861,11 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <RawEnvelope as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::decode(&envelope, &mut SerdeJson).map_err(::serde::de::Error::custom)
+        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
+            .map_err(::serde::de::Error::custom)
     }
 }
 /// The result of a `ServerRequest`, decoded once the method of the request it answers is known.
@@ -34347,117 +30894,108 @@ pub enum ServerRequestResult {
 }
 impl ServerRequestResult {
     /// Decodes `result` as the response to a request of `method`.
-    pub fn decode<D: PayloadDecoder>(
+    pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         method: &str,
         result: &::serde_json::value::RawValue,
         decoder: &mut D,
-    ) -> ::std::result::Result<Self, DecodeError> {
+    ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         ::std::result::Result::Ok(
             match method {
                 "item/commandExecution/requestApproval" => {
                     Self::ItemCommandExecutionRequestApproval(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/commandExecution/requestApproval".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "item/commandExecution/requestApproval",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "item/fileChange/requestApproval" => {
                     Self::ItemFileChangeRequestApproval(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/fileChange/requestApproval".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "item/fileChange/requestApproval",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "item/tool/requestUserInput" => {
                     Self::ItemToolRequestUserInput(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/tool/requestUserInput".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "item/tool/requestUserInput",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "mcpServer/elicitation/request" => {
                     Self::McpServerElicitationRequest(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/elicitation/request".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "mcpServer/elicitation/request",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "item/permissions/requestApproval" => {
                     Self::ItemPermissionsRequestApproval(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/permissions/requestApproval".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "item/permissions/requestApproval",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "item/tool/call" => {
                     Self::ItemToolCall(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "item/tool/call".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "item/tool/call",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/chatgptAuthTokens/refresh" => {
                     Self::AccountChatgptAuthTokensRefresh(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/chatgptAuthTokens/refresh".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/chatgptAuthTokens/refresh",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "attestation/generate" => {
                     Self::AttestationGenerate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "attestation/generate".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "attestation/generate",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "applyPatchApproval" => {
                     Self::ApplyPatchApproval(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "applyPatchApproval".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "applyPatchApproval",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "execCommandApproval" => {
                     Self::ExecCommandApproval(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "execCommandApproval".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "execCommandApproval",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 other => {
-                    return ::std::result::Result::Err(DecodeError::UnknownMethod {
+                    return ::std::result::Result::Err(::agentwire_protocol::DecodeError::UnknownMethod {
                         union: "ServerRequest",
                         method: other.into(),
+                        known: ServerRequest::METHODS,
                     });
                 }
             },
@@ -34908,1907 +31446,1719 @@ pub enum ClientRequestResult {
 }
 impl ClientRequestResult {
     /// Decodes `result` as the response to a request of `method`.
-    pub fn decode<D: PayloadDecoder>(
+    pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         method: &str,
         result: &::serde_json::value::RawValue,
         decoder: &mut D,
-    ) -> ::std::result::Result<Self, DecodeError> {
+    ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         ::std::result::Result::Ok(
             match method {
                 "initialize" => {
                     Self::Initialize(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "initialize".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "initialize",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "server/diagnostics" => {
                     Self::ServerDiagnostics(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "server/diagnostics".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "server/diagnostics",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "userVerification/status" => {
                     Self::UserVerificationStatus(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "userVerification/status".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "userVerification/status",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "userVerification/enroll" => {
                     Self::UserVerificationEnroll(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "userVerification/enroll".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "userVerification/enroll",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "userVerification/delete" => {
                     Self::UserVerificationDelete(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "userVerification/delete".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "userVerification/delete",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "userVerification/verify" => {
                     Self::UserVerificationVerify(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "userVerification/verify".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "userVerification/verify",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "userVerification/cancel" => {
                     Self::UserVerificationCancel(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "userVerification/cancel".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "userVerification/cancel",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/start" => {
                     Self::ThreadStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/start".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/start",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/resume" => {
                     Self::ThreadResume(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/resume".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/resume",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/fork" => {
                     Self::ThreadFork(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/fork".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/fork",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/sample" => {
                     Self::ThreadSample(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/sample".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/sample",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/sample/cancel" => {
                     Self::ThreadSampleCancel(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/sample/cancel".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/sample/cancel",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/archive" => {
                     Self::ThreadArchive(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/archive".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/archive",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/delete" => {
                     Self::ThreadDelete(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/delete".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/delete",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/unsubscribe" => {
                     Self::ThreadUnsubscribe(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/unsubscribe".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/unsubscribe",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/increment_elicitation" => {
                     Self::ThreadIncrementElicitation(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/increment_elicitation".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/increment_elicitation",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/decrement_elicitation" => {
                     Self::ThreadDecrementElicitation(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/decrement_elicitation".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/decrement_elicitation",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/name/set" => {
                     Self::ThreadNameSet(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/name/set".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/name/set",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/prediction/request" => {
                     Self::ThreadPredictionRequest(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/prediction/request".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/prediction/request",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/goal/set" => {
                     Self::ThreadGoalSet(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/goal/set".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/goal/set",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/goal/get" => {
                     Self::ThreadGoalGet(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/goal/get".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/goal/get",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/goal/clear" => {
                     Self::ThreadGoalClear(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/goal/clear".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/goal/clear",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/queue/add" => {
                     Self::ThreadQueueAdd(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/add".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/queue/add",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/queue/list" => {
                     Self::ThreadQueueList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/queue/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/queue/update" => {
                     Self::ThreadQueueUpdate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/update".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/queue/update",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/queue/delete" => {
                     Self::ThreadQueueDelete(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/delete".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/queue/delete",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/queue/reorder" => {
                     Self::ThreadQueueReorder(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/reorder".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/queue/reorder",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/queue/start" => {
                     Self::ThreadQueueStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/queue/start".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/queue/start",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/metadata/update" => {
                     Self::ThreadMetadataUpdate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/metadata/update".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/metadata/update",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/attachment/add" => {
                     Self::ThreadAttachmentAdd(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/attachment/add".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/attachment/add",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/attachment/list" => {
                     Self::ThreadAttachmentList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/attachment/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/attachment/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/attachmentOwner/list" => {
                     Self::ThreadAttachmentOwnerList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/attachmentOwner/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/attachmentOwner/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/attachment/remove" => {
                     Self::ThreadAttachmentRemove(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/attachment/remove".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/attachment/remove",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/section/move" => {
                     Self::ThreadSectionMove(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/section/move".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/section/move",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/settings/update" => {
                     Self::ThreadSettingsUpdate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/settings/update".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/settings/update",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/memoryMode/set" => {
                     Self::ThreadMemoryModeSet(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/memoryMode/set".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/memoryMode/set",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/memory/read" => {
                     Self::ThreadMemoryRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/memory/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/memory/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "memory/status" => {
                     Self::MemoryStatus(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "memory/status".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "memory/status",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "memory/reset" => {
                     Self::MemoryReset(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "memory/reset".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "memory/reset",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "rollout/compress" => {
                     Self::RolloutCompress(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "rollout/compress".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "rollout/compress",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/unarchive" => {
                     Self::ThreadUnarchive(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/unarchive".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/unarchive",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/compact/start" => {
                     Self::ThreadCompactStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/compact/start".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/compact/start",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/shellCommand" => {
                     Self::ThreadShellCommand(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/shellCommand".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/shellCommand",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/approveGuardianDeniedAction" => {
                     Self::ThreadApproveGuardianDeniedAction(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/approveGuardianDeniedAction".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/approveGuardianDeniedAction",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/backgroundTerminals/clean" => {
                     Self::ThreadBackgroundTerminalsClean(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/backgroundTerminals/clean".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/backgroundTerminals/clean",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/backgroundTerminals/list" => {
                     Self::ThreadBackgroundTerminalsList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/backgroundTerminals/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/backgroundTerminals/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/backgroundTerminals/terminate" => {
                     Self::ThreadBackgroundTerminalsTerminate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/backgroundTerminals/terminate".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/backgroundTerminals/terminate",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/revert" => {
                     Self::ThreadRevert(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/revert".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/revert",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/list" => {
                     Self::ThreadList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "project/list" => {
                     Self::ProjectList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "project/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "project/read" => {
                     Self::ProjectRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "project/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "project/create" => {
                     Self::ProjectCreate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/create".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "project/create",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "project/import" => {
                     Self::ProjectImport(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/import".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "project/import",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "project/update" => {
                     Self::ProjectUpdate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/update".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "project/update",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "project/move" => {
                     Self::ProjectMove(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/move".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "project/move",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "project/delete" => {
                     Self::ProjectDelete(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "project/delete".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "project/delete",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "threadSection/list" => {
                     Self::ThreadSectionList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "threadSection/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "threadSection/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "threadSection/create" => {
                     Self::ThreadSectionCreate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "threadSection/create".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "threadSection/create",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "threadSection/update" => {
                     Self::ThreadSectionUpdate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "threadSection/update".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "threadSection/update",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "threadSection/delete" => {
                     Self::ThreadSectionDelete(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "threadSection/delete".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "threadSection/delete",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/search" => {
                     Self::ThreadSearch(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/search".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/search",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/search/stream" => {
                     Self::ThreadSearchStream(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/search/stream".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/search/stream",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/search/cancel" => {
                     Self::ThreadSearchCancel(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/search/cancel".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/search/cancel",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/search/stream/cancel" => {
                     Self::ThreadSearchStreamCancel(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/search/stream/cancel".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/search/stream/cancel",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/searchOccurrences" => {
                     Self::ThreadSearchOccurrences(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/searchOccurrences".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/searchOccurrences",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/loaded/list" => {
                     Self::ThreadLoadedList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/loaded/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/loaded/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/read" => {
                     Self::ThreadRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/readState/update" => {
                     Self::ThreadReadStateUpdate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/readState/update".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/readState/update",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/turns/list" => {
                     Self::ThreadTurnsList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/turns/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/turns/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/items/list" => {
                     Self::ThreadItemsList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/items/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/items/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/items/read" => {
                     Self::ThreadItemsRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/items/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/items/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/guardianReview" => {
                     Self::ThreadGuardianReview(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/guardianReview".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/guardianReview",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/inject_items" => {
                     Self::ThreadInjectItems(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/inject_items".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/inject_items",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/prepareApprovedPlan" => {
                     Self::ThreadPrepareApprovedPlan(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/prepareApprovedPlan".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/prepareApprovedPlan",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "skills/list" => {
                     Self::SkillsList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "skills/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "skills/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "skills/extraRoots/set" => {
                     Self::SkillsExtraRootsSet(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "skills/extraRoots/set".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "skills/extraRoots/set",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "hooks/list" => {
                     Self::HooksList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "hooks/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "hooks/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "marketplace/add" => {
                     Self::MarketplaceAdd(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "marketplace/add".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "marketplace/add",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "marketplace/remove" => {
                     Self::MarketplaceRemove(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "marketplace/remove".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "marketplace/remove",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "marketplace/upgrade" => {
                     Self::MarketplaceUpgrade(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "marketplace/upgrade".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "marketplace/upgrade",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/list" => {
                     Self::PluginList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/search" => {
                     Self::PluginSearch(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/search".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/search",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/installed" => {
                     Self::PluginInstalled(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/installed".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/installed",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/reconcile" => {
                     Self::PluginReconcile(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/reconcile".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/reconcile",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/read" => {
                     Self::PluginRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/skill/read" => {
                     Self::PluginSkillRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/skill/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/skill/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/share/save" => {
                     Self::PluginShareSave(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/share/save".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/share/save",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/share/updateTargets" => {
                     Self::PluginShareUpdateTargets(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/share/updateTargets".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/share/updateTargets",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/share/list" => {
                     Self::PluginShareList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/share/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/share/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/share/checkout" => {
                     Self::PluginShareCheckout(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/share/checkout".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/share/checkout",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/share/delete" => {
                     Self::PluginShareDelete(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/share/delete".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/share/delete",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "app/read" => {
                     Self::AppRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "app/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "app/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "app/list" => {
                     Self::AppList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "app/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "app/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "app/installed" => {
                     Self::AppInstalled(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "app/installed".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "app/installed",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fs/readFile" => {
                     Self::FsReadFile(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/readFile".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fs/readFile",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fs/writeFile" => {
                     Self::FsWriteFile(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/writeFile".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fs/writeFile",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fs/createDirectory" => {
                     Self::FsCreateDirectory(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/createDirectory".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fs/createDirectory",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fs/getMetadata" => {
                     Self::FsGetMetadata(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/getMetadata".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fs/getMetadata",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fs/readDirectory" => {
                     Self::FsReadDirectory(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/readDirectory".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fs/readDirectory",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fs/remove" => {
                     Self::FsRemove(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/remove".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fs/remove",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fs/copy" => {
                     Self::FsCopy(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/copy".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fs/copy",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fs/watch" => {
                     Self::FsWatch(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/watch".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fs/watch",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fs/unwatch" => {
                     Self::FsUnwatch(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fs/unwatch".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fs/unwatch",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "skills/config/write" => {
                     Self::SkillsConfigWrite(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "skills/config/write".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "skills/config/write",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/install" => {
                     Self::PluginInstall(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/install".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/install",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "plugin/uninstall" => {
                     Self::PluginUninstall(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "plugin/uninstall".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "plugin/uninstall",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "turn/start" => {
                     Self::TurnStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/start".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "turn/start",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "turn/settings/update" => {
                     Self::TurnSettingsUpdate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/settings/update".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "turn/settings/update",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "turn/steer" => {
                     Self::TurnSteer(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/steer".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "turn/steer",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "turn/interrupt" => {
                     Self::TurnInterrupt(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "turn/interrupt".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "turn/interrupt",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/realtime/start" => {
                     Self::ThreadRealtimeStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/start".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/realtime/start",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/realtime/appendAudio" => {
                     Self::ThreadRealtimeAppendAudio(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/appendAudio".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/realtime/appendAudio",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/realtime/appendText" => {
                     Self::ThreadRealtimeAppendText(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/appendText".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/realtime/appendText",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/realtime/appendSpeech" => {
                     Self::ThreadRealtimeAppendSpeech(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/appendSpeech".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/realtime/appendSpeech",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/realtime/stop" => {
                     Self::ThreadRealtimeStop(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/stop".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/realtime/stop",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/timeline/list" => {
                     Self::ThreadTimelineList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/timeline/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/timeline/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/realtime/list" => {
                     Self::ThreadRealtimeList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/realtime/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "thread/realtime/listVoices" => {
                     Self::ThreadRealtimeListVoices(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "thread/realtime/listVoices".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "thread/realtime/listVoices",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "review/start" => {
                     Self::ReviewStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "review/start".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "review/start",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "model/list" => {
                     Self::ModelList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "model/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "model/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/gatewayOAuth/read" => {
                     Self::AccountGatewayOAuthRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/gatewayOAuth/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/gatewayOAuth/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/gatewayOAuth/login" => {
                     Self::AccountGatewayOAuthLogin(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/gatewayOAuth/login".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/gatewayOAuth/login",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/gatewayOAuth/cancel" => {
                     Self::AccountGatewayOAuthCancel(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/gatewayOAuth/cancel".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/gatewayOAuth/cancel",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "modelProvider/list" => {
                     Self::ModelProviderList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "modelProvider/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "modelProvider/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "modelProvider/config/write" => {
                     Self::ModelProviderConfigWrite(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "modelProvider/config/write".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "modelProvider/config/write",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "modelProvider/default/set" => {
                     Self::ModelProviderDefaultSet(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "modelProvider/default/set".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "modelProvider/default/set",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "modelProvider/capabilities/read" => {
                     Self::ModelProviderCapabilitiesRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "modelProvider/capabilities/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "modelProvider/capabilities/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "experimentalFeature/list" => {
                     Self::ExperimentalFeatureList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "experimentalFeature/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "experimentalFeature/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "permissionProfile/list" => {
                     Self::PermissionProfileList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "permissionProfile/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "permissionProfile/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "experimentalFeature/enablement/set" => {
                     Self::ExperimentalFeatureEnablementSet(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "experimentalFeature/enablement/set".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "experimentalFeature/enablement/set",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "remoteControl/enable" => {
                     Self::RemoteControlEnable(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/enable".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "remoteControl/enable",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "remoteControl/disable" => {
                     Self::RemoteControlDisable(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/disable".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "remoteControl/disable",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "remoteControl/status/read" => {
                     Self::RemoteControlStatusRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/status/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "remoteControl/status/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "remoteControl/pairing/start" => {
                     Self::RemoteControlPairingStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/pairing/start".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "remoteControl/pairing/start",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "remoteControl/pairing/status" => {
                     Self::RemoteControlPairingStatus(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/pairing/status".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "remoteControl/pairing/status",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "remoteControl/client/list" => {
                     Self::RemoteControlClientList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/client/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "remoteControl/client/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "remoteControl/client/revoke" => {
                     Self::RemoteControlClientRevoke(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "remoteControl/client/revoke".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "remoteControl/client/revoke",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "collaborationMode/list" => {
                     Self::CollaborationModeList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "collaborationMode/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "collaborationMode/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "mock/experimentalMethod" => {
                     Self::MockExperimentalMethod(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mock/experimentalMethod".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "mock/experimentalMethod",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "environment/add" => {
                     Self::EnvironmentAdd(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "environment/add".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "environment/add",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "environment/info" => {
                     Self::EnvironmentInfo(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "environment/info".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "environment/info",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "environment/status" => {
                     Self::EnvironmentStatus(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "environment/status".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "environment/status",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "mcpServer/oauth/login" => {
                     Self::McpServerOauthLogin(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/oauth/login".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "mcpServer/oauth/login",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "config/mcpServer/reload" => {
                     Self::ConfigMcpServerReload(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "config/mcpServer/reload".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "config/mcpServer/reload",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "mcpServerStatus/list" => {
                     Self::McpServerStatusList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServerStatus/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "mcpServerStatus/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "mcpServer/resource/read" => {
                     Self::McpServerResourceRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/resource/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "mcpServer/resource/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "mcpServer/event/stream/start" => {
                     Self::McpServerEventStreamStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/event/stream/start".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "mcpServer/event/stream/start",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "mcpServer/event/stream/stop" => {
                     Self::McpServerEventStreamStop(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/event/stream/stop".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "mcpServer/event/stream/stop",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "mcpServer/tool/call" => {
                     Self::McpServerToolCall(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "mcpServer/tool/call".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "mcpServer/tool/call",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "windowsSandbox/setupStart" => {
                     Self::WindowsSandboxSetupStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "windowsSandbox/setupStart".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "windowsSandbox/setupStart",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "windowsSandbox/readiness" => {
                     Self::WindowsSandboxReadiness(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "windowsSandbox/readiness".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "windowsSandbox/readiness",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/login/start" => {
                     Self::AccountLoginStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/login/start".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/login/start",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/bedrock/discover" => {
                     Self::AccountBedrockDiscover(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/bedrock/discover".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/bedrock/discover",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/bedrock/setup" => {
                     Self::AccountBedrockSetup(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/bedrock/setup".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/bedrock/setup",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/gcp/setup" => {
                     Self::AccountGcpSetup(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/gcp/setup".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/gcp/setup",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/bedrock/checkGovCloudRequirements" => {
                     Self::AccountBedrockCheckGovCloudRequirements(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/bedrock/checkGovCloudRequirements".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/bedrock/checkGovCloudRequirements",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/login/cancel" => {
                     Self::AccountLoginCancel(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/login/cancel".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/login/cancel",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "accountSession/list" => {
                     Self::AccountSessionList(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "accountSession/list".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "accountSession/list",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "accountSession/switch" => {
                     Self::AccountSessionSwitch(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "accountSession/switch".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "accountSession/switch",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/logout" => {
                     Self::AccountLogout(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/logout".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/logout",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/securitySetup/read" => {
                     Self::AccountSecuritySetupRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/securitySetup/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/securitySetup/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/rateLimits/read" => {
                     Self::AccountRateLimitsRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/rateLimits/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/rateLimits/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/rateLimitResetCredit/consume" => {
                     Self::AccountRateLimitResetCreditConsume(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/rateLimitResetCredit/consume".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/rateLimitResetCredit/consume",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/usage/read" => {
                     Self::AccountUsageRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/usage/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/usage/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/workspaceMessages/read" => {
                     Self::AccountWorkspaceMessagesRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/workspaceMessages/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/workspaceMessages/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/sendAddCreditsNudgeEmail" => {
                     Self::AccountSendAddCreditsNudgeEmail(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/sendAddCreditsNudgeEmail".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/sendAddCreditsNudgeEmail",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "feedback/upload" => {
                     Self::FeedbackUpload(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "feedback/upload".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "feedback/upload",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "feedback/save" => {
                     Self::FeedbackSave(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "feedback/save".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "feedback/save",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "command/exec" => {
                     Self::CommandExec(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "command/exec".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "command/exec",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "command/exec/write" => {
                     Self::CommandExecWrite(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "command/exec/write".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "command/exec/write",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "command/exec/terminate" => {
                     Self::CommandExecTerminate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "command/exec/terminate".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "command/exec/terminate",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "command/exec/resize" => {
                     Self::CommandExecResize(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "command/exec/resize".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "command/exec/resize",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "process/spawn" => {
                     Self::ProcessSpawn(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "process/spawn".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "process/spawn",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "process/writeStdin" => {
                     Self::ProcessWriteStdin(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "process/writeStdin".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "process/writeStdin",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "process/kill" => {
                     Self::ProcessKill(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "process/kill".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "process/kill",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "process/resizePty" => {
                     Self::ProcessResizePty(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "process/resizePty".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "process/resizePty",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "config/read" => {
                     Self::ConfigRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "config/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "config/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "externalAgentConfig/detect" => {
                     Self::ExternalAgentConfigDetect(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "externalAgentConfig/detect".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "externalAgentConfig/detect",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "externalAgentConfig/import" => {
                     Self::ExternalAgentConfigImport(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "externalAgentConfig/import".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "externalAgentConfig/import",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "externalAgentConfig/import/recordHistory" => {
                     Self::ExternalAgentConfigImportRecordHistory(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "externalAgentConfig/import/recordHistory".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "externalAgentConfig/import/recordHistory",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "externalAgentConfig/import/readHistories" => {
                     Self::ExternalAgentConfigImportReadHistories(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "externalAgentConfig/import/readHistories".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "externalAgentConfig/import/readHistories",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "config/value/write" => {
                     Self::ConfigValueWrite(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "config/value/write".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "config/value/write",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "config/batchWrite" => {
                     Self::ConfigBatchWrite(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "config/batchWrite".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "config/batchWrite",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "configRequirements/read" => {
                     Self::ConfigRequirementsRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "configRequirements/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "configRequirements/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "account/read" => {
                     Self::AccountRead(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "account/read".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "account/read",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fuzzyFileSearch" => {
                     Self::FuzzyFileSearch(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fuzzyFileSearch".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fuzzyFileSearch",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fuzzyFileSearch/sessionStart" => {
                     Self::FuzzyFileSearchSessionStart(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fuzzyFileSearch/sessionStart".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fuzzyFileSearch/sessionStart",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fuzzyFileSearch/sessionUpdate" => {
                     Self::FuzzyFileSearchSessionUpdate(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fuzzyFileSearch/sessionUpdate".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fuzzyFileSearch/sessionUpdate",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 "fuzzyFileSearch/sessionStop" => {
                     Self::FuzzyFileSearchSessionStop(
-                        decoder
-                            .decode(result.get())
-                            .map_err(|error| DecodeError::Payload {
-                                method: "fuzzyFileSearch/sessionStop".into(),
-                                error,
-                            })?,
+                        ::agentwire_protocol::RawEnvelope::decode_result(
+                            "fuzzyFileSearch/sessionStop",
+                            result,
+                            decoder,
+                        )?,
                     )
                 }
                 other => {
-                    return ::std::result::Result::Err(DecodeError::UnknownMethod {
+                    return ::std::result::Result::Err(::agentwire_protocol::DecodeError::UnknownMethod {
                         union: "ClientRequest",
                         method: other.into(),
+                        known: ClientRequest::METHODS,
                     });
                 }
             },

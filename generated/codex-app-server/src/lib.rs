@@ -4,7 +4,8 @@
 //! Dispatch unions decode envelope-first: the `method` is read, the `params` kept as raw JSON,
 //! and only the payload type the method names is decoded, so errors name the method and point
 //! into the payload. Responses are decoded through [`ClientRequestResult`] and
-//! [`ServerRequestResult`] once the method of the request they answer is known.
+//! [`ServerRequestResult`] once the method of the request they answer is known. The JSON-RPC
+//! runtime (ids, envelope, decoders, errors) is `agentwire-protocol`'s, re-exported here.
 #![deny(warnings)]
 // Schema prose (Markdown, bare URLs, `[links]` to Rust items upstream) becomes doc comments as is.
 #![allow(rustdoc::all)]
@@ -15,3 +16,8 @@
 mod generated;
 
 pub use generated::*;
+
+pub use agentwire_protocol::{
+    DecodeError, ErrorObject, MessageKind, PayloadDecoder, PayloadError, RawEnvelope, RawJson, RequestId, SerdeJson,
+    TagDecodeError,
+};

@@ -14,6 +14,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value};
 
+pub(crate) use super::names::pascal_case;
+
 /// The schema file, relative to the workspace root.
 pub const SCHEMA_PATH: &str = "schemas/canonical/provider-runtime.schema.json";
 
@@ -217,21 +219,6 @@ impl PropType {
             _ => None,
         }
     }
-}
-
-/// PascalCase of an enum value or event type: each run of letters and digits starts upper case,
-/// the rest is kept (`inProgress` -> `InProgress`, `codex.app-server.notification` ->
-/// `CodexAppServerNotification`, `assistant_text` -> `AssistantText`).
-pub fn pascal_case(value: &str) -> String {
-    value
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|segment| !segment.is_empty())
-        .map(|segment| {
-            let mut chars = segment.chars();
-            let first = chars.next().expect("non-empty segment");
-            first.to_ascii_uppercase().to_string() + chars.as_str()
-        })
-        .collect()
 }
 
 /// Reads and checks the canonical schema.

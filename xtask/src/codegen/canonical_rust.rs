@@ -15,10 +15,12 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::canonical_model::{EnumDef, Model, ObjectDef, PropType, Property, SCHEMA_PATH, pascal_case};
+use super::canonical_model::{EnumDef, Model, ObjectDef, PropType, Property, SCHEMA_PATH};
+use super::docs::doc_lines as docs;
+use super::names::{field_ident, pascal_case, type_ident};
 use super::{GeneratedFile, rust_output};
 
 const CRATE_DIR: &str = "generated/canonical";
@@ -50,9 +52,8 @@ const CRATE_ATTRIBUTES: &str = "\
 #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
 ";
 
-pub fn generate(model: &Model) -> Result<Vec<GeneratedFile>> {
+pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> {
     check_raw_value_fields(model)?;
-    let support = support(model);
     let ids = model.ids.iter().map(|def| {
         newtype(
             &def.name,
@@ -74,7 +75,14 @@ pub fn generate(model: &Model) -> Result<Vec<GeneratedFile>> {
     let runtime_event = runtime_event(model);
     let provider_runtime_event = provider_runtime_event(model);
     let tokens = quote! {
-        #support
+        use std::fmt;
+
+        use serde::de::Error as _;
+        use serde::ser::SerializeMap as _;
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        use crate::support::{InvalidValue, Str, check_date_time, check_trimmed_non_empty, next_field};
+
         #(#ids)*
         #(#datetimes)*
         #(#enums)*
@@ -82,16 +90,48 @@ pub fn generate(model: &Model) -> Result<Vec<GeneratedFile>> {
         #runtime_event
         #provider_runtime_event
     };
+    let file = rust_output::parse(CRATE_DIR, tokens)?;
     let crate_dir = Path::new(CRATE_DIR);
-    rust_output::crate_files(
-        crate_dir,
-        PACKAGE,
-        "The canonical provider-runtime event model (V2) shared by every agentwire source, generated from its JSON Schema.",
-        SCHEMA_PATH,
-        CRATE_ATTRIBUTES,
-        tokens,
-    )
+    let mut files = rust_output::crate_files(
+        &rust_output::Crate {
+            dir: crate_dir,
+            package: PACKAGE,
+            description: "The canonical provider-runtime event model (V2) shared by every agentwire source, generated from its JSON Schema.",
+            source: SCHEMA_PATH,
+            inner: CRATE_ATTRIBUTES,
+            lib_items: LIB_ITEMS,
+            protocol: false,
+        },
+        &file,
+    );
+    files.push(GeneratedFile {
+        path: crate_dir.join("src/support.rs"),
+        contents: SUPPORT.to_string(),
+    });
+    files.push(GeneratedFile {
+        path: crate_dir.join(SCHEMA_COPY),
+        contents: schema_text.to_string(),
+    });
+    Ok(files)
 }
+
+/// The crate's runtime support, a hand-written source file copied as it is.
+const SUPPORT: &str = include_str!("canonical_support.rs");
+
+/// Where the crate carries its copy of the schema, so it is publishable alone.
+const SCHEMA_COPY: &str = "provider-runtime.schema.json";
+
+/// `lib.rs` after the generated module: the support module and the schema text.
+const LIB_ITEMS: &str = r#"
+mod support;
+
+pub use support::InvalidValue;
+
+/// The canonical JSON Schema these types were generated from, as the text of
+/// `schemas/canonical/provider-runtime.schema.json` (validators compile it; `x-eventType` names the
+/// event definition of each `type`).
+pub const SCHEMA_JSON: &str = include_str!("../provider-runtime.schema.json");
+"#;
 
 fn check_raw_value_fields(model: &Model) -> Result<()> {
     for (object, field) in RAW_VALUE_FIELDS {
@@ -112,40 +152,6 @@ fn check_raw_value_fields(model: &Model) -> Result<()> {
 
 fn is_raw_value(object: &str, field: &str) -> bool {
     RAW_VALUE_FIELDS.contains(&(object, field))
-}
-
-/// `#[doc]` attributes, one per line of `text`.
-fn docs(text: &str) -> TokenStream {
-    let lines = text.trim().lines().map(|line| {
-        let line = line.trim_end();
-        let line = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
-        quote!(#[doc = #line])
-    });
-    quote!(#(#lines)*)
-}
-
-fn type_ident(name: &str) -> Ident {
-    format_ident!("{name}")
-}
-
-/// The snake_case field name of a camelCase key, raw (`r#type`) if it is a keyword.
-fn field_ident(key: &str) -> Ident {
-    const KEYWORDS: &[&str] = &[
-        "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn", "else", "enum",
-        "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod",
-        "move", "mut", "override", "priv", "pub", "ref", "return", "static", "struct", "trait", "true", "try", "type",
-        "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
-    ];
-    let snake = heck::AsSnakeCase(key).to_string();
-    match snake.as_str() {
-        "self" | "super" | "crate" => format_ident!("{snake}_"),
-        word if KEYWORDS.contains(&word) => Ident::new_raw(word, Span::call_site()),
-        _ => format_ident!("{snake}"),
-    }
 }
 
 /// The Rust type of a property shape (without the `Option` of an optional property).
@@ -255,222 +261,6 @@ fn map_visitor(value: TokenStream, expecting: &str, slots: &[Slot], build: Token
 
         deserializer.deserialize_map(Visitor)
     }
-}
-
-/// The crate's shared items: the error type, the validators and the serde helpers actually used.
-fn support(model: &Model) -> TokenStream {
-    let mut items = quote! {
-        use std::fmt;
-
-        use serde::de::Error as _;
-        use serde::ser::SerializeMap as _;
-        use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-        /// A string that is not a valid value of a validated type (an id or a date-time).
-        #[derive(Clone, Debug, PartialEq, Eq)]
-        pub struct InvalidValue {
-            type_name: &'static str,
-            reason: &'static str,
-            value: String,
-        }
-
-        impl InvalidValue {
-            fn new(type_name: &'static str, reason: &'static str, value: &str) -> Self {
-                Self { type_name, reason, value: value.to_owned() }
-            }
-
-            /// The type the value was meant for, e.g. `EventId`.
-            pub fn type_name(&self) -> &'static str {
-                self.type_name
-            }
-
-            /// Why the value was rejected.
-            pub fn reason(&self) -> &'static str {
-                self.reason
-            }
-
-            /// The rejected value.
-            pub fn value(&self) -> &str {
-                &self.value
-            }
-        }
-
-        impl fmt::Display for InvalidValue {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                const SHOWN: usize = 80;
-                let shown = match self.value.char_indices().nth(SHOWN) {
-                    Some((end, _)) => format!("{:?}...", &self.value[..end]),
-                    None => format!("{:?}", self.value),
-                };
-                write!(f, "invalid {}: {} (got {shown})", self.type_name, self.reason)
-            }
-        }
-
-        impl std::error::Error for InvalidValue {}
-    };
-    if !model.ids.is_empty() {
-        items.extend(quote! {
-            /// ECMAScript `\s` (WhiteSpace and LineTerminator), the whitespace of the schema's id
-            /// pattern `^\S(.*\S)?$`.
-            fn is_ecmascript_space(c: char) -> bool {
-                matches!(
-                    c,
-                    '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}'
-                        | '\u{2000}'..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}'
-                        | '\u{3000}' | '\u{feff}'
-                )
-            }
-
-            /// The schema's id pattern `^\S(.*\S)?$`: non-empty, no whitespace at either end, and
-            /// (as `.` matches no line terminator) no line break inside.
-            fn check_trimmed_non_empty(value: &str) -> Result<(), &'static str> {
-                let (Some(first), Some(last)) = (value.chars().next(), value.chars().next_back()) else {
-                    return Err("must not be empty");
-                };
-                if is_ecmascript_space(first) || is_ecmascript_space(last) {
-                    return Err("must not start or end with whitespace");
-                }
-                if value.contains(['\n', '\r', '\u{2028}', '\u{2029}']) {
-                    return Err("must not contain a line break");
-                }
-                Ok(())
-            }
-        });
-    }
-    if !model.datetimes.is_empty() {
-        items.extend(quote! {
-            /// RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS`, an optional fraction, then `Z` or
-            /// `+hh:mm`/`-hh:mm` (`T` and `Z` may be lower case, RFC 3339 5.6); fields in range
-            /// (days per month and leap years, second 60 only at 23:59 UTC, a leap second).
-            fn check_date_time(value: &str) -> Result<(), &'static str> {
-                const SHAPE: &str =
-                    "must be an RFC 3339 date-time like 2026-05-14T09:21:07.412Z (date, `T`, time, optional fraction, `Z` or +hh:mm)";
-                fn number(bytes: &[u8], at: usize, len: usize) -> Option<u32> {
-                    bytes.get(at..at + len)?.iter().try_fold(0, |acc: u32, byte| {
-                        byte.is_ascii_digit().then(|| acc * 10 + u32::from(byte - b'0'))
-                    })
-                }
-                let bytes = value.as_bytes();
-                let at = |index: usize| bytes.get(index).copied();
-                let (Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)) = (
-                    number(bytes, 0, 4),
-                    number(bytes, 5, 2),
-                    number(bytes, 8, 2),
-                    number(bytes, 11, 2),
-                    number(bytes, 14, 2),
-                    number(bytes, 17, 2),
-                ) else {
-                    return Err(SHAPE);
-                };
-                if at(4) != Some(b'-') || at(7) != Some(b'-') || !matches!(at(10), Some(b'T' | b't')) || at(13) != Some(b':')
-                    || at(16) != Some(b':')
-                {
-                    return Err(SHAPE);
-                }
-                let mut end = 19;
-                if at(end) == Some(b'.') {
-                    let digits = bytes[end + 1..].iter().take_while(|byte| byte.is_ascii_digit()).count();
-                    if digits == 0 {
-                        return Err(SHAPE);
-                    }
-                    end += 1 + digits;
-                }
-                // The offset east of UTC, in minutes.
-                let offset = match at(end) {
-                    Some(b'Z' | b'z') => {
-                        end += 1;
-                        0
-                    }
-                    Some(sign @ (b'+' | b'-')) => {
-                        let (Some(offset_hour), Some(offset_minute)) = (number(bytes, end + 1, 2), number(bytes, end + 4, 2))
-                        else {
-                            return Err(SHAPE);
-                        };
-                        if at(end + 3) != Some(b':') {
-                            return Err(SHAPE);
-                        }
-                        if offset_hour > 23 || offset_minute > 59 {
-                            return Err("the UTC offset is out of range");
-                        }
-                        end += 6;
-                        let minutes = i64::from(offset_hour * 60 + offset_minute);
-                        if sign == b'+' { minutes } else { -minutes }
-                    }
-                    _ => return Err(SHAPE),
-                };
-                if end != bytes.len() {
-                    return Err(SHAPE);
-                }
-                let leap_year = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-                let days_in_month = match month {
-                    1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-                    4 | 6 | 9 | 11 => 30,
-                    2 if leap_year => 29,
-                    2 => 28,
-                    _ => return Err("the month is out of range"),
-                };
-                if day == 0 || day > days_in_month {
-                    return Err("the day is out of range");
-                }
-                if hour > 23 || minute > 59 || second > 60 {
-                    return Err("the time of day is out of range");
-                }
-                // A leap second is inserted at 23:59:60 UTC only.
-                if second == 60 && (i64::from(hour * 60 + minute) - offset).rem_euclid(24 * 60) != 23 * 60 + 59 {
-                    return Err("a leap second (second 60) must fall at 23:59 UTC");
-                }
-                Ok(())
-            }
-        });
-    }
-    items.extend(quote! {
-        /// A JSON string (an object key or an enum value), borrowed from the input when it can be.
-        struct Str<'de>(std::borrow::Cow<'de, str>);
-
-        impl<'de> Deserialize<'de> for Str<'de> {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                struct Visitor;
-
-                impl<'de> serde::de::Visitor<'de> for Visitor {
-                    type Value = Str<'de>;
-
-                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                        f.write_str("a string")
-                    }
-
-                    fn visit_borrowed_str<E: serde::de::Error>(self, value: &'de str) -> Result<Str<'de>, E> {
-                        Ok(Str(std::borrow::Cow::Borrowed(value)))
-                    }
-
-                    fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<Str<'de>, E> {
-                        Ok(Str(std::borrow::Cow::Owned(value.to_owned())))
-                    }
-
-                    fn visit_string<E: serde::de::Error>(self, value: String) -> Result<Str<'de>, E> {
-                        Ok(Str(std::borrow::Cow::Owned(value)))
-                    }
-                }
-
-                deserializer.deserialize_str(Visitor)
-            }
-        }
-
-        /// Decodes the value of the field `name` into its slot; a field given twice is an error.
-        /// A present optional field decodes as its type, so `null` is rejected unless the type
-        /// admits it (`{}` keeps it as `Value::Null`, `string | null` as `None`).
-        fn next_field<'de, A, T>(map: &mut A, slot: &mut Option<T>, name: &'static str) -> Result<(), A::Error>
-        where
-            A: serde::de::MapAccess<'de>,
-            T: Deserialize<'de>,
-        {
-            if slot.is_some() {
-                return Err(A::Error::duplicate_field(name));
-            }
-            *slot = Some(map.next_value()?);
-            Ok(())
-        }
-    });
-    items
 }
 
 /// A validated string newtype (ids, date-times).
@@ -851,7 +641,7 @@ mod tests {
     #[test]
     fn the_real_schema_generates_parsable_rust() {
         let model = super::super::canonical_model::load(&crate::project_root()).unwrap();
-        let files = super::generate(&model).unwrap();
+        let files = super::generate(&model, "{}").unwrap();
         assert!(
             files
                 .iter()

@@ -4,54 +4,95 @@
 //! formatted by prettyplease, whose layout differs from rustfmt's, and `cargo fmt --check` over
 //! the workspace must stay clean without reformatting generated files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use proc_macro2::TokenStream;
 
 use super::GeneratedFile;
 
-/// The three files of a generated crate. `inner` holds the crate docs and inner attributes,
-/// written verbatim into `lib.rs` because prettyplease drops comments.
-pub fn crate_files(
-    crate_dir: &Path,
-    package: &str,
-    description: &str,
-    source: &str,
-    inner: &str,
-    tokens: TokenStream,
-) -> Result<Vec<GeneratedFile>> {
-    let file: syn::File = match syn::parse2(tokens.clone()) {
-        Ok(file) => file,
+/// The `agentwire-protocol` version generated crates depend on (with a path inside the workspace).
+const PROTOCOL_VERSION: &str = "0.1.0";
+
+/// A generated crate.
+pub struct Crate<'a> {
+    /// The crate folder, relative to the workspace root.
+    pub dir: &'a Path,
+    pub package: &'a str,
+    /// The package description.
+    pub description: &'a str,
+    /// What the header says the crate was generated from.
+    pub source: &'a str,
+    /// Crate docs and inner attributes, written verbatim at the top of `lib.rs` (prettyplease drops
+    /// comments, so they cannot travel in the tokens).
+    pub inner: &'a str,
+    /// Items of `lib.rs` after `pub use generated::*;` (re-exports, modules).
+    pub lib_items: &'a str,
+    /// Whether the crate uses the `agentwire-protocol` runtime.
+    pub protocol: bool,
+}
+
+/// Parses generated tokens; unparsable tokens are kept in a temp file for a developer to read.
+pub fn parse(crate_dir: &str, tokens: TokenStream) -> Result<syn::File> {
+    match syn::parse2(tokens.clone()) {
+        Ok(file) => Ok(file),
         Err(err) => {
-            // Keep the unparsable tokens where a developer can look at them.
             let dump = std::env::temp_dir().join("agentwire-codegen-unparsable.rs");
             std::fs::write(&dump, tokens.to_string())?;
             anyhow::bail!(
-                "generated code for {} does not parse: {err} (tokens in {})",
-                crate_dir.display(),
+                "generated code for {crate_dir} does not parse: {err} (tokens in {})",
                 dump.display()
             )
         }
-    };
-    let header = super::header("//", source);
-    Ok(vec![
-        cargo_toml(crate_dir, package, description),
-        GeneratedFile {
-            path: crate_dir.join("src/lib.rs"),
-            contents: format!("{header}{inner}\n#[rustfmt::skip]\nmod generated;\n\npub use generated::*;\n"),
-        },
-        GeneratedFile {
-            path: crate_dir.join("src/generated.rs"),
-            contents: format!("{header}{}", prettyplease::unparse(&file)),
-        },
-    ])
+    }
 }
 
-/// The crate manifest: depends on serde and serde_json only.
-fn cargo_toml(crate_dir: &Path, package: &str, description: &str) -> GeneratedFile {
+/// The formatted code of `file`, under the generated header.
+pub fn format(source: &str, file: &syn::File) -> String {
+    format!("{}{}", super::header("//", source), prettyplease::unparse(file))
+}
+
+/// `Cargo.toml`, `src/lib.rs` and `src/generated.rs` of a generated crate.
+pub fn crate_files(spec: &Crate<'_>, file: &syn::File) -> Vec<GeneratedFile> {
+    let header = super::header("//", spec.source);
+    vec![
+        cargo_toml(spec),
+        GeneratedFile {
+            path: spec.dir.join("src/lib.rs"),
+            contents: format!(
+                "{header}{}\n#[rustfmt::skip]\nmod generated;\n\npub use generated::*;\n{}",
+                spec.inner, spec.lib_items
+            ),
+        },
+        GeneratedFile {
+            path: spec.dir.join("src/generated.rs"),
+            contents: format(spec.source, file),
+        },
+    ]
+}
+
+/// The re-exports of a protocol crate's `lib.rs`: the runtime its unions use, under the paths
+/// users of the crate had before it moved to `agentwire-protocol`.
+pub const PROTOCOL_REEXPORTS: &str = "
+pub use agentwire_protocol::{
+    DecodeError, ErrorObject, MessageKind, PayloadDecoder, PayloadError, RawEnvelope, RawJson, RequestId, SerdeJson,
+    TagDecodeError,
+};
+";
+
+/// The crate manifest: serde and serde_json, and `agentwire-protocol` if the crate uses it.
+fn cargo_toml(spec: &Crate<'_>) -> GeneratedFile {
+    let protocol = if spec.protocol {
+        let path = relative_to_root(spec.dir).join("crates/agentwire-protocol");
+        format!(
+            "agentwire-protocol = {{ version = \"{PROTOCOL_VERSION}\", path = \"{}\" }}\n",
+            path.display()
+        )
+    } else {
+        String::new()
+    };
     GeneratedFile {
-        path: crate_dir.join("Cargo.toml"),
+        path: spec.dir.join("Cargo.toml"),
         contents: format!(
             r#"{header}[package]
 name = "{package}"
@@ -68,8 +109,15 @@ doctest = false
 [dependencies]
 serde = {{ version = "1.0.228", features = ["derive"] }}
 serde_json = {{ version = "1.0.150", features = ["raw_value"] }}
-"#,
+{protocol}"#,
             header = super::header("#", "schemas/"),
+            package = spec.package,
+            description = spec.description,
         ),
     }
+}
+
+/// `../..` for `generated/x`: the way back to the workspace root.
+fn relative_to_root(dir: &Path) -> PathBuf {
+    dir.components().map(|_| "..").collect()
 }

@@ -158,7 +158,7 @@ impl CodexAppServerNormalizer {
         frame: &Frame<'_>,
         id: &RequestId,
         method: Option<&str>,
-        error: &codex::JsonrpcErrorError,
+        error: &codex::ErrorObject,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         match frame.dir {

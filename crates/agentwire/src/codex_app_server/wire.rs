@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use agentwire_codex_app_server::{
-    ClientNotification, ClientRequest, ClientRequestResult, DecodeError, JsonrpcErrorError, MessageKind, RawEnvelope,
+    ClientNotification, ClientRequest, ClientRequestResult, DecodeError, ErrorObject, MessageKind, RawEnvelope,
     RequestId, ServerNotification, ServerRequest, ServerRequestResult,
 };
 
@@ -36,7 +36,7 @@ pub enum Message {
     Error {
         id: RequestId,
         method: Option<String>,
-        error: JsonrpcErrorError,
+        error: ErrorObject,
     },
 }
 

@@ -1,103 +1,78 @@
-//! Rewrites the vendored bundle into the subset of JSON Schema typify turns into good Rust.
+//! Generic rewrites of JSON Schema into the subset typify turns into good Rust. A source picks
+//! the passes it needs ([`ALL`] for most); each runs on every schema node, children first.
 //!
-//! What upstream writes, and what this makes of it:
-//! - v2 types nest under `definitions.v2` (refs `#/definitions/v2/X`), which typify cannot
-//!   resolve: they are flattened into one `definitions` map and every ref rewritten.
-//! - `properties` beside a `oneOf` (fields every variant shares, e.g. `startedAtMs` on every
-//!   `ThreadItem`) are copied into each branch, so typify sees plain tagged variants.
-//! - `properties` beside an `anyOf` of objects: the branches' fields are merged in as optional.
-//! - a `oneOf` whose branches are all one-value string enums is one string enum; the branch
-//!   descriptions are kept in the enum's description.
-//! - object branches of an untagged union that have no `title` are titled after the field only
-//!   they require (`text` / `blob` of `ResourceContent`), so variants get names, not `VariantN`.
-//! - an `anyOf` whose branches exclude each other (string enums, and objects each requiring a
-//!   key no other branch has, like `CodexErrorInfo`) is a `oneOf`: typify would otherwise make it
-//!   a struct of flattened optional "subtypes". Its string-enum branches merge into one, and an
-//!   open fallback branch (`{"type": ["string", "object"]}`, "anything else") is dropped: the Rust
-//!   type lists the known values, so a value a newer Codex adds fails to decode and reaches the
-//!   normalizer's `runtime.warning` path with the raw message instead of passing unnoticed.
-//! - an optional array property becomes `anyOf [array, null]`: typify writes a plain optional
-//!   array as `Vec<T>` skipped when empty, so an explicit `[]` on the wire would vanish on
-//!   re-encoding; as `Option<Vec<T>>` absent and `[]` stay apart.
-//! - `not` (unsupported by typify) and nested `$schema` keys are dropped.
+//! - [`Pass::DropUnsupported`]: `not` (unsupported by typify) and nested `$schema` keys go.
+//! - [`Pass::ExclusiveAnyOfToOneOf`]: an `anyOf` whose branches exclude each other (string
+//!   enums, and objects each requiring a key no other branch has) is a `oneOf`: typify would
+//!   otherwise make it a struct of flattened optional "subtypes". Its string-enum branches merge
+//!   into one, and an open fallback branch (`{"type": ["string", "object"]}`, "anything else") is
+//!   dropped: the Rust type lists the known values, so a value a newer provider adds fails to
+//!   decode and reaches the normalizer's warning path with the raw message instead of passing
+//!   unnoticed.
+//! - [`Pass::MergeEnumBranches`]: a `oneOf` whose branches are all one-value string enums is one
+//!   string enum; the branch descriptions are kept in the enum's description.
+//! - [`Pass::DistributeSharedProperties`]: `properties` beside a `oneOf` (fields every variant
+//!   shares) are copied into each branch, so typify sees plain tagged variants.
+//! - [`Pass::MergeAnyOfObjects`]: `properties` beside an `anyOf` of objects: the branches'
+//!   fields are merged in as optional.
+//! - [`Pass::TitleUntitledBranches`]: object branches of a union that have no `title` are titled
+//!   after the field only they require, so variants get names, not `VariantN`.
+//! - [`Pass::OptionalArraysKeepEmpty`]: an optional array property becomes `anyOf [array, null]`:
+//!   typify writes a plain optional array as `Vec<T>` skipped when empty, so an explicit `[]` on
+//!   the wire would vanish on re-encoding; as `Option<Vec<T>>` absent and `[]` stay apart.
 
-use anyhow::{Result, bail};
 use serde_json::{Map, Value};
 
-/// Returns the bundle's definitions as one flat map, sorted by name, with refs rewritten.
-pub fn flatten(bundle: Value) -> Result<Map<String, Value>> {
-    let Value::Object(mut root) = bundle else {
-        bail!("the bundle is not a JSON object")
-    };
-    let Some(Value::Object(mut definitions)) = root.remove("definitions") else {
-        bail!("the bundle has no `definitions` object")
-    };
-    let nested = match definitions.remove("v2") {
-        Some(Value::Object(nested)) => nested,
-        Some(_) => bail!("`definitions.v2` is not an object"),
-        None => Map::new(),
-    };
-    let mut flat = Map::new();
-    for (name, mut schema) in definitions.into_iter().chain(nested) {
-        rewrite_refs(&mut schema);
-        match flat.get(&name) {
-            Some(existing) if without_title(existing) != without_title(&schema) => {
-                bail!("definition {name} exists both at the top level and under v2, and they differ")
-            }
-            _ => {
-                flat.insert(name, schema);
-            }
-        }
-    }
-    flat.sort_keys();
-    Ok(flat)
+/// One rewrite; see the module docs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Pass {
+    DropUnsupported,
+    ExclusiveAnyOfToOneOf,
+    MergeEnumBranches,
+    DistributeSharedProperties,
+    MergeAnyOfObjects,
+    TitleUntitledBranches,
+    OptionalArraysKeepEmpty,
 }
 
-/// Top-level copies of v2 types carry a `title` their v2 twins lack; nothing else may differ.
-fn without_title(schema: &Value) -> Value {
-    let mut schema = schema.clone();
-    if let Value::Object(map) = &mut schema {
-        map.remove("title");
-    }
-    schema
-}
+/// Every pass, in the order they run on a node.
+pub const ALL: &[Pass] = &[
+    Pass::DropUnsupported,
+    Pass::ExclusiveAnyOfToOneOf,
+    Pass::MergeEnumBranches,
+    Pass::DistributeSharedProperties,
+    Pass::MergeAnyOfObjects,
+    Pass::TitleUntitledBranches,
+    Pass::OptionalArraysKeepEmpty,
+];
 
-fn rewrite_refs(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            map.remove("$schema");
-            if let Some(Value::String(reference)) = map.get_mut("$ref")
-                && let Some(name) = reference.strip_prefix("#/definitions/v2/")
-            {
-                *reference = format!("#/definitions/{name}");
-            }
-            map.values_mut().for_each(rewrite_refs);
-        }
-        Value::Array(items) => items.iter_mut().for_each(rewrite_refs),
-        _ => {}
-    }
-}
-
-/// Applies the rewrites of the module docs to every definition, depth first.
-pub fn normalize(definitions: &mut Map<String, Value>) {
+/// Applies `passes` to every definition, depth first.
+pub fn run(definitions: &mut Map<String, Value>, passes: &[Pass]) {
     for schema in definitions.values_mut() {
-        normalize_schema(schema);
+        run_on(schema, passes);
     }
 }
 
-fn normalize_schema(value: &mut Value) {
+fn run_on(value: &mut Value, passes: &[Pass]) {
     match value {
         Value::Object(map) => {
-            map.values_mut().for_each(normalize_schema);
-            map.remove("not");
-            exclusive_any_of_to_one_of(map);
-            merge_enum_branches(map);
-            distribute_shared_properties(map, "oneOf");
-            merge_any_of_objects(map);
-            title_untitled_branches(map);
-            keep_empty_optional_arrays(map);
+            map.values_mut().for_each(|child| run_on(child, passes));
+            for pass in ALL.iter().filter(|pass| passes.contains(pass)) {
+                match pass {
+                    Pass::DropUnsupported => {
+                        map.remove("not");
+                        map.remove("$schema");
+                    }
+                    Pass::ExclusiveAnyOfToOneOf => exclusive_any_of_to_one_of(map),
+                    Pass::MergeEnumBranches => merge_enum_branches(map),
+                    Pass::DistributeSharedProperties => distribute_shared_properties(map, "oneOf"),
+                    Pass::MergeAnyOfObjects => merge_any_of_objects(map),
+                    Pass::TitleUntitledBranches => title_untitled_branches(map),
+                    Pass::OptionalArraysKeepEmpty => keep_empty_optional_arrays(map),
+                }
+            }
         }
-        Value::Array(items) => items.iter_mut().for_each(normalize_schema),
+        Value::Array(items) => items.iter_mut().for_each(|item| run_on(item, passes)),
         _ => {}
     }
 }
@@ -176,7 +151,7 @@ fn distribute_shared_properties(map: &mut Map<String, Value>, key: &str) {
     map.remove("type");
 }
 
-fn map_required(value: Option<&Value>) -> Vec<String> {
+pub fn map_required(value: Option<&Value>) -> Vec<String> {
     value
         .and_then(Value::as_array)
         .map(|list| list.iter().filter_map(Value::as_str).map(str::to_string).collect())

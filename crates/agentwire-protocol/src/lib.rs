@@ -1,0 +1,21 @@
+//! The runtime the generated protocol crates (`agentwire-codex-app-server`, ...) share, written
+//! once by hand instead of pasted into each of them.
+//!
+//! Every dispatch union the generator emits decodes envelope-first: the routing fields are read
+//! while the payload stays raw JSON, then only the type the routing names is decoded, through a
+//! [`PayloadDecoder`] the caller chooses. Two envelope styles exist:
+//!
+//! - [`jsonrpc`]: `method`/`id`/`params` messages, read into a [`RawEnvelope`];
+//! - [`tagged`]: objects whose kind is a string field (`type`, then `subtype` nested inside it).
+//!
+//! [`RawJson`] carries a field byte for byte, for schemas that mark a property as raw JSON.
+
+pub mod jsonrpc;
+mod payload;
+mod raw_json;
+pub mod tagged;
+
+pub use jsonrpc::{DecodeError, ErrorObject, MessageKind, RawEnvelope, RequestId};
+pub use payload::{PayloadDecoder, PayloadError, SerdeJson};
+pub use raw_json::RawJson;
+pub use tagged::TagDecodeError;

@@ -1,0 +1,422 @@
+//! Line streams whose messages name their kind in a string field: `{"type": "assistant", ...}`,
+//! and nested as Claude does, `{"type": "system", "subtype": "init", ...}`.
+//!
+//! The payload of a variant is the whole object. A generated union reads its tag field with
+//! [`read_tag`] (skipping every other value without building it), then decodes the payload type
+//! the tag names from the same text; the payload type does not hold the tag, and
+//! [`serialize_tagged`] writes it back in front of the payload's fields.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde::ser::{Impossible, SerializeMap, SerializeStruct};
+use serde::{Deserializer, Serialize, Serializer};
+
+use crate::payload::{PayloadDecoder, PayloadError};
+
+/// Why a message did not decode into a tag-field dispatch union.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TagDecodeError {
+    /// The message is not a JSON object, or its tag field is not a string.
+    NotAnObject {
+        /// The union that was asked.
+        union: &'static str,
+        /// The JSON parser's message.
+        message: String,
+    },
+    /// The object has no tag field.
+    MissingTag {
+        /// The union that was asked.
+        union: &'static str,
+        /// The tag field (`type`, `subtype`).
+        tag: &'static str,
+    },
+    /// The tag names no variant of the union.
+    UnknownTag {
+        /// The union that was asked.
+        union: &'static str,
+        /// The tag field.
+        tag: &'static str,
+        /// The value the message carried.
+        value: String,
+        /// The values the union knows.
+        known: &'static [&'static str],
+    },
+    /// The object does not match the payload type its tag names.
+    Payload {
+        /// The union that was asked.
+        union: &'static str,
+        /// The tag field.
+        tag: &'static str,
+        /// The tag's value.
+        value: String,
+        /// Where and why.
+        error: PayloadError,
+    },
+}
+
+impl fmt::Display for TagDecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotAnObject { union, message } => {
+                write!(f, "{union}: not a JSON object with a string tag: {message}")
+            }
+            Self::MissingTag { union, tag } => write!(f, "{union}: no `{tag}` field"),
+            Self::UnknownTag {
+                union,
+                tag,
+                value,
+                known,
+            } => write!(f, "{union}: unknown `{tag}` `{value}` (known: {})", known.join(", ")),
+            Self::Payload {
+                union,
+                tag,
+                value,
+                error,
+            } => write!(f, "{union} `{tag}` `{value}`: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for TagDecodeError {}
+
+/// The string value of the top-level field `tag` of the JSON object `json`, borrowed when it has
+/// no escapes. The other values are skipped, not built.
+pub fn read_tag<'a>(json: &'a str, union: &'static str, tag: &'static str) -> Result<Cow<'a, str>, TagDecodeError> {
+    let mut deserializer = serde_json::Deserializer::from_str(json);
+    let found = TagSeed(tag)
+        .deserialize(&mut deserializer)
+        .and_then(|found| deserializer.end().map(|()| found))
+        .map_err(|error| TagDecodeError::NotAnObject {
+            union,
+            message: error.to_string(),
+        })?;
+    found.ok_or(TagDecodeError::MissingTag { union, tag })
+}
+
+/// Decodes the payload of the variant `value` of `union` from the whole object `json`.
+pub fn decode_payload<T: DeserializeOwned, D: PayloadDecoder>(
+    json: &str,
+    union: &'static str,
+    tag: &'static str,
+    value: &str,
+    decoder: &mut D,
+) -> Result<T, TagDecodeError> {
+    decoder.decode(json).map_err(|error| TagDecodeError::Payload {
+        union,
+        tag,
+        value: value.into(),
+        error,
+    })
+}
+
+/// The error of a tag the union does not know.
+pub fn unknown_tag(
+    union: &'static str,
+    tag: &'static str,
+    value: &str,
+    known: &'static [&'static str],
+) -> TagDecodeError {
+    TagDecodeError::UnknownTag {
+        union,
+        tag,
+        value: value.into(),
+        known,
+    }
+}
+
+/// Reads one field of a map, skipping the others.
+struct TagSeed(&'static str);
+
+impl<'de> DeserializeSeed<'de> for TagSeed {
+    type Value = Option<Cow<'de, str>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TagSeed {
+    type Value = Option<Cow<'de, str>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an object with a string `{}` field", self.0)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(Str(key)) = map.next_key()? {
+            if key == self.0 && found.is_none() {
+                let Str(value) = map.next_value()?;
+                found = Some(value);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// A JSON string, borrowed from the input when it can be.
+struct Str<'de>(Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct StrVisitor;
+
+        impl<'de> Visitor<'de> for StrVisitor {
+            type Value = Str<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E: serde::de::Error>(self, value: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(value)))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(value.to_owned())))
+            }
+        }
+
+        deserializer.deserialize_str(StrVisitor)
+    }
+}
+
+/// Serializes `payload` (a struct or map) with `tag: value` written first. Nested unions nest
+/// the calls: the outer tag comes first, then the inner one, then the payload's fields.
+pub fn serialize_tagged<S: Serializer, T: Serialize + ?Sized>(
+    serializer: S,
+    tag: &'static str,
+    value: &'static str,
+    payload: &T,
+) -> Result<S::Ok, S::Error> {
+    payload.serialize(TaggedSerializer {
+        tag,
+        value,
+        delegate: serializer,
+    })
+}
+
+/// Serializes a variant that is only its tag: `{tag: value}`, inside the tags of the unions it is
+/// nested in.
+pub fn serialize_tag_only<S: Serializer>(
+    serializer: S,
+    tag: &'static str,
+    value: &'static str,
+) -> Result<S::Ok, S::Error> {
+    let mut map = serializer.serialize_map(Some(1))?;
+    map.serialize_entry(tag, value)?;
+    map.end()
+}
+
+/// Forwards a struct or map to `delegate` with one more entry in front; anything else is an
+/// error, as a tag-field payload is always a JSON object.
+struct TaggedSerializer<S> {
+    tag: &'static str,
+    value: &'static str,
+    delegate: S,
+}
+
+impl<S: Serializer> TaggedSerializer<S> {
+    fn not_an_object(&self, what: &str) -> S::Error {
+        serde::ser::Error::custom(format_args!(
+            "the payload of `{}` `{}` must serialize as an object, not {what}",
+            self.tag, self.value
+        ))
+    }
+}
+
+macro_rules! not_an_object {
+    ($($method:ident($($arg:ty),*) => $what:literal;)*) => {
+        $(fn $method(self, $(_: $arg),*) -> Result<S::Ok, S::Error> {
+            Err(self.not_an_object($what))
+        })*
+    };
+}
+
+impl<S: Serializer> Serializer for TaggedSerializer<S> {
+    type Ok = S::Ok;
+    type Error = S::Error;
+    type SerializeSeq = Impossible<S::Ok, S::Error>;
+    type SerializeTuple = Impossible<S::Ok, S::Error>;
+    type SerializeTupleStruct = Impossible<S::Ok, S::Error>;
+    type SerializeTupleVariant = Impossible<S::Ok, S::Error>;
+    type SerializeMap = S::SerializeMap;
+    type SerializeStruct = S::SerializeStruct;
+    type SerializeStructVariant = Impossible<S::Ok, S::Error>;
+
+    not_an_object! {
+        serialize_bool(bool) => "a boolean";
+        serialize_i8(i8) => "a number";
+        serialize_i16(i16) => "a number";
+        serialize_i32(i32) => "a number";
+        serialize_i64(i64) => "a number";
+        serialize_u8(u8) => "a number";
+        serialize_u16(u16) => "a number";
+        serialize_u32(u32) => "a number";
+        serialize_u64(u64) => "a number";
+        serialize_f32(f32) => "a number";
+        serialize_f64(f64) => "a number";
+        serialize_char(char) => "a string";
+        serialize_str(&str) => "a string";
+        serialize_bytes(&[u8]) => "bytes";
+        serialize_none() => "null";
+        serialize_unit() => "null";
+        serialize_unit_struct(&'static str) => "null";
+        serialize_unit_variant(&'static str, u32, &'static str) => "a string";
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Result<S::Ok, S::Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<S::Ok, S::Error> {
+        Err(self.not_an_object("an externally tagged enum"))
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
+        Err(self.not_an_object("an array"))
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, S::Error> {
+        Err(self.not_an_object("an array"))
+    }
+
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, S::Error> {
+        Err(self.not_an_object("an array"))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, S::Error> {
+        Err(self.not_an_object("an externally tagged enum"))
+    }
+
+    fn serialize_map(self, len: Option<usize>) -> Result<S::SerializeMap, S::Error> {
+        let mut map = self.delegate.serialize_map(len.map(|len| len + 1))?;
+        map.serialize_entry(self.tag, self.value)?;
+        Ok(map)
+    }
+
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<S::SerializeStruct, S::Error> {
+        let mut state = self.delegate.serialize_struct(name, len + 1)?;
+        state.serialize_field(self.tag, self.value)?;
+        Ok(state)
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, S::Error> {
+        Err(self.not_an_object("an externally tagged enum"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Init {
+        model: &'static str,
+    }
+
+    struct System(Init);
+
+    impl Serialize for System {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serialize_tagged(serializer, "subtype", "init", &self.0)
+        }
+    }
+
+    #[test]
+    fn nested_tags_are_written_outer_first() {
+        let mut out = Vec::new();
+        serialize_tagged(
+            &mut serde_json::Serializer::new(&mut out),
+            "type",
+            "system",
+            &System(Init { model: "m" }),
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"type":"system","subtype":"init","model":"m"}"#
+        );
+    }
+
+    struct Compact;
+
+    impl Serialize for Compact {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serialize_tag_only(serializer, "subtype", "compact")
+        }
+    }
+
+    #[test]
+    fn a_tag_only_variant_inside_another_tag_writes_both() {
+        let mut out = Vec::new();
+        serialize_tagged(&mut serde_json::Serializer::new(&mut out), "type", "system", &Compact).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"type":"system","subtype":"compact"}"#
+        );
+    }
+
+    #[test]
+    fn a_payload_that_is_not_an_object_is_an_error() {
+        let err = serde_json::to_string(&Wrapper).unwrap_err();
+        assert!(
+            err.to_string().contains("must serialize as an object, not a string"),
+            "{err}"
+        );
+
+        struct Wrapper;
+        impl Serialize for Wrapper {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serialize_tagged(serializer, "type", "x", "text")
+            }
+        }
+    }
+
+    #[test]
+    fn the_tag_is_read_without_the_rest() {
+        let json = r#"{"message":{"type":"nested"},"type":"assistant","n":[1,2]}"#;
+        assert_eq!(read_tag(json, "U", "type").unwrap(), "assistant");
+        assert_eq!(
+            read_tag(r#"{"kind":1}"#, "U", "type"),
+            Err(TagDecodeError::MissingTag {
+                union: "U",
+                tag: "type"
+            })
+        );
+        assert!(matches!(
+            read_tag(r#"{"type":1}"#, "U", "type"),
+            Err(TagDecodeError::NotAnObject { .. })
+        ));
+        assert!(matches!(
+            read_tag("[]", "U", "type"),
+            Err(TagDecodeError::NotAnObject { .. })
+        ));
+    }
+}

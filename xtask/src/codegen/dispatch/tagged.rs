@@ -1,0 +1,122 @@
+//! Tag-field unions: the message object names its kind in a string field (`type`), and the
+//! variant's payload is the rest of the object.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{Payload, Union};
+use crate::codegen::docs::{doc_lines, optional_doc};
+
+pub fn emit(union: &Union, field: &str) -> TokenStream {
+    let name = &union.ident;
+    let union_name = union.ident.to_string();
+    let doc = optional_doc(union.description.as_deref());
+    let values: Vec<&str> = union.variants.iter().map(|v| v.value.as_str()).collect();
+
+    let variants = union.variants.iter().map(|variant| {
+        let ident = &variant.ident;
+        let doc = optional_doc(variant.description.as_deref());
+        let separator = variant.description.is_some().then(|| quote!(#[doc = ""]));
+        let tag_doc = doc_lines(&format!("`{field}`: `{}`.", variant.value));
+        let fields = match &variant.payload {
+            Payload::Required(ty) | Payload::Nested(ty) => quote!((#ty)),
+            Payload::TagOnly => quote!(),
+            Payload::Optional(_) | Payload::Absent => unreachable!("a tag union's payload is the object itself"),
+        };
+        quote! {
+            #doc
+            #separator
+            #tag_doc
+            #ident #fields,
+        }
+    });
+    let tag_arms = union.variants.iter().map(|variant| {
+        let ident = &variant.ident;
+        let value = &variant.value;
+        match variant.payload {
+            Payload::TagOnly => quote! { Self::#ident => #value, },
+            _ => quote! { Self::#ident(_) => #value, },
+        }
+    });
+    let decode_arms = union.variants.iter().map(|variant| {
+        let ident = &variant.ident;
+        let value = &variant.value;
+        match &variant.payload {
+            Payload::Nested(ty) => quote! { #value => Self::#ident(#ty::decode(json, decoder)?), },
+            Payload::TagOnly => quote! { #value => Self::#ident, },
+            _ => quote! {
+                #value => Self::#ident(::agentwire_protocol::tagged::decode_payload(json, #union_name, Self::TAG, #value, decoder)?),
+            },
+        }
+    });
+    let serialize_arms = union.variants.iter().map(|variant| {
+        let ident = &variant.ident;
+        let value = &variant.value;
+        match variant.payload {
+            Payload::TagOnly => quote! {
+                Self::#ident => ::agentwire_protocol::tagged::serialize_tag_only(serializer, Self::TAG, #value),
+            },
+            _ => quote! {
+                Self::#ident(payload) => ::agentwire_protocol::tagged::serialize_tagged(serializer, Self::TAG, #value, payload),
+            },
+        }
+    });
+    // A union of tag-only variants never calls the decoder.
+    let decoder = if union.variants.iter().all(|v| matches!(v.payload, Payload::TagOnly)) {
+        quote!(_decoder)
+    } else {
+        quote!(decoder)
+    };
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum #name {
+            #( #variants )*
+        }
+
+        impl #name {
+            /// The field that names the variant.
+            pub const TAG: &'static str = #field;
+
+            /// Every value of [`Self::TAG`] this union knows, in schema order.
+            pub const TAGS: &'static [&'static str] = &[ #( #values ),* ];
+
+            /// The value of [`Self::TAG`] this message carries.
+            pub fn tag(&self) -> &'static str {
+                match self { #( #tag_arms )* }
+            }
+
+            /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
+            /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
+            /// pass one that tracks JSON paths.
+            pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
+                json: &str,
+                #decoder: &mut D,
+            ) -> ::std::result::Result<Self, ::agentwire_protocol::TagDecodeError> {
+                let tag = ::agentwire_protocol::tagged::read_tag(json, #union_name, Self::TAG)?;
+                ::std::result::Result::Ok(match &*tag {
+                    #( #decode_arms )*
+                    other => return ::std::result::Result::Err(
+                        ::agentwire_protocol::tagged::unknown_tag(#union_name, Self::TAG, other, Self::TAGS),
+                    ),
+                })
+            }
+        }
+
+        /// The payload's fields with the tag written first.
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                match self { #( #serialize_arms )* }
+            }
+        }
+
+        /// Envelope-first, as [`Self::decode`] with the plain decoder; the input must be JSON text
+        /// (the object is kept raw until its tag is known).
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let raw = <::std::boxed::Box<::serde_json::value::RawValue> as ::serde::Deserialize>::deserialize(deserializer)?;
+                Self::decode(raw.get(), &mut ::agentwire_protocol::SerdeJson).map_err(::serde::de::Error::custom)
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! One schema source -> one generated crate. A source is described by a [`SchemaSource`]; the
+//! pipeline is the same for all:
+//!
+//! 1. read the schema file and take its definitions (`definitions` or `$defs`; a source may
+//!    bring its own reader, as Codex does to flatten `definitions.v2`);
+//! 2. the source's own step, if any ([`Customization`]): dispatch unions it reads from its
+//!    schema's shape, types it replaces, items it adds;
+//! 3. the `x-dispatch` unions ([`dispatch::annotation`]) and `x-raw-json` properties;
+//! 4. the generic passes the source picks ([`passes`]);
+//! 5. typify for the payload types, its untagged enums checked against the source's shape-union
+//!    allow list; the dispatch emitter for the unions;
+//! 6. the crate: `Cargo.toml` (serde, serde_json, agentwire-protocol), `lib.rs`, `generated.rs`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use proc_macro2::TokenStream;
+use serde_json::{Map, Value};
+
+use super::dispatch::{self, Union};
+use super::passes::{self, Pass};
+use super::typify_runner::{self, Replacement, ShapeUnion};
+use super::{GeneratedFile, rust_output};
+
+/// Everything the pipeline needs to know about a source.
+pub struct SchemaSource {
+    /// The schema file, relative to the workspace root.
+    pub schema: String,
+    /// The generated crate's folder, relative to the workspace root.
+    pub crate_dir: &'static str,
+    /// The generated crate's package name.
+    pub package: &'static str,
+    /// The package description (`Cargo.toml`).
+    pub description: String,
+    /// What the generated header says the code was generated from.
+    pub generated_from: String,
+    /// The crate docs and lint attributes, written verbatim at the top of `lib.rs`.
+    pub crate_docs: &'static str,
+    /// The generic passes to run.
+    pub passes: &'static [Pass],
+    /// The `#[serde(untagged)]` enums typify may emit, each with why only its shape tells its
+    /// branches apart. Any other untagged enum fails the generator.
+    pub shape_unions: &'static [ShapeUnion],
+    /// The flat definitions of the parsed schema file.
+    pub definitions: fn(Value) -> Result<Map<String, Value>>,
+    /// The source's own step; [`no_customization`] for a schema that says everything itself.
+    pub customize: fn(&Path, &mut Map<String, Value>) -> Result<Customization>,
+}
+
+/// What a source's own step adds to the pipeline.
+#[derive(Default)]
+pub struct Customization {
+    /// Dispatch unions read from the schema's shape (their definitions already removed).
+    pub unions: Vec<Union>,
+    /// Definitions typify must not emit, and what stands for them.
+    pub replacements: Vec<Replacement>,
+    /// Items written before the payload types (constants).
+    pub leading: TokenStream,
+    /// Items written after the dispatch unions (tables built on them).
+    pub trailing: TokenStream,
+}
+
+/// `definitions` or `$defs` of a schema file, as they are.
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "for hand-written sources; until one is listed only the emitter fixtures use it"
+    )
+)]
+pub fn top_level_definitions(schema: Value) -> Result<Map<String, Value>> {
+    let Value::Object(mut root) = schema else {
+        bail!("the schema is not a JSON object")
+    };
+    match (root.remove("definitions"), root.remove("$defs")) {
+        (Some(Value::Object(definitions)), None) | (None, Some(Value::Object(definitions))) => Ok(definitions),
+        (Some(_), Some(_)) => bail!("the schema has both `definitions` and `$defs`"),
+        _ => bail!("the schema has no `definitions` (or `$defs`) object"),
+    }
+}
+
+/// The source step of a schema that declares its unions with `x-dispatch`.
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "for hand-written sources; until one is listed only the emitter fixtures use it"
+    )
+)]
+pub fn no_customization(_root: &Path, _definitions: &mut Map<String, Value>) -> Result<Customization> {
+    Ok(Customization::default())
+}
+
+/// The annotation that makes a property a `agentwire_protocol::RawJson` (kept byte for byte).
+pub const RAW_JSON: &str = "x-raw-json";
+
+/// The definition `x-raw-json` properties are pointed at, and its replacement.
+const RAW_JSON_DEFINITION: &str = "AgentwireRawJson";
+
+/// The generated crate of `source`.
+pub fn generate(root: &Path, source: &SchemaSource) -> Result<Vec<GeneratedFile>> {
+    let file = code(root, source)?;
+    Ok(rust_output::crate_files(
+        &rust_output::Crate {
+            dir: Path::new(source.crate_dir),
+            package: source.package,
+            description: &source.description,
+            source: &source.generated_from,
+            inner: source.crate_docs,
+            lib_items: rust_output::PROTOCOL_REEXPORTS,
+            protocol: true,
+        },
+        &file,
+    ))
+}
+
+/// The code of `source`'s `generated.rs`.
+pub fn code(root: &Path, source: &SchemaSource) -> Result<syn::File> {
+    let path = root.join(&source.schema);
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let schema: Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    code_of(root, source, schema).with_context(|| source.schema.clone())
+}
+
+fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::File> {
+    let mut definitions = (source.definitions)(schema)?;
+    let Customization {
+        mut unions,
+        mut replacements,
+        leading,
+        trailing,
+    } = (source.customize)(root, &mut definitions)?;
+    let annotated = dispatch::annotation::extract(&mut definitions)?;
+    replacements.extend(annotated.iter().map(|union| Replacement {
+        definition: union.name.clone(),
+        rust_type: union.ident.to_string(),
+    }));
+    unions.extend(annotated);
+    if mark_raw_json(&mut definitions) {
+        definitions.insert(RAW_JSON_DEFINITION.into(), serde_json::json!({}));
+        replacements.push(Replacement {
+            definition: RAW_JSON_DEFINITION.into(),
+            rust_type: "::agentwire_protocol::RawJson".into(),
+        });
+    }
+    passes::run(&mut definitions, source.passes);
+
+    let payloads = typify_runner::generate(&source.schema, &definitions, &replacements)?;
+    let dispatch = dispatch::emit(&unions);
+    let file = rust_output::parse(
+        source.crate_dir,
+        quote::quote! {
+            #leading
+            #payloads
+            #dispatch
+            #trailing
+        },
+    )?;
+    // The dispatch unions are never untagged, so the whole file is checked.
+    typify_runner::check_shape_unions(&source.schema, &file, source.shape_unions)?;
+    Ok(file)
+}
+
+/// Points every property marked `"x-raw-json": true` at the raw JSON definition; says whether
+/// there was one.
+fn mark_raw_json(definitions: &mut Map<String, Value>) -> bool {
+    fn visit(value: &mut Value, found: &mut bool) {
+        match value {
+            Value::Object(map) => {
+                if map.get(RAW_JSON) == Some(&Value::Bool(true)) {
+                    let mut marked = Map::new();
+                    if let Some(description) = map.remove("description") {
+                        marked.insert("description".into(), description);
+                    }
+                    marked.insert(
+                        "$ref".into(),
+                        Value::String(format!("#/definitions/{RAW_JSON_DEFINITION}")),
+                    );
+                    *map = marked;
+                    *found = true;
+                    return;
+                }
+                map.values_mut().for_each(|child| visit(child, found));
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| visit(item, found)),
+            _ => {}
+        }
+    }
+    let mut found = false;
+    definitions.values_mut().for_each(|schema| visit(schema, &mut found));
+    found
+}

@@ -1,0 +1,224 @@
+//! typify, run on a flat map of definitions, with its failures made readable.
+//!
+//! typify panics on constructs it does not support; the panic is caught and reported with the
+//! schema file and the first definition that panics on its own (with the definitions it refers
+//! to). Its output is then checked against the source's shape-union allow list: typify turns a
+//! union it finds no tag for into a `#[serde(untagged)]` enum, which decodes by trial and error
+//! and reports no useful error, so each one must be listed with the reason only its shape tells
+//! its branches apart.
+
+use anyhow::{Context, Result, bail};
+use proc_macro2::TokenStream;
+use serde_json::{Map, Value};
+
+use super::names::type_ident;
+
+/// A definition typify must not emit, and the Rust type that stands for it.
+pub struct Replacement {
+    /// The definition's name in the schema.
+    pub definition: String,
+    /// The Rust path used where the definition is referenced.
+    pub rust_type: String,
+}
+
+/// Generates the types of `definitions` with typify. `schema` names the schema file in errors.
+pub fn generate(schema: &str, definitions: &Map<String, Value>, replacements: &[Replacement]) -> Result<TokenStream> {
+    match run(definitions, replacements) {
+        Ok(Ok(tokens)) => Ok(tokens),
+        Ok(Err(err)) => bail!("typify rejected {schema}: {err:#}"),
+        Err(message) => {
+            let culprit = definitions
+                .keys()
+                .find(|name| {
+                    let closure = referenced_closure(definitions, name);
+                    run(&closure, replacements).is_err()
+                })
+                .map_or(
+                    "<none alone; the definitions only panic together>".to_string(),
+                    String::clone,
+                );
+            bail!("typify panicked on {schema}, definition {culprit}: {message}")
+        }
+    }
+}
+
+/// Runs typify on `definitions`; `Err` carries the panic message.
+fn run(definitions: &Map<String, Value>, replacements: &[Replacement]) -> Result<Result<TokenStream>, String> {
+    let mut settings = typify::TypeSpaceSettings::default();
+    settings
+        .with_struct_builder(false)
+        .with_map_type("::std::collections::BTreeMap")
+        .with_derive("PartialEq".to_string());
+    for replacement in replacements {
+        // typify looks a replacement up by the type name it would give the definition.
+        let name = type_ident(&replacement.definition).to_string();
+        settings.with_replacement(name, &replacement.rust_type, std::iter::empty());
+    }
+    let mut type_space = typify::TypeSpace::new(&settings);
+    let schemas = match definitions
+        .iter()
+        .map(|(name, schema)| {
+            let schema: schemars::schema::Schema =
+                serde_json::from_value(schema.clone()).with_context(|| format!("definition {name} is not a schema"))?;
+            Ok((name.clone(), schema))
+        })
+        .collect::<Result<Vec<_>>>()
+    {
+        Ok(schemas) => schemas,
+        Err(err) => return Ok(Err(err)),
+    };
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        type_space.add_ref_types(schemas).map(|()| type_space.to_stream())
+    }));
+    std::panic::set_hook(default_hook);
+    match outcome {
+        Ok(result) => Ok(result.map_err(|err| anyhow::anyhow!("{err}"))),
+        Err(panic) => Err(panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "(no message)".to_string())),
+    }
+}
+
+/// `name` and every definition it refers to, transitively.
+fn referenced_closure(definitions: &Map<String, Value>, name: &str) -> Map<String, Value> {
+    let mut closure = Map::new();
+    let mut pending = vec![name.to_string()];
+    while let Some(next) = pending.pop() {
+        if closure.contains_key(&next) {
+            continue;
+        }
+        let Some(schema) = definitions.get(&next) else { continue };
+        collect_refs(schema, &mut pending);
+        closure.insert(next, schema.clone());
+    }
+    closure
+}
+
+/// The definitions `value` refers to (`#/definitions/X` and `#/$defs/X`).
+pub fn collect_refs(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(name) = map.get("$ref").and_then(Value::as_str).and_then(definition_of_ref) {
+                into.push(name.to_string());
+            }
+            map.values().for_each(|v| collect_refs(v, into));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, into)),
+        _ => {}
+    }
+}
+
+/// `#/definitions/X` or `#/$defs/X` -> `X`.
+pub fn definition_of_ref(reference: &str) -> Option<&str> {
+    reference
+        .strip_prefix("#/definitions/")
+        .or_else(|| reference.strip_prefix("#/$defs/"))
+}
+
+/// A `#[serde(untagged)]` enum the source allows, and why only its shape tells its branches apart.
+pub type ShapeUnion = (&'static str, &'static str);
+
+/// Fails unless the untagged enums of `file` are exactly the `allowed` ones: an untagged enum not
+/// on the list is named (tag it in the schema or list it with its reason), and so is a listed one
+/// that is no longer untagged (a stale entry). `#[serde(untagged)]` on a variant is refused.
+pub fn check_shape_unions(schema: &str, file: &syn::File, allowed: &[ShapeUnion]) -> Result<()> {
+    let mut untagged = Vec::new();
+    let mut problems = Vec::new();
+    for item in &file.items {
+        let syn::Item::Enum(item) = item else { continue };
+        if item.attrs.iter().any(is_untagged) {
+            untagged.push(item.ident.to_string());
+        }
+        for variant in &item.variants {
+            if variant.attrs.iter().any(is_untagged) {
+                problems.push(format!(
+                    "variant {}::{} is #[serde(untagged)]",
+                    item.ident, variant.ident
+                ));
+            }
+        }
+    }
+    for name in &untagged {
+        if !allowed.iter().any(|(allowed, _)| allowed == name) {
+            problems.push(format!(
+                "{name} is #[serde(untagged)] but not an allowed shape union: give its schema branches a \
+                 discriminator, declare it with `x-dispatch`, or list it with the reason only its shape tells \
+                 the branches apart"
+            ));
+        }
+    }
+    for (name, _) in allowed {
+        if !untagged.iter().any(|found| found == name) {
+            problems.push(format!(
+                "{name} is listed as a shape union but is not #[serde(untagged)]: stale entry"
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        bail!("{schema}: {}", problems.join("; "))
+    }
+}
+
+fn is_untagged(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("serde")
+        && quote::ToTokens::to_token_stream(&attr.meta)
+            .to_string()
+            .contains("untagged")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// A construct typify cannot handle is reported with the schema file and the definition.
+    #[test]
+    fn a_typify_panic_names_the_definition() {
+        let mut definitions = serde_json::Map::new();
+        definitions.insert("Fine".into(), json!({ "type": "string" }));
+        // A $ref to nothing makes typify panic ("$ref ... is missing").
+        definitions.insert("Broken".into(), json!({ "$ref": "#/definitions/Nowhere" }));
+        let err =
+            super::generate("schemas/x/x.json", &definitions, &[]).expect_err("typify cannot generate a dangling ref");
+        let text = format!("{err:#}");
+        assert!(text.contains("schemas/x/x.json"), "{text}");
+        assert!(text.contains("definition Broken"), "{text}");
+    }
+
+    fn untagged_source() -> syn::File {
+        let mut definitions = serde_json::Map::new();
+        definitions.insert(
+            "OneOrMany".into(),
+            json!({ "anyOf": [{ "type": "string" }, { "type": "array", "items": { "type": "string" } }] }),
+        );
+        let tokens = super::generate("s.json", &definitions, &[]).unwrap();
+        syn::parse2(tokens).unwrap()
+    }
+
+    #[test]
+    fn an_untagged_enum_off_the_list_fails_the_generator_by_name() {
+        let file = untagged_source();
+        let err = super::check_shape_unions("s.json", &file, &[]).unwrap_err().to_string();
+        assert!(
+            err.contains("OneOrMany is #[serde(untagged)] but not an allowed shape union"),
+            "{err}"
+        );
+        super::check_shape_unions("s.json", &file, &[("OneOrMany", "a string or a list of them")]).unwrap();
+        let err = super::check_shape_unions(
+            "s.json",
+            &file,
+            &[("OneOrMany", "listed"), ("Gone", "no longer generated")],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("Gone is listed as a shape union but is not #[serde(untagged)]"),
+            "{err}"
+        );
+    }
+}
