@@ -6,6 +6,7 @@
 //! writes nothing and reports stale, missing and extra files (the rust-analyzer
 //! `ensure_file_contents` pattern).
 
+mod acp;
 mod canonical_model;
 mod canonical_rust;
 mod codex_app_server;
@@ -88,7 +89,7 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
 /// The provider schema sources, one generated crate each. Adding a source is a
 /// [`schema_source::SchemaSource`] here.
 fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
-    Ok(vec![codex_app_server::source(root)?])
+    Ok(vec![codex_app_server::source(root)?, acp::source(root)?])
 }
 
 #[derive(Default)]

@@ -69,7 +69,7 @@ const SHAPE_UNIONS: &[ShapeUnion] = &[
 fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Customization> {
     let version = upstream_version(&root.join(SCHEMA_DIR))?;
     let (unions, responses) = unions::extract(definitions)?;
-    let tables = responses.iter().map(unions::emit_results);
+    let tables = responses.iter().map(crate::codegen::dispatch::results::emit);
     Ok(Customization {
         unions,
         replacements: unions::replacements(),

@@ -17,6 +17,7 @@
 
 pub mod annotation;
 mod jsonrpc;
+pub mod results;
 mod tagged;
 
 use proc_macro2::{Ident, TokenStream};

@@ -10,10 +10,10 @@
 use std::collections::BTreeSet;
 
 use anyhow::{Context, Result, bail};
-use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+
 use serde_json::{Map, Value};
 
+use crate::codegen::dispatch::results::{Response, Responses};
 use crate::codegen::dispatch::{Payload, RpcKind, SharedField, Style, Union, Variant};
 use crate::codegen::docs::description;
 use crate::codegen::names::{field_ident, type_ident, variant_ident};
@@ -60,17 +60,6 @@ const SHARED_RESPONSES: [(&str, &str); 2] = [
     ("config/batchWrite", "ConfigWriteResponse"),
     ("config/value/write", "ConfigWriteResponse"),
 ];
-
-/// A request union's responses, by variant, in variant order.
-pub struct Responses {
-    union: Ident,
-    methods: Vec<(String, Ident, Response)>,
-}
-
-enum Response {
-    Typed(Ident),
-    Untyped,
-}
 
 /// Removes the unions (and the replaced definitions) from `definitions` and reads them, with the
 /// response tables of the request unions.
@@ -239,68 +228,4 @@ fn ensure_defined(name: &str, definitions: &Map<String, Value>) -> Result<()> {
 
 fn ref_name(schema: &Value) -> Option<&str> {
     schema.get("$ref")?.as_str()?.strip_prefix("#/definitions/")
-}
-
-/// `ClientRequestResult` / `ServerRequestResult`: the method -> response type table.
-pub fn emit_results(table: &Responses) -> TokenStream {
-    let union = &table.union;
-    let name = format_ident!("{union}Result");
-    let doc = format!(" The result of a `{union}`, decoded once the method of the request it answers is known.");
-    let variants = table.methods.iter().map(|(method, ident, response)| {
-        let method_doc = format!(" Result of `{method}`.");
-        let ty = match response {
-            Response::Typed(ty) => quote! { #ty },
-            Response::Untyped => quote! { ::serde_json::Value },
-        };
-        quote! { #[doc = #method_doc] #ident(#ty), }
-    });
-    let decode_arms = table.methods.iter().map(|(method, ident, _)| {
-        quote! {
-            #method => Self::#ident(::agentwire_protocol::RawEnvelope::decode_result(#method, result, decoder)?),
-        }
-    });
-    let method_arms = table
-        .methods
-        .iter()
-        .map(|(method, ident, _)| quote! { Self::#ident(_) => #method, });
-    let serialize_arms = table.methods.iter().map(|(_, ident, _)| {
-        quote! { Self::#ident(result) => ::serde::Serialize::serialize(result, serializer), }
-    });
-    let union_name = union.to_string();
-    quote! {
-        #[doc = #doc]
-        #[derive(Clone, Debug, PartialEq)]
-        pub enum #name {
-            #( #variants )*
-        }
-
-        impl #name {
-            /// Decodes `result` as the response to a request of `method`.
-            pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-                method: &str,
-                result: &::serde_json::value::RawValue,
-                decoder: &mut D,
-            ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
-                ::std::result::Result::Ok(match method {
-                    #( #decode_arms )*
-                    other => return ::std::result::Result::Err(::agentwire_protocol::DecodeError::UnknownMethod {
-                        union: #union_name,
-                        method: other.into(),
-                        known: #union::METHODS,
-                    }),
-                })
-            }
-
-            /// The method of the request this result answers.
-            pub fn method(&self) -> &'static str {
-                match self { #( #method_arms )* }
-            }
-        }
-
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                match self { #( #serialize_arms )* }
-            }
-        }
-    }
 }

@@ -1,0 +1,102 @@
+//! ACP's untagged `anyOf`s, made into the `oneOf`s typify turns into enums.
+//!
+//! typify makes an `anyOf` a struct of `#[serde(flatten)]` optional "subtypes", which cannot
+//! decode a string or an array at all and accepts any object. The unions below have branches
+//! that exclude each other by shape, so they are read as `oneOf` (untagged enums, each listed
+//! with its reason among the source's shape unions).
+//!
+//! Open string sets (`NoticeSeverity`, ...: documented `const` values, then a branch titled
+//! `other` taking any string) become `oneOf [{enum: [documented values]}, <the rest>]`: an enum
+//! `Known(<Name>Known)` / `Other(String)` (`<Name>Known` a definition of its own), so a documented value decodes as itself and a new one
+//! still decodes.
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Map, Value, json};
+
+/// Object unions whose branches exclude each other by their fields.
+const EXCLUSIVE: [&str; 5] = [
+    "AuthMethod",
+    "McpServer",
+    "EmbeddedResourceResource",
+    "SessionConfigSelectOptions",
+    "SetSessionConfigOptionRequest",
+];
+
+/// Open string sets.
+const OPEN_STRINGS: [&str; 5] = [
+    "NoticeSeverity",
+    "CompactionStatus",
+    "SessionConfigOptionCategory",
+    "CursorTodoStatus",
+    "CursorSubagentType",
+];
+
+pub fn rewrite(definitions: &mut Map<String, Value>) -> Result<()> {
+    for name in EXCLUSIVE {
+        let definition = definitions
+            .get_mut(name)
+            .and_then(Value::as_object_mut)
+            .with_context(|| format!("definition {name} is missing"))?;
+        let Some(Value::Array(mut branches)) = definition.remove("anyOf") else {
+            bail!("{name} has no `anyOf`")
+        };
+        branches.iter_mut().for_each(title_by_tag);
+        definition.insert("oneOf".into(), Value::Array(branches));
+    }
+    for name in OPEN_STRINGS {
+        let definition = definitions
+            .get_mut(name)
+            .and_then(Value::as_object_mut)
+            .with_context(|| format!("definition {name} is missing"))?;
+        let Some(Value::Array(branches)) = definition.remove("anyOf") else {
+            bail!("{name} has no `anyOf`")
+        };
+        let (known, rest): (Vec<Value>, Vec<Value>) = branches
+            .into_iter()
+            .partition(|branch| branch.get("const").is_some_and(Value::is_string));
+        let values: Vec<Value> = known.iter().map(|branch| branch["const"].clone()).collect();
+        let descriptions: Vec<String> = known
+            .iter()
+            .filter_map(|branch| {
+                Some(format!(
+                    "- `{}`: {}",
+                    branch["const"].as_str()?,
+                    branch.get("description")?.as_str()?
+                ))
+            })
+            .collect();
+        let known_name = format!("{name}Known");
+        let mut one_of = vec![json!({"title": "Known", "$ref": format!("#/$defs/{known_name}")})];
+        one_of.extend(rest);
+        definition.insert("oneOf".into(), Value::Array(one_of));
+        let known = json!({
+            "description": format!("A documented value of `{name}`.\n\n{}", descriptions.join("\n")),
+            "type": "string",
+            "enum": values,
+        });
+        if definitions.insert(known_name.clone(), known).is_some() {
+            bail!("{known_name} is already defined");
+        }
+    }
+    Ok(())
+}
+
+/// An untitled branch tagged by a `const` property is titled after the constant, so its variant
+/// is named after it (`terminal` -> `Terminal`), not after the tag field.
+fn title_by_tag(branch: &mut Value) {
+    let Value::Object(branch) = branch else { return };
+    if branch.contains_key("title") {
+        return;
+    }
+    let constant = branch
+        .get("properties")
+        .and_then(Value::as_object)
+        .and_then(|properties| {
+            properties
+                .values()
+                .find_map(|p| p.get("const")?.as_str().map(str::to_string))
+        });
+    if let Some(constant) = constant {
+        branch.insert("title".into(), Value::String(constant));
+    }
+}
