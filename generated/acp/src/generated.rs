@@ -2963,6 +2963,8 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub models: ::std::option::Option<UndeclaredSessionModelState>,
     /**Initial mode state if supported by the Agent
 
 See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)*/
@@ -3295,6 +3297,8 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub models: ::std::option::Option<UndeclaredSessionModelState>,
     /**Initial mode state if supported by the Agent
 
 See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)*/
@@ -3944,6 +3948,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     ///Indicates why the agent stopped processing the turn.
     #[serde(rename = "stopReason")]
     pub stop_reason: StopReason,
+    #[doc = "**UNSTABLE**\n\nThis capability is not part of the spec yet, and may be removed or changed at any point.\n\nToken usage for this turn (optional)."]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub usage: ::std::option::Option<Usage>,
 }
 /**Protocol version identifier.
 
@@ -4360,6 +4367,9 @@ Optional. Omitted or `null` both mean the agent does not advertise support.
 Supplying `{}` means the agent supports deleting sessions from `session/list`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub delete: ::std::option::Option<SessionDeleteCapabilities>,
+    #[doc = "**UNSTABLE**\n\nThis capability is not part of the spec yet, and may be removed or changed at any point.\n\nWhether the agent supports `session/fork`.\n\nOptional. Omitted or `null` both mean the agent does not advertise support.\nSupplying `{}` means the agent supports forking sessions."]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub fork: ::std::option::Option<SessionForkCapabilities>,
     /**Whether the agent supports `session/list`.
 
 Optional. Omitted or `null` both mean the agent does not advertise support.
@@ -4782,6 +4792,19 @@ metadata to their interactions. Implementations MUST NOT make assumptions about 
 these keys.
 
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)*/
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+}
+#[doc = "**UNSTABLE**\n\nThis capability is not part of the spec yet, and may be removed or changed at any point.\n\nCapabilities for the `session/fork` method.\n\nSupplying `{}` means the agent supports forking sessions."]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct SessionForkCapabilities {
+    /**The _meta property is reserved by ACP to allow clients and agents to attach additional
+metadata to their interactions. Implementations MUST NOT make assumptions about values at
+these keys.
+
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)*/
     #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -6433,6 +6456,31 @@ impl ::std::convert::TryFrom<::std::string::String> for ToolKind {
         value.parse()
     }
 }
+///One model an agent offers.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct UndeclaredModelInfo {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    #[serde(rename = "modelId")]
+    pub model_id: ::std::string::String,
+    pub name: ::std::string::String,
+}
+///The models an agent offers for a session and the one in use (`models` on the `session/new` / `session/load` reply).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct UndeclaredSessionModelState {
+    #[serde(rename = "availableModels")]
+    pub available_models: ::std::vec::Vec<UndeclaredModelInfo>,
+    #[serde(rename = "currentModelId")]
+    pub current_model_id: ::std::string::String,
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+}
 ///All text that was typed after the command name is provided as input.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct UnstructuredCommandInput {
@@ -6447,6 +6495,46 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+}
+#[doc = "**UNSTABLE**\n\nThis capability is not part of the spec yet, and may be removed or changed at any point.\n\nToken usage information for a prompt turn."]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct Usage {
+    ///Total cache read tokens.
+    #[serde(
+        rename = "cachedReadTokens",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub cached_read_tokens: ::std::option::Option<u64>,
+    ///Total cache write tokens.
+    #[serde(
+        rename = "cachedWriteTokens",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub cached_write_tokens: ::std::option::Option<u64>,
+    ///Total input tokens across all turns.
+    #[serde(rename = "inputTokens")]
+    pub input_tokens: u64,
+    /**The _meta property is reserved by ACP to allow clients and agents to attach additional
+metadata to their interactions. Implementations MUST NOT make assumptions about values at
+these keys.
+
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)*/
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    ///Total output tokens across all turns.
+    #[serde(rename = "outputTokens")]
+    pub output_tokens: u64,
+    ///Total thought/reasoning tokens
+    #[serde(
+        rename = "thoughtTokens",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub thought_tokens: ::std::option::Option<u64>,
+    ///Sum of all token types across session.
+    #[serde(rename = "totalTokens")]
+    pub total_tokens: u64,
 }
 ///Context window and cost update for a session.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -6569,6 +6657,7 @@ pub mod defaults {
             additional_directories: Default::default(),
             close: Default::default(),
             delete: Default::default(),
+            fork: Default::default(),
             list: Default::default(),
             meta: Default::default(),
             resume: Default::default(),
@@ -6630,6 +6719,7 @@ pub mod defaults {
                 additional_directories: Default::default(),
                 close: Default::default(),
                 delete: Default::default(),
+                fork: Default::default(),
                 list: Default::default(),
                 meta: Default::default(),
                 resume: Default::default(),

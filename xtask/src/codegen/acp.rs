@@ -19,6 +19,7 @@ mod error_code;
 mod methods;
 mod shapes;
 mod tagged;
+mod undeclared;
 
 use std::path::Path;
 
@@ -112,6 +113,7 @@ const SHAPE_UNIONS: &[ShapeUnion] = &[
 fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Customization> {
     let version = upstream_version(&root.join(SCHEMA_DIR))?;
     let cursor_replies = cursor::merge(&root.join(SCHEMA_DIR), definitions)?;
+    undeclared::graft(&root.join(SCHEMA_DIR), definitions)?;
     let methods = methods::extract(definitions)?;
     tagged::rewrite(definitions)?;
     shapes::rewrite(definitions)?;
