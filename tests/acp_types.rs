@@ -1,6 +1,7 @@
 //! The generated ACP types (`agentwire-acp`) against the real corpus, `conform`-style.
 //!
-//! Every message of every trace in `tests/corpus/acp/` decodes through the union named after
+//! Every message of every trace in `tests/corpus/acp/` decodes, through the mapping crate's wire
+//! decoder (what `agentwire conform` runs), by the union named after
 //! its sender (requests and notifications by `method`; replies through the `<Union>Result`
 //! table, by the method of the request with the same id that the other side sent; errors as
 //! `Error`), each `session/update` into the `SessionUpdate` variant its `sessionUpdate` names
@@ -9,20 +10,21 @@
 //!
 //! Run with `--nocapture` to see the counts.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use agentwire::acp::wire::{Decoder, Message};
+use agentwire::frame::{Direction, Frame};
 use agentwire_acp::{
-    AgentNotification, AgentRequest, AgentRequestResult, ClientNotification, ClientRequest, ClientRequestResult,
-    ContentBlock, CursorAgentRequest, CursorAgentRequestResult, CursorClientRequest, CursorClientRequestResult,
-    ProtocolNotification, RawEnvelope, RequestId, RequestPermissionOutcome, SerdeJson, SessionUpdate,
+    AgentNotification, AgentRequest, AgentRequestResult, ContentBlock, RequestPermissionOutcome, SessionUpdate,
 };
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 const CORPUS: &str = "corpus/acp";
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Side {
     Client,
     Agent,
@@ -120,141 +122,102 @@ fn assert_no_key_lost(label: &str, original: &Value, typed: &impl Serialize) {
     assert!(lost.is_empty(), "{label}: keys lost on re-encoding: {lost:?}");
 }
 
-/// Decodes one message; returns a description of its variant for the counts.
-fn decode(label: &str, side: Side, message: &Value, pending: &mut HashMap<(Side, RequestId), String>) -> String {
+/// Decodes one message through the mapping crate's wire decoder (what `conform` runs); returns
+/// a description of its variant for the counts.
+fn decode(label: &str, side: Side, message: &Value, decoder: &mut Decoder) -> String {
     let text = message.to_string();
-    let envelope: RawEnvelope = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{label}: envelope: {e}"));
-    let decoder = &mut SerdeJson;
-    match (&envelope.method, &envelope.id) {
-        (Some(method), Some(id)) => {
-            pending.insert((side, id.clone()), method.clone());
-            if method.starts_with("cursor/") {
-                match side {
-                    Side::Agent => check(label, message, &CursorAgentRequest::decode(&envelope, decoder)),
-                    Side::Client => check(label, message, &CursorClientRequest::decode(&envelope, decoder)),
-                }
-            } else {
-                match side {
-                    Side::Client => check(label, message, &ClientRequest::decode(&envelope, decoder)),
-                    Side::Agent => {
-                        let request = AgentRequest::decode(&envelope, decoder);
-                        if let Ok(AgentRequest::SessionRequestPermission { params, .. }) = &request {
-                            assert!(!params.options.is_empty(), "{label}: no options");
-                        }
-                        check(label, message, &request)
-                    }
-                }
+    let raw: Box<RawValue> = serde_json::from_str(&text).expect("raw");
+    let dir = match side {
+        Side::Client => Direction::Out,
+        Side::Agent => Direction::In,
+    };
+    let frame = Frame {
+        dir,
+        ts: None,
+        msg: &raw,
+        line: &text,
+    };
+    let decoded = decoder
+        .decode(&frame)
+        .unwrap_or_else(|error| panic!("{label}: {}", error.problem()));
+    let method = message["method"].as_str().unwrap_or_default();
+    match &decoded {
+        Message::ClientRequest(typed) => check(label, message, typed),
+        Message::ClientNotification(typed) => check(label, message, typed),
+        Message::AgentRequest(typed) => {
+            if let AgentRequest::SessionRequestPermission { params, .. } = typed {
+                assert!(!params.options.is_empty(), "{label}: no options");
             }
+            check(label, message, typed)
+        }
+        Message::AgentNotification(typed) => {
+            check(label, message, typed);
+            if let AgentNotification::SessionUpdate { params } = typed {
+                let tag = session_update_tag(&params.update);
+                assert_eq!(
+                    Some(tag),
+                    message["params"]["update"]["sessionUpdate"].as_str(),
+                    "{label}: decoded into the wrong SessionUpdate variant"
+                );
+                if let SessionUpdate::AgentMessageChunk { content, .. }
+                | SessionUpdate::AgentThoughtChunk { content, .. }
+                | SessionUpdate::UserMessageChunk { content, .. } = &params.update
+                {
+                    assert_eq!(
+                        Some(content_tag(content)),
+                        message["params"]["update"]["content"]["type"].as_str()
+                    );
+                }
+                return format!("session/update {tag}");
+            }
+        }
+        Message::Protocol { notification, .. } => check(label, message, notification),
+        Message::CursorAgentRequest(typed) => check(label, message, typed),
+        Message::CursorClientRequest(typed) => check(label, message, typed),
+        Message::ClientRequestResult { result, .. } => check_reply(label, message, result),
+        Message::AgentRequestResult { result, .. } => {
+            if let AgentRequestResult::SessionRequestPermission(response) = result {
+                let tag = match &response.outcome {
+                    RequestPermissionOutcome::Cancelled => "cancelled",
+                    RequestPermissionOutcome::Selected { .. } => "selected",
+                };
+                assert_eq!(Some(tag), message["result"]["outcome"]["outcome"].as_str(), "{label}");
+            }
+            check_reply(label, message, result)
+        }
+        Message::CursorAgentRequestResult { result, .. } => check_reply(label, message, result),
+        Message::CursorClientRequestResult { result, .. } => check_reply(label, message, result),
+        Message::Error { method, error, .. } => {
+            assert_no_key_lost(label, &message["error"], error);
+            return format!("error to {}", method.as_deref().unwrap_or("?"));
+        }
+    }
+    match &decoded {
+        Message::ClientRequestResult { result, .. } => format!("reply to {}", result.method()),
+        Message::AgentRequestResult { result, .. } => format!("reply to {}", result.method()),
+        Message::CursorAgentRequestResult { result, .. } => format!("reply to {}", result.method()),
+        Message::CursorClientRequestResult { result, .. } => format!("reply to {}", result.method()),
+        Message::ClientRequest(_)
+        | Message::AgentRequest(_)
+        | Message::CursorAgentRequest(_)
+        | Message::CursorClientRequest(_) => {
             format!("request {method}")
         }
-        (Some(method), None) => {
-            if method.starts_with("$/") {
-                check(label, message, &ProtocolNotification::decode(&envelope, decoder));
-                return format!("notification {method}");
-            }
-            match side {
-                Side::Client => check(label, message, &ClientNotification::decode(&envelope, decoder)),
-                Side::Agent => {
-                    let notification = AgentNotification::decode(&envelope, decoder);
-                    if let Ok(AgentNotification::SessionUpdate { params }) = &notification {
-                        let tag = session_update_tag(&params.update);
-                        assert_eq!(
-                            Some(tag),
-                            message["params"]["update"]["sessionUpdate"].as_str(),
-                            "{label}: decoded into the wrong SessionUpdate variant"
-                        );
-                        if let SessionUpdate::AgentMessageChunk { content, .. }
-                        | SessionUpdate::AgentThoughtChunk { content, .. }
-                        | SessionUpdate::UserMessageChunk { content, .. } = &params.update
-                        {
-                            assert_eq!(
-                                Some(content_tag(content)),
-                                message["params"]["update"]["content"]["type"].as_str()
-                            );
-                        }
-                        check(label, message, &notification);
-                        return format!("session/update {tag}");
-                    }
-                    check(label, message, &notification)
-                }
-            }
+        Message::ClientNotification(_)
+        | Message::AgentNotification(_)
+        | Message::Protocol { .. }
+        | Message::Error { .. } => {
             format!("notification {method}")
         }
-        (None, Some(id)) => {
-            let asker = match side {
-                Side::Client => Side::Agent,
-                Side::Agent => Side::Client,
-            };
-            let method = pending
-                .remove(&(asker, id.clone()))
-                .unwrap_or_else(|| panic!("{label}: reply to unknown request {id:?}"));
-            if let Some(error) = message.get("error") {
-                let typed: agentwire_acp::Error =
-                    serde_json::from_value(error.clone()).unwrap_or_else(|e| panic!("{label}: error: {e}"));
-                assert_no_key_lost(label, error, &typed);
-                return format!("error to {method}");
-            }
-            let result = envelope
-                .result
-                .as_deref()
-                .unwrap_or_else(|| panic!("{label}: no result"));
-            let reencode = |typed: &dyn erased::Encode| typed.encode();
-            let encoded = match (method.starts_with("cursor/"), asker) {
-                (true, Side::Agent) => reencode(
-                    &CursorAgentRequestResult::decode(&method, result, decoder)
-                        .unwrap_or_else(|e| panic!("{label}: {e}")),
-                ),
-                (true, Side::Client) => reencode(
-                    &CursorClientRequestResult::decode(&method, result, decoder)
-                        .unwrap_or_else(|e| panic!("{label}: {e}")),
-                ),
-                (false, Side::Client) => reencode(
-                    &ClientRequestResult::decode(&method, result, decoder).unwrap_or_else(|e| panic!("{label}: {e}")),
-                ),
-                (false, Side::Agent) => {
-                    let typed =
-                        AgentRequestResult::decode(&method, result, decoder).unwrap_or_else(|e| panic!("{label}: {e}"));
-                    if let AgentRequestResult::SessionRequestPermission(response) = &typed {
-                        let tag = match &response.outcome {
-                            RequestPermissionOutcome::Cancelled => "cancelled",
-                            RequestPermissionOutcome::Selected { .. } => "selected",
-                        };
-                        assert_eq!(Some(tag), message["result"]["outcome"]["outcome"].as_str(), "{label}");
-                    }
-                    reencode(&typed)
-                }
-            };
-            let (mut before, mut after) = (Vec::new(), Vec::new());
-            key_paths(&message["result"], "", &mut before);
-            key_paths(&encoded, "", &mut after);
-            let lost: Vec<_> = before.iter().filter(|path| !after.contains(path)).collect();
-            assert!(
-                lost.is_empty(),
-                "{label}: keys lost on re-encoding the reply to {method}: {lost:?}"
-            );
-            format!("reply to {method}")
-        }
-        (None, None) => panic!("{label}: neither method nor id"),
     }
 }
 
-/// Re-encoding through a trait object, so the four result tables share one path.
-mod erased {
-    pub trait Encode {
-        fn encode(&self) -> serde_json::Value;
-    }
-    impl<T: serde::Serialize> Encode for T {
-        fn encode(&self) -> serde_json::Value {
-            serde_json::to_value(self).expect("encode")
-        }
-    }
+fn check_reply(label: &str, message: &Value, typed: &impl Serialize) {
+    assert_no_key_lost(label, &message["result"], typed);
 }
 
-fn check<T: Serialize, E: std::fmt::Display>(label: &str, original: &Value, decoded: &Result<T, E>) {
-    match decoded {
-        Ok(typed) => assert_no_key_lost(label, original, typed),
-        Err(error) => panic!("{label}: {error}"),
-    }
+fn check(label: &str, original: &Value, typed: &impl Serialize) {
+    assert_no_key_lost(label, original, typed);
 }
 
 #[test]
@@ -262,10 +225,10 @@ fn every_corpus_message_decodes_into_its_variant_with_no_key_lost() {
     let mut counts = BTreeMap::<String, usize>::new();
     let mut total = 0;
     for (name, records) in traces() {
-        let mut pending = HashMap::new();
+        let mut decoder = Decoder::default();
         for (line, (side, message)) in records.iter().enumerate() {
             let label = format!("{name}:{}", line + 1);
-            *counts.entry(decode(&label, *side, message, &mut pending)).or_default() += 1;
+            *counts.entry(decode(&label, *side, message, &mut decoder)).or_default() += 1;
             total += 1;
         }
     }

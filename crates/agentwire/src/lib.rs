@@ -37,6 +37,7 @@
 //! mapping decisions per source ([`codex_app_server`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
+pub mod acp;
 pub mod canonicalize;
 mod catalog;
 pub mod clock;
