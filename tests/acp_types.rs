@@ -262,7 +262,58 @@ fn tags_decide_the_variant() {
     assert_eq!(session_update_tag(&update), "agent_message_chunk");
     assert!(serde_json::from_str::<RequestPermissionOutcome>(r#"{"outcome":"selected"}"#).is_err());
     assert!(serde_json::from_str::<SessionUpdate>(r#"{"sessionUpdate":"nope"}"#).is_err());
+    let env_var = r#"{"type":"env_var","id":"openai","name":"OpenAI key","vars":[{"name":"OPENAI_API_KEY"}]}"#;
+    assert!(
+        !matches!(
+            serde_json::from_str(env_var),
+            Ok(agentwire_acp::AuthMethod::Terminal { .. })
+        ),
+        "a typed auth method that is not `terminal` must not decode as the terminal branch"
+    );
     let code: agentwire_acp::ErrorCode = serde_json::from_str("400").expect("any integer");
     assert_eq!(code.0, 400);
     assert_eq!(agentwire_acp::ErrorCode::METHOD_NOT_FOUND.0, -32601);
+}
+
+/// Cursor's documented examples (`tests/fixtures/cursor/examples.jsonl`: method, params and the
+/// client's reply) decode as requests of Cursor's agent and replies through its table, through
+/// the same wire decoder, with no key lost.
+#[test]
+fn cursor_examples_decode_through_the_cursor_tables() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/cursor/examples.jsonl");
+    let text = std::fs::read_to_string(&path).expect("examples");
+    let mut decoder = Decoder::default();
+    let mut methods = BTreeMap::<String, usize>::new();
+    for (index, line) in text.lines().enumerate() {
+        let example: Value = serde_json::from_str(line).expect("example");
+        let label = format!("examples.jsonl:{}", index + 1);
+        let method = example["method"].as_str().expect("method").to_string();
+        let (request_side, reply_side) = if method == "cursor/list_available_models" {
+            (Side::Client, Side::Agent)
+        } else {
+            (Side::Agent, Side::Client)
+        };
+        let request = serde_json::json!({"jsonrpc": "2.0", "id": index, "method": method, "params": example["params"]});
+        assert_eq!(
+            decode(&label, request_side, &request, &mut decoder),
+            format!("request {method}")
+        );
+        let reply = serde_json::json!({"jsonrpc": "2.0", "id": index, "result": example["result"]});
+        assert_eq!(
+            decode(&label, reply_side, &reply, &mut decoder),
+            format!("reply to {method}")
+        );
+        *methods.entry(method).or_default() += 1;
+    }
+    assert_eq!(
+        methods.keys().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "cursor/ask_question",
+            "cursor/create_plan",
+            "cursor/generate_image",
+            "cursor/list_available_models",
+            "cursor/task",
+            "cursor/update_todos"
+        ]
+    );
 }

@@ -222,7 +222,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
         ///Human-readable name of the authentication method.
         name: ::std::string::String,
         #[serde(rename = "type")]
-        type_: ::std::string::String,
+        type_: TerminalType,
     },
     Agent(AuthMethodAgent),
 }
@@ -482,6 +482,57 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 Optional. Omitted and `null` are equivalent and mean no title is provided.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+}
+///`BooleanType`
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum BooleanType {
+    #[serde(rename = "boolean")]
+    Boolean,
+}
+impl ::std::fmt::Display for BooleanType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Boolean => f.write_str("boolean"),
+        }
+    }
+}
+impl ::std::str::FromStr for BooleanType {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "boolean" => Ok(Self::Boolean),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for BooleanType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for BooleanType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
 }
 /**Notification to cancel ongoing operations for a session.
 
@@ -2620,6 +2671,57 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     ///The value to set for the HTTP header.
     pub value: ::std::string::String,
 }
+///`HttpType`
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum HttpType {
+    #[serde(rename = "http")]
+    Http,
+}
+impl ::std::fmt::Display for HttpType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Http => f.write_str("http"),
+        }
+    }
+}
+impl ::std::str::FromStr for HttpType {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "http" => Ok(Self::Http),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for HttpType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for HttpType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
 ///An image provided to or from an LLM.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ImageContent {
@@ -3060,7 +3162,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
         ///Human-readable name identifying this MCP server.
         name: ::std::string::String,
         #[serde(rename = "type")]
-        type_: ::std::string::String,
+        type_: HttpType,
         ///URL to the MCP server.
         url: ::std::string::String,
     },
@@ -3082,7 +3184,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
         ///Human-readable name identifying this MCP server.
         name: ::std::string::String,
         #[serde(rename = "type")]
-        type_: ::std::string::String,
+        type_: SseType,
         ///URL to the MCP server.
         url: ::std::string::String,
     },
@@ -5542,7 +5644,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
         #[serde(rename = "sessionId")]
         session_id: SessionId,
         #[serde(rename = "type")]
-        type_: ::std::string::String,
+        type_: BooleanType,
         ///The boolean value.
         value: bool,
     },
@@ -5616,6 +5718,57 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+}
+///`SseType`
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SseType {
+    #[serde(rename = "sse")]
+    Sse,
+}
+impl ::std::fmt::Display for SseType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Sse => f.write_str("sse"),
+        }
+    }
+}
+impl ::std::str::FromStr for SseType {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "sse" => Ok(Self::Sse),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SseType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SseType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
 }
 /**Reasons why an agent stops processing a prompt turn.
 
@@ -5974,6 +6127,57 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     pub output: ::std::string::String,
     ///Whether the output was truncated due to byte limits.
     pub truncated: bool,
+}
+///`TerminalType`
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum TerminalType {
+    #[serde(rename = "terminal")]
+    Terminal,
+}
+impl ::std::fmt::Display for TerminalType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Terminal => f.write_str("terminal"),
+        }
+    }
+}
+impl ::std::str::FromStr for TerminalType {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "terminal" => Ok(Self::Terminal),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for TerminalType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for TerminalType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
 }
 ///Text provided to or from an LLM.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -7690,6 +7894,7 @@ impl ::serde::Serialize for CursorAgentRequest {
     ) -> ::std::result::Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(::std::option::Option::None)?;
+        map.serialize_entry("jsonrpc", "2.0")?;
         match self {
             Self::CursorAskQuestion { id, params } => {
                 map.serialize_entry("id", id)?;
@@ -7790,6 +7995,7 @@ impl ::serde::Serialize for CursorClientRequest {
     ) -> ::std::result::Result<S::Ok, S::Error> {
         use ::serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(::std::option::Option::None)?;
+        map.serialize_entry("jsonrpc", "2.0")?;
         match self {
             Self::CursorListAvailableModels { id, params } => {
                 map.serialize_entry("id", id)?;

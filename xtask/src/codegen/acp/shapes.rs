@@ -40,7 +40,7 @@ pub fn rewrite(definitions: &mut Map<String, Value>) -> Result<()> {
         let Some(Value::Array(mut branches)) = definition.remove("anyOf") else {
             bail!("{name} has no `anyOf`")
         };
-        branches.iter_mut().for_each(title_by_tag);
+        branches.iter_mut().for_each(strict_tag);
         definition.insert("oneOf".into(), Value::Array(branches));
     }
     for name in OPEN_STRINGS {
@@ -81,22 +81,23 @@ pub fn rewrite(definitions: &mut Map<String, Value>) -> Result<()> {
     Ok(())
 }
 
-/// An untitled branch tagged by a `const` property is titled after the constant, so its variant
-/// is named after it (`terminal` -> `Terminal`), not after the tag field.
-fn title_by_tag(branch: &mut Value) {
+/// A branch tagged by a `const` property: the tag becomes a one-value `enum` (typify reads no
+/// `const` and would type it `String`, so `{"type": "env_var", ...}` would decode as the
+/// `terminal` branch), and an untitled branch is titled after the constant, so its variant is
+/// named after it (`terminal` -> `Terminal`), not after the tag field.
+fn strict_tag(branch: &mut Value) {
     let Value::Object(branch) = branch else { return };
-    if branch.contains_key("title") {
+    let Some(properties) = branch.get_mut("properties").and_then(Value::as_object_mut) else {
         return;
-    }
-    let constant = branch
-        .get("properties")
-        .and_then(Value::as_object)
-        .and_then(|properties| {
-            properties
-                .values()
-                .find_map(|p| p.get("const")?.as_str().map(str::to_string))
-        });
-    if let Some(constant) = constant {
+    };
+    let Some((field, constant)) = properties
+        .iter()
+        .find_map(|(field, p)| Some((field.clone(), p.get("const")?.as_str()?.to_string())))
+    else {
+        return;
+    };
+    properties.insert(field, json!({"type": "string", "enum": [constant]}));
+    if !branch.contains_key("title") {
         branch.insert("title".into(), Value::String(constant));
     }
 }
