@@ -8,6 +8,7 @@
 
 mod canonical_model;
 mod canonical_rust;
+mod claude_agent_sdk;
 mod codex_app_server;
 mod dispatch;
 mod docs;
@@ -88,7 +89,10 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
 /// The provider schema sources, one generated crate each. Adding a source is a
 /// [`schema_source::SchemaSource`] here.
 fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
-    Ok(vec![codex_app_server::source(root)?])
+    Ok(vec![
+        codex_app_server::source(root)?,
+        claude_agent_sdk::source(root)?,
+    ])
 }
 
 #[derive(Default)]

@@ -2,7 +2,7 @@
 //! upstream version it is pinned to. The one place that names every source module; hosts go
 //! through it and name no provider's types.
 
-use crate::codex_app_server;
+use crate::{claude, codex_app_server};
 use crate::frame::{Frame, LineFormat};
 use crate::normalizer::{Conformer, Normalizer, Options};
 use crate::source::Source;
@@ -12,6 +12,7 @@ impl Source {
     pub fn normalizer(self, options: Options) -> Box<dyn Normalizer> {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::CodexAppServerNormalizer::new(options)),
+            Self::Claude | Self::ClaudeControl => Box::new(claude::ClaudeNormalizer::new(self, options)),
         }
     }
 
@@ -19,6 +20,7 @@ impl Source {
     pub fn conformer(self) -> Box<dyn Conformer> {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::wire::Decoder::default()),
+            Self::Claude | Self::ClaudeControl => Box::new(claude::wire::Decoder),
         }
     }
 
@@ -26,6 +28,7 @@ impl Source {
     pub fn upstream(self) -> String {
         match self {
             Self::CodexAppServer => codex_app_server::upstream(),
+            Self::Claude | Self::ClaudeControl => claude::upstream(),
         }
     }
 
@@ -33,6 +36,8 @@ impl Source {
     pub fn claims(self, frame: &Frame<'_>) -> bool {
         match self {
             Self::CodexAppServer => codex_app_server::claims(frame),
+            Self::Claude => claude::claims(frame, LineFormat::Bare),
+            Self::ClaudeControl => claude::claims(frame, LineFormat::Transcript),
         }
     }
 

@@ -15,16 +15,24 @@ pub enum Source {
     /// `codex app-server` JSON-RPC over stdio: `{"dir","ts","msg"}` transcript records, or the
     /// server's stdout as is.
     CodexAppServer,
+    /// Claude Code stream-json: the bare lines `claude -p --output-format stream-json --verbose`
+    /// prints (the messages the Agent SDK's `query()` yields).
+    Claude,
+    /// The Claude Agent SDK <-> CLI stdio as `{"dir","ts","msg"}` transcript records: the
+    /// stream-json messages plus the control protocol (`can_use_tool` and the client's answers).
+    ClaudeControl,
 }
 
 impl Source {
     /// Every source, in the order format detection tries them.
-    pub const ALL: &'static [Source] = &[Source::CodexAppServer];
+    pub const ALL: &'static [Source] = &[Source::CodexAppServer, Source::Claude, Source::ClaudeControl];
 
     /// The name used on the command line (`--from`).
     pub fn name(self) -> &'static str {
         match self {
             Self::CodexAppServer => "codex-app-server",
+            Self::Claude => "claude",
+            Self::ClaudeControl => "claude-control",
         }
     }
 
@@ -32,6 +40,8 @@ impl Source {
     pub fn program(self) -> &'static str {
         match self {
             Self::CodexAppServer => "codex app-server",
+            Self::Claude => "claude -p --output-format stream-json",
+            Self::ClaudeControl => "the Claude Agent SDK's claude process",
         }
     }
 
@@ -39,6 +49,7 @@ impl Source {
     pub fn provider_kind(self) -> ProviderKind {
         match self {
             Self::CodexAppServer => ProviderKind::Codex,
+            Self::Claude | Self::ClaudeControl => ProviderKind::ClaudeAgent,
         }
     }
 
@@ -47,6 +58,7 @@ impl Source {
     pub fn id_scope(self) -> &'static str {
         match self {
             Self::CodexAppServer => "codex",
+            Self::Claude | Self::ClaudeControl => "claude",
         }
     }
 
