@@ -89,10 +89,7 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
 /// The provider schema sources, one generated crate each. Adding a source is a
 /// [`schema_source::SchemaSource`] here.
 fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
-    Ok(vec![
-        codex_app_server::source(root)?,
-        claude_agent_sdk::source(root)?,
-    ])
+    Ok(vec![codex_app_server::source(root)?, claude_agent_sdk::source(root)?])
 }
 
 #[derive(Default)]

@@ -2,10 +2,10 @@
 //! upstream version it is pinned to. The one place that names every source module; hosts go
 //! through it and name no provider's types.
 
-use crate::{claude, codex_app_server};
 use crate::frame::{Frame, LineFormat};
 use crate::normalizer::{Conformer, Normalizer, Options};
 use crate::source::Source;
+use crate::{claude, codex_app_server};
 
 impl Source {
     /// A normalizer for one stream of this source.

@@ -20,11 +20,11 @@ use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
     FilesPersistedPayload, HookCompletedPayload, HookOutcome, HookProgressPayload, HookStartedPayload,
     ItemLifecyclePayload, ItemStatus, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderItemId,
-    ProviderRuntimeEvent, RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass, RuntimeErrorPayload,
-    RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload, SessionConfiguredPayload, TaskCompletedPayload,
-    TaskProgressPayload, TaskStartedPayload, TaskStatus, ThreadStartedPayload, ThreadState, ThreadStateChangedPayload,
-    ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep,
-    TurnPlanUpdatedPayload, TurnStartedPayload, TurnState, ProviderThreadId, ProviderRefs,
+    ProviderRefs, ProviderRuntimeEvent, ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload,
+    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload,
+    SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus,
+    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
+    ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
@@ -191,13 +191,7 @@ impl ClaudeNormalizer {
 
     // --- items ---
 
-    fn start_item(
-        &mut self,
-        key: &str,
-        face: OpenItemFace,
-        raw: Raw<'_>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
+    fn start_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         if let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) {
             self.ledger.open_item(
                 (&thread, &turn, key),
@@ -234,7 +228,11 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let title = self.thread.as_deref().and_then(|thread| self.ledger.item(thread, key)).and_then(|open| open.title.clone());
+        let title = self
+            .thread
+            .as_deref()
+            .and_then(|thread| self.ledger.item(thread, key))
+            .and_then(|open| open.title.clone());
         let context = self.item_context(key, Some(raw));
         let payload = ItemLifecyclePayload {
             item_type,
@@ -255,7 +253,10 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let open = self.thread.clone().and_then(|thread| self.ledger.close_item(&thread, key));
+        let open = self
+            .thread
+            .clone()
+            .and_then(|thread| self.ledger.close_item(&thread, key));
         let context = self.item_context(key, Some(raw));
         let payload = ItemLifecyclePayload {
             item_type: face.item_type,
@@ -312,23 +313,40 @@ impl ClaudeNormalizer {
         }
     }
 
-    fn assistant_block(&mut self, key: &str, block: &BetaContentBlock, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn assistant_block(
+        &mut self,
+        key: &str,
+        block: &BetaContentBlock,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let text_item = |item_type: CanonicalItemType, text: &str| OpenItemFace {
             item_type,
             title: None,
             data: Some(json!({ "text": text })),
         };
         match block {
-            BetaContentBlock::Text(text) => self.message_item(key, text_item(CanonicalItemType::AssistantMessage, &text.text), raw, out),
-            BetaContentBlock::Thinking(thinking) => {
-                self.message_item(key, text_item(CanonicalItemType::Reasoning, &thinking.thinking), raw, out)
-            }
+            BetaContentBlock::Text(text) => self.message_item(
+                key,
+                text_item(CanonicalItemType::AssistantMessage, &text.text),
+                raw,
+                out,
+            ),
+            BetaContentBlock::Thinking(thinking) => self.message_item(
+                key,
+                text_item(CanonicalItemType::Reasoning, &thinking.thinking),
+                raw,
+                out,
+            ),
             BetaContentBlock::RedactedThinking(_) => {
                 self.message_item(key, text_item(CanonicalItemType::Reasoning, ""), raw, out)
             }
             BetaContentBlock::ToolUse(tool) => self.tool_call(&tool.id, &tool.name, tool.input.clone(), raw, out),
             BetaContentBlock::ServerToolUse(tool) => {
-                let name = serde_json::to_value(&tool.name).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                let name = serde_json::to_value(&tool.name)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
                 self.tool_call(&tool.id, &name, Value::Object(tool.input.clone()), raw, out)
             }
             BetaContentBlock::McpToolUse(tool) => {
@@ -336,7 +354,11 @@ impl ClaudeNormalizer {
                 self.tool_call(&tool.id, &name, tool.input.clone(), raw, out)
             }
             BetaContentBlock::Compaction(_) => {
-                let face = OpenItemFace { item_type: CanonicalItemType::ContextCompaction, title: None, data: None };
+                let face = OpenItemFace {
+                    item_type: CanonicalItemType::ContextCompaction,
+                    title: None,
+                    data: None,
+                };
                 self.message_item(key, face, raw, out)
             }
             BetaContentBlock::WebSearchToolResult(_)
@@ -382,7 +404,10 @@ impl ClaudeNormalizer {
     fn tool_face(name: &str, kind: ToolKind, input: &Value) -> OpenItemFace {
         let title = match kind {
             ToolKind::Command => input.get("command").and_then(Value::as_str),
-            ToolKind::FileChange => input.get("file_path").or_else(|| input.get("notebook_path")).and_then(Value::as_str),
+            ToolKind::FileChange => input
+                .get("file_path")
+                .or_else(|| input.get("notebook_path"))
+                .and_then(Value::as_str),
             ToolKind::Subagent => input.get("description").and_then(Value::as_str),
             ToolKind::Web => input.get("query").or_else(|| input.get("url")).and_then(Value::as_str),
             ToolKind::Mcp | ToolKind::Plan | ToolKind::Other => None,
@@ -401,7 +426,8 @@ impl ClaudeNormalizer {
         let face = Self::tool_face(name, kind, &input);
         if self.item_open(id) {
             if let Some(thread) = self.thread.clone() {
-                self.ledger.update_item(&thread, id, face.data.clone().unwrap_or(Value::Null));
+                self.ledger
+                    .update_item(&thread, id, face.data.clone().unwrap_or(Value::Null));
             }
             let data = face.data.clone().unwrap_or(Value::Null);
             self.update_item(id, kind.item_type(), Some("input final"), data, raw, out);
@@ -427,7 +453,11 @@ impl ClaudeNormalizer {
             let plan = todos
                 .iter()
                 .map(|todo| TurnPlanStep {
-                    step: todo.get("content").and_then(Value::as_str).unwrap_or_default().to_string(),
+                    step: todo
+                        .get("content")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
                     status: match todo.get("status").and_then(Value::as_str) {
                         Some("completed") => PlanStepStatus::Completed,
                         Some("in_progress") => PlanStepStatus::InProgress,
@@ -436,7 +466,10 @@ impl ClaudeNormalizer {
                 })
                 .collect();
             let context = self.context(Some(raw));
-            let payload = TurnPlanUpdatedPayload { explanation: None, plan };
+            let payload = TurnPlanUpdatedPayload {
+                explanation: None,
+                plan,
+            };
             self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
         }
     }
@@ -471,7 +504,11 @@ impl ClaudeNormalizer {
             data.insert("result".into(), result);
             data.insert("isError".into(), Value::Bool(failed));
         }
-        let status = if failed { ItemStatus::Failed } else { ItemStatus::Completed };
+        let status = if failed {
+            ItemStatus::Failed
+        } else {
+            ItemStatus::Completed
+        };
         self.complete_item(tool_use_id, face, status, raw, out);
     }
 
@@ -554,7 +591,14 @@ impl ClaudeNormalizer {
     fn subagent(&mut self, parent: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
         let data = json!({ "toolName": "Task", "subagentMessage": message });
-        self.update_item(parent, CanonicalItemType::CollabAgentToolCall, Some("subagent message"), data, raw, out);
+        self.update_item(
+            parent,
+            CanonicalItemType::CollabAgentToolCall,
+            Some("subagent message"),
+            data,
+            raw,
+            out,
+        );
     }
 
     fn stream_event(
@@ -586,15 +630,16 @@ impl ClaudeNormalizer {
                 self.ensure_turn(None, raw, out);
                 let message = self.streamed_message.clone().unwrap_or_default();
                 let (key, face) = match &start.content_block {
-                    BetaContentBlock::ToolUse(tool) => {
-                        (tool.id.clone(), Some((tool.name.clone(), tool.input.clone())))
-                    }
+                    BetaContentBlock::ToolUse(tool) => (tool.id.clone(), Some((tool.name.clone(), tool.input.clone()))),
                     BetaContentBlock::McpToolUse(tool) => (
                         tool.id.clone(),
                         Some((format!("mcp__{}__{}", tool.server_name, tool.name), tool.input.clone())),
                     ),
                     BetaContentBlock::ServerToolUse(tool) => {
-                        let name = serde_json::to_value(&tool.name).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                        let name = serde_json::to_value(&tool.name)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default();
                         (tool.id.clone(), Some((name, Value::Object(tool.input.clone()))))
                     }
                     BetaContentBlock::Text(_)
@@ -614,7 +659,9 @@ impl ClaudeNormalizer {
                 let item_type = match (&start.content_block, &face) {
                     (_, Some((name, _))) => tool_kind(name).item_type(),
                     (BetaContentBlock::Text(_), None) => CanonicalItemType::AssistantMessage,
-                    (BetaContentBlock::Thinking(_) | BetaContentBlock::RedactedThinking(_), None) => CanonicalItemType::Reasoning,
+                    (BetaContentBlock::Thinking(_) | BetaContentBlock::RedactedThinking(_), None) => {
+                        CanonicalItemType::Reasoning
+                    }
                     (BetaContentBlock::Compaction(_), None) => CanonicalItemType::ContextCompaction,
                     _ => return self.current_state("a streamed content block started", raw, out),
                 };
@@ -623,12 +670,21 @@ impl ClaudeNormalizer {
                         let kind = tool_kind(&name);
                         self.tools.insert(
                             key.clone(),
-                            Tool { kind, name: name.clone(), input: input.clone(), partial: String::new() },
+                            Tool {
+                                kind,
+                                name: name.clone(),
+                                input: input.clone(),
+                                partial: String::new(),
+                            },
                         );
                         self.start_item(&key, Self::tool_face(&name, kind, &input), raw, out);
                     }
                     None => {
-                        let face = OpenItemFace { item_type, title: None, data: Some(json!({ "text": "" })) };
+                        let face = OpenItemFace {
+                            item_type,
+                            title: None,
+                            data: Some(json!({ "text": "" })),
+                        };
                         self.start_item(&key, face, raw, out);
                     }
                 }
@@ -636,19 +692,35 @@ impl ClaudeNormalizer {
             BetaRawMessageStreamEvent::ContentBlockDelta(delta) => {
                 let key = self.streamed_blocks.get(&delta.index).cloned().unwrap_or_default();
                 match &delta.delta {
-                    BetaRawContentBlockDelta::TextDelta(text) => {
-                        self.delta(&key, ContentStreamKind::AssistantText, &text.text, Some(delta.index), raw, out)
-                    }
-                    BetaRawContentBlockDelta::ThinkingDelta(thinking) => {
-                        self.delta(&key, ContentStreamKind::ReasoningText, &thinking.thinking, Some(delta.index), raw, out)
-                    }
+                    BetaRawContentBlockDelta::TextDelta(text) => self.delta(
+                        &key,
+                        ContentStreamKind::AssistantText,
+                        &text.text,
+                        Some(delta.index),
+                        raw,
+                        out,
+                    ),
+                    BetaRawContentBlockDelta::ThinkingDelta(thinking) => self.delta(
+                        &key,
+                        ContentStreamKind::ReasoningText,
+                        &thinking.thinking,
+                        Some(delta.index),
+                        raw,
+                        out,
+                    ),
                     BetaRawContentBlockDelta::InputJsonDelta(json) => {
                         let (item_type, data) = match self.tools.get_mut(&key) {
                             Some(tool) => {
                                 tool.partial.push_str(&json.partial_json);
-                                (tool.kind.item_type(), json!({ "toolName": tool.name, "partialInput": tool.partial }))
+                                (
+                                    tool.kind.item_type(),
+                                    json!({ "toolName": tool.name, "partialInput": tool.partial }),
+                                )
                             }
-                            None => (CanonicalItemType::DynamicToolCall, json!({ "partialInput": json.partial_json })),
+                            None => (
+                                CanonicalItemType::DynamicToolCall,
+                                json!({ "partialInput": json.partial_json }),
+                            ),
                         };
                         self.update_item(&key, item_type, Some("input streaming"), data, raw, out);
                     }
@@ -657,7 +729,14 @@ impl ClaudeNormalizer {
                     }
                     BetaRawContentBlockDelta::CitationsDelta(citation) => {
                         let data = json!({ "citation": citation.citation });
-                        self.update_item(&key, CanonicalItemType::AssistantMessage, Some("citation"), data, raw, out)
+                        self.update_item(
+                            &key,
+                            CanonicalItemType::AssistantMessage,
+                            Some("citation"),
+                            data,
+                            raw,
+                            out,
+                        )
                     }
                     BetaRawContentBlockDelta::CompactionDelta(_) => {
                         self.update_item(&key, CanonicalItemType::ContextCompaction, None, json!({}), raw, out)
@@ -671,10 +750,18 @@ impl ClaudeNormalizer {
                     let (item_type, data) = (face.item_type, face.data.unwrap_or(Value::Null));
                     return self.update_item(&key, item_type, Some("input final"), data, raw, out);
                 }
-                let open = self.thread.as_deref().and_then(|thread| self.ledger.item(thread, &key)).map(|open| (open.item_type, open.data.clone()));
+                let open = self
+                    .thread
+                    .as_deref()
+                    .and_then(|thread| self.ledger.item(thread, &key))
+                    .map(|open| (open.item_type, open.data.clone()));
                 match open {
                     Some((item_type, data)) => {
-                        let face = OpenItemFace { item_type, title: None, data };
+                        let face = OpenItemFace {
+                            item_type,
+                            title: None,
+                            data,
+                        };
                         self.complete_item(&key, face, ItemStatus::Completed, raw, out)
                     }
                     None => self.current_state("a streamed content block ended", raw, out),
@@ -688,13 +775,27 @@ impl ClaudeNormalizer {
         self.ensure_turn(None, raw, out);
         let (subtype, is_error, terminal, denials, errors) = match result {
             SdkResultMessage::Success(r) => ("success", r.is_error, r.terminal_reason, &r.permission_denials, None),
-            SdkResultMessage::ErrorDuringExecution(r) => {
-                ("error_during_execution", true, r.terminal_reason, &r.permission_denials, Some(&r.errors))
-            }
-            SdkResultMessage::ErrorMaxTurns(r) => ("error_max_turns", true, r.terminal_reason, &r.permission_denials, Some(&r.errors)),
-            SdkResultMessage::ErrorMaxBudgetUsd(r) => {
-                ("error_max_budget_usd", true, r.terminal_reason, &r.permission_denials, Some(&r.errors))
-            }
+            SdkResultMessage::ErrorDuringExecution(r) => (
+                "error_during_execution",
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+            ),
+            SdkResultMessage::ErrorMaxTurns(r) => (
+                "error_max_turns",
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+            ),
+            SdkResultMessage::ErrorMaxBudgetUsd(r) => (
+                "error_max_budget_usd",
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+            ),
             SdkResultMessage::ErrorMaxStructuredOutputRetries(r) => (
                 "error_max_structured_output_retries",
                 true,
@@ -704,7 +805,10 @@ impl ClaudeNormalizer {
             ),
         };
         self.report_denials(denials, raw, out);
-        let aborted = matches!(terminal, Some(TerminalReason::AbortedStreaming | TerminalReason::AbortedTools));
+        let aborted = matches!(
+            terminal,
+            Some(TerminalReason::AbortedStreaming | TerminalReason::AbortedTools)
+        );
         let interrupted = (self.interrupted || aborted) && subtype != "success";
         let state = match (is_error, interrupted) {
             (_, true) => TurnState::Interrupted,
@@ -730,6 +834,7 @@ impl ClaudeNormalizer {
                     "error": self.assistant_error,
                     "errors": errors,
                     "terminalReason": terminal,
+                    "stopReason": value.get("stop_reason"),
                 })),
             };
             self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
@@ -741,11 +846,12 @@ impl ClaudeNormalizer {
         };
         self.ledger.end_turn(&context, &thread, &turn, cutoff, out);
         self.tools.clear();
-        let stop_reason = value
-            .get("stop_reason")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or_else(|| (subtype != "success").then(|| subtype.to_string()));
+        // An `error_*` result stopped the turn for its subtype; the model's last stop reason
+        // stays in `raw` (and in the runtime.error's detail).
+        let stop_reason = match subtype {
+            "success" => value.get("stop_reason").and_then(Value::as_str).map(str::to_string),
+            _ => Some(subtype.to_string()),
+        };
         let payload = TurnCompletedPayload {
             state,
             stop_reason: Some(stop_reason),
@@ -763,7 +869,8 @@ impl ClaudeNormalizer {
     /// and resolved `decline` at once, so a UI shows what was refused.
     fn report_denials(&mut self, denials: &[SdkPermissionDenial], raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         for denial in denials {
-            let args = json!({ "toolName": denial.tool_name, "input": denial.tool_input, "toolUseID": denial.tool_use_id });
+            let args =
+                json!({ "toolName": denial.tool_name, "input": denial.tool_input, "toolUseID": denial.tool_use_id });
             self.denied(&denial.tool_name, &denial.tool_use_id, None, args, raw, out);
         }
     }
@@ -782,10 +889,23 @@ impl ClaudeNormalizer {
         }
         let request_type = tool_kind(tool_name).request_type();
         let key = format!("denied:{tool_use_id}");
-        let place = Place { thread: self.thread.clone(), turn: self.turn.clone(), item: Some(tool_use_id.to_string()) };
-        let context = self.ledger.request_context(&key, tool_use_id, Direction::In, &place, Some(raw));
-        let detail = message.map_or_else(|| format!("{tool_name} was denied by the permission rules"), str::to_string);
-        let opened = RequestOpenedPayload { request_type, detail: Some(detail.clone()), args: Some(args) };
+        let place = Place {
+            thread: self.thread.clone(),
+            turn: self.turn.clone(),
+            item: Some(tool_use_id.to_string()),
+        };
+        let context = self
+            .ledger
+            .request_context(&key, tool_use_id, Direction::In, &place, Some(raw));
+        let detail = message.map_or_else(
+            || format!("{tool_name} was denied by the permission rules"),
+            str::to_string,
+        );
+        let opened = RequestOpenedPayload {
+            request_type,
+            detail: Some(detail.clone()),
+            args: Some(args),
+        };
         self.emit(&context, RuntimeEvent::RequestOpened(opened), out);
         let resolved = RequestResolvedPayload {
             request_type,
@@ -808,11 +928,17 @@ impl ClaudeNormalizer {
                 config.remove("type");
                 config.remove("subtype");
                 let context = self.context(Some(raw));
-                self.emit(&context, RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }), out);
+                self.emit(
+                    &context,
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    out,
+                );
                 self.ensure_turn(Some(&init.model), raw, out);
             }
             SdkSystemMessage::Status(status) => {
-                let status_text = serde_json::to_value(&status.status).ok().and_then(|v| v.as_str().map(str::to_string));
+                let status_text = serde_json::to_value(&status.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string));
                 let reason = match (status_text, &status.permission_mode) {
                     (Some(text), _) => format!("Claude status: {text}"),
                     (None, Some(mode)) => format!("permission mode: {mode}"),
@@ -887,7 +1013,11 @@ impl ClaudeNormalizer {
                 let patch = serde_json::to_value(&task.patch).unwrap_or(Value::Null);
                 let payload = TaskProgressPayload {
                     task_id: ids::task(source, &session, &task.task_id),
-                    description: task.patch.description.clone().unwrap_or_else(|| format!("task updated: {patch}")),
+                    description: task
+                        .patch
+                        .description
+                        .clone()
+                        .unwrap_or_else(|| format!("task updated: {patch}")),
                     usage: None,
                     last_tool_name: None,
                 };
@@ -913,13 +1043,19 @@ impl ClaudeNormalizer {
                     files: files
                         .files
                         .iter()
-                        .map(|file| PersistedFile { filename: file.filename.clone(), file_id: file.file_id.clone() })
+                        .map(|file| PersistedFile {
+                            filename: file.filename.clone(),
+                            file_id: file.file_id.clone(),
+                        })
                         .collect(),
                     failed: Some(
                         files
                             .failed
                             .iter()
-                            .map(|file| PersistedFileFailure { filename: file.filename.clone(), error: file.error.clone() })
+                            .map(|file| PersistedFileFailure {
+                                filename: file.filename.clone(),
+                                error: file.error.clone(),
+                            })
                             .collect(),
                     ),
                 };
@@ -946,7 +1082,14 @@ impl ClaudeNormalizer {
                     "decisionReasonType": denied.decision_reason_type,
                     "agentId": denied.agent_id,
                 });
-                self.denied(&denied.tool_name, &denied.tool_use_id, Some(&denied.message), args, raw, out);
+                self.denied(
+                    &denied.tool_name,
+                    &denied.tool_use_id,
+                    Some(&denied.message),
+                    args,
+                    raw,
+                    out,
+                );
             }
             SdkSystemMessage::SessionStateChanged(state) => {
                 let reason = format!("Claude reports the session {}", state.state);
@@ -985,7 +1128,10 @@ impl ClaudeNormalizer {
             return;
         }
         let permission = raw.with_type(subtype);
-        let permission = Raw { source: RuntimeEventRawSource::ClaudeSdkPermission, ..permission };
+        let permission = Raw {
+            source: RuntimeEventRawSource::ClaudeSdkPermission,
+            ..permission
+        };
         let (request_type, waits, tool_use_id, detail, args) = match request {
             SdkControlRequestInner::CanUseTool(ask) => {
                 self.ensure_turn(None, raw, out);
@@ -1033,7 +1179,13 @@ impl ClaudeNormalizer {
             | SdkControlRequestInner::ApplyFlagSettings(_) => {
                 let args: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
                 let detail = format!("Claude asks the client: {subtype}");
-                (agentwire_canonical::CanonicalRequestType::Unknown, false, None, detail, args["request"].clone())
+                (
+                    agentwire_canonical::CanonicalRequestType::Unknown,
+                    false,
+                    None,
+                    detail,
+                    args["request"].clone(),
+                )
             }
         };
         let place = Place {
@@ -1041,8 +1193,14 @@ impl ClaudeNormalizer {
             turn: self.turn.clone(),
             item: tool_use_id.clone().filter(|id| self.item_open(id)),
         };
-        let context = self.ledger.request_context(request_id, request_id, Direction::In, &place, Some(permission));
-        let payload = RequestOpenedPayload { request_type, detail: Some(detail), args: Some(args) };
+        let context = self
+            .ledger
+            .request_context(request_id, request_id, Direction::In, &place, Some(permission));
+        let payload = RequestOpenedPayload {
+            request_type,
+            detail: Some(detail),
+            args: Some(args),
+        };
         self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
         let open = OpenRequest {
             request_type,
@@ -1074,23 +1232,39 @@ impl ClaudeNormalizer {
         let subtype = self.client_requests.remove(request_id);
         match (subtype, error) {
             (_, Some(error)) => {
-                let message = format!("Claude refused the client's {} request: {error}", subtype.unwrap_or("control"));
+                let message = format!(
+                    "Claude refused the client's {} request: {error}",
+                    subtype.unwrap_or("control")
+                );
                 self.warning(message, None, raw, out);
             }
-            (Some("interrupt"), None) => {
-                self.current_state("the interrupt was acknowledged; the turn completes as interrupted", raw, out)
-            }
+            (Some("interrupt"), None) => self.current_state(
+                "the interrupt was acknowledged; the turn completes as interrupted",
+                raw,
+                out,
+            ),
             (subtype, None) => {
                 let mut config = Map::new();
                 config.insert(subtype.unwrap_or("control_response").to_string(), body);
                 let context = self.context(Some(raw));
-                self.emit(&context, RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }), out);
+                self.emit(
+                    &context,
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    out,
+                );
             }
         }
     }
 
     /// The client's answer to a request of the CLI: `request.resolved`.
-    fn answer(&mut self, request_id: &str, body: Value, error: Option<String>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn answer(
+        &mut self,
+        request_id: &str,
+        body: Value,
+        error: Option<String>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let Some(request) = self.ledger.request(request_id) else {
             return;
         };
@@ -1101,7 +1275,11 @@ impl ClaudeNormalizer {
             (None, false) => Decision::Answered,
             (None, true) => match PermissionResult::decode(&body.to_string(), &mut PathTracking) {
                 Ok(PermissionResult::Allow(allow)) => {
-                    if allow.updated_permissions.as_ref().is_some_and(|updates| !updates.is_empty()) {
+                    if allow
+                        .updated_permissions
+                        .as_ref()
+                        .is_some_and(|updates| !updates.is_empty())
+                    {
                         Decision::AcceptForSession
                     } else {
                         Decision::Accept
@@ -1128,9 +1306,16 @@ impl ClaudeNormalizer {
             None => body,
         };
         if let Some(request) = self.ledger.request_mut(request_id) {
-            request.answer = Some(Answer { decision, resolution, answers: None });
+            request.answer = Some(Answer {
+                decision,
+                resolution,
+                answers: None,
+            });
         }
-        let permission = Raw { source: RuntimeEventRawSource::ClaudeSdkPermission, ..raw };
+        let permission = Raw {
+            source: RuntimeEventRawSource::ClaudeSdkPermission,
+            ..raw
+        };
         self.ledger.resolve_request(request_id, Some(permission), out);
     }
 
@@ -1184,18 +1369,28 @@ impl ClaudeNormalizer {
             ClaudeStreamLine::RateLimitEvent(event) => {
                 let context = self.context(Some(raw));
                 let rate_limits = serde_json::to_value(&event.rate_limit_info).unwrap_or(Value::Null);
-                self.emit(&context, RuntimeEvent::AccountRateLimitsUpdated(AccountRateLimitsUpdatedPayload { rate_limits }), out);
+                self.emit(
+                    &context,
+                    RuntimeEvent::AccountRateLimitsUpdated(AccountRateLimitsUpdatedPayload { rate_limits }),
+                    out,
+                );
             }
             ClaudeStreamLine::PromptSuggestion(suggestion) => {
                 let mut config = Map::new();
                 config.insert("promptSuggestion".into(), Value::String(suggestion.suggestion.clone()));
                 let context = self.context(Some(raw));
-                self.emit(&context, RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }), out);
+                self.emit(
+                    &context,
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    out,
+                );
             }
             ClaudeStreamLine::ControlRequest(request) => {
                 self.control_request(frame.dir, &request.request_id, &request.request, raw, out)
             }
-            ClaudeStreamLine::ControlResponse(response) => self.control_response(frame.dir, &response.response, raw, out),
+            ClaudeStreamLine::ControlResponse(response) => {
+                self.control_response(frame.dir, &response.response, raw, out)
+            }
             ClaudeStreamLine::ControlCancelRequest(cancel) => {
                 if let Some(request) = self.ledger.request_mut(&cancel.request_id) {
                     request.answer = Some(Answer {
@@ -1235,7 +1430,11 @@ fn drop_synthesized_refs(events: &mut [ProviderRuntimeEvent]) {
             continue;
         };
         refs.provider_turn_id = None;
-        if refs.provider_item_id.as_ref().is_some_and(|item| item.as_str().contains(':')) {
+        if refs
+            .provider_item_id
+            .as_ref()
+            .is_some_and(|item| item.as_str().contains(':'))
+        {
             refs.provider_item_id = None;
         }
         if *refs == ProviderRefs::default() {
@@ -1287,7 +1486,10 @@ impl ClaudeNormalizer {
             }
             Err(problem) => {
                 if frame.dir == Direction::In {
-                    let message = format!("{} sent a message agentwire cannot read: {problem}", self.ledger.source().program());
+                    let message = format!(
+                        "{} sent a message agentwire cannot read: {problem}",
+                        self.ledger.source().program()
+                    );
                     self.warning(message, None, raw, out);
                 }
                 Err(problem)
