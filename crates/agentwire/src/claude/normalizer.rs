@@ -343,10 +343,7 @@ impl ClaudeNormalizer {
             }
             BetaContentBlock::ToolUse(tool) => self.tool_call(&tool.id, &tool.name, tool.input.clone(), raw, out),
             BetaContentBlock::ServerToolUse(tool) => {
-                let name = serde_json::to_value(&tool.name)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default();
+                let name = tool.name.to_string();
                 self.tool_call(&tool.id, &name, Value::Object(tool.input.clone()), raw, out)
             }
             BetaContentBlock::McpToolUse(tool) => {
@@ -636,10 +633,7 @@ impl ClaudeNormalizer {
                         Some((format!("mcp__{}__{}", tool.server_name, tool.name), tool.input.clone())),
                     ),
                     BetaContentBlock::ServerToolUse(tool) => {
-                        let name = serde_json::to_value(&tool.name)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_string))
-                            .unwrap_or_default();
+                        let name = tool.name.to_string();
                         (tool.id.clone(), Some((name, Value::Object(tool.input.clone()))))
                     }
                     BetaContentBlock::Text(_)
