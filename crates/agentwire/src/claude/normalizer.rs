@@ -422,9 +422,15 @@ impl ClaudeNormalizer {
         let kind = tool_kind(name);
         let face = Self::tool_face(name, kind, &input);
         if self.item_open(id) {
-            if let Some(thread) = self.thread.clone() {
-                self.ledger
-                    .update_item(&thread, id, face.data.clone().unwrap_or(Value::Null));
+            // The input is final: the item's face (its title is the command, the path, ...) is
+            // what a cut-off item keeps.
+            if let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) {
+                let refreshed = OpenItemFace {
+                    item_type: face.item_type,
+                    title: face.title.clone(),
+                    data: face.data.clone(),
+                };
+                self.ledger.open_item((&thread, &turn, id), refreshed);
             }
             let data = face.data.clone().unwrap_or(Value::Null);
             self.update_item(id, kind.item_type(), Some("input final"), data, raw, out);
@@ -615,10 +621,10 @@ impl ClaudeNormalizer {
                 self.streamed_blocks.clear();
                 self.current_state("the model started a message", raw, out);
             }
-            BetaRawMessageStreamEvent::MessageDelta(delta) => {
+            BetaRawMessageStreamEvent::MessageDelta(_) => {
                 self.ensure_turn(None, raw, out);
                 let context = self.context(Some(raw));
-                let usage = serde_json::to_value(&delta.usage).unwrap_or(Value::Null);
+                let usage = raw_field(raw, "event").map_or(Value::Null, |event| event["usage"].clone());
                 let payload = ThreadTokenUsageUpdatedPayload { usage };
                 self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
@@ -997,7 +1003,7 @@ impl ClaudeNormalizer {
                 let payload = TaskProgressPayload {
                     task_id: ids::task(source, &session, &task.task_id),
                     description: task.summary.clone().unwrap_or_else(|| task.description.clone()),
-                    usage: serde_json::to_value(&task.usage).ok(),
+                    usage: raw_field(raw, "usage"),
                     last_tool_name: task.last_tool_name.clone(),
                 };
                 self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
@@ -1027,7 +1033,7 @@ impl ClaudeNormalizer {
                         SdkTaskNotificationMessageStatus::Stopped => TaskStatus::Stopped,
                     },
                     summary: Some(task.summary.clone()),
-                    usage: task.usage.as_ref().and_then(|usage| serde_json::to_value(usage).ok()),
+                    usage: raw_field(raw, "usage"),
                 };
                 self.emit(&context, RuntimeEvent::TaskCompleted(payload), out);
             }
@@ -1400,6 +1406,12 @@ impl ClaudeNormalizer {
             ClaudeStreamLine::KeepAlive => self.current_state("keep-alive", raw, out),
         }
     }
+}
+
+/// A field of the message as the provider wrote it (the generated types hold counts as floats).
+fn raw_field(raw: Raw<'_>, key: &str) -> Option<Value> {
+    let message: Value = serde_json::from_str(raw.payload.get()).ok()?;
+    message.get(key).cloned()
 }
 
 /// The text of a server tool result's `content` (a string, or blocks with `text`).
