@@ -60,6 +60,14 @@ struct Tool {
     partial: String,
 }
 
+/// What a streamed content block opens.
+enum Streamed {
+    /// A tool call: its `tool_use` id, tool name and (empty) input.
+    Tool(String, String, Value),
+    /// A text, reasoning or compaction item.
+    Text(CanonicalItemType),
+}
+
 /// The normalizer of one Claude session.
 pub struct ClaudeNormalizer {
     ledger: Ledger<Pending>,
@@ -632,60 +640,66 @@ impl ClaudeNormalizer {
             BetaRawMessageStreamEvent::ContentBlockStart(start) => {
                 self.ensure_turn(None, raw, out);
                 let message = self.streamed_message.clone().unwrap_or_default();
-                let (key, face) = match &start.content_block {
-                    BetaContentBlock::ToolUse(tool) => (tool.id.clone(), Some((tool.name.clone(), tool.input.clone()))),
-                    BetaContentBlock::McpToolUse(tool) => (
-                        tool.id.clone(),
-                        Some((format!("mcp__{}__{}", tool.server_name, tool.name), tool.input.clone())),
-                    ),
-                    BetaContentBlock::ServerToolUse(tool) => {
-                        let name = tool.name.to_string();
-                        (tool.id.clone(), Some((name, Value::Object(tool.input.clone()))))
+                let block_key = format!("{message}:{}", start.index);
+                let text_item = |item_type| Some(Streamed::Text(item_type));
+                let streamed = match &start.content_block {
+                    BetaContentBlock::ToolUse(tool) => {
+                        Some(Streamed::Tool(tool.id.clone(), tool.name.clone(), tool.input.clone()))
                     }
-                    BetaContentBlock::Text(_)
-                    | BetaContentBlock::Thinking(_)
-                    | BetaContentBlock::RedactedThinking(_)
-                    | BetaContentBlock::WebSearchToolResult(_)
+                    BetaContentBlock::McpToolUse(tool) => Some(Streamed::Tool(
+                        tool.id.clone(),
+                        format!("mcp__{}__{}", tool.server_name, tool.name),
+                        tool.input.clone(),
+                    )),
+                    BetaContentBlock::ServerToolUse(tool) => Some(Streamed::Tool(
+                        tool.id.clone(),
+                        tool.name.to_string(),
+                        Value::Object(tool.input.clone()),
+                    )),
+                    BetaContentBlock::Text(_) => text_item(CanonicalItemType::AssistantMessage),
+                    BetaContentBlock::Thinking(_) | BetaContentBlock::RedactedThinking(_) => {
+                        text_item(CanonicalItemType::Reasoning)
+                    }
+                    BetaContentBlock::Compaction(_) => text_item(CanonicalItemType::ContextCompaction),
+                    // Server tool results complete their call when the `assistant` message
+                    // carries them whole.
+                    BetaContentBlock::WebSearchToolResult(_)
                     | BetaContentBlock::WebFetchToolResult(_)
                     | BetaContentBlock::CodeExecutionToolResult(_)
                     | BetaContentBlock::BashCodeExecutionToolResult(_)
                     | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
                     | BetaContentBlock::ToolSearchToolResult(_)
                     | BetaContentBlock::McpToolResult(_)
-                    | BetaContentBlock::ContainerUpload(_)
-                    | BetaContentBlock::Compaction(_) => (format!("{message}:{}", start.index), None),
+                    | BetaContentBlock::ContainerUpload(_) => None,
                 };
-                self.streamed_blocks.insert(start.index, key.clone());
-                let item_type = match (&start.content_block, &face) {
-                    (_, Some((name, _))) => tool_kind(name).item_type(),
-                    (BetaContentBlock::Text(_), None) => CanonicalItemType::AssistantMessage,
-                    (BetaContentBlock::Thinking(_) | BetaContentBlock::RedactedThinking(_), None) => {
-                        CanonicalItemType::Reasoning
-                    }
-                    (BetaContentBlock::Compaction(_), None) => CanonicalItemType::ContextCompaction,
-                    _ => return self.current_state("a streamed content block started", raw, out),
-                };
-                match face {
-                    Some((name, input)) => {
+                match streamed {
+                    Some(Streamed::Tool(id, name, input)) => {
+                        self.streamed_blocks.insert(start.index, id.clone());
                         let kind = tool_kind(&name);
+                        let face = Self::tool_face(&name, kind, &input);
                         self.tools.insert(
-                            key.clone(),
+                            id.clone(),
                             Tool {
                                 kind,
-                                name: name.clone(),
-                                input: input.clone(),
+                                name,
+                                input,
                                 partial: String::new(),
                             },
                         );
-                        self.start_item(&key, Self::tool_face(&name, kind, &input), raw, out);
+                        self.start_item(&id, face, raw, out);
                     }
-                    None => {
+                    Some(Streamed::Text(item_type)) => {
+                        self.streamed_blocks.insert(start.index, block_key.clone());
                         let face = OpenItemFace {
                             item_type,
                             title: None,
                             data: Some(json!({ "text": "" })),
                         };
-                        self.start_item(&key, face, raw, out);
+                        self.start_item(&block_key, face, raw, out);
+                    }
+                    None => {
+                        self.streamed_blocks.insert(start.index, block_key);
+                        self.current_state("a streamed content block started", raw, out);
                     }
                 }
             }
