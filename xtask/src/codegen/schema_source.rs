@@ -61,13 +61,6 @@ pub struct Customization {
 }
 
 /// `definitions` or `$defs` of a schema file, as they are.
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "for hand-written sources; until one is listed only the emitter fixtures use it"
-    )
-)]
 pub fn top_level_definitions(schema: Value) -> Result<Map<String, Value>> {
     let Value::Object(mut root) = schema else {
         bail!("the schema is not a JSON object")
