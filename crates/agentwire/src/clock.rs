@@ -53,6 +53,13 @@ impl Clock {
         }
     }
 
+    /// For a stream that never carries a time (`codex exec --json`): nothing is learned by
+    /// waiting for one, so the fallback (the last time, the Unix epoch before any, or the wall
+    /// clock) is final and events are not held.
+    pub fn expect_no_times(&mut self) {
+        self.known = true;
+    }
+
     /// Whether the stream has given a time yet. Before it has, `now()` is only the Unix epoch,
     /// a time the session never had.
     pub fn knows_time(&self) -> bool {

@@ -15,16 +15,20 @@ pub enum Source {
     /// `codex app-server` JSON-RPC over stdio: `{"dir","ts","msg"}` transcript records, or the
     /// server's stdout as is.
     CodexAppServer,
+    /// `codex exec --json` stdout: one `ThreadEvent` per line, the stream the Codex TypeScript
+    /// SDK reads.
+    CodexExec,
 }
 
 impl Source {
     /// Every source, in the order format detection tries them.
-    pub const ALL: &'static [Source] = &[Source::CodexAppServer];
+    pub const ALL: &'static [Source] = &[Source::CodexAppServer, Source::CodexExec];
 
     /// The name used on the command line (`--from`).
     pub fn name(self) -> &'static str {
         match self {
             Self::CodexAppServer => "codex-app-server",
+            Self::CodexExec => "codex-exec",
         }
     }
 
@@ -32,13 +36,14 @@ impl Source {
     pub fn program(self) -> &'static str {
         match self {
             Self::CodexAppServer => "codex app-server",
+            Self::CodexExec => "codex exec",
         }
     }
 
     /// The `provider` of the events this source yields unless the host says otherwise.
     pub fn provider_kind(self) -> ProviderKind {
         match self {
-            Self::CodexAppServer => ProviderKind::Codex,
+            Self::CodexAppServer | Self::CodexExec => ProviderKind::Codex,
         }
     }
 
@@ -46,7 +51,7 @@ impl Source {
     /// the same provider share it (see [`crate::ids`]).
     pub fn id_scope(self) -> &'static str {
         match self {
-            Self::CodexAppServer => "codex",
+            Self::CodexAppServer | Self::CodexExec => "codex",
         }
     }
 

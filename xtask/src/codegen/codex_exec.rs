@@ -25,7 +25,9 @@ pub fn source(root: &Path) -> Result<SchemaSource> {
             "Typed `codex exec --json` stream (@openai/codex-sdk {sdk} types, @openai/codex {program}), generated \
              from its hand-written JSON Schema."
         ),
-        generated_from: format!("{SCHEMA_DIR}/codex-exec.schema.json (@openai/codex-sdk {sdk}, @openai/codex {program})"),
+        generated_from: format!(
+            "{SCHEMA_DIR}/codex-exec.schema.json (@openai/codex-sdk {sdk}, @openai/codex {program})"
+        ),
         crate_docs: CRATE_DOCS,
         passes: passes::ALL,
         shape_unions: &[],
