@@ -23,8 +23,10 @@ use agentwire_tests::{corpus_dir, normalize, trace_name, traces};
 const COMPARED: &[Source] = &[Source::CodexAppServer, Source::CodexExec];
 
 /// One mock-model scenario and the trace each source captured of it (by source name, so a
-/// source not yet in [`COMPARED`] can be listed). The rollout files are the ones codex wrote
-/// during those very runs where the corpus has them (same thread id; `corpus/README.md`).
+/// source not yet in [`COMPARED`] can be listed). A rollout file is the one codex wrote during
+/// the exec run of the row (same thread id) where the corpus has it (text, shell, patch, plan,
+/// failed, flaky500), else during the app-server run (mcp, error500, user_input), else during
+/// another exec run of the scenario (reasoning); `corpus/README.md` lists them.
 struct Capture {
     scenario: &'static str,
     traces: &'static [(&'static str, &'static str)],

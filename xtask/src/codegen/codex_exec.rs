@@ -60,7 +60,10 @@ const CRATE_DOCS: &str = "\
 //! [`ThreadEvent::decode`] reads the `type` tag first and decodes only the payload it names; an
 //! item's own `type` selects its [`ThreadItem`] variant the same way.
 #![deny(warnings)]
+// Schema prose becomes doc comments as is.
 #![allow(rustdoc::all)]
+// Item variants are as large as the items codex prints; boxing would change the public shape.
+#![allow(clippy::large_enum_variant)]
 ";
 
 /// The SDK and program versions from the `types` and `program` rows of `UPSTREAM.md`
