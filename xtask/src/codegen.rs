@@ -9,6 +9,7 @@
 mod canonical_model;
 mod canonical_rust;
 mod codex_app_server;
+mod codex_rollout;
 mod dispatch;
 mod docs;
 #[cfg(test)]
@@ -88,7 +89,7 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
 /// The provider schema sources, one generated crate each. Adding a source is a
 /// [`schema_source::SchemaSource`] here.
 fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
-    Ok(vec![codex_app_server::source(root)?])
+    Ok(vec![codex_app_server::source(root)?, codex_rollout::source(root)?])
 }
 
 #[derive(Default)]

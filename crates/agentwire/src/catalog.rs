@@ -3,6 +3,7 @@
 //! through it and name no provider's types.
 
 use crate::codex_app_server;
+use crate::codex_rollout;
 use crate::frame::{Frame, LineFormat};
 use crate::normalizer::{Conformer, Normalizer, Options};
 use crate::source::Source;
@@ -12,6 +13,7 @@ impl Source {
     pub fn normalizer(self, options: Options) -> Box<dyn Normalizer> {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::CodexAppServerNormalizer::new(options)),
+            Self::CodexRollout => Box::new(codex_rollout::CodexRolloutNormalizer::new(options)),
         }
     }
 
@@ -19,6 +21,7 @@ impl Source {
     pub fn conformer(self) -> Box<dyn Conformer> {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::wire::Decoder::default()),
+            Self::CodexRollout => Box::new(codex_rollout::wire::Decoder),
         }
     }
 
@@ -26,6 +29,7 @@ impl Source {
     pub fn upstream(self) -> String {
         match self {
             Self::CodexAppServer => codex_app_server::upstream(),
+            Self::CodexRollout => codex_rollout::upstream(),
         }
     }
 
@@ -33,6 +37,7 @@ impl Source {
     pub fn claims(self, frame: &Frame<'_>) -> bool {
         match self {
             Self::CodexAppServer => codex_app_server::claims(frame),
+            Self::CodexRollout => codex_rollout::claims(frame),
         }
     }
 

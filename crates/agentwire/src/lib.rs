@@ -34,13 +34,14 @@
 //!
 //! The crate is a shared core ([`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
 //! [`decision`], [`normalizer`], [`source`]) that imports no source module, and one module of
-//! mapping decisions per source ([`codex_app_server`]) on top of it; the `catalog` module is the
+//! mapping decisions per source ([`codex_app_server`], [`codex_rollout`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
 pub mod canonicalize;
 mod catalog;
 pub mod clock;
 pub mod codex_app_server;
+pub mod codex_rollout;
 pub mod decision;
 pub mod decode;
 pub mod emit;

@@ -15,16 +15,20 @@ pub enum Source {
     /// `codex app-server` JSON-RPC over stdio: `{"dir","ts","msg"}` transcript records, or the
     /// server's stdout as is.
     CodexAppServer,
+    /// Codex session rollout files (`$CODEX_HOME/sessions/**/rollout-*.jsonl`): one
+    /// `{"timestamp","type","payload"}` line each, replayed into the session they record.
+    CodexRollout,
 }
 
 impl Source {
     /// Every source, in the order format detection tries them.
-    pub const ALL: &'static [Source] = &[Source::CodexAppServer];
+    pub const ALL: &'static [Source] = &[Source::CodexAppServer, Source::CodexRollout];
 
     /// The name used on the command line (`--from`).
     pub fn name(self) -> &'static str {
         match self {
             Self::CodexAppServer => "codex-app-server",
+            Self::CodexRollout => "codex-rollout",
         }
     }
 
@@ -32,13 +36,14 @@ impl Source {
     pub fn program(self) -> &'static str {
         match self {
             Self::CodexAppServer => "codex app-server",
+            Self::CodexRollout => "codex",
         }
     }
 
     /// The `provider` of the events this source yields unless the host says otherwise.
     pub fn provider_kind(self) -> ProviderKind {
         match self {
-            Self::CodexAppServer => ProviderKind::Codex,
+            Self::CodexAppServer | Self::CodexRollout => ProviderKind::Codex,
         }
     }
 
@@ -46,7 +51,7 @@ impl Source {
     /// the same provider share it (see [`crate::ids`]).
     pub fn id_scope(self) -> &'static str {
         match self {
-            Self::CodexAppServer => "codex",
+            Self::CodexAppServer | Self::CodexRollout => "codex",
         }
     }
 
