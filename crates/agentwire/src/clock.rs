@@ -122,9 +122,7 @@ pub fn unix_millis(text: &str) -> Option<i64> {
     }
     let offset_minutes = match rest.as_bytes() {
         [b'Z' | b'z'] => 0,
-        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2]
-            if [h1, h2, m1, m2].iter().all(|b| b.is_ascii_digit()) =>
-        {
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] if [h1, h2, m1, m2].iter().all(|b| b.is_ascii_digit()) => {
             let value = |a: &u8, b: &u8| i64::from(a - b'0') * 10 + i64::from(b - b'0');
             let minutes = value(h1, h2) * 60 + value(m1, m2);
             if *sign == b'-' { -minutes } else { minutes }

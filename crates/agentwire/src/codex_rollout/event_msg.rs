@@ -8,11 +8,11 @@
 //! - `agent_reasoning_section_break` without an item id: a boundary in no item a UI can find.
 
 use agentwire_canonical::{
-    CanonicalItemType, ContentDeltaPayload, ContentStreamKind, DeprecationNoticePayload, ItemStatus,
-    ModelReroutedPayload, ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
-    RuntimeWarningPayload, SessionConfiguredPayload, SessionExitKind, SessionExitedPayload, ThreadState,
-    ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, AccountRateLimitsUpdatedPayload,
-    TurnAbortedPayload, TurnDiffUpdatedPayload, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    AccountRateLimitsUpdatedPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
+    DeprecationNoticePayload, ItemStatus, ModelReroutedPayload, ProviderRuntimeEvent, RuntimeErrorClass,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeWarningPayload, SessionConfiguredPayload, SessionExitKind,
+    SessionExitedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, TurnAbortedPayload,
+    TurnDiffUpdatedPayload, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_codex_rollout::EventMsg;
 use serde_json::{Value, json};
@@ -35,7 +35,10 @@ impl CodexRolloutNormalizer {
         let turn = self.turn_of(value.get("turn_id").and_then(Value::as_str));
         match event {
             EventMsg::TaskStarted(started) => {
-                let payload = TurnStartedPayload { model: None, effort: None };
+                let payload = TurnStartedPayload {
+                    model: None,
+                    effort: None,
+                };
                 self.start_turn(&started.turn_id, Some(raw), payload, out);
             }
             EventMsg::TaskComplete(complete) => {
@@ -160,7 +163,12 @@ impl CodexRolloutNormalizer {
                         let payload = ThreadTokenUsageUpdatedPayload {
                             usage: serde_json::to_value(info).unwrap_or(Value::Null),
                         };
-                        self.turn_event(turn.as_deref(), raw, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+                        self.turn_event(
+                            turn.as_deref(),
+                            raw,
+                            RuntimeEvent::ThreadTokenUsageUpdated(payload),
+                            out,
+                        );
                     }
                     (None, None) => self.warn(raw, "token_count without usage or rate limits", value, out),
                 }
@@ -213,7 +221,15 @@ impl CodexRolloutNormalizer {
                 } else {
                     ItemStatus::Completed
                 };
-                self.end_call(turn, &end.call_id, CanonicalItemType::McpToolCall, status, value, raw, out);
+                self.end_call(
+                    turn,
+                    &end.call_id,
+                    CanonicalItemType::McpToolCall,
+                    status,
+                    value,
+                    raw,
+                    out,
+                );
             }
             EventMsg::WebSearchBegin(_) => {
                 let call_id = text(&value, "call_id").unwrap_or_default();
@@ -221,7 +237,15 @@ impl CodexRolloutNormalizer {
             }
             EventMsg::WebSearchEnd(end) => {
                 let call_id = end.call_id.clone();
-                self.end_call(turn, &call_id, CanonicalItemType::WebSearch, ItemStatus::Completed, value, raw, out);
+                self.end_call(
+                    turn,
+                    &call_id,
+                    CanonicalItemType::WebSearch,
+                    ItemStatus::Completed,
+                    value,
+                    raw,
+                    out,
+                );
             }
             EventMsg::ImageGenerationBegin(_) => {
                 let call_id = text(&value, "call_id").unwrap_or_default();
@@ -230,10 +254,25 @@ impl CodexRolloutNormalizer {
             EventMsg::ImageGenerationEnd(end) => {
                 let call_id = end.call_id.clone();
                 let status = status_of(value.get("status").and_then(Value::as_str));
-                self.end_call(turn, &call_id, CanonicalItemType::ImageGeneration, status, value, raw, out);
+                self.end_call(
+                    turn,
+                    &call_id,
+                    CanonicalItemType::ImageGeneration,
+                    status,
+                    value,
+                    raw,
+                    out,
+                );
             }
             EventMsg::ExecCommandBegin(begin) => {
-                self.begin_call(turn, &begin.call_id, CanonicalItemType::CommandExecution, value, raw, out);
+                self.begin_call(
+                    turn,
+                    &begin.call_id,
+                    CanonicalItemType::CommandExecution,
+                    value,
+                    raw,
+                    out,
+                );
             }
             EventMsg::ExecCommandOutputDelta(delta) => {
                 let payload = ContentDeltaPayload {
@@ -258,19 +297,47 @@ impl CodexRolloutNormalizer {
             }
             EventMsg::ExecCommandEnd(end) => {
                 let status = status_of(Some(&end.status));
-                self.end_call(turn, &end.call_id, CanonicalItemType::CommandExecution, status, value, raw, out);
+                self.end_call(
+                    turn,
+                    &end.call_id,
+                    CanonicalItemType::CommandExecution,
+                    status,
+                    value,
+                    raw,
+                    out,
+                );
             }
             EventMsg::ViewImageToolCall(view) => {
                 let call_id = view.call_id.clone();
-                self.end_call(turn, &call_id, CanonicalItemType::ImageView, ItemStatus::Completed, value, raw, out);
+                self.end_call(
+                    turn,
+                    &call_id,
+                    CanonicalItemType::ImageView,
+                    ItemStatus::Completed,
+                    value,
+                    raw,
+                    out,
+                );
             }
             EventMsg::ExecApprovalRequest(request) => {
                 let call_id = request.approval_id.clone().unwrap_or_else(|| request.call_id.clone());
-                self.approval(&call_id, agentwire_canonical::CanonicalRequestType::ExecCommandApproval, value, raw, out);
+                self.approval(
+                    &call_id,
+                    agentwire_canonical::CanonicalRequestType::ExecCommandApproval,
+                    value,
+                    raw,
+                    out,
+                );
             }
             EventMsg::ApplyPatchApprovalRequest(request) => {
                 let call_id = request.call_id.clone();
-                self.approval(&call_id, agentwire_canonical::CanonicalRequestType::ApplyPatchApproval, value, raw, out);
+                self.approval(
+                    &call_id,
+                    agentwire_canonical::CanonicalRequestType::ApplyPatchApproval,
+                    value,
+                    raw,
+                    out,
+                );
             }
             EventMsg::RequestUserInput(request) => {
                 let questions = value.get("questions").cloned().unwrap_or(Value::Array(Vec::new()));
@@ -283,7 +350,15 @@ impl CodexRolloutNormalizer {
                     ItemStatus::Failed
                 };
                 let call_id = response.call_id.clone();
-                self.end_call(turn, &call_id, CanonicalItemType::DynamicToolCall, status, value, raw, out);
+                self.end_call(
+                    turn,
+                    &call_id,
+                    CanonicalItemType::DynamicToolCall,
+                    status,
+                    value,
+                    raw,
+                    out,
+                );
             }
             EventMsg::DeprecationNotice(notice) => {
                 let payload = DeprecationNoticePayload {
@@ -317,7 +392,11 @@ impl CodexRolloutNormalizer {
                 self.update_item(turn.as_deref(), &call_id, face, raw, out);
             }
             EventMsg::PatchApplyEnd(end) => {
-                let status = if end.success { ItemStatus::Completed } else { ItemStatus::Failed };
+                let status = if end.success {
+                    ItemStatus::Completed
+                } else {
+                    ItemStatus::Failed
+                };
                 let call_id = end.call_id.clone();
                 self.end_call(turn, &call_id, CanonicalItemType::FileChange, status, value, raw, out);
             }

@@ -3,9 +3,9 @@
 //! the shared steps the `EventMsg` mapping uses.
 
 use agentwire_canonical::{
-    CanonicalItemType, CanonicalRequestType, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RequestOpenedPayload,
-    RuntimeEvent, ThreadMetadataUpdatedPayload, ToolSummaryPayload, TurnCompletedPayload, TurnPlanUpdatedPayload,
-    TurnPlanStep, TurnStartedPayload, TurnState, UserInputRequestedPayload, PlanStepStatus,
+    CanonicalItemType, CanonicalRequestType, ItemLifecyclePayload, ItemStatus, PlanStepStatus, ProviderRuntimeEvent,
+    RequestOpenedPayload, RuntimeEvent, ThreadMetadataUpdatedPayload, ToolSummaryPayload, TurnCompletedPayload,
+    TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState, UserInputRequestedPayload,
 };
 use agentwire_codex_rollout::{ResponseItem, TurnItem};
 use serde_json::{Value, json};
@@ -63,10 +63,19 @@ impl CodexRolloutNormalizer {
         if self.ledger.turn_ended(&thread, turn) {
             let place = self.place(Some(turn), None);
             let context = self.context(&place, Some(raw));
-            self.ledger.report_current_state(&context, Some("the turn had ended"), out);
+            self.ledger
+                .report_current_state(&context, Some("the turn had ended"), out);
             return;
         }
-        self.start_turn(turn, None, TurnStartedPayload { model: None, effort: None }, out);
+        self.start_turn(
+            turn,
+            None,
+            TurnStartedPayload {
+                model: None,
+                effort: None,
+            },
+            out,
+        );
         let place = self.place(Some(turn), None);
         let context = self.context(&place, Some(raw));
         self.ledger.end_turn(&context, &thread, turn, end.cutoff, out);
@@ -298,7 +307,13 @@ impl CodexRolloutNormalizer {
 
     /// The answer to a question: `user-input.resolved` and `request.resolved(answered)`, the
     /// first carrying the line. A line answering no open question updates the thread's metadata.
-    pub(super) fn answer_question(&mut self, line: Line<'_>, call_id: &str, answer: Value, out: &mut Vec<ProviderRuntimeEvent>) {
+    pub(super) fn answer_question(
+        &mut self,
+        line: Line<'_>,
+        call_id: &str,
+        answer: Value,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let raw = line.raw("verified_answer");
         match self.ledger.request_mut(call_id) {
             Some(request) => {
@@ -327,11 +342,20 @@ impl CodexRolloutNormalizer {
     /// A `response_item` line: tool calls open their item (or are the plan, or a question),
     /// outputs complete what codex reported no item for; the rest is the model's history, which
     /// a UI already has from the `EventMsg` items (or never shows: instructions, context).
-    pub(super) fn on_response_item(&mut self, line: Line<'_>, item: &ResponseItem, out: &mut Vec<ProviderRuntimeEvent>) {
+    pub(super) fn on_response_item(
+        &mut self,
+        line: Line<'_>,
+        item: &ResponseItem,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         match item {
             ResponseItem::FunctionCall(call) => {
-                let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::String(call.arguments.clone()));
-                let namespaced = call.namespace.as_deref().map(|namespace| format!("{namespace}.{}", call.name));
+                let arguments: Value =
+                    serde_json::from_str(&call.arguments).unwrap_or(Value::String(call.arguments.clone()));
+                let namespaced = call
+                    .namespace
+                    .as_deref()
+                    .map(|namespace| format!("{namespace}.{}", call.name));
                 let name = namespaced.unwrap_or_else(|| call.name.clone());
                 let data = serde_json::to_value(call).unwrap_or(Value::Null);
                 self.on_tool_call(line, &call.call_id, &name, arguments, data, "function_call", out);
@@ -376,14 +400,22 @@ impl CodexRolloutNormalizer {
                 let data = json!({ "type": "reasoning", "id": reasoning.id });
                 self.history(line, "reasoning", data, out);
             }
-            ResponseItem::GhostSnapshot(_) => self.history(line, "ghost_snapshot", json!({ "type": "ghost_snapshot" }), out),
+            ResponseItem::GhostSnapshot(_) => {
+                self.history(line, "ghost_snapshot", json!({ "type": "ghost_snapshot" }), out)
+            }
             ResponseItem::Compaction(_) => self.history(line, "compaction", json!({ "type": "compaction" }), out),
         }
     }
 
     /// A response item a UI has from elsewhere or does not show: the thread's history grew
     /// (`thread.metadata.updated{metadata: {modelHistory}}`), the item whole in `raw`.
-    fn history(&mut self, line: Line<'_>, message_type: &'static str, summary: Value, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn history(
+        &mut self,
+        line: Line<'_>,
+        message_type: &'static str,
+        summary: Value,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let place = self.place(self.turn.clone().as_deref(), None);
         let context = self.context(&place, Some(line.raw(message_type)));
         let payload = ThreadMetadataUpdatedPayload {
@@ -485,7 +517,10 @@ impl CodexRolloutNormalizer {
         let place = self.place(turn.as_deref(), item);
         let context = self.context(&place, Some(raw));
         let payload = ToolSummaryPayload {
-            summary: format!("`{}` returned its output to the model", name.as_deref().unwrap_or("a tool")),
+            summary: format!(
+                "`{}` returned its output to the model",
+                name.as_deref().unwrap_or("a tool")
+            ),
             preceding_tool_use_ids: None,
         };
         self.emit(&context, RuntimeEvent::ToolSummary(payload), out);
@@ -494,7 +529,11 @@ impl CodexRolloutNormalizer {
 
 /// The steps of a plan (`{"plan": [{"step", "status"}]}`), statuses in canonical spelling.
 pub(super) fn plan_steps(value: &Value) -> Vec<TurnPlanStep> {
-    let steps = value.get("plan").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let steps = value
+        .get("plan")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
     steps
         .iter()
         .map(|step| TurnPlanStep {
@@ -551,17 +590,37 @@ pub(super) fn turn_item_face(item: &TurnItem) -> (String, Face) {
     let data = serde_json::to_value(item).unwrap_or(Value::Null);
     let status = |status: Option<&str>| status_of(status);
     let (id, item_type, title, status) = match item {
-        TurnItem::UserMessage(item) => (item.id.clone(), CanonicalItemType::UserMessage, None, ItemStatus::Completed),
-        TurnItem::AgentMessage(item) => (item.id.clone(), CanonicalItemType::AssistantMessage, None, ItemStatus::Completed),
+        TurnItem::UserMessage(item) => (
+            item.id.clone(),
+            CanonicalItemType::UserMessage,
+            None,
+            ItemStatus::Completed,
+        ),
+        TurnItem::AgentMessage(item) => (
+            item.id.clone(),
+            CanonicalItemType::AssistantMessage,
+            None,
+            ItemStatus::Completed,
+        ),
         TurnItem::Plan(item) => (item.id.clone(), CanonicalItemType::Plan, None, ItemStatus::Completed),
-        TurnItem::Reasoning(item) => (item.id.clone(), CanonicalItemType::Reasoning, None, ItemStatus::Completed),
+        TurnItem::Reasoning(item) => (
+            item.id.clone(),
+            CanonicalItemType::Reasoning,
+            None,
+            ItemStatus::Completed,
+        ),
         TurnItem::CommandExecution(item) => {
             let command = match item.command.as_slice() {
                 [shell, flag, script] if flag == "-lc" && shell.ends_with("sh") => script.clone(),
                 parts => parts.join(" "),
             };
             let state = data.get("status").and_then(Value::as_str);
-            (item.id.clone(), CanonicalItemType::CommandExecution, Some(command), status(state))
+            (
+                item.id.clone(),
+                CanonicalItemType::CommandExecution,
+                Some(command),
+                status(state),
+            )
         }
         TurnItem::FileChange(item) => {
             let files: Vec<&str> = item.changes.keys().map(String::as_str).collect();
@@ -583,19 +642,40 @@ pub(super) fn turn_item_face(item: &TurnItem) -> (String, Face) {
         }
         TurnItem::DynamicToolCall(item) => {
             let tool = data.get("tool").and_then(Value::as_str).map(str::to_string);
-            (item.id.clone(), CanonicalItemType::DynamicToolCall, tool, status(Some(&item.status)))
+            (
+                item.id.clone(),
+                CanonicalItemType::DynamicToolCall,
+                tool,
+                status(Some(&item.status)),
+            )
         }
         TurnItem::WebSearch(item) => {
             let query = data.get("query").and_then(Value::as_str).map(str::to_string);
-            (item.id.clone(), CanonicalItemType::WebSearch, query, ItemStatus::Completed)
+            (
+                item.id.clone(),
+                CanonicalItemType::WebSearch,
+                query,
+                ItemStatus::Completed,
+            )
         }
-        TurnItem::ImageView(item) => (item.id.clone(), CanonicalItemType::ImageView, None, ItemStatus::Completed),
-        TurnItem::ImageGeneration(item) => {
-            (item.id.clone(), CanonicalItemType::ImageGeneration, None, ItemStatus::Completed)
-        }
-        TurnItem::ContextCompaction(item) => {
-            (item.id.clone(), CanonicalItemType::ContextCompaction, None, ItemStatus::Completed)
-        }
+        TurnItem::ImageView(item) => (
+            item.id.clone(),
+            CanonicalItemType::ImageView,
+            None,
+            ItemStatus::Completed,
+        ),
+        TurnItem::ImageGeneration(item) => (
+            item.id.clone(),
+            CanonicalItemType::ImageGeneration,
+            None,
+            ItemStatus::Completed,
+        ),
+        TurnItem::ContextCompaction(item) => (
+            item.id.clone(),
+            CanonicalItemType::ContextCompaction,
+            None,
+            ItemStatus::Completed,
+        ),
     };
     (
         id,

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     ProviderRuntimeEvent, ProviderSessionId, RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload,
-    SessionConfiguredPayload, SessionStartedPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload,
-    ThreadStateChangedPayload, ThreadState, ThreadTokenUsageUpdatedPayload,
+    SessionConfiguredPayload, SessionStartedPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, ThreadState,
+    ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
 };
 use agentwire_codex_rollout::{self as rollout, RetainedContext, RolloutLine};
 use serde::Deserialize;
@@ -151,11 +151,17 @@ impl CodexRolloutNormalizer {
         }
         let place = self.place(None, None);
         let mut context = self.context(&place, Some(line.raw("session_meta")));
-        context.refs.provider_session_id = meta.session_id.as_deref().and_then(|id| ProviderSessionId::new(id).ok());
+        context.refs.provider_session_id = meta
+            .session_id
+            .as_deref()
+            .and_then(|id| ProviderSessionId::new(id).ok());
         let metadata = session_metadata(meta);
         if first && self.ledger.start_thread(&meta.id) {
             let started = SessionStartedPayload {
-                message: Some(format!("{} (codex {}), replayed from its rollout file", meta.originator, meta.cli_version)),
+                message: Some(format!(
+                    "{} (codex {}), replayed from its rollout file",
+                    meta.originator, meta.cli_version
+                )),
                 resume: None,
             };
             self.emit(&context.without_raw(), RuntimeEvent::SessionStarted(started), out);
@@ -167,7 +173,11 @@ impl CodexRolloutNormalizer {
                 name: None,
                 metadata: Some(metadata),
             };
-            self.emit(&context.without_raw(), RuntimeEvent::ThreadMetadataUpdated(payload), out);
+            self.emit(
+                &context.without_raw(),
+                RuntimeEvent::ThreadMetadataUpdated(payload),
+                out,
+            );
         } else {
             let payload = ThreadMetadataUpdatedPayload {
                 name: None,
@@ -200,7 +210,12 @@ impl CodexRolloutNormalizer {
     }
 
     /// `turn_context`: the configuration a turn runs with.
-    fn on_turn_context(&mut self, line: Line<'_>, item: &rollout::TurnContextItem, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn on_turn_context(
+        &mut self,
+        line: Line<'_>,
+        item: &rollout::TurnContextItem,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let turn = item.turn_id.clone().or_else(|| self.turn.clone());
         let place = self.place(turn.as_deref(), None);
         let context = self.context(&place, Some(line.raw("turn_context")));
@@ -213,7 +228,12 @@ impl CodexRolloutNormalizer {
     }
 
     /// `token_usage_record`: the usage of one model response, with turn and thread totals.
-    fn on_token_usage(&mut self, line: Line<'_>, record: &rollout::TokenUsageRecord, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn on_token_usage(
+        &mut self,
+        line: Line<'_>,
+        record: &rollout::TokenUsageRecord,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let place = self.place(Some(&record.turn_id), None);
         let context = self.context(&place, Some(line.raw("token_usage_record")));
         let usage = json!({
