@@ -1,75 +1,12 @@
 //! The generated rollout types (`agentwire-codex-rollout`) against the real corpus: every line
 //! of every rollout file decodes into the variant its tags name (the line's `type`, and the
 //! `type` of an `event_msg` or `response_item` payload and of an item inside it), and re-encoding
-//! the typed line loses no key that carried a value, except the reviewed [`KNOWN_LOSSES`].
+//! the typed line loses no key that carried a value.
 
 use agentwire::frame::{Frame, LineFormat};
 use agentwire::source::Source;
 use agentwire_codex_rollout::{EventMsg, ResponseItem, RolloutLine};
 use serde_json::Value;
-
-/// Key paths (array indices as `[]`) the generated types drop today, with why: the schema types
-/// these objects as open objects with only their tag or key fields, and the generator keeps no
-/// unknown keys. Each is a defect of the schema to fix by naming the fields (or typing the
-/// object as a map); the test fails when one is fixed (remove it here) or a new one appears.
-const KNOWN_LOSSES: &[(&str, &str)] = &[
-    (
-        ".payload.item.content[].text",
-        "`UserInput` is left loose in the schema",
-    ),
-    (
-        ".payload.item.content[].text_elements",
-        "`UserInput` is left loose in the schema",
-    ),
-    (
-        ".payload.thread_settings.approval_policy",
-        "`ThreadSettingsSnapshot` names few fields",
-    ),
-    (
-        ".payload.thread_settings.approvals_reviewer",
-        "`ThreadSettingsSnapshot` names few fields",
-    ),
-    (
-        ".payload.thread_settings.collaboration_mode",
-        "`ThreadSettingsSnapshot` names few fields",
-    ),
-    (
-        ".payload.thread_settings.disabled_plugin_ids",
-        "`ThreadSettingsSnapshot` names few fields",
-    ),
-    (
-        ".payload.thread_settings.permission_profile",
-        "`ThreadSettingsSnapshot` names few fields",
-    ),
-    (
-        ".payload.thread_settings.requested_approvals_reviewer",
-        "`ThreadSettingsSnapshot` names few fields",
-    ),
-    (
-        ".payload.thread_settings.runtime_workspace_roots",
-        "`ThreadSettingsSnapshot` names few fields",
-    ),
-    (
-        ".payload.base_instructions.provenance",
-        "`BaseInstructions` lacks codex 0.171.0's `provenance`",
-    ),
-    (
-        ".payload.sandbox_policy.exclude_slash_tmp",
-        "`SandboxPolicy` names only its tag",
-    ),
-    (
-        ".payload.sandbox_policy.exclude_tmpdir_env_var",
-        "`SandboxPolicy` names only its tag",
-    ),
-    (
-        ".payload.sandbox_policy.network_access",
-        "`SandboxPolicy` names only its tag",
-    ),
-    (
-        ".payload.output[].text",
-        "`FunctionCallOutputContentItem` is left loose",
-    ),
-];
 
 /// Every key path of `original` holding a non-null value that `encoded` lacks or changes.
 fn losses(original: &Value, encoded: &Value, path: &str, out: &mut Vec<String>) {
@@ -100,7 +37,6 @@ fn every_corpus_line_decodes_into_its_variant_without_loss() {
     let conformer_source = Source::CodexRollout;
     let mut lines = 0;
     let mut failures = Vec::new();
-    let mut known = std::collections::BTreeSet::new();
     for trace in agentwire_tests::traces(conformer_source) {
         let text = std::fs::read_to_string(&trace).expect("readable trace");
         let mut conformer = conformer_source.conformer();
@@ -133,28 +69,10 @@ fn every_corpus_line_decodes_into_its_variant_without_loss() {
             let encoded = serde_json::to_value(&typed).expect("encodes");
             let mut lost = Vec::new();
             losses(&original, &encoded, "", &mut lost);
-            for loss in lost {
-                let pattern = loss
-                    .trim_end_matches(": lost")
-                    .replace(|c: char| c.is_ascii_digit(), "");
-                if loss.ends_with(": lost") && KNOWN_LOSSES.iter().any(|(known, _)| *known == pattern) {
-                    known.insert(pattern);
-                } else {
-                    failures.push(format!("{at}: {loss}"));
-                }
-            }
+            failures.extend(lost.into_iter().map(|loss| format!("{at}: {loss}")));
         }
     }
     assert!(lines > 1000, "the rollout corpus has {lines} lines");
-    let stale: Vec<&str> = KNOWN_LOSSES
-        .iter()
-        .map(|(pattern, _)| *pattern)
-        .filter(|pattern| !known.contains(*pattern))
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "listed losses no longer seen (remove them): {stale:?}"
-    );
     assert!(
         failures.is_empty(),
         "{} problems:\n{}",

@@ -131,6 +131,9 @@ for AskForApproval {
 ///The session's base instructions.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct BaseInstructions {
+    ///Where the instructions came from (`type`: `model`, ...); any JSON object. (codex 0.171.0)
+    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+    pub provenance: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     ///The instructions text.
     pub text: ::std::string::String,
 }
@@ -720,6 +723,12 @@ for FunctionCallOutputBody {
 ///A content item of a tool output (upstream `FunctionCallOutputContentItem`): `input_text` (`text`) or `input_image` (`image_url`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct FunctionCallOutputContentItem {
+    ///`input_image`: the image URL.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub image_url: ::std::option::Option<::std::string::String>,
+    ///`input_text`: the text.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub text: ::std::option::Option<::std::string::String>,
     ///`input_text` or `input_image`.
     #[serde(rename = "type")]
     pub type_: ::std::string::String,
@@ -1285,9 +1294,21 @@ pub struct ReviewTarget {
 ///Upstream `SandboxPolicy`, tagged on `type`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SandboxPolicy {
+    ///`workspace-write`: whether `/tmp` is left out of the writable roots.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub exclude_slash_tmp: ::std::option::Option<bool>,
+    ///`workspace-write`: whether `$TMPDIR` is left out of the writable roots.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub exclude_tmpdir_env_var: ::std::option::Option<bool>,
+    ///`workspace-write`: whether the network is reachable.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub network_access: ::std::option::Option<bool>,
     ///`danger-full-access`, `read-only`, `external-sandbox` or `workspace-write`.
     #[serde(rename = "type")]
     pub type_: ::std::string::String,
+    ///`workspace-write`: extra writable roots.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub writable_roots: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
 ///Upstream `SessionMetaLine`: `SessionMeta` flattened with `git`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1475,12 +1496,43 @@ pub struct ThreadSettingsAppliedEvent {
 ///Upstream `ThreadSettingsSnapshot` (model, provider, approval policy, permission profile, cwd, collaboration mode, ...).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ThreadSettingsSnapshot {
+    ///Approval policy. (codex 0.171.0)
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub approval_policy: ::std::option::Option<AskForApproval>,
+    ///Who reviews approvals (`user`, ...). (codex 0.171.0)
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub approvals_reviewer: ::std::option::Option<::std::string::String>,
+    ///Collaboration mode (`mode`, `settings`); any JSON object. (codex 0.171.0)
+    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+    pub collaboration_mode: ::serde_json::Map<
+        ::std::string::String,
+        ::serde_json::Value,
+    >,
     ///Working directory.
     pub cwd: ::std::string::String,
+    ///Plugins turned off. (codex 0.171.0)
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub disabled_plugin_ids: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     ///Model slug.
     pub model: ::std::string::String,
     ///Provider id.
     pub model_provider_id: ::std::string::String,
+    ///Permission profile, tagged on `type`; any JSON object. (codex 0.171.0)
+    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+    pub permission_profile: ::serde_json::Map<
+        ::std::string::String,
+        ::serde_json::Value,
+    >,
+    ///The reviewer the client asked for. (codex 0.171.0)
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub requested_approvals_reviewer: ::std::option::Option<::std::string::String>,
+    ///Workspace roots. (codex 0.171.0)
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub runtime_workspace_roots: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
 }
 ///Token usage update for the session. `null` means unknown.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -1694,6 +1746,21 @@ pub struct UpdateFileChange {
 ///Upstream `UserInput`, tagged on `type`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct UserInput {
+    ///`image`: the image URL.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub image_url: ::std::option::Option<::std::string::String>,
+    ///`skill`, `mention`: the name.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub name: ::std::option::Option<::std::string::String>,
+    ///`local_image`, `skill`, `mention`: the path.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub path: ::std::option::Option<::std::string::String>,
+    ///`text`: the text.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub text: ::std::option::Option<::std::string::String>,
+    ///`text`: elements marked in the text (mentions, ...).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub text_elements: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     ///`text`, `image`, `local_image`, `skill`, `mention`.
     #[serde(rename = "type")]
     pub type_: ::std::string::String,
