@@ -42,6 +42,14 @@ fn a_run_replayed_from_its_rollout_file_has_the_ids_it_had_through_app_server() 
         ("rollout-24", "shell"),
         ("rollout-41", "patch_approval_accept"),
         ("rollout-55", "user_input_plan_mode"),
+        ("rollout-36", "shell_approval_accept"),
+        ("rollout-38", "shell_approval_cancel"),
+        ("rollout-42", "patch_approval_decline"),
+        ("rollout-52", "mcp"),
+        ("rollout-54", "dynamic_tool"),
+        ("rollout-33", "error500"),
+        ("rollout-43", "interrupt"),
+        ("rollout-86", "all"),
     ] {
         let replayed = rollout(file);
         let live = Scenario::load(Source::CodexAppServer, transcript);
@@ -217,4 +225,17 @@ fn a_patch_that_applied_completes_from_its_file_change_item() {
         sc.msg(sc.line_of(done).expect("a line"))["payload"]["type"],
         "item_completed"
     );
+}
+
+#[test]
+fn a_command_refused_before_it_ran_is_declined() {
+    // 37: the user rejected it; 38: the user aborted it; 18: the approval policy refused it.
+    for name in ["rollout-37", "rollout-38", "rollout-18"] {
+        let sc = rollout(name);
+        let commands = sc.items(I::CommandExecution);
+        assert_eq!(commands.len(), 1, "{name}");
+        let (_, done) = commands[0];
+        let end = payload!(sc.event(done), ItemCompleted).expect("item.completed");
+        assert_eq!(end.status, Some(ItemStatus::Declined), "{}", sc.at(done));
+    }
 }

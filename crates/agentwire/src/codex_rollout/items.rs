@@ -474,9 +474,9 @@ impl CodexRolloutNormalizer {
         }
     }
 
-    /// A tool's output as the model saw it. An item still open (codex reported no item for it,
-    /// as for a patch that failed to apply or a dynamic tool) completes with it; otherwise the
-    /// output is a `tool.summary` of the call.
+    /// A tool's output as the model saw it. An item still open (codex reported no item for it:
+    /// a command or patch that never ran) completes with it; otherwise the output is a
+    /// `tool.summary` of the call.
     fn on_tool_output(
         &mut self,
         line: Line<'_>,
@@ -492,11 +492,9 @@ impl CodexRolloutNormalizer {
                 let open = self.ledger.item(&self.thread_key(), call_id).expect("checked open");
                 (open.item_type, open.title.clone())
             };
-            // A patch codex reports no `FileChange` item for did not apply.
-            let status = if item_type == CanonicalItemType::FileChange {
-                ItemStatus::Failed
-            } else {
-                ItemStatus::Completed
+            let status = match item_type {
+                CanonicalItemType::CommandExecution | CanonicalItemType::FileChange => unrun_status(&data),
+                _ => ItemStatus::Completed,
             };
             let face = Face {
                 item_type,
@@ -524,6 +522,27 @@ impl CodexRolloutNormalizer {
             preceding_tool_use_ids: None,
         };
         self.emit(&context, RuntimeEvent::ToolSummary(payload), out);
+    }
+}
+
+/// The status of a command or patch codex reported no item for: it never ran. `declined` when
+/// its output says a person (or the approval policy) refused it, `failed` otherwise (a patch
+/// that did not verify, a process that could not start).
+fn unrun_status(output: &Value) -> ItemStatus {
+    let text = match &output["output"] {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => String::new(),
+    };
+    let refused = ["rejected by user", "aborted by user", "reject command"];
+    if refused.iter().any(|phrase| text.contains(phrase)) {
+        ItemStatus::Declined
+    } else {
+        ItemStatus::Failed
     }
 }
 
