@@ -5,9 +5,12 @@
 //! - `sync-schemas codex-app-server|acp [--version V]`: refresh a vendored upstream schema.
 //! - `schema-diff SOURCE --from V1 --to V2` or `schema-diff OLD NEW`: what changed between two
 //!   versions of a provider protocol, as Markdown.
+//! - `drift [SOURCE|--all] [--to V]`: the newest upstream version tried in a scratch copy: its
+//!   schema diff, the mapping lines that stop compiling, conform of the corpus.
 //! - `test`: every check (format, generated tree, clippy, Rust tests, TypeScript harness).
 
 mod codegen;
+mod drift;
 mod schema_diff;
 mod sync_schemas;
 mod test;
@@ -21,6 +24,7 @@ fn main() -> ExitCode {
         Some("codegen") => parse_codegen(&args[1..]).and_then(|mode| codegen::run(&project_root(), mode)),
         Some("sync-schemas") => sync_schemas::run(&project_root(), &args[1..]),
         Some("schema-diff") => schema_diff::run(&args[1..]),
+        Some("drift") => drift::run(&project_root(), &args[1..]),
         Some("test") if args.len() == 1 => test::run(&project_root()),
         _ => {
             eprintln!("{USAGE}");
@@ -41,6 +45,7 @@ usage: cargo xtask codegen [--check]
        cargo xtask sync-schemas codex-app-server|acp [--version V]
        cargo xtask schema-diff codex-app-server|acp --from V1 --to V2 [--out FILE]
        cargo xtask schema-diff OLD NEW [--out FILE]
+       cargo xtask drift [codex-app-server|acp|--all] [--to V]
        cargo xtask test";
 
 fn parse_codegen(args: &[String]) -> anyhow::Result<codegen::Mode> {

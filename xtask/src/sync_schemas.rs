@@ -85,7 +85,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         "--all" => {
             sync_codex_app_server(root, CODEX_VERSION)?;
             sync_acp(root, ACP_VERSION)?;
-            HAND_WRITTEN.iter().for_each(report_hand_written);
+            report_hand_written_sources();
             Ok(())
         }
         "codex-app-server" => sync_codex_app_server(root, version.unwrap_or(CODEX_VERSION)),
@@ -107,6 +107,11 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             }
         },
     }
+}
+
+/// Reports every hand-written source (see [`report_hand_written`]).
+pub fn report_hand_written_sources() {
+    HAND_WRITTEN.iter().for_each(report_hand_written);
 }
 
 /// Says which upstream version a hand-written schema follows and whether a newer one is
