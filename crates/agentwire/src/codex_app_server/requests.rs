@@ -158,7 +158,7 @@ impl CodexAppServerNormalizer {
         &mut self,
         frame: &Frame<'_>,
         id: &RequestId,
-        error: &codex::JsonrpcErrorError,
+        error: &codex::ErrorObject,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let answer = Answer {
