@@ -91,8 +91,12 @@ fn drift_one(root: &Path, source: &Vendored, version: &str) -> Result<()> {
         &root.join(source.schema),
         &scratch.join(source.schema),
     )?;
-    println!("{}", diff.replacen("# ", "## ", 1));
+    // The diff's own sections sit one level below this report's.
+    println!("{}", diff.replacen("# ", "## ", 1).replace("\n## ", "\n### "));
+    println!("## Generator decisions (shape unions the new schema adds or drops)\n");
+    codegen::typify_runner::SHAPE_UNION_PROBLEMS_ARE_DECISIONS.store(true, std::sync::atomic::Ordering::Relaxed);
     let report = check_scratch(&scratch, root, &["--workspace", "--all-targets"])?;
+    println!();
     println!("{}", report.render());
     if report.errors.is_empty() {
         conform(&scratch, root, source)?;
