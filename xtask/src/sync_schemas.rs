@@ -115,7 +115,9 @@ pub fn report_hand_written_sources() {
 }
 
 /// Says which upstream version a hand-written schema follows and whether a newer one is
-/// published; never fails (an unreachable registry is reported, not fatal).
+/// published; when one is, and the package ships TypeScript declarations, lists the exported
+/// names the newer declarations add and remove. Never fails: an unreachable registry or an
+/// install that does not work is reported, not fatal.
 fn report_hand_written(hand: &HandWritten) {
     let newest = Command::new("npm")
         .args(["view", hand.package, "version"])
@@ -135,6 +137,75 @@ fn report_hand_written(hand: &HandWritten) {
         "schemas/{}: hand-written against {}@{}; {status}",
         hand.source, hand.package, hand.version
     );
+    if let Some(newest) = newest.filter(|newest| newest != hand.version) {
+        match declaration_changes(hand.package, hand.version, &newest) {
+            Ok(Some(changes)) => eprintln!("{changes}"),
+            Ok(None) => eprintln!("  {} ships no TypeScript declarations to compare", hand.package),
+            Err(err) => eprintln!("  comparing the declarations failed: {err:#}"),
+        }
+    }
+}
+
+/// The exported names the package's `.d.ts` entry point adds and removes from `old` to `new`,
+/// or `None` when the package declares no types.
+fn declaration_changes(package: &str, old: &str, new: &str) -> Result<Option<String>> {
+    let folder = package.trim_start_matches('@').replace('/', "-");
+    let read = |version: &str| -> Result<Option<std::collections::BTreeSet<String>>> {
+        let installed = npm_install(&folder, package, version)?
+            .join("node_modules")
+            .join(package);
+        let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(installed.join("package.json"))?)?;
+        let Some(types) = manifest
+            .get("types")
+            .or_else(|| manifest.get("typings"))
+            .and_then(serde_json::Value::as_str)
+        else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(installed.join(types))
+            .with_context(|| format!("reading {types} of {package}@{version}"))?;
+        Ok(Some(exported_names(&text)))
+    };
+    let (Some(before), Some(after)) = (read(old)?, read(new)?) else {
+        return Ok(None);
+    };
+    let list = |names: Vec<&String>| {
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.iter().map(|name| name.as_str()).collect::<Vec<_>>().join(", ")
+        }
+    };
+    Ok(Some(format!(
+        "  exported types {old} -> {new}: added {}; removed {}",
+        list(after.difference(&before).collect()),
+        list(before.difference(&after).collect())
+    )))
+}
+
+/// The names a declaration file exports: `export [declare] type|interface|class|function|const|enum X`.
+fn exported_names(text: &str) -> std::collections::BTreeSet<String> {
+    const KINDS: [&str; 7] = [
+        "type ",
+        "interface ",
+        "class ",
+        "function ",
+        "const ",
+        "enum ",
+        "namespace ",
+    ];
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix("export ")?;
+            let rest = rest.strip_prefix("declare ").unwrap_or(rest);
+            let rest = KINDS.iter().find_map(|kind| rest.strip_prefix(kind))?;
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
 }
 
 fn sync_codex_app_server(root: &Path, version: &str) -> Result<()> {
@@ -378,4 +449,14 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn exported_names_are_read_from_declarations() {
+        let text = "export type A = string;\nexport declare function query(): void;\n  export interface B {}\nexport { C } from './c';\nconst d = 1;\nexport declare const VERSION: string;";
+        let names: Vec<String> = super::exported_names(text).into_iter().collect();
+        assert_eq!(names, ["A", "B", "VERSION", "query"]);
+    }
 }
