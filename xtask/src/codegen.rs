@@ -19,7 +19,7 @@ mod passes;
 mod rust_output;
 mod schema_source;
 mod typescript;
-mod typify_runner;
+pub mod typify_runner;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

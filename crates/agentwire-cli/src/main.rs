@@ -46,6 +46,10 @@ enum Command {
         /// (by default those are `runtime.warning` events in a complete stream, exit 0).
         #[arg(long)]
         strict: bool,
+        /// Keep credentials (tokens, API keys, `Authorization` headers) in `raw` and payloads;
+        /// by default they are replaced by `[redacted]`.
+        #[arg(long)]
+        keep_secrets: bool,
         /// The trace (`-` or nothing for stdin).
         #[arg(default_value = "-")]
         file: String,
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
             provider_kind,
             clock,
             strict,
+            keep_secrets,
             file,
         } => {
             let clock = match clock {
@@ -149,6 +154,7 @@ fn main() -> ExitCode {
                     provider: provider_kind,
                     clock,
                     strict,
+                    keep_secrets,
                     file,
                 },
                 &mut out,

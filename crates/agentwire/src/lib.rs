@@ -33,7 +33,7 @@
 //! ```
 //!
 //! The crate is a shared core ([`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
-//! [`decision`], [`normalizer`], [`source`]) that imports no source module, and one module of
+//! [`decision`], [`normalizer`], [`secrets`], [`source`]) that imports no source module, and one module of
 //! mapping decisions per source ([`codex_app_server`], [`codex_rollout`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
@@ -49,4 +49,5 @@ pub mod frame;
 pub mod ids;
 pub mod ledger;
 pub mod normalizer;
+pub mod secrets;
 pub mod source;
