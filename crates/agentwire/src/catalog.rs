@@ -4,6 +4,7 @@
 
 use crate::codex_app_server;
 use crate::codex_exec;
+use crate::codex_rollout;
 use crate::frame::{Frame, LineFormat};
 use crate::normalizer::{Conformer, Normalizer, Options};
 use crate::source::Source;
@@ -14,6 +15,7 @@ impl Source {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::CodexAppServerNormalizer::new(options)),
             Self::CodexExec => Box::new(codex_exec::CodexExecNormalizer::new(options)),
+            Self::CodexRollout => Box::new(codex_rollout::CodexRolloutNormalizer::new(options)),
         }
     }
 
@@ -22,6 +24,7 @@ impl Source {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::wire::Decoder::default()),
             Self::CodexExec => Box::new(codex_exec::wire::Decoder),
+            Self::CodexRollout => Box::new(codex_rollout::wire::Decoder),
         }
     }
 
@@ -30,6 +33,7 @@ impl Source {
         match self {
             Self::CodexAppServer => codex_app_server::upstream(),
             Self::CodexExec => codex_exec::upstream(),
+            Self::CodexRollout => codex_rollout::upstream(),
         }
     }
 
@@ -38,6 +42,7 @@ impl Source {
         match self {
             Self::CodexAppServer => codex_app_server::claims(frame),
             Self::CodexExec => codex_exec::claims(frame),
+            Self::CodexRollout => codex_rollout::claims(frame),
         }
     }
 

@@ -171,7 +171,12 @@ impl<Q> Ledger<Q> {
         let provider = options.provider.unwrap_or_else(|| source.provider_kind());
         Ledger {
             source,
-            emitter: Emitter::new(provider, options.session_id, Clock::new(options.clock)),
+            emitter: Emitter::new(
+                provider,
+                options.session_id,
+                Clock::new(options.clock),
+                !options.keep_secrets,
+            ),
             threads: BTreeMap::new(),
             items: BTreeMap::new(),
             requests: BTreeMap::new(),

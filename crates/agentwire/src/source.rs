@@ -18,17 +18,21 @@ pub enum Source {
     /// `codex exec --json` stdout: one `ThreadEvent` per line, the stream the Codex TypeScript
     /// SDK reads.
     CodexExec,
+    /// Codex session rollout files (`$CODEX_HOME/sessions/**/rollout-*.jsonl`): one
+    /// `{"timestamp","type","payload"}` line each, replayed into the session they record.
+    CodexRollout,
 }
 
 impl Source {
     /// Every source, in the order format detection tries them.
-    pub const ALL: &'static [Source] = &[Source::CodexAppServer, Source::CodexExec];
+    pub const ALL: &'static [Source] = &[Source::CodexAppServer, Source::CodexExec, Source::CodexRollout];
 
     /// The name used on the command line (`--from`).
     pub fn name(self) -> &'static str {
         match self {
             Self::CodexAppServer => "codex-app-server",
             Self::CodexExec => "codex-exec",
+            Self::CodexRollout => "codex-rollout",
         }
     }
 
@@ -37,13 +41,14 @@ impl Source {
         match self {
             Self::CodexAppServer => "codex app-server",
             Self::CodexExec => "codex exec",
+            Self::CodexRollout => "codex",
         }
     }
 
     /// The `provider` of the events this source yields unless the host says otherwise.
     pub fn provider_kind(self) -> ProviderKind {
         match self {
-            Self::CodexAppServer | Self::CodexExec => ProviderKind::Codex,
+            Self::CodexAppServer | Self::CodexExec | Self::CodexRollout => ProviderKind::Codex,
         }
     }
 
@@ -51,7 +56,7 @@ impl Source {
     /// the same provider share it (see [`crate::ids`]).
     pub fn id_scope(self) -> &'static str {
         match self {
-            Self::CodexAppServer | Self::CodexExec => "codex",
+            Self::CodexAppServer | Self::CodexExec | Self::CodexRollout => "codex",
         }
     }
 
