@@ -5,7 +5,7 @@
 use crate::frame::{Frame, LineFormat};
 use crate::normalizer::{Conformer, Normalizer, Options};
 use crate::source::Source;
-use crate::{claude, codex_app_server};
+use crate::{claude, codex_app_server, codex_exec, codex_rollout};
 
 impl Source {
     /// A normalizer for one stream of this source.
@@ -13,6 +13,8 @@ impl Source {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::CodexAppServerNormalizer::new(options)),
             Self::Claude | Self::ClaudeControl => Box::new(claude::ClaudeNormalizer::new(self, options)),
+            Self::CodexExec => Box::new(codex_exec::CodexExecNormalizer::new(options)),
+            Self::CodexRollout => Box::new(codex_rollout::CodexRolloutNormalizer::new(options)),
         }
     }
 
@@ -21,6 +23,8 @@ impl Source {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::wire::Decoder::default()),
             Self::Claude | Self::ClaudeControl => Box::new(claude::wire::Decoder),
+            Self::CodexExec => Box::new(codex_exec::wire::Decoder),
+            Self::CodexRollout => Box::new(codex_rollout::wire::Decoder),
         }
     }
 
@@ -29,6 +33,8 @@ impl Source {
         match self {
             Self::CodexAppServer => codex_app_server::upstream(),
             Self::Claude | Self::ClaudeControl => claude::upstream(),
+            Self::CodexExec => codex_exec::upstream(),
+            Self::CodexRollout => codex_rollout::upstream(),
         }
     }
 
@@ -38,6 +44,8 @@ impl Source {
             Self::CodexAppServer => codex_app_server::claims(frame),
             Self::Claude => claude::claims(frame, LineFormat::Bare),
             Self::ClaudeControl => claude::claims(frame, LineFormat::Transcript),
+            Self::CodexExec => codex_exec::claims(frame),
+            Self::CodexRollout => codex_rollout::claims(frame),
         }
     }
 
