@@ -68,31 +68,29 @@ const HARNESS_LINES: &[(&str, &str, &str)] = &[
          SDK never sent or received it.",
     ),
     (
-        "claude-0.3.332/sdk_error529.jsonl",
+        "claude/v0.3.332-sdk_error529.jsonl",
         "_driver_error",
         "The driver's record that `query()` threw on the 529 error result.",
     ),
     (
-        "claude-0.3.332/sdk_bash_touch_deny_interrupt.jsonl",
+        "claude/v0.3.332-sdk_bash_touch_deny_interrupt.jsonl",
         "_driver_error",
         "The driver's record that `query()` threw on the error result after the deny with interrupt.",
     ),
     (
-        "claude-0.3.332/sdk_interrupt_midstream.jsonl",
+        "claude/v0.3.332-sdk_interrupt_midstream.jsonl",
         "_driver_error",
         "The driver's record that `query()` threw on the error result after the interrupt.",
     ),
 ];
 
-/// The corpus folders of Claude traffic: the pinned SDK's, and the newest SDK's (whose
-/// additions the schema marks with `x-since`). Transcripts are `{"dir","ts","msg"}` records,
-/// the other folders hold bare stream-json lines.
-const FOLDERS: &[(&str, bool)] = &[
-    ("claude", false),
-    ("claude-control", true),
-    ("claude-0.3.332", false),
-    ("claude-control-0.3.332", true),
-];
+/// The corpus folders of Claude traffic. Transcripts are `{"dir","ts","msg"}` records, the other
+/// folder holds bare stream-json lines.
+const FOLDERS: &[(&str, bool)] = &[("claude", false), ("claude-control", true)];
+
+/// The name prefix of the newest SDK's traces in those folders (whose additions the schema marks
+/// with `x-since`); the other traces are the pinned SDK's.
+const NEWEST_PREFIX: &str = "/v0.3.332-";
 
 /// The schema's definitions, with validators compiled on first use.
 struct Schema {
@@ -333,7 +331,7 @@ fn every_corpus_line_validates_in_the_branch_its_tags_name() {
             ));
         }
         if let Some(leaf) = check_def(schema, ROOT, value, &message.place, &mut errors) {
-            let pinned = message.file.starts_with("claude/") || message.file.starts_with("claude-control/");
+            let pinned = !message.file.contains(NEWEST_PREFIX);
             if pinned && let Some(since) = schema.def(&leaf).get("x-since") {
                 errors.push(format!(
                     "{}: SDK 0.2.62 traffic in {leaf}, marked x-since {since}",

@@ -25,8 +25,13 @@ use serde_json::Value;
 const BLESS: &str = "AGENTWIRE_BLESS=1 cargo test -p agentwire-tests --test normalize goldens_match";
 
 /// The fewest traces the corpus of a source may hold, where a figure is known: the Codex
-/// app-server captures are 26 scenarios (see `corpus/README.md`). Any other source needs one.
-const MINIMUM_TRACES: &[(Source, usize)] = &[(Source::CodexAppServer, 26)];
+/// app-server captures are 26 scenarios, Claude's 34 + 20 bare traces and 12 + 12 transcripts
+/// (pinned SDK + newest; see `corpus/README.md`). Any other source needs one.
+const MINIMUM_TRACES: &[(Source, usize)] = &[
+    (Source::CodexAppServer, 26),
+    (Source::Claude, 54),
+    (Source::ClaudeControl, 24),
+];
 
 /// Every trace of every source, normalized.
 fn corpus() -> Vec<Scenario> {

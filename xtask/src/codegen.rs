@@ -9,7 +9,10 @@
 mod acp;
 mod canonical_model;
 mod canonical_rust;
+mod claude_agent_sdk;
 mod codex_app_server;
+mod codex_exec;
+mod codex_rollout;
 mod dispatch;
 mod docs;
 #[cfg(test)]
@@ -19,7 +22,7 @@ mod passes;
 mod rust_output;
 mod schema_source;
 mod typescript;
-mod typify_runner;
+pub mod typify_runner;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -89,7 +92,13 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
 /// The provider schema sources, one generated crate each. Adding a source is a
 /// [`schema_source::SchemaSource`] here.
 fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
-    Ok(vec![codex_app_server::source(root)?, acp::source(root)?])
+    Ok(vec![
+        codex_app_server::source(root)?,
+        codex_exec::source(root)?,
+        codex_rollout::source(root)?,
+        claude_agent_sdk::source(root)?,
+        acp::source(root)?,
+    ])
 }
 
 #[derive(Default)]

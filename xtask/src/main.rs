@@ -3,9 +3,17 @@
 //! - `codegen [--check]`: regenerate `generated/` from `schemas/`; with `--check`, write nothing
 //!   and fail if anything is stale.
 //! - `sync-schemas codex-app-server|acp [--version V]`: refresh a vendored upstream schema.
+//! - `schema-diff SOURCE --from V1 --to V2` or `schema-diff OLD NEW`: what changed between two
+//!   versions of a provider protocol, as Markdown.
+//! - `drift [SOURCE|--all] [--to V]`: the newest upstream version tried in a scratch copy: its
+//!   schema diff, the mapping lines that stop compiling, conform of the corpus.
+//! - `fuzz [--seconds N]`: every cargo fuzz target, seeded from the corpus.
 //! - `test`: every check (format, generated tree, clippy, Rust tests, TypeScript harness).
 
 mod codegen;
+mod drift;
+mod fuzz;
+mod schema_diff;
 mod sync_schemas;
 mod test;
 
@@ -17,6 +25,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("codegen") => parse_codegen(&args[1..]).and_then(|mode| codegen::run(&project_root(), mode)),
         Some("sync-schemas") => sync_schemas::run(&project_root(), &args[1..]),
+        Some("schema-diff") => schema_diff::run(&args[1..]),
+        Some("drift") => drift::run(&project_root(), &args[1..]),
+        Some("fuzz") => fuzz::run(&project_root(), &args[1..]),
         Some("test") if args.len() == 1 => test::run(&project_root()),
         _ => {
             eprintln!("{USAGE}");
@@ -35,6 +46,10 @@ fn main() -> ExitCode {
 const USAGE: &str = "\
 usage: cargo xtask codegen [--check]
        cargo xtask sync-schemas codex-app-server|acp [--version V]
+       cargo xtask schema-diff codex-app-server|acp --from V1 --to V2 [--out FILE]
+       cargo xtask schema-diff OLD NEW [--out FILE]
+       cargo xtask drift [codex-app-server|acp|--all] [--to V]
+       cargo xtask fuzz [--seconds N]
        cargo xtask test";
 
 fn parse_codegen(args: &[String]) -> anyhow::Result<codegen::Mode> {

@@ -19,7 +19,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail, ensure};
 use sha2::{Digest, Sha256};
 
-const USAGE: &str = "usage: cargo xtask sync-schemas codex-app-server|acp [--version V]";
+const USAGE: &str = "usage: cargo xtask sync-schemas codex-app-server|acp|claude-agent-sdk|codex-exec|codex-rollout|--all [--version V]";
 
 /// The pinned Codex version; bump it here and re-run to refresh.
 const CODEX_VERSION: &str = "0.171.0";
@@ -28,6 +28,9 @@ const CODEX_PACKAGE: &str = "@openai/codex";
 const CODEX_BINARY: &str = "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex";
 /// The bundle the code generator reads; its hash identifies the schema.
 pub const CODEX_BUNDLE: &str = "codex_app_server_protocol.schemas.json";
+
+/// The hand-kept record of `schema-diff` reports between pinned versions, in the vendored folder.
+const CODEX_DRIFT: &str = "DRIFT.md";
 
 /// The pinned ACP SDK version; bump it here and re-run to refresh.
 const ACP_VERSION: &str = "2.4.0";
@@ -43,20 +46,190 @@ const ACP_UNSTABLE_SCHEMA: &str = "schema.unstable.json";
 /// package ships them (2.4.0 does not: the methods are read from the schema's `x-method`).
 const ACP_META_FILES: [&str; 2] = ["meta.json", "meta.unstable.json"];
 
+/// A schema written by hand from an upstream package's types: a refresh is a person's work, so
+/// `sync-schemas` only reports how far upstream has moved.
+struct HandWritten {
+    source: &'static str,
+    package: &'static str,
+    /// The version the schema was written against (its `UPSTREAM.md` says so too).
+    version: &'static str,
+}
+
+const HAND_WRITTEN: [HandWritten; 3] = [
+    HandWritten {
+        source: "claude-agent-sdk",
+        package: "@anthropic-ai/claude-agent-sdk",
+        version: "0.2.62",
+    },
+    HandWritten {
+        source: "codex-exec",
+        package: "@openai/codex-sdk",
+        version: "0.163.0",
+    },
+    HandWritten {
+        source: "codex-rollout",
+        package: CODEX_PACKAGE,
+        version: CODEX_VERSION,
+    },
+];
+
 pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let (source, version) = match args {
         [source] => (source.as_str(), None),
-        [source, flag, version] if flag == "--version" => (source.as_str(), Some(version.as_str())),
+        [source, flag, version] if flag == "--version" && source != "--all" => {
+            (source.as_str(), Some(version.as_str()))
+        }
         _ => bail!("{USAGE}"),
     };
     match source {
+        "--all" => {
+            sync_codex_app_server(root, CODEX_VERSION)?;
+            sync_acp(root, ACP_VERSION)?;
+            report_hand_written_sources();
+            Ok(())
+        }
         "codex-app-server" => sync_codex_app_server(root, version.unwrap_or(CODEX_VERSION)),
         "acp" => sync_acp(root, version.unwrap_or(ACP_VERSION)),
-        other => bail!("no schema source named {other:?}; known: codex-app-server, acp\n{USAGE}"),
+        other => match HAND_WRITTEN.iter().find(|hand| hand.source == other) {
+            Some(hand) => {
+                report_hand_written(hand);
+                Ok(())
+            }
+            None => {
+                let known = [
+                    "codex-app-server",
+                    "acp",
+                    "claude-agent-sdk",
+                    "codex-exec",
+                    "codex-rollout",
+                ];
+                bail!("no schema source named {other:?}; known: {}\n{USAGE}", known.join(", "))
+            }
+        },
     }
 }
 
+/// Reports every hand-written source (see [`report_hand_written`]).
+pub fn report_hand_written_sources() {
+    HAND_WRITTEN.iter().for_each(report_hand_written);
+}
+
+/// Says which upstream version a hand-written schema follows and whether a newer one is
+/// published; when one is, and the package ships TypeScript declarations, lists the exported
+/// names the newer declarations add and remove. Never fails: an unreachable registry or an
+/// install that does not work is reported, not fatal.
+fn report_hand_written(hand: &HandWritten) {
+    let newest = Command::new("npm")
+        .args(["view", hand.package, "version"])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string());
+    let status = match newest.as_deref() {
+        Some(newest) if newest == hand.version => "up to date".to_string(),
+        Some(newest) => format!(
+            "{newest} is published: review `schemas/{}/UPSTREAM.md` against it",
+            hand.source
+        ),
+        None => "the newest version could not be read (`npm view` failed)".to_string(),
+    };
+    eprintln!(
+        "schemas/{}: hand-written against {}@{}; {status}",
+        hand.source, hand.package, hand.version
+    );
+    if let Some(newest) = newest.filter(|newest| newest != hand.version) {
+        match declaration_changes(hand.package, hand.version, &newest) {
+            Ok(Some(changes)) => eprintln!("{changes}"),
+            Ok(None) => eprintln!("  {} ships no TypeScript declarations to compare", hand.package),
+            Err(err) => eprintln!("  comparing the declarations failed: {err:#}"),
+        }
+    }
+}
+
+/// The exported names the package's `.d.ts` entry point adds and removes from `old` to `new`,
+/// or `None` when the package declares no types.
+fn declaration_changes(package: &str, old: &str, new: &str) -> Result<Option<String>> {
+    let folder = package.trim_start_matches('@').replace('/', "-");
+    let read = |version: &str| -> Result<Option<std::collections::BTreeSet<String>>> {
+        let installed = npm_install(&folder, package, version)?
+            .join("node_modules")
+            .join(package);
+        let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(installed.join("package.json"))?)?;
+        let Some(types) = manifest
+            .get("types")
+            .or_else(|| manifest.get("typings"))
+            .and_then(serde_json::Value::as_str)
+        else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(installed.join(types))
+            .with_context(|| format!("reading {types} of {package}@{version}"))?;
+        Ok(Some(exported_names(&text)))
+    };
+    let (Some(before), Some(after)) = (read(old)?, read(new)?) else {
+        return Ok(None);
+    };
+    let list = |names: Vec<&String>| {
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.iter().map(|name| name.as_str()).collect::<Vec<_>>().join(", ")
+        }
+    };
+    Ok(Some(format!(
+        "  exported types {old} -> {new}: added {}; removed {}",
+        list(after.difference(&before).collect()),
+        list(before.difference(&after).collect())
+    )))
+}
+
+/// The names a declaration file exports: `export [declare] type|interface|class|function|const|enum X`.
+fn exported_names(text: &str) -> std::collections::BTreeSet<String> {
+    const KINDS: [&str; 7] = [
+        "type ",
+        "interface ",
+        "class ",
+        "function ",
+        "const ",
+        "enum ",
+        "namespace ",
+    ];
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix("export ")?;
+            let rest = rest.strip_prefix("declare ").unwrap_or(rest);
+            let rest = KINDS.iter().find_map(|kind| rest.strip_prefix(kind))?;
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
 fn sync_codex_app_server(root: &Path, version: &str) -> Result<()> {
+    let out = codex_schema_out(version)?;
+    let target = root.join("schemas/codex-app-server");
+    // The drift record is the project's own, not upstream output: it survives a refresh.
+    let drift = std::fs::read(target.join(CODEX_DRIFT)).ok();
+    if target.exists() {
+        std::fs::remove_dir_all(&target)?;
+    }
+    copy_tree(&out, &target)?;
+    if let Some(drift) = drift {
+        std::fs::write(target.join(CODEX_DRIFT), drift)?;
+    }
+    let sha = sha256_file(&target.join(CODEX_BUNDLE))?;
+    std::fs::write(target.join("UPSTREAM.md"), codex_upstream_md(version, &sha))?;
+    eprintln!("schemas/codex-app-server: {CODEX_PACKAGE} {version}, bundle sha256 {sha}");
+    eprintln!("next: cargo xtask codegen");
+    Ok(())
+}
+
+/// Installs `@openai/codex` `version` (cached) and has its binary write the app-server schema
+/// into a folder of the cache, which is returned.
+fn codex_schema_out(version: &str) -> Result<PathBuf> {
     let install = npm_install("codex", CODEX_PACKAGE, version)?;
     let binary = install.join(CODEX_BINARY);
     ensure!(
@@ -80,17 +253,27 @@ fn sync_codex_app_server(root: &Path, version: &str) -> Result<()> {
         .status()
         .with_context(|| format!("running {}", binary.display()))?;
     ensure!(status.success(), "codex app-server generate-json-schema failed");
+    Ok(out)
+}
 
-    let target = root.join("schemas/codex-app-server");
-    if target.exists() {
-        std::fs::remove_dir_all(&target)?;
-    }
-    copy_tree(&out, &target)?;
-    let sha = sha256_file(&target.join(CODEX_BUNDLE))?;
-    std::fs::write(target.join("UPSTREAM.md"), codex_upstream_md(version, &sha))?;
-    eprintln!("schemas/codex-app-server: {CODEX_PACKAGE} {version}, bundle sha256 {sha}");
-    eprintln!("next: cargo xtask codegen");
-    Ok(())
+/// The app-server schema bundle of codex `version`, as `sync-schemas` would vendor it.
+pub fn codex_bundle(version: &str) -> Result<PathBuf> {
+    Ok(codex_schema_out(version)?.join(CODEX_BUNDLE))
+}
+
+/// The ACP schema of `@agentclientprotocol/sdk` `version`, as `sync-schemas` would vendor it.
+pub fn acp_schema(version: &str) -> Result<PathBuf> {
+    let prefix = npm_install("acp-sdk", ACP_PACKAGE, version)?;
+    let schema = prefix
+        .join("node_modules")
+        .join(ACP_PACKAGE)
+        .join(ACP_SCHEMA_DIR)
+        .join(ACP_SCHEMA);
+    ensure!(
+        schema.exists(),
+        "{ACP_PACKAGE}@{version} ships no {ACP_SCHEMA_DIR}/{ACP_SCHEMA}"
+    );
+    Ok(schema)
 }
 
 fn codex_upstream_md(version: &str, sha: &str) -> String {
@@ -266,4 +449,14 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn exported_names_are_read_from_declarations() {
+        let text = "export type A = string;\nexport declare function query(): void;\n  export interface B {}\nexport { C } from './c';\nconst d = 1;\nexport declare const VERSION: string;";
+        let names: Vec<String> = super::exported_names(text).into_iter().collect();
+        assert_eq!(names, ["A", "B", "VERSION", "query"]);
+    }
 }

@@ -72,6 +72,10 @@ impl Input {
         if n == 0 {
             return Ok(false);
         }
+        // A UTF-8 byte order mark some editors put first is no part of the first line.
+        if self.read == 0 && buf.starts_with(b"\xEF\xBB\xBF") {
+            buf.drain(..3);
+        }
         self.read += n as u64;
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();

@@ -30,7 +30,7 @@ struct Cli {
 enum Command {
     /// Normalize a provider trace to canonical events (JSONL on stdout).
     Normalize {
-        /// The input format (codex-app-server); detected from the first lines when omitted.
+        /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control); detected from the first lines when omitted.
         #[arg(long, value_name = "FORMAT")]
         from: Option<Source>,
         /// The canonical session id; default: UUIDv5 of the first input line.
@@ -46,6 +46,10 @@ enum Command {
         /// (by default those are `runtime.warning` events in a complete stream, exit 0).
         #[arg(long)]
         strict: bool,
+        /// Keep credentials (tokens, API keys, `Authorization` headers) in `raw` and payloads;
+        /// by default they are replaced by `[redacted]`.
+        #[arg(long)]
+        keep_secrets: bool,
         /// The trace (`-` or nothing for stdin).
         #[arg(default_value = "-")]
         file: String,
@@ -70,7 +74,7 @@ enum Command {
     },
     /// Decode every line into the generated provider types and report what does not fit.
     Conform {
-        /// The input format (codex-app-server); detected from the first lines when omitted.
+        /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control); detected from the first lines when omitted.
         #[arg(long, value_name = "FORMAT")]
         from: Option<Source>,
         /// Trace files (`-` for stdin).
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
             provider_kind,
             clock,
             strict,
+            keep_secrets,
             file,
         } => {
             let clock = match clock {
@@ -149,6 +154,7 @@ fn main() -> ExitCode {
                     provider: provider_kind,
                     clock,
                     strict,
+                    keep_secrets,
                     file,
                 },
                 &mut out,

@@ -20,6 +20,7 @@ pub struct Args {
     pub clock: ClockSource,
     /// Exit 1 for messages the pinned schema does not declare or cannot decode, too.
     pub strict: bool,
+    pub keep_secrets: bool,
     pub file: String,
 }
 
@@ -34,6 +35,7 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
         session_id: args.session_id,
         provider: args.provider,
         clock: args.clock,
+        keep_secrets: args.keep_secrets,
     };
     let mut normalizer = source.normalizer(options);
     let progress = input

@@ -2,16 +2,19 @@
 //! upstream version it is pinned to. The one place that names every source module; hosts go
 //! through it and name no provider's types.
 
-use crate::codex_app_server;
 use crate::frame::{Frame, LineFormat};
 use crate::normalizer::{Conformer, Normalizer, Options};
 use crate::source::Source;
+use crate::{claude, codex_app_server, codex_exec, codex_rollout};
 
 impl Source {
     /// A normalizer for one stream of this source.
     pub fn normalizer(self, options: Options) -> Box<dyn Normalizer> {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::CodexAppServerNormalizer::new(options)),
+            Self::Claude | Self::ClaudeControl => Box::new(claude::ClaudeNormalizer::new(self, options)),
+            Self::CodexExec => Box::new(codex_exec::CodexExecNormalizer::new(options)),
+            Self::CodexRollout => Box::new(codex_rollout::CodexRolloutNormalizer::new(options)),
         }
     }
 
@@ -19,6 +22,9 @@ impl Source {
     pub fn conformer(self) -> Box<dyn Conformer> {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::wire::Decoder::default()),
+            Self::Claude | Self::ClaudeControl => Box::new(claude::wire::Decoder),
+            Self::CodexExec => Box::new(codex_exec::wire::Decoder),
+            Self::CodexRollout => Box::new(codex_rollout::wire::Decoder),
         }
     }
 
@@ -26,6 +32,9 @@ impl Source {
     pub fn upstream(self) -> String {
         match self {
             Self::CodexAppServer => codex_app_server::upstream(),
+            Self::Claude | Self::ClaudeControl => claude::upstream(),
+            Self::CodexExec => codex_exec::upstream(),
+            Self::CodexRollout => codex_rollout::upstream(),
         }
     }
 
@@ -33,6 +42,10 @@ impl Source {
     pub fn claims(self, frame: &Frame<'_>) -> bool {
         match self {
             Self::CodexAppServer => codex_app_server::claims(frame),
+            Self::Claude => claude::claims(frame, LineFormat::Bare),
+            Self::ClaudeControl => claude::claims(frame, LineFormat::Transcript),
+            Self::CodexExec => codex_exec::claims(frame),
+            Self::CodexRollout => codex_rollout::claims(frame),
         }
     }
 

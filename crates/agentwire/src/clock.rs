@@ -53,6 +53,13 @@ impl Clock {
         }
     }
 
+    /// For a stream that never carries a time (`codex exec --json`): nothing is learned by
+    /// waiting for one, so the fallback (the last time, the Unix epoch before any, or the wall
+    /// clock) is final and events are not held.
+    pub fn expect_no_times(&mut self) {
+        self.known = true;
+    }
+
     /// Whether the stream has given a time yet. Before it has, `now()` is only the Unix epoch,
     /// a time the session never had.
     pub fn knows_time(&self) -> bool {
@@ -88,6 +95,60 @@ pub fn rfc3339_millis(ms: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{milli:03}Z")
 }
 
+/// `2026-11-30T05:25:32.007Z` (any fraction, `Z` or an offset) -> Unix milliseconds: the inverse
+/// of [`rfc3339_millis`], for sources whose lines carry their time as text. `None` for anything
+/// else.
+pub fn unix_millis(text: &str) -> Option<i64> {
+    let bytes = text.as_bytes();
+    let number = |from: usize, to: usize| -> Option<i64> {
+        let digits = text.get(from..to)?;
+        if digits.bytes().all(|b| b.is_ascii_digit()) {
+            digits.parse().ok()
+        } else {
+            None
+        }
+    };
+    let separators = [(4, b'-'), (7, b'-'), (13, b':'), (16, b':')];
+    if bytes.len() < 20
+        || separators.iter().any(|&(at, expected)| bytes[at] != expected)
+        || !matches!(bytes[10], b'T' | b't')
+    {
+        return None;
+    }
+    let (year, month, day) = (number(0, 4)?, number(5, 7)?, number(8, 10)?);
+    let (hour, minute, second) = (number(11, 13)?, number(14, 16)?, number(17, 19)?);
+    let mut rest = &text[19..];
+    let mut millis = 0;
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return None;
+        }
+        millis = format!("{:0<3}", &fraction[..digits.min(3)]).parse::<i64>().ok()?;
+        rest = &fraction[digits..];
+    }
+    let offset_minutes = match rest.as_bytes() {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] if [h1, h2, m1, m2].iter().all(|b| b.is_ascii_digit()) => {
+            let value = |a: &u8, b: &u8| i64::from(a - b'0') * 10 + i64::from(b - b'0');
+            let minutes = value(h1, h2) * 60 + value(m1, m2);
+            if *sign == b'-' { -minutes } else { minutes }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(year, month, day);
+    Some((((days * 24 + hour) * 60 + minute - offset_minutes) * 60 + second) * 1000 + millis)
+}
+
+/// (year, month, day) -> days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+}
+
 /// Days since 1970-01-01 -> (year, month, day) in the proleptic Gregorian calendar
 /// (Howard Hinnant's `civil_from_days`).
 fn civil_from_days(days: i64) -> (i64, i64, i64) {
@@ -105,7 +166,18 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 
 #[cfg(test)]
 mod tests {
-    use super::rfc3339_millis;
+    use super::{rfc3339_millis, unix_millis};
+
+    #[test]
+    fn reads_what_it_writes() {
+        for ms in [0, 1_796_016_332_007, 951_782_400_000, -1] {
+            assert_eq!(unix_millis(&rfc3339_millis(ms)), Some(ms));
+        }
+        assert_eq!(unix_millis("2026-11-30T06:25:32.0071+01:00"), Some(1_796_016_332_007));
+        assert_eq!(unix_millis("2026-11-30T05:25:32Z"), Some(1_796_016_332_000));
+        assert_eq!(unix_millis("2026-11-30 05:25:32Z"), None);
+        assert_eq!(unix_millis("2026-11-30T05:25:32"), None);
+    }
 
     #[test]
     fn formats_known_instants() {

@@ -7,7 +7,7 @@ use agentwire_canonical::{
 use serde_json::value::RawValue;
 
 use crate::clock::Clock;
-use crate::ids;
+use crate::{ids, secrets};
 
 /// The source message an event came from, attached as `raw`.
 #[derive(Clone, Copy)]
@@ -81,10 +81,12 @@ pub struct Emitter {
     seq: u64,
     pub clock: Clock,
     held: Vec<ProviderRuntimeEvent>,
+    /// Replace credentials by `[redacted]` in `raw` and payloads ([`crate::secrets`]).
+    redact: bool,
 }
 
 impl Emitter {
-    pub fn new(provider: ProviderKind, session: Option<RuntimeSessionId>, clock: Clock) -> Self {
+    pub fn new(provider: ProviderKind, session: Option<RuntimeSessionId>, clock: Clock, redact: bool) -> Self {
         let event_base = session.as_ref().map_or(0, ids::event_base);
         Emitter {
             provider,
@@ -93,6 +95,7 @@ impl Emitter {
             seq: 0,
             clock,
             held: Vec::new(),
+            redact,
         }
     }
 
@@ -146,7 +149,17 @@ impl Emitter {
         let event_id = ids::event_id(self.event_base, self.seq);
         self.seq += 1;
         let has_refs = context.refs != ProviderRefs::default();
-        ProviderRuntimeEvent {
+        let (check_payload, raw_payload) = match context.raw {
+            Some(raw) if self.redact => match secrets::redact_raw(raw.payload) {
+                // The message held a secret: what the payload copied from it may hold it too.
+                Some(redacted) => (true, Some(redacted)),
+                None => (false, None),
+            },
+            // A derived event without a message (or a line that is not one): check the payload.
+            None => (self.redact, None),
+            Some(_) => (false, None),
+        };
+        let built = ProviderRuntimeEvent {
             event_id,
             provider: self.provider,
             session_id,
@@ -161,8 +174,30 @@ impl Emitter {
                 source: raw.source,
                 method: raw.method.map(str::to_string),
                 message_type: raw.message_type.map(str::to_string),
-                payload: raw.payload.to_owned(),
+                payload: raw_payload.unwrap_or_else(|| raw.payload.to_owned()),
             }),
-        }
+        };
+        if check_payload { redact_payload(built) } else { built }
     }
+}
+
+/// The event with the secrets of its payload redacted (unchanged when it holds none). Rare, so
+/// it goes through text: the envelope's `raw.payload` only reads back from a string.
+fn redact_payload(event: ProviderRuntimeEvent) -> ProviderRuntimeEvent {
+    let Ok(text) = serde_json::to_string(&event) else {
+        return event;
+    };
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return event;
+    };
+    let Some(payload) = value.get_mut("payload") else {
+        return event;
+    };
+    if !secrets::suspect(&payload.to_string()) || !secrets::redact_value(payload) {
+        return event;
+    }
+    serde_json::to_string(&value)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(event)
 }

@@ -62,9 +62,16 @@ struct Record<'a> {
     msg: &'a RawValue,
 }
 
+/// How deep a message may nest. serde_json (and most parsers) stop at 128 levels, and the
+/// canonical event carries the message three levels down (`raw.payload`), so a deeper message
+/// would make an event its consumers cannot read: it is reported as unreadable instead.
+pub const MAX_DEPTH: usize = 100;
+
 /// Why a line is not a frame.
 #[derive(Debug)]
 pub enum FrameError {
+    /// The message nests deeper than [`MAX_DEPTH`].
+    TooDeep,
     /// The line is not JSON at all (or is cut short).
     NotJson(serde_json::Error),
     /// The line is JSON but not a transcript record.
@@ -74,6 +81,7 @@ pub enum FrameError {
 impl std::fmt::Display for FrameError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Self::TooDeep => write!(f, "nested deeper than {MAX_DEPTH} levels"),
             Self::NotJson(err) => write!(f, "not JSON: {err}"),
             Self::NotRecord(err) => write!(f, "not a {{\"dir\",\"ts\",\"msg\"}} transcript record: {err}"),
         }
@@ -95,6 +103,9 @@ impl<'a> Frame<'a> {
 
     /// Reads one line in `format`. A record is read in one pass, the message borrowed.
     pub fn parse(line: &'a str, format: LineFormat) -> Result<Self, FrameError> {
+        if too_deep(line) {
+            return Err(FrameError::TooDeep);
+        }
         match format {
             LineFormat::Bare => {
                 let msg: &'a RawValue = serde_json::from_str(line).map_err(FrameError::NotJson)?;
@@ -119,5 +130,50 @@ impl<'a> Frame<'a> {
                 },
             },
         }
+    }
+}
+
+/// Whether `json` nests deeper than [`MAX_DEPTH`]. Counting brackets first keeps this to one
+/// cheap pass for the common line, which could not nest that deep with so few of them.
+fn too_deep(json: &str) -> bool {
+    let bytes = json.as_bytes();
+    if bytes.iter().filter(|byte| matches!(byte, b'[' | b'{')).count() <= MAX_DEPTH {
+        return false;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &byte in bytes {
+        match (in_string, escaped, byte) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') => in_string = false,
+            (true, false, _) => {}
+            (false, _, b'"') => in_string = true,
+            (false, _, b'[' | b'{') => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return true;
+                }
+            }
+            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            (false, _, _) => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_DEPTH, too_deep};
+
+    #[test]
+    fn nesting_is_measured_outside_strings() {
+        let at_limit = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(!too_deep(&at_limit));
+        let deeper = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        assert!(too_deep(&deeper));
+        let in_a_string = format!("{{\"a\":\"{}\\\"\"}}", "[".repeat(10 * MAX_DEPTH));
+        assert!(!too_deep(&in_a_string), "{in_a_string}");
+        let siblings = "[]".repeat(10 * MAX_DEPTH);
+        assert!(!too_deep(&siblings));
     }
 }

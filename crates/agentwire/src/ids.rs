@@ -7,6 +7,9 @@
 //! `<scope>:thread:<provider thread id>` (a resumed thread keeps its canonical id across
 //! connections), `<scope>:turn:<thread>:<provider turn id>` and
 //! `<scope>:item:<thread>:<provider item id>` (within their thread),
+//! `<scope>:turn-at:<session>:<thread>:<position>` for a turn its provider gives no id (`codex
+//! exec --json`): its position among the thread's turns in the stream, 1 first, scoped by the
+//! session because positions restart with every stream,
 //! `<scope>:request:<session>:<direction>:<request id>` (JSON-RPC ids restart with every
 //! connection and both sides count from 0/1, so the session and direction scope them),
 //! `<scope>:task:<session>:<provider task id>`.
@@ -41,6 +44,13 @@ pub fn thread(source: Source, provider_thread: &str) -> ThreadId {
 /// The canonical id of a provider turn within its thread.
 pub fn turn(source: Source, provider_thread: &str, provider_turn: &str) -> TurnId {
     let name = format!("{}:turn:{provider_thread}:{provider_turn}", source.id_scope());
+    TurnId::new(derive(&name)).expect("a UUID is a valid id")
+}
+
+/// The canonical id of the `position`-th turn (1 first) of a provider thread in a session's
+/// stream, for a provider that gives turns no id.
+pub fn turn_at(source: Source, session: &RuntimeSessionId, provider_thread: &str, position: u64) -> TurnId {
+    let name = format!("{}:turn-at:{session}:{provider_thread}:{position}", source.id_scope());
     TurnId::new(derive(&name)).expect("a UUID is a valid id")
 }
 
@@ -119,6 +129,11 @@ mod tests {
         assert_eq!(thread(source, "t").as_str(), derive("codex:thread:t"));
         assert_eq!(turn(source, "t", "u").as_str(), derive("codex:turn:t:u"));
         assert_eq!(item(source, "t", "i").as_str(), derive("codex:item:t:i"));
+        assert_eq!(
+            turn_at(source, &s, "t", 2).as_str(),
+            derive(&format!("codex:turn-at:{s}:t:2"))
+        );
+        assert_ne!(turn_at(source, &s, "t", 2), turn(source, "t", "2"));
         assert_eq!(
             request(source, &s, Direction::In, "7").as_str(),
             derive(&format!("codex:request:{s}:in:7"))

@@ -161,6 +161,9 @@ pub struct Ledger<Q> {
     failed: bool,
     /// [`Ledger::finish`] is settling: one final state, no steps on the way.
     finishing: bool,
+    /// Turn keys are positions the source counted, not provider ids (see
+    /// [`Ledger::with_positional_turns`]).
+    positional_turns: bool,
 }
 
 impl<Q> Ledger<Q> {
@@ -168,13 +171,42 @@ impl<Q> Ledger<Q> {
         let provider = options.provider.unwrap_or_else(|| source.provider_kind());
         Ledger {
             source,
-            emitter: Emitter::new(provider, options.session_id, Clock::new(options.clock)),
+            emitter: Emitter::new(
+                provider,
+                options.session_id,
+                Clock::new(options.clock),
+                !options.keep_secrets,
+            ),
             threads: BTreeMap::new(),
             items: BTreeMap::new(),
             requests: BTreeMap::new(),
             state: None,
             failed: false,
             finishing: false,
+            positional_turns: false,
+        }
+    }
+
+    /// A ledger for a source whose provider gives turns no id (`codex exec --json`): the source
+    /// keys each turn by its position among its thread's turns in the stream (`"1"`, `"2"`, ...),
+    /// the canonical id is [`ids::turn_at`] of that position, and no `providerTurnId` is claimed.
+    pub fn with_positional_turns(mut self) -> Self {
+        self.positional_turns = true;
+        self
+    }
+
+    /// A ledger for a stream that carries no time at all: events are stamped with the clock's
+    /// fallback as they come instead of waiting for a time that never arrives.
+    pub fn with_untimed_stream(mut self) -> Self {
+        self.emitter.clock.expect_no_times();
+        self
+    }
+
+    /// The canonical id of a turn by its key (a provider turn id, or a position).
+    fn derive_turn_id(&self, provider_thread: &str, turn_key: &str) -> TurnId {
+        match (self.positional_turns, turn_key.parse::<u64>()) {
+            (true, Ok(position)) => ids::turn_at(self.source, self.emitter.session(), provider_thread, position),
+            (true, Err(_)) | (false, _) => ids::turn(self.source, provider_thread, turn_key),
         }
     }
 
@@ -241,9 +273,11 @@ impl<Q> Ledger<Q> {
             .and_then(|thread| thread.turns.get(provider_turn));
         context.turn_id = Some(match open {
             Some(open) => open.id.clone(),
-            None => ids::turn(self.source, provider_thread, provider_turn),
+            None => self.derive_turn_id(provider_thread, provider_turn),
         });
-        context.refs.provider_turn_id = ProviderTurnId::new(provider_turn).ok();
+        if !self.positional_turns {
+            context.refs.provider_turn_id = ProviderTurnId::new(provider_turn).ok();
+        }
         context
     }
 
@@ -317,7 +351,7 @@ impl<Q> Ledger<Q> {
     /// Marks a turn started; true if this call started it. A turn that already ended is not
     /// started again (false).
     pub fn start_turn(&mut self, provider_thread: &str, provider_turn: &str) -> bool {
-        let source = self.source;
+        let id = self.derive_turn_id(provider_thread, provider_turn);
         let thread = self.open_thread(provider_thread);
         if thread.closed_turns.iter().any(|closed| closed == provider_turn) {
             return false;
@@ -326,7 +360,7 @@ impl<Q> Ledger<Q> {
             .turns
             .entry(provider_turn.to_string())
             .or_insert_with(|| OpenTurn {
-                id: ids::turn(source, provider_thread, provider_turn),
+                id,
                 started: false,
                 error_reported: false,
             });

@@ -33,15 +33,18 @@
 //! ```
 //!
 //! The crate is a shared core ([`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
-//! [`decision`], [`normalizer`], [`source`]) that imports no source module, and one module of
-//! mapping decisions per source ([`codex_app_server`]) on top of it; the `catalog` module is the
+//! [`decision`], [`normalizer`], [`secrets`], [`source`]) that imports no source module, and one module of
+//! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
 pub mod acp;
 pub mod canonicalize;
 mod catalog;
+pub mod claude;
 pub mod clock;
 pub mod codex_app_server;
+pub mod codex_exec;
+pub mod codex_rollout;
 pub mod decision;
 pub mod decode;
 pub mod emit;
@@ -49,4 +52,5 @@ pub mod frame;
 pub mod ids;
 pub mod ledger;
 pub mod normalizer;
+pub mod secrets;
 pub mod source;

@@ -87,6 +87,9 @@ pub struct Options {
     pub provider: Option<ProviderKind>,
     /// Where `createdAt` falls back to when a frame carries no time.
     pub clock: ClockSource,
+    /// Keep credentials (tokens, API keys, `Authorization` headers) in `raw` and payloads; by
+    /// default they are replaced by `[redacted]` ([`crate::secrets`]).
+    pub keep_secrets: bool,
 }
 
 /// Decodes one source's frames into its generated types, for `agentwire conform`: strict, every

@@ -15,16 +15,38 @@ pub enum Source {
     /// `codex app-server` JSON-RPC over stdio: `{"dir","ts","msg"}` transcript records, or the
     /// server's stdout as is.
     CodexAppServer,
+    /// Claude Code stream-json: the bare lines `claude -p --output-format stream-json --verbose`
+    /// prints (the messages the Agent SDK's `query()` yields).
+    Claude,
+    /// The Claude Agent SDK <-> CLI stdio as `{"dir","ts","msg"}` transcript records: the
+    /// stream-json messages plus the control protocol (`can_use_tool` and the client's answers).
+    ClaudeControl,
+    /// `codex exec --json` stdout: one `ThreadEvent` per line, the stream the Codex TypeScript
+    /// SDK reads.
+    CodexExec,
+    /// Codex session rollout files (`$CODEX_HOME/sessions/**/rollout-*.jsonl`): one
+    /// `{"timestamp","type","payload"}` line each, replayed into the session they record.
+    CodexRollout,
 }
 
 impl Source {
     /// Every source, in the order format detection tries them.
-    pub const ALL: &'static [Source] = &[Source::CodexAppServer];
+    pub const ALL: &'static [Source] = &[
+        Source::CodexAppServer,
+        Source::CodexExec,
+        Source::CodexRollout,
+        Source::Claude,
+        Source::ClaudeControl,
+    ];
 
     /// The name used on the command line (`--from`).
     pub fn name(self) -> &'static str {
         match self {
             Self::CodexAppServer => "codex-app-server",
+            Self::Claude => "claude",
+            Self::ClaudeControl => "claude-control",
+            Self::CodexExec => "codex-exec",
+            Self::CodexRollout => "codex-rollout",
         }
     }
 
@@ -32,13 +54,18 @@ impl Source {
     pub fn program(self) -> &'static str {
         match self {
             Self::CodexAppServer => "codex app-server",
+            Self::Claude => "claude -p --output-format stream-json",
+            Self::ClaudeControl => "the Claude Agent SDK's claude process",
+            Self::CodexExec => "codex exec",
+            Self::CodexRollout => "codex",
         }
     }
 
     /// The `provider` of the events this source yields unless the host says otherwise.
     pub fn provider_kind(self) -> ProviderKind {
         match self {
-            Self::CodexAppServer => ProviderKind::Codex,
+            Self::CodexAppServer | Self::CodexExec | Self::CodexRollout => ProviderKind::Codex,
+            Self::Claude | Self::ClaudeControl => ProviderKind::ClaudeAgent,
         }
     }
 
@@ -46,7 +73,8 @@ impl Source {
     /// the same provider share it (see [`crate::ids`]).
     pub fn id_scope(self) -> &'static str {
         match self {
-            Self::CodexAppServer => "codex",
+            Self::CodexAppServer | Self::CodexExec | Self::CodexRollout => "codex",
+            Self::Claude | Self::ClaudeControl => "claude",
         }
     }
 

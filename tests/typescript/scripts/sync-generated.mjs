@@ -2,7 +2,7 @@
 // in T3 Code's `packages/contracts/src` (the module imports `./baseSchemas.ts` from beside it).
 // Usage: node sync-generated.mjs <target dir> <file>...  The copies are gitignored;
 // `generated/typescript/` stays the only committed version.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -12,6 +12,8 @@ if (target === undefined || files.length === 0) {
   console.error("usage: node sync-generated.mjs <target dir> <file>...");
   process.exit(2);
 }
+// A fresh checkout has no target folder: it holds only these gitignored copies.
+mkdirSync(target, { recursive: true });
 for (const file of files) {
   const source = join(generated, file);
   if (!existsSync(source)) {

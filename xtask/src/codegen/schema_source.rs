@@ -73,13 +73,6 @@ pub fn top_level_definitions(schema: Value) -> Result<Map<String, Value>> {
 }
 
 /// The source step of a schema that declares its unions with `x-dispatch`.
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "for hand-written sources; until one is listed only the emitter fixtures use it"
-    )
-)]
 pub fn no_customization(_root: &Path, _definitions: &mut Map<String, Value>) -> Result<Customization> {
     Ok(Customization::default())
 }

@@ -110,12 +110,13 @@ pub fn emit(union: &Union, field: &str) -> TokenStream {
             }
         }
 
-        /// Envelope-first, as [`Self::decode`] with the plain decoder; the input must be JSON text
-        /// (the object is kept raw until its tag is known).
+        /// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
+        /// as a JSON value first, so the union also decodes inside an untagged (shape) union,
+        /// whose branches serde tries from a buffer rather than from JSON text.
         impl<'de> ::serde::Deserialize<'de> for #name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let raw = <::std::boxed::Box<::serde_json::value::RawValue> as ::serde::Deserialize>::deserialize(deserializer)?;
-                Self::decode(raw.get(), &mut ::agentwire_protocol::SerdeJson).map_err(::serde::de::Error::custom)
+                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson).map_err(::serde::de::Error::custom)
             }
         }
     }

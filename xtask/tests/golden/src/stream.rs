@@ -260,16 +260,17 @@ impl ::serde::Serialize for StreamMessage {
         }
     }
 }
-/// Envelope-first, as [`Self::decode`] with the plain decoder; the input must be JSON text
-/// (the object is kept raw until its tag is known).
+/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
+/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
+/// whose branches serde tries from a buffer rather than from JSON text.
 impl<'de> ::serde::Deserialize<'de> for StreamMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let raw = <::std::boxed::Box<
-            ::serde_json::value::RawValue,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::decode(raw.get(), &mut ::agentwire_protocol::SerdeJson)
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -371,16 +372,17 @@ impl ::serde::Serialize for SystemMessage {
         }
     }
 }
-/// Envelope-first, as [`Self::decode`] with the plain decoder; the input must be JSON text
-/// (the object is kept raw until its tag is known).
+/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
+/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
+/// whose branches serde tries from a buffer rather than from JSON text.
 impl<'de> ::serde::Deserialize<'de> for SystemMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let raw = <::std::boxed::Box<
-            ::serde_json::value::RawValue,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::decode(raw.get(), &mut ::agentwire_protocol::SerdeJson)
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -480,16 +482,17 @@ impl ::serde::Serialize for RolloutLine {
         }
     }
 }
-/// Envelope-first, as [`Self::decode`] with the plain decoder; the input must be JSON text
-/// (the object is kept raw until its tag is known).
+/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
+/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
+/// whose branches serde tries from a buffer rather than from JSON text.
 impl<'de> ::serde::Deserialize<'de> for RolloutLine {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let raw = <::std::boxed::Box<
-            ::serde_json::value::RawValue,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::decode(raw.get(), &mut ::agentwire_protocol::SerdeJson)
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -602,16 +605,17 @@ impl ::serde::Serialize for EventMsg {
         }
     }
 }
-/// Envelope-first, as [`Self::decode`] with the plain decoder; the input must be JSON text
-/// (the object is kept raw until its tag is known).
+/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
+/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
+/// whose branches serde tries from a buffer rather than from JSON text.
 impl<'de> ::serde::Deserialize<'de> for EventMsg {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let raw = <::std::boxed::Box<
-            ::serde_json::value::RawValue,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::decode(raw.get(), &mut ::agentwire_protocol::SerdeJson)
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -685,16 +689,17 @@ impl ::serde::Serialize for ExecItem {
         }
     }
 }
-/// Envelope-first, as [`Self::decode`] with the plain decoder; the input must be JSON text
-/// (the object is kept raw until its tag is known).
+/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
+/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
+/// whose branches serde tries from a buffer rather than from JSON text.
 impl<'de> ::serde::Deserialize<'de> for ExecItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let raw = <::std::boxed::Box<
-            ::serde_json::value::RawValue,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::decode(raw.get(), &mut ::agentwire_protocol::SerdeJson)
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }

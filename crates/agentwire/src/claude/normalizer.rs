@@ -1,0 +1,1519 @@
+//! The Claude normalizer: one session of stream-json, bare or with its control frames.
+//!
+//! Claude has no turn or item ids of its own; they are synthesized (spec 8.5) and derived
+//! through [`crate::ids`] like every other id:
+//! - the thread is Claude's `session_id`;
+//! - a turn is a prompt's position in the session (`1`, `2`, ...): it starts with the first
+//!   message the CLI sends for a prompt (`system/init`, or any message of the turn) and ends with
+//!   its `result`; a second `result` for one prompt (a background subagent finished, 0.3.x) is a
+//!   turn of its own;
+//! - text and reasoning items are `<message id>:<block index>`; tool items are the `tool_use` id.
+//!
+//! A tool item is not complete when its input block stops (that is `item.updated`, the input
+//! final): it completes when its `tool_result` arrives in a `user` message, `failed` when
+//! `is_error`. Subagent messages (`parent_tool_use_id`) ride on their Task item as
+//! `item.updated`, never in the parent turn's text.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use agentwire_canonical::{
+    AccountRateLimitsUpdatedPayload, AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
+    FilesPersistedPayload, HookCompletedPayload, HookOutcome, HookProgressPayload, HookStartedPayload,
+    ItemLifecyclePayload, ItemStatus, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderItemId,
+    ProviderRefs, ProviderRuntimeEvent, ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload,
+    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload,
+    SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus,
+    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
+    ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+};
+use agentwire_claude::{
+    BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
+    MessageParamContent, PermissionResult, SdkAssistantMessage, SdkControlRequestInner, SdkControlResponsePayload,
+    SdkHookResponseMessageOutcome, SdkPermissionDenial, SdkResultMessage, SdkSystemMessage,
+    SdkTaskNotificationMessageStatus, SdkUserMessage, TerminalReason, ToolResultBlockParamContent,
+    ToolResultContentBlockParam,
+};
+use serde_json::{Map, Value, json};
+
+use super::tools::{ToolKind, tool_kind};
+use super::wire;
+use crate::decision::Decision;
+use crate::decode::PathTracking;
+use crate::emit::{Context, Raw};
+use crate::frame::{Direction, Frame};
+use crate::ids;
+use crate::ledger::{Answer, Cutoff, Ledger, OpenItemFace, OpenRequest, Place};
+use crate::normalizer::{Normalizer, Options, Problem};
+use crate::source::Source;
+
+/// What the normalizer remembers of a `can_use_tool` (or other CLI) request.
+pub struct Pending {
+    tool_use_id: Option<String>,
+}
+
+/// A tool call seen and not yet answered by its `tool_result`.
+struct Tool {
+    kind: ToolKind,
+    name: String,
+    input: Value,
+    /// Streamed `input_json_delta` text so far.
+    partial: String,
+}
+
+/// What a streamed content block opens.
+enum Streamed {
+    /// A tool call: its `tool_use` id, tool name and (empty) input.
+    Tool(String, String, Value),
+    /// A text, reasoning or compaction item.
+    Text(CanonicalItemType),
+}
+
+/// The normalizer of one Claude session.
+pub struct ClaudeNormalizer {
+    ledger: Ledger<Pending>,
+    /// Claude's `session_id` (the thread), once known.
+    thread: Option<String>,
+    /// The open turn's key (its position), if one is open.
+    turn: Option<String>,
+    turns: u64,
+    /// The open turn was interrupted (by the user, or a deny with `interrupt`).
+    interrupted: bool,
+    /// The `error` of the last `<synthetic>` assistant message of the open turn.
+    assistant_error: Option<String>,
+    /// The message being streamed (`message_start`), and its blocks by index -> item key.
+    streamed_message: Option<String>,
+    streamed_blocks: BTreeMap<i64, String>,
+    /// Content blocks seen per message id in `assistant` messages (one message per block).
+    blocks_seen: BTreeMap<String, usize>,
+    /// Tool calls not yet completed, by `tool_use` id.
+    tools: BTreeMap<String, Tool>,
+    /// Tool calls whose denial was already reported as a request.
+    denials_reported: BTreeSet<String>,
+    /// Control requests the client sent, by `request_id` -> subtype (to read their answers).
+    client_requests: BTreeMap<String, &'static str>,
+}
+
+impl ClaudeNormalizer {
+    pub fn new(source: Source, options: Options) -> Self {
+        ClaudeNormalizer {
+            ledger: Ledger::new(source, options),
+            thread: None,
+            turn: None,
+            turns: 0,
+            interrupted: false,
+            assistant_error: None,
+            streamed_message: None,
+            streamed_blocks: BTreeMap::new(),
+            blocks_seen: BTreeMap::new(),
+            tools: BTreeMap::new(),
+            denials_reported: BTreeSet::new(),
+            client_requests: BTreeMap::new(),
+        }
+    }
+
+    /// The context of the open turn (the thread, or the session, when there is none).
+    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
+        match (self.thread.clone(), self.turn.clone()) {
+            (Some(thread), Some(turn)) => self.ledger.turn_context(&thread, &turn, raw),
+            (Some(thread), None) => self.ledger.thread_context(&thread, raw),
+            (None, _) => Context {
+                raw,
+                ..Context::default()
+            },
+        }
+    }
+
+    /// The context of an item of the open turn.
+    fn item_context<'a>(&mut self, item: &str, raw: Option<Raw<'a>>) -> Context<'a> {
+        match (self.thread.clone(), self.turn.clone()) {
+            (Some(thread), Some(turn)) => self.ledger.item_context(&thread, &turn, item, raw),
+            (Some(thread), None) => {
+                let mut context = self.ledger.thread_context(&thread, raw);
+                context.item_id = Some(ids::item(self.ledger.source(), &thread, item));
+                context.refs.provider_item_id = ProviderItemId::new(item).ok();
+                context
+            }
+            (None, _) => Context {
+                raw,
+                ..Context::default()
+            },
+        }
+    }
+
+    fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.ledger.emit(context, event, out);
+    }
+
+    /// Learns the thread from a message's `session_id`: `thread.started` the first time.
+    fn see_session(&mut self, session_id: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if session_id.is_empty() || self.thread.as_deref() == Some(session_id) {
+            return;
+        }
+        self.thread = Some(session_id.to_string());
+        if self.ledger.start_thread(session_id) {
+            let context = self.ledger.thread_context(session_id, Some(raw));
+            let payload = ThreadStartedPayload {
+                provider_thread_id: ProviderThreadId::new(session_id).ok(),
+            };
+            self.emit(&context, RuntimeEvent::ThreadStarted(payload), out);
+        }
+    }
+
+    /// Opens a turn unless one is open: `turn.started`, the session `running`.
+    fn ensure_turn(&mut self, model: Option<&str>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let Some(thread) = self.thread.clone() else {
+            return;
+        };
+        if self.turn.is_some() {
+            return;
+        }
+        self.turns += 1;
+        let turn = self.turns.to_string();
+        self.turn = Some(turn.clone());
+        self.interrupted = false;
+        self.assistant_error = None;
+        self.ledger.start_turn(&thread, &turn);
+        let context = self.ledger.turn_context(&thread, &turn, Some(raw));
+        let payload = TurnStartedPayload {
+            model: model.map(str::to_string),
+            effort: None,
+        };
+        self.emit(&context, RuntimeEvent::TurnStarted(payload), out);
+        self.ledger.settle_state(&context, Some("a turn started"), out);
+    }
+
+    /// Reports a fact already known: the current session state, `reason` saying what came.
+    fn current_state(&mut self, reason: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let context = self.context(Some(raw));
+        self.ledger.report_current_state(&context, Some(reason), out);
+    }
+
+    fn warning(&mut self, message: String, detail: Option<Value>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let context = self.context(Some(raw));
+        self.emit(
+            &context,
+            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload { message, detail }),
+            out,
+        );
+    }
+
+    // --- items ---
+
+    fn start_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) {
+            self.ledger.open_item(
+                (&thread, &turn, key),
+                OpenItemFace {
+                    item_type: face.item_type,
+                    title: face.title.clone(),
+                    data: face.data.clone(),
+                },
+            );
+        }
+        let context = self.item_context(key, Some(raw));
+        let payload = ItemLifecyclePayload {
+            item_type: face.item_type,
+            status: Some(ItemStatus::InProgress),
+            title: face.title,
+            detail: None,
+            data: face.data,
+        };
+        self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
+    }
+
+    fn item_open(&self, key: &str) -> bool {
+        self.thread
+            .as_deref()
+            .is_some_and(|thread| self.ledger.item(thread, key).is_some())
+    }
+
+    fn update_item(
+        &mut self,
+        key: &str,
+        item_type: CanonicalItemType,
+        detail: Option<&str>,
+        data: Value,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let title = self
+            .thread
+            .as_deref()
+            .and_then(|thread| self.ledger.item(thread, key))
+            .and_then(|open| open.title.clone());
+        let context = self.item_context(key, Some(raw));
+        let payload = ItemLifecyclePayload {
+            item_type,
+            status: Some(ItemStatus::InProgress),
+            title,
+            detail: detail.map(str::to_string),
+            data: Some(data),
+        };
+        self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+    }
+
+    /// `item.completed` with the item's face (its last data unless `data` is given).
+    fn complete_item(
+        &mut self,
+        key: &str,
+        face: OpenItemFace,
+        status: ItemStatus,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let open = self
+            .thread
+            .clone()
+            .and_then(|thread| self.ledger.close_item(&thread, key));
+        let context = self.item_context(key, Some(raw));
+        let payload = ItemLifecyclePayload {
+            item_type: face.item_type,
+            status: Some(status),
+            title: face.title.or_else(|| open.as_ref().and_then(|open| open.title.clone())),
+            detail: None,
+            data: face.data.or_else(|| open.and_then(|open| open.data)),
+        };
+        self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+    }
+
+    fn delta(
+        &mut self,
+        key: &str,
+        kind: ContentStreamKind,
+        text: &str,
+        index: Option<i64>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        if let Some(thread) = self.thread.clone() {
+            self.ledger.append_item_text(&thread, key, "text", text);
+        }
+        let context = self.item_context(key, Some(raw));
+        let payload = ContentDeltaPayload {
+            stream_kind: kind,
+            delta: text.to_string(),
+            content_index: index,
+            summary_index: None,
+        };
+        self.emit(&context, RuntimeEvent::ContentDelta(payload), out);
+    }
+
+    // --- messages ---
+
+    fn assistant(&mut self, message: &SdkAssistantMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if let Some(parent) = &message.parent_tool_use_id {
+            return self.subagent(parent, raw, out);
+        }
+        self.ensure_turn(Some(&message.message.model), raw, out);
+        if let Some(error) = &message.error {
+            self.assistant_error = Some(error.to_string());
+        }
+        let id = &message.message.id;
+        if message.message.content.is_empty() {
+            return self.current_state("an empty assistant message", raw, out);
+        }
+        for block in &message.message.content {
+            let seen = self.blocks_seen.entry(id.clone()).or_default();
+            let index = *seen;
+            *seen += 1;
+            let key = format!("{id}:{index}");
+            self.assistant_block(&key, block, raw, out);
+        }
+    }
+
+    fn assistant_block(
+        &mut self,
+        key: &str,
+        block: &BetaContentBlock,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let text_item = |item_type: CanonicalItemType, text: &str| OpenItemFace {
+            item_type,
+            title: None,
+            data: Some(json!({ "text": text })),
+        };
+        match block {
+            BetaContentBlock::Text(text) => self.message_item(
+                key,
+                text_item(CanonicalItemType::AssistantMessage, &text.text),
+                raw,
+                out,
+            ),
+            BetaContentBlock::Thinking(thinking) => self.message_item(
+                key,
+                text_item(CanonicalItemType::Reasoning, &thinking.thinking),
+                raw,
+                out,
+            ),
+            BetaContentBlock::RedactedThinking(_) => {
+                self.message_item(key, text_item(CanonicalItemType::Reasoning, ""), raw, out)
+            }
+            BetaContentBlock::ToolUse(tool) => self.tool_call(&tool.id, &tool.name, tool.input.clone(), raw, out),
+            BetaContentBlock::ServerToolUse(tool) => {
+                let name = tool.name.to_string();
+                self.tool_call(&tool.id, &name, Value::Object(tool.input.clone()), raw, out)
+            }
+            BetaContentBlock::McpToolUse(tool) => {
+                let name = format!("mcp__{}__{}", tool.server_name, tool.name);
+                self.tool_call(&tool.id, &name, tool.input.clone(), raw, out)
+            }
+            BetaContentBlock::Compaction(_) => {
+                let face = OpenItemFace {
+                    item_type: CanonicalItemType::ContextCompaction,
+                    title: None,
+                    data: None,
+                };
+                self.message_item(key, face, raw, out)
+            }
+            BetaContentBlock::WebSearchToolResult(_)
+            | BetaContentBlock::WebFetchToolResult(_)
+            | BetaContentBlock::CodeExecutionToolResult(_)
+            | BetaContentBlock::BashCodeExecutionToolResult(_)
+            | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
+            | BetaContentBlock::ToolSearchToolResult(_)
+            | BetaContentBlock::McpToolResult(_)
+            | BetaContentBlock::ContainerUpload(_) => {
+                let value = serde_json::to_value(block).unwrap_or(Value::Null);
+                match value.get("tool_use_id").and_then(Value::as_str) {
+                    Some(tool_use_id) => {
+                        let text = value.get("content").map(content_text).unwrap_or_default();
+                        let failed = value.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+                        self.tool_result(tool_use_id, &text, failed, value.clone(), raw, out)
+                    }
+                    None => self.current_state("an assistant content block", raw, out),
+                }
+            }
+        }
+    }
+
+    /// A text, reasoning or compaction block of an `assistant` message: its item is completed
+    /// at once unless it is streamed (then the block's stop completes it).
+    fn message_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if self.item_open(key) {
+            let data = face.data.clone().unwrap_or(Value::Null);
+            if let Some(thread) = self.thread.clone() {
+                self.ledger.update_item(&thread, key, data.clone());
+            }
+            return self.update_item(key, face.item_type, Some("the message is final"), data, raw, out);
+        }
+        let started = OpenItemFace {
+            item_type: face.item_type,
+            title: face.title.clone(),
+            data: face.data.clone(),
+        };
+        self.start_item(key, started, raw, out);
+        self.complete_item(key, face, ItemStatus::Completed, raw, out);
+    }
+
+    fn tool_face(name: &str, kind: ToolKind, input: &Value) -> OpenItemFace {
+        let title = match kind {
+            ToolKind::Command => input.get("command").and_then(Value::as_str),
+            ToolKind::FileChange => input
+                .get("file_path")
+                .or_else(|| input.get("notebook_path"))
+                .and_then(Value::as_str),
+            ToolKind::Subagent => input.get("description").and_then(Value::as_str),
+            ToolKind::Web => input.get("query").or_else(|| input.get("url")).and_then(Value::as_str),
+            ToolKind::Mcp | ToolKind::Plan | ToolKind::Other => None,
+        }
+        .unwrap_or(name);
+        OpenItemFace {
+            item_type: kind.item_type(),
+            title: Some(title.to_string()),
+            data: Some(json!({ "toolName": name, "input": input })),
+        }
+    }
+
+    /// A `tool_use` block in an `assistant` message: the input is final.
+    fn tool_call(&mut self, id: &str, name: &str, input: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let kind = tool_kind(name);
+        let face = Self::tool_face(name, kind, &input);
+        if self.item_open(id) {
+            // The input is final: the item's face (its title is the command, the path, ...) is
+            // what a cut-off item keeps.
+            if let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) {
+                let refreshed = OpenItemFace {
+                    item_type: face.item_type,
+                    title: face.title.clone(),
+                    data: face.data.clone(),
+                };
+                self.ledger.open_item((&thread, &turn, id), refreshed);
+            }
+            let data = face.data.clone().unwrap_or(Value::Null);
+            self.update_item(id, kind.item_type(), Some("input final"), data, raw, out);
+        } else {
+            self.start_item(id, face, raw, out);
+        }
+        if let Some(tool) = self.tools.get_mut(id) {
+            tool.input = input.clone();
+        } else {
+            self.tools.insert(
+                id.to_string(),
+                Tool {
+                    kind,
+                    name: name.to_string(),
+                    input: input.clone(),
+                    partial: String::new(),
+                },
+            );
+        }
+        if kind == ToolKind::Plan
+            && let Some(todos) = input.get("todos").and_then(Value::as_array)
+        {
+            let plan = todos
+                .iter()
+                .map(|todo| TurnPlanStep {
+                    step: todo
+                        .get("content")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    status: match todo.get("status").and_then(Value::as_str) {
+                        Some("completed") => PlanStepStatus::Completed,
+                        Some("in_progress") => PlanStepStatus::InProgress,
+                        _ => PlanStepStatus::Pending,
+                    },
+                })
+                .collect();
+            let context = self.context(Some(raw));
+            let payload = TurnPlanUpdatedPayload {
+                explanation: None,
+                plan,
+            };
+            self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+        }
+    }
+
+    /// A tool's result: its output as a delta where the item streams one, then `item.completed`.
+    fn tool_result(
+        &mut self,
+        tool_use_id: &str,
+        text: &str,
+        failed: bool,
+        result: Value,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let tool = self.tools.remove(tool_use_id);
+        let (kind, name, input) = match &tool {
+            Some(tool) => (tool.kind, tool.name.as_str(), tool.input.clone()),
+            None => (ToolKind::Other, "", Value::Null),
+        };
+        let stream = match kind {
+            ToolKind::Command => Some(ContentStreamKind::CommandOutput),
+            ToolKind::FileChange => Some(ContentStreamKind::FileChangeOutput),
+            ToolKind::Mcp | ToolKind::Subagent | ToolKind::Web | ToolKind::Plan | ToolKind::Other => None,
+        };
+        if let Some(stream) = stream
+            && !text.is_empty()
+        {
+            self.delta(tool_use_id, stream, text, None, raw, out);
+        }
+        let mut face = Self::tool_face(name, kind, &input);
+        if let Some(Value::Object(data)) = face.data.as_mut() {
+            data.insert("result".into(), result);
+            data.insert("isError".into(), Value::Bool(failed));
+        }
+        let status = if failed {
+            ItemStatus::Failed
+        } else {
+            ItemStatus::Completed
+        };
+        self.complete_item(tool_use_id, face, status, raw, out);
+    }
+
+    fn user(&mut self, message: &SdkUserMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if let Some(parent) = &message.parent_tool_use_id {
+            return self.subagent(parent, raw, out);
+        }
+        self.ensure_turn(None, raw, out);
+        let blocks: Vec<&ContentBlockParam> = match &message.message.content {
+            MessageParamContent::String(text) => return self.user_text(message, text, raw, out),
+            MessageParamContent::Array(blocks) => blocks.iter().collect(),
+        };
+        let mut mapped = false;
+        for block in blocks {
+            match block {
+                ContentBlockParam::ToolResult(result) => {
+                    let text = match &result.content {
+                        Some(ToolResultBlockParamContent::String(text)) => text.clone(),
+                        Some(ToolResultBlockParamContent::Array(parts)) => parts
+                            .iter()
+                            .filter_map(|part| match part {
+                                ToolResultContentBlockParam::Text(text) => Some(text.text.as_str()),
+                                ToolResultContentBlockParam::Image(_)
+                                | ToolResultContentBlockParam::SearchResult(_)
+                                | ToolResultContentBlockParam::Document(_)
+                                | ToolResultContentBlockParam::ToolReference(_) => None,
+                            })
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                        None => String::new(),
+                    };
+                    let value = json!({
+                        "content": result.content,
+                        "toolUseResult": message.tool_use_result,
+                    });
+                    let failed = result.is_error.unwrap_or(false);
+                    self.tool_result(&result.tool_use_id, &text, failed, value, raw, out);
+                    mapped = true;
+                }
+                ContentBlockParam::Text(text) => {
+                    self.user_text(message, &text.text, raw, out);
+                    mapped = true;
+                }
+                ContentBlockParam::Image(_)
+                | ContentBlockParam::Document(_)
+                | ContentBlockParam::SearchResult(_)
+                | ContentBlockParam::Thinking(_)
+                | ContentBlockParam::RedactedThinking(_)
+                | ContentBlockParam::ToolUse(_)
+                | ContentBlockParam::ServerToolUse(_)
+                | ContentBlockParam::WebSearchToolResult(_) => {}
+            }
+        }
+        if !mapped {
+            self.current_state("a user message with no text or tool result", raw, out);
+        }
+    }
+
+    /// A user message the CLI reports (a replay, or its own `[Request interrupted ...]` note).
+    fn user_text(&mut self, message: &SdkUserMessage, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if text.starts_with("[Request interrupted by user") {
+            self.interrupted = true;
+        }
+        let key = message.uuid.clone().unwrap_or_else(|| format!("user:{}", self.turns));
+        let face = OpenItemFace {
+            item_type: CanonicalItemType::UserMessage,
+            title: None,
+            data: Some(json!({ "text": text, "isReplay": message.is_replay })),
+        };
+        let started = OpenItemFace {
+            item_type: face.item_type,
+            title: None,
+            data: face.data.clone(),
+        };
+        self.start_item(&key, started, raw, out);
+        self.complete_item(&key, face, ItemStatus::Completed, raw, out);
+    }
+
+    /// A subagent's message: `item.updated` of its Task item, the message in `data`.
+    fn subagent(&mut self, parent: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
+        let data = json!({ "toolName": "Task", "subagentMessage": message });
+        self.update_item(
+            parent,
+            CanonicalItemType::CollabAgentToolCall,
+            Some("subagent message"),
+            data,
+            raw,
+            out,
+        );
+    }
+
+    fn stream_event(
+        &mut self,
+        event: &BetaRawMessageStreamEvent,
+        parent: Option<&str>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        if let Some(parent) = parent {
+            return self.subagent(parent, raw, out);
+        }
+        match event {
+            BetaRawMessageStreamEvent::MessageStart(start) => {
+                self.ensure_turn(Some(&start.message.model), raw, out);
+                self.streamed_message = Some(start.message.id.clone());
+                self.streamed_blocks.clear();
+                self.current_state("the model started a message", raw, out);
+            }
+            BetaRawMessageStreamEvent::MessageDelta(_) => {
+                self.ensure_turn(None, raw, out);
+                let context = self.context(Some(raw));
+                let usage = raw_field(raw, "event").map_or(Value::Null, |event| event["usage"].clone());
+                let payload = ThreadTokenUsageUpdatedPayload { usage };
+                self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+            }
+            BetaRawMessageStreamEvent::MessageStop => self.current_state("the model's message ended", raw, out),
+            BetaRawMessageStreamEvent::ContentBlockStart(start) => {
+                self.ensure_turn(None, raw, out);
+                let message = self.streamed_message.clone().unwrap_or_default();
+                let block_key = format!("{message}:{}", start.index);
+                let text_item = |item_type| Some(Streamed::Text(item_type));
+                let streamed = match &start.content_block {
+                    BetaContentBlock::ToolUse(tool) => {
+                        Some(Streamed::Tool(tool.id.clone(), tool.name.clone(), tool.input.clone()))
+                    }
+                    BetaContentBlock::McpToolUse(tool) => Some(Streamed::Tool(
+                        tool.id.clone(),
+                        format!("mcp__{}__{}", tool.server_name, tool.name),
+                        tool.input.clone(),
+                    )),
+                    BetaContentBlock::ServerToolUse(tool) => Some(Streamed::Tool(
+                        tool.id.clone(),
+                        tool.name.to_string(),
+                        Value::Object(tool.input.clone()),
+                    )),
+                    BetaContentBlock::Text(_) => text_item(CanonicalItemType::AssistantMessage),
+                    BetaContentBlock::Thinking(_) | BetaContentBlock::RedactedThinking(_) => {
+                        text_item(CanonicalItemType::Reasoning)
+                    }
+                    BetaContentBlock::Compaction(_) => text_item(CanonicalItemType::ContextCompaction),
+                    // Server tool results complete their call when the `assistant` message
+                    // carries them whole.
+                    BetaContentBlock::WebSearchToolResult(_)
+                    | BetaContentBlock::WebFetchToolResult(_)
+                    | BetaContentBlock::CodeExecutionToolResult(_)
+                    | BetaContentBlock::BashCodeExecutionToolResult(_)
+                    | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
+                    | BetaContentBlock::ToolSearchToolResult(_)
+                    | BetaContentBlock::McpToolResult(_)
+                    | BetaContentBlock::ContainerUpload(_) => None,
+                };
+                match streamed {
+                    Some(Streamed::Tool(id, name, input)) => {
+                        self.streamed_blocks.insert(start.index, id.clone());
+                        let kind = tool_kind(&name);
+                        let face = Self::tool_face(&name, kind, &input);
+                        self.tools.insert(
+                            id.clone(),
+                            Tool {
+                                kind,
+                                name,
+                                input,
+                                partial: String::new(),
+                            },
+                        );
+                        self.start_item(&id, face, raw, out);
+                    }
+                    Some(Streamed::Text(item_type)) => {
+                        self.streamed_blocks.insert(start.index, block_key.clone());
+                        let face = OpenItemFace {
+                            item_type,
+                            title: None,
+                            data: Some(json!({ "text": "" })),
+                        };
+                        self.start_item(&block_key, face, raw, out);
+                    }
+                    None => {
+                        self.streamed_blocks.insert(start.index, block_key);
+                        self.current_state("a streamed content block started", raw, out);
+                    }
+                }
+            }
+            BetaRawMessageStreamEvent::ContentBlockDelta(delta) => {
+                let key = self.streamed_blocks.get(&delta.index).cloned().unwrap_or_default();
+                match &delta.delta {
+                    BetaRawContentBlockDelta::TextDelta(text) => self.delta(
+                        &key,
+                        ContentStreamKind::AssistantText,
+                        &text.text,
+                        Some(delta.index),
+                        raw,
+                        out,
+                    ),
+                    BetaRawContentBlockDelta::ThinkingDelta(thinking) => self.delta(
+                        &key,
+                        ContentStreamKind::ReasoningText,
+                        &thinking.thinking,
+                        Some(delta.index),
+                        raw,
+                        out,
+                    ),
+                    BetaRawContentBlockDelta::InputJsonDelta(json) => {
+                        let (item_type, data) = match self.tools.get_mut(&key) {
+                            Some(tool) => {
+                                tool.partial.push_str(&json.partial_json);
+                                (
+                                    tool.kind.item_type(),
+                                    json!({ "toolName": tool.name, "partialInput": tool.partial }),
+                                )
+                            }
+                            None => (
+                                CanonicalItemType::DynamicToolCall,
+                                json!({ "partialInput": json.partial_json }),
+                            ),
+                        };
+                        self.update_item(&key, item_type, Some("input streaming"), data, raw, out);
+                    }
+                    BetaRawContentBlockDelta::SignatureDelta(_) => {
+                        self.update_item(&key, CanonicalItemType::Reasoning, Some("signed"), json!({}), raw, out)
+                    }
+                    BetaRawContentBlockDelta::CitationsDelta(citation) => {
+                        let data = json!({ "citation": citation.citation });
+                        self.update_item(
+                            &key,
+                            CanonicalItemType::AssistantMessage,
+                            Some("citation"),
+                            data,
+                            raw,
+                            out,
+                        )
+                    }
+                    BetaRawContentBlockDelta::CompactionDelta(_) => {
+                        self.update_item(&key, CanonicalItemType::ContextCompaction, None, json!({}), raw, out)
+                    }
+                }
+            }
+            BetaRawMessageStreamEvent::ContentBlockStop(stop) => {
+                let key = self.streamed_blocks.get(&stop.index).cloned().unwrap_or_default();
+                if let Some(tool) = self.tools.get(&key) {
+                    let face = Self::tool_face(&tool.name, tool.kind, &tool.input);
+                    let (item_type, data) = (face.item_type, face.data.unwrap_or(Value::Null));
+                    return self.update_item(&key, item_type, Some("input final"), data, raw, out);
+                }
+                let open = self
+                    .thread
+                    .as_deref()
+                    .and_then(|thread| self.ledger.item(thread, &key))
+                    .map(|open| (open.item_type, open.data.clone()));
+                match open {
+                    Some((item_type, data)) => {
+                        let face = OpenItemFace {
+                            item_type,
+                            title: None,
+                            data,
+                        };
+                        self.complete_item(&key, face, ItemStatus::Completed, raw, out)
+                    }
+                    None => self.current_state("a streamed content block ended", raw, out),
+                }
+            }
+        }
+    }
+
+    fn result(&mut self, result: &SdkResultMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let value: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
+        self.ensure_turn(None, raw, out);
+        let (subtype, is_error, terminal, denials, errors) = match result {
+            SdkResultMessage::Success(r) => ("success", r.is_error, r.terminal_reason, &r.permission_denials, None),
+            SdkResultMessage::ErrorDuringExecution(r) => (
+                "error_during_execution",
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+            ),
+            SdkResultMessage::ErrorMaxTurns(r) => (
+                "error_max_turns",
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+            ),
+            SdkResultMessage::ErrorMaxBudgetUsd(r) => (
+                "error_max_budget_usd",
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+            ),
+            SdkResultMessage::ErrorMaxStructuredOutputRetries(r) => (
+                "error_max_structured_output_retries",
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+            ),
+        };
+        self.report_denials(denials, raw, out);
+        let aborted = matches!(
+            terminal,
+            Some(TerminalReason::AbortedStreaming | TerminalReason::AbortedTools)
+        );
+        let interrupted = (self.interrupted || aborted) && subtype != "success";
+        let state = match (is_error, interrupted) {
+            (_, true) => TurnState::Interrupted,
+            (true, false) => TurnState::Failed,
+            (false, false) => TurnState::Completed,
+        };
+        let error_message = match (state, errors) {
+            (TurnState::Failed, Some(errors)) if !errors.is_empty() => Some(errors.join("; ")),
+            (TurnState::Failed, Some(_)) => Some(format!("Claude ended the turn with `{subtype}`")),
+            (TurnState::Failed, None) => value.get("result").and_then(Value::as_str).map(str::to_string),
+            _ => None,
+        };
+        let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) else {
+            return self.current_state("a result for no session", raw, out);
+        };
+        let context = self.ledger.turn_context(&thread, &turn, Some(raw));
+        if state == TurnState::Failed && self.ledger.report_turn_error(&thread, &turn) {
+            let payload = RuntimeErrorPayload {
+                message: error_message.clone().unwrap_or_else(|| subtype.to_string()),
+                class: Some(RuntimeErrorClass::ProviderError),
+                detail: Some(json!({
+                    "subtype": subtype,
+                    "error": self.assistant_error,
+                    "errors": errors,
+                    "terminalReason": terminal,
+                    "stopReason": value.get("stop_reason"),
+                })),
+            };
+            self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+        }
+        let cutoff = match state {
+            TurnState::Interrupted => Cutoff::Interrupted,
+            TurnState::Failed => Cutoff::Failed,
+            TurnState::Completed | TurnState::Cancelled => Cutoff::TurnCompleted,
+        };
+        self.ledger.end_turn(&context, &thread, &turn, cutoff, out);
+        self.tools.clear();
+        // An `error_*` result stopped the turn for its subtype; the model's last stop reason
+        // stays in `raw` (and in the runtime.error's detail).
+        let stop_reason = match subtype {
+            "success" => value.get("stop_reason").and_then(Value::as_str).map(str::to_string),
+            _ => Some(subtype.to_string()),
+        };
+        let payload = TurnCompletedPayload {
+            state,
+            stop_reason: Some(stop_reason),
+            usage: value.get("usage").cloned(),
+            model_usage: value.get("modelUsage").and_then(Value::as_object).cloned(),
+            total_cost_usd: value.get("total_cost_usd").and_then(Value::as_f64),
+            error_message,
+        };
+        self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
+        self.turn = None;
+        self.ledger.settle_state(&context, Some("the turn ended"), out);
+    }
+
+    /// Denials the CLI decided by itself (no `can_use_tool` reached a client): a request opened
+    /// and resolved `decline` at once, so a UI shows what was refused.
+    fn report_denials(&mut self, denials: &[SdkPermissionDenial], raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        for denial in denials {
+            let args =
+                json!({ "toolName": denial.tool_name, "input": denial.tool_input, "toolUseID": denial.tool_use_id });
+            self.denied(&denial.tool_name, &denial.tool_use_id, None, args, raw, out);
+        }
+    }
+
+    fn denied(
+        &mut self,
+        tool_name: &str,
+        tool_use_id: &str,
+        message: Option<&str>,
+        args: Value,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        if !self.denials_reported.insert(tool_use_id.to_string()) {
+            return;
+        }
+        let request_type = tool_kind(tool_name).request_type();
+        let key = format!("denied:{tool_use_id}");
+        let place = Place {
+            thread: self.thread.clone(),
+            turn: self.turn.clone(),
+            item: Some(tool_use_id.to_string()),
+        };
+        let context = self
+            .ledger
+            .request_context(&key, tool_use_id, Direction::In, &place, Some(raw));
+        let detail = message.map_or_else(
+            || format!("{tool_name} was denied by the permission rules"),
+            str::to_string,
+        );
+        let opened = RequestOpenedPayload {
+            request_type,
+            detail: Some(detail.clone()),
+            args: Some(args),
+        };
+        self.emit(&context, RuntimeEvent::RequestOpened(opened), out);
+        let resolved = RequestResolvedPayload {
+            request_type,
+            decision: Some(Decision::Decline.as_str().to_string()),
+            resolution: Some(json!({ "behavior": "deny", "message": detail, "decidedBy": "claude" })),
+        };
+        self.emit(&context, RuntimeEvent::RequestResolved(resolved), out);
+    }
+
+    fn system(&mut self, message: &SdkSystemMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let session = self.ledger.session().clone();
+        let source = self.ledger.source();
+        match message {
+            SdkSystemMessage::Init(init) => {
+                self.see_session(&init.session_id, raw, out);
+                let mut config: Map<String, Value> = match serde_json::from_str(raw.payload.get()) {
+                    Ok(Value::Object(map)) => map,
+                    _ => Map::new(),
+                };
+                config.remove("type");
+                config.remove("subtype");
+                let context = self.context(Some(raw));
+                self.emit(
+                    &context,
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    out,
+                );
+                self.ensure_turn(Some(&init.model), raw, out);
+            }
+            SdkSystemMessage::Status(status) => {
+                let status_text = serde_json::to_value(&status.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string));
+                let reason = match (status_text, &status.permission_mode) {
+                    (Some(text), _) => format!("Claude status: {text}"),
+                    (None, Some(mode)) => format!("permission mode: {mode}"),
+                    (None, None) => "Claude status cleared".to_string(),
+                };
+                self.current_state(&reason, raw, out);
+            }
+            SdkSystemMessage::CompactBoundary(boundary) => {
+                let context = self.context(Some(raw));
+                let payload = ThreadStateChangedPayload {
+                    state: ThreadState::Compacted,
+                    detail: serde_json::to_value(&boundary.compact_metadata).ok(),
+                };
+                self.emit(&context, RuntimeEvent::ThreadStateChanged(payload), out);
+            }
+            SdkSystemMessage::HookStarted(hook) => {
+                let context = self.context(Some(raw));
+                let payload = HookStartedPayload {
+                    hook_id: hook.hook_id.clone(),
+                    hook_name: hook.hook_name.clone(),
+                    hook_event: hook.hook_event.clone(),
+                };
+                self.emit(&context, RuntimeEvent::HookStarted(payload), out);
+            }
+            SdkSystemMessage::HookProgress(hook) => {
+                let context = self.context(Some(raw));
+                let payload = HookProgressPayload {
+                    hook_id: hook.hook_id.clone(),
+                    output: Some(hook.output.clone()),
+                    stdout: Some(hook.stdout.clone()),
+                    stderr: Some(hook.stderr.clone()),
+                };
+                self.emit(&context, RuntimeEvent::HookProgress(payload), out);
+            }
+            SdkSystemMessage::HookResponse(hook) => {
+                let context = self.context(Some(raw));
+                let payload = HookCompletedPayload {
+                    hook_id: hook.hook_id.clone(),
+                    outcome: match hook.outcome {
+                        SdkHookResponseMessageOutcome::Success => HookOutcome::Success,
+                        SdkHookResponseMessageOutcome::Error => HookOutcome::Error,
+                        SdkHookResponseMessageOutcome::Cancelled => HookOutcome::Cancelled,
+                    },
+                    output: Some(hook.output.clone()),
+                    stdout: Some(hook.stdout.clone()),
+                    stderr: Some(hook.stderr.clone()),
+                    exit_code: hook.exit_code.map(|code| code as i64),
+                };
+                self.emit(&context, RuntimeEvent::HookCompleted(payload), out);
+            }
+            SdkSystemMessage::TaskStarted(task) => {
+                let context = self.task_context(task.tool_use_id.as_deref(), raw);
+                let payload = TaskStartedPayload {
+                    task_id: ids::task(source, &session, &task.task_id),
+                    description: Some(task.description.clone()),
+                    task_type: task.task_type.clone().or_else(|| task.subagent_type.clone()),
+                };
+                self.emit(&context, RuntimeEvent::TaskStarted(payload), out);
+            }
+            SdkSystemMessage::TaskProgress(task) => {
+                let context = self.task_context(task.tool_use_id.as_deref(), raw);
+                let payload = TaskProgressPayload {
+                    task_id: ids::task(source, &session, &task.task_id),
+                    description: task.summary.clone().unwrap_or_else(|| task.description.clone()),
+                    usage: raw_field(raw, "usage"),
+                    last_tool_name: task.last_tool_name.clone(),
+                };
+                self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
+            }
+            SdkSystemMessage::TaskUpdated(task) => {
+                let context = self.context(Some(raw));
+                let patch = serde_json::to_value(&task.patch).unwrap_or(Value::Null);
+                let payload = TaskProgressPayload {
+                    task_id: ids::task(source, &session, &task.task_id),
+                    description: task
+                        .patch
+                        .description
+                        .clone()
+                        .unwrap_or_else(|| format!("task updated: {patch}")),
+                    usage: None,
+                    last_tool_name: None,
+                };
+                self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
+            }
+            SdkSystemMessage::TaskNotification(task) => {
+                let context = self.task_context(task.tool_use_id.as_deref(), raw);
+                let payload = TaskCompletedPayload {
+                    task_id: ids::task(source, &session, &task.task_id),
+                    status: match task.status {
+                        SdkTaskNotificationMessageStatus::Completed => TaskStatus::Completed,
+                        SdkTaskNotificationMessageStatus::Failed => TaskStatus::Failed,
+                        SdkTaskNotificationMessageStatus::Stopped => TaskStatus::Stopped,
+                    },
+                    summary: Some(task.summary.clone()),
+                    usage: raw_field(raw, "usage"),
+                };
+                self.emit(&context, RuntimeEvent::TaskCompleted(payload), out);
+            }
+            SdkSystemMessage::FilesPersisted(files) => {
+                let context = self.context(Some(raw));
+                let payload = FilesPersistedPayload {
+                    files: files
+                        .files
+                        .iter()
+                        .map(|file| PersistedFile {
+                            filename: file.filename.clone(),
+                            file_id: file.file_id.clone(),
+                        })
+                        .collect(),
+                    failed: Some(
+                        files
+                            .failed
+                            .iter()
+                            .map(|file| PersistedFileFailure {
+                                filename: file.filename.clone(),
+                                error: file.error.clone(),
+                            })
+                            .collect(),
+                    ),
+                };
+                self.emit(&context, RuntimeEvent::FilesPersisted(payload), out);
+            }
+            SdkSystemMessage::ApiRetry(retry) => {
+                let message = format!(
+                    "Claude API error ({}), retrying: attempt {} of {}",
+                    retry.error, retry.attempt, retry.max_retries
+                );
+                let detail = serde_json::from_str(raw.payload.get()).ok();
+                self.warning(message, detail, raw, out);
+            }
+            SdkSystemMessage::BackgroundTasksChanged(tasks) => {
+                let reason = format!("background tasks: {}", tasks.tasks.len());
+                self.current_state(&reason, raw, out);
+            }
+            SdkSystemMessage::PermissionDenied(denied) => {
+                self.ensure_turn(None, raw, out);
+                let args = json!({
+                    "toolName": denied.tool_name,
+                    "toolUseID": denied.tool_use_id,
+                    "decisionReason": denied.decision_reason,
+                    "decisionReasonType": denied.decision_reason_type,
+                    "agentId": denied.agent_id,
+                });
+                self.denied(
+                    &denied.tool_name,
+                    &denied.tool_use_id,
+                    Some(&denied.message),
+                    args,
+                    raw,
+                    out,
+                );
+            }
+            SdkSystemMessage::SessionStateChanged(state) => {
+                let reason = format!("Claude reports the session {}", state.state);
+                self.current_state(&reason, raw, out);
+            }
+            SdkSystemMessage::ThinkingTokens(tokens) => {
+                let reason = format!("thinking: about {} tokens", tokens.estimated_tokens);
+                self.current_state(&reason, raw, out);
+            }
+        }
+    }
+
+    /// The context of a task event: its Task item when the task names one.
+    fn task_context<'a>(&mut self, tool_use_id: Option<&str>, raw: Raw<'a>) -> Context<'a> {
+        match tool_use_id {
+            Some(item) => self.item_context(item, Some(raw)),
+            None => self.context(Some(raw)),
+        }
+    }
+
+    fn control_request(
+        &mut self,
+        dir: Direction,
+        request_id: &str,
+        request: &SdkControlRequestInner,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let subtype = request.tag();
+        if dir == Direction::Out {
+            // The client's commands: their answers say what happened.
+            if matches!(request, SdkControlRequestInner::Interrupt) {
+                self.interrupted = true;
+            }
+            self.client_requests.insert(request_id.to_string(), subtype);
+            return;
+        }
+        let permission = raw.with_type(subtype);
+        let permission = Raw {
+            source: RuntimeEventRawSource::ClaudeSdkPermission,
+            ..permission
+        };
+        let (request_type, waits, tool_use_id, detail, args) = match request {
+            SdkControlRequestInner::CanUseTool(ask) => {
+                self.ensure_turn(None, raw, out);
+                let kind = tool_kind(&ask.tool_name);
+                let subject = match kind {
+                    ToolKind::Command => ask.input.get("command").and_then(Value::as_str),
+                    ToolKind::FileChange => ask.input.get("file_path").and_then(Value::as_str),
+                    ToolKind::Mcp | ToolKind::Subagent | ToolKind::Web | ToolKind::Plan | ToolKind::Other => None,
+                };
+                let detail = ask
+                    .title
+                    .clone()
+                    .or_else(|| subject.map(|subject| format!("{}: {subject}", ask.tool_name)))
+                    .or_else(|| ask.description.clone())
+                    .unwrap_or_else(|| format!("Allow {}?", ask.tool_name));
+                let args = json!({
+                    "toolName": ask.tool_name,
+                    "displayName": ask.display_name,
+                    "input": ask.input,
+                    "suggestions": ask.permission_suggestions,
+                    "blockedPath": ask.blocked_path,
+                    "decisionReason": ask.decision_reason,
+                    "toolUseID": ask.tool_use_id,
+                    "agentId": ask.agent_id,
+                    "description": ask.description,
+                    "requiresUserInteraction": ask.requires_user_interaction,
+                });
+                (kind.request_type(), true, Some(ask.tool_use_id.clone()), detail, args)
+            }
+            SdkControlRequestInner::Interrupt
+            | SdkControlRequestInner::Initialize(_)
+            | SdkControlRequestInner::SetPermissionMode(_)
+            | SdkControlRequestInner::SetModel(_)
+            | SdkControlRequestInner::SetMaxThinkingTokens(_)
+            | SdkControlRequestInner::McpStatus
+            | SdkControlRequestInner::HookCallback(_)
+            | SdkControlRequestInner::McpMessage(_)
+            | SdkControlRequestInner::RewindFiles(_)
+            | SdkControlRequestInner::McpSetServers(_)
+            | SdkControlRequestInner::McpReconnect(_)
+            | SdkControlRequestInner::McpToggle(_)
+            | SdkControlRequestInner::McpAuthenticate(_)
+            | SdkControlRequestInner::McpClearAuth(_)
+            | SdkControlRequestInner::StopTask(_)
+            | SdkControlRequestInner::ApplyFlagSettings(_) => {
+                let args: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
+                let detail = format!("Claude asks the client: {subtype}");
+                (
+                    agentwire_canonical::CanonicalRequestType::Unknown,
+                    false,
+                    None,
+                    detail,
+                    args["request"].clone(),
+                )
+            }
+        };
+        let place = Place {
+            thread: self.thread.clone(),
+            turn: self.turn.clone(),
+            item: tool_use_id.clone().filter(|id| self.item_open(id)),
+        };
+        let context = self
+            .ledger
+            .request_context(request_id, request_id, Direction::In, &place, Some(permission));
+        let payload = RequestOpenedPayload {
+            request_type,
+            detail: Some(detail),
+            args: Some(args),
+        };
+        self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
+        let open = OpenRequest {
+            request_type,
+            place,
+            provider_id: request_id.to_string(),
+            dir: Direction::In,
+            waits,
+            user_input: false,
+            answer: None,
+            extra: Pending { tool_use_id },
+        };
+        self.ledger.open_request(request_id.to_string(), open, &context, out);
+    }
+
+    fn control_response(
+        &mut self,
+        dir: Direction,
+        response: &SdkControlResponsePayload,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let (request_id, body, error) = match response {
+            SdkControlResponsePayload::Success(ok) => (&ok.request_id, Value::Object(ok.response.clone()), None),
+            SdkControlResponsePayload::Error(err) => (&err.request_id, Value::Null, Some(err.error.clone())),
+        };
+        if dir == Direction::Out {
+            return self.answer(request_id, body, error, raw, out);
+        }
+        let subtype = self.client_requests.remove(request_id);
+        match (subtype, error) {
+            (_, Some(error)) => {
+                let message = format!(
+                    "Claude refused the client's {} request: {error}",
+                    subtype.unwrap_or("control")
+                );
+                self.warning(message, None, raw, out);
+            }
+            (Some("interrupt"), None) => self.current_state(
+                "the interrupt was acknowledged; the turn completes as interrupted",
+                raw,
+                out,
+            ),
+            (subtype, None) => {
+                let mut config = Map::new();
+                config.insert(subtype.unwrap_or("control_response").to_string(), body);
+                let context = self.context(Some(raw));
+                self.emit(
+                    &context,
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    out,
+                );
+            }
+        }
+    }
+
+    /// The client's answer to a request of the CLI: `request.resolved`.
+    fn answer(
+        &mut self,
+        request_id: &str,
+        body: Value,
+        error: Option<String>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let Some(request) = self.ledger.request(request_id) else {
+            return;
+        };
+        let is_permission = request.waits;
+        let tool_use_id = request.extra.tool_use_id.clone();
+        let decision = match (&error, is_permission) {
+            (Some(_), _) => Decision::Error,
+            (None, false) => Decision::Answered,
+            (None, true) => match PermissionResult::decode(&body.to_string(), &mut PathTracking) {
+                Ok(PermissionResult::Allow(allow)) => {
+                    if allow
+                        .updated_permissions
+                        .as_ref()
+                        .is_some_and(|updates| !updates.is_empty())
+                    {
+                        Decision::AcceptForSession
+                    } else {
+                        Decision::Accept
+                    }
+                }
+                Ok(PermissionResult::Deny(deny)) => {
+                    if deny.interrupt == Some(true) {
+                        self.interrupted = true;
+                        Decision::Cancel
+                    } else {
+                        Decision::Decline
+                    }
+                }
+                Err(_) => Decision::Answered,
+            },
+        };
+        if matches!(decision, Decision::Decline | Decision::Cancel)
+            && let Some(tool_use_id) = tool_use_id
+        {
+            self.denials_reported.insert(tool_use_id);
+        }
+        let resolution = match error {
+            Some(error) => json!({ "error": error }),
+            None => body,
+        };
+        if let Some(request) = self.ledger.request_mut(request_id) {
+            request.answer = Some(Answer {
+                decision,
+                resolution,
+                answers: None,
+            });
+        }
+        let permission = Raw {
+            source: RuntimeEventRawSource::ClaudeSdkPermission,
+            ..raw
+        };
+        self.ledger.resolve_request(request_id, Some(permission), out);
+    }
+
+    fn map(&mut self, frame: &Frame<'_>, line: &ClaudeStreamLine, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        match line {
+            ClaudeStreamLine::Assistant(message) => {
+                self.see_session(&message.session_id, raw, out);
+                self.assistant(message, raw, out)
+            }
+            ClaudeStreamLine::User(message) => {
+                if frame.dir == Direction::Out {
+                    // The client's prompt: the CLI starts the turn when it answers.
+                    return;
+                }
+                self.see_session(&message.session_id, raw, out);
+                self.user(message, raw, out)
+            }
+            ClaudeStreamLine::Result(result) => self.result(result, raw, out),
+            ClaudeStreamLine::System(system) => self.system(system, raw, out),
+            ClaudeStreamLine::StreamEvent(event) => {
+                self.see_session(&event.session_id, raw, out);
+                self.stream_event(&event.event, event.parent_tool_use_id.as_deref(), raw, out)
+            }
+            ClaudeStreamLine::ToolProgress(progress) => {
+                let context = self.item_context(&progress.tool_use_id, Some(raw));
+                let payload = ToolProgressPayload {
+                    tool_use_id: Some(progress.tool_use_id.clone()),
+                    tool_name: Some(progress.tool_name.clone()),
+                    summary: None,
+                    elapsed_seconds: Some(progress.elapsed_time_seconds),
+                };
+                self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
+            }
+            ClaudeStreamLine::ToolUseSummary(summary) => {
+                let context = self.context(Some(raw));
+                let payload = ToolSummaryPayload {
+                    summary: summary.summary.clone(),
+                    preceding_tool_use_ids: Some(summary.preceding_tool_use_ids.clone()),
+                };
+                self.emit(&context, RuntimeEvent::ToolSummary(payload), out);
+            }
+            ClaudeStreamLine::AuthStatus(status) => {
+                let context = self.context(Some(raw));
+                let payload = AuthStatusPayload {
+                    is_authenticating: Some(status.is_authenticating),
+                    output: Some(status.output.clone()),
+                    error: status.error.clone(),
+                };
+                self.emit(&context, RuntimeEvent::AuthStatus(payload), out);
+            }
+            ClaudeStreamLine::RateLimitEvent(event) => {
+                let context = self.context(Some(raw));
+                let rate_limits = serde_json::to_value(&event.rate_limit_info).unwrap_or(Value::Null);
+                self.emit(
+                    &context,
+                    RuntimeEvent::AccountRateLimitsUpdated(AccountRateLimitsUpdatedPayload { rate_limits }),
+                    out,
+                );
+            }
+            ClaudeStreamLine::PromptSuggestion(suggestion) => {
+                let mut config = Map::new();
+                config.insert("promptSuggestion".into(), Value::String(suggestion.suggestion.clone()));
+                let context = self.context(Some(raw));
+                self.emit(
+                    &context,
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    out,
+                );
+            }
+            ClaudeStreamLine::ControlRequest(request) => {
+                self.control_request(frame.dir, &request.request_id, &request.request, raw, out)
+            }
+            ClaudeStreamLine::ControlResponse(response) => {
+                self.control_response(frame.dir, &response.response, raw, out)
+            }
+            ClaudeStreamLine::ControlCancelRequest(cancel) => {
+                if let Some(request) = self.ledger.request_mut(&cancel.request_id) {
+                    request.answer = Some(Answer {
+                        decision: Decision::Cancel,
+                        resolution: json!({ "cancelledBy": "claude" }),
+                        answers: None,
+                    });
+                    self.ledger.resolve_request(&cancel.request_id, Some(raw), out);
+                } else {
+                    self.current_state("Claude cancelled a request no one saw", raw, out);
+                }
+            }
+            ClaudeStreamLine::KeepAlive => self.current_state("keep-alive", raw, out),
+        }
+    }
+}
+
+/// A field of the message as the provider wrote it (the generated types hold counts as floats).
+fn raw_field(raw: Raw<'_>, key: &str) -> Option<Value> {
+    let message: Value = serde_json::from_str(raw.payload.get()).ok()?;
+    message.get(key).cloned()
+}
+
+/// The text of a server tool result's `content` (a string, or blocks with `text`).
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Claude has no turn ids, and no ids for text and reasoning blocks: the keys the ledger holds
+/// them under (a turn's position, `<message id>:<block index>`; Claude's own ids never hold a
+/// `:`) are synthesized, so they are no provider ids and leave `providerRefs`.
+fn drop_synthesized_refs(events: &mut [ProviderRuntimeEvent]) {
+    for event in events {
+        let Some(refs) = event.provider_refs.as_mut() else {
+            continue;
+        };
+        refs.provider_turn_id = None;
+        if refs
+            .provider_item_id
+            .as_ref()
+            .is_some_and(|item| item.as_str().contains(':'))
+        {
+            refs.provider_item_id = None;
+        }
+        if *refs == ProviderRefs::default() {
+            event.provider_refs = None;
+        }
+    }
+}
+
+impl Normalizer for ClaudeNormalizer {
+    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
+        let start = out.len();
+        let result = self.push_frame(frame, out);
+        drop_synthesized_refs(&mut out[start..]);
+        result
+    }
+
+    fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
+        let start = out.len();
+        self.ledger.begin(line, None, None);
+        let context = self.context(None);
+        let payload = RuntimeWarningPayload {
+            message: format!("unreadable line: {reason}"),
+            detail: Some(Value::String(line.to_string())),
+        };
+        self.emit(&context, RuntimeEvent::RuntimeWarning(payload), out);
+        drop_synthesized_refs(&mut out[start..]);
+    }
+
+    fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
+        let start = out.len();
+        self.ledger.finish(out);
+        drop_synthesized_refs(&mut out[start..]);
+    }
+}
+
+impl ClaudeNormalizer {
+    fn push_frame(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
+        self.ledger.begin(frame.line, frame.ts, None);
+        let decoded = wire::decode(frame);
+        let method = match &decoded {
+            Ok(line) => Some(line.tag()),
+            Err(_) => None,
+        };
+        let raw = Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, method, frame.msg);
+        match decoded {
+            Ok(line) => {
+                self.map(frame, &line, raw, out);
+                Ok(())
+            }
+            Err(problem) => {
+                if frame.dir == Direction::In {
+                    let message = format!(
+                        "{} sent a message agentwire cannot read: {problem}",
+                        self.ledger.source().program()
+                    );
+                    self.warning(message, None, raw, out);
+                }
+                Err(problem)
+            }
+        }
+    }
+}

@@ -1,0 +1,561 @@
+//! The one exhaustive `match` over `EventMsg`: spec 3.3's equivalences, and what else a
+//! replayed session says.
+//!
+//! Mapped to nothing richer than `runtime.warning`:
+//! - `warning`: codex's own warning to the user; a warning is what it is.
+//! - `stream_error`: the model stream dropped and codex retries by itself; the turn has not
+//!   failed (as app-server's `error` with `willRetry`).
+//! - `agent_reasoning_section_break` without an item id: a boundary in no item a UI can find.
+
+use agentwire_canonical::{
+    AccountRateLimitsUpdatedPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
+    DeprecationNoticePayload, ItemStatus, ModelReroutedPayload, ProviderRuntimeEvent, RuntimeErrorClass,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeWarningPayload, SessionConfiguredPayload, SessionExitKind,
+    SessionExitedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, TurnAbortedPayload,
+    TurnDiffUpdatedPayload, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+};
+use agentwire_codex_rollout::EventMsg;
+use serde_json::{Value, json};
+
+use super::items::{Face, TurnEnd, plan_steps, status_of, turn_item_face};
+use super::normalizer::{CodexRolloutNormalizer, Line, object};
+use crate::ledger::Cutoff;
+
+/// A string field of a JSON object.
+fn text(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+impl CodexRolloutNormalizer {
+    pub(super) fn on_event_msg(&mut self, line: Line<'_>, event: &EventMsg, out: &mut Vec<ProviderRuntimeEvent>) {
+        let tag = event.tag();
+        let raw = line.raw(tag);
+        let derived = line.event_msg_raw(tag);
+        let value = serde_json::to_value(event).unwrap_or(Value::Null);
+        let turn = self.turn_of(value.get("turn_id").and_then(Value::as_str));
+        match event {
+            EventMsg::TaskStarted(started) => {
+                let payload = TurnStartedPayload {
+                    model: None,
+                    effort: None,
+                };
+                self.start_turn(&started.turn_id, Some(raw), payload, out);
+            }
+            EventMsg::TaskComplete(complete) => {
+                let end = match &complete.error {
+                    Some(error) => {
+                        let thread = self.thread_key();
+                        if self.ledger.report_turn_error(&thread, &complete.turn_id) {
+                            let place = self.place(Some(&complete.turn_id), None);
+                            let context = self.context(&place, Some(derived));
+                            let payload = RuntimeErrorPayload {
+                                message: error.message.clone(),
+                                class: Some(RuntimeErrorClass::ProviderError),
+                                detail: serde_json::to_value(error).ok(),
+                            };
+                            self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+                        }
+                        TurnEnd {
+                            state: TurnState::Failed,
+                            cutoff: Cutoff::Failed,
+                            stop_reason: None,
+                            error_message: Some(error.message.clone()),
+                        }
+                    }
+                    None => TurnEnd {
+                        state: TurnState::Completed,
+                        cutoff: Cutoff::TurnCompleted,
+                        stop_reason: None,
+                        error_message: None,
+                    },
+                };
+                self.end_turn(&complete.turn_id, raw, end, out);
+            }
+            EventMsg::TurnAborted(aborted) => {
+                let Some(turn) = turn else {
+                    return self.warn(raw, "turn_aborted for no known turn", value, out);
+                };
+                if aborted.reason == "interrupted" {
+                    let end = TurnEnd {
+                        state: TurnState::Interrupted,
+                        cutoff: Cutoff::Interrupted,
+                        stop_reason: Some(aborted.reason.clone()),
+                        error_message: None,
+                    };
+                    self.end_turn(&turn, raw, end, out);
+                } else {
+                    let thread = self.thread_key();
+                    let place = self.place(Some(&turn), None);
+                    let context = self.context(&place, Some(raw));
+                    self.ledger.end_turn(&context, &thread, &turn, Cutoff::Failed, out);
+                    self.turn = None;
+                    let payload = TurnAbortedPayload {
+                        reason: aborted.reason.clone(),
+                    };
+                    self.emit(&context, RuntimeEvent::TurnAborted(payload), out);
+                    self.ledger.settle_state(&context, Some("the turn was aborted"), out);
+                }
+            }
+            EventMsg::Error(error) => {
+                let thread = self.thread_key();
+                let place = self.place(turn.as_deref(), None);
+                let context = self.context(&place, Some(raw));
+                let first = turn
+                    .as_deref()
+                    .is_none_or(|turn| self.ledger.report_turn_error(&thread, turn));
+                if first {
+                    let payload = RuntimeErrorPayload {
+                        message: error.message.clone(),
+                        class: Some(RuntimeErrorClass::ProviderError),
+                        detail: Some(value),
+                    };
+                    self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+                } else {
+                    let payload = RuntimeWarningPayload {
+                        message: format!("the turn had already failed: {}", error.message),
+                        detail: Some(value),
+                    };
+                    self.emit(&context, RuntimeEvent::RuntimeWarning(payload), out);
+                }
+            }
+            EventMsg::Warning(_) | EventMsg::StreamError(_) => {
+                let message = text(&value, "message").unwrap_or_else(|| tag.to_string());
+                self.warn(raw, &message, value, out);
+            }
+            EventMsg::ModelReroute(reroute) => {
+                let payload = ModelReroutedPayload {
+                    from_model: reroute.from_model.clone(),
+                    to_model: text(&value, "to_model").unwrap_or_default(),
+                    reason: reroute.reason.clone(),
+                };
+                self.turn_event(turn.as_deref(), raw, RuntimeEvent::ModelRerouted(payload), out);
+            }
+            EventMsg::ContextCompacted => {
+                let payload = ThreadStateChangedPayload {
+                    state: ThreadState::Compacted,
+                    detail: Some(value),
+                };
+                self.turn_event(None, raw, RuntimeEvent::ThreadStateChanged(payload), out);
+            }
+            EventMsg::ThreadRolledBack(_) => {
+                let payload = SessionConfiguredPayload {
+                    config: object(json!({ "threadRolledBack": value })),
+                };
+                self.turn_event(None, raw, RuntimeEvent::SessionConfigured(payload), out);
+            }
+            EventMsg::ThreadSettingsApplied(_) => {
+                let settings = value.get("thread_settings").cloned().unwrap_or(Value::Null);
+                let payload = SessionConfiguredPayload {
+                    config: object(json!({ "threadSettings": settings })),
+                };
+                self.turn_event(None, raw, RuntimeEvent::SessionConfigured(payload), out);
+            }
+            EventMsg::TokenCount(count) => {
+                let rate_limits = count.rate_limits.clone();
+                match (&count.info, rate_limits) {
+                    (_, Some(limits)) => {
+                        let payload = AccountRateLimitsUpdatedPayload {
+                            rate_limits: Value::Object(limits),
+                        };
+                        self.turn_event(None, raw, RuntimeEvent::AccountRateLimitsUpdated(payload), out);
+                    }
+                    (Some(info), None) => {
+                        let payload = ThreadTokenUsageUpdatedPayload {
+                            usage: serde_json::to_value(info).unwrap_or(Value::Null),
+                        };
+                        self.turn_event(
+                            turn.as_deref(),
+                            raw,
+                            RuntimeEvent::ThreadTokenUsageUpdated(payload),
+                            out,
+                        );
+                    }
+                    (None, None) => self.warn(raw, "token_count without usage or rate limits", value, out),
+                }
+            }
+            // The legacy whole-message events (no item id: named after their line).
+            EventMsg::AgentMessage(_) => {
+                self.legacy_item(turn, CanonicalItemType::AssistantMessage, value, raw, out);
+            }
+            EventMsg::UserMessage(_) => self.legacy_item(turn, CanonicalItemType::UserMessage, value, raw, out),
+            EventMsg::AgentReasoning(_) | EventMsg::AgentReasoningRawContent(_) => {
+                self.legacy_item(turn, CanonicalItemType::Reasoning, value, raw, out);
+            }
+            EventMsg::AgentMessageDelta(_) | EventMsg::AgentMessageContentDelta(_) => {
+                self.delta(turn, &value, ContentStreamKind::AssistantText, raw, out);
+            }
+            EventMsg::AgentReasoningDelta(_) | EventMsg::ReasoningContentDelta(_) => {
+                self.delta(turn, &value, ContentStreamKind::ReasoningSummaryText, raw, out);
+            }
+            EventMsg::ReasoningRawContentDelta(_) => {
+                self.delta(turn, &value, ContentStreamKind::ReasoningText, raw, out);
+            }
+            EventMsg::PlanDelta(_) => self.delta(turn, &value, ContentStreamKind::PlanText, raw, out),
+            EventMsg::AgentReasoningSectionBreak(section) => match &section.item_id {
+                Some(item) if self.item_open(item) => {
+                    let face = Face {
+                        item_type: CanonicalItemType::Reasoning,
+                        title: None,
+                        status: ItemStatus::InProgress,
+                        data: value,
+                    };
+                    let item = item.clone();
+                    self.update_item(turn.as_deref(), &item, face, raw, out);
+                }
+                Some(_) | None => self.warn(raw, "reasoning section break outside a known item", value, out),
+            },
+            EventMsg::ItemStarted(started) => {
+                let (id, face) = turn_item_face(&started.item);
+                self.start_item(Some(&started.turn_id), &id, face, Some(raw), out);
+            }
+            EventMsg::ItemCompleted(completed) => {
+                let (id, face) = turn_item_face(&completed.item);
+                self.complete_item(Some(&completed.turn_id), &id, face, raw, Some(derived), out);
+            }
+            EventMsg::McpToolCallBegin(begin) => {
+                self.begin_call(turn, &begin.call_id, CanonicalItemType::McpToolCall, value, raw, out);
+            }
+            EventMsg::McpToolCallEnd(end) => {
+                let status = if value.pointer("/result/Err").is_some() {
+                    ItemStatus::Failed
+                } else {
+                    ItemStatus::Completed
+                };
+                self.end_call(
+                    turn,
+                    &end.call_id,
+                    CanonicalItemType::McpToolCall,
+                    status,
+                    value,
+                    raw,
+                    out,
+                );
+            }
+            EventMsg::WebSearchBegin(_) => {
+                let call_id = text(&value, "call_id").unwrap_or_default();
+                self.begin_call(turn, &call_id, CanonicalItemType::WebSearch, value, raw, out);
+            }
+            EventMsg::WebSearchEnd(end) => {
+                let call_id = end.call_id.clone();
+                self.end_call(
+                    turn,
+                    &call_id,
+                    CanonicalItemType::WebSearch,
+                    ItemStatus::Completed,
+                    value,
+                    raw,
+                    out,
+                );
+            }
+            EventMsg::ImageGenerationBegin(_) => {
+                let call_id = text(&value, "call_id").unwrap_or_default();
+                self.begin_call(turn, &call_id, CanonicalItemType::ImageGeneration, value, raw, out);
+            }
+            EventMsg::ImageGenerationEnd(end) => {
+                let call_id = end.call_id.clone();
+                let status = status_of(value.get("status").and_then(Value::as_str));
+                self.end_call(
+                    turn,
+                    &call_id,
+                    CanonicalItemType::ImageGeneration,
+                    status,
+                    value,
+                    raw,
+                    out,
+                );
+            }
+            EventMsg::ExecCommandBegin(begin) => {
+                self.begin_call(
+                    turn,
+                    &begin.call_id,
+                    CanonicalItemType::CommandExecution,
+                    value,
+                    raw,
+                    out,
+                );
+            }
+            EventMsg::ExecCommandOutputDelta(delta) => {
+                let payload = ContentDeltaPayload {
+                    stream_kind: ContentStreamKind::CommandOutput,
+                    delta: delta.chunk.clone(),
+                    content_index: None,
+                    summary_index: None,
+                };
+                let place = self.place(turn.as_deref(), Some(&delta.call_id));
+                let context = self.context(&place, Some(raw));
+                self.emit(&context, RuntimeEvent::ContentDelta(payload), out);
+            }
+            EventMsg::TerminalInteraction(interaction) => {
+                let face = Face {
+                    item_type: CanonicalItemType::CommandExecution,
+                    title: None,
+                    status: ItemStatus::InProgress,
+                    data: value,
+                };
+                let call_id = interaction.call_id.clone();
+                self.update_item(turn.as_deref(), &call_id, face, raw, out);
+            }
+            EventMsg::ExecCommandEnd(end) => {
+                let status = status_of(Some(&end.status));
+                self.end_call(
+                    turn,
+                    &end.call_id,
+                    CanonicalItemType::CommandExecution,
+                    status,
+                    value,
+                    raw,
+                    out,
+                );
+            }
+            EventMsg::ViewImageToolCall(view) => {
+                let call_id = view.call_id.clone();
+                self.end_call(
+                    turn,
+                    &call_id,
+                    CanonicalItemType::ImageView,
+                    ItemStatus::Completed,
+                    value,
+                    raw,
+                    out,
+                );
+            }
+            EventMsg::ExecApprovalRequest(request) => {
+                let call_id = request.approval_id.clone().unwrap_or_else(|| request.call_id.clone());
+                self.approval(
+                    &call_id,
+                    agentwire_canonical::CanonicalRequestType::ExecCommandApproval,
+                    value,
+                    raw,
+                    out,
+                );
+            }
+            EventMsg::ApplyPatchApprovalRequest(request) => {
+                let call_id = request.call_id.clone();
+                self.approval(
+                    &call_id,
+                    agentwire_canonical::CanonicalRequestType::ApplyPatchApproval,
+                    value,
+                    raw,
+                    out,
+                );
+            }
+            EventMsg::RequestUserInput(request) => {
+                let questions = value.get("questions").cloned().unwrap_or(Value::Array(Vec::new()));
+                self.ask(&request.call_id, questions, raw, out);
+            }
+            EventMsg::DynamicToolCallResponse(response) => {
+                let status = if response.success {
+                    ItemStatus::Completed
+                } else {
+                    ItemStatus::Failed
+                };
+                let call_id = response.call_id.clone();
+                self.end_call(
+                    turn,
+                    &call_id,
+                    CanonicalItemType::DynamicToolCall,
+                    status,
+                    value,
+                    raw,
+                    out,
+                );
+            }
+            EventMsg::DeprecationNotice(notice) => {
+                let payload = DeprecationNoticePayload {
+                    summary: text(&value, "summary").unwrap_or_default(),
+                    details: notice.details.clone(),
+                };
+                self.turn_event(None, raw, RuntimeEvent::DeprecationNotice(payload), out);
+            }
+            EventMsg::PatchApplyBegin(begin) => {
+                let call_id = begin.call_id.clone();
+                if self.item_open(&call_id) {
+                    let face = Face {
+                        item_type: CanonicalItemType::FileChange,
+                        title: None,
+                        status: ItemStatus::InProgress,
+                        data: value,
+                    };
+                    self.update_item(turn.as_deref(), &call_id, face, raw, out);
+                } else {
+                    self.begin_call(turn, &call_id, CanonicalItemType::FileChange, value, raw, out);
+                }
+            }
+            EventMsg::PatchApplyUpdated(updated) => {
+                let face = Face {
+                    item_type: CanonicalItemType::FileChange,
+                    title: None,
+                    status: ItemStatus::InProgress,
+                    data: value,
+                };
+                let call_id = updated.call_id.clone();
+                self.update_item(turn.as_deref(), &call_id, face, raw, out);
+            }
+            EventMsg::PatchApplyEnd(end) => {
+                let status = if end.success {
+                    ItemStatus::Completed
+                } else {
+                    ItemStatus::Failed
+                };
+                let call_id = end.call_id.clone();
+                self.end_call(turn, &call_id, CanonicalItemType::FileChange, status, value, raw, out);
+            }
+            EventMsg::TurnDiff(_) => {
+                let payload = TurnDiffUpdatedPayload {
+                    unified_diff: text(&value, "unified_diff").unwrap_or_default(),
+                };
+                self.turn_event(turn.as_deref(), raw, RuntimeEvent::TurnDiffUpdated(payload), out);
+            }
+            EventMsg::PlanUpdate(update) => {
+                let payload = TurnPlanUpdatedPayload {
+                    explanation: Some(update.explanation.clone()),
+                    plan: plan_steps(&value),
+                };
+                self.turn_event(turn.as_deref(), raw, RuntimeEvent::TurnPlanUpdated(payload), out);
+            }
+            EventMsg::EnteredReviewMode(_) => {
+                self.legacy_item(turn, CanonicalItemType::ReviewEntered, value, raw, out);
+            }
+            EventMsg::ExitedReviewMode(_) => {
+                self.legacy_item(turn, CanonicalItemType::ReviewExited, value, raw, out);
+            }
+            EventMsg::ShutdownComplete => {
+                let payload = SessionExitedPayload {
+                    reason: Some("codex shut down".to_string()),
+                    recoverable: Some(false),
+                    exit_kind: Some(SessionExitKind::Graceful),
+                };
+                self.turn_event(None, raw, RuntimeEvent::SessionExited(payload), out);
+            }
+            EventMsg::CollabAgentSpawnBegin(_)
+            | EventMsg::CollabAgentInteractionBegin(_)
+            | EventMsg::CollabWaitingBegin(_)
+            | EventMsg::CollabCloseBegin(_)
+            | EventMsg::CollabResumeBegin(_) => {
+                let call_id = text(&value, "call_id").unwrap_or_default();
+                self.begin_call(turn, &call_id, CanonicalItemType::CollabAgentToolCall, value, raw, out);
+            }
+            EventMsg::CollabAgentSpawnEnd(_)
+            | EventMsg::CollabAgentInteractionEnd(_)
+            | EventMsg::CollabWaitingEnd(_)
+            | EventMsg::CollabCloseEnd(_)
+            | EventMsg::CollabResumeEnd(_) => {
+                let call_id = text(&value, "call_id").unwrap_or_default();
+                let item_type = CanonicalItemType::CollabAgentToolCall;
+                self.end_call(turn, &call_id, item_type, ItemStatus::Completed, value, raw, out);
+            }
+        }
+    }
+
+    /// An event of the session, its turn or none, carrying `raw`.
+    fn turn_event(
+        &mut self,
+        turn: Option<&str>,
+        raw: crate::emit::Raw<'_>,
+        event: RuntimeEvent,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let place = self.place(turn, None);
+        let context = self.context(&place, Some(raw));
+        self.emit(&context, event, out);
+    }
+
+    /// `runtime.warning` carrying `raw`.
+    fn warn(&mut self, raw: crate::emit::Raw<'_>, message: &str, detail: Value, out: &mut Vec<ProviderRuntimeEvent>) {
+        let payload = RuntimeWarningPayload {
+            message: message.to_string(),
+            detail: Some(detail),
+        };
+        let turn = self.turn.clone();
+        self.turn_event(turn.as_deref(), raw, RuntimeEvent::RuntimeWarning(payload), out);
+    }
+
+    /// `content.delta` of the item the delta names.
+    fn delta(
+        &mut self,
+        turn: Option<String>,
+        value: &Value,
+        kind: ContentStreamKind,
+        raw: crate::emit::Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let item = text(value, "item_id");
+        let delta = text(value, "delta").unwrap_or_default();
+        if let Some(item) = &item {
+            self.ledger.append_item_text(&self.thread_key(), item, "text", &delta);
+        }
+        let place = self.place(turn.as_deref(), item.as_deref());
+        let context = self.context(&place, Some(raw));
+        let index = |key: &str| value.get(key).and_then(Value::as_i64);
+        let payload = ContentDeltaPayload {
+            stream_kind: kind,
+            delta,
+            content_index: index("content_index"),
+            summary_index: index("summary_index"),
+        };
+        self.emit(&context, RuntimeEvent::ContentDelta(payload), out);
+    }
+
+    /// A whole item from an event that names no item id: the item is named after its line.
+    fn legacy_item(
+        &mut self,
+        turn: Option<String>,
+        item_type: CanonicalItemType,
+        value: Value,
+        raw: crate::emit::Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let item = format!("line-{}", self.line_number);
+        let face = Face {
+            item_type,
+            title: None,
+            status: ItemStatus::Completed,
+            data: value,
+        };
+        self.complete_item(turn.as_deref(), &item, face, raw, None, out);
+    }
+
+    /// A `*_begin` event: the call's item starts (or, opened by its tool call, is updated).
+    fn begin_call(
+        &mut self,
+        turn: Option<String>,
+        call_id: &str,
+        item_type: CanonicalItemType,
+        value: Value,
+        raw: crate::emit::Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let face = Face {
+            item_type,
+            title: None,
+            status: ItemStatus::InProgress,
+            data: value,
+        };
+        if self.item_open(call_id) {
+            self.update_item(turn.as_deref(), call_id, face, raw, out);
+        } else {
+            self.start_item(turn.as_deref(), call_id, face, Some(raw), out);
+        }
+    }
+
+    /// A `*_end` event: the call's item completes.
+    #[allow(clippy::too_many_arguments)]
+    fn end_call(
+        &mut self,
+        turn: Option<String>,
+        call_id: &str,
+        item_type: CanonicalItemType,
+        status: ItemStatus,
+        value: Value,
+        raw: crate::emit::Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let face = Face {
+            item_type,
+            title: None,
+            status,
+            data: value,
+        };
+        self.complete_item(turn.as_deref(), call_id, face, raw, None, out);
+    }
+}

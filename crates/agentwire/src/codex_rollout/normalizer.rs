@@ -1,0 +1,367 @@
+//! The rollout normalizer: line dispatch, the session and turn context lines, usage, and the
+//! few facts a replay needs on top of the session [`Ledger`] (the file's thread, the turn
+//! running, the tool calls seen in the model's history).
+
+use std::collections::BTreeMap;
+
+use agentwire_canonical::{
+    ProviderRuntimeEvent, ProviderSessionId, RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload,
+    SessionConfiguredPayload, SessionStartedPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, ThreadState,
+    ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
+};
+use agentwire_codex_rollout::{self as rollout, RetainedContext, RolloutLine};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::wire;
+use crate::clock;
+use crate::emit::{Context, Raw};
+use crate::frame::Frame;
+use crate::ledger::{Ledger, Place};
+use crate::normalizer::{Normalizer, Options, Problem};
+use crate::source::Source;
+
+/// A tool call seen in the model's history (`function_call`, `custom_tool_call`, ...), by call
+/// id: what its output settles.
+#[derive(Clone, Debug)]
+pub(super) struct Call {
+    pub name: String,
+    pub kind: CallKind,
+}
+
+/// What a tool call is, for a UI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CallKind {
+    /// An item (command, patch, MCP or dynamic tool call, web search): completed by its
+    /// `item_completed`, or by its output when codex reports none.
+    Item,
+    /// `update_plan`: the turn's plan, no item.
+    Plan,
+    /// `request_user_input`: a question to the user, settled by the answer codex retains.
+    Question,
+}
+
+/// The pieces of one line the events of it are made from.
+#[derive(Clone, Copy)]
+pub(super) struct Line<'a> {
+    /// The whole line.
+    pub msg: &'a RawValue,
+    /// The line's `type` (`event_msg`, `response_item`, ...).
+    pub kind: &'static str,
+    /// The line's `payload`, as written.
+    pub payload: &'a RawValue,
+}
+
+impl<'a> Line<'a> {
+    /// The whole line as `raw` (`codex.rollout`), named by its kind and what it carries.
+    pub fn raw(&self, message_type: &'a str) -> Raw<'a> {
+        Raw::new(RuntimeEventRawSource::CodexRollout, Some(self.kind), self.msg).with_type(message_type)
+    }
+
+    /// The line's `EventMsg` alone as `raw` (`codex.eventmsg`), for events derived from it
+    /// beyond the one carrying the line.
+    pub fn event_msg_raw(&self, event_type: &'a str) -> Raw<'a> {
+        Raw::new(RuntimeEventRawSource::CodexEventmsg, Some(event_type), self.payload)
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    payload: &'a RawValue,
+    timestamp: Option<&'a str>,
+}
+
+/// Normalizes one rollout file (one Codex session).
+pub struct CodexRolloutNormalizer {
+    pub(super) ledger: Ledger<()>,
+    /// The file's thread (`session_meta.id`).
+    pub(super) thread: Option<String>,
+    /// The turn started last and not yet ended.
+    pub(super) turn: Option<String>,
+    /// Tool calls of the model's history, by call id.
+    pub(super) calls: BTreeMap<String, Call>,
+    /// A provider version other than the pinned one was reported.
+    version_reported: bool,
+    /// The number of the line being read, from 1: the name of what codex gives no id.
+    pub(super) line_number: u64,
+}
+
+impl CodexRolloutNormalizer {
+    pub fn new(options: Options) -> Self {
+        CodexRolloutNormalizer {
+            ledger: Ledger::new(Source::CodexRollout, options),
+            thread: None,
+            turn: None,
+            calls: BTreeMap::new(),
+            version_reported: false,
+            line_number: 0,
+        }
+    }
+
+    pub(super) fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.ledger.emit(context, event, out);
+    }
+
+    /// Where something of `turn` (and `item`) belongs, in the file's thread.
+    pub(super) fn place(&self, turn: Option<&str>, item: Option<&str>) -> Place {
+        Place {
+            thread: self.thread.clone(),
+            turn: turn.map(str::to_string),
+            item: item.map(str::to_string),
+        }
+    }
+
+    /// A context for `place` carrying `raw`.
+    pub(super) fn context<'a>(&mut self, place: &Place, raw: Option<Raw<'a>>) -> Context<'a> {
+        self.ledger.place_context(place, raw)
+    }
+
+    /// The file's thread id as the ledger keys it (empty before any `session_meta`).
+    pub(super) fn thread_key(&self) -> String {
+        self.thread.clone().unwrap_or_default()
+    }
+
+    fn warn_undecodable(&mut self, frame: &Frame<'_>, problem: &Problem, out: &mut Vec<ProviderRuntimeEvent>) {
+        let kind = serde_json::from_str::<Map<String, Value>>(frame.msg.get())
+            .ok()
+            .and_then(|line| line.get("type").and_then(Value::as_str).map(str::to_string));
+        let raw = Raw::new(RuntimeEventRawSource::CodexRollout, kind.as_deref(), frame.msg);
+        let message = format!("rollout line the pinned schema does not fit: {problem}");
+        let detail = json!({ "error": problem.message, "type": kind });
+        let place = self.place(self.turn.clone().as_deref(), None);
+        let context = self.context(&place, Some(raw));
+        self.emit(
+            &context,
+            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload {
+                message,
+                detail: Some(detail),
+            }),
+            out,
+        );
+    }
+
+    /// `session_meta`: the session and its thread start (a second one, written when a session
+    /// is resumed or forked, updates the thread's metadata).
+    fn on_session_meta(&mut self, line: Line<'_>, meta: &rollout::SessionMeta, out: &mut Vec<ProviderRuntimeEvent>) {
+        let first = self.thread.is_none();
+        if first {
+            self.thread = Some(meta.id.clone());
+        }
+        let place = self.place(None, None);
+        let mut context = self.context(&place, Some(line.raw("session_meta")));
+        context.refs.provider_session_id = meta
+            .session_id
+            .as_deref()
+            .and_then(|id| ProviderSessionId::new(id).ok());
+        let metadata = session_metadata(meta);
+        if first && self.ledger.start_thread(&meta.id) {
+            let started = SessionStartedPayload {
+                message: Some(format!(
+                    "{} (codex {}), replayed from its rollout file",
+                    meta.originator, meta.cli_version
+                )),
+                resume: None,
+            };
+            self.emit(&context.without_raw(), RuntimeEvent::SessionStarted(started), out);
+            let payload = ThreadStartedPayload {
+                provider_thread_id: context.refs.provider_thread_id.clone(),
+            };
+            self.emit(&context, RuntimeEvent::ThreadStarted(payload), out);
+            let payload = ThreadMetadataUpdatedPayload {
+                name: None,
+                metadata: Some(metadata),
+            };
+            self.emit(
+                &context.without_raw(),
+                RuntimeEvent::ThreadMetadataUpdated(payload),
+                out,
+            );
+        } else {
+            let payload = ThreadMetadataUpdatedPayload {
+                name: None,
+                metadata: Some(metadata),
+            };
+            self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+        }
+        self.check_version(&meta.cli_version, &context.without_raw(), out);
+    }
+
+    /// Reports once a codex version other than the pinned schema's.
+    fn check_version(&mut self, reported: &str, context: &Context<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if self.version_reported || reported == rollout::UPSTREAM_VERSION {
+            return;
+        }
+        self.version_reported = true;
+        let message = format!(
+            "the rollout file was written by codex {reported}; agentwire's types were written against {}",
+            rollout::UPSTREAM_VERSION
+        );
+        let detail = json!({ "reported": reported, "pinned": rollout::UPSTREAM_VERSION });
+        self.emit(
+            context,
+            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload {
+                message,
+                detail: Some(detail),
+            }),
+            out,
+        );
+    }
+
+    /// `turn_context`: the configuration a turn runs with.
+    fn on_turn_context(
+        &mut self,
+        line: Line<'_>,
+        item: &rollout::TurnContextItem,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let turn = item.turn_id.clone().or_else(|| self.turn.clone());
+        let place = self.place(turn.as_deref(), None);
+        let context = self.context(&place, Some(line.raw("turn_context")));
+        let config = json!({ "turnContext": serde_json::to_value(item).unwrap_or(Value::Null) });
+        self.emit(
+            &context,
+            RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config: object(config) }),
+            out,
+        );
+    }
+
+    /// `token_usage_record`: the usage of one model response, with turn and thread totals.
+    fn on_token_usage(
+        &mut self,
+        line: Line<'_>,
+        record: &rollout::TokenUsageRecord,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let place = self.place(Some(&record.turn_id), None);
+        let context = self.context(&place, Some(line.raw("token_usage_record")));
+        let usage = json!({
+            "last": record.usage,
+            "turn": record.turn_token_usage,
+            "total": record.thread_token_usage,
+        });
+        self.emit(
+            &context,
+            RuntimeEvent::ThreadTokenUsageUpdated(ThreadTokenUsageUpdatedPayload { usage }),
+            out,
+        );
+    }
+
+    /// `retained_context`: a fact codex keeps across context rebuilds. A verified answer settles
+    /// the question of its call.
+    fn on_retained(&mut self, line: Line<'_>, retained: &RetainedContext, out: &mut Vec<ProviderRuntimeEvent>) {
+        match retained {
+            RetainedContext::VerifiedAnswer(answer) => {
+                let value = serde_json::to_value(answer).unwrap_or(Value::Null);
+                self.answer_question(line, &answer.call_id, value, out);
+            }
+        }
+    }
+
+    /// `world_state`: the environment the model was shown (a full snapshot or a change).
+    fn on_world_state(&mut self, line: Line<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let place = self.place(self.turn.clone().as_deref(), None);
+        let context = self.context(&place, Some(line.raw("world_state")));
+        let state: Value = serde_json::from_str(line.payload.get()).unwrap_or(Value::Null);
+        let payload = ThreadMetadataUpdatedPayload {
+            name: None,
+            metadata: Some(object(json!({ "worldState": state }))),
+        };
+        self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+    }
+
+    /// `compacted`: the history was replaced by a summary.
+    fn on_compacted(&mut self, line: Line<'_>, item: &rollout::CompactedItem, out: &mut Vec<ProviderRuntimeEvent>) {
+        let place = self.place(None, None);
+        let context = self.context(&place, Some(line.raw("compacted")));
+        let payload = ThreadStateChangedPayload {
+            state: ThreadState::Compacted,
+            detail: Some(json!({ "message": item.message })),
+        };
+        self.emit(&context, RuntimeEvent::ThreadStateChanged(payload), out);
+    }
+}
+
+/// What a UI shows of a session: where it ran, what wrote it, its model provider and git state
+/// (the base instructions stay in `raw`).
+fn session_metadata(meta: &rollout::SessionMeta) -> Map<String, Value> {
+    let mut metadata = Map::new();
+    let mut put = |key: &str, value: Value| {
+        if !value.is_null() {
+            metadata.insert(key.to_string(), value);
+        }
+    };
+    put("cwd", json!(meta.cwd));
+    put("originator", json!(meta.originator));
+    put("cliVersion", json!(meta.cli_version));
+    put("createdAt", json!(meta.timestamp));
+    put("source", serde_json::to_value(&meta.source).unwrap_or(Value::Null));
+    put("modelProvider", json!(meta.model_provider));
+    put("git", serde_json::to_value(&meta.git).unwrap_or(Value::Null));
+    put("forkedFromId", json!(meta.forked_from_id));
+    metadata
+}
+
+/// A JSON object as a map (empty for anything else).
+pub(super) fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => Map::new(),
+    }
+}
+
+impl Normalizer for CodexRolloutNormalizer {
+    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
+        self.line_number += 1;
+        let envelope = serde_json::from_str::<Envelope<'_>>(frame.msg.get()).ok();
+        let time = envelope
+            .as_ref()
+            .and_then(|envelope| envelope.timestamp)
+            .and_then(clock::unix_millis);
+        self.ledger.begin(frame.line, frame.ts, time);
+        let (line, envelope) = match (wire::decode(frame), envelope) {
+            (Ok(line), Some(envelope)) => (line, envelope),
+            (Err(err), _) => {
+                let problem = wire::problem(&err);
+                self.warn_undecodable(frame, &problem, out);
+                return Err(problem);
+            }
+            (Ok(_), None) => unreachable!("a decoded line is an object with a payload"),
+        };
+        let pieces = |kind| Line {
+            msg: frame.msg,
+            kind,
+            payload: envelope.payload,
+        };
+        match &line {
+            RolloutLine::SessionMeta(meta) => self.on_session_meta(pieces("session_meta"), &meta.payload, out),
+            RolloutLine::ResponseItem(item) => self.on_response_item(pieces("response_item"), &item.payload, out),
+            RolloutLine::Compacted(compacted) => self.on_compacted(pieces("compacted"), &compacted.payload, out),
+            RolloutLine::TurnContext(context) => self.on_turn_context(pieces("turn_context"), &context.payload, out),
+            RolloutLine::EventMsg(event) => self.on_event_msg(pieces("event_msg"), &event.payload, out),
+            RolloutLine::WorldState(_) => self.on_world_state(pieces("world_state"), out),
+            RolloutLine::TokenUsageRecord(record) => {
+                self.on_token_usage(pieces("token_usage_record"), &record.payload, out);
+            }
+            RolloutLine::RetainedContext(retained) => {
+                self.on_retained(pieces("retained_context"), &retained.payload, out);
+            }
+        }
+        Ok(())
+    }
+
+    fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.line_number += 1;
+        self.ledger.begin(line, None, None);
+        let payload = RuntimeWarningPayload {
+            message: format!("unreadable input line: {reason}"),
+            detail: Some(Value::String(line.to_string())),
+        };
+        self.emit(&Context::default(), RuntimeEvent::RuntimeWarning(payload), out);
+    }
+
+    fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.ledger.finish(out);
+    }
+}

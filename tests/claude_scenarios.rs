@@ -1,0 +1,386 @@
+//! Scenario assertions: what the Claude traces of the corpus must become (issue "Claude Agent
+//! SDK", "Must show"), for the bare stream (`claude`) and the control transcripts
+//! (`claude-control`), pinned SDK (0.2.62) and newest (`v0.3.332-*`) alike.
+//!
+//! Expected values are read from the trace where it states them (the streamed text, the tool
+//! name, the client's permission answer, the result's subtype).
+
+use agentwire::source::Source;
+use agentwire_tests::scenario::Scenario;
+use serde_json::Value;
+
+/// The events of a trace as JSON, in order.
+fn events(sc: &Scenario) -> Vec<Value> {
+    sc.events()
+        .iter()
+        .map(|event| serde_json::to_value(event).expect("events serialize"))
+        .collect()
+}
+
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|event| event["type"] == kind).collect()
+}
+
+/// The stream-json messages of the trace, in order.
+fn messages(sc: &Scenario) -> Vec<Value> {
+    sc.lines_where(|_| true)
+        .into_iter()
+        .map(|line| sc.msg(line).clone())
+        .collect()
+}
+
+fn streamed(sc: &Scenario, delta_type: &str, field: &str) -> String {
+    messages(sc)
+        .iter()
+        .filter(|msg| msg["type"] == "stream_event" && msg["parent_tool_use_id"].is_null())
+        .filter(|msg| msg["event"]["delta"]["type"] == delta_type)
+        .map(|msg| msg["event"]["delta"][field].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn deltas(events: &[Value], kind: &str) -> String {
+    of_type(events, "content.delta")
+        .into_iter()
+        .filter(|event| event["payload"]["streamKind"] == kind)
+        .map(|event| event["payload"]["delta"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The one `turn.completed` of a single-prompt trace.
+fn last_turn(events: &[Value]) -> &Value {
+    of_type(events, "turn.completed")
+        .into_iter()
+        .next_back()
+        .expect("a turn.completed")
+}
+
+const BARE: Source = Source::Claude;
+const CONTROL: Source = Source::ClaudeControl;
+
+#[test]
+fn streamed_text_and_reasoning() {
+    for (source, name) in [
+        (BARE, "plain"),
+        (BARE, "thinking"),
+        (BARE, "sdk_thinking"),
+        (CONTROL, "sdk_thinking"),
+        (BARE, "v0.3.332-sdk_thinking"),
+        (CONTROL, "v0.3.332-sdk_plain"),
+    ] {
+        let sc = Scenario::load(source, name);
+        let events = events(&sc);
+        let text = streamed(&sc, "text_delta", "text");
+        assert!(!text.is_empty(), "{name}: the trace streams text");
+        assert_eq!(
+            deltas(&events, "assistant_text"),
+            text,
+            "{source}/{name}: assistant_text"
+        );
+        assert_eq!(
+            deltas(&events, "reasoning_text"),
+            streamed(&sc, "thinking_delta", "thinking"),
+            "{source}/{name}: reasoning_text"
+        );
+        if name.contains("thinking") {
+            assert!(
+                !deltas(&events, "reasoning_text").is_empty(),
+                "{name}: reasoning streamed"
+            );
+        }
+        let messages = of_type(&events, "item.completed")
+            .into_iter()
+            .filter(|event| event["payload"]["itemType"] == "assistant_message")
+            .count();
+        assert!(messages > 0, "{name}: an assistant message completes");
+        assert_eq!(last_turn(&events)["payload"]["state"], "completed", "{name}");
+    }
+    // Without partial messages the text arrives whole, as a completed item.
+    let sc = Scenario::load(BARE, "nopartial_thinking");
+    let events = events(&sc);
+    assert!(of_type(&events, "content.delta").is_empty());
+    let kinds: Vec<&Value> = of_type(&events, "item.completed")
+        .iter()
+        .map(|e| &e["payload"]["itemType"])
+        .collect();
+    assert!(kinds.contains(&&Value::from("reasoning")) && kinds.contains(&&Value::from("assistant_message")));
+}
+
+/// The tool item of `tool`: started with `item_type`, completed with `status` on its result.
+fn tool_item(source: Source, name: &str, tool: &str, item_type: &str, status: &str) {
+    let sc = Scenario::load(source, name);
+    let events = events(&sc);
+    let started: Vec<&Value> = of_type(&events, "item.started")
+        .into_iter()
+        .filter(|event| event["payload"]["data"]["toolName"] == tool)
+        .collect();
+    assert!(!started.is_empty(), "{source}/{name}: a {tool} item starts");
+    for start in started {
+        assert_eq!(start["payload"]["itemType"], item_type, "{source}/{name}: {tool}");
+        let completed: Vec<&Value> = of_type(&events, "item.completed")
+            .into_iter()
+            .filter(|event| event["itemId"] == start["itemId"])
+            .collect();
+        assert_eq!(completed.len(), 1, "{source}/{name}: the {tool} item completes once");
+        assert_eq!(completed[0]["payload"]["status"], status, "{source}/{name}: {tool}");
+        assert_eq!(
+            completed[0]["raw"]["method"], "user",
+            "{source}/{name}: completed by its tool_result"
+        );
+        // Before its result, the input block's stop is an update, not a completion.
+        let updates = of_type(&events, "item.updated")
+            .into_iter()
+            .filter(|event| event["itemId"] == start["itemId"] && event["payload"]["detail"] == "input final")
+            .count();
+        assert!(updates > 0, "{source}/{name}: input final is item.updated");
+    }
+}
+
+#[test]
+fn bash_and_write_items_complete_on_their_results() {
+    tool_item(BARE, "bash_bypass", "Bash", "command_execution", "completed");
+    tool_item(BARE, "bash_allowedtools", "Bash", "command_execution", "completed");
+    tool_item(BARE, "write_bypass", "Write", "file_change", "completed");
+    tool_item(CONTROL, "sdk_write_allow", "Write", "file_change", "completed");
+    tool_item(
+        CONTROL,
+        "sdk_bash_touch_allow",
+        "Bash",
+        "command_execution",
+        "completed",
+    );
+    tool_item(
+        BARE,
+        "v0.3.332-sdk_bash_touch_allow",
+        "Bash",
+        "command_execution",
+        "completed",
+    );
+    tool_item(CONTROL, "sdk_bash_touch_deny", "Bash", "command_execution", "failed");
+    tool_item(BARE, "write_planmode", "Write", "file_change", "failed");
+    // The command's output is a command_output delta on its item.
+    let sc = Scenario::load(BARE, "bash_bypass");
+    assert!(deltas(&events(&sc), "command_output").contains("hello"));
+}
+
+#[test]
+fn todo_updates_the_plan() {
+    for (source, name) in [
+        (BARE, "todo"),
+        (BARE, "sdk_todo"),
+        (CONTROL, "sdk_todo"),
+        (BARE, "v0.3.332-todo"),
+    ] {
+        let sc = Scenario::load(source, name);
+        let events = events(&sc);
+        let plans = of_type(&events, "turn.plan.updated");
+        assert!(!plans.is_empty(), "{source}/{name}: turn.plan.updated");
+        let todos = messages(&sc)
+            .iter()
+            .filter(|msg| msg["type"] == "assistant")
+            .flat_map(|msg| msg["message"]["content"].as_array().cloned().unwrap_or_default())
+            .find(|block| block["name"] == "TodoWrite")
+            .expect("a TodoWrite call");
+        let steps: Vec<&Value> = todos["input"]["todos"]
+            .as_array()
+            .expect("todos")
+            .iter()
+            .map(|t| &t["content"])
+            .collect();
+        let plan: Vec<&Value> = plans[0]["payload"]["plan"]
+            .as_array()
+            .expect("plan")
+            .iter()
+            .map(|s| &s["step"])
+            .collect();
+        assert_eq!(plan, steps, "{source}/{name}: the plan's steps are the todos");
+    }
+}
+
+/// The decisions of the `request.resolved` events of a trace.
+fn decisions(events: &[Value]) -> Vec<String> {
+    of_type(events, "request.resolved")
+        .into_iter()
+        .map(|event| event["payload"]["decision"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn denials_are_resolved_requests_with_deny() {
+    for (source, name, request_type) in [
+        (BARE, "denied_default", "command_execution_approval"),
+        (BARE, "denied_write_default", "file_change_approval"),
+        (BARE, "nopartial_denied_touch", "command_execution_approval"),
+        (BARE, "write_planmode", "file_change_approval"),
+        (BARE, "v0.3.332-denied_bash_touch", "command_execution_approval"),
+        (CONTROL, "sdk_bash_touch_deny", "command_execution_approval"),
+        (CONTROL, "sdk_write_deny", "file_change_approval"),
+        (CONTROL, "sdk_bash_touch_deny_interrupt", "command_execution_approval"),
+        (CONTROL, "v0.3.332-sdk_bash_touch_deny", "command_execution_approval"),
+        (CONTROL, "v0.3.332-sdk_write_deny", "file_change_approval"),
+    ] {
+        let sc = Scenario::load(source, name);
+        let events = events(&sc);
+        let opened = of_type(&events, "request.opened");
+        assert_eq!(opened.len(), 1, "{source}/{name}: one request");
+        assert_eq!(opened[0]["payload"]["requestType"], request_type, "{source}/{name}");
+        let decisions = decisions(&events);
+        let expected = if name.contains("interrupt") {
+            "cancel"
+        } else {
+            "decline"
+        };
+        assert_eq!(decisions, [expected], "{source}/{name}");
+    }
+    // The client's own answer travels with the decision.
+    let sc = Scenario::load(CONTROL, "sdk_bash_touch_deny");
+    let events = events(&sc);
+    let resolved = of_type(&events, "request.resolved")[0];
+    assert_eq!(resolved["payload"]["resolution"]["behavior"], "deny");
+    assert_eq!(resolved["raw"]["source"], "claude.sdk.permission");
+    let opened = of_type(&events, "request.opened")[0];
+    assert_eq!(opened["payload"]["args"]["toolName"], "Bash");
+    assert!(opened["payload"]["args"]["toolUseID"].is_string());
+    assert!(opened["payload"]["args"]["suggestions"].is_array());
+}
+
+#[test]
+fn allows_are_resolved_requests_with_accept() {
+    for name in [
+        "sdk_bash_touch_allow",
+        "sdk_write_allow",
+        "sdk_exit_plan_mode_allow",
+        "v0.3.332-sdk_bash_touch_allow",
+        "v0.3.332-sdk_write_allow",
+    ] {
+        let sc = Scenario::load(CONTROL, name);
+        let events = events(&sc);
+        let decisions = decisions(&events);
+        assert!(!decisions.is_empty(), "{name}: a request");
+        assert!(
+            decisions.iter().all(|d| d == "accept" || d == "acceptForSession"),
+            "{name}: {decisions:?}"
+        );
+        assert_eq!(last_turn(&events)["payload"]["state"], "completed", "{name}");
+    }
+}
+
+#[test]
+fn api_errors_fail_the_turn_with_one_runtime_error() {
+    for (source, name) in [
+        (BARE, "error400"),
+        (BARE, "error400_ctx"),
+        (BARE, "error413"),
+        (BARE, "error500_noretry"),
+        (BARE, "error529_noretry"),
+        (BARE, "sdk_error529"),
+        (CONTROL, "sdk_error529"),
+        (BARE, "v0.3.332-sdk_error529"),
+        (BARE, "v0.3.332-error529_retry2"),
+    ] {
+        let sc = Scenario::load(source, name);
+        let events = events(&sc);
+        let errors = of_type(&events, "runtime.error");
+        assert_eq!(errors.len(), 1, "{source}/{name}: one failure, one runtime.error");
+        assert_eq!(errors[0]["payload"]["class"], "provider_error", "{source}/{name}");
+        let turn = last_turn(&events);
+        assert_eq!(turn["payload"]["state"], "failed", "{source}/{name}");
+        // The error code of the `<synthetic>` assistant message is kept.
+        let code = messages(&sc)
+            .iter()
+            .find(|msg| msg["type"] == "assistant" && msg["error"].is_string())
+            .map(|msg| msg["error"].clone());
+        if let Some(code) = code {
+            assert_eq!(errors[0]["payload"]["detail"]["error"], code, "{source}/{name}");
+        }
+    }
+    // A retried API error is a warning, not a failure.
+    let sc = Scenario::load(BARE, "v0.3.332-error529_retry2");
+    let warnings = of_type(&events(&sc), "runtime.warning").len();
+    assert!(warnings >= 2, "api_retry is reported as runtime.warning");
+}
+
+#[test]
+fn limits_fail_with_their_subtype() {
+    for (name, subtype) in [
+        ("max_turns", "error_max_turns"),
+        ("v0.3.332-max_turns", "error_max_turns"),
+        ("v0.3.332-max_budget", "error_max_budget_usd"),
+    ] {
+        let sc = Scenario::load(BARE, name);
+        let events = events(&sc);
+        let turn = last_turn(&events);
+        assert_eq!(turn["payload"]["state"], "failed", "{name}");
+        assert_eq!(turn["payload"]["stopReason"], subtype, "{name}");
+        let errors = of_type(&events, "runtime.error");
+        assert_eq!(errors.len(), 1, "{name}");
+        assert_eq!(errors[0]["payload"]["detail"]["subtype"], subtype, "{name}");
+    }
+}
+
+#[test]
+fn interrupts_end_the_turn_interrupted_without_runtime_error() {
+    for (source, name) in [
+        (BARE, "sdk_interrupt_midstream"),
+        (CONTROL, "sdk_interrupt_midstream"),
+        (BARE, "v0.3.332-sdk_interrupt_midstream"),
+        (CONTROL, "v0.3.332-sdk_interrupt_midstream"),
+        (CONTROL, "sdk_bash_touch_deny_interrupt"),
+        (CONTROL, "v0.3.332-sdk_bash_touch_deny_interrupt"),
+    ] {
+        let sc = Scenario::load(source, name);
+        let events = events(&sc);
+        assert_eq!(last_turn(&events)["payload"]["state"], "interrupted", "{source}/{name}");
+        assert!(
+            of_type(&events, "runtime.error").is_empty(),
+            "{source}/{name}: no runtime.error"
+        );
+    }
+}
+
+#[test]
+fn subagent_messages_stay_under_their_task_item() {
+    for (source, name) in [
+        (BARE, "sdk_task_subagent"),
+        (CONTROL, "sdk_task_subagent"),
+        (BARE, "v0.3.332-task_subagent"),
+        (CONTROL, "v0.3.332-sdk_task_subagent"),
+    ] {
+        let sc = Scenario::load(source, name);
+        let events = events(&sc);
+        let task = of_type(&events, "item.started")
+            .into_iter()
+            .find(|event| event["payload"]["itemType"] == "collab_agent_tool_call")
+            .unwrap_or_else(|| panic!("{source}/{name}: a Task item"));
+        let task_use_id = task["providerRefs"]["providerItemId"].clone();
+        let sub_events: Vec<&Value> = events
+            .iter()
+            .filter(|event| event["raw"]["payload"]["parent_tool_use_id"] == task_use_id)
+            .collect();
+        assert!(!sub_events.is_empty(), "{source}/{name}: the subagent's messages");
+        for event in &sub_events {
+            assert_eq!(event["itemId"], task["itemId"], "{source}/{name}: under the Task item");
+            assert_ne!(
+                event["type"], "content.delta",
+                "{source}/{name}: not in the turn's text"
+            );
+        }
+        assert!(
+            !of_type(&events, "task.started").is_empty(),
+            "{source}/{name}: task.started"
+        );
+        if name.starts_with("v0.3.332") {
+            assert!(
+                !of_type(&events, "task.completed").is_empty(),
+                "{source}/{name}: task.completed"
+            );
+        }
+    }
+    // A second `result` for one prompt (the background subagent finished) is a turn of its own.
+    let sc = Scenario::load(BARE, "v0.3.332-task_subagent");
+    let events = events(&sc);
+    let turns: std::collections::BTreeSet<String> = of_type(&events, "turn.completed")
+        .iter()
+        .map(|e| e["turnId"].to_string())
+        .collect();
+    assert_eq!(turns.len(), 2, "two results, two turns");
+}

@@ -1,0 +1,241 @@
+//! Scenario assertions on Codex rollout files replayed into canonical events (spec 3.3): the
+//! same run read from its rollout file and through app-server gives the same canonical thread,
+//! turn and item ids; each scenario's turn, items, plan, question and failure read as a UI needs.
+//! The corpus README maps the numbered files to their scenarios.
+
+use agentwire::source::Source;
+use agentwire_canonical::{
+    CanonicalItemType as I, CanonicalRequestType, CanonicalRuntimeEventType as T, ItemStatus, RuntimeEventRawSource,
+    SessionState, TurnState,
+};
+use agentwire_tests::payload;
+use agentwire_tests::scenario::Scenario;
+use serde_json::Value;
+
+fn rollout(name: &str) -> Scenario {
+    Scenario::load(Source::CodexRollout, name)
+}
+
+/// The canonical ids (thread, turn, item) of every event of a trace.
+fn ids(sc: &Scenario) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut threads = Vec::new();
+    let mut turns = Vec::new();
+    let mut items = Vec::new();
+    for event in sc.events() {
+        threads.extend(event.thread_id.as_ref().map(ToString::to_string));
+        turns.extend(event.turn_id.as_ref().map(ToString::to_string));
+        items.extend(event.item_id.as_ref().map(ToString::to_string));
+    }
+    for list in [&mut threads, &mut turns, &mut items] {
+        list.sort();
+        list.dedup();
+    }
+    (threads, turns, items)
+}
+
+#[test]
+fn a_run_replayed_from_its_rollout_file_has_the_ids_it_had_through_app_server() {
+    // (rollout file, app-server transcript of the same run): the corpus README pairs them by
+    // the thread id they share.
+    for (file, transcript) in [
+        ("rollout-22", "text"),
+        ("rollout-24", "shell"),
+        ("rollout-41", "patch_approval_accept"),
+        ("rollout-55", "user_input_plan_mode"),
+        ("rollout-36", "shell_approval_accept"),
+        ("rollout-38", "shell_approval_cancel"),
+        ("rollout-42", "patch_approval_decline"),
+        ("rollout-52", "mcp"),
+        ("rollout-54", "dynamic_tool"),
+        ("rollout-33", "error500"),
+        ("rollout-43", "interrupt"),
+        ("rollout-86", "all"),
+    ] {
+        let replayed = rollout(file);
+        let live = Scenario::load(Source::CodexAppServer, transcript);
+        let (threads, turns, items) = ids(&replayed);
+        let (live_threads, live_turns, live_items) = ids(&live);
+        assert_eq!(threads, live_threads, "{file} vs {transcript}: threads");
+        assert_eq!(threads.len(), 1, "{file}: one thread");
+        assert_eq!(turns, live_turns, "{file} vs {transcript}: turns");
+        // Every item the rollout file reports is the item app-server reported.
+        let missing: Vec<&String> = items.iter().filter(|item| !live_items.contains(item)).collect();
+        assert!(missing.is_empty(), "{file}: items app-server never showed: {missing:?}");
+    }
+}
+
+#[test]
+fn every_line_rides_whole_and_derived_events_carry_the_event_msg() {
+    for sc in Scenario::all(Source::CodexRollout) {
+        for (index, event) in sc.events().iter().enumerate() {
+            let Some(raw) = &event.raw else { continue };
+            let payload: Value = serde_json::from_str(raw.payload.get()).expect("JSON");
+            match raw.source {
+                RuntimeEventRawSource::CodexRollout => {
+                    assert!(payload["timestamp"].is_string(), "{}: a whole line", sc.at(index));
+                }
+                RuntimeEventRawSource::CodexEventmsg => {
+                    let line = sc.line_of(index).expect("from a line");
+                    assert_eq!(
+                        &payload,
+                        &sc.msg(line)["payload"],
+                        "{}: the line's EventMsg",
+                        sc.at(index)
+                    );
+                    assert_eq!(sc.msg(line)["type"], "event_msg", "{}", sc.at(index));
+                }
+                other => panic!("{}: raw source {other:?}", sc.at(index)),
+            }
+        }
+    }
+}
+
+#[test]
+fn created_at_is_each_lines_timestamp() {
+    let sc = rollout("rollout-24");
+    for (index, event) in sc.events().iter().enumerate() {
+        let Some(line) = sc.line_of(index) else { continue };
+        let stamp = sc.msg(line)["timestamp"].as_str().expect("a timestamp");
+        assert_eq!(event.created_at.as_str(), stamp, "{}", sc.at(index));
+    }
+}
+
+#[test]
+fn text_is_one_turn_with_the_users_message_and_the_answer() {
+    let sc = rollout("rollout-22");
+    let (started, completed) = sc.single_turn();
+    assert_eq!(sc.turn_state(completed), TurnState::Completed);
+    let thread = sc.indices_of(T::ThreadStarted);
+    assert_eq!(thread.len(), 1);
+    assert!(thread[0] < started, "the thread starts before its turn");
+    let answers = sc.items(I::AssistantMessage);
+    assert_eq!(answers.len(), 1);
+    let (_, done) = answers[0];
+    let data = payload!(sc.event(done), ItemCompleted)
+        .and_then(|p| p.data.clone())
+        .expect("data");
+    assert_eq!(
+        data["content"][0]["text"],
+        "Hi! I am the mock model. How can I help you today?"
+    );
+    assert_eq!(sc.items(I::UserMessage).len(), 1);
+    sc.assert_no_item_left_open();
+}
+
+#[test]
+fn shell_opens_the_command_from_its_tool_call_and_completes_it_from_its_item() {
+    let sc = rollout("rollout-24");
+    let commands = sc.items(I::CommandExecution);
+    assert_eq!(commands.len(), 1);
+    let (started, completed) = commands[0];
+    assert_eq!(
+        sc.msg(sc.line_of(started).expect("a line"))["payload"]["type"],
+        "function_call"
+    );
+    let start = payload!(sc.event(started), ItemStarted).expect("item.started");
+    assert_eq!(start.title.as_deref(), Some("echo hello"));
+    let end = payload!(sc.event(completed), ItemCompleted).expect("item.completed");
+    assert_eq!(end.status, Some(ItemStatus::Completed));
+    assert_eq!(end.data.as_ref().expect("data")["aggregated_output"], "hello\n");
+    let summaries = sc.indices_of(T::ToolSummary);
+    assert_eq!(summaries.len(), 1, "the output the model saw");
+    assert_eq!(sc.event(summaries[0]).item_id, sc.event(started).item_id);
+}
+
+#[test]
+fn a_failed_turn_is_one_error_and_a_failed_turn_completion() {
+    for name in ["rollout-10", "rollout-79", "rollout-33"] {
+        let sc = rollout(name);
+        let errors = sc.indices_of(T::RuntimeError);
+        assert_eq!(errors.len(), 1, "{name}: one failure, one runtime.error");
+        let (_, completed) = sc.single_turn();
+        assert_eq!(sc.turn_state(completed), TurnState::Failed, "{name}");
+        assert!(errors[0] < completed, "{name}: the error comes first");
+        let message = payload!(sc.event(completed), TurnCompleted).and_then(|p| p.error_message.clone());
+        assert!(message.is_some(), "{name}: the turn says why");
+        let last = payload!(sc.events().last().expect("events"), SessionStateChanged).expect("state");
+        assert_eq!(last.state, SessionState::Error, "{name}");
+    }
+}
+
+#[test]
+fn an_interrupted_turn_completes_as_interrupted() {
+    let sc = rollout("rollout-43");
+    let (_, completed) = sc.single_turn();
+    assert_eq!(sc.turn_state(completed), TurnState::Interrupted);
+    assert_eq!(
+        sc.msg(sc.line_of(completed).expect("a line"))["payload"]["type"],
+        "turn_aborted"
+    );
+    sc.assert_no_item_left_open();
+}
+
+#[test]
+fn update_plan_is_the_turns_plan() {
+    let sc = rollout("rollout-71");
+    let plans = sc.indices_of(T::TurnPlanUpdated);
+    assert!(!plans.is_empty(), "a plan");
+    let plan = payload!(sc.event(plans[0]), TurnPlanUpdated).expect("plan");
+    assert!(!plan.plan.is_empty(), "with steps");
+    assert!(sc.items(I::Plan).is_empty(), "as in app-server, the plan is no item");
+}
+
+#[test]
+fn a_question_waits_on_the_user_and_its_retained_answer_settles_it() {
+    let sc = rollout("rollout-55");
+    let opened = sc.indices_of(T::RequestOpened);
+    assert_eq!(opened.len(), 1);
+    let request = payload!(sc.event(opened[0]), RequestOpened).expect("request");
+    assert_eq!(request.request_type, CanonicalRequestType::ToolUserInput);
+    assert_eq!(request.detail.as_deref(), Some("Which color should I use?"));
+    sc.next_for_request(opened[0], T::UserInputRequested);
+    let answered = sc.next_for_request(opened[0], T::UserInputResolved);
+    let resolved = sc.next_for_request(opened[0], T::RequestResolved);
+    assert!(answered < resolved);
+    assert_eq!(sc.decision(resolved), Some("answered"));
+    let waiting = sc
+        .indices_of(T::SessionStateChanged)
+        .into_iter()
+        .filter(|&i| payload!(sc.event(i), SessionStateChanged).is_some_and(|p| p.state == SessionState::Waiting))
+        .count();
+    assert_eq!(waiting, 1, "the session waits while the question is open");
+}
+
+#[test]
+fn a_patch_codex_reports_no_item_for_failed() {
+    let sc = rollout("rollout-30");
+    let patches = sc.items(I::FileChange);
+    assert!(!patches.is_empty());
+    let statuses: Vec<Option<ItemStatus>> = patches
+        .iter()
+        .map(|&(_, done)| payload!(sc.event(done), ItemCompleted).and_then(|p| p.status))
+        .collect();
+    assert!(statuses.contains(&Some(ItemStatus::Failed)), "{statuses:?}");
+}
+
+#[test]
+fn a_patch_that_applied_completes_from_its_file_change_item() {
+    let sc = rollout("rollout-41");
+    let patches = sc.items(I::FileChange);
+    assert_eq!(patches.len(), 1);
+    let (_, done) = patches[0];
+    let end = payload!(sc.event(done), ItemCompleted).expect("item.completed");
+    assert_eq!(end.status, Some(ItemStatus::Completed));
+    assert_eq!(
+        sc.msg(sc.line_of(done).expect("a line"))["payload"]["type"],
+        "item_completed"
+    );
+}
+
+#[test]
+fn a_command_refused_before_it_ran_is_declined() {
+    // 37: the user rejected it; 38: the user aborted it; 18: the approval policy refused it.
+    for name in ["rollout-37", "rollout-38", "rollout-18"] {
+        let sc = rollout(name);
+        let commands = sc.items(I::CommandExecution);
+        assert_eq!(commands.len(), 1, "{name}");
+        let (_, done) = commands[0];
+        let end = payload!(sc.event(done), ItemCompleted).expect("item.completed");
+        assert_eq!(end.status, Some(ItemStatus::Declined), "{}", sc.at(done));
+    }
+}

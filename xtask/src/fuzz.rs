@@ -1,0 +1,169 @@
+//! `cargo xtask fuzz [--seconds N]`: every `cargo fuzz` target of `crates/agentwire/fuzz/`, seeded
+//! from the corpus, for N seconds each (default 60); prints executions and crashes per target.
+//!
+//! It installs what it needs itself: `cargo-fuzz` (`cargo install --locked`) when missing; the
+//! nightly toolchain must be there (libFuzzer's sanitizer needs it). Seeds are written fresh from
+//! every folder of `tests/corpus/` on every run: each trace, and each of its lines on its own, after
+//! a first line naming the folder (the targets read it as the source's `--from` name). A crash
+//! leaves its input in `crates/agentwire/fuzz/artifacts/<target>/`; turn it into a regression test.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail, ensure};
+
+const USAGE: &str = "usage: cargo xtask fuzz [--seconds N]";
+
+/// The fuzz targets, each over every source.
+const TARGETS: [&str; 2] = ["normalize", "conform"];
+
+pub fn run(root: &Path, args: &[String]) -> Result<()> {
+    let seconds: u64 = match args {
+        [] => 60,
+        [flag, seconds] if flag == "--seconds" => seconds.parse().context("--seconds takes a whole number")?,
+        _ => bail!("{USAGE}"),
+    };
+    ensure_cargo_fuzz()?;
+    let fuzz_dir = root.join("crates/agentwire/fuzz");
+    let mut summary = Vec::new();
+    for target in TARGETS {
+        let seeds = fuzz_dir.join("corpus").join(target);
+        let count = write_seeds(root, &seeds)?;
+        eprintln!("==> fuzz {target}: {count} seeds, {seconds} s");
+        let output = Command::new("cargo")
+            .args(["+nightly", "fuzz", "run", target, "--"])
+            .arg(format!("-max_total_time={seconds}"))
+            .current_dir(root.join("crates/agentwire"))
+            .output()
+            .context("running cargo fuzz")?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let runs = executions(&stderr).unwrap_or(0);
+        let artifacts = artifacts(&fuzz_dir.join("artifacts").join(target));
+        summary.push(format!(
+            "{target}: {runs} executions in {seconds} s, {} crash(es){}",
+            artifacts.len(),
+            if artifacts.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ": {}",
+                    artifacts
+                        .iter()
+                        .map(|path| path.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        ));
+        if !output.status.success() && artifacts.is_empty() {
+            bail!("cargo fuzz run {target} failed:\n{stderr}");
+        }
+    }
+    for line in &summary {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+fn ensure_cargo_fuzz() -> Result<()> {
+    let nightly = Command::new("rustup").args(["toolchain", "list"]).output();
+    let has_nightly = nightly
+        .as_ref()
+        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains("nightly"));
+    ensure!(
+        has_nightly,
+        "cargo fuzz needs the nightly toolchain (rustup toolchain install nightly)"
+    );
+    if Command::new("cargo")
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        return Ok(());
+    }
+    eprintln!("installing cargo-fuzz");
+    let status = Command::new("cargo")
+        .args(["install", "cargo-fuzz", "--locked"])
+        .status()
+        .context("running cargo install")?;
+    ensure!(status.success(), "cargo install cargo-fuzz failed");
+    Ok(())
+}
+
+/// Writes the seeds of one target; returns how many.
+fn write_seeds(root: &Path, seeds: &Path) -> Result<usize> {
+    if seeds.exists() {
+        std::fs::remove_dir_all(seeds)?;
+    }
+    std::fs::create_dir_all(seeds)?;
+    let mut count = 0;
+    let corpus = root.join("tests/corpus");
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .with_context(|| format!("reading {}", corpus.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.is_dir())
+        .collect();
+    folders.sort();
+    for dir in folders {
+        let name = dir.file_name().expect("a folder name").to_string_lossy().into_owned();
+        let mut traces: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .with_context(|| format!("reading {}", dir.display()))?
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+            .collect();
+        traces.sort();
+        for trace in traces {
+            let text = std::fs::read(&trace)?;
+            let mut write = |bytes: &[u8]| -> Result<()> {
+                let mut seed = format!("{name}\n").into_bytes();
+                seed.extend_from_slice(bytes);
+                std::fs::write(seeds.join(format!("seed-{count:06}")), seed)?;
+                count += 1;
+                Ok(())
+            };
+            write(&text)?;
+            for line in text.split(|byte| *byte == b'\n').filter(|line| !line.is_empty()) {
+                write(line)?;
+            }
+        }
+    }
+    Ok(count)
+}
+
+/// The executions libFuzzer reports at the end (`Done 123 runs in 60 second(s)`), else the last
+/// progress line's `#N`.
+fn executions(stderr: &str) -> Option<u64> {
+    stderr
+        .lines()
+        .rev()
+        .find_map(|line| {
+            let rest = line.strip_prefix("Done ")?;
+            rest.split_whitespace().next()?.parse().ok()
+        })
+        .or_else(|| {
+            stderr.lines().rev().find_map(|line| {
+                let rest = line.strip_prefix('#')?;
+                rest.split_whitespace().next()?.parse().ok()
+            })
+        })
+}
+
+fn artifacts(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn executions_are_read_from_libfuzzer_output() {
+        let stderr = "#2 INITED cov: 10\n#4096 pulse cov: 12\nDone 123456 runs in 61 second(s)\n";
+        assert_eq!(super::executions(stderr), Some(123_456));
+        assert_eq!(super::executions("#77 NEW cov: 3\n"), Some(77));
+    }
+}
