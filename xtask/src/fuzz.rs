@@ -25,7 +25,6 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     };
     ensure_cargo_fuzz()?;
     let fuzz_dir = root.join("crates/agentwire/fuzz");
-    let mut summary = Vec::new();
     for target in TARGETS {
         let seeds = fuzz_dir.join("corpus").join(target);
         let count = write_seeds(root, &seeds)?;
@@ -39,7 +38,8 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let runs = executions(&stderr).unwrap_or(0);
         let artifacts = artifacts(&fuzz_dir.join("artifacts").join(target));
-        summary.push(format!(
+        // Printed as each target ends, so a run cut short still reports what it did.
+        println!(
             "{target}: {runs} executions in {seconds} s, {} crash(es){}",
             artifacts.len(),
             if artifacts.is_empty() {
@@ -54,13 +54,10 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
                         .join(", ")
                 )
             }
-        ));
+        );
         if !output.status.success() && artifacts.is_empty() {
             bail!("cargo fuzz run {target} failed:\n{stderr}");
         }
-    }
-    for line in &summary {
-        println!("{line}");
     }
     Ok(())
 }
