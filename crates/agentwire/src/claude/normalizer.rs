@@ -833,7 +833,7 @@ impl ClaudeNormalizer {
             (TurnState::Failed, Some(errors)) if !errors.is_empty() => Some(errors.join("; ")),
             (TurnState::Failed, Some(_)) => Some(format!("Claude ended the turn with `{subtype}`")),
             (TurnState::Failed, None) => value.get("result").and_then(Value::as_str).map(str::to_string),
-            _ => None,
+            (TurnState::Completed | TurnState::Interrupted | TurnState::Cancelled, _) => None,
         };
         let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) else {
             return self.current_state("a result for no session", raw, out);

@@ -494,7 +494,21 @@ impl CodexRolloutNormalizer {
             };
             let status = match item_type {
                 CanonicalItemType::CommandExecution | CanonicalItemType::FileChange => unrun_status(&data),
-                _ => ItemStatus::Completed,
+                CanonicalItemType::UserMessage
+                | CanonicalItemType::AssistantMessage
+                | CanonicalItemType::Reasoning
+                | CanonicalItemType::Plan
+                | CanonicalItemType::McpToolCall
+                | CanonicalItemType::DynamicToolCall
+                | CanonicalItemType::CollabAgentToolCall
+                | CanonicalItemType::WebSearch
+                | CanonicalItemType::ImageView
+                | CanonicalItemType::ImageGeneration
+                | CanonicalItemType::ReviewEntered
+                | CanonicalItemType::ReviewExited
+                | CanonicalItemType::ContextCompaction
+                | CanonicalItemType::Error
+                | CanonicalItemType::Unknown => ItemStatus::Completed,
             };
             let face = Face {
                 item_type,
