@@ -30,7 +30,7 @@ struct Cli {
 enum Command {
     /// Normalize a provider trace to canonical events (JSONL on stdout).
     Normalize {
-        /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control); detected from the first lines when omitted.
+        /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control, acp, cursor); detected from the first lines when omitted.
         #[arg(long, value_name = "FORMAT")]
         from: Option<Source>,
         /// The canonical session id; default: UUIDv5 of the first input line.
@@ -74,7 +74,7 @@ enum Command {
     },
     /// Decode every line into the generated provider types and report what does not fit.
     Conform {
-        /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control); detected from the first lines when omitted.
+        /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control, acp, cursor); detected from the first lines when omitted.
         #[arg(long, value_name = "FORMAT")]
         from: Option<Source>,
         /// Trace files (`-` for stdin).

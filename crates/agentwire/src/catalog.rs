@@ -5,7 +5,7 @@
 use crate::frame::{Frame, LineFormat};
 use crate::normalizer::{Conformer, Normalizer, Options};
 use crate::source::Source;
-use crate::{claude, codex_app_server, codex_exec, codex_rollout};
+use crate::{acp, claude, codex_app_server, codex_exec, codex_rollout};
 
 impl Source {
     /// A normalizer for one stream of this source.
@@ -15,6 +15,7 @@ impl Source {
             Self::Claude | Self::ClaudeControl => Box::new(claude::ClaudeNormalizer::new(self, options)),
             Self::CodexExec => Box::new(codex_exec::CodexExecNormalizer::new(options)),
             Self::CodexRollout => Box::new(codex_rollout::CodexRolloutNormalizer::new(options)),
+            Self::Acp | Self::Cursor => Box::new(acp::AcpNormalizer::new(self, options)),
         }
     }
 
@@ -25,6 +26,7 @@ impl Source {
             Self::Claude | Self::ClaudeControl => Box::new(claude::wire::Decoder),
             Self::CodexExec => Box::new(codex_exec::wire::Decoder),
             Self::CodexRollout => Box::new(codex_rollout::wire::Decoder),
+            Self::Acp | Self::Cursor => Box::new(acp::wire::Decoder::default()),
         }
     }
 
@@ -35,17 +37,20 @@ impl Source {
             Self::Claude | Self::ClaudeControl => claude::upstream(),
             Self::CodexExec => codex_exec::upstream(),
             Self::CodexRollout => codex_rollout::upstream(),
+            Self::Acp | Self::Cursor => acp::upstream(),
         }
     }
 
     /// Whether a frame is a message this source defines (for format detection).
     pub fn claims(self, frame: &Frame<'_>) -> bool {
         match self {
-            Self::CodexAppServer => codex_app_server::claims(frame),
+            // Codex app-server and ACP share only `initialize`; ACP's names a protocol version.
+            Self::CodexAppServer => codex_app_server::claims(frame) && !acp::is_initialize(frame),
             Self::Claude => claude::claims(frame, LineFormat::Bare),
             Self::ClaudeControl => claude::claims(frame, LineFormat::Transcript),
             Self::CodexExec => codex_exec::claims(frame),
             Self::CodexRollout => codex_rollout::claims(frame),
+            Self::Acp | Self::Cursor => acp::claims(frame, self),
         }
     }
 

@@ -115,6 +115,12 @@ impl Emitter {
             .expect("ensure_session() is called with the first line")
     }
 
+    /// Changes the `provider` of the events emitted from now on (a source that learns which
+    /// provider it talks to from the stream, as ACP does from `initialize`).
+    pub fn set_provider(&mut self, provider: ProviderKind) {
+        self.provider = provider;
+    }
+
     /// Whether any line was seen (the session id is known).
     pub fn has_session(&self) -> bool {
         self.session.is_some()

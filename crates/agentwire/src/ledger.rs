@@ -225,6 +225,11 @@ impl<Q> Ledger<Q> {
         self.emitter.session()
     }
 
+    /// Changes the `provider` of the events emitted from now on (see [`Emitter::set_provider`]).
+    pub fn set_provider(&mut self, provider: agentwire_canonical::ProviderKind) {
+        self.emitter.set_provider(provider);
+    }
+
     pub fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
         self.emitter.emit(context, event, out);
     }

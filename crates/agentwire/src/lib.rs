@@ -50,6 +50,7 @@ pub mod decode;
 pub mod emit;
 pub mod frame;
 pub mod ids;
+pub mod jsonrpc;
 pub mod ledger;
 pub mod normalizer;
 pub mod secrets;

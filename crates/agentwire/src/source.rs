@@ -27,6 +27,12 @@ pub enum Source {
     /// Codex session rollout files (`$CODEX_HOME/sessions/**/rollout-*.jsonl`): one
     /// `{"timestamp","type","payload"}` line each, replayed into the session they record.
     CodexRollout,
+    /// An ACP agent (Agent Client Protocol v1, JSON-RPC over stdio: Zed's Claude adapter,
+    /// `gemini --acp`, ...) as `{"dir","ts","msg"}` transcript records of its stdio.
+    Acp,
+    /// Cursor's `agent acp`: ACP plus Cursor's `cursor/*` extension requests, as transcript
+    /// records.
+    Cursor,
 }
 
 impl Source {
@@ -37,6 +43,8 @@ impl Source {
         Source::CodexRollout,
         Source::Claude,
         Source::ClaudeControl,
+        Source::Acp,
+        Source::Cursor,
     ];
 
     /// The name used on the command line (`--from`).
@@ -47,6 +55,8 @@ impl Source {
             Self::ClaudeControl => "claude-control",
             Self::CodexExec => "codex-exec",
             Self::CodexRollout => "codex-rollout",
+            Self::Acp => "acp",
+            Self::Cursor => "cursor",
         }
     }
 
@@ -58,6 +68,8 @@ impl Source {
             Self::ClaudeControl => "the Claude Agent SDK's claude process",
             Self::CodexExec => "codex exec",
             Self::CodexRollout => "codex",
+            Self::Acp => "the ACP agent",
+            Self::Cursor => "Cursor's agent acp",
         }
     }
 
@@ -66,6 +78,8 @@ impl Source {
         match self {
             Self::CodexAppServer | Self::CodexExec | Self::CodexRollout => ProviderKind::Codex,
             Self::Claude | Self::ClaudeControl => ProviderKind::ClaudeAgent,
+            Self::Acp => ProviderKind::Acp,
+            Self::Cursor => ProviderKind::Cursor,
         }
     }
 
@@ -75,6 +89,7 @@ impl Source {
         match self {
             Self::CodexAppServer | Self::CodexExec | Self::CodexRollout => "codex",
             Self::Claude | Self::ClaudeControl => "claude",
+            Self::Acp | Self::Cursor => "acp",
         }
     }
 

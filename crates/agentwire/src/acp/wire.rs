@@ -9,8 +9,6 @@
 //! 1 coexist with the client's `initialize` id 1) until their reply arrives, and the reply is
 //! decoded as that method's result.
 
-use std::collections::HashMap;
-
 use agentwire_acp::{
     AgentNotification, AgentRequest, AgentRequestResult, ClientNotification, ClientRequest, ClientRequestResult,
     CursorAgentRequest, CursorAgentRequestResult, CursorClientRequest, CursorClientRequestResult, DecodeError, Error,
@@ -19,6 +17,7 @@ use agentwire_acp::{
 
 use crate::decode::PathTracking;
 use crate::frame::{Direction, Frame};
+use crate::jsonrpc::Pending;
 
 /// One decoded ACP message.
 // One `Message` lives per frame and is matched by reference; boxing the large variants would
@@ -150,8 +149,8 @@ const PROTOCOL: &str = "$/";
 /// Decodes frames, remembering open requests so their responses can be typed.
 #[derive(Debug, Default)]
 pub struct Decoder {
-    /// Requests awaiting an answer, keyed by the direction the request travelled and its id.
-    pending: HashMap<(Direction, RequestId), String>,
+    /// Requests awaiting an answer, by the direction they travelled and their id: their method.
+    pending: Pending<String>,
 }
 
 impl Decoder {
@@ -173,7 +172,7 @@ impl Decoder {
             }
             (MessageKind::Request, dir) => {
                 if let Some(id) = &envelope.id {
-                    self.pending.insert((dir, id.clone()), method.to_string());
+                    self.pending.sent(dir, id.clone(), method.to_string());
                 }
                 match (dir, method.starts_with(CURSOR)) {
                     (Direction::In, true) => {
@@ -190,6 +189,7 @@ impl Decoder {
                 let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
                 let result = envelope.result.as_deref().ok_or(WireError::NotJsonRpc)?;
                 let method = self
+                    .pending
                     .answered(dir, &id)
                     .ok_or(WireError::UnmatchedResponse { id: id.clone() })?;
                 match (dir, method.starts_with(CURSOR)) {
@@ -205,7 +205,7 @@ impl Decoder {
             }
             (MessageKind::Error, dir) => {
                 let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
-                let method = self.answered(dir, &id);
+                let method = self.pending.answered(dir, &id);
                 let error = envelope.error.ok_or(WireError::NotJsonRpc)?;
                 let error = serde_json::to_value(error)
                     .and_then(serde_json::from_value)
@@ -214,15 +214,6 @@ impl Decoder {
             }
         }
         .map_err(WireError::Decode)
-    }
-
-    /// The method of the request a response travelling in `dir` answers, forgetting it.
-    fn answered(&mut self, dir: Direction, id: &RequestId) -> Option<String> {
-        let request_dir = match dir {
-            Direction::In => Direction::Out,
-            Direction::Out => Direction::In,
-        };
-        self.pending.remove(&(request_dir, id.clone()))
     }
 }
 

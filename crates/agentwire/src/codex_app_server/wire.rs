@@ -4,8 +4,6 @@
 //! the request it answers, so requests are remembered (per direction: both sides count their
 //! own ids) until their response arrives, and the response is decoded as that method's result.
 
-use std::collections::HashMap;
-
 use agentwire_codex_app_server::{
     ClientNotification, ClientRequest, ClientRequestResult, DecodeError, ErrorObject, MessageKind, RawEnvelope,
     RequestId, ServerNotification, ServerRequest, ServerRequestResult,
@@ -13,6 +11,7 @@ use agentwire_codex_app_server::{
 
 use crate::decode::PathTracking;
 use crate::frame::{Direction, Frame};
+use crate::jsonrpc::Pending;
 
 /// One decoded Codex app-server message.
 // One `Message` lives per frame and is matched by reference; boxing the large variants would
@@ -88,8 +87,8 @@ impl std::error::Error for WireError {}
 /// Decodes frames, remembering open requests so their responses can be typed.
 #[derive(Debug, Default)]
 pub struct Decoder {
-    /// Requests awaiting an answer, keyed by the direction the request travelled and its id.
-    pending: HashMap<(Direction, RequestId), String>,
+    /// Requests awaiting an answer, by the direction they travelled and their id: their method.
+    pending: Pending<String>,
 }
 
 impl Decoder {
@@ -106,7 +105,7 @@ impl Decoder {
             }
             (MessageKind::Request, dir) => {
                 if let (Some(id), Some(method)) = (&envelope.id, &envelope.method) {
-                    self.pending.insert((dir, id.clone()), method.clone());
+                    self.pending.sent(dir, id.clone(), method.clone());
                 }
                 match dir {
                     Direction::In => ServerRequest::decode(&envelope, decoder).map(Message::ServerRequest),
@@ -117,6 +116,7 @@ impl Decoder {
                 let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
                 let result = envelope.result.as_deref().ok_or(WireError::NotJsonRpc)?;
                 let method = self
+                    .pending
                     .answered(dir, &id)
                     .ok_or(WireError::UnmatchedResponse { id: id.clone() })?;
                 match dir {
@@ -128,7 +128,7 @@ impl Decoder {
             }
             (MessageKind::Error, dir) => {
                 let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
-                let method = self.answered(dir, &id);
+                let method = self.pending.answered(dir, &id);
                 let error = envelope.error.ok_or(WireError::NotJsonRpc)?;
                 return Ok(Message::Error { id, method, error });
             }
@@ -136,18 +136,9 @@ impl Decoder {
         .map_err(WireError::Decode)
     }
 
-    /// The method of the request a response travelling in `dir` answers, forgetting it.
-    fn answered(&mut self, dir: Direction, id: &RequestId) -> Option<String> {
-        let request_dir = match dir {
-            Direction::In => Direction::Out,
-            Direction::Out => Direction::In,
-        };
-        self.pending.remove(&(request_dir, id.clone()))
-    }
-
     /// The method of a request still awaiting its answer.
     pub fn pending_method(&self, request_dir: Direction, id: &RequestId) -> Option<&str> {
-        self.pending.get(&(request_dir, id.clone())).map(String::as_str)
+        self.pending.open(request_dir, id).map(String::as_str)
     }
 }
 

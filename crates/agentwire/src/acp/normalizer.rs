@@ -1,0 +1,853 @@
+//! The ACP normalizer: frame dispatch, the session lifecycle of section 5.1 (initialize,
+//! authenticate, session/new|load|resume, prompts as turns) and the JSON-RPC errors of 5.4.
+//!
+//! ACP names no turns: a turn is one `session/prompt`, from the client's request to the agent's
+//! answer, keyed by its position among the session's prompts ([`Ledger::with_positional_turns`]).
+//! An ACP session is a thread. Assistant and thought messages carry no id unless the agent sends
+//! `messageId`: a run of chunks of one kind is one item, ended by anything else.
+
+use std::collections::BTreeMap;
+
+use agentwire_acp::{
+    self as acp, ClientRequest, ClientRequestResult, CursorClientRequest, CursorClientRequestResult, MessageKind,
+    RawEnvelope, RequestId,
+};
+use agentwire_canonical::{
+    AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
+    ProviderItemId, ProviderRuntimeEvent, ProviderSessionId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    RuntimeEventRawSource, RuntimeWarningPayload, SessionConfiguredPayload, SessionStartedPayload,
+    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
+};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::requests::AcpRequest;
+use super::tools;
+use super::wire::{self, Message, WireError};
+use crate::emit::{Context, Raw};
+use crate::frame::{Direction, Frame};
+use crate::ids;
+use crate::ledger::{Cutoff, Ledger};
+use crate::normalizer::{Normalizer, Options, Problem};
+use crate::source::Source;
+
+/// What the client asked, kept until the agent answers (the answer alone does not say: a
+/// `session/load` result names no session, a `session/set_mode` result is empty).
+pub(super) enum ClientAsk {
+    /// `session/new`.
+    NewSession,
+    /// `session/load` or `session/resume` of this session.
+    Resume { session: String, params: Value },
+    /// `session/prompt`: the turn it started.
+    Prompt { session: String, turn: String },
+    /// `session/set_mode` to this mode.
+    SetMode { session: String, mode: String },
+    /// `session/set_config_option`, `session/close`, `session/delete`: the session it names.
+    Session { session: String },
+    /// `authenticate` with this method.
+    Authenticate { method: String },
+    /// What needs nothing remembered.
+    Other,
+}
+
+/// The kind of a run of message chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TextKind {
+    User,
+    Assistant,
+    Thought,
+}
+
+impl TextKind {
+    pub(super) fn item_type(self) -> CanonicalItemType {
+        match self {
+            Self::User => CanonicalItemType::UserMessage,
+            Self::Assistant => CanonicalItemType::AssistantMessage,
+            Self::Thought => CanonicalItemType::Reasoning,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+            Self::Thought => "thought",
+        }
+    }
+}
+
+/// A message item being streamed.
+pub(super) struct OpenText {
+    pub kind: TextKind,
+    /// The item's key: the agent's `messageId`, else a name derived from the turn.
+    pub key: String,
+    /// The key is the agent's `messageId` (then it is a provider id for `providerRefs`).
+    pub provider_keyed: bool,
+    /// The turn it belongs to, if any.
+    pub turn: Option<String>,
+    pub text: String,
+}
+
+/// What a tool call has said so far, merged from its partial updates.
+pub(super) struct ToolState {
+    pub item_type: CanonicalItemType,
+    pub turn: Option<String>,
+    /// The merged fields of `tool_call` and `tool_call_update`s (ACP's names).
+    pub data: Map<String, Value>,
+    /// `item.completed` was emitted.
+    pub done: bool,
+    /// Terminal output already delivered as `content.delta`, in bytes.
+    pub output_delivered: usize,
+}
+
+/// One ACP session (a canonical thread).
+#[derive(Default)]
+pub(super) struct AcpSession {
+    /// Prompts sent so far (the position of the next turn minus one).
+    pub prompts: u64,
+    /// Turns started and not yet answered, oldest first; the last one is current.
+    pub turns: Vec<String>,
+    /// The most recent turn, open or not (late updates belong to it).
+    pub last_turn: Option<String>,
+    /// Message items derived so far in the session (their names are numbered).
+    pub texts: u64,
+    pub text: Option<OpenText>,
+    /// Tool calls of the session, by `toolCallId`.
+    pub tools: BTreeMap<String, ToolState>,
+    /// Cursor's todo list (`cursor/update_todos` may merge into it by todo id).
+    pub todos: Vec<(Option<String>, agentwire_canonical::TurnPlanStep)>,
+}
+
+/// Normalizes one ACP connection (an agent and its client).
+pub struct AcpNormalizer {
+    pub(super) ledger: Ledger<AcpRequest>,
+    wire: wire::Decoder,
+    /// The host fixed the provider (`--provider-kind`): `initialize` does not change it.
+    provider_fixed: bool,
+    /// Client requests awaiting the agent's answer, by id.
+    pub(super) client_asks: BTreeMap<RequestId, ClientAsk>,
+    /// Sessions by ACP session id.
+    pub(super) sessions: BTreeMap<String, AcpSession>,
+    /// The session of the most recent prompt (Cursor's extension requests name none).
+    pub(super) last_session: Option<String>,
+    /// Agent requests for client-side work (`fs/*`, `terminal/*`) awaiting the client, by id:
+    /// the session and tool call they were tied to, and the method.
+    pub(super) agent_asks: BTreeMap<RequestId, super::requests::Work>,
+    /// Terminals by id: the session and tool call they run for.
+    pub(super) terminals: BTreeMap<String, (String, String)>,
+}
+
+impl AcpNormalizer {
+    /// A normalizer for one connection of `source` (`Acp` or `Cursor`).
+    pub fn new(source: Source, options: Options) -> Self {
+        let provider_fixed = options.provider.is_some();
+        AcpNormalizer {
+            ledger: Ledger::new(source, options).with_positional_turns(),
+            wire: wire::Decoder::default(),
+            provider_fixed,
+            client_asks: BTreeMap::new(),
+            sessions: BTreeMap::new(),
+            last_session: None,
+            agent_asks: BTreeMap::new(),
+            terminals: BTreeMap::new(),
+        }
+    }
+
+    pub(super) fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.ledger.emit(context, event, out);
+    }
+
+    /// The `raw.source` of a frame: what travels as a request, a notification or an answer.
+    pub(super) fn raw<'a>(frame: &Frame<'a>, method: Option<&'a str>) -> Raw<'a> {
+        let kind = serde_json::from_str::<RawEnvelope>(frame.msg.get())
+            .ok()
+            .and_then(|envelope| envelope.kind());
+        let source = match kind {
+            Some(MessageKind::Request) => RuntimeEventRawSource::CursorAcpRequest,
+            Some(MessageKind::Notification) | None => RuntimeEventRawSource::CursorAcpNotification,
+            Some(MessageKind::Response | MessageKind::Error) => RuntimeEventRawSource::CursorAcpResponse,
+        };
+        Raw::new(source, method, frame.msg)
+    }
+
+    pub(super) fn session_mut(&mut self, session: &str) -> &mut AcpSession {
+        self.sessions.entry(session.to_string()).or_default()
+    }
+
+    /// The turn an update of a session belongs to: the current one, else the last one (a late
+    /// update), else none (history replayed by `session/load` before any prompt).
+    pub(super) fn update_turn(&self, session: &str) -> Option<String> {
+        let open = self.sessions.get(session)?;
+        open.turns.last().cloned().or_else(|| open.last_turn.clone())
+    }
+
+    /// The context of an item of a session: in its turn when it has one.
+    pub(super) fn item_context<'a>(
+        &mut self,
+        session: &str,
+        turn: Option<&str>,
+        item: &str,
+        provider_keyed: bool,
+        raw: Option<Raw<'a>>,
+    ) -> Context<'a> {
+        let mut context = match turn {
+            Some(turn) => self.ledger.item_context(session, turn, item, raw),
+            None => {
+                let mut context = self.ledger.thread_context(session, raw);
+                context.item_id = Some(ids::item(self.ledger.source(), session, item));
+                context.refs.provider_item_id = ProviderItemId::new(item).ok();
+                context
+            }
+        };
+        if !provider_keyed {
+            context.refs.provider_item_id = None;
+        }
+        context
+    }
+
+    /// The context of a session's current (or last) turn, else of the session's thread.
+    pub(super) fn session_context<'a>(&mut self, session: &str, raw: Option<Raw<'a>>) -> Context<'a> {
+        let mut context = match self.update_turn(session) {
+            Some(turn) => self.ledger.turn_context(session, &turn, raw),
+            None => self.ledger.thread_context(session, raw),
+        };
+        context.refs.provider_session_id = ProviderSessionId::new(session).ok();
+        context
+    }
+
+    /// Completes the message item being streamed in a session, if any.
+    pub(super) fn close_text(&mut self, session: &str, out: &mut Vec<ProviderRuntimeEvent>) {
+        let Some(text) = self.sessions.get_mut(session).and_then(|s| s.text.take()) else {
+            return;
+        };
+        let context = self.item_context(session, text.turn.as_deref(), &text.key, text.provider_keyed, None);
+        let payload = ItemLifecyclePayload {
+            item_type: text.kind.item_type(),
+            status: Some(ItemStatus::Completed),
+            title: None,
+            detail: None,
+            data: Some(json!({ "text": text.text })),
+        };
+        self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+    }
+
+    /// The name of the next message item of a session that has no `messageId`.
+    pub(super) fn next_text_key(&mut self, session: &str, kind: TextKind) -> String {
+        let open = self.session_mut(session);
+        open.texts += 1;
+        let turn = open.last_turn.clone().unwrap_or_else(|| "0".to_string());
+        format!("turn-{turn}:{}-{}", kind.word(), open.texts)
+    }
+
+    /// A `runtime.warning` carrying a frame.
+    pub(super) fn warn(
+        &mut self,
+        context: &Context<'_>,
+        message: String,
+        detail: Option<Value>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.emit(
+            context,
+            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload { message, detail }),
+            out,
+        );
+    }
+
+    fn warn_undecodable(&mut self, frame: &Frame<'_>, err: &WireError, out: &mut Vec<ProviderRuntimeEvent>) {
+        let envelope = serde_json::from_str::<RawEnvelope>(frame.msg.get()).ok();
+        let method = envelope
+            .as_ref()
+            .and_then(|e| e.method.clone())
+            .or_else(|| err.method().map(str::to_string));
+        let context = Context::bare(Self::raw(frame, method.as_deref()));
+        let direction = match frame.dir {
+            Direction::In => "from the agent",
+            Direction::Out => "from the client",
+        };
+        let problem = err.problem();
+        let what = match problem.kind {
+            crate::normalizer::ProblemKind::Undeclared => "message the pinned schema does not declare",
+            crate::normalizer::ProblemKind::Undecodable | crate::normalizer::ProblemKind::Unreadable => {
+                "undecodable message"
+            }
+        };
+        let detail = json!({ "error": err.to_string(), "method": method });
+        self.warn(&context, format!("{what} {direction}: {problem}"), Some(detail), out);
+    }
+
+    // --- the client's requests ---
+
+    fn on_client_request(&mut self, frame: &Frame<'_>, request: &ClientRequest, out: &mut Vec<ProviderRuntimeEvent>) {
+        let ask = match request {
+            ClientRequest::SessionPrompt { params, .. } => {
+                let session = params.session_id.0.clone();
+                let turn = self.start_turn(frame, &session, out);
+                ClientAsk::Prompt { session, turn }
+            }
+            ClientRequest::SessionNew { .. } => ClientAsk::NewSession,
+            ClientRequest::SessionLoad { params, .. } => ClientAsk::Resume {
+                session: params.session_id.0.clone(),
+                params: to_value(params),
+            },
+            ClientRequest::SessionResume { params, .. } => ClientAsk::Resume {
+                session: params.session_id.0.clone(),
+                params: to_value(params),
+            },
+            ClientRequest::SessionSetMode { params, .. } => ClientAsk::SetMode {
+                session: params.session_id.0.clone(),
+                mode: params.mode_id.0.clone(),
+            },
+            ClientRequest::SessionSetConfigOption { params, .. } => ClientAsk::Session {
+                session: match params {
+                    acp::SetSessionConfigOptionRequest::Boolean { session_id, .. }
+                    | acp::SetSessionConfigOptionRequest::ValueId { session_id, .. } => session_id.0.clone(),
+                },
+            },
+            ClientRequest::SessionClose { params, .. } => ClientAsk::Session {
+                session: params.session_id.0.clone(),
+            },
+            ClientRequest::SessionDelete { params, .. } => ClientAsk::Session {
+                session: params.session_id.0.clone(),
+            },
+            ClientRequest::Authenticate { params, .. } => ClientAsk::Authenticate {
+                method: params.method_id.0.clone(),
+            },
+            // Nothing happens until the agent answers; the answer needs nothing remembered.
+            ClientRequest::Initialize { .. } | ClientRequest::Logout { .. } | ClientRequest::SessionList { .. } => {
+                ClientAsk::Other
+            }
+        };
+        self.client_asks.insert(request.id().clone(), ask);
+    }
+
+    /// `session/prompt`: a new turn of the session (`turn.started`, the session `running`).
+    fn start_turn(&mut self, frame: &Frame<'_>, session: &str, out: &mut Vec<ProviderRuntimeEvent>) -> String {
+        self.close_text(session, out);
+        let open = self.session_mut(session);
+        open.prompts += 1;
+        let turn = open.prompts.to_string();
+        open.turns.push(turn.clone());
+        open.last_turn = Some(turn.clone());
+        open.tools.retain(|_, tool| !tool.done);
+        self.last_session = Some(session.to_string());
+        let raw = Self::raw(frame, Some("session/prompt"));
+        let mut context = self.ledger.turn_context(session, &turn, Some(raw));
+        context.refs.provider_session_id = ProviderSessionId::new(session).ok();
+        if self.ledger.start_turn(session, &turn) {
+            let payload = TurnStartedPayload {
+                model: None,
+                effort: None,
+            };
+            self.emit(&context, RuntimeEvent::TurnStarted(payload), out);
+            self.ledger.settle_state(&context, Some("a prompt was sent"), out);
+        }
+        turn
+    }
+
+    /// Ends a turn: the message being streamed completes, open tool calls are cut off as
+    /// `cutoff` says, then `turn.completed`.
+    pub(super) fn end_turn(
+        &mut self,
+        context: &Context<'_>,
+        session: &str,
+        turn: &str,
+        cutoff: Cutoff,
+        payload: TurnCompletedPayload,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.close_text(session, out);
+        if let Some(open) = self.sessions.get_mut(session) {
+            open.turns.retain(|t| t != turn);
+            for tool in open.tools.values_mut() {
+                if tool.turn.as_deref() == Some(turn) {
+                    tool.done = true;
+                }
+            }
+        }
+        self.ledger.end_turn(context, session, turn, cutoff, out);
+        self.emit(context, RuntimeEvent::TurnCompleted(payload), out);
+        self.ledger.settle_state(context, Some("the prompt was answered"), out);
+    }
+
+    // --- the agent's answers ---
+
+    fn on_client_request_result(
+        &mut self,
+        frame: &Frame<'_>,
+        id: &RequestId,
+        result: &ClientRequestResult,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let ask = self.client_asks.remove(id).unwrap_or(ClientAsk::Other);
+        let method = client_result_method(result);
+        let raw = Self::raw(frame, Some(method)).with_type("result");
+        match result {
+            ClientRequestResult::Initialize(init) => {
+                if !self.provider_fixed {
+                    let cursor = init
+                        .agent_info
+                        .as_ref()
+                        .is_some_and(|info| super::names_cursor(&json!({ "name": info.name, "title": info.title })));
+                    let provider = match (self.ledger.source(), cursor) {
+                        (Source::Cursor, _) | (Source::Acp, true) => agentwire_canonical::ProviderKind::Cursor,
+                        (Source::Acp, false) => agentwire_canonical::ProviderKind::Acp,
+                        (
+                            Source::CodexAppServer
+                            | Source::Claude
+                            | Source::ClaudeControl
+                            | Source::CodexExec
+                            | Source::CodexRollout,
+                            _,
+                        ) => self.ledger.source().provider_kind(),
+                    };
+                    self.ledger.set_provider(provider);
+                }
+                let mut config = Map::new();
+                config.insert("protocolVersion".into(), to_value(&init.protocol_version));
+                config.insert("agentCapabilities".into(), to_value(&init.agent_capabilities));
+                config.insert(
+                    "authMethods".into(),
+                    init.auth_methods.as_ref().map_or(Value::Array(Vec::new()), to_value),
+                );
+                if let Some(info) = &init.agent_info {
+                    config.insert("agentInfo".into(), to_value(info));
+                }
+                self.emit(
+                    &Context::bare(raw),
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    out,
+                );
+            }
+            ClientRequestResult::Authenticate(_) => {
+                let method = match &ask {
+                    ClientAsk::Authenticate { method } => method.as_str(),
+                    ClientAsk::NewSession
+                    | ClientAsk::Resume { .. }
+                    | ClientAsk::Prompt { .. }
+                    | ClientAsk::SetMode { .. }
+                    | ClientAsk::Session { .. }
+                    | ClientAsk::Other => "the requested method",
+                };
+                let payload = AuthStatusPayload {
+                    is_authenticating: Some(false),
+                    output: Some(vec![format!("authenticated with {method}")]),
+                    error: None,
+                };
+                self.emit(&Context::bare(raw), RuntimeEvent::AuthStatus(payload), out);
+            }
+            ClientRequestResult::Logout(_) => {
+                let payload = AuthStatusPayload {
+                    is_authenticating: Some(false),
+                    output: Some(vec!["logged out".to_string()]),
+                    error: None,
+                };
+                self.emit(&Context::bare(raw), RuntimeEvent::AuthStatus(payload), out);
+            }
+            ClientRequestResult::SessionNew(new) => {
+                let mut config = Map::new();
+                insert_some(&mut config, "modes", new.modes.as_ref());
+                insert_some(&mut config, "models", new.models.as_ref());
+                insert_some(&mut config, "configOptions", new.config_options.as_ref());
+                self.start_session(raw, &new.session_id.0, None, config, out);
+            }
+            ClientRequestResult::SessionLoad(load) => {
+                let mut config = Map::new();
+                insert_some(&mut config, "modes", load.modes.as_ref());
+                insert_some(&mut config, "models", load.models.as_ref());
+                insert_some(&mut config, "configOptions", load.config_options.as_ref());
+                self.resume_session(raw, ask, config, out);
+            }
+            ClientRequestResult::SessionResume(resume) => {
+                let mut config = Map::new();
+                insert_some(&mut config, "modes", resume.modes.as_ref());
+                insert_some(&mut config, "configOptions", resume.config_options.as_ref());
+                self.resume_session(raw, ask, config, out);
+            }
+            ClientRequestResult::SessionPrompt(response) => {
+                let ClientAsk::Prompt { session, turn } = ask else {
+                    self.warn(
+                        &Context::bare(raw),
+                        "session/prompt answered for a prompt never sent".to_string(),
+                        None,
+                        out,
+                    );
+                    return;
+                };
+                let state = tools::turn_state(&response.stop_reason);
+                let cutoff = match state {
+                    TurnState::Cancelled | TurnState::Interrupted => Cutoff::Interrupted,
+                    TurnState::Completed => Cutoff::TurnCompleted,
+                    TurnState::Failed => Cutoff::Failed,
+                };
+                let usage = response
+                    .usage
+                    .as_ref()
+                    .map(to_value)
+                    .or_else(|| response.meta.as_ref().and_then(|meta| meta.get("quota")).cloned());
+                let payload = TurnCompletedPayload {
+                    state,
+                    stop_reason: Some(Some(tools::stop_reason_name(&response.stop_reason).to_string())),
+                    usage,
+                    model_usage: None,
+                    total_cost_usd: None,
+                    error_message: None,
+                };
+                let mut context = self.ledger.turn_context(&session, &turn, Some(raw));
+                context.refs.provider_session_id = ProviderSessionId::new(&session).ok();
+                self.end_turn(&context, &session, &turn, cutoff, payload, out);
+            }
+            ClientRequestResult::SessionSetMode(_) => {
+                let (session, mode) = match ask {
+                    ClientAsk::SetMode { session, mode } => (Some(session), Value::String(mode)),
+                    ClientAsk::NewSession
+                    | ClientAsk::Resume { .. }
+                    | ClientAsk::Prompt { .. }
+                    | ClientAsk::Session { .. }
+                    | ClientAsk::Authenticate { .. }
+                    | ClientAsk::Other => (None, Value::Null),
+                };
+                let mut config = Map::new();
+                config.insert("currentModeId".into(), mode);
+                self.configured(raw, session.as_deref(), config, out);
+            }
+            ClientRequestResult::SessionSetConfigOption(set) => {
+                let mut config = Map::new();
+                config.insert("configOptions".into(), to_value(&set.config_options));
+                let session = ask_session(&ask);
+                self.configured(raw, session.as_deref(), config, out);
+            }
+            ClientRequestResult::SessionList(list) => {
+                let mut config = Map::new();
+                config.insert("sessions".into(), to_value(&list.sessions));
+                insert_some(&mut config, "nextCursor", list.next_cursor.as_ref());
+                self.configured(raw, None, config, out);
+            }
+            ClientRequestResult::SessionClose(_) => self.thread_state(raw, &ask, ThreadState::Closed, out),
+            ClientRequestResult::SessionDelete(_) => self.thread_state(raw, &ask, ThreadState::Archived, out),
+        }
+    }
+
+    /// `thread.state.changed` of the session a request named (closed, or deleted: archived).
+    fn thread_state(&mut self, raw: Raw<'_>, ask: &ClientAsk, state: ThreadState, out: &mut Vec<ProviderRuntimeEvent>) {
+        let context = match ask_session(ask) {
+            Some(session) => self.ledger.thread_context(&session, Some(raw)),
+            None => Context::bare(raw),
+        };
+        let payload = ThreadStateChangedPayload { state, detail: None };
+        self.emit(&context, RuntimeEvent::ThreadStateChanged(payload), out);
+    }
+
+    /// `session/new` answered: the session, its thread, its configuration, `ready`.
+    fn start_session(
+        &mut self,
+        raw: Raw<'_>,
+        session: &str,
+        resume: Option<Value>,
+        config: Map<String, Value>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.session_mut(session);
+        let mut context = self.ledger.thread_context(session, Some(raw));
+        context.refs.provider_session_id = ProviderSessionId::new(session).ok();
+        let payload = SessionStartedPayload { message: None, resume };
+        self.emit(&context, RuntimeEvent::SessionStarted(payload), out);
+        if self.ledger.start_thread(session) {
+            let payload = ThreadStartedPayload {
+                provider_thread_id: agentwire_canonical::ProviderThreadId::new(session).ok(),
+            };
+            self.emit(&context, RuntimeEvent::ThreadStarted(payload), out);
+        }
+        if !config.is_empty() {
+            self.emit(
+                &context,
+                RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                out,
+            );
+        }
+        self.ledger
+            .report_current_state(&context.without_raw(), Some("the session is open"), out);
+    }
+
+    fn resume_session(
+        &mut self,
+        raw: Raw<'_>,
+        ask: ClientAsk,
+        config: Map<String, Value>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        match ask {
+            ClientAsk::Resume { session, params } => {
+                self.close_text(&session, out);
+                self.start_session(raw, &session, Some(params), config, out);
+            }
+            ClientAsk::NewSession
+            | ClientAsk::Prompt { .. }
+            | ClientAsk::SetMode { .. }
+            | ClientAsk::Session { .. }
+            | ClientAsk::Authenticate { .. }
+            | ClientAsk::Other => {
+                self.warn(
+                    &Context::bare(raw),
+                    "a session was loaded by a request never seen".to_string(),
+                    None,
+                    out,
+                );
+            }
+        }
+    }
+
+    /// `session.configured`, in the session's thread when it names one.
+    pub(super) fn configured(
+        &mut self,
+        raw: Raw<'_>,
+        session: Option<&str>,
+        config: Map<String, Value>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = match session {
+            Some(session) => self.session_context(session, Some(raw)),
+            None => Context::bare(raw),
+        };
+        self.emit(
+            &context,
+            RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+            out,
+        );
+    }
+
+    /// A JSON-RPC error travelling in `dir` (5.4).
+    fn on_error(
+        &mut self,
+        frame: &Frame<'_>,
+        id: &RequestId,
+        method: Option<&str>,
+        error: &acp::Error,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let raw = Self::raw(frame, method).with_type("error");
+        let code = error.code.0;
+        match frame.dir {
+            Direction::Out => self.on_client_error(raw, id, method, error, out),
+            Direction::In => {
+                let ask = self.client_asks.remove(id).unwrap_or(ClientAsk::Other);
+                let text = format!(
+                    "{} failed: {} (JSON-RPC error {code})",
+                    method.unwrap_or("a request"),
+                    error.message
+                );
+                let detail = json!({ "id": id, "method": method, "error": error });
+                match ask {
+                    ClientAsk::Prompt { session, turn } => {
+                        let mut context = self.ledger.turn_context(&session, &turn, Some(raw));
+                        context.refs.provider_session_id = ProviderSessionId::new(&session).ok();
+                        // The agent gave up on the prompt because the client cancelled it: not a failure.
+                        if code == acp::ErrorCode::REQUEST_CANCELLED.0 {
+                            let payload = cancelled_turn(Some(error.message.clone()));
+                            self.end_turn(&context, &session, &turn, Cutoff::Interrupted, payload, out);
+                            return;
+                        }
+                        let class = error_class(code);
+                        if self.ledger.report_turn_error(&session, &turn) {
+                            let payload = RuntimeErrorPayload {
+                                message: text.clone(),
+                                class: Some(class),
+                                detail: Some(detail),
+                            };
+                            self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+                        }
+                        let payload = TurnCompletedPayload {
+                            state: TurnState::Failed,
+                            stop_reason: None,
+                            usage: None,
+                            model_usage: None,
+                            total_cost_usd: None,
+                            error_message: Some(error.message.clone()),
+                        };
+                        self.end_turn(&context, &session, &turn, Cutoff::Failed, payload, out);
+                    }
+                    ClientAsk::Authenticate { .. } => {
+                        let payload = AuthStatusPayload {
+                            is_authenticating: Some(false),
+                            output: None,
+                            error: Some(error.message.clone()),
+                        };
+                        let context = Context::bare(raw);
+                        self.emit(&context, RuntimeEvent::AuthStatus(payload), out);
+                        let payload = RuntimeErrorPayload {
+                            message: text,
+                            class: Some(RuntimeErrorClass::PermissionError),
+                            detail: Some(detail),
+                        };
+                        self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+                    }
+                    ClientAsk::NewSession
+                    | ClientAsk::Resume { .. }
+                    | ClientAsk::SetMode { .. }
+                    | ClientAsk::Session { .. }
+                    | ClientAsk::Other => {
+                        let context = Context::bare(raw);
+                        // A method the agent does not have: the session goes on without it.
+                        if code == acp::ErrorCode::METHOD_NOT_FOUND.0 {
+                            let message = format!(
+                                "the agent does not support {}: {} (JSON-RPC error {code})",
+                                method.unwrap_or("a request"),
+                                error.message
+                            );
+                            self.warn(&context, message, Some(detail), out);
+                        } else {
+                            let payload = RuntimeErrorPayload {
+                                message: text,
+                                class: Some(error_class(code)),
+                                detail: Some(detail),
+                            };
+                            self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_cursor_client_request_result(
+        &mut self,
+        frame: &Frame<'_>,
+        id: &RequestId,
+        result: &CursorClientRequestResult,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.client_asks.remove(id);
+        match result {
+            CursorClientRequestResult::CursorListAvailableModels(models) => {
+                let raw = Self::raw(frame, Some("cursor/list_available_models")).with_type("result");
+                let mut config = Map::new();
+                config.insert("availableModels".into(), to_value(&models.models));
+                let session = self.last_session.clone();
+                self.configured(raw, session.as_deref(), config, out);
+            }
+        }
+    }
+}
+
+/// A turn ended by the client's cancellation.
+pub(super) fn cancelled_turn(message: Option<String>) -> TurnCompletedPayload {
+    TurnCompletedPayload {
+        state: TurnState::Cancelled,
+        stop_reason: Some(Some("cancelled".to_string())),
+        usage: None,
+        model_usage: None,
+        total_cost_usd: None,
+        error_message: message,
+    }
+}
+
+/// The class of a JSON-RPC error the agent answered with: the request was wrong (parse error,
+/// invalid request, unknown method, invalid params), the client is not logged in, or the agent
+/// failed (internal errors, and the codes agents choose themselves: gemini answers with the
+/// HTTP status of the model API, e.g. 400 or 429).
+fn error_class(code: i32) -> RuntimeErrorClass {
+    match code {
+        -32700 | -32600 | -32601 | -32602 => RuntimeErrorClass::ValidationError,
+        -32000 => RuntimeErrorClass::PermissionError,
+        _ => RuntimeErrorClass::ProviderError,
+    }
+}
+
+fn ask_session(ask: &ClientAsk) -> Option<String> {
+    match ask {
+        ClientAsk::Session { session }
+        | ClientAsk::SetMode { session, .. }
+        | ClientAsk::Resume { session, .. }
+        | ClientAsk::Prompt { session, .. } => Some(session.clone()),
+        ClientAsk::NewSession | ClientAsk::Authenticate { .. } | ClientAsk::Other => None,
+    }
+}
+
+fn client_result_method(result: &ClientRequestResult) -> &'static str {
+    match result {
+        ClientRequestResult::Initialize(_) => "initialize",
+        ClientRequestResult::Authenticate(_) => "authenticate",
+        ClientRequestResult::Logout(_) => "logout",
+        ClientRequestResult::SessionNew(_) => "session/new",
+        ClientRequestResult::SessionLoad(_) => "session/load",
+        ClientRequestResult::SessionList(_) => "session/list",
+        ClientRequestResult::SessionDelete(_) => "session/delete",
+        ClientRequestResult::SessionResume(_) => "session/resume",
+        ClientRequestResult::SessionClose(_) => "session/close",
+        ClientRequestResult::SessionSetMode(_) => "session/set_mode",
+        ClientRequestResult::SessionSetConfigOption(_) => "session/set_config_option",
+        ClientRequestResult::SessionPrompt(_) => "session/prompt",
+    }
+}
+
+/// A generated value as JSON (they serialize back to their wire shape).
+pub(super) fn to_value<T: Serialize + ?Sized>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn insert_some<T: Serialize>(map: &mut Map<String, Value>, key: &str, value: Option<&T>) {
+    if let Some(value) = value {
+        map.insert(key.to_string(), to_value(value));
+    }
+}
+
+/// Adds the canonical fields of a content delta.
+pub(super) fn delta(kind: ContentStreamKind, text: &str) -> RuntimeEvent {
+    RuntimeEvent::ContentDelta(ContentDeltaPayload {
+        stream_kind: kind,
+        delta: text.to_string(),
+        content_index: None,
+        summary_index: None,
+    })
+}
+
+impl Normalizer for AcpNormalizer {
+    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
+        self.ledger.begin(frame.line, frame.ts, None);
+        let message = match self.wire.decode(frame) {
+            Ok(message) => message,
+            Err(err) => {
+                self.warn_undecodable(frame, &err, out);
+                return Err(err.problem());
+            }
+        };
+        match &message {
+            Message::ClientRequest(request) => self.on_client_request(frame, request, out),
+            Message::ClientNotification(notification) => self.on_client_notification(frame, notification, out),
+            Message::AgentRequest(request) => self.on_agent_request(frame, request, out),
+            Message::AgentNotification(notification) => self.on_agent_notification(frame, notification, out),
+            Message::Protocol { dir, notification } => self.on_protocol(frame, *dir, notification, out),
+            Message::CursorAgentRequest(request) => self.on_cursor_request(frame, request, out),
+            Message::CursorClientRequest(request) => match request {
+                CursorClientRequest::CursorListAvailableModels { id, .. } => {
+                    self.client_asks.insert(id.clone(), ClientAsk::Other);
+                }
+            },
+            Message::ClientRequestResult { id, result } => self.on_client_request_result(frame, id, result, out),
+            Message::AgentRequestResult { id, result } => self.on_agent_request_result(frame, id, result, out),
+            Message::CursorAgentRequestResult { id, result } => self.on_cursor_result(frame, id, result, out),
+            Message::CursorClientRequestResult { id, result } => {
+                self.on_cursor_client_request_result(frame, id, result, out)
+            }
+            Message::Error { id, method, error, .. } => self.on_error(frame, id, method.as_deref(), error, out),
+        }
+        Ok(())
+    }
+
+    fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.ledger.begin(line, None, None);
+        let payload = RuntimeWarningPayload {
+            message: format!("unreadable input line: {reason}"),
+            detail: Some(Value::String(line.to_string())),
+        };
+        self.emit(&Context::default(), RuntimeEvent::RuntimeWarning(payload), out);
+    }
+
+    fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
+        let sessions: Vec<String> = self.sessions.keys().cloned().collect();
+        for session in sessions {
+            self.close_text(&session, out);
+        }
+        self.ledger.finish(out);
+    }
+}

@@ -1,0 +1,831 @@
+//! What the agent asks of its client (section 5.3): permissions and elicitations as requests
+//! that remember what they offered, the client-side work of `fs/*` and `terminal/*` tied to the
+//! tool call it serves, and Cursor's `cursor/*` extension requests.
+//!
+//! Each open request keeps in the ledger ([`AcpRequest`]) the JSON-RPC id with its original type
+//! and what was offered (a permission's options; a Cursor request's params), so an answer can be
+//! read back in canonical terms here, and a canonical decision turned into a reply frame by a
+//! host.
+
+use agentwire_acp::{
+    AgentRequest, AgentRequestResult, CreateElicitationRequest, CursorAgentRequest, CursorAgentRequestResult,
+    CursorAskQuestionOutcome, CursorAskQuestionParams, CursorCreatePlanOutcome, CursorCreatePlanParams,
+    CursorGenerateImageOutcome, CursorGenerateImageParams, CursorTaskOutcome, CursorTaskParams,
+    CursorUpdateTodosOutcome, CursorUpdateTodosParams, PermissionOptionKind, RequestId, RequestPermissionOutcome,
+};
+use agentwire_canonical::{
+    CanonicalItemType, CanonicalRequestType, ContentStreamKind, ItemStatus, ProviderRuntimeEvent, RequestOpenedPayload,
+    RuntimeEvent, ToolProgressPayload, TurnPlanStep, TurnPlanUpdatedPayload, UserInputRequestedPayload,
+};
+use serde_json::{Map, Value, json};
+
+use super::normalizer::{AcpNormalizer, delta, to_value};
+use super::tools;
+use super::updates::Item;
+use crate::decision::Decision;
+use crate::emit::{Context, Raw};
+use crate::frame::{Direction, Frame};
+use crate::ledger::{Answer, OpenRequest, Place};
+
+/// What the normalizer keeps of an open agent request, beside the ledger's facts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AcpRequest {
+    /// The JSON-RPC method.
+    pub method: &'static str,
+    /// The JSON-RPC id, with its type (a reply must carry it back as sent).
+    pub id: RequestId,
+    /// The ACP session it belongs to.
+    pub session: String,
+    /// What was offered or asked.
+    pub offer: Offer,
+}
+
+/// What an open request offered or asked, as needed to read or write its answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Offer {
+    /// `session/request_permission`: the options offered, for the tool call it names.
+    Permission {
+        tool_call_id: String,
+        options: Vec<OfferedOption>,
+    },
+    /// `elicitation/create`.
+    Elicitation(CreateElicitationRequest),
+    /// `cursor/ask_question`.
+    AskQuestion(CursorAskQuestionParams),
+    /// `cursor/create_plan`.
+    CreatePlan(CursorCreatePlanParams),
+    /// `cursor/update_todos`.
+    UpdateTodos(CursorUpdateTodosParams),
+    /// `cursor/task`.
+    Task(CursorTaskParams),
+    /// `cursor/generate_image`.
+    GenerateImage(CursorGenerateImageParams),
+}
+
+/// One option a permission request offered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OfferedOption {
+    pub option_id: String,
+    pub kind: PermissionOptionKind,
+    pub name: String,
+}
+
+impl OfferedOption {
+    /// The canonical decision of choosing this option.
+    pub fn decision(&self) -> Decision {
+        tools::decision(&self.kind)
+    }
+}
+
+/// Client-side work the agent asked for (`fs/*`, `terminal/*`), until the client answers.
+pub(super) struct Work {
+    pub method: &'static str,
+    pub session: String,
+    /// The tool call it serves, when it could be told.
+    pub tool: Option<String>,
+}
+
+/// The JSON text of a request id: the ledger's key (so `1` and `"1"` differ).
+fn key_of(id: &RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
+impl AcpNormalizer {
+    pub(super) fn on_agent_request(
+        &mut self,
+        frame: &Frame<'_>,
+        request: &AgentRequest,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let raw = Self::raw(frame, Some(request.method()));
+        match request {
+            AgentRequest::SessionRequestPermission { id, params } => {
+                let session = params.session_id.0.clone();
+                let tool_call_id = params.tool_call.tool_call_id.0.clone();
+                let fields = match to_value(&params.tool_call) {
+                    Value::Object(map) => map,
+                    Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => Map::new(),
+                };
+                self.on_tool(
+                    raw,
+                    &session,
+                    fields,
+                    params.tool_call.kind.as_ref(),
+                    params.tool_call.status.as_ref(),
+                    out,
+                );
+                let item_type = self
+                    .sessions
+                    .get(&session)
+                    .and_then(|s| s.tools.get(&tool_call_id))
+                    .map_or(CanonicalItemType::DynamicToolCall, |tool| tool.item_type);
+                let title = self
+                    .sessions
+                    .get(&session)
+                    .and_then(|s| s.tools.get(&tool_call_id))
+                    .and_then(|tool| tool.data.get("title"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let options = params
+                    .options
+                    .iter()
+                    .map(|option| OfferedOption {
+                        option_id: option.option_id.0.clone(),
+                        kind: option.kind.clone(),
+                        name: option.name.clone(),
+                    })
+                    .collect();
+                let opened = Opened {
+                    request_type: tools::request_type(item_type),
+                    detail: title,
+                    args: json!({ "toolCall": to_value(&params.tool_call), "options": to_value(&params.options) }),
+                    waits: true,
+                    questions: None,
+                    item: Some(tool_call_id.clone()),
+                };
+                let offer = Offer::Permission { tool_call_id, options };
+                self.open_request(raw, id, "session/request_permission", &session, offer, opened, out);
+            }
+            AgentRequest::ElicitationCreate { id, params } => {
+                let session = self.last_session.clone().unwrap_or_default();
+                let questions = json!({
+                    "message": params.message,
+                    "mode": params.mode,
+                    "url": params.url,
+                    "requestedSchema": to_value(&params.requested_schema),
+                });
+                let opened = Opened {
+                    request_type: CanonicalRequestType::ToolUserInput,
+                    detail: Some(params.message.clone()),
+                    args: to_value(params),
+                    waits: true,
+                    questions: Some(questions),
+                    item: None,
+                };
+                let offer = Offer::Elicitation(params.clone());
+                self.open_request(raw, id, "elicitation/create", &session, offer, opened, out);
+            }
+            AgentRequest::FsReadTextFile { id, params } => {
+                let tool = self.tool_for_path(&params.session_id.0, &params.path);
+                let summary = format!("reading {}", params.path);
+                self.work(raw, id, "fs/read_text_file", &params.session_id.0, tool, summary, out);
+            }
+            AgentRequest::FsWriteTextFile { id, params } => {
+                let tool = self.tool_for_path(&params.session_id.0, &params.path);
+                let summary = format!("writing {}", params.path);
+                self.work(raw, id, "fs/write_text_file", &params.session_id.0, tool, summary, out);
+            }
+            AgentRequest::TerminalCreate { id, params } => {
+                let mut command = params.command.clone();
+                for arg in params.args.iter().flatten() {
+                    command.push(' ');
+                    command.push_str(arg);
+                }
+                let tool = self.tool_for_command(&params.session_id.0, &command);
+                let summary = format!("running {command}");
+                self.work(raw, id, "terminal/create", &params.session_id.0, tool, summary, out);
+            }
+            AgentRequest::TerminalOutput { id, params } => {
+                let tool = self.terminal_tool(&params.terminal_id.0);
+                self.work(
+                    raw,
+                    id,
+                    "terminal/output",
+                    &params.session_id.0,
+                    tool,
+                    "reading the terminal output".into(),
+                    out,
+                );
+            }
+            AgentRequest::TerminalWaitForExit { id, params } => {
+                let tool = self.terminal_tool(&params.terminal_id.0);
+                let summary = "waiting for the command to exit".to_string();
+                self.work(
+                    raw,
+                    id,
+                    "terminal/wait_for_exit",
+                    &params.session_id.0,
+                    tool,
+                    summary,
+                    out,
+                );
+            }
+            AgentRequest::TerminalKill { id, params } => {
+                let tool = self.terminal_tool(&params.terminal_id.0);
+                self.work(
+                    raw,
+                    id,
+                    "terminal/kill",
+                    &params.session_id.0,
+                    tool,
+                    "killing the command".into(),
+                    out,
+                );
+            }
+            AgentRequest::TerminalRelease { id, params } => {
+                let tool = self.terminal_tool(&params.terminal_id.0);
+                let summary = "releasing the terminal".to_string();
+                self.work(raw, id, "terminal/release", &params.session_id.0, tool, summary, out);
+            }
+        }
+    }
+
+    /// The open tool call of a session a file path belongs to: the one whose locations or input
+    /// name the path, else the only one open.
+    fn tool_for_path(&self, session: &str, path: &str) -> Option<String> {
+        let open = self.sessions.get(session)?;
+        let names = |data: &Map<String, Value>| {
+            let in_locations = data
+                .get("locations")
+                .and_then(Value::as_array)
+                .is_some_and(|locations| {
+                    locations
+                        .iter()
+                        .any(|l| l.get("path").and_then(Value::as_str) == Some(path))
+                });
+            let in_input = data.get("rawInput").is_some_and(|input| {
+                ["file_path", "path", "abs_path", "absolute_path"]
+                    .iter()
+                    .any(|key| input.get(key).and_then(Value::as_str) == Some(path))
+            });
+            in_locations || in_input
+        };
+        open.tools
+            .iter()
+            .find(|(_, tool)| !tool.done && names(&tool.data))
+            .or_else(|| only(open.tools.iter().filter(|(_, tool)| !tool.done)))
+            .map(|(id, _)| id.clone())
+    }
+
+    /// The open command tool call of a session a terminal command runs for: the one whose input
+    /// is that command, else the only open command.
+    fn tool_for_command(&self, session: &str, command: &str) -> Option<String> {
+        let open = self.sessions.get(session)?;
+        let commands = || {
+            open.tools
+                .iter()
+                .filter(|(_, tool)| !tool.done && tool.item_type == CanonicalItemType::CommandExecution)
+        };
+        commands()
+            .find(|(_, tool)| {
+                tool.data
+                    .get("rawInput")
+                    .and_then(|input| input.get("command"))
+                    .and_then(Value::as_str)
+                    == Some(command)
+            })
+            .or_else(|| only(commands()))
+            .map(|(id, _)| id.clone())
+    }
+
+    fn terminal_tool(&self, terminal: &str) -> Option<String> {
+        self.terminals.get(terminal).map(|(_, tool)| tool.clone())
+    }
+
+    /// Client-side work: `tool.progress` on the tool call it serves (on the turn when it serves
+    /// none the protocol links), remembered until the client answers.
+    #[allow(clippy::too_many_arguments)]
+    fn work(
+        &mut self,
+        raw: Raw<'_>,
+        id: &RequestId,
+        method: &'static str,
+        session: &str,
+        tool: Option<String>,
+        summary: String,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = match &tool {
+            Some(tool) => {
+                let turn = self.tool_turn(session, tool);
+                self.item_context(session, turn.as_deref(), tool, true, Some(raw))
+            }
+            None => self.session_context(session, Some(raw)),
+        };
+        let payload = ToolProgressPayload {
+            tool_use_id: tool.clone(),
+            tool_name: Some(method.to_string()),
+            summary: Some(summary),
+            elapsed_seconds: None,
+        };
+        self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
+        self.agent_asks.insert(
+            id.clone(),
+            Work {
+                method,
+                session: session.to_string(),
+                tool,
+            },
+        );
+    }
+
+    /// Opens a request: `request.opened` (and `user-input.requested` for questions) in the
+    /// place of what it is about, remembered with what it offered.
+    #[allow(clippy::too_many_arguments)]
+    fn open_request(
+        &mut self,
+        raw: Raw<'_>,
+        id: &RequestId,
+        method: &'static str,
+        session: &str,
+        offer: Offer,
+        opened: Opened,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let key = key_of(id);
+        let turn = opened
+            .item
+            .as_deref()
+            .and_then(|item| self.tool_turn(session, item))
+            .or_else(|| self.update_turn(session));
+        let place = Place {
+            thread: Some(session.to_string()),
+            turn: turn.clone(),
+            item: opened.item.clone().filter(|_| turn.is_some()),
+        };
+        let provider_id = id.to_string();
+        let context = self
+            .ledger
+            .request_context(&key, &provider_id, Direction::In, &place, Some(raw));
+        let payload = RequestOpenedPayload {
+            request_type: opened.request_type,
+            detail: opened.detail,
+            args: Some(opened.args),
+        };
+        self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
+        let user_input = opened.questions.is_some();
+        if let Some(questions) = opened.questions {
+            let payload = UserInputRequestedPayload { questions };
+            self.emit(&context, RuntimeEvent::UserInputRequested(payload), out);
+        }
+        let request = OpenRequest {
+            request_type: opened.request_type,
+            place,
+            provider_id,
+            dir: Direction::In,
+            waits: opened.waits,
+            user_input,
+            answer: None,
+            extra: AcpRequest {
+                method,
+                id: id.clone(),
+                session: session.to_string(),
+                offer,
+            },
+        };
+        self.ledger.open_request(key, request, &context, out);
+    }
+
+    /// Settles an open request with the client's answer, carried by `raw`.
+    fn settle(&mut self, raw: Raw<'_>, id: &RequestId, answer: Answer, out: &mut Vec<ProviderRuntimeEvent>) {
+        let key = key_of(id);
+        if let Some(request) = self.ledger.request_mut(&key) {
+            request.answer = Some(answer);
+        }
+        self.ledger.resolve_request(&key, Some(raw), out);
+    }
+
+    /// The client's answer to an agent request.
+    pub(super) fn on_agent_request_result(
+        &mut self,
+        frame: &Frame<'_>,
+        id: &RequestId,
+        result: &AgentRequestResult,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        match result {
+            AgentRequestResult::SessionRequestPermission(response) => {
+                let raw = Self::raw(frame, Some("session/request_permission")).with_type("result");
+                let options = match self.ledger.request(&key_of(id)).map(|request| &request.extra.offer) {
+                    Some(Offer::Permission { options, .. }) => options.clone(),
+                    Some(
+                        Offer::Elicitation(_)
+                        | Offer::AskQuestion(_)
+                        | Offer::CreatePlan(_)
+                        | Offer::UpdateTodos(_)
+                        | Offer::Task(_)
+                        | Offer::GenerateImage(_),
+                    )
+                    | None => Vec::new(),
+                };
+                let answer = match &response.outcome {
+                    RequestPermissionOutcome::Cancelled => Answer {
+                        decision: Decision::Cancel,
+                        resolution: json!({ "outcome": "cancelled" }),
+                        answers: None,
+                    },
+                    RequestPermissionOutcome::Selected { option_id, .. } => {
+                        match options.iter().find(|option| option.option_id == option_id.0) {
+                            Some(option) => Answer {
+                                decision: option.decision(),
+                                resolution: json!({
+                                    "outcome": "selected",
+                                    "optionId": option.option_id,
+                                    "kind": tools::option_kind_name(&option.kind),
+                                    "name": option.name,
+                                }),
+                                answers: None,
+                            },
+                            None => Answer {
+                                decision: Decision::Error,
+                                resolution: json!({
+                                    "outcome": "selected",
+                                    "optionId": option_id.0,
+                                    "error": "the client chose an option that was not offered",
+                                }),
+                                answers: None,
+                            },
+                        }
+                    }
+                };
+                self.settle(raw, id, answer, out);
+            }
+            AgentRequestResult::ElicitationCreate(response) => {
+                let raw = Self::raw(frame, Some("elicitation/create")).with_type("result");
+                let decision = match response.action.as_deref() {
+                    Some("accept") => Decision::Answered,
+                    Some("decline") => Decision::Decline,
+                    Some(_) | None => Decision::Cancel,
+                };
+                let answer = Answer {
+                    decision,
+                    resolution: to_value(response),
+                    answers: response.content.as_ref().map(to_value),
+                };
+                self.settle(raw, id, answer, out);
+            }
+            AgentRequestResult::TerminalCreate(created) => {
+                if let Some(work) = self.agent_asks.remove(id)
+                    && let Some(tool) = work.tool
+                {
+                    self.terminals
+                        .insert(created.terminal_id.0.clone(), (work.session, tool));
+                }
+            }
+            AgentRequestResult::TerminalOutput(output) => {
+                let Some(work) = self.agent_asks.remove(id) else {
+                    return;
+                };
+                let Some(tool) = work.tool else {
+                    return;
+                };
+                let raw = Self::raw(frame, Some(work.method)).with_type("result");
+                self.deliver_output(raw, &work.session, &tool, &output.output, out);
+            }
+            // The client did the work; the tool call's own updates report its outcome.
+            AgentRequestResult::FsReadTextFile(_)
+            | AgentRequestResult::FsWriteTextFile(_)
+            | AgentRequestResult::TerminalWaitForExit(_)
+            | AgentRequestResult::TerminalKill(_)
+            | AgentRequestResult::TerminalRelease(_) => {
+                self.agent_asks.remove(id);
+            }
+        }
+    }
+
+    /// A terminal's output so far: what was not delivered yet becomes `command_output`.
+    fn deliver_output(
+        &mut self,
+        raw: Raw<'_>,
+        session: &str,
+        tool: &str,
+        output: &str,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let Some(state) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(tool)) else {
+            return;
+        };
+        let new = output.get(state.output_delivered..).unwrap_or(output);
+        if new.is_empty() {
+            return;
+        }
+        let new = new.to_string();
+        state.output_delivered = output.len();
+        let turn = state.turn.clone();
+        let context = self.item_context(session, turn.as_deref(), tool, true, Some(raw));
+        self.emit(&context, delta(ContentStreamKind::CommandOutput, &new), out);
+    }
+
+    /// The client answered an agent request with an error: an open request resolves as
+    /// `error` (and the item it opened fails); failed client-side work is a warning (the agent
+    /// reports the tool call's outcome).
+    pub(super) fn on_client_error(
+        &mut self,
+        raw: Raw<'_>,
+        id: &RequestId,
+        method: Option<&str>,
+        error: &agentwire_acp::Error,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let key = key_of(id);
+        if let Some(request) = self.ledger.request(&key) {
+            let session = request.extra.session.clone();
+            let item = cursor_item(&request.extra.offer);
+            let answer = Answer {
+                decision: Decision::Error,
+                resolution: json!({ "error": error }),
+                answers: None,
+            };
+            self.settle(raw, id, answer, out);
+            if let Some(item) = item {
+                self.end_offer_item(raw, &session, item, ItemStatus::Failed, out);
+            }
+            return;
+        }
+        self.agent_asks.remove(id);
+        let message = format!(
+            "the client could not serve {}: {} (JSON-RPC error {})",
+            method.unwrap_or("a request"),
+            error.message,
+            error.code.0
+        );
+        self.warn(&Context::bare(raw), message, Some(json!({ "error": error })), out);
+    }
+
+    /// Completes the item a Cursor request opened.
+    fn end_offer_item(
+        &mut self,
+        raw: Raw<'_>,
+        session: &str,
+        item: (String, CanonicalItemType),
+        status: ItemStatus,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let item = Item {
+            id: &item.0,
+            item_type: item.1,
+            title: None,
+        };
+        self.item_step(raw, session, item, Map::new(), Some(status), out);
+    }
+
+    // --- Cursor's extension requests ---
+
+    pub(super) fn on_cursor_request(
+        &mut self,
+        frame: &Frame<'_>,
+        request: &CursorAgentRequest,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let session = self.last_session.clone().unwrap_or_default();
+        match request {
+            CursorAgentRequest::CursorAskQuestion { id, params } => {
+                let raw = Self::raw(frame, Some("cursor/ask_question"));
+                let opened = Opened {
+                    request_type: CanonicalRequestType::ToolUserInput,
+                    detail: params.title.clone(),
+                    args: to_value(params),
+                    waits: true,
+                    questions: Some(to_value(&params.questions)),
+                    item: None,
+                };
+                let offer = Offer::AskQuestion(params.clone());
+                self.open_request(raw, id, "cursor/ask_question", &session, offer, opened, out);
+            }
+            CursorAgentRequest::CursorCreatePlan { id, params } => {
+                let raw = Self::raw(frame, Some("cursor/create_plan"));
+                let title = params.name.clone().or_else(|| Some("Plan".to_string()));
+                let item = Item {
+                    id: &params.tool_call_id.0,
+                    item_type: CanonicalItemType::Plan,
+                    title: title.clone(),
+                };
+                let fields = object(to_value(params));
+                self.ensure_item(raw, &session, &item, fields, out);
+                let turn = self.tool_turn(&session, item.id);
+                let context = self.item_context(&session, turn.as_deref(), item.id, true, Some(raw));
+                self.emit(&context, delta(ContentStreamKind::PlanText, &params.plan), out);
+                self.item_step(raw, &session, item, Map::new(), Some(ItemStatus::Completed), out);
+                if !params.todos.is_empty() {
+                    let plan = params.todos.iter().map(todo_step).collect();
+                    self.plan_updated(raw, &session, params.overview.clone(), plan, out);
+                }
+                let opened = Opened {
+                    request_type: CanonicalRequestType::Unknown,
+                    detail: title,
+                    args: to_value(params),
+                    waits: true,
+                    questions: None,
+                    item: Some(params.tool_call_id.0.clone()),
+                };
+                let offer = Offer::CreatePlan(params.clone());
+                self.open_request(raw, id, "cursor/create_plan", &session, offer, opened, out);
+            }
+            CursorAgentRequest::CursorUpdateTodos { id, params } => {
+                let raw = Self::raw(frame, Some("cursor/update_todos"));
+                let plan = self.merge_todos(&session, params);
+                self.plan_updated(raw, &session, None, plan, out);
+                let opened = Opened {
+                    request_type: CanonicalRequestType::DynamicToolCall,
+                    detail: Some("update the todo list".to_string()),
+                    args: to_value(params),
+                    waits: false,
+                    questions: None,
+                    item: None,
+                };
+                let offer = Offer::UpdateTodos(params.clone());
+                self.open_request(raw, id, "cursor/update_todos", &session, offer, opened, out);
+            }
+            CursorAgentRequest::CursorTask { id, params } => {
+                let raw = Self::raw(frame, Some("cursor/task"));
+                let item = Item {
+                    id: &params.tool_call_id.0,
+                    item_type: CanonicalItemType::CollabAgentToolCall,
+                    title: Some(params.description.clone()),
+                };
+                self.item_step(raw, &session, item, object(to_value(params)), None, out);
+                let opened = Opened {
+                    request_type: CanonicalRequestType::DynamicToolCall,
+                    detail: Some(params.description.clone()),
+                    args: to_value(params),
+                    waits: false,
+                    questions: None,
+                    item: Some(params.tool_call_id.0.clone()),
+                };
+                let offer = Offer::Task(params.clone());
+                self.open_request(raw, id, "cursor/task", &session, offer, opened, out);
+            }
+            CursorAgentRequest::CursorGenerateImage { id, params } => {
+                let raw = Self::raw(frame, Some("cursor/generate_image"));
+                let item = Item {
+                    id: &params.tool_call_id.0,
+                    item_type: CanonicalItemType::ImageGeneration,
+                    title: Some(params.description.clone()),
+                };
+                self.item_step(raw, &session, item, object(to_value(params)), None, out);
+                let opened = Opened {
+                    request_type: CanonicalRequestType::DynamicToolCall,
+                    detail: Some(params.description.clone()),
+                    args: to_value(params),
+                    waits: false,
+                    questions: None,
+                    item: Some(params.tool_call_id.0.clone()),
+                };
+                let offer = Offer::GenerateImage(params.clone());
+                self.open_request(raw, id, "cursor/generate_image", &session, offer, opened, out);
+            }
+        }
+    }
+
+    fn plan_updated(
+        &mut self,
+        raw: Raw<'_>,
+        session: &str,
+        explanation: Option<String>,
+        plan: Vec<TurnPlanStep>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.session_context(session, Some(raw));
+        let payload = TurnPlanUpdatedPayload {
+            explanation: explanation.map(Some),
+            plan,
+        };
+        self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+    }
+
+    /// The session's todo list after `cursor/update_todos`: replaced, or merged by todo id.
+    fn merge_todos(&mut self, session: &str, params: &CursorUpdateTodosParams) -> Vec<TurnPlanStep> {
+        let open = self.session_mut(session);
+        if !params.merge {
+            open.todos.clear();
+        }
+        for todo in &params.todos {
+            let step = (todo.id.clone(), todo_step(todo));
+            match todo
+                .id
+                .as_ref()
+                .and_then(|id| open.todos.iter_mut().find(|(known, _)| known.as_ref() == Some(id)))
+            {
+                Some(known) => *known = step,
+                None => open.todos.push(step),
+            }
+        }
+        open.todos.iter().map(|(_, step)| step.clone()).collect()
+    }
+
+    /// The client's answer to a Cursor extension request.
+    pub(super) fn on_cursor_result(
+        &mut self,
+        frame: &Frame<'_>,
+        id: &RequestId,
+        result: &CursorAgentRequestResult,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let key = key_of(id);
+        let request = self.ledger.request(&key).map(|request| request.extra.clone());
+        let session = request.as_ref().map(|r| r.session.clone()).unwrap_or_default();
+        let item = request.as_ref().and_then(|r| cursor_item(&r.offer));
+        let (method, decision, answers, status) = match result {
+            CursorAgentRequestResult::CursorAskQuestion(response) => {
+                let (decision, answers) = match &response.outcome {
+                    CursorAskQuestionOutcome::Answered { answers } => (Decision::Answered, Some(to_value(answers))),
+                    CursorAskQuestionOutcome::Skipped { .. } => (Decision::Decline, None),
+                    CursorAskQuestionOutcome::Cancelled => (Decision::Cancel, None),
+                };
+                ("cursor/ask_question", decision, answers, None)
+            }
+            CursorAgentRequestResult::CursorCreatePlan(response) => {
+                let decision = match &response.outcome {
+                    CursorCreatePlanOutcome::Accepted { .. } => Decision::Accept,
+                    CursorCreatePlanOutcome::Rejected { .. } => Decision::Decline,
+                    CursorCreatePlanOutcome::Cancelled => Decision::Cancel,
+                };
+                ("cursor/create_plan", decision, None, None)
+            }
+            CursorAgentRequestResult::CursorUpdateTodos(response) => {
+                let decision = match &response.outcome {
+                    CursorUpdateTodosOutcome::Accepted { .. } => Decision::Answered,
+                    CursorUpdateTodosOutcome::Rejected { .. } => Decision::Decline,
+                    CursorUpdateTodosOutcome::Cancelled => Decision::Cancel,
+                };
+                ("cursor/update_todos", decision, None, None)
+            }
+            CursorAgentRequestResult::CursorTask(response) => {
+                let (decision, status) = match &response.outcome {
+                    CursorTaskOutcome::Completed { .. } => (Decision::Answered, ItemStatus::Completed),
+                    CursorTaskOutcome::Rejected { .. } => (Decision::Decline, ItemStatus::Declined),
+                    CursorTaskOutcome::Cancelled => (Decision::Cancel, ItemStatus::Declined),
+                };
+                ("cursor/task", decision, None, Some(status))
+            }
+            CursorAgentRequestResult::CursorGenerateImage(response) => {
+                let (decision, status) = match &response.outcome {
+                    CursorGenerateImageOutcome::Generated { .. } => (Decision::Answered, ItemStatus::Completed),
+                    CursorGenerateImageOutcome::Rejected { .. } => (Decision::Decline, ItemStatus::Declined),
+                    CursorGenerateImageOutcome::Cancelled => (Decision::Cancel, ItemStatus::Declined),
+                };
+                ("cursor/generate_image", decision, None, Some(status))
+            }
+        };
+        let raw = Self::raw(frame, Some(method)).with_type("result");
+        let resolution = to_value(result);
+        if let (Some(item), Some(status)) = (item, status) {
+            let fields = object(json!({ "outcome": resolution.get("outcome").cloned().unwrap_or(Value::Null) }));
+            let item = Item {
+                id: &item.0,
+                item_type: item.1,
+                title: None,
+            };
+            self.item_step(raw, &session, item, fields, Some(status), out);
+        }
+        let answer = Answer {
+            decision,
+            resolution,
+            answers,
+        };
+        self.settle(raw, id, answer, out);
+    }
+}
+
+/// What `request.opened` says and how the request waits.
+struct Opened {
+    request_type: CanonicalRequestType,
+    detail: Option<String>,
+    args: Value,
+    /// The session waits on a person while it is open.
+    waits: bool,
+    /// Questions for `user-input.requested`.
+    questions: Option<Value>,
+    /// The tool call it is about.
+    item: Option<String>,
+}
+
+/// The item a Cursor request opened and its answer completes (`cursor/task`,
+/// `cursor/generate_image`).
+fn cursor_item(offer: &Offer) -> Option<(String, CanonicalItemType)> {
+    match offer {
+        Offer::Task(params) => Some((params.tool_call_id.0.clone(), CanonicalItemType::CollabAgentToolCall)),
+        Offer::GenerateImage(params) => Some((params.tool_call_id.0.clone(), CanonicalItemType::ImageGeneration)),
+        Offer::Permission { .. }
+        | Offer::Elicitation(_)
+        | Offer::AskQuestion(_)
+        | Offer::CreatePlan(_)
+        | Offer::UpdateTodos(_) => None,
+    }
+}
+
+fn todo_step(todo: &agentwire_acp::CursorTodo) -> TurnPlanStep {
+    let step = todo
+        .content
+        .clone()
+        .or_else(|| todo.title.clone())
+        .or_else(|| todo.id.clone())
+        .unwrap_or_default();
+    TurnPlanStep {
+        step,
+        status: tools::todo_status(todo.status.as_ref()),
+    }
+}
+
+/// The one element of an iterator that has exactly one.
+fn only<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
+    let first = items.next()?;
+    items.next().is_none().then_some(first)
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => Map::new(),
+    }
+}

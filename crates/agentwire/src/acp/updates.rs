@@ -1,0 +1,550 @@
+//! `session/update` (section 5.2) and the other notifications: messages as items with a
+//! lifecycle, tool calls as items (deduplicated starts, partial updates merged), plans,
+//! configuration, usage, compaction.
+//!
+//! Mapped to nothing richer than `runtime.warning`, deliberately:
+//! - `notice`: a message the agent shows the user (info, warning or error) that belongs to no
+//!   turn or item and has no canonical event of its own; its severity rides in `detail`;
+//! - `$/cancel_request` from the agent for a request that is not open: nothing to settle.
+
+use agentwire_acp::{
+    AgentNotification, ClientNotification, CompactionStatus, CompactionStatusKnown, ContentBlock, ProtocolNotification,
+    SessionUpdate, ToolCallStatus, ToolKind,
+};
+use agentwire_canonical::{
+    CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeEvent,
+    ThreadMetadataUpdatedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, TurnPlanStep,
+    TurnPlanUpdatedPayload,
+};
+use serde_json::{Map, Value, json};
+
+use super::normalizer::{AcpNormalizer, OpenText, TextKind, ToolState, delta, to_value};
+use super::tools;
+use crate::decision::Decision;
+use crate::emit::{Context, Raw};
+use crate::frame::{Direction, Frame};
+use crate::ledger::{Answer, OpenItemFace};
+
+/// The `sessionUpdate` tag of an update.
+fn tag(update: &SessionUpdate) -> &'static str {
+    match update {
+        SessionUpdate::UserMessageChunk { .. } => "user_message_chunk",
+        SessionUpdate::AgentMessageChunk { .. } => "agent_message_chunk",
+        SessionUpdate::AgentThoughtChunk { .. } => "agent_thought_chunk",
+        SessionUpdate::ToolCall { .. } => "tool_call",
+        SessionUpdate::ToolCallUpdate { .. } => "tool_call_update",
+        SessionUpdate::Plan { .. } => "plan",
+        SessionUpdate::AvailableCommandsUpdate { .. } => "available_commands_update",
+        SessionUpdate::CurrentModeUpdate { .. } => "current_mode_update",
+        SessionUpdate::ConfigOptionUpdate { .. } => "config_option_update",
+        SessionUpdate::SessionInfoUpdate { .. } => "session_info_update",
+        SessionUpdate::UsageUpdate { .. } => "usage_update",
+        SessionUpdate::Notice { .. } => "notice",
+        SessionUpdate::CompactionUpdate { .. } => "compaction_update",
+        SessionUpdate::CompactionSummaryChunk { .. } => "compaction_summary_chunk",
+    }
+}
+
+impl AcpNormalizer {
+    pub(super) fn on_agent_notification(
+        &mut self,
+        frame: &Frame<'_>,
+        notification: &AgentNotification,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        match notification {
+            AgentNotification::SessionUpdate { params } => {
+                let raw = Self::raw(frame, Some("session/update")).with_type(tag(&params.update));
+                self.on_session_update(raw, &params.session_id.0, &params.update, out);
+            }
+            // A URL-mode elicitation finished out of band: progress of the client-side work.
+            AgentNotification::ElicitationComplete { params } => {
+                let raw = Self::raw(frame, Some("elicitation/complete"));
+                let payload = ToolProgressPayload {
+                    tool_use_id: None,
+                    tool_name: Some("elicitation".to_string()),
+                    summary: Some(format!("elicitation {} completed", params.elicitation_id.0)),
+                    elapsed_seconds: None,
+                };
+                self.emit(&Context::bare(raw), RuntimeEvent::ToolProgress(payload), out);
+            }
+        }
+    }
+
+    /// The client's notifications carry no canonical fact of their own: `session/cancel` is
+    /// answered by the prompt's `stopReason: cancelled`, which ends the turn.
+    pub(super) fn on_client_notification(
+        &mut self,
+        _frame: &Frame<'_>,
+        notification: &ClientNotification,
+        _out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        match notification {
+            ClientNotification::SessionCancel { .. } => {}
+        }
+    }
+
+    /// `$/cancel_request`: the agent withdrawing a request of its own settles it as `cancel`;
+    /// the client withdrawing one of its own is answered by the agent (an error or a result).
+    pub(super) fn on_protocol(
+        &mut self,
+        frame: &Frame<'_>,
+        dir: Direction,
+        notification: &ProtocolNotification,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        match notification {
+            ProtocolNotification::CancelRequest { params } => {
+                if dir == Direction::Out {
+                    return;
+                }
+                let raw = Self::raw(frame, Some("$/cancel_request"));
+                let key = serde_json::to_string(&params.request_id).unwrap_or_default();
+                match self.ledger.request_mut(&key) {
+                    Some(request) => {
+                        request.answer = Some(Answer {
+                            decision: Decision::Cancel,
+                            resolution: json!({ "cancelledBy": "agent" }),
+                            answers: None,
+                        });
+                        self.ledger.resolve_request(&key, Some(raw), out);
+                    }
+                    None => {
+                        let message = format!("the agent cancelled request {}, which is not open", params.request_id);
+                        self.warn(&Context::bare(raw), message, None, out);
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_session_update(
+        &mut self,
+        raw: Raw<'_>,
+        session: &str,
+        update: &SessionUpdate,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        match update {
+            SessionUpdate::UserMessageChunk {
+                content, message_id, ..
+            } => {
+                let id = message_id.as_ref().map(|id| id.0.as_str());
+                self.on_chunk(raw, session, TextKind::User, content, id, out);
+            }
+            SessionUpdate::AgentMessageChunk {
+                content, message_id, ..
+            } => {
+                let id = message_id.as_ref().map(|id| id.0.as_str());
+                self.on_chunk(raw, session, TextKind::Assistant, content, id, out);
+            }
+            SessionUpdate::AgentThoughtChunk {
+                content, message_id, ..
+            } => {
+                let id = message_id.as_ref().map(|id| id.0.as_str());
+                self.on_chunk(raw, session, TextKind::Thought, content, id, out);
+            }
+            SessionUpdate::ToolCall { kind, status, .. } | SessionUpdate::ToolCallUpdate { kind, status, .. } => {
+                let mut fields = fields_of(update);
+                fields.remove("sessionUpdate");
+                self.on_tool(raw, session, fields, kind.as_ref(), status.as_ref(), out);
+            }
+            SessionUpdate::Plan { entries, .. } => {
+                let plan = entries
+                    .iter()
+                    .map(|entry| TurnPlanStep {
+                        step: entry.content.clone(),
+                        status: tools::plan_status(&entry.status),
+                    })
+                    .collect();
+                let context = self.session_context(session, Some(raw));
+                let payload = TurnPlanUpdatedPayload {
+                    explanation: None,
+                    plan,
+                };
+                self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+            }
+            SessionUpdate::AvailableCommandsUpdate { available_commands, .. } => {
+                let mut config = Map::new();
+                config.insert("availableCommands".into(), to_value(available_commands));
+                self.configured(raw, Some(session), config, out);
+            }
+            SessionUpdate::CurrentModeUpdate { current_mode_id, .. } => {
+                let mut config = Map::new();
+                config.insert("currentModeId".into(), Value::String(current_mode_id.0.clone()));
+                self.configured(raw, Some(session), config, out);
+            }
+            SessionUpdate::ConfigOptionUpdate { config_options, .. } => {
+                let mut config = Map::new();
+                config.insert("configOptions".into(), to_value(config_options));
+                self.configured(raw, Some(session), config, out);
+            }
+            SessionUpdate::SessionInfoUpdate { title, updated_at, .. } => {
+                let context = self.ledger.thread_context(session, Some(raw));
+                let metadata = updated_at.as_ref().map(|at| {
+                    let mut metadata = Map::new();
+                    metadata.insert("updatedAt".into(), Value::String(at.clone()));
+                    metadata
+                });
+                let payload = ThreadMetadataUpdatedPayload {
+                    name: title.clone(),
+                    metadata,
+                };
+                self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+            }
+            SessionUpdate::UsageUpdate { used, size, cost, .. } => {
+                let context = self.session_context(session, Some(raw));
+                let mut usage = json!({ "used": used, "size": size });
+                if let Some(cost) = cost {
+                    usage["cost"] = to_value(cost);
+                }
+                let payload = ThreadTokenUsageUpdatedPayload { usage };
+                self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+            }
+            SessionUpdate::Notice {
+                severity,
+                title,
+                description,
+                ..
+            } => {
+                let context = self.session_context(session, Some(raw));
+                let message = match description {
+                    Some(description) => format!("{}: {description}", title.as_str()),
+                    None => title.as_str().to_string(),
+                };
+                self.warn(&context, message, Some(json!({ "severity": severity })), out);
+            }
+            SessionUpdate::CompactionUpdate {
+                compaction_id,
+                status,
+                summary,
+                error,
+                ..
+            } => {
+                let mut fields = Map::new();
+                fields.insert("compactionId".into(), Value::String(compaction_id.0.clone()));
+                fields.insert("status".into(), to_value(status));
+                if let Some(summary) = summary {
+                    fields.insert("summary".into(), to_value(summary));
+                }
+                if let Some(error) = error {
+                    fields.insert("error".into(), Value::String(error.clone()));
+                }
+                let end = match status {
+                    CompactionStatus::CompactionStatusKnown(known) => match known {
+                        CompactionStatusKnown::InProgress => None,
+                        CompactionStatusKnown::Completed => Some(ItemStatus::Completed),
+                        CompactionStatusKnown::Failed | CompactionStatusKnown::Cancelled => Some(ItemStatus::Failed),
+                    },
+                    CompactionStatus::Other(_) => None,
+                };
+                let item = Item {
+                    id: &compaction_id.0,
+                    item_type: CanonicalItemType::ContextCompaction,
+                    title: Some("Compacting the conversation".to_string()),
+                };
+                self.item_step(raw, session, item, fields, end, out);
+            }
+            SessionUpdate::CompactionSummaryChunk {
+                compaction_id, content, ..
+            } => {
+                let item = Item {
+                    id: &compaction_id.0,
+                    item_type: CanonicalItemType::ContextCompaction,
+                    title: Some("Compacting the conversation".to_string()),
+                };
+                let started = self.ensure_item(raw, session, &item, Map::new(), out);
+                let turn = self.tool_turn(session, item.id);
+                let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
+                match content {
+                    ContentBlock::Text { text, .. } => {
+                        self.emit(&context, delta(ContentStreamKind::Unknown, text), out)
+                    }
+                    ContentBlock::Image { .. }
+                    | ContentBlock::Audio { .. }
+                    | ContentBlock::ResourceLink { .. }
+                    | ContentBlock::Resource { .. } => {
+                        if !started {
+                            let payload = ItemLifecyclePayload {
+                                item_type: item.item_type,
+                                status: Some(ItemStatus::InProgress),
+                                title: item.title,
+                                detail: None,
+                                data: Some(json!({ "summaryContent": to_value(content) })),
+                            };
+                            self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A message chunk: the run of its kind goes on, or a new message item starts.
+    fn on_chunk(
+        &mut self,
+        raw: Raw<'_>,
+        session: &str,
+        kind: TextKind,
+        content: &ContentBlock,
+        message_id: Option<&str>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let continues = self
+            .sessions
+            .get(session)
+            .and_then(|s| s.text.as_ref())
+            .is_some_and(|open| open.kind == kind && message_id.is_none_or(|id| open.provider_keyed && open.key == id));
+        if !continues {
+            self.close_text(session, out);
+            let turn = self.update_turn(session);
+            let (key, provider_keyed) = match message_id {
+                Some(id) => (id.to_string(), true),
+                None => (self.next_text_key(session, kind), false),
+            };
+            let context = self.item_context(session, turn.as_deref(), &key, provider_keyed, Some(raw));
+            let payload = ItemLifecyclePayload {
+                item_type: kind.item_type(),
+                status: Some(ItemStatus::InProgress),
+                title: None,
+                detail: None,
+                data: None,
+            };
+            self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
+            self.session_mut(session).text = Some(OpenText {
+                kind,
+                key,
+                provider_keyed,
+                turn,
+                text: String::new(),
+            });
+        }
+        let Some(open) = self.sessions.get_mut(session).and_then(|s| s.text.as_mut()) else {
+            return;
+        };
+        let (key, provider_keyed, turn) = (open.key.clone(), open.provider_keyed, open.turn.clone());
+        let text = match content {
+            ContentBlock::Text { text, .. } => {
+                open.text.push_str(text);
+                Some(text.as_str())
+            }
+            ContentBlock::Image { .. }
+            | ContentBlock::Audio { .. }
+            | ContentBlock::ResourceLink { .. }
+            | ContentBlock::Resource { .. } => None,
+        };
+        let accumulated = open.text.clone();
+        let context = self.item_context(session, turn.as_deref(), &key, provider_keyed, Some(raw));
+        match (kind, text) {
+            // The start already carried an empty chunk.
+            (_, Some("")) if !continues => {}
+            (TextKind::Assistant, Some(text)) => {
+                self.emit(&context, delta(ContentStreamKind::AssistantText, text), out)
+            }
+            (TextKind::Thought, Some(text)) => self.emit(&context, delta(ContentStreamKind::ReasoningText, text), out),
+            // The user's words are not streamed to a UI as they are typed: the item grows.
+            (TextKind::User, Some(_)) => {
+                let payload = ItemLifecyclePayload {
+                    item_type: kind.item_type(),
+                    status: Some(ItemStatus::InProgress),
+                    title: None,
+                    detail: None,
+                    data: Some(json!({ "text": accumulated })),
+                };
+                self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+            }
+            (TextKind::User | TextKind::Assistant | TextKind::Thought, None) => {
+                let payload = ItemLifecyclePayload {
+                    item_type: kind.item_type(),
+                    status: Some(ItemStatus::InProgress),
+                    title: None,
+                    detail: None,
+                    data: Some(json!({ "content": to_value(content) })),
+                };
+                self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+            }
+        }
+    }
+
+    /// `tool_call` / `tool_call_update` (and the tool call a permission request names): the
+    /// first report of a `toolCallId` starts its item, later ones update it, a final status
+    /// completes it. `fields` are ACP's, merged into the item's data.
+    pub(super) fn on_tool(
+        &mut self,
+        raw: Raw<'_>,
+        session: &str,
+        fields: Map<String, Value>,
+        kind: Option<&ToolKind>,
+        status: Option<&ToolCallStatus>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let Some(id) = fields.get("toolCallId").and_then(Value::as_str).map(str::to_string) else {
+            return;
+        };
+        let output = fields
+            .get("_meta")
+            .and_then(|meta| meta.get("terminal_output"))
+            .and_then(|output| output.get("data"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let item = Item {
+            id: &id,
+            item_type: tools::item_type(kind),
+            title: None,
+        };
+        let end = status.and_then(tools::final_status);
+        self.item_step(raw, session, item, fields, end, out);
+        if let Some(output) = output.filter(|output| !output.is_empty()) {
+            let turn = self.tool_turn(session, &id);
+            let context = self.item_context(session, turn.as_deref(), &id, true, Some(raw));
+            self.emit(&context, delta(ContentStreamKind::CommandOutput, &output), out);
+        }
+    }
+
+    /// The turn a session's tool call belongs to.
+    pub(super) fn tool_turn(&self, session: &str, id: &str) -> Option<String> {
+        self.sessions
+            .get(session)
+            .and_then(|s| s.tools.get(id))
+            .and_then(|tool| tool.turn.clone())
+    }
+
+    /// Starts an item if it is new (true if this call started it).
+    pub(super) fn ensure_item(
+        &mut self,
+        raw: Raw<'_>,
+        session: &str,
+        item: &Item<'_>,
+        fields: Map<String, Value>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> bool {
+        if self
+            .sessions
+            .get(session)
+            .is_some_and(|s| s.tools.contains_key(item.id))
+        {
+            return false;
+        }
+        self.close_text(session, out);
+        let turn = self.update_turn(session);
+        let title = fields
+            .get("title")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| item.title.clone());
+        if let Some(turn) = &turn {
+            let face = OpenItemFace {
+                item_type: item.item_type,
+                title: title.clone(),
+                data: Some(Value::Object(fields.clone())),
+            };
+            self.ledger.open_item((session, turn, item.id), face);
+        }
+        let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
+        let payload = ItemLifecyclePayload {
+            item_type: item.item_type,
+            status: Some(ItemStatus::InProgress),
+            title,
+            detail: None,
+            data: Some(Value::Object(fields.clone())),
+        };
+        self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
+        self.session_mut(session).tools.insert(
+            item.id.to_string(),
+            ToolState {
+                item_type: item.item_type,
+                turn,
+                data: fields,
+                done: false,
+                output_delivered: 0,
+            },
+        );
+        true
+    }
+
+    /// One report about an item: started if new, else updated; completed when `end` says so.
+    pub(super) fn item_step(
+        &mut self,
+        raw: Raw<'_>,
+        session: &str,
+        item: Item<'_>,
+        fields: Map<String, Value>,
+        end: Option<ItemStatus>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let started = self.ensure_item(raw, session, &item, fields.clone(), out);
+        let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(item.id)) else {
+            return;
+        };
+        if !started {
+            for (key, value) in fields {
+                if !value.is_null() {
+                    tool.data.insert(key, value);
+                }
+            }
+        }
+        let (item_type, turn, done, data) = (tool.item_type, tool.turn.clone(), tool.done, tool.data.clone());
+        let title = data
+            .get("title")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or(item.title);
+        let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
+        match (end, done) {
+            (Some(status), false) => {
+                if let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(item.id)) {
+                    tool.done = true;
+                }
+                self.ledger.close_item(session, item.id);
+                let payload = ItemLifecyclePayload {
+                    item_type,
+                    status: Some(status),
+                    title,
+                    detail: None,
+                    data: Some(Value::Object(data)),
+                };
+                self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+            }
+            (None, false) if started => {}
+            (None | Some(_), true) | (None, false) => {
+                if !done {
+                    self.ledger.update_item(session, item.id, Value::Object(data.clone()));
+                }
+                let status = if done {
+                    data.get("status")
+                        .and_then(Value::as_str)
+                        .map_or(ItemStatus::Completed, |status| match status {
+                            "failed" => ItemStatus::Failed,
+                            _ => ItemStatus::Completed,
+                        })
+                } else {
+                    ItemStatus::InProgress
+                };
+                let payload = ItemLifecyclePayload {
+                    item_type,
+                    status: Some(status),
+                    title,
+                    detail: None,
+                    data: Some(Value::Object(data)),
+                };
+                self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+            }
+        }
+    }
+}
+
+/// An item some report names: its key (a `toolCallId`, a `compactionId`), its type if it
+/// starts, a title for when the report gives none.
+pub(super) struct Item<'a> {
+    pub id: &'a str,
+    pub item_type: CanonicalItemType,
+    pub title: Option<String>,
+}
+
+/// The fields of an update as ACP names them.
+fn fields_of(update: &SessionUpdate) -> Map<String, Value> {
+    match to_value(update) {
+        Value::Object(map) => map,
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => Map::new(),
+    }
+}
