@@ -92,6 +92,8 @@ pub(super) struct OpenText {
 pub(super) struct ToolState {
     pub item_type: CanonicalItemType,
     pub turn: Option<String>,
+    /// The title last reported.
+    pub title: Option<String>,
     /// The merged fields of `tool_call` and `tool_call_update`s (ACP's names).
     pub data: Map<String, Value>,
     /// `item.completed` was emitted.
@@ -628,7 +630,7 @@ impl AcpNormalizer {
         let raw = Self::raw(frame, method).with_type("error");
         let code = error.code.0;
         match frame.dir {
-            Direction::Out => self.on_client_error(raw, id, method, error, out),
+            Direction::Out => self.on_client_error(raw, id, error, out),
             Direction::In => {
                 let ask = self.client_asks.remove(id).unwrap_or(ClientAsk::Other);
                 let text = format!(

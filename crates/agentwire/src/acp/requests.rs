@@ -507,13 +507,12 @@ impl AcpNormalizer {
     }
 
     /// The client answered an agent request with an error: an open request resolves as
-    /// `error` (and the item it opened fails); failed client-side work is a warning (the agent
-    /// reports the tool call's outcome).
+    /// `error` (and the item it opened fails); failed client-side work is progress of the tool
+    /// call it served.
     pub(super) fn on_client_error(
         &mut self,
         raw: Raw<'_>,
         id: &RequestId,
-        method: Option<&str>,
         error: &agentwire_acp::Error,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
@@ -532,14 +531,34 @@ impl AcpNormalizer {
             }
             return;
         }
-        self.agent_asks.remove(id);
-        let message = format!(
+        let Some(work) = self.agent_asks.remove(id) else {
+            let message = format!(
+                "the client answered request {id} of the agent, which is not open, with an error: {}",
+                error.message
+            );
+            self.warn(&Context::bare(raw), message, Some(json!({ "error": error })), out);
+            return;
+        };
+        // The agent asked for the work and reads the error: the tool call's own updates say
+        // what became of it (gemini reads a file it is about to create, to find it missing).
+        let summary = format!(
             "the client could not serve {}: {} (JSON-RPC error {})",
-            method.unwrap_or("a request"),
-            error.message,
-            error.code.0
+            work.method, error.message, error.code.0
         );
-        self.warn(&Context::bare(raw), message, Some(json!({ "error": error })), out);
+        let context = match &work.tool {
+            Some(tool) => {
+                let turn = self.tool_turn(&work.session, tool);
+                self.item_context(&work.session, turn.as_deref(), tool, true, Some(raw))
+            }
+            None => self.session_context(&work.session, Some(raw)),
+        };
+        let payload = ToolProgressPayload {
+            tool_use_id: work.tool.clone(),
+            tool_name: Some(work.method.to_string()),
+            summary: Some(summary),
+            elapsed_seconds: None,
+        };
+        self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
     }
 
     /// Completes the item a Cursor request opened.

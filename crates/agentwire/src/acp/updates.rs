@@ -444,7 +444,7 @@ impl AcpNormalizer {
         let payload = ItemLifecyclePayload {
             item_type: item.item_type,
             status: Some(ItemStatus::InProgress),
-            title,
+            title: title.clone(),
             detail: None,
             data: Some(Value::Object(fields.clone())),
         };
@@ -454,6 +454,7 @@ impl AcpNormalizer {
             ToolState {
                 item_type: item.item_type,
                 turn,
+                title,
                 data: fields,
                 done: false,
                 output_delivered: 0,
@@ -483,12 +484,15 @@ impl AcpNormalizer {
                 }
             }
         }
-        let (item_type, turn, done, data) = (tool.item_type, tool.turn.clone(), tool.done, tool.data.clone());
-        let title = data
+        let title = tool
+            .data
             .get("title")
             .and_then(Value::as_str)
             .map(str::to_string)
-            .or(item.title);
+            .or(item.title)
+            .or_else(|| tool.title.clone());
+        tool.title.clone_from(&title);
+        let (item_type, turn, done, data) = (tool.item_type, tool.turn.clone(), tool.done, tool.data.clone());
         let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
         match (end, done) {
             (Some(status), false) => {
@@ -507,8 +511,15 @@ impl AcpNormalizer {
             }
             (None, false) if started => {}
             (None | Some(_), true) | (None, false) => {
-                if !done {
-                    self.ledger.update_item(session, item.id, Value::Object(data.clone()));
+                // The face a cut-off keeps follows the updates (the title too: ACP's first
+                // report of a tool call is often a placeholder like "Terminal").
+                if let (false, Some(turn)) = (done, &turn) {
+                    let face = OpenItemFace {
+                        item_type,
+                        title: title.clone(),
+                        data: Some(Value::Object(data.clone())),
+                    };
+                    self.ledger.open_item((session, turn, item.id), face);
                 }
                 let status = if done {
                     data.get("status")

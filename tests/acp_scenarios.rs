@@ -1,0 +1,771 @@
+//! Scenario assertions: what the ACP traces of the corpus (Zed's Claude adapters, gemini-cli)
+//! must become, asserted on the typed canonical events; and, until Cursor traces are in the
+//! corpus, one small inline transcript per Cursor extension request.
+//!
+//! Expected values are read from the trace itself wherever it states them (the option the
+//! client chose and the kind the agent gave it, the plan entries, the terminal output), so a test
+//! checks that the normalizer carries what the agent and the client said.
+
+use agentwire::frame::LineFormat;
+use agentwire::source::Source;
+use agentwire_canonical::{
+    CanonicalItemType, CanonicalRequestType, CanonicalRuntimeEventType as T, ContentStreamKind, ItemStatus,
+    PlanStepStatus, ProviderKind, RuntimeErrorClass, RuntimeEventRawSource, TurnState,
+};
+use agentwire_tests::scenario::Scenario;
+use agentwire_tests::{Normalized, corpus_traces, normalize_text, payload, tests_dir};
+use serde_json::{Value, json};
+
+const ACP: Source = Source::Acp;
+
+fn load(name: &str) -> Scenario {
+    Scenario::load(ACP, name)
+}
+
+/// The one event of `kind` carrying the message of `line` as `raw.payload`. (ACP traces carry
+/// no times, so the library holds their events until the end: they are found by what they
+/// carry, not by the line that let them out.)
+fn carrying(sc: &Scenario, line: usize, kind: T) -> usize {
+    let found: Vec<usize> = sc
+        .indices_of(kind)
+        .into_iter()
+        .filter(|&i| sc.raw_payload(i) == *sc.msg(line))
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "trace `{}`, line {line}: {} events of type {} carry it",
+        sc.label(),
+        found.len(),
+        kind.as_str()
+    );
+    found[0]
+}
+
+/// The permission request of a trace (one), the client's answer and their canonical pair:
+/// `request.opened` of `request_type` carrying the request with its id as `providerRequestId`,
+/// then one `request.resolved` carrying the answer, same request and turn.
+fn permission_cycle(sc: &Scenario, request_type: CanonicalRequestType) -> (usize, usize, Value) {
+    let line = sc.one_provider_line("session/request_permission");
+    let id = sc.msg(line)["id"].clone();
+    let answer = sc.client_response(&id);
+    let opened = carrying(sc, line, T::RequestOpened);
+    let request = payload!(sc.event(opened), RequestOpened).expect("request.opened");
+    assert_eq!(request.request_type, request_type, "{}", sc.at(opened));
+    assert_eq!(sc.raw_source(opened), Some(RuntimeEventRawSource::CursorAcpRequest));
+    assert_eq!(sc.provider_request_id(opened), Some(id.to_string().as_str()));
+    let resolved = carrying(sc, answer, T::RequestResolved);
+    assert_eq!(
+        sc.event(resolved).request_id,
+        sc.event(opened).request_id,
+        "{}",
+        sc.at(resolved)
+    );
+    assert_eq!(
+        sc.event(resolved).turn_id,
+        sc.event(opened).turn_id,
+        "{}",
+        sc.at(resolved)
+    );
+    assert_eq!(sc.raw_source(resolved), Some(RuntimeEventRawSource::CursorAcpResponse));
+    assert!(opened < resolved);
+    (opened, resolved, sc.msg(answer)["result"].clone())
+}
+
+/// The canonical decision an option kind stands for.
+fn decision_of(kind: &str) -> &'static str {
+    match kind {
+        "allow_once" => "accept",
+        "allow_always" => "acceptForSession",
+        "reject_once" | "reject_always" => "decline",
+        other => panic!("unknown permission option kind {other}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Permissions
+
+/// The permission request of a trace opens with `request_type` and resolves with the decision
+/// the kind of the option the client chose stands for, the chosen option in `resolution`.
+fn assert_permission(name: &str, request_type: CanonicalRequestType, expected: &str) {
+    let sc = load(name);
+    let (opened, resolved, response) = permission_cycle(&sc, request_type);
+    let request_line = sc.one_provider_line("session/request_permission");
+    let chosen = response["outcome"]["optionId"]
+        .as_str()
+        .expect("the client selected an option");
+    let offered = sc.msg(request_line)["params"]["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .find(|option| option["optionId"] == chosen)
+        .expect("the chosen option was offered")
+        .clone();
+    let kind = offered["kind"].as_str().expect("a kind");
+    assert_eq!(sc.decision(resolved), Some(decision_of(kind)), "{}", sc.at(resolved));
+    assert_eq!(decision_of(kind), expected, "trace `{name}`: the scenario's own answer");
+    let resolution = payload!(sc.event(resolved), RequestResolved)
+        .and_then(|p| p.resolution.clone())
+        .expect("a resolution");
+    assert_eq!(resolution["optionId"], chosen, "{}", sc.at(resolved));
+    assert_eq!(resolution["kind"], kind, "{}", sc.at(resolved));
+    // The request belongs to the tool call it asks about.
+    let tool_call = sc.msg(request_line)["params"]["toolCall"]["toolCallId"].clone();
+    let refs = sc.event(opened).provider_refs.as_ref().expect("providerRefs");
+    assert_eq!(
+        refs.provider_item_id.as_ref().map(ToString::to_string),
+        tool_call.as_str().map(str::to_string),
+        "{}: the tool call's id",
+        sc.at(opened)
+    );
+    // The session waits while the request is open, and runs again once it is answered.
+    let states: Vec<_> = (opened..=resolved + 1)
+        .filter_map(|i| payload!(sc.event(i), SessionStateChanged).map(|p| p.state))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            agentwire_canonical::SessionState::Waiting,
+            agentwire_canonical::SessionState::Running
+        ],
+        "trace `{name}`"
+    );
+}
+
+#[test]
+fn tool_allow_and_tool_reject_resolve_with_the_chosen_option() {
+    assert_permission("tool_allow", CanonicalRequestType::CommandExecutionApproval, "accept");
+    assert_permission("tool_reject", CanonicalRequestType::CommandExecutionApproval, "decline");
+    assert_permission(
+        "gemini_shell_allow",
+        CanonicalRequestType::CommandExecutionApproval,
+        "accept",
+    );
+    assert_permission(
+        "gemini_shell_reject",
+        CanonicalRequestType::CommandExecutionApproval,
+        "decline",
+    );
+    assert_permission("write_allow", CanonicalRequestType::FileChangeApproval, "accept");
+    assert_permission(
+        "gemini_write_existing_allow",
+        CanonicalRequestType::FileChangeApproval,
+        "accept",
+    );
+}
+
+#[test]
+fn a_permission_before_any_tool_call_starts_the_item_first() {
+    // gemini asks before it reports the tool call: the request's `toolCall` starts the item,
+    // the request then belongs to it, and gemini's `tool_call_update` completes it.
+    let sc = load("gemini_shell_allow");
+    assert!(
+        sc.provider_lines_where(|msg| msg["params"]["update"]["sessionUpdate"] == "tool_call")
+            .is_empty(),
+        "the trace reports no tool_call"
+    );
+    let line = sc.one_provider_line("session/request_permission");
+    let started = carrying(&sc, line, T::ItemStarted);
+    let opened = carrying(&sc, line, T::RequestOpened);
+    assert!(
+        started < opened,
+        "{}: the item starts before the request",
+        sc.at(started)
+    );
+    assert_eq!(sc.item_type(started), Some(CanonicalItemType::CommandExecution));
+    assert_eq!(sc.event(opened).item_id, sc.event(started).item_id, "{}", sc.at(opened));
+    let completed = sc.completion_of(started);
+    let status = payload!(sc.event(completed), ItemCompleted).and_then(|p| p.status);
+    assert_eq!(status, Some(ItemStatus::Completed), "{}", sc.at(completed));
+    assert!(
+        completed > sc.next_for_request(opened, T::RequestResolved),
+        "{}",
+        sc.at(completed)
+    );
+}
+
+#[test]
+fn repeated_tool_call_starts_are_one_item() {
+    let sc = load("old_terminal_allow");
+    let starts = sc.provider_lines_where(|msg| msg["params"]["update"]["sessionUpdate"] == "tool_call");
+    assert_eq!(starts.len(), 2, "the trace reports its tool call twice");
+    let first = carrying(&sc, starts[0], T::ItemStarted);
+    let again = carrying(&sc, starts[1], T::ItemUpdated);
+    assert_eq!(sc.event(again).item_id, sc.event(first).item_id, "{}", sc.at(again));
+    assert_eq!(sc.items(CanonicalItemType::CommandExecution).len(), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cancellation, errors, turns
+
+#[test]
+fn cancelled_prompts_end_cancelled_with_nothing_left_open() {
+    for name in ["cancel_during_tool", "cancel_midstream", "gemini_cancel_midstream"] {
+        let sc = load(name);
+        assert!(
+            !sc.client_lines_where(|msg| msg["method"] == "session/cancel")
+                .is_empty(),
+            "trace `{name}`: the client cancels"
+        );
+        let (_, completed) = sc.single_turn();
+        assert_eq!(sc.turn_state(completed), TurnState::Cancelled, "{}", sc.at(completed));
+        sc.assert_no_item_left_open();
+        let late: Vec<usize> = sc
+            .indices_of(T::ItemCompleted)
+            .into_iter()
+            .filter(|&i| i > completed)
+            .collect();
+        assert!(
+            late.is_empty(),
+            "trace `{name}`: items completed after the turn: {late:?}"
+        );
+        assert!(
+            sc.indices_of(T::RuntimeError).is_empty(),
+            "trace `{name}`: a cancel is no error"
+        );
+    }
+    // The command cut off by the cancel was stopped, not crashed.
+    let sc = load("cancel_during_tool");
+    let (started, completed) = sc.items(CanonicalItemType::CommandExecution)[0];
+    let payload = payload!(sc.event(completed), ItemCompleted).expect("item.completed");
+    assert_eq!(payload.status, Some(ItemStatus::Declined), "{}", sc.at(completed));
+    let title = payload!(sc.event(started), ItemStarted).and_then(|p| p.title.clone());
+    assert_ne!(
+        payload.title,
+        title,
+        "{}: the cut-off keeps the latest title",
+        sc.at(completed)
+    );
+}
+
+#[test]
+fn error529_is_a_runtime_error_and_a_failed_turn() {
+    let sc = load("error529");
+    let (_, completed) = sc.single_turn();
+    assert_eq!(sc.turn_state(completed), TurnState::Failed, "{}", sc.at(completed));
+    let errors = sc.indices_of(T::RuntimeError);
+    assert_eq!(errors.len(), 1, "one failure, one runtime.error");
+    let error = payload!(sc.event(errors[0]), RuntimeError).expect("runtime.error");
+    assert_eq!(error.class, Some(RuntimeErrorClass::ProviderError));
+    assert!(error.message.contains("529"), "{}", sc.at(errors[0]));
+    assert_eq!(sc.event(errors[0]).turn_id, sc.event(completed).turn_id);
+    assert!(errors[0] < completed);
+}
+
+/// A transcript from the lines given, as `{"dir","msg"}` records.
+fn transcript(lines: &[(&str, Value)]) -> String {
+    lines
+        .iter()
+        .map(|(dir, msg)| json!({ "dir": dir, "msg": msg }).to_string() + "\n")
+        .collect()
+}
+
+/// `initialize` (the agent named `agent`), `session/new` of session `s1` and a prompt (id 3).
+fn opening(agent: &str) -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}),
+        ),
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{},"agentInfo":{"name":agent,"version":"1.0.0"}}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}),
+        ),
+        ("in", json!({"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}})),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"go"}]}}),
+        ),
+    ]
+}
+
+fn events_of(norm: &Normalized, kind: T) -> Vec<usize> {
+    (0..norm.events.len())
+        .filter(|&i| norm.events[i].event.event_type() == kind)
+        .collect()
+}
+
+#[test]
+fn an_error_code_the_agent_chose_is_still_an_error() {
+    // gemini answers a failed prompt with the model API's HTTP status as the JSON-RPC code.
+    let mut lines = opening("gemini-cli");
+    lines.push((
+        "in",
+        json!({"jsonrpc":"2.0","id":3,"error":{"code":400,"message":"Request contains an invalid argument."}}),
+    ));
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let errors = events_of(&norm, T::RuntimeError);
+    assert_eq!(errors.len(), 1);
+    let error = payload!(norm.events[errors[0]], RuntimeError).expect("runtime.error");
+    assert_eq!(error.class, Some(RuntimeErrorClass::ProviderError));
+    let completed = events_of(&norm, T::TurnCompleted);
+    let turn = payload!(norm.events[completed[0]], TurnCompleted).expect("turn.completed");
+    assert_eq!(turn.state, TurnState::Failed);
+    assert_eq!(
+        turn.error_message.as_deref(),
+        Some("Request contains an invalid argument.")
+    );
+}
+
+#[test]
+fn a_method_the_agent_lacks_is_a_warning_and_bad_params_an_error() {
+    let mut lines = opening("some-agent");
+    lines.push((
+        "out",
+        json!({"jsonrpc":"2.0","id":4,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"plan"}}),
+    ));
+    lines.push((
+        "in",
+        json!({"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}}),
+    ));
+    lines.push((
+        "out",
+        json!({"jsonrpc":"2.0","id":5,"method":"session/set_mode","params":{"sessionId":"s1","modeId":"x"}}),
+    ));
+    lines.push((
+        "in",
+        json!({"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Invalid params"}}),
+    ));
+    lines.push(("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})));
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let warnings = events_of(&norm, T::RuntimeWarning);
+    assert_eq!(warnings.len(), 1, "{}", norm.jsonl);
+    let errors = events_of(&norm, T::RuntimeError);
+    assert_eq!(errors.len(), 1);
+    let error = payload!(norm.events[errors[0]], RuntimeError).expect("runtime.error");
+    assert_eq!(error.class, Some(RuntimeErrorClass::ValidationError));
+    let completed = events_of(&norm, T::TurnCompleted);
+    let turn = payload!(norm.events[completed[0]], TurnCompleted).expect("turn.completed");
+    assert_eq!(
+        turn.state,
+        TurnState::Completed,
+        "the session's errors do not fail the turn"
+    );
+}
+
+#[test]
+fn a_superseded_prompt_ends_cancelled() {
+    let mut lines = opening("some-agent");
+    lines.push((
+        "out",
+        json!({"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"instead"}]}}),
+    ));
+    lines.push((
+        "in",
+        json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}),
+    ));
+    lines.push(("in", json!({"jsonrpc":"2.0","id":4,"result":{"stopReason":"end_turn"}})));
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let started = events_of(&norm, T::TurnStarted);
+    let completed = events_of(&norm, T::TurnCompleted);
+    assert_eq!((started.len(), completed.len()), (2, 2));
+    let first = payload!(norm.events[completed[0]], TurnCompleted).expect("turn.completed");
+    assert_eq!(first.state, TurnState::Cancelled);
+    assert_eq!(norm.events[completed[0]].turn_id, norm.events[started[0]].turn_id);
+    assert_eq!(norm.events[completed[1]].turn_id, norm.events[started[1]].turn_id);
+}
+
+#[test]
+fn multi_prompt_keeps_turns_apart() {
+    let sc = load("multi_prompt");
+    let prompts = sc.client_lines_where(|msg| msg["method"] == "session/prompt");
+    let started = sc.indices_of(T::TurnStarted);
+    let completed = sc.indices_of(T::TurnCompleted);
+    assert_eq!(started.len(), prompts.len());
+    assert_eq!(completed.len(), prompts.len());
+    assert!(prompts.len() >= 2);
+    for (turn, (&start, &end)) in started.iter().zip(&completed).enumerate() {
+        assert_eq!(sc.turn_id(start), sc.turn_id(end), "turn {turn}");
+        for index in start..=end {
+            if let Some(id) = &sc.event(index).turn_id {
+                assert_eq!(id, sc.turn_id(start), "{}: outside its turn", sc.at(index));
+            }
+        }
+        if let Some(&next) = started.get(turn + 1) {
+            assert!(end < next, "turn {turn} ends before the next starts");
+            assert_ne!(sc.turn_id(start), sc.turn_id(next));
+        }
+    }
+    let ids: Vec<_> = sc.items(CanonicalItemType::AssistantMessage);
+    assert!(ids.len() >= 2, "each turn has its answer");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans, terminals, messages
+
+#[test]
+fn todo_plan_gives_the_plan_entries() {
+    let sc = load("todo_plan");
+    let line = sc
+        .provider_lines_where(|msg| msg["params"]["update"]["sessionUpdate"] == "plan")
+        .first()
+        .copied()
+        .expect("a plan update");
+    let index = carrying(&sc, line, T::TurnPlanUpdated);
+    let plan = payload!(sc.event(index), TurnPlanUpdated).expect("turn.plan.updated");
+    let entries = sc.msg(line)["params"]["update"]["entries"].as_array().expect("entries");
+    assert_eq!(plan.plan.len(), entries.len());
+    for (step, entry) in plan.plan.iter().zip(entries) {
+        assert_eq!(step.step, entry["content"].as_str().expect("content"));
+        let status = match entry["status"].as_str() {
+            Some("pending") => PlanStepStatus::Pending,
+            Some("in_progress") => PlanStepStatus::InProgress,
+            Some("completed") => PlanStepStatus::Completed,
+            other => panic!("status {other:?}"),
+        };
+        assert_eq!(step.status, status);
+    }
+    assert!(sc.event(index).turn_id.is_some(), "{}: in its turn", sc.at(index));
+}
+
+#[test]
+fn gemini_todos_are_a_tool_call_without_entries() {
+    // gemini-cli 0.61 reports its write_todos tool as a `kind: other` tool call titled
+    // "Set 3 todo(s)" and sends no `plan` update: the entries are nowhere on the wire, so there
+    // is no turn.plan.updated to give, only the tool call.
+    let sc = load("gemini_todos");
+    assert!(
+        sc.provider_lines_where(|msg| msg["params"]["update"]["sessionUpdate"] == "plan")
+            .is_empty()
+    );
+    assert!(sc.indices_of(T::TurnPlanUpdated).is_empty());
+    let items = sc.items(CanonicalItemType::DynamicToolCall);
+    assert_eq!(items.len(), 1);
+    let title = payload!(sc.event(items[0].1), ItemCompleted).and_then(|p| p.title.clone());
+    assert_eq!(title.as_deref(), Some("Set 3 todo(s)"));
+}
+
+#[test]
+fn old_terminal_work_is_tied_to_its_tool_call() {
+    let sc = load("old_terminal_allow");
+    let (started, _) = sc.items(CanonicalItemType::CommandExecution)[0];
+    let item = sc.event(started).item_id.clone();
+    for method in [
+        "terminal/create",
+        "terminal/wait_for_exit",
+        "terminal/output",
+        "terminal/release",
+    ] {
+        let line = sc.one_provider_line(method);
+        let progress = carrying(&sc, line, T::ToolProgress);
+        assert_eq!(sc.event(progress).item_id, item, "{}", sc.at(progress));
+    }
+    // The output the client read back from the terminal is the command's output.
+    let output_request = sc.one_provider_line("terminal/output");
+    let id = sc.msg(output_request)["id"].clone();
+    let response = sc.client_response(&id);
+    let delta = carrying(&sc, response, T::ContentDelta);
+    let payload = payload!(sc.event(delta), ContentDelta).expect("content.delta");
+    assert_eq!(payload.stream_kind, ContentStreamKind::CommandOutput);
+    assert_eq!(
+        payload.delta,
+        sc.msg(response)["result"]["output"].as_str().expect("output")
+    );
+    sc.assert_delta_on_open_item(delta, CanonicalItemType::CommandExecution);
+    assert_eq!(sc.event(delta).item_id, item);
+
+    let sc = load("old_terminal_reject");
+    sc.assert_no_item_left_open();
+    let (_, resolved, _) = permission_cycle(&sc, CanonicalRequestType::CommandExecutionApproval);
+    assert_eq!(sc.decision(resolved), Some("decline"));
+}
+
+#[test]
+fn terminal_output_in_meta_is_command_output() {
+    let mut lines = opening("@zed-industries/claude-agent-acp");
+    lines.push((
+        "in",
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"ls","kind":"execute","status":"in_progress"}}}),
+    ));
+    lines.push((
+        "in",
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t1","_meta":{"terminal_output":{"terminal_id":"t1","data":"a.txt\n"}}}}}),
+    ));
+    lines.push((
+        "in",
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed"}}}),
+    ));
+    lines.push(("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})));
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let deltas = events_of(&norm, T::ContentDelta);
+    assert_eq!(deltas.len(), 1);
+    let delta = payload!(norm.events[deltas[0]], ContentDelta).expect("content.delta");
+    assert_eq!(
+        (delta.stream_kind, delta.delta.as_str()),
+        (ContentStreamKind::CommandOutput, "a.txt\n")
+    );
+    let started = events_of(&norm, T::ItemStarted);
+    assert_eq!(norm.events[deltas[0]].item_id, norm.events[started[0]].item_id);
+}
+
+#[test]
+fn every_acp_trace_leaves_nothing_open_and_every_message_has_its_text() {
+    for sc in Scenario::all(ACP) {
+        sc.assert_no_item_left_open();
+        for (started, completed) in sc.items(CanonicalItemType::AssistantMessage) {
+            let streamed: String = (started..completed)
+                .filter(|&i| sc.event(i).item_id == sc.event(started).item_id)
+                .filter_map(|i| payload!(sc.event(i), ContentDelta).map(|p| p.delta.clone()))
+                .collect();
+            let data = payload!(sc.event(completed), ItemCompleted).and_then(|p| p.data.clone());
+            assert_eq!(
+                data.as_ref().and_then(|d| d["text"].as_str()),
+                Some(streamed.as_str()),
+                "{}: the completed message holds what was streamed",
+                sc.at(completed)
+            );
+        }
+        for index in 0..sc.events().len() {
+            assert_eq!(sc.event(index).provider, ProviderKind::Acp, "{}", sc.at(index));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Detection
+
+#[test]
+fn every_corpus_folder_is_detected_as_its_own_source() {
+    let folders = std::fs::read_dir(tests_dir().join("corpus")).expect("the corpus folder");
+    let mut checked = 0;
+    for folder in folders {
+        let folder = folder.expect("an entry").path();
+        let Some(name) = folder.file_name().and_then(|name| name.to_str()).map(str::to_string) else {
+            continue;
+        };
+        let Ok(source) = name.parse::<Source>() else {
+            continue;
+        };
+        for trace in corpus_traces(&name) {
+            let text = std::fs::read_to_string(&trace).expect("a trace");
+            let detected = Source::detect(text.lines().take(64)).map(|(source, _)| source);
+            assert_eq!(detected, Some(source), "{}", trace.display());
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
+
+#[test]
+fn acp_initialize_alone_decides_nothing_and_the_agent_answer_does() {
+    let lines = opening("Cursor Agent");
+    let initialize = transcript(&lines[..1]);
+    assert_eq!(
+        Source::detect(initialize.lines()),
+        None,
+        "neither Codex nor ACP claims it"
+    );
+    let answered = transcript(&lines[..2]);
+    assert_eq!(
+        Source::detect(answered.lines()),
+        Some((Source::Cursor, LineFormat::Transcript))
+    );
+    let gemini = transcript(&opening("gemini-cli")[..2]);
+    assert_eq!(
+        Source::detect(gemini.lines()),
+        Some((Source::Acp, LineFormat::Transcript))
+    );
+    let codex = r#"{"dir":"out","ts":1,"msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientInfo":{"name":"c","version":"1"}}}}"#;
+    assert_eq!(
+        Source::detect([codex]),
+        Some((Source::CodexAppServer, LineFormat::Transcript))
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cursor
+
+/// A Cursor session: `initialize` (agentInfo names Cursor), `session/new`, a prompt, then
+/// `extra`, then the prompt's answer.
+fn cursor(extra: Vec<(&'static str, Value)>) -> Normalized {
+    let mut lines = opening("Cursor Agent");
+    lines.extend(extra);
+    lines.push(("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})));
+    let norm = normalize_text(Source::Cursor, &transcript(&lines));
+    assert!(norm.events.iter().all(|event| event.provider == ProviderKind::Cursor));
+    assert!(events_of(&norm, T::RuntimeWarning).is_empty(), "{}", norm.jsonl);
+    norm
+}
+
+fn one(norm: &Normalized, kind: T) -> usize {
+    let found = events_of(norm, kind);
+    assert_eq!(found.len(), 1, "{}: {}", kind.as_str(), norm.jsonl);
+    found[0]
+}
+
+fn decision(norm: &Normalized) -> Option<String> {
+    payload!(norm.events[one(norm, T::RequestResolved)], RequestResolved).and_then(|p| p.decision.clone())
+}
+
+#[test]
+fn an_acp_agent_named_cursor_is_provider_cursor() {
+    let mut lines = opening("Cursor Agent");
+    lines.push(("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})));
+    let norm = normalize_text(ACP, &transcript(&lines));
+    assert!(norm.events.iter().all(|event| event.provider == ProviderKind::Cursor));
+}
+
+#[test]
+fn cursor_ask_question_is_user_input() {
+    let norm = cursor(vec![
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":7,"method":"cursor/ask_question","params":{"toolCallId":"q1","title":"Pick","questions":[{"id":"lang","prompt":"Which?","options":[{"id":"rs","label":"Rust"},{"id":"ts","label":"TS"}]}]}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":7,"result":{"outcome":{"outcome":"answered","answers":[{"questionId":"lang","selectedOptionIds":["rs"]}]}}}),
+        ),
+    ]);
+    let opened = one(&norm, T::RequestOpened);
+    let request = payload!(norm.events[opened], RequestOpened).expect("request.opened");
+    assert_eq!(request.request_type, CanonicalRequestType::ToolUserInput);
+    let asked = one(&norm, T::UserInputRequested);
+    let questions = &payload!(norm.events[asked], UserInputRequested)
+        .expect("questions")
+        .questions;
+    assert_eq!(questions[0]["id"], "lang");
+    let answered = one(&norm, T::UserInputResolved);
+    let answers = &payload!(norm.events[answered], UserInputResolved)
+        .expect("answers")
+        .answers;
+    assert_eq!(answers[0]["selectedOptionIds"][0], "rs");
+    assert_eq!(decision(&norm).as_deref(), Some("answered"));
+    let states: Vec<_> = norm
+        .events
+        .iter()
+        .filter_map(|e| payload!(e, SessionStateChanged).map(|p| p.state))
+        .collect();
+    assert!(states.contains(&agentwire_canonical::SessionState::Waiting));
+}
+
+#[test]
+fn cursor_create_plan_is_a_plan_to_approve() {
+    let norm = cursor(vec![
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":8,"method":"cursor/create_plan","params":{"toolCallId":"p1","name":"Refactor","overview":"Split it","plan":"# Plan\n1. split","todos":[{"id":"a","content":"split","status":"pending"}]}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":8,"result":{"outcome":{"outcome":"rejected","reason":"no"}}}),
+        ),
+    ]);
+    let started = one(&norm, T::ItemStarted);
+    assert_eq!(
+        payload!(norm.events[started], ItemStarted).map(|p| p.item_type),
+        Some(CanonicalItemType::Plan)
+    );
+    let delta = one(&norm, T::ContentDelta);
+    let text = payload!(norm.events[delta], ContentDelta).expect("delta");
+    assert_eq!(
+        (text.stream_kind, text.delta.as_str()),
+        (ContentStreamKind::PlanText, "# Plan\n1. split")
+    );
+    let plan = payload!(norm.events[one(&norm, T::TurnPlanUpdated)], TurnPlanUpdated).expect("plan");
+    assert_eq!(plan.plan[0].step, "split");
+    assert_eq!(decision(&norm).as_deref(), Some("decline"));
+}
+
+#[test]
+fn cursor_update_todos_is_the_plan_merged_by_id() {
+    let norm = cursor(vec![
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":9,"method":"cursor/update_todos","params":{"toolCallId":"u1","merge":false,"todos":[{"id":"a","content":"one","status":"in_progress"},{"id":"b","content":"two","status":"pending"}]}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":9,"result":{"outcome":{"outcome":"accepted","todos":[]}}}),
+        ),
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":10,"method":"cursor/update_todos","params":{"toolCallId":"u2","merge":true,"todos":[{"id":"a","content":"one","status":"completed"}]}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":10,"result":{"outcome":{"outcome":"accepted","todos":[]}}}),
+        ),
+    ]);
+    let plans = events_of(&norm, T::TurnPlanUpdated);
+    assert_eq!(plans.len(), 2);
+    let last = payload!(norm.events[plans[1]], TurnPlanUpdated).expect("plan");
+    let steps: Vec<_> = last.plan.iter().map(|s| (s.step.as_str(), s.status)).collect();
+    assert_eq!(
+        steps,
+        [("one", PlanStepStatus::Completed), ("two", PlanStepStatus::Pending)]
+    );
+    let resolved = events_of(&norm, T::RequestResolved);
+    assert_eq!(resolved.len(), 2);
+    for index in resolved {
+        let decision = payload!(norm.events[index], RequestResolved).and_then(|p| p.decision.clone());
+        assert_eq!(decision.as_deref(), Some("answered"));
+    }
+}
+
+#[test]
+fn cursor_task_is_a_subagent_item() {
+    let norm = cursor(vec![
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":11,"method":"cursor/task","params":{"toolCallId":"k1","description":"Explore the repo","prompt":"look around","subagentType":"explore"}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":11,"result":{"outcome":{"outcome":"completed","durationMs":1200}}}),
+        ),
+    ]);
+    let started = one(&norm, T::ItemStarted);
+    let completed = one(&norm, T::ItemCompleted);
+    let item = payload!(norm.events[completed], ItemCompleted).expect("item.completed");
+    assert_eq!(item.item_type, CanonicalItemType::CollabAgentToolCall);
+    assert_eq!(item.status, Some(ItemStatus::Completed));
+    assert_eq!(item.title.as_deref(), Some("Explore the repo"));
+    assert_eq!(norm.events[started].item_id, norm.events[completed].item_id);
+    assert_eq!(decision(&norm).as_deref(), Some("answered"));
+}
+
+#[test]
+fn cursor_generate_image_is_an_image_item() {
+    let norm = cursor(vec![
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":12,"method":"cursor/generate_image","params":{"toolCallId":"g1","description":"a cat"}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":12,"result":{"outcome":{"outcome":"generated","filePath":"/w/cat.png"}}}),
+        ),
+    ]);
+    let completed = one(&norm, T::ItemCompleted);
+    let item = payload!(norm.events[completed], ItemCompleted).expect("item.completed");
+    assert_eq!(item.item_type, CanonicalItemType::ImageGeneration);
+    assert_eq!(item.status, Some(ItemStatus::Completed));
+    assert_eq!(
+        item.data.as_ref().map(|d| d["outcome"]["filePath"].clone()),
+        Some(json!("/w/cat.png"))
+    );
+    assert_eq!(decision(&norm).as_deref(), Some("answered"));
+}
+
+#[test]
+fn a_client_error_answering_a_cursor_request_fails_it() {
+    let norm = cursor(vec![
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":13,"method":"cursor/generate_image","params":{"toolCallId":"g2","description":"a dog"}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":13,"error":{"code":-32601,"message":"Method not found"}}),
+        ),
+    ]);
+    assert_eq!(decision(&norm).as_deref(), Some("error"));
+    let completed = one(&norm, T::ItemCompleted);
+    let item = payload!(norm.events[completed], ItemCompleted).expect("item.completed");
+    assert_eq!(item.status, Some(ItemStatus::Failed));
+}
