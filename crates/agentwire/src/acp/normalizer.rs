@@ -405,15 +405,15 @@ impl AcpNormalizer {
                     };
                     self.ledger.set_provider(provider);
                 }
+                let result = wire_json(frame)["result"].take();
                 let mut config = Map::new();
-                config.insert("protocolVersion".into(), to_value(&init.protocol_version));
-                config.insert("agentCapabilities".into(), to_value(&init.agent_capabilities));
-                config.insert(
-                    "authMethods".into(),
-                    init.auth_methods.as_ref().map_or(Value::Array(Vec::new()), to_value),
-                );
-                if let Some(info) = &init.agent_info {
-                    config.insert("agentInfo".into(), to_value(info));
+                for key in ["protocolVersion", "agentCapabilities", "authMethods", "agentInfo"] {
+                    let value = match (key, result.get(key)) {
+                        (_, Some(value)) => value.clone(),
+                        ("authMethods", None) => Value::Array(Vec::new()),
+                        (_, None) => continue,
+                    };
+                    config.insert(key.to_string(), value);
                 }
                 self.emit(
                     &Context::bare(raw),
@@ -447,23 +447,11 @@ impl AcpNormalizer {
                 self.emit(&Context::bare(raw), RuntimeEvent::AuthStatus(payload), out);
             }
             ClientRequestResult::SessionNew(new) => {
-                let mut config = Map::new();
-                insert_some(&mut config, "modes", new.modes.as_ref());
-                insert_some(&mut config, "models", new.models.as_ref());
-                insert_some(&mut config, "configOptions", new.config_options.as_ref());
+                let config = session_config(frame);
                 self.start_session(raw, &new.session_id.0, None, config, out);
             }
-            ClientRequestResult::SessionLoad(load) => {
-                let mut config = Map::new();
-                insert_some(&mut config, "modes", load.modes.as_ref());
-                insert_some(&mut config, "models", load.models.as_ref());
-                insert_some(&mut config, "configOptions", load.config_options.as_ref());
-                self.resume_session(raw, ask, config, out);
-            }
-            ClientRequestResult::SessionResume(resume) => {
-                let mut config = Map::new();
-                insert_some(&mut config, "modes", resume.modes.as_ref());
-                insert_some(&mut config, "configOptions", resume.config_options.as_ref());
+            ClientRequestResult::SessionLoad(_) | ClientRequestResult::SessionResume(_) => {
+                let config = session_config(frame);
                 self.resume_session(raw, ask, config, out);
             }
             ClientRequestResult::SessionPrompt(response) => {
@@ -782,9 +770,24 @@ fn client_result_method(result: &ClientRequestResult) -> &'static str {
     }
 }
 
+/// The message of a frame as JSON, exactly as sent (a generated value re-encoded gains the
+/// defaults of fields the sender left out, like an empty `auth` capability).
+pub(super) fn wire_json(frame: &Frame<'_>) -> Value {
+    serde_json::from_str(frame.msg.get()).unwrap_or(Value::Null)
+}
+
 /// A generated value as JSON (they serialize back to their wire shape).
 pub(super) fn to_value<T: Serialize + ?Sized>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// What a `session/new|load|resume` result says of the session's configuration.
+fn session_config(frame: &Frame<'_>) -> Map<String, Value> {
+    let result = wire_json(frame)["result"].take();
+    ["modes", "models", "configOptions"]
+        .into_iter()
+        .filter_map(|key| Some((key.to_string(), result.get(key)?.clone())))
+        .collect()
 }
 
 fn insert_some<T: Serialize>(map: &mut Map<String, Value>, key: &str, value: Option<&T>) {

@@ -19,9 +19,10 @@ use agentwire_canonical::{
 };
 use serde_json::{Map, Value, json};
 
-use super::normalizer::{AcpNormalizer, delta, to_value};
+use super::normalizer::{AcpNormalizer, delta, to_value, wire_json};
 use super::tools;
 use super::updates::Item;
+use super::updates::object;
 use crate::decision::Decision;
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
@@ -102,10 +103,8 @@ impl AcpNormalizer {
             AgentRequest::SessionRequestPermission { id, params } => {
                 let session = params.session_id.0.clone();
                 let tool_call_id = params.tool_call.tool_call_id.0.clone();
-                let fields = match to_value(&params.tool_call) {
-                    Value::Object(map) => map,
-                    Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => Map::new(),
-                };
+                let sent = wire_json(frame)["params"].take();
+                let fields = object(sent["toolCall"].clone());
                 self.on_tool(
                     raw,
                     &session,
@@ -131,14 +130,14 @@ impl AcpNormalizer {
                     .iter()
                     .map(|option| OfferedOption {
                         option_id: option.option_id.0.clone(),
-                        kind: option.kind.clone(),
+                        kind: option.kind,
                         name: option.name.clone(),
                     })
                     .collect();
                 let opened = Opened {
                     request_type: tools::request_type(item_type),
                     detail: title,
-                    args: json!({ "toolCall": to_value(&params.tool_call), "options": to_value(&params.options) }),
+                    args: json!({ "toolCall": sent["toolCall"], "options": sent["options"] }),
                     waits: true,
                     questions: None,
                     item: Some(tool_call_id.clone()),
@@ -148,16 +147,17 @@ impl AcpNormalizer {
             }
             AgentRequest::ElicitationCreate { id, params } => {
                 let session = self.last_session.clone().unwrap_or_default();
+                let sent = wire_json(frame)["params"].take();
                 let questions = json!({
-                    "message": params.message,
-                    "mode": params.mode,
-                    "url": params.url,
-                    "requestedSchema": to_value(&params.requested_schema),
+                    "message": sent["message"],
+                    "mode": sent["mode"],
+                    "url": sent["url"],
+                    "requestedSchema": sent["requestedSchema"],
                 });
                 let opened = Opened {
                     request_type: CanonicalRequestType::ToolUserInput,
                     detail: Some(params.message.clone()),
-                    args: to_value(params),
+                    args: sent,
                     waits: true,
                     questions: Some(questions),
                     item: None,
@@ -587,15 +587,16 @@ impl AcpNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let session = self.last_session.clone().unwrap_or_default();
+        let sent = wire_json(frame)["params"].take();
         match request {
             CursorAgentRequest::CursorAskQuestion { id, params } => {
                 let raw = Self::raw(frame, Some("cursor/ask_question"));
                 let opened = Opened {
                     request_type: CanonicalRequestType::ToolUserInput,
                     detail: params.title.clone(),
-                    args: to_value(params),
+                    args: sent.clone(),
                     waits: true,
-                    questions: Some(to_value(&params.questions)),
+                    questions: Some(sent["questions"].clone()),
                     item: None,
                 };
                 let offer = Offer::AskQuestion(params.clone());
@@ -609,7 +610,7 @@ impl AcpNormalizer {
                     item_type: CanonicalItemType::Plan,
                     title: title.clone(),
                 };
-                let fields = object(to_value(params));
+                let fields = object(sent.clone());
                 self.ensure_item(raw, &session, &item, fields, out);
                 let turn = self.tool_turn(&session, item.id);
                 let context = self.item_context(&session, turn.as_deref(), item.id, true, Some(raw));
@@ -622,7 +623,7 @@ impl AcpNormalizer {
                 let opened = Opened {
                     request_type: CanonicalRequestType::Unknown,
                     detail: title,
-                    args: to_value(params),
+                    args: sent.clone(),
                     waits: true,
                     questions: None,
                     item: Some(params.tool_call_id.0.clone()),
@@ -637,7 +638,7 @@ impl AcpNormalizer {
                 let opened = Opened {
                     request_type: CanonicalRequestType::DynamicToolCall,
                     detail: Some("update the todo list".to_string()),
-                    args: to_value(params),
+                    args: sent.clone(),
                     waits: false,
                     questions: None,
                     item: None,
@@ -652,11 +653,11 @@ impl AcpNormalizer {
                     item_type: CanonicalItemType::CollabAgentToolCall,
                     title: Some(params.description.clone()),
                 };
-                self.item_step(raw, &session, item, object(to_value(params)), None, out);
+                self.item_step(raw, &session, item, object(sent.clone()), None, out);
                 let opened = Opened {
                     request_type: CanonicalRequestType::DynamicToolCall,
                     detail: Some(params.description.clone()),
-                    args: to_value(params),
+                    args: sent.clone(),
                     waits: false,
                     questions: None,
                     item: Some(params.tool_call_id.0.clone()),
@@ -671,11 +672,11 @@ impl AcpNormalizer {
                     item_type: CanonicalItemType::ImageGeneration,
                     title: Some(params.description.clone()),
                 };
-                self.item_step(raw, &session, item, object(to_value(params)), None, out);
+                self.item_step(raw, &session, item, object(sent.clone()), None, out);
                 let opened = Opened {
                     request_type: CanonicalRequestType::DynamicToolCall,
                     detail: Some(params.description.clone()),
-                    args: to_value(params),
+                    args: sent.clone(),
                     waits: false,
                     questions: None,
                     item: Some(params.tool_call_id.0.clone()),
@@ -840,11 +841,4 @@ fn todo_step(todo: &agentwire_acp::CursorTodo) -> TurnPlanStep {
 fn only<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
     let first = items.next()?;
     items.next().is_none().then_some(first)
-}
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => Map::new(),
-    }
 }

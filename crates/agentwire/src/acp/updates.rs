@@ -55,7 +55,8 @@ impl AcpNormalizer {
         match notification {
             AgentNotification::SessionUpdate { params } => {
                 let raw = Self::raw(frame, Some("session/update")).with_type(tag(&params.update));
-                self.on_session_update(raw, &params.session_id.0, &params.update, out);
+                let mut update = super::normalizer::wire_json(frame)["params"]["update"].take();
+                self.on_session_update(raw, &params.session_id.0, &params.update, &mut update, out);
             }
             // A URL-mode elicitation finished out of band: progress of the client-side work.
             AgentNotification::ElicitationComplete { params } => {
@@ -123,6 +124,7 @@ impl AcpNormalizer {
         raw: Raw<'_>,
         session: &str,
         update: &SessionUpdate,
+        sent: &mut Value,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         match update {
@@ -145,7 +147,7 @@ impl AcpNormalizer {
                 self.on_chunk(raw, session, TextKind::Thought, content, id, out);
             }
             SessionUpdate::ToolCall { kind, status, .. } | SessionUpdate::ToolCallUpdate { kind, status, .. } => {
-                let mut fields = fields_of(update);
+                let mut fields = object(sent.take());
                 fields.remove("sessionUpdate");
                 self.on_tool(raw, session, fields, kind.as_ref(), status.as_ref(), out);
             }
@@ -164,9 +166,9 @@ impl AcpNormalizer {
                 };
                 self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
             }
-            SessionUpdate::AvailableCommandsUpdate { available_commands, .. } => {
+            SessionUpdate::AvailableCommandsUpdate { .. } => {
                 let mut config = Map::new();
-                config.insert("availableCommands".into(), to_value(available_commands));
+                config.insert("availableCommands".into(), sent["availableCommands"].take());
                 self.configured(raw, Some(session), config, out);
             }
             SessionUpdate::CurrentModeUpdate { current_mode_id, .. } => {
@@ -174,9 +176,9 @@ impl AcpNormalizer {
                 config.insert("currentModeId".into(), Value::String(current_mode_id.0.clone()));
                 self.configured(raw, Some(session), config, out);
             }
-            SessionUpdate::ConfigOptionUpdate { config_options, .. } => {
+            SessionUpdate::ConfigOptionUpdate { .. } => {
                 let mut config = Map::new();
-                config.insert("configOptions".into(), to_value(config_options));
+                config.insert("configOptions".into(), sent["configOptions"].take());
                 self.configured(raw, Some(session), config, out);
             }
             SessionUpdate::SessionInfoUpdate { title, updated_at, .. } => {
@@ -192,12 +194,11 @@ impl AcpNormalizer {
                 };
                 self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
             }
-            SessionUpdate::UsageUpdate { used, size, cost, .. } => {
+            SessionUpdate::UsageUpdate { .. } => {
                 let context = self.session_context(session, Some(raw));
-                let mut usage = json!({ "used": used, "size": size });
-                if let Some(cost) = cost {
-                    usage["cost"] = to_value(cost);
-                }
+                let mut usage = object(sent.take());
+                usage.remove("sessionUpdate");
+                let usage = Value::Object(usage);
                 let payload = ThreadTokenUsageUpdatedPayload { usage };
                 self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
@@ -552,9 +553,9 @@ pub(super) struct Item<'a> {
     pub title: Option<String>,
 }
 
-/// The fields of an update as ACP names them.
-fn fields_of(update: &SessionUpdate) -> Map<String, Value> {
-    match to_value(update) {
+/// The members of a JSON object (none if it is not one).
+pub(super) fn object(value: Value) -> Map<String, Value> {
+    match value {
         Value::Object(map) => map,
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => Map::new(),
     }
