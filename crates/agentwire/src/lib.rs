@@ -33,8 +33,8 @@
 //! ```
 //!
 //! The crate is a shared core ([`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
-//! [`decision`], [`normalizer`], [`secrets`], [`source`]) that imports no source module, and one module of
-//! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`]) on top of it; the `catalog` module is the
+//! [`decision`], [`jsonrpc`], [`normalizer`], [`secrets`], [`source`]) that imports no source module, and one module of
+//! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`acp`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
 pub mod acp;
