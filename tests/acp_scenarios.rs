@@ -684,7 +684,7 @@ fn cursor_update_todos_is_the_plan_merged_by_id() {
         ),
         (
             "in",
-            json!({"jsonrpc":"2.0","id":10,"method":"cursor/update_todos","params":{"toolCallId":"u2","merge":true,"todos":[{"id":"a","content":"one","status":"completed"}]}}),
+            json!({"jsonrpc":"2.0","id":10,"method":"cursor/update_todos","params":{"toolCallId":"u2","merge":true,"todos":[{"id":"a","status":"completed"}]}}),
         ),
         (
             "out",

@@ -333,15 +333,19 @@ impl AcpNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let key = key_of(id);
-        let turn = opened
+        // The request belongs to the tool call it is about when that item exists.
+        let item = opened
             .item
+            .clone()
+            .filter(|item| self.sessions.get(session).is_some_and(|s| s.tools.contains_key(item)));
+        let turn = item
             .as_deref()
             .and_then(|item| self.tool_turn(session, item))
             .or_else(|| self.update_turn(session));
         let place = Place {
             thread: Some(session.to_string()),
             turn: turn.clone(),
-            item: opened.item.clone().filter(|_| turn.is_some()),
+            item: item.filter(|_| turn.is_some()),
         };
         let provider_id = id.to_string();
         let context = self
@@ -597,7 +601,7 @@ impl AcpNormalizer {
                     args: sent.clone(),
                     waits: true,
                     questions: Some(sent["questions"].clone()),
-                    item: None,
+                    item: Some(params.tool_call_id.0.clone()),
                 };
                 let offer = Offer::AskQuestion(params.clone());
                 self.open_request(raw, id, "cursor/ask_question", &session, offer, opened, out);
@@ -611,11 +615,15 @@ impl AcpNormalizer {
                     title: title.clone(),
                 };
                 let fields = object(sent.clone());
-                self.ensure_item(raw, &session, &item, fields, out);
+                let started = self.ensure_item(raw, &session, &item, fields, out);
                 let turn = self.tool_turn(&session, item.id);
                 let context = self.item_context(&session, turn.as_deref(), item.id, true, Some(raw));
                 self.emit(&context, delta(ContentStreamKind::PlanText, &params.plan), out);
-                self.item_step(raw, &session, item, Map::new(), Some(ItemStatus::Completed), out);
+                // A plan item of its own is whole once proposed; the agent's own tool call of
+                // the same id (when it reported one) completes when the agent says so.
+                if started {
+                    self.item_step(raw, &session, item, Map::new(), Some(ItemStatus::Completed), out);
+                }
                 if !params.todos.is_empty() {
                     let plan = params.todos.iter().map(todo_step).collect();
                     self.plan_updated(raw, &session, params.overview.clone(), plan, out);
@@ -641,7 +649,7 @@ impl AcpNormalizer {
                     args: sent.clone(),
                     waits: false,
                     questions: None,
-                    item: None,
+                    item: Some(params.tool_call_id.0.clone()),
                 };
                 let offer = Offer::UpdateTodos(params.clone());
                 self.open_request(raw, id, "cursor/update_todos", &session, offer, opened, out);
@@ -710,14 +718,21 @@ impl AcpNormalizer {
             open.todos.clear();
         }
         for todo in &params.todos {
-            let step = (todo.id.clone(), todo_step(todo));
-            match todo
+            let known = todo
                 .id
                 .as_ref()
-                .and_then(|id| open.todos.iter_mut().find(|(known, _)| known.as_ref() == Some(id)))
-            {
-                Some(known) => *known = step,
-                None => open.todos.push(step),
+                .and_then(|id| open.todos.iter_mut().find(|(known, _)| known.as_ref() == Some(id)));
+            match known {
+                // A merged todo names what changed: its text or its status may be left out.
+                Some((_, step)) => {
+                    if let Some(text) = todo.content.clone().or_else(|| todo.title.clone()) {
+                        step.step = text;
+                    }
+                    if todo.status.is_some() {
+                        step.status = tools::todo_status(todo.status.as_ref());
+                    }
+                }
+                None => open.todos.push((todo.id.clone(), todo_step(todo))),
             }
         }
         open.todos.iter().map(|(_, step)| step.clone()).collect()

@@ -388,9 +388,18 @@ impl AcpNormalizer {
             .and_then(|output| output.get("data"))
             .and_then(Value::as_str)
             .map(str::to_string);
+        // Cursor marks a subagent's tool call with `rawInput._toolName: "task"`.
+        let subagent = fields
+            .get("rawInput")
+            .and_then(|input| input.get("_toolName"))
+            .is_some_and(|name| name == "task");
         let item = Item {
             id: &id,
-            item_type: tools::item_type(kind),
+            item_type: if subagent {
+                CanonicalItemType::CollabAgentToolCall
+            } else {
+                tools::item_type(kind)
+            },
             title: None,
         };
         let end = status.and_then(tools::final_status);
