@@ -769,3 +769,56 @@ fn a_client_error_answering_a_cursor_request_fails_it() {
     let item = payload!(norm.events[completed], ItemCompleted).expect("item.completed");
     assert_eq!(item.status, Some(ItemStatus::Failed));
 }
+
+#[test]
+fn a_loaded_session_replays_its_history_as_items_outside_any_turn() {
+    let lines = vec![
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}),
+        ),
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"s1","cwd":"/w","mcpServers":[]}}),
+        ),
+        (
+            "in",
+            json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi"}}}}),
+        ),
+        (
+            "in",
+            json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hello"}}}}),
+        ),
+        (
+            "in",
+            json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"ls","kind":"execute","status":"pending"}}}),
+        ),
+        ("in", json!({"jsonrpc":"2.0","id":2,"result":{}})),
+    ];
+    let norm = normalize_text(ACP, &transcript(&lines));
+    assert!(events_of(&norm, T::TurnStarted).is_empty());
+    let started = events_of(&norm, T::SessionStarted);
+    assert_eq!(started.len(), 1);
+    let resume = payload!(norm.events[started[0]], SessionStarted).and_then(|p| p.resume.clone());
+    assert_eq!(resume.map(|r| r["sessionId"].clone()), Some(json!("s1")));
+    let types: Vec<_> = events_of(&norm, T::ItemCompleted)
+        .into_iter()
+        .filter_map(|i| payload!(norm.events[i], ItemCompleted).map(|p| (p.item_type, p.status)))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            (CanonicalItemType::UserMessage, Some(ItemStatus::Completed)),
+            (CanonicalItemType::AssistantMessage, Some(ItemStatus::Completed)),
+            (CanonicalItemType::CommandExecution, Some(ItemStatus::Failed)),
+        ]
+    );
+    for index in events_of(&norm, T::ItemCompleted) {
+        assert!(norm.events[index].turn_id.is_none());
+        assert!(norm.events[index].thread_id.is_some());
+    }
+}

@@ -233,6 +233,39 @@ impl AcpNormalizer {
         self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
     }
 
+    /// Completes as `failed` the tool calls of a session that belong to no turn (replayed by
+    /// `session/load` before any prompt) and never completed: the ledger knows only items of
+    /// turns, and cuts those off itself.
+    fn cut_off_turnless_tools(&mut self, session: &str, out: &mut Vec<ProviderRuntimeEvent>) {
+        let Some(open) = self.sessions.get_mut(session) else {
+            return;
+        };
+        let cut: Vec<(String, CanonicalItemType, Option<String>, Map<String, Value>)> = open
+            .tools
+            .iter_mut()
+            .filter(|(_, tool)| !tool.done && tool.turn.is_none())
+            .map(|(id, tool)| {
+                tool.done = true;
+                (id.clone(), tool.item_type, tool.title.clone(), tool.data.clone())
+            })
+            .collect();
+        let detail = format!(
+            "the stream ended before {} completed it",
+            self.ledger.source().program()
+        );
+        for (id, item_type, title, data) in cut {
+            let context = self.item_context(session, None, &id, true, None);
+            let payload = ItemLifecyclePayload {
+                item_type,
+                status: Some(ItemStatus::Failed),
+                title,
+                detail: Some(detail.clone()),
+                data: Some(Value::Object(data)),
+            };
+            self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+        }
+    }
+
     /// The name of the next message item of a session that has no `messageId`.
     pub(super) fn next_text_key(&mut self, session: &str, kind: TextKind) -> String {
         let open = self.session_mut(session);
@@ -850,8 +883,9 @@ impl Normalizer for AcpNormalizer {
 
     fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
         let sessions: Vec<String> = self.sessions.keys().cloned().collect();
-        for session in sessions {
-            self.close_text(&session, out);
+        for session in &sessions {
+            self.close_text(session, out);
+            self.cut_off_turnless_tools(session, out);
         }
         self.ledger.finish(out);
     }
