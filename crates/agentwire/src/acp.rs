@@ -4,6 +4,7 @@
 //! module; they differ only in the provider they name and in how a transcript is recognized.
 
 mod normalizer;
+mod offer;
 mod requests;
 mod tools;
 mod updates;
@@ -19,7 +20,7 @@ use crate::frame::Frame;
 use crate::source::Source;
 
 pub use normalizer::AcpNormalizer;
-pub use requests::{AcpRequest, Offer, OfferedOption};
+pub use offer::{AcpRequest, Offer, OfferedOption};
 
 /// The pinned schema, for `--version`.
 pub fn upstream() -> String {

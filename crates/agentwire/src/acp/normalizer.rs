@@ -21,7 +21,7 @@ use agentwire_canonical::{
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::requests::AcpRequest;
+use super::offer::{AcpRequest, Work};
 use super::tools;
 use super::wire::{self, Message, WireError};
 use crate::emit::{Context, Raw};
@@ -134,7 +134,7 @@ pub struct AcpNormalizer {
     pub(super) last_session: Option<String>,
     /// Agent requests for client-side work (`fs/*`, `terminal/*`) awaiting the client, by id:
     /// the session and tool call they were tied to, and the method.
-    pub(super) agent_asks: BTreeMap<RequestId, super::requests::Work>,
+    pub(super) agent_asks: BTreeMap<RequestId, Work>,
     /// Terminals by id: the session and tool call they run for.
     pub(super) terminals: BTreeMap<String, (String, String)>,
 }
@@ -240,28 +240,29 @@ impl AcpNormalizer {
         let Some(open) = self.sessions.get_mut(session) else {
             return;
         };
-        let cut: Vec<(String, CanonicalItemType, Option<String>, Map<String, Value>)> = open
+        let cut: Vec<String> = open
             .tools
-            .iter_mut()
+            .iter()
             .filter(|(_, tool)| !tool.done && tool.turn.is_none())
-            .map(|(id, tool)| {
-                tool.done = true;
-                (id.clone(), tool.item_type, tool.title.clone(), tool.data.clone())
-            })
+            .map(|(id, _)| id.clone())
             .collect();
         let detail = format!(
             "the stream ended before {} completed it",
             self.ledger.source().program()
         );
-        for (id, item_type, title, data) in cut {
-            let context = self.item_context(session, None, &id, true, None);
-            let payload = ItemLifecyclePayload {
-                item_type,
-                status: Some(ItemStatus::Failed),
-                title,
-                detail: Some(detail.clone()),
-                data: Some(Value::Object(data)),
+        for id in cut {
+            let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(&id)) else {
+                continue;
             };
+            tool.done = true;
+            let payload = ItemLifecyclePayload {
+                item_type: tool.item_type,
+                status: Some(ItemStatus::Failed),
+                title: tool.title.clone(),
+                detail: Some(detail.clone()),
+                data: Some(Value::Object(tool.data.clone())),
+            };
+            let context = self.item_context(session, None, &id, true, None);
             self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
         }
     }

@@ -8,10 +8,9 @@
 //! host.
 
 use agentwire_acp::{
-    AgentRequest, AgentRequestResult, CreateElicitationRequest, CursorAgentRequest, CursorAgentRequestResult,
-    CursorAskQuestionOutcome, CursorAskQuestionParams, CursorCreatePlanOutcome, CursorCreatePlanParams,
-    CursorGenerateImageOutcome, CursorGenerateImageParams, CursorTaskOutcome, CursorTaskParams,
-    CursorUpdateTodosOutcome, CursorUpdateTodosParams, PermissionOptionKind, RequestId, RequestPermissionOutcome,
+    AgentRequest, AgentRequestResult, CursorAgentRequest, CursorAgentRequestResult, CursorAskQuestionOutcome,
+    CursorCreatePlanOutcome, CursorGenerateImageOutcome, CursorTaskOutcome, CursorUpdateTodosOutcome,
+    CursorUpdateTodosParams, RequestId, RequestPermissionOutcome,
 };
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, ContentStreamKind, ItemStatus, ProviderRuntimeEvent, RequestOpenedPayload,
@@ -20,71 +19,13 @@ use agentwire_canonical::{
 use serde_json::{Map, Value, json};
 
 use super::normalizer::{AcpNormalizer, delta, to_value, wire_json};
+use super::offer::{AcpRequest, Offer, OfferedOption, Work};
 use super::tools;
-use super::updates::Item;
-use super::updates::object;
+use super::updates::{Item, object};
 use crate::decision::Decision;
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ledger::{Answer, OpenRequest, Place};
-
-/// What the normalizer keeps of an open agent request, beside the ledger's facts.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AcpRequest {
-    /// The JSON-RPC method.
-    pub method: &'static str,
-    /// The JSON-RPC id, with its type (a reply must carry it back as sent).
-    pub id: RequestId,
-    /// The ACP session it belongs to.
-    pub session: String,
-    /// What was offered or asked.
-    pub offer: Offer,
-}
-
-/// What an open request offered or asked, as needed to read or write its answer.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Offer {
-    /// `session/request_permission`: the options offered, for the tool call it names.
-    Permission {
-        tool_call_id: String,
-        options: Vec<OfferedOption>,
-    },
-    /// `elicitation/create`.
-    Elicitation(CreateElicitationRequest),
-    /// `cursor/ask_question`.
-    AskQuestion(CursorAskQuestionParams),
-    /// `cursor/create_plan`.
-    CreatePlan(CursorCreatePlanParams),
-    /// `cursor/update_todos`.
-    UpdateTodos(CursorUpdateTodosParams),
-    /// `cursor/task`.
-    Task(CursorTaskParams),
-    /// `cursor/generate_image`.
-    GenerateImage(CursorGenerateImageParams),
-}
-
-/// One option a permission request offered.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OfferedOption {
-    pub option_id: String,
-    pub kind: PermissionOptionKind,
-    pub name: String,
-}
-
-impl OfferedOption {
-    /// The canonical decision of choosing this option.
-    pub fn decision(&self) -> Decision {
-        tools::decision(&self.kind)
-    }
-}
-
-/// Client-side work the agent asked for (`fs/*`, `terminal/*`), until the client answers.
-pub(super) struct Work {
-    pub method: &'static str,
-    pub session: String,
-    /// The tool call it serves, when it could be told.
-    pub tool: Option<String>,
-}
 
 /// The JSON text of a request id: the ledger's key (so `1` and `"1"` differ).
 fn key_of(id: &RequestId) -> String {
