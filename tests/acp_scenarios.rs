@@ -822,3 +822,15 @@ fn a_loaded_session_replays_its_history_as_items_outside_any_turn() {
         assert!(norm.events[index].thread_id.is_some());
     }
 }
+
+#[test]
+fn a_refused_tool_call_ends_declined_not_failed() {
+    // Claude's adapter reports the refused call `failed`; gemini reports nothing more of it.
+    for name in ["tool_reject", "gemini_shell_reject", "old_terminal_reject"] {
+        let sc = load(name);
+        let items = sc.items(CanonicalItemType::CommandExecution);
+        assert_eq!(items.len(), 1, "trace `{name}`");
+        let status = payload!(sc.event(items[0].1), ItemCompleted).and_then(|p| p.status);
+        assert_eq!(status, Some(ItemStatus::Declined), "{}", sc.at(items[0].1));
+    }
+}

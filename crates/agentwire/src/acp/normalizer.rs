@@ -98,6 +98,8 @@ pub(super) struct ToolState {
     pub data: Map<String, Value>,
     /// `item.completed` was emitted.
     pub done: bool,
+    /// The user refused its permission request: it did not run (its end is `declined`).
+    pub declined: bool,
     /// Terminal output already delivered as `content.delta`, in bytes.
     pub output_delivered: usize,
 }
@@ -231,6 +233,43 @@ impl AcpNormalizer {
             data: Some(json!({ "text": text.text })),
         };
         self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+    }
+
+    /// Completes as `declined` the tool calls of a turn the user refused and the agent never
+    /// completed (gemini reports nothing more of a refused tool call): they did not run, and
+    /// did not fail.
+    fn end_declined_tools(
+        &mut self,
+        context: &Context<'_>,
+        session: &str,
+        turn: &str,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let Some(open) = self.sessions.get(session) else {
+            return;
+        };
+        let refused: Vec<String> = open
+            .tools
+            .iter()
+            .filter(|(_, tool)| !tool.done && tool.declined && tool.turn.as_deref() == Some(turn))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in refused {
+            let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(&id)) else {
+                continue;
+            };
+            tool.done = true;
+            let payload = ItemLifecyclePayload {
+                item_type: tool.item_type,
+                status: Some(ItemStatus::Declined),
+                title: tool.title.clone(),
+                detail: Some("declined: the user refused the permission it asked for".to_string()),
+                data: Some(Value::Object(tool.data.clone())),
+            };
+            self.ledger.close_item(session, &id);
+            let item = self.item_context(session, Some(turn), &id, true, context.raw);
+            self.emit(&item, RuntimeEvent::ItemCompleted(payload), out);
+        }
     }
 
     /// Completes as `failed` the tool calls of a session that belong to no turn (replayed by
@@ -393,6 +432,7 @@ impl AcpNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         self.close_text(session, out);
+        self.end_declined_tools(context, session, turn, out);
         if let Some(open) = self.sessions.get_mut(session) {
             open.turns.retain(|t| t != turn);
             for tool in open.tools.values_mut() {

@@ -383,6 +383,21 @@ impl AcpNormalizer {
                         }
                     }
                 };
+                if matches!(answer.decision, Decision::Decline | Decision::Cancel)
+                    && let Some(Offer::Permission { tool_call_id, .. }) =
+                        self.ledger.request(&key_of(id)).map(|request| &request.extra.offer)
+                    && let Some(request) = self.ledger.request(&key_of(id))
+                {
+                    let session = request.extra.session.clone();
+                    let tool_call_id = tool_call_id.clone();
+                    if let Some(tool) = self
+                        .sessions
+                        .get_mut(&session)
+                        .and_then(|s| s.tools.get_mut(&tool_call_id))
+                    {
+                        tool.declined = true;
+                    }
+                }
                 self.settle(raw, id, answer, out);
             }
             AgentRequestResult::ElicitationCreate(response) => {

@@ -467,6 +467,7 @@ impl AcpNormalizer {
                 title,
                 data: fields,
                 done: false,
+                declined: false,
                 output_delivered: 0,
             },
         );
@@ -502,8 +503,19 @@ impl AcpNormalizer {
             .or(item.title)
             .or_else(|| tool.title.clone());
         tool.title.clone_from(&title);
-        let (item_type, turn, done, data) = (tool.item_type, tool.turn.clone(), tool.done, tool.data.clone());
+        let (item_type, turn, done, declined, data) = (
+            tool.item_type,
+            tool.turn.clone(),
+            tool.done,
+            tool.declined,
+            tool.data.clone(),
+        );
         let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
+        // A tool call the user refused did not run: the agent's `failed` is a refusal.
+        let end = match end {
+            Some(ItemStatus::Failed) if declined => Some(ItemStatus::Declined),
+            other => other,
+        };
         match (end, done) {
             (Some(status), false) => {
                 if let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(item.id)) {
