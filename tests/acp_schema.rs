@@ -601,6 +601,8 @@ fn trace_set(name: &str) -> &'static str {
         "gemini-cli 0.61.0"
     } else if name.starts_with("old_") {
         "claude-code-acp 0.16.2"
+    } else if name.starts_with("codex_acp_") {
+        "codex-acp 0.16.0"
     } else {
         "claude-agent-acp 0.19.1"
     }
@@ -638,7 +640,7 @@ fn every_corpus_message_validates_against_its_method_and_every_update_lands_in_i
         problems.len(),
         problems.join("\n")
     );
-    assert_eq!(per_set.len(), 3, "three agents in the corpus");
+    assert_eq!(per_set.len(), 4, "four agents in the corpus");
 }
 
 /// A small real exchange: `initialize`, `session/new`, a prompt with one agent chunk, its reply.
@@ -751,8 +753,20 @@ const UNDECLARED: &[(&str, &str)] = &[
         "both Claude adapters advertise session forking; `SessionForkCapabilities` in schema.unstable.json",
     ),
     (
+        "initialize result.agentCapabilities.mcpCapabilities.acp",
+        "codex-acp says whether it takes `acp` MCP servers; `McpCapabilities.acp` in schema.unstable.json",
+    ),
+    (
+        "initialize result.authMethods[].type",
+        "codex-acp offers `env_var` methods; ACP's earlier unstable schema declared `AuthMethodEnvVar`, 2.4.0 does not",
+    ),
+    (
+        "initialize result.authMethods[].vars",
+        "the variables of codex-acp's `env_var` methods (`AuthEnvVar` in that earlier unstable schema)",
+    ),
+    (
         "session/new result.models",
-        "all three agents send `{availableModels, currentModelId}`; older unstable schemas called it `SessionModelState`; neither 2.4.0 file declares it",
+        "claude-agent-acp, claude-code-acp and gemini-cli send `{availableModels, currentModelId}` (codex-acp a `model` config option instead); older unstable schemas called it `SessionModelState`; neither 2.4.0 file declares it",
     ),
     (
         "session/prompt result.usage",

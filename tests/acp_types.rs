@@ -263,12 +263,14 @@ fn tags_decide_the_variant() {
     assert!(serde_json::from_str::<RequestPermissionOutcome>(r#"{"outcome":"selected"}"#).is_err());
     assert!(serde_json::from_str::<SessionUpdate>(r#"{"sessionUpdate":"nope"}"#).is_err());
     let env_var = r#"{"type":"env_var","id":"openai","name":"OpenAI key","vars":[{"name":"OPENAI_API_KEY"}]}"#;
+    match serde_json::from_str(env_var).expect("decodes") {
+        agentwire_acp::AuthMethod::EnvVar { vars, .. } => assert_eq!(vars[0].name, "OPENAI_API_KEY"),
+        other => panic!("an `env_var` auth method decoded as {other:?}"),
+    }
+    let unknown = r#"{"type":"oauth","id":"openai","name":"OpenAI"}"#;
     assert!(
-        !matches!(
-            serde_json::from_str(env_var),
-            Ok(agentwire_acp::AuthMethod::Terminal { .. })
-        ),
-        "a typed auth method that is not `terminal` must not decode as the terminal branch"
+        matches!(serde_json::from_str(unknown), Ok(agentwire_acp::AuthMethod::Agent(_))),
+        "an unknown `type` falls back to the untagged `agent` default, as ACP says"
     );
     let code: agentwire_acp::ErrorCode = serde_json::from_str("400").expect("any integer");
     assert_eq!(code.0, 400);
