@@ -570,7 +570,11 @@ fn check_reply(
 }
 
 fn corpus() -> Vec<(String, Vec<Value>)> {
-    let dir = agentwire_tests::tests_dir().join("corpus/acp");
+    traces("corpus/acp")
+}
+
+fn traces(folder: &str) -> Vec<(String, Vec<Value>)> {
+    let dir = agentwire_tests::tests_dir().join(folder);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("readable corpus folder").path())
@@ -641,6 +645,46 @@ fn every_corpus_message_validates_against_its_method_and_every_update_lands_in_i
         problems.join("\n")
     );
     assert_eq!(per_set.len(), 4, "four agents in the corpus");
+}
+
+/// The hand-made Cursor transcripts of `tests/corpus/cursor/` (built from Cursor's documented
+/// shapes, not captured) validate against both schemas like the real corpus, `cursor/*` methods
+/// through the Cursor extension schema. The two problems expected are the documented ones of
+/// `cancel_unsupported.jsonl`: the client sends `session/cancel` with an `id`, as a request ACP
+/// does not define, so the agent's `-32601` reply answers no request the schemas know.
+#[test]
+fn the_hand_made_cursor_transcripts_validate_against_both_schemas() {
+    let schemas = Schemas::load();
+    let mut problems = Vec::new();
+    let mut seen = BTreeMap::<String, usize>::new();
+    for (name, records) in traces("corpus/cursor") {
+        let report = check_trace(&schemas, &records);
+        problems.extend(report.problems.iter().map(|problem| format!("{name}: {problem}")));
+        for (key, count) in report.seen {
+            *seen.entry(key).or_default() += count;
+        }
+    }
+    for (key, count) in &seen {
+        println!("{count:>4} {key}");
+    }
+    assert_eq!(
+        problems,
+        [
+            "cancel_unsupported.jsonl: line 11: session/cancel sent by the Client as a Request; the schema has it \
+             sent by the Client as a Notification",
+            "cancel_unsupported.jsonl: line 12: a reply with id 5 answers no pending Client request",
+        ]
+    );
+    for method in [
+        "cursor/ask_question",
+        "cursor/create_plan",
+        "cursor/update_todos",
+        "cursor/task",
+    ] {
+        assert!(seen.contains_key(&format!("Agent Request {method}")), "{method}");
+        assert!(seen.contains_key(&format!("Client response {method}")), "{method}");
+    }
+    assert!(seen.contains_key("Agent response cursor/list_available_models"));
 }
 
 /// A small real exchange: `initialize`, `session/new`, a prompt with one agent chunk, its reply.

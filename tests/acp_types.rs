@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 use agentwire::acp::wire::{Decoder, Message};
 use agentwire::frame::{Direction, Frame};
+use agentwire::normalizer::ProblemKind;
 use agentwire_acp::{
     AgentNotification, AgentRequest, AgentRequestResult, ContentBlock, RequestPermissionOutcome, SessionUpdate,
 };
@@ -23,6 +24,10 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 const CORPUS: &str = "corpus/acp";
+
+/// Hand-made Cursor transcripts (see the folder's README: built from documented shapes, not
+/// captured).
+const CURSOR_CORPUS: &str = "corpus/cursor";
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Side {
@@ -60,8 +65,8 @@ fn content_tag(block: &ContentBlock) -> &'static str {
     }
 }
 
-fn traces() -> Vec<(String, Vec<(Side, Value)>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(CORPUS);
+fn traces(folder: &str) -> Vec<(String, Vec<(Side, Value)>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(folder);
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("corpus dir")
         .map(|entry| entry.expect("entry").path())
@@ -224,7 +229,7 @@ fn check(label: &str, original: &Value, typed: &impl Serialize) {
 fn every_corpus_message_decodes_into_its_variant_with_no_key_lost() {
     let mut counts = BTreeMap::<String, usize>::new();
     let mut total = 0;
-    for (name, records) in traces() {
+    for (name, records) in traces(CORPUS) {
         let mut decoder = Decoder::default();
         for (line, (side, message)) in records.iter().enumerate() {
             let label = format!("{name}:{}", line + 1);
@@ -318,4 +323,70 @@ fn cursor_examples_decode_through_the_cursor_tables() {
             "cursor/update_todos"
         ]
     );
+}
+
+/// The hand-made Cursor transcripts decode line by line through the same wire decoder, each
+/// `session/update` into the variant its tag names, each `cursor/*` request and reply through
+/// Cursor's tables, with no key lost. One line is the documented exception: a client sending
+/// `session/cancel` with an `id` (`cancel_unsupported.jsonl`) sends a request ACP does not
+/// declare (it is a notification), which the decoder reports as `Undeclared`; Cursor's `-32601`
+/// reply to it decodes as an error answering `session/cancel`.
+#[test]
+fn every_cursor_transcript_line_decodes_into_its_variant_with_no_key_lost() {
+    let mut counts = BTreeMap::<String, usize>::new();
+    let mut total = 0;
+    for (name, records) in traces(CURSOR_CORPUS) {
+        let mut decoder = Decoder::default();
+        for (line, (side, message)) in records.iter().enumerate() {
+            let label = format!("{name}:{}", line + 1);
+            total += 1;
+            if message["method"] == "session/cancel" && message.get("id").is_some() {
+                let text = message.to_string();
+                let raw: Box<RawValue> = serde_json::from_str(&text).expect("raw");
+                let frame = Frame {
+                    dir: Direction::Out,
+                    ts: None,
+                    msg: &raw,
+                    line: &text,
+                };
+                let problem = decoder.decode(&frame).map(drop).expect_err("not a request").problem();
+                assert_eq!(problem.kind, ProblemKind::Undeclared, "{label}: {}", problem.message);
+                assert_eq!(*side, Side::Client, "{label}");
+                *counts.entry("undeclared request session/cancel".into()).or_default() += 1;
+                continue;
+            }
+            *counts.entry(decode(&label, *side, message, &mut decoder)).or_default() += 1;
+        }
+    }
+    for (what, count) in &counts {
+        println!("{count:5} {what}");
+    }
+    println!("{total} lines");
+    let decoded: usize = counts.values().sum::<usize>() - counts["undeclared request session/cancel"];
+    assert_eq!(
+        decoded + 1,
+        total,
+        "every line but the one request-form `session/cancel` decodes"
+    );
+    for what in [
+        "request cursor/ask_question",
+        "reply to cursor/ask_question",
+        "request cursor/create_plan",
+        "reply to cursor/create_plan",
+        "request cursor/update_todos",
+        "reply to cursor/update_todos",
+        "request cursor/task",
+        "reply to cursor/task",
+        "request cursor/list_available_models",
+        "reply to cursor/list_available_models",
+        "request session/request_permission",
+        "reply to session/request_permission",
+        "error to session/cancel",
+        "notification session/cancel",
+        "session/update tool_call",
+        "session/update tool_call_update",
+        "session/update agent_message_chunk",
+    ] {
+        assert!(counts.contains_key(what), "the Cursor transcripts reach {what}");
+    }
 }
