@@ -1,6 +1,8 @@
 //! The generated ACP types (`agentwire-acp`) against the real corpus, `conform`-style.
 //!
-//! Every message of every trace in `tests/corpus/acp/` decodes, through the mapping crate's wire
+//! Every message of every trace in `tests/corpus/acp/` (and of the hand-made Cursor transcripts
+//! in `tests/corpus/cursor/`) decodes, but for a client's `session/cancel` sent as a request
+//! (see `REQUEST_CANCEL`), through the mapping crate's wire
 //! decoder (what `agentwire conform` runs), by the union named after
 //! its sender (requests and notifications by `method`; replies through the `<Union>Result`
 //! table, by the method of the request with the same id that the other side sent; errors as
@@ -217,6 +219,36 @@ fn decode(label: &str, side: Side, message: &Value, decoder: &mut Decoder) -> St
     }
 }
 
+/// What a client's `session/cancel` sent with an `id` counts as: ACP defines `session/cancel`
+/// as a notification only, so the request form is a method the schema does not declare and the
+/// decoder reports it `Undeclared` (the agent's `-32601` reply then decodes as an error answering
+/// `session/cancel`). Clients do send it (`codex_acp_cancel_as_request.jsonl`, captured;
+/// Cursor's `cancel_unsupported.jsonl`, hand-made), so both corpus tests expect exactly this.
+const REQUEST_CANCEL: &str = "undeclared request session/cancel";
+
+/// [`decode`], except that a request-form `session/cancel` must fail as `Undeclared`.
+fn decode_line(label: &str, side: Side, message: &Value, decoder: &mut Decoder) -> String {
+    if message["method"] != "session/cancel" || message.get("id").is_none() {
+        return decode(label, side, message, decoder);
+    }
+    assert_eq!(side, Side::Client, "{label}");
+    let text = message.to_string();
+    let raw: Box<RawValue> = serde_json::from_str(&text).expect("raw");
+    let frame = Frame {
+        dir: Direction::Out,
+        ts: None,
+        msg: &raw,
+        line: &text,
+    };
+    let problem = decoder
+        .decode(&frame)
+        .map(drop)
+        .expect_err("ACP declares no `session/cancel` request")
+        .problem();
+    assert_eq!(problem.kind, ProblemKind::Undeclared, "{label}: {}", problem.message);
+    REQUEST_CANCEL.into()
+}
+
 fn check_reply(label: &str, message: &Value, typed: &impl Serialize) {
     assert_no_key_lost(label, &message["result"], typed);
 }
@@ -233,14 +265,22 @@ fn every_corpus_message_decodes_into_its_variant_with_no_key_lost() {
         let mut decoder = Decoder::default();
         for (line, (side, message)) in records.iter().enumerate() {
             let label = format!("{name}:{}", line + 1);
-            *counts.entry(decode(&label, *side, message, &mut decoder)).or_default() += 1;
+            *counts
+                .entry(decode_line(&label, *side, message, &mut decoder))
+                .or_default() += 1;
             total += 1;
         }
     }
     for (what, count) in &counts {
         println!("{count:5} {what}");
     }
-    println!("{total} messages decoded");
+    println!("{total} messages");
+    assert_eq!(
+        counts.get(REQUEST_CANCEL),
+        Some(&1),
+        "codex_acp_cancel_as_request.jsonl"
+    );
+    assert_eq!(counts.get("error to session/cancel"), Some(&1), "its -32601 reply");
     for tag in [
         "agent_message_chunk",
         "agent_thought_chunk",
@@ -327,10 +367,8 @@ fn cursor_examples_decode_through_the_cursor_tables() {
 
 /// The hand-made Cursor transcripts decode line by line through the same wire decoder, each
 /// `session/update` into the variant its tag names, each `cursor/*` request and reply through
-/// Cursor's tables, with no key lost. One line is the documented exception: a client sending
-/// `session/cancel` with an `id` (`cancel_unsupported.jsonl`) sends a request ACP does not
-/// declare (it is a notification), which the decoder reports as `Undeclared`; Cursor's `-32601`
-/// reply to it decodes as an error answering `session/cancel`.
+/// Cursor's tables, with no key lost; the one exception is the request-form `session/cancel` of
+/// `cancel_unsupported.jsonl` (see [`REQUEST_CANCEL`]).
 #[test]
 fn every_cursor_transcript_line_decodes_into_its_variant_with_no_key_lost() {
     let mut counts = BTreeMap::<String, usize>::new();
@@ -339,35 +377,17 @@ fn every_cursor_transcript_line_decodes_into_its_variant_with_no_key_lost() {
         let mut decoder = Decoder::default();
         for (line, (side, message)) in records.iter().enumerate() {
             let label = format!("{name}:{}", line + 1);
+            *counts
+                .entry(decode_line(&label, *side, message, &mut decoder))
+                .or_default() += 1;
             total += 1;
-            if message["method"] == "session/cancel" && message.get("id").is_some() {
-                let text = message.to_string();
-                let raw: Box<RawValue> = serde_json::from_str(&text).expect("raw");
-                let frame = Frame {
-                    dir: Direction::Out,
-                    ts: None,
-                    msg: &raw,
-                    line: &text,
-                };
-                let problem = decoder.decode(&frame).map(drop).expect_err("not a request").problem();
-                assert_eq!(problem.kind, ProblemKind::Undeclared, "{label}: {}", problem.message);
-                assert_eq!(*side, Side::Client, "{label}");
-                *counts.entry("undeclared request session/cancel".into()).or_default() += 1;
-                continue;
-            }
-            *counts.entry(decode(&label, *side, message, &mut decoder)).or_default() += 1;
         }
     }
     for (what, count) in &counts {
         println!("{count:5} {what}");
     }
     println!("{total} lines");
-    let decoded: usize = counts.values().sum::<usize>() - counts["undeclared request session/cancel"];
-    assert_eq!(
-        decoded + 1,
-        total,
-        "every line but the one request-form `session/cancel` decodes"
-    );
+    assert_eq!(counts.get(REQUEST_CANCEL), Some(&1), "cancel_unsupported.jsonl");
     for what in [
         "request cursor/ask_question",
         "reply to cursor/ask_question",
