@@ -142,3 +142,39 @@ fn copy_referenced(schema: &Value, unstable: &Map<String, Value>, definitions: &
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn auth_method(branches: Value) -> Map<String, Value> {
+        let mut definitions = Map::new();
+        definitions.insert("AuthMethod".into(), json!({"anyOf": branches}));
+        definitions
+    }
+
+    #[test]
+    fn a_branch_goes_before_the_untagged_default() {
+        let terminal = json!({"properties": {"type": {"const": "terminal"}}, "allOf": [{"$ref": "#/$defs/T"}]});
+        let agent = json!({"title": "agent", "allOf": [{"$ref": "#/$defs/A"}]});
+        let mut definitions = auth_method(json!([terminal, agent]));
+        add_branch(&mut definitions, "AuthMethod", "type", "env_var", "UndeclaredE").expect("grafts");
+        let branches = definitions["AuthMethod"]["anyOf"].as_array().expect("anyOf");
+        assert_eq!(branches.len(), 3);
+        assert_eq!(branches[1]["properties"]["type"]["const"], "env_var");
+        assert_eq!(branches[1]["allOf"][0]["$ref"], "#/$defs/UndeclaredE");
+        assert_eq!(branches[2]["title"], "agent");
+    }
+
+    #[test]
+    fn a_declared_branch_or_a_tagged_last_branch_fails_the_graft() {
+        let env_var = json!({"properties": {"type": {"const": "env_var"}}});
+        let agent = json!({"title": "agent"});
+        let mut definitions = auth_method(json!([env_var, agent]));
+        let error = add_branch(&mut definitions, "AuthMethod", "type", "env_var", "UndeclaredE").expect_err("declared");
+        assert!(error.to_string().contains("drop the graft"), "{error}");
+        let terminal = json!({"properties": {"type": {"const": "terminal"}}});
+        let mut definitions = auth_method(json!([terminal]));
+        assert!(add_branch(&mut definitions, "AuthMethod", "type", "env_var", "UndeclaredE").is_err());
+    }
+}
