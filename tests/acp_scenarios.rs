@@ -1,6 +1,7 @@
-//! Scenario assertions: what the ACP traces of the corpus (Zed's Claude adapters, gemini-cli)
-//! must become, asserted on the typed canonical events; and, until Cursor traces are in the
-//! corpus, one small inline transcript per Cursor extension request.
+//! Scenario assertions: what the ACP traces of the corpus (Zed's Claude adapters, gemini-cli,
+//! codex-acp) and the hand-made Cursor transcripts must become, asserted on the typed canonical
+//! events; and one small inline transcript per Cursor extension request and per error path the
+//! corpus lacks.
 //!
 //! Expected values are read from the trace itself wherever it states them (the option the
 //! client chose and the kind the agent gave it, the plan entries, the terminal output), so a test
@@ -832,5 +833,45 @@ fn a_refused_tool_call_ends_declined_not_failed() {
         assert_eq!(items.len(), 1, "trace `{name}`");
         let status = payload!(sc.event(items[0].1), ItemCompleted).and_then(|p| p.status);
         assert_eq!(status, Some(ItemStatus::Declined), "{}", sc.at(items[0].1));
+    }
+}
+
+#[test]
+fn every_cursor_transcript_is_provider_cursor_with_nothing_left_open() {
+    let all = Scenario::all(Source::Cursor);
+    assert!(!all.is_empty());
+    for sc in all {
+        sc.assert_no_item_left_open();
+        for index in 0..sc.events().len() {
+            assert_eq!(sc.event(index).provider, ProviderKind::Cursor, "{}", sc.at(index));
+        }
+    }
+}
+
+#[test]
+fn a_cancel_the_agent_does_not_support_is_a_warning_and_the_turn_runs_on() {
+    // A client sending `session/cancel` as a request gets -32601: the spec's `runtime.warning`,
+    // and the prompt completes as the agent answers it.
+    for (source, name) in [
+        (ACP, "codex_acp_cancel_as_request"),
+        (Source::Cursor, "cancel_unsupported"),
+    ] {
+        let sc = Scenario::load(source, name);
+        let cancel = sc.client_lines_where(|msg| msg["method"] == "session/cancel" && msg.get("id").is_some());
+        assert_eq!(cancel.len(), 1, "trace `{name}`");
+        let answer = sc.provider_lines_where(|msg| msg["id"] == sc.msg(cancel[0])["id"] && msg.get("error").is_some());
+        assert_eq!(answer.len(), 1, "trace `{name}`");
+        let warning = carrying(&sc, answer[0], T::RuntimeWarning);
+        let message = &payload!(sc.event(warning), RuntimeWarning)
+            .expect("runtime.warning")
+            .message;
+        assert!(message.contains("session/cancel"), "{}", sc.at(warning));
+        assert!(sc.indices_of(T::RuntimeError).is_empty(), "trace `{name}`");
+        let completed = sc.indices_of(T::TurnCompleted);
+        assert!(!completed.is_empty());
+        assert!(
+            completed.iter().any(|&i| sc.turn_state(i) == TurnState::Completed),
+            "trace `{name}`"
+        );
     }
 }

@@ -570,7 +570,11 @@ fn check_reply(
 }
 
 fn corpus() -> Vec<(String, Vec<Value>)> {
-    let dir = agentwire_tests::tests_dir().join("corpus/acp");
+    traces("corpus/acp")
+}
+
+fn traces(folder: &str) -> Vec<(String, Vec<Value>)> {
+    let dir = agentwire_tests::tests_dir().join(folder);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("readable corpus folder").path())
@@ -601,6 +605,8 @@ fn trace_set(name: &str) -> &'static str {
         "gemini-cli 0.61.0"
     } else if name.starts_with("old_") {
         "claude-code-acp 0.16.2"
+    } else if name.starts_with("codex_acp_") {
+        "codex-acp 0.16.0"
     } else {
         "claude-agent-acp 0.19.1"
     }
@@ -632,13 +638,63 @@ fn every_corpus_message_validates_against_its_method_and_every_update_lands_in_i
             println!("  {count:>4} session/update {tag}");
         }
     }
-    assert!(
-        problems.is_empty(),
-        "{} problems:\n{}",
-        problems.len(),
-        problems.join("\n")
+    assert_eq!(
+        problems,
+        request_cancel_problems("codex_acp_cancel_as_request.jsonl", 18, 4),
+        "the only problems are those of the client's request-form `session/cancel`"
     );
-    assert_eq!(per_set.len(), 3, "three agents in the corpus");
+    assert_eq!(per_set.len(), 4, "four agents in the corpus");
+}
+
+/// What a client's `session/cancel` sent with an `id` (at `line` of `file`) and the agent's
+/// `-32601` reply to it are reported as: ACP defines `session/cancel` only as a notification, so
+/// the request is one no schema declares and the reply answers no request the schemas know.
+/// Clients do send it: `codex_acp_cancel_as_request.jsonl` captures codex-acp's answer (the turn
+/// runs on), and Cursor's hand-made `cancel_unsupported.jsonl` models the same.
+fn request_cancel_problems(file: &str, line: usize, id: u64) -> Vec<String> {
+    vec![
+        format!(
+            "{file}: line {line}: session/cancel sent by the Client as a Request; the schema has it sent by the \
+             Client as a Notification"
+        ),
+        format!(
+            "{file}: line {}: a reply with id {id} answers no pending Client request",
+            line + 1
+        ),
+    ]
+}
+
+/// The hand-made Cursor transcripts of `tests/corpus/cursor/` (built from Cursor's documented
+/// shapes, not captured) validate against both schemas like the real corpus, `cursor/*` methods
+/// through the Cursor extension schema. The two problems expected are the documented ones of
+/// `cancel_unsupported.jsonl`: the client sends `session/cancel` with an `id`, as a request ACP
+/// does not define, so the agent's `-32601` reply answers no request the schemas know.
+#[test]
+fn the_hand_made_cursor_transcripts_validate_against_both_schemas() {
+    let schemas = Schemas::load();
+    let mut problems = Vec::new();
+    let mut seen = BTreeMap::<String, usize>::new();
+    for (name, records) in traces("corpus/cursor") {
+        let report = check_trace(&schemas, &records);
+        problems.extend(report.problems.iter().map(|problem| format!("{name}: {problem}")));
+        for (key, count) in report.seen {
+            *seen.entry(key).or_default() += count;
+        }
+    }
+    for (key, count) in &seen {
+        println!("{count:>4} {key}");
+    }
+    assert_eq!(problems, request_cancel_problems("cancel_unsupported.jsonl", 11, 5));
+    for method in [
+        "cursor/ask_question",
+        "cursor/create_plan",
+        "cursor/update_todos",
+        "cursor/task",
+    ] {
+        assert!(seen.contains_key(&format!("Agent Request {method}")), "{method}");
+        assert!(seen.contains_key(&format!("Client response {method}")), "{method}");
+    }
+    assert!(seen.contains_key("Agent response cursor/list_available_models"));
 }
 
 /// A small real exchange: `initialize`, `session/new`, a prompt with one agent chunk, its reply.
@@ -751,8 +807,20 @@ const UNDECLARED: &[(&str, &str)] = &[
         "both Claude adapters advertise session forking; `SessionForkCapabilities` in schema.unstable.json",
     ),
     (
+        "initialize result.agentCapabilities.mcpCapabilities.acp",
+        "codex-acp says whether it takes `acp` MCP servers; `McpCapabilities.acp` in schema.unstable.json",
+    ),
+    (
+        "initialize result.authMethods[].type",
+        "codex-acp offers `env_var` methods; ACP's earlier unstable schema declared `AuthMethodEnvVar`, 2.4.0 does not",
+    ),
+    (
+        "initialize result.authMethods[].vars",
+        "the variables of codex-acp's `env_var` methods (`AuthEnvVar` in that earlier unstable schema)",
+    ),
+    (
         "session/new result.models",
-        "all three agents send `{availableModels, currentModelId}`; older unstable schemas called it `SessionModelState`; neither 2.4.0 file declares it",
+        "claude-agent-acp, claude-code-acp and gemini-cli send `{availableModels, currentModelId}` (codex-acp a `model` config option instead); older unstable schemas called it `SessionModelState`; neither 2.4.0 file declares it",
     ),
     (
         "session/prompt result.usage",

@@ -1,6 +1,8 @@
 //! The generated ACP types (`agentwire-acp`) against the real corpus, `conform`-style.
 //!
-//! Every message of every trace in `tests/corpus/acp/` decodes, through the mapping crate's wire
+//! Every message of every trace in `tests/corpus/acp/` (and of the hand-made Cursor transcripts
+//! in `tests/corpus/cursor/`) decodes, but for a client's `session/cancel` sent as a request
+//! (see `REQUEST_CANCEL`), through the mapping crate's wire
 //! decoder (what `agentwire conform` runs), by the union named after
 //! its sender (requests and notifications by `method`; replies through the `<Union>Result`
 //! table, by the method of the request with the same id that the other side sent; errors as
@@ -15,6 +17,7 @@ use std::path::PathBuf;
 
 use agentwire::acp::wire::{Decoder, Message};
 use agentwire::frame::{Direction, Frame};
+use agentwire::normalizer::ProblemKind;
 use agentwire_acp::{
     AgentNotification, AgentRequest, AgentRequestResult, ContentBlock, RequestPermissionOutcome, SessionUpdate,
 };
@@ -23,6 +26,10 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 const CORPUS: &str = "corpus/acp";
+
+/// Hand-made Cursor transcripts (see the folder's README: built from documented shapes, not
+/// captured).
+const CURSOR_CORPUS: &str = "corpus/cursor";
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Side {
@@ -60,8 +67,8 @@ fn content_tag(block: &ContentBlock) -> &'static str {
     }
 }
 
-fn traces() -> Vec<(String, Vec<(Side, Value)>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(CORPUS);
+fn traces(folder: &str) -> Vec<(String, Vec<(Side, Value)>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(folder);
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("corpus dir")
         .map(|entry| entry.expect("entry").path())
@@ -212,6 +219,36 @@ fn decode(label: &str, side: Side, message: &Value, decoder: &mut Decoder) -> St
     }
 }
 
+/// What a client's `session/cancel` sent with an `id` counts as: ACP defines `session/cancel`
+/// as a notification only, so the request form is a method the schema does not declare and the
+/// decoder reports it `Undeclared` (the agent's `-32601` reply then decodes as an error answering
+/// `session/cancel`). Clients do send it (`codex_acp_cancel_as_request.jsonl`, captured;
+/// Cursor's `cancel_unsupported.jsonl`, hand-made), so both corpus tests expect exactly this.
+const REQUEST_CANCEL: &str = "undeclared request session/cancel";
+
+/// [`decode`], except that a request-form `session/cancel` must fail as `Undeclared`.
+fn decode_line(label: &str, side: Side, message: &Value, decoder: &mut Decoder) -> String {
+    if message["method"] != "session/cancel" || message.get("id").is_none() {
+        return decode(label, side, message, decoder);
+    }
+    assert_eq!(side, Side::Client, "{label}");
+    let text = message.to_string();
+    let raw: Box<RawValue> = serde_json::from_str(&text).expect("raw");
+    let frame = Frame {
+        dir: Direction::Out,
+        ts: None,
+        msg: &raw,
+        line: &text,
+    };
+    let problem = decoder
+        .decode(&frame)
+        .map(drop)
+        .expect_err("ACP declares no `session/cancel` request")
+        .problem();
+    assert_eq!(problem.kind, ProblemKind::Undeclared, "{label}: {}", problem.message);
+    REQUEST_CANCEL.into()
+}
+
 fn check_reply(label: &str, message: &Value, typed: &impl Serialize) {
     assert_no_key_lost(label, &message["result"], typed);
 }
@@ -224,18 +261,26 @@ fn check(label: &str, original: &Value, typed: &impl Serialize) {
 fn every_corpus_message_decodes_into_its_variant_with_no_key_lost() {
     let mut counts = BTreeMap::<String, usize>::new();
     let mut total = 0;
-    for (name, records) in traces() {
+    for (name, records) in traces(CORPUS) {
         let mut decoder = Decoder::default();
         for (line, (side, message)) in records.iter().enumerate() {
             let label = format!("{name}:{}", line + 1);
-            *counts.entry(decode(&label, *side, message, &mut decoder)).or_default() += 1;
+            *counts
+                .entry(decode_line(&label, *side, message, &mut decoder))
+                .or_default() += 1;
             total += 1;
         }
     }
     for (what, count) in &counts {
         println!("{count:5} {what}");
     }
-    println!("{total} messages decoded");
+    println!("{total} messages");
+    assert_eq!(
+        counts.get(REQUEST_CANCEL),
+        Some(&1),
+        "codex_acp_cancel_as_request.jsonl"
+    );
+    assert_eq!(counts.get("error to session/cancel"), Some(&1), "its -32601 reply");
     for tag in [
         "agent_message_chunk",
         "agent_thought_chunk",
@@ -263,12 +308,14 @@ fn tags_decide_the_variant() {
     assert!(serde_json::from_str::<RequestPermissionOutcome>(r#"{"outcome":"selected"}"#).is_err());
     assert!(serde_json::from_str::<SessionUpdate>(r#"{"sessionUpdate":"nope"}"#).is_err());
     let env_var = r#"{"type":"env_var","id":"openai","name":"OpenAI key","vars":[{"name":"OPENAI_API_KEY"}]}"#;
+    match serde_json::from_str(env_var).expect("decodes") {
+        agentwire_acp::AuthMethod::EnvVar { vars, .. } => assert_eq!(vars[0].name, "OPENAI_API_KEY"),
+        other => panic!("an `env_var` auth method decoded as {other:?}"),
+    }
+    let unknown = r#"{"type":"oauth","id":"openai","name":"OpenAI"}"#;
     assert!(
-        !matches!(
-            serde_json::from_str(env_var),
-            Ok(agentwire_acp::AuthMethod::Terminal { .. })
-        ),
-        "a typed auth method that is not `terminal` must not decode as the terminal branch"
+        matches!(serde_json::from_str(unknown), Ok(agentwire_acp::AuthMethod::Agent(_))),
+        "an unknown `type` falls back to the untagged `agent` default, as ACP says"
     );
     let code: agentwire_acp::ErrorCode = serde_json::from_str("400").expect("any integer");
     assert_eq!(code.0, 400);
@@ -316,4 +363,50 @@ fn cursor_examples_decode_through_the_cursor_tables() {
             "cursor/update_todos"
         ]
     );
+}
+
+/// The hand-made Cursor transcripts decode line by line through the same wire decoder, each
+/// `session/update` into the variant its tag names, each `cursor/*` request and reply through
+/// Cursor's tables, with no key lost; the one exception is the request-form `session/cancel` of
+/// `cancel_unsupported.jsonl` (see [`REQUEST_CANCEL`]).
+#[test]
+fn every_cursor_transcript_line_decodes_into_its_variant_with_no_key_lost() {
+    let mut counts = BTreeMap::<String, usize>::new();
+    let mut total = 0;
+    for (name, records) in traces(CURSOR_CORPUS) {
+        let mut decoder = Decoder::default();
+        for (line, (side, message)) in records.iter().enumerate() {
+            let label = format!("{name}:{}", line + 1);
+            *counts
+                .entry(decode_line(&label, *side, message, &mut decoder))
+                .or_default() += 1;
+            total += 1;
+        }
+    }
+    for (what, count) in &counts {
+        println!("{count:5} {what}");
+    }
+    println!("{total} lines");
+    assert_eq!(counts.get(REQUEST_CANCEL), Some(&1), "cancel_unsupported.jsonl");
+    for what in [
+        "request cursor/ask_question",
+        "reply to cursor/ask_question",
+        "request cursor/create_plan",
+        "reply to cursor/create_plan",
+        "request cursor/update_todos",
+        "reply to cursor/update_todos",
+        "request cursor/task",
+        "reply to cursor/task",
+        "request cursor/list_available_models",
+        "reply to cursor/list_available_models",
+        "request session/request_permission",
+        "reply to session/request_permission",
+        "error to session/cancel",
+        "notification session/cancel",
+        "session/update tool_call",
+        "session/update tool_call_update",
+        "session/update agent_message_chunk",
+    ] {
+        assert!(counts.contains_key(what), "the Cursor transcripts reach {what}");
+    }
 }

@@ -224,6 +224,26 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
         #[serde(rename = "type")]
         type_: TerminalType,
     },
+    EnvVar {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        description: ::std::option::Option<::std::string::String>,
+        id: ::std::string::String,
+        ///A page where the user can obtain the credentials.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        link: ::std::option::Option<::std::string::String>,
+        #[serde(
+            rename = "_meta",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        meta: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        name: ::std::string::String,
+        #[serde(rename = "type")]
+        type_: EnvVarType,
+        ///The environment variables the client should set.
+        vars: ::std::vec::Vec<UndeclaredAuthEnvVar>,
+    },
     Agent(AuthMethodAgent),
 }
 impl ::std::convert::From<AuthMethodAgent> for AuthMethod {
@@ -2525,6 +2545,57 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     ///Human-readable title for this option.
     pub title: ::std::string::String,
 }
+///`EnvVarType`
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum EnvVarType {
+    #[serde(rename = "env_var")]
+    EnvVar,
+}
+impl ::std::fmt::Display for EnvVarType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::EnvVar => f.write_str("env_var"),
+        }
+    }
+}
+impl ::std::str::FromStr for EnvVarType {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "env_var" => Ok(Self::EnvVar),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for EnvVarType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for EnvVarType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
 ///An environment variable to set when launching an MCP server.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct EnvVariable {
@@ -3119,6 +3190,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 ///MCP capabilities supported by the agent
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct McpCapabilities {
+    #[doc = "**UNSTABLE**\n\nThis capability is not part of the spec yet, and may be removed or changed at any point.\n\nAgent supports `acp` MCP servers."]
+    #[serde(default)]
+    pub acp: bool,
     ///Agent supports `http` MCP servers.
     #[serde(default)]
     pub http: bool,
@@ -6660,6 +6734,42 @@ impl ::std::convert::TryFrom<::std::string::String> for ToolKind {
         value.parse()
     }
 }
+///One environment variable of an `env_var` authentication method.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct UndeclaredAuthEnvVar {
+    ///A label for the client's input field.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub label: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    ///The variable's name (e.g. `OPENAI_API_KEY`).
+    pub name: ::std::string::String,
+    ///Whether the variable may be left unset (absent: it may not).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub optional: ::std::option::Option<bool>,
+    ///Whether the value is a secret (absent: it is).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub secret: ::std::option::Option<bool>,
+}
+///An authentication method whose credentials the client passes to the agent as environment variables (an `authMethods` entry with `type: "env_var"` in the `initialize` reply; codex-acp 0.16.0 sends two). ACP's earlier unstable schema declared it as AuthMethodEnvVar; 2.4.0 has no such branch.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct UndeclaredAuthMethodEnvVar {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    pub id: ::std::string::String,
+    ///A page where the user can obtain the credentials.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub link: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    pub name: ::std::string::String,
+    ///The environment variables the client should set.
+    pub vars: ::std::vec::Vec<UndeclaredAuthEnvVar>,
+}
 ///One model an agent offers.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct UndeclaredModelInfo {
@@ -6843,6 +6953,7 @@ pub mod defaults {
     }
     pub(super) fn agent_capabilities_mcp_capabilities() -> super::McpCapabilities {
         super::McpCapabilities {
+            acp: Default::default(),
             http: false,
             meta: Default::default(),
             sse: false,
@@ -6908,6 +7019,7 @@ pub mod defaults {
             },
             load_session: false,
             mcp_capabilities: super::McpCapabilities {
+                acp: Default::default(),
                 http: false,
                 meta: Default::default(),
                 sse: false,
