@@ -16,6 +16,7 @@ use agentwire_canonical::{
     ThreadMetadataUpdatedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, TurnPlanStep,
     TurnPlanUpdatedPayload,
 };
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::normalizer::{AcpNormalizer, OpenText, TextKind, ToolState, delta, to_value};
@@ -543,13 +544,13 @@ impl AcpNormalizer {
                     };
                     self.ledger.open_item((session, turn, item.id), face);
                 }
+                // A report after the end repeats the end: the status the item ended with.
                 let status = if done {
                     data.get("status")
-                        .and_then(Value::as_str)
-                        .map_or(ItemStatus::Completed, |status| match status {
-                            "failed" => ItemStatus::Failed,
-                            _ => ItemStatus::Completed,
-                        })
+                        .and_then(|status| ToolCallStatus::deserialize(status).ok())
+                        .as_ref()
+                        .and_then(tools::final_status)
+                        .unwrap_or(ItemStatus::Completed)
                 } else {
                     ItemStatus::InProgress
                 };
