@@ -27,21 +27,6 @@ pub fn upstream() -> String {
     format!("@agentclientprotocol/sdk {UPSTREAM_VERSION} (ACP v1; Cursor's cursor/* extensions hand-written)")
 }
 
-/// Whether a frame is the client's `initialize` of ACP: it names a numeric `protocolVersion`,
-/// which Codex app-server's `initialize` (the one method the two share) does not.
-pub fn is_initialize(frame: &Frame<'_>) -> bool {
-    let Ok(envelope) = serde_json::from_str::<RawEnvelope>(frame.msg.get()) else {
-        return false;
-    };
-    envelope.method.as_deref() == Some("initialize")
-        && params_field(&envelope, "protocolVersion").is_some_and(|v| v.is_u64())
-}
-
-fn params_field(envelope: &RawEnvelope, key: &str) -> Option<Value> {
-    let params: Value = serde_json::from_str(envelope.params.as_deref()?.get()).ok()?;
-    params.get(key).cloned()
-}
-
 /// Whether the agent named in an `initialize` result is Cursor's.
 pub(crate) fn names_cursor(agent_info: &Value) -> bool {
     ["name", "title"].iter().any(|key| {

@@ -44,8 +44,7 @@ impl Source {
     /// Whether a frame is a message this source defines (for format detection).
     pub fn claims(self, frame: &Frame<'_>) -> bool {
         match self {
-            // Codex app-server and ACP share only `initialize`; ACP's names a protocol version.
-            Self::CodexAppServer => codex_app_server::claims(frame) && !acp::is_initialize(frame),
+            Self::CodexAppServer => codex_app_server::claims(frame),
             Self::Claude => claude::claims(frame, LineFormat::Bare),
             Self::ClaudeControl => claude::claims(frame, LineFormat::Transcript),
             Self::CodexExec => codex_exec::claims(frame),

@@ -19,10 +19,21 @@ pub fn claims(frame: &Frame<'_>) -> bool {
         return false;
     };
     envelope.method.as_deref().is_some_and(|method| {
-        ServerNotification::METHODS.contains(&method)
+        let defined = ServerNotification::METHODS.contains(&method)
             || ServerRequest::METHODS.contains(&method)
-            || ClientRequest::METHODS.contains(&method)
+            || ClientRequest::METHODS.contains(&method);
+        defined && !(method == "initialize" && names_protocol_version(&envelope))
     })
+}
+
+/// Codex's `initialize` names no protocol version; an `initialize` that does (ACP's, whose
+/// method name is the same) belongs to another source.
+fn names_protocol_version(envelope: &RawEnvelope) -> bool {
+    envelope
+        .params
+        .as_deref()
+        .and_then(|params| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(params.get()).ok())
+        .is_some_and(|params| params.contains_key("protocolVersion"))
 }
 
 /// The pinned program and version, for `--version`.
