@@ -18,7 +18,8 @@ use agentwire_codex_app_server::{self as codex, RequestId, ServerRequest, Server
 use serde_json::{Value, json};
 
 use super::canonicalize::{command_display, to_json};
-use super::normalizer::{CodexAppServerNormalizer, CodexRequest};
+use super::normalizer::CodexAppServerNormalizer;
+use super::offer::{CodexRequest, Offer};
 use crate::decision::Decision;
 use crate::emit::Raw;
 use crate::frame::{Direction, Frame};
@@ -136,7 +137,12 @@ impl CodexAppServerNormalizer {
             waits,
             user_input,
             answer: None,
-            extra: CodexRequest { method },
+            extra: CodexRequest {
+                method,
+                id: id.clone(),
+                jsonrpc: crate::jsonrpc::carries_version(frame.msg),
+                offer: Offer::of(request),
+            },
         };
         self.ledger.open_request(key, open, &context, out);
     }
@@ -311,34 +317,11 @@ fn answer_of(result: &ServerRequestResult) -> Answer {
     let resolution = to_json(result);
     let (decision, answers) = match result {
         R::ItemCommandExecutionRequestApproval(answer) => (command_decision(&answer.decision), None),
-        R::ItemFileChangeRequestApproval(answer) => (
-            match answer.decision {
-                codex::FileChangeApprovalDecision::Accept => Decision::Accept,
-                codex::FileChangeApprovalDecision::AcceptForSession => Decision::AcceptForSession,
-                codex::FileChangeApprovalDecision::Decline => Decision::Decline,
-                codex::FileChangeApprovalDecision::Cancel => Decision::Cancel,
-            },
-            None,
-        ),
+        R::ItemFileChangeRequestApproval(answer) => (file_change_decision(&answer.decision), None),
         R::ApplyPatchApproval(answer) => (review_decision(&answer.decision), None),
         R::ExecCommandApproval(answer) => (review_decision(&answer.decision), None),
-        R::McpServerElicitationRequest(answer) => (
-            match answer.action {
-                codex::McpServerElicitationAction::Accept => Decision::Accept,
-                codex::McpServerElicitationAction::Decline => Decision::Decline,
-                codex::McpServerElicitationAction::Cancel => Decision::Cancel,
-            },
-            None,
-        ),
-        R::ItemPermissionsRequestApproval(answer) => {
-            let granted = permissions_granted(&answer.permissions);
-            let decision = match (granted, &answer.scope) {
-                (false, _) => Decision::Decline,
-                (true, codex::PermissionGrantScope::Turn) => Decision::Accept,
-                (true, codex::PermissionGrantScope::Session) => Decision::AcceptForSession,
-            };
-            (decision, None)
-        }
+        R::McpServerElicitationRequest(answer) => (elicitation_decision(&answer.action), None),
+        R::ItemPermissionsRequestApproval(answer) => (permissions_decision(answer), None),
         R::ItemToolRequestUserInput(answer) => (Decision::Answered, Some(to_json(&answer.answers))),
         R::ItemToolCall(_) | R::AccountChatgptAuthTokensRefresh(_) | R::AttestationGenerate(_) => {
             (Decision::Answered, None)
@@ -351,8 +334,37 @@ fn answer_of(result: &ServerRequestResult) -> Answer {
     }
 }
 
+pub(super) fn file_change_decision(decision: &codex::FileChangeApprovalDecision) -> Decision {
+    use codex::FileChangeApprovalDecision as D;
+    match decision {
+        D::Accept => Decision::Accept,
+        D::AcceptForSession => Decision::AcceptForSession,
+        D::Decline => Decision::Decline,
+        D::Cancel => Decision::Cancel,
+    }
+}
+
+pub(super) fn elicitation_decision(action: &codex::McpServerElicitationAction) -> Decision {
+    use codex::McpServerElicitationAction as A;
+    match action {
+        A::Accept => Decision::Accept,
+        A::Decline => Decision::Decline,
+        A::Cancel => Decision::Cancel,
+    }
+}
+
+/// Granting nothing is a refusal, whatever the scope; a grant for the session is more than this
+/// one request.
+pub(super) fn permissions_decision(answer: &codex::PermissionsRequestApprovalResponse) -> Decision {
+    match (permissions_granted(&answer.permissions), &answer.scope) {
+        (false, _) => Decision::Decline,
+        (true, codex::PermissionGrantScope::Turn) => Decision::Accept,
+        (true, codex::PermissionGrantScope::Session) => Decision::AcceptForSession,
+    }
+}
+
 /// A standing rule (an execpolicy or network amendment) allows more than this one request.
-fn command_decision(decision: &codex::CommandExecutionApprovalDecision) -> Decision {
+pub(super) fn command_decision(decision: &codex::CommandExecutionApprovalDecision) -> Decision {
     use codex::CommandExecutionApprovalDecision as D;
     match decision {
         D::Accept => Decision::Accept,
@@ -366,7 +378,7 @@ fn command_decision(decision: &codex::CommandExecutionApprovalDecision) -> Decis
 }
 
 /// The legacy approvals' `ReviewDecision`, on the same vocabulary as the v2 ones.
-fn review_decision(decision: &codex::ReviewDecision) -> Decision {
+pub(super) fn review_decision(decision: &codex::ReviewDecision) -> Decision {
     use codex::ReviewDecision as D;
     match decision {
         D::Approved => Decision::Accept,
