@@ -1251,7 +1251,11 @@ impl ClaudeNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let (request_id, body, error) = match response {
-            SdkControlResponsePayload::Success(ok) => (&ok.request_id, Value::Object(ok.response.clone()), None),
+            SdkControlResponsePayload::Success(ok) => (
+                &ok.request_id,
+                Value::Object(ok.response.clone().unwrap_or_default()),
+                None,
+            ),
             SdkControlResponsePayload::Error(err) => (&err.request_id, Value::Null, Some(err.error.clone())),
         };
         if dir == Direction::Out {

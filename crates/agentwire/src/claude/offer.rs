@@ -78,7 +78,7 @@ impl Pending {
                 let allow = |updated_permissions| {
                     PermissionResult::Allow(PermissionResultAllow {
                         tool_use_id: self.tool_use_id.clone(),
-                        updated_input: input.clone(),
+                        updated_input: Some(input.clone()),
                         updated_permissions,
                     })
                 };
@@ -112,7 +112,7 @@ impl Pending {
         let line = ClaudeStreamLine::ControlResponse(SdkControlResponse {
             response: SdkControlResponsePayload::Success(ControlSuccessResponse {
                 request_id: self.request_id.clone(),
-                response,
+                response: Some(response),
             }),
         });
         Ok(to_value(&line))
