@@ -82,7 +82,8 @@ enum Command {
         /// Why the request was refused (a deny's message, a rejection's reason).
         #[arg(long, value_name = "TEXT")]
         message: Option<String>,
-        /// The session so far (`-` for stdin).
+        /// The session so far (`-` or nothing for stdin).
+        #[arg(default_value = "-")]
         file: String,
     },
     /// Check canonical JSONL against the canonical JSON Schema.
