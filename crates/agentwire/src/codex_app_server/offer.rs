@@ -3,8 +3,8 @@
 //! expects.
 //!
 //! A reply is chosen among the request's own candidates by the decision each reads back as,
-//! through the very functions that read the client's answer ([`super::requests`]), so the two
-//! directions share one table.
+//! through the very functions that read the client's answer (below, used by `requests.rs`), so
+//! the two directions share one table.
 
 use agentwire_canonical::RuntimeRequestId;
 use agentwire_codex_app_server::{
@@ -13,9 +13,6 @@ use agentwire_codex_app_server::{
 };
 use serde_json::Value;
 
-use super::requests::{
-    command_decision, elicitation_decision, file_change_decision, permissions_decision, review_decision,
-};
 use crate::answer::{AnswerError, Reply, choose, decode, to_value};
 use crate::decision::Decision;
 use crate::jsonrpc;
@@ -206,5 +203,192 @@ fn missing_answers(method: &str, decision: Decision) -> AnswerError {
     AnswerError::MissingAnswers {
         method: method.to_string(),
         decision,
+    }
+}
+
+// --- the decision tables: a client's answer in canonical terms (read by `requests.rs`) ---
+
+pub fn file_change_decision(decision: &codex::FileChangeApprovalDecision) -> Decision {
+    use codex::FileChangeApprovalDecision as D;
+    match decision {
+        D::Accept => Decision::Accept,
+        D::AcceptForSession => Decision::AcceptForSession,
+        D::Decline => Decision::Decline,
+        D::Cancel => Decision::Cancel,
+    }
+}
+
+pub fn elicitation_decision(action: &codex::McpServerElicitationAction) -> Decision {
+    use codex::McpServerElicitationAction as A;
+    match action {
+        A::Accept => Decision::Accept,
+        A::Decline => Decision::Decline,
+        A::Cancel => Decision::Cancel,
+    }
+}
+
+/// Granting nothing is a refusal, whatever the scope; a grant for the session is more than this
+/// one request.
+pub fn permissions_decision(answer: &codex::PermissionsRequestApprovalResponse) -> Decision {
+    match (permissions_granted(&answer.permissions), &answer.scope) {
+        (false, _) => Decision::Decline,
+        (true, codex::PermissionGrantScope::Turn) => Decision::Accept,
+        (true, codex::PermissionGrantScope::Session) => Decision::AcceptForSession,
+    }
+}
+
+/// A standing rule (an execpolicy or network amendment) allows more than this one request.
+pub fn command_decision(decision: &codex::CommandExecutionApprovalDecision) -> Decision {
+    use codex::CommandExecutionApprovalDecision as D;
+    match decision {
+        D::Accept => Decision::Accept,
+        D::AcceptForSession | D::AcceptWithExecpolicyAmendment { .. } => Decision::AcceptForSession,
+        D::ApplyNetworkPolicyAmendment {
+            network_policy_amendment,
+        } => network_decision(network_policy_amendment),
+        D::Decline => Decision::Decline,
+        D::Cancel => Decision::Cancel,
+    }
+}
+
+/// The legacy approvals' `ReviewDecision`, on the same vocabulary as the v2 ones.
+pub fn review_decision(decision: &codex::ReviewDecision) -> Decision {
+    use codex::ReviewDecision as D;
+    match decision {
+        D::Approved => Decision::Accept,
+        D::ApprovedForSession | D::ApprovedExecpolicyAmendment { .. } | D::ApprovedMcpPolicyAmendment => {
+            Decision::AcceptForSession
+        }
+        D::NetworkPolicyAmendment {
+            network_policy_amendment,
+        } => network_decision(network_policy_amendment),
+        D::Denied { .. } => Decision::Decline,
+        // Nobody answered in time, or the user stopped the turn.
+        D::TimedOut | D::Abort => Decision::Cancel,
+    }
+}
+
+fn network_decision(amendment: &codex::NetworkPolicyAmendment) -> Decision {
+    match amendment.action {
+        codex::NetworkPolicyRuleAction::Allow => Decision::AcceptForSession,
+        codex::NetworkPolicyRuleAction::Deny => Decision::Decline,
+    }
+}
+
+/// Whether a permissions answer grants anything at all (an empty profile is a refusal).
+fn permissions_granted(granted: &codex::GrantedPermissionProfile) -> bool {
+    let files = granted.file_system.as_ref().is_some_and(|fs| {
+        fs.read.as_ref().is_some_and(|paths| !paths.is_empty())
+            || fs.write.as_ref().is_some_and(|paths| !paths.is_empty())
+            || fs.entries.as_ref().is_some_and(|entries| !entries.is_empty())
+    });
+    let network = granted
+        .network
+        .as_ref()
+        .is_some_and(|network| network.enabled == Some(true));
+    files || network
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn open(offer: Offer) -> CodexRequest {
+        CodexRequest {
+            method: "m",
+            id: RequestId::String("r1".to_string()),
+            jsonrpc: false,
+            offer,
+        }
+    }
+
+    fn id() -> RuntimeRequestId {
+        RuntimeRequestId::new("00000000-0000-4000-8000-000000000001").expect("a uuid")
+    }
+
+    fn result(request: &CodexRequest, reply: Reply) -> Result<Value, AnswerError> {
+        request.answer(&id(), &reply).map(|frame| {
+            assert_eq!(frame["id"], "r1", "the id goes back as a string");
+            assert!(frame.get("jsonrpc").is_none(), "the request carried none");
+            frame["result"].clone()
+        })
+    }
+
+    #[test]
+    fn permissions_are_granted_for_the_turn_or_the_session_or_not_at_all() {
+        let asked: codex::RequestPermissionProfile =
+            serde_json::from_value(json!({ "network": { "enabled": true } })).expect("a profile");
+        let request = open(Offer::Permissions(asked));
+        let cases = [
+            (
+                Decision::Accept,
+                json!({ "permissions": { "network": { "enabled": true } }, "scope": "turn" }),
+            ),
+            (
+                Decision::AcceptForSession,
+                json!({ "permissions": { "network": { "enabled": true } }, "scope": "session" }),
+            ),
+            (Decision::Decline, json!({ "permissions": {}, "scope": "turn" })),
+        ];
+        for (decision, expected) in cases {
+            let built = result(&request, Reply::new(decision)).expect("offered");
+            assert_eq!(built, expected, "{decision}");
+            let read: codex::PermissionsRequestApprovalResponse = serde_json::from_value(built).expect("typed");
+            assert_eq!(permissions_decision(&read), decision, "read back");
+        }
+        let err = result(&request, Reply::new(Decision::Cancel)).expect_err("no cancel");
+        assert_eq!(
+            err.to_string(),
+            "request 00000000-0000-4000-8000-000000000001 (m) does not offer cancel; offered: accept, \
+             acceptForSession, decline"
+        );
+    }
+
+    #[test]
+    fn legacy_approvals_answer_with_a_review_decision() {
+        let request = open(Offer::ExecCommand);
+        let declined = Reply {
+            message: Some("not that one".to_string()),
+            ..Reply::new(Decision::Decline)
+        };
+        let cases = [
+            (Reply::new(Decision::Accept), json!({ "decision": "approved" })),
+            (
+                Reply::new(Decision::AcceptForSession),
+                json!({ "decision": "approved_for_session" }),
+            ),
+            (
+                declined,
+                json!({ "decision": { "denied": { "rejection": "not that one" } } }),
+            ),
+            (Reply::new(Decision::Cancel), json!({ "decision": "abort" })),
+        ];
+        for (reply, expected) in cases {
+            let decision = reply.decision;
+            let built = result(&request, reply).expect("offered");
+            assert_eq!(built, expected, "{decision}");
+            let read: codex::ExecCommandApprovalResponse = serde_json::from_value(built).expect("typed");
+            assert_eq!(review_decision(&read.decision), decision, "read back");
+        }
+        let built = result(&request, Reply::new(Decision::Decline)).expect("offered");
+        assert_eq!(built["decision"]["denied"]["rejection"], DEFAULT_REJECTION);
+    }
+
+    #[test]
+    fn a_command_approval_without_a_list_offers_the_four_plain_decisions() {
+        let request = open(Offer::Command(PLAIN_COMMAND_DECISIONS.to_vec()));
+        for decision in [
+            Decision::Accept,
+            Decision::AcceptForSession,
+            Decision::Decline,
+            Decision::Cancel,
+        ] {
+            let built = result(&request, Reply::new(decision)).expect("offered");
+            assert_eq!(built["decision"], decision.as_str());
+        }
+        let err = result(&request, Reply::new(Decision::Answered)).expect_err("not offered");
+        assert!(matches!(err, AnswerError::NotOffered { .. }), "{err}");
     }
 }

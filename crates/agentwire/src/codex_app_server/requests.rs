@@ -19,7 +19,10 @@ use serde_json::{Value, json};
 
 use super::canonicalize::{command_display, to_json};
 use super::normalizer::CodexAppServerNormalizer;
-use super::offer::{CodexRequest, Offer};
+use super::offer::{
+    CodexRequest, Offer, command_decision, elicitation_decision, file_change_decision, permissions_decision,
+    review_decision,
+};
 use crate::decision::Decision;
 use crate::emit::Raw;
 use crate::frame::{Direction, Frame};
@@ -332,87 +335,6 @@ fn answer_of(result: &ServerRequestResult) -> Answer {
         resolution,
         answers,
     }
-}
-
-pub(super) fn file_change_decision(decision: &codex::FileChangeApprovalDecision) -> Decision {
-    use codex::FileChangeApprovalDecision as D;
-    match decision {
-        D::Accept => Decision::Accept,
-        D::AcceptForSession => Decision::AcceptForSession,
-        D::Decline => Decision::Decline,
-        D::Cancel => Decision::Cancel,
-    }
-}
-
-pub(super) fn elicitation_decision(action: &codex::McpServerElicitationAction) -> Decision {
-    use codex::McpServerElicitationAction as A;
-    match action {
-        A::Accept => Decision::Accept,
-        A::Decline => Decision::Decline,
-        A::Cancel => Decision::Cancel,
-    }
-}
-
-/// Granting nothing is a refusal, whatever the scope; a grant for the session is more than this
-/// one request.
-pub(super) fn permissions_decision(answer: &codex::PermissionsRequestApprovalResponse) -> Decision {
-    match (permissions_granted(&answer.permissions), &answer.scope) {
-        (false, _) => Decision::Decline,
-        (true, codex::PermissionGrantScope::Turn) => Decision::Accept,
-        (true, codex::PermissionGrantScope::Session) => Decision::AcceptForSession,
-    }
-}
-
-/// A standing rule (an execpolicy or network amendment) allows more than this one request.
-pub(super) fn command_decision(decision: &codex::CommandExecutionApprovalDecision) -> Decision {
-    use codex::CommandExecutionApprovalDecision as D;
-    match decision {
-        D::Accept => Decision::Accept,
-        D::AcceptForSession | D::AcceptWithExecpolicyAmendment { .. } => Decision::AcceptForSession,
-        D::ApplyNetworkPolicyAmendment {
-            network_policy_amendment,
-        } => network_decision(network_policy_amendment),
-        D::Decline => Decision::Decline,
-        D::Cancel => Decision::Cancel,
-    }
-}
-
-/// The legacy approvals' `ReviewDecision`, on the same vocabulary as the v2 ones.
-pub(super) fn review_decision(decision: &codex::ReviewDecision) -> Decision {
-    use codex::ReviewDecision as D;
-    match decision {
-        D::Approved => Decision::Accept,
-        D::ApprovedForSession | D::ApprovedExecpolicyAmendment { .. } | D::ApprovedMcpPolicyAmendment => {
-            Decision::AcceptForSession
-        }
-        D::NetworkPolicyAmendment {
-            network_policy_amendment,
-        } => network_decision(network_policy_amendment),
-        D::Denied { .. } => Decision::Decline,
-        // Nobody answered in time, or the user stopped the turn.
-        D::TimedOut | D::Abort => Decision::Cancel,
-    }
-}
-
-fn network_decision(amendment: &codex::NetworkPolicyAmendment) -> Decision {
-    match amendment.action {
-        codex::NetworkPolicyRuleAction::Allow => Decision::AcceptForSession,
-        codex::NetworkPolicyRuleAction::Deny => Decision::Decline,
-    }
-}
-
-/// Whether a permissions answer grants anything at all (an empty profile is a refusal).
-fn permissions_granted(granted: &codex::GrantedPermissionProfile) -> bool {
-    let files = granted.file_system.as_ref().is_some_and(|fs| {
-        fs.read.as_ref().is_some_and(|paths| !paths.is_empty())
-            || fs.write.as_ref().is_some_and(|paths| !paths.is_empty())
-            || fs.entries.as_ref().is_some_and(|entries| !entries.is_empty())
-    });
-    let network = granted
-        .network
-        .as_ref()
-        .is_some_and(|network| network.enabled == Some(true));
-    files || network
 }
 
 /// `write /a, /b; read /c; network` for the permissions a request asks for.
