@@ -328,3 +328,89 @@ impl AcpRequest {
         decode(method, "result", &Value::Object(outcome))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn open(offer: Offer) -> AcpRequest {
+        AcpRequest {
+            method: "elicitation/create",
+            id: RequestId::Integer(4),
+            session: "s".to_string(),
+            jsonrpc: true,
+            offer,
+        }
+    }
+
+    fn id() -> RuntimeRequestId {
+        RuntimeRequestId::new("00000000-0000-4000-8000-000000000002").expect("a uuid")
+    }
+
+    #[test]
+    fn an_elicitation_is_accepted_with_its_content_declined_or_cancelled() {
+        let asked: CreateElicitationRequest =
+            serde_json::from_value(json!({ "message": "Your name?", "mode": "form" })).expect("a request");
+        let request = open(Offer::Elicitation(asked));
+        let answered = Reply {
+            answers: Some(json!({ "name": "Ada" })),
+            ..Reply::new(Decision::Answered)
+        };
+        let cases = [
+            (answered, json!({ "action": "accept", "content": { "name": "Ada" } })),
+            (Reply::new(Decision::Decline), json!({ "action": "decline" })),
+            (Reply::new(Decision::Cancel), json!({ "action": "cancel" })),
+        ];
+        for (reply, result) in cases {
+            let decision = reply.decision;
+            let frame = request.answer(&id(), &reply).expect("offered");
+            assert_eq!(
+                frame,
+                json!({ "jsonrpc": "2.0", "id": 4, "result": result }),
+                "{decision}"
+            );
+            let read: CreateElicitationResponse = serde_json::from_value(frame["result"].clone()).expect("typed");
+            assert_eq!(elicitation_decision(&read), decision, "read back");
+        }
+        let err = request
+            .answer(&id(), &Reply::new(Decision::Accept))
+            .expect_err("accept is answered");
+        assert!(err.to_string().ends_with("offered: answered, decline, cancel"), "{err}");
+    }
+
+    #[test]
+    fn a_generated_image_needs_its_file_path() {
+        let asked: CursorGenerateImageParams = serde_json::from_value(json!({
+            "toolCallId": "t1", "description": "a cat"
+        }))
+        .expect("params");
+        let request = AcpRequest {
+            method: "cursor/generate_image",
+            ..open(Offer::GenerateImage(asked))
+        };
+        let err = request
+            .answer(&id(), &Reply::new(Decision::Answered))
+            .expect_err("no path");
+        assert!(matches!(err, AnswerError::MissingResult { .. }), "{err}");
+        let generated = Reply {
+            result: Some(json!({ "filePath": "/tmp/cat.png" })),
+            ..Reply::new(Decision::Answered)
+        };
+        let frame = request.answer(&id(), &generated).expect("offered");
+        assert_eq!(
+            frame["result"],
+            json!({ "outcome": { "outcome": "generated", "filePath": "/tmp/cat.png" } })
+        );
+        let rejected = Reply {
+            message: Some("not now".to_string()),
+            ..Reply::new(Decision::Decline)
+        };
+        let frame = request.answer(&id(), &rejected).expect("offered");
+        assert_eq!(
+            frame["result"],
+            json!({ "outcome": { "outcome": "rejected", "reason": "not now" } })
+        );
+    }
+}
