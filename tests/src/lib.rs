@@ -12,7 +12,7 @@ pub mod x_dispatch;
 use std::path::{Path, PathBuf};
 
 use agentwire::frame::LineFormat;
-use agentwire::normalizer::Options;
+use agentwire::normalizer::{Normalizer, Options};
 use agentwire::source::Source;
 
 /// The `tests/` folder of the workspace, where the corpus, goldens and examples live.
@@ -104,4 +104,17 @@ pub fn normalize_text(source: Source, text: &str) -> Normalized {
         jsonl.push('\n');
     }
     Normalized { events, lines, jsonl }
+}
+
+/// A normalizer that has read the text of a trace of `source` and not finished it: the session
+/// so far, as a host holds it while a request waits for its answer.
+pub fn normalizer_after(source: Source, text: &str) -> Box<dyn Normalizer> {
+    let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
+    let format = LineFormat::of(first);
+    let mut normalizer = source.normalizer(Options::default());
+    let mut events = Vec::new();
+    for line in text.lines().filter(|line| !line.trim().is_empty()) {
+        let _ = normalizer.push_line(line, format, &mut events);
+    }
+    normalizer
 }

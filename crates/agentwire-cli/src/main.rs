@@ -1,10 +1,12 @@
-//! `agentwire`: conform, normalize, validate and summarize provider traces.
+//! `agentwire`: conform, normalize, validate and summarize provider traces, and answer their
+//! open requests.
 //!
 //! Exit codes: 0 success; 1 the input had problems (each reported with its line number, the
 //! stream went on): for `normalize` a line that could not be read at all (with `--strict`, also a
-//! message that did not decode), for `conform` and `validate` any line that did not fit; 2 usage
-//! errors and unreadable files.
+//! message that did not decode), for `conform` and `validate` any line that did not fit, for
+//! `answer` a reply that cannot be built; 2 usage errors and unreadable files.
 
+mod answer;
 mod conform;
 mod input;
 mod normalize;
@@ -15,8 +17,9 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use agentwire::clock::ClockSource;
+use agentwire::decision::Decision;
 use agentwire::source::{Source, unknown_name};
-use agentwire_canonical::{ProviderKind, RuntimeSessionId};
+use agentwire_canonical::{ProviderKind, RuntimeRequestId, RuntimeSessionId};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
@@ -51,6 +54,35 @@ enum Command {
         #[arg(long)]
         keep_secrets: bool,
         /// The trace (`-` or nothing for stdin).
+        #[arg(default_value = "-")]
+        file: String,
+    },
+    /// Answer an open request of a trace: print the provider-native reply frame (one JSON line,
+    /// what the client writes to the agent's stdin).
+    Answer {
+        /// The input format; detected from the first lines when omitted.
+        #[arg(long, value_name = "FORMAT")]
+        from: Option<Source>,
+        /// The canonical session id `normalize` was given, if any (request ids derive from it).
+        #[arg(long, value_name = "ID", value_parser = parse_session_id)]
+        session_id: Option<RuntimeSessionId>,
+        /// The `requestId` of the `request.opened` to answer.
+        #[arg(long, value_name = "ID", value_parser = parse_request_id)]
+        request: RuntimeRequestId,
+        /// The decision, in `request.resolved`'s vocabulary (accept, acceptForSession, decline,
+        /// cancel, answered).
+        #[arg(long, value_name = "D", value_parser = parse_decision)]
+        decision: Decision,
+        /// Answers to questions (as `user-input.resolved` carries them), or an MCP form's content.
+        #[arg(long, value_name = "JSON", value_parser = parse_json)]
+        answers: Option<serde_json::Value>,
+        /// A tool's result, or the fields of an outcome beyond the decision.
+        #[arg(long, value_name = "JSON", value_parser = parse_json)]
+        result: Option<serde_json::Value>,
+        /// Why the request was refused (a deny's message, a rejection's reason).
+        #[arg(long, value_name = "TEXT")]
+        message: Option<String>,
+        /// The session so far (`-` or nothing for stdin).
         #[arg(default_value = "-")]
         file: String,
     },
@@ -102,6 +134,18 @@ pub enum ExitStatus {
 
 fn parse_session_id(value: &str) -> Result<RuntimeSessionId, String> {
     RuntimeSessionId::new(value).map_err(|err| err.to_string())
+}
+
+fn parse_request_id(value: &str) -> Result<RuntimeRequestId, String> {
+    RuntimeRequestId::new(value).map_err(|err| err.to_string())
+}
+
+fn parse_decision(value: &str) -> Result<Decision, String> {
+    value.parse()
+}
+
+fn parse_json(value: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(value).map_err(|err| format!("not JSON: {err}"))
 }
 
 fn parse_provider_kind(value: &str) -> Result<ProviderKind, String> {
@@ -160,6 +204,28 @@ fn main() -> ExitCode {
                 &mut out,
             )
         }
+        Command::Answer {
+            from,
+            session_id,
+            request,
+            decision,
+            answers,
+            result,
+            message,
+            file,
+        } => answer::run(
+            answer::Args {
+                from,
+                session_id,
+                request,
+                decision,
+                answers,
+                result,
+                message,
+                file,
+            },
+            &mut out,
+        ),
         Command::Validate { json, file } => validate::run(&file, json, &mut out),
         Command::Stats { json, file } => stats::run(&file, json, &mut out),
         Command::Conform { from, files } => conform::run(from, &files, &mut out),

@@ -3,7 +3,8 @@
 use std::io::{IsTerminal, Write};
 
 use agentwire::clock::ClockSource;
-use agentwire::normalizer::{Options, ProblemKind};
+use agentwire::frame::LineFormat;
+use agentwire::normalizer::{Normalizer, Options, ProblemKind};
 use agentwire::source::Source;
 use agentwire_canonical::{ProviderKind, RuntimeSessionId};
 
@@ -38,6 +39,23 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
         keep_secrets: args.keep_secrets,
     };
     let mut normalizer = source.normalizer(options);
+    let status = feed(&mut input, format, normalizer.as_mut(), args.strict, out)?;
+    let mut events = Vec::new();
+    normalizer.finish(&mut events);
+    write_events(&mut events, out)?;
+    Ok(status)
+}
+
+/// Pushes every line of `input` into `normalizer`, writing the events to `out` as they come
+/// (the end of the stream is the caller's: `answer` reads a session so far and settles nothing).
+/// Each problem is reported on stderr with its line number; the status is as [`run`] says.
+pub fn feed(
+    input: &mut Input,
+    format: LineFormat,
+    normalizer: &mut dyn Normalizer,
+    strict: bool,
+    out: &mut impl Write,
+) -> anyhow::Result<ExitStatus> {
     let progress = input
         .len
         .filter(|len| *len >= PROGRESS_MIN_BYTES && std::io::stderr().is_terminal());
@@ -59,7 +77,7 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
         };
         if let Some((kind, reason)) = problem {
             eprintln!("{}:{number}: {reason}", input.name);
-            if args.strict || kind == ProblemKind::Unreadable {
+            if strict || kind == ProblemKind::Unreadable {
                 status = ExitStatus::Failure;
             }
         }
@@ -75,8 +93,6 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
             }
         }
     }
-    normalizer.finish(&mut events);
-    write_events(&mut events, out)?;
     if progress.is_some() {
         eprintln!();
     }

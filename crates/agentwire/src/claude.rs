@@ -4,6 +4,7 @@
 //! client's answers travel too).
 
 mod normalizer;
+mod offer;
 mod tools;
 pub mod wire;
 
@@ -12,6 +13,7 @@ use agentwire_claude::ClaudeStreamLine;
 use crate::frame::{Frame, LineFormat};
 
 pub use normalizer::ClaudeNormalizer;
+pub use offer::{DEFAULT_DENY_MESSAGE, permission_decision};
 pub use tools::{ToolKind, tool_kind};
 
 /// The pinned SDK version (`schemas/claude-agent-sdk/UPSTREAM.md`).

@@ -4,6 +4,7 @@ mod canonicalize;
 mod lifecycle;
 mod normalizer;
 mod notifications;
+mod offer;
 mod requests;
 pub mod wire;
 

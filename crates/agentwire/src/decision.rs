@@ -47,3 +47,37 @@ impl std::fmt::Display for Decision {
         f.write_str(self.as_str())
     }
 }
+
+impl std::str::FromStr for Decision {
+    type Err = String;
+
+    /// The wire value of `request.resolved.decision` back into a [`Decision`] (what a host
+    /// answering a request says, in the same vocabulary it read).
+    fn from_str(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|decision| decision.as_str() == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Self::ALL.iter().map(|decision| decision.as_str()).collect();
+                crate::source::unknown_name("decision", name, &known)
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_decision_parses_back_from_its_wire_value() {
+        for decision in Decision::ALL {
+            assert_eq!(decision.as_str().parse::<Decision>(), Ok(*decision));
+        }
+        let err = "approve".parse::<Decision>().unwrap_err();
+        assert_eq!(
+            err,
+            "unknown decision \"approve\"; known: accept, acceptForSession, decline, cancel, answered, error"
+        );
+    }
+}

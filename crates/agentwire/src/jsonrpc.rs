@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 
 use agentwire_protocol::RequestId;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use crate::frame::Direction;
 
@@ -42,6 +44,31 @@ impl<M> Pending<M> {
     }
 }
 
+/// Whether a message carries the `"jsonrpc": "2.0"` member (Codex app-server leaves it out;
+/// a reply speaks as the request did).
+pub fn carries_version(msg: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Version {
+        jsonrpc: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Version>(msg.get()).is_ok_and(|version| version.jsonrpc.is_some())
+}
+
+/// The response frame answering request `id` with `result`: the id goes back with its original
+/// type (number or string), and `"jsonrpc": "2.0"` only when the request carried it.
+pub fn response(id: &RequestId, with_version: bool, result: Value) -> Value {
+    let mut frame = Map::new();
+    if with_version {
+        frame.insert("jsonrpc".to_string(), Value::String("2.0".to_string()));
+    }
+    frame.insert(
+        "id".to_string(),
+        serde_json::to_value(id).expect("a request id serializes"),
+    );
+    frame.insert("result".to_string(), result);
+    Value::Object(frame)
+}
+
 /// The other direction: a response travels opposite to its request.
 fn opposite(dir: Direction) -> Direction {
     match dir {
@@ -53,6 +80,18 @@ fn opposite(dir: Direction) -> Direction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_response_speaks_as_its_request_did() {
+        let with = RawValue::from_string(r#"{"jsonrpc":"2.0","id":"a","method":"m"}"#.into()).unwrap();
+        let without = RawValue::from_string(r#"{"id":7,"method":"m"}"#.into()).unwrap();
+        assert!(carries_version(&with));
+        assert!(!carries_version(&without));
+        let reply = response(&RequestId::String("7".into()), true, serde_json::json!({}));
+        assert_eq!(reply.to_string(), r#"{"jsonrpc":"2.0","id":"7","result":{}}"#);
+        let reply = response(&RequestId::Integer(7), false, Value::Null);
+        assert_eq!(reply.to_string(), r#"{"id":7,"result":null}"#);
+    }
 
     #[test]
     fn each_side_numbers_its_own_requests() {

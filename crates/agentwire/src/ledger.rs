@@ -16,11 +16,12 @@ use std::collections::{BTreeMap, VecDeque};
 
 use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
-    ProviderTurnId, RequestResolvedPayload, RuntimeEvent, RuntimeSessionId, SessionState, SessionStateChangedPayload,
-    ThreadId, TrimmedNonEmptyString, TurnAbortedPayload, TurnId, UserInputResolvedPayload,
+    ProviderTurnId, RequestResolvedPayload, RuntimeEvent, RuntimeRequestId, RuntimeSessionId, SessionState,
+    SessionStateChangedPayload, ThreadId, TrimmedNonEmptyString, TurnAbortedPayload, TurnId, UserInputResolvedPayload,
 };
 use serde_json::{Value, json};
 
+use crate::answer::AnswerError;
 use crate::clock::Clock;
 use crate::decision::Decision;
 use crate::emit::{Context, Emitter, Raw};
@@ -31,6 +32,10 @@ use crate::source::Source;
 
 /// How many closed turns a thread remembers, so late messages for them do not reopen them.
 const CLOSED_TURNS_REMEMBERED: usize = 16;
+
+/// How many settled requests a session remembers, so answering one again is "already answered"
+/// rather than "unknown" (memory stays bounded however long the session runs).
+const RESOLVED_REQUESTS_REMEMBERED: usize = 256;
 
 /// Where something belongs, as the provider names it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -155,6 +160,8 @@ pub struct Ledger<Q> {
     items: BTreeMap<(String, String), OpenItem>,
     /// Requests not yet settled, by the source's key for them (a JSON-RPC id as JSON text).
     requests: BTreeMap<String, OpenRequest<Q>>,
+    /// The canonical ids of the most recently settled requests, oldest first.
+    resolved: VecDeque<RuntimeRequestId>,
     /// The session state last reported.
     state: Option<SessionState>,
     /// The last turn failed (the session ends in `error` unless a later turn succeeds).
@@ -180,6 +187,7 @@ impl<Q> Ledger<Q> {
             threads: BTreeMap::new(),
             items: BTreeMap::new(),
             requests: BTreeMap::new(),
+            resolved: VecDeque::new(),
             state: None,
             failed: false,
             finishing: false,
@@ -529,10 +537,28 @@ impl<Q> Ledger<Q> {
         self.requests.get(key)
     }
 
-    /// Forgets a settled request (the caller emits its `request.resolved`, then
-    /// [`Ledger::settle_state`]).
-    pub fn take_request(&mut self, key: &str) -> Option<OpenRequest<Q>> {
-        self.requests.remove(key)
+    /// The open request a host answers, by the canonical id `request.opened` gave it, with its
+    /// key. A request answered already (its answer awaits the provider's confirmation) or settled
+    /// recently is [`AnswerError::AlreadyResolved`]; any other id is [`AnswerError::Unknown`].
+    pub fn find_request(&self, id: &RuntimeRequestId) -> Result<(&str, &OpenRequest<Q>), AnswerError> {
+        if self.emitter.has_session() {
+            let session = self.emitter.session();
+            let open = self
+                .requests
+                .iter()
+                .find(|(key, request)| ids::request(self.source, session, request.dir, key) == *id);
+            match open {
+                Some((_, request)) if request.answer.is_some() => {
+                    return Err(AnswerError::AlreadyResolved(id.clone()));
+                }
+                Some((key, request)) => return Ok((key, request)),
+                None => {}
+            }
+        }
+        if self.resolved.contains(id) {
+            return Err(AnswerError::AlreadyResolved(id.clone()));
+        }
+        Err(AnswerError::Unknown(id.clone()))
     }
 
     /// Settles an open request: `user-input.resolved` for questions, then `request.resolved`
@@ -543,6 +569,12 @@ impl<Q> Ledger<Q> {
             return;
         };
         let context = self.request_context(key, &request.provider_id, request.dir, &request.place, raw);
+        if let Some(id) = &context.request_id {
+            self.resolved.push_back(id.clone());
+            if self.resolved.len() > RESOLVED_REQUESTS_REMEMBERED {
+                self.resolved.pop_front();
+            }
+        }
         let answer = match (request.answer, raw) {
             (Some(answer), _) => Some(answer),
             (None, Some(_)) => None,

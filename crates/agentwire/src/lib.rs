@@ -32,12 +32,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The crate is a shared core ([`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
+//! A host that shows a `request.opened` answers it with [`normalizer::Normalizer::answer`]: a
+//! canonical [`answer::Reply`] in, the provider's own reply frame out.
+//!
+//! The crate is a shared core ([`answer`], [`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
 //! [`decision`], [`jsonrpc`], [`normalizer`], [`secrets`], [`source`]) that imports no source module, and one module of
 //! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`acp`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
 pub mod acp;
+pub mod answer;
 pub mod canonicalize;
 mod catalog;
 pub mod claude;

@@ -1,7 +1,9 @@
 //! The one small trait every source's normalizer implements.
 
-use agentwire_canonical::{ProviderKind, ProviderRuntimeEvent, RuntimeSessionId};
+use agentwire_canonical::{ProviderKind, ProviderRuntimeEvent, RuntimeRequestId, RuntimeSessionId};
+use serde_json::Value;
 
+use crate::answer::{AnswerError, Reply};
 use crate::clock::ClockSource;
 use crate::frame::{Frame, LineFormat};
 
@@ -76,6 +78,12 @@ pub trait Normalizer {
     /// Settles what is still open at the end of the stream: a turn never completed gets
     /// `turn.aborted`, open items complete as `failed`, open requests resolve as `cancelled`.
     fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>);
+
+    /// The way back: the provider-native frame answering the open request `request` (the
+    /// `requestId` of its `request.opened`) with `reply`, as the client writes it to the agent's
+    /// stdin (in a transcript, the record's bare `msg`). The request stays open: the reply, once
+    /// sent and pushed like any other frame, resolves it.
+    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<Value, AnswerError>;
 }
 
 /// What a host may choose; the defaults give byte-identical output for the same input.

@@ -110,6 +110,7 @@ fn the_core_imports_no_source_module() {
         "source",
         "normalizer",
         "decision",
+        "answer",
         "decode",
         "canonicalize",
     ];

@@ -200,11 +200,10 @@ pub enum AuthMethod {
         description: ::std::option::Option<::std::string::String>,
         /**Additional environment variables to set on the configured agent invocation for terminal auth.
 These values override same-named variables in the base launch configuration.*/
-        #[serde(
-            default,
-            skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
-        )]
-        env: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        env: ::std::option::Option<
+            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+        >,
         ///Unique identifier for this authentication method.
         id: AuthMethodId,
         /**The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -331,11 +330,10 @@ pub struct AuthMethodTerminal {
     pub description: ::std::option::Option<::std::string::String>,
     /**Additional environment variables to set on the configured agent invocation for terminal auth.
 These values override same-named variables in the base launch configuration.*/
-    #[serde(
-        default,
-        skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
-    )]
-    pub env: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub env: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
     ///Unique identifier for this authentication method.
     pub id: AuthMethodId,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2308,13 +2306,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Property definitions (must be primitive types).
-    #[serde(
-        default,
-        skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
-    )]
-    pub properties: ::std::collections::BTreeMap<
-        ::std::string::String,
-        ElicitationPropertySchema,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub properties: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ElicitationPropertySchema>,
     >,
     /**List of required property names.
 

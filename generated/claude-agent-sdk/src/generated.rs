@@ -830,8 +830,10 @@ pub struct ControlErrorResponse {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ControlSuccessResponse {
     pub request_id: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub response: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub response: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
 }
 ///A document.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1549,10 +1551,11 @@ pub struct PermissionResultAllow {
     pub tool_use_id: ::std::option::Option<::std::string::String>,
     #[serde(
         rename = "updatedInput",
-        default,
-        skip_serializing_if = "::serde_json::Map::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub updated_input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub updated_input: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(
         rename = "updatedPermissions",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1923,30 +1926,26 @@ pub struct SdkControlCancelRequest {
 ///SDK -> CLI, first frame: hooks, SDK MCP servers, agents, prompts. Answered with `SDKControlInitializeResponse`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct SdkControlInitializeRequest {
-    #[serde(
-        default,
-        skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
-    )]
-    pub agents: ::std::collections::BTreeMap<::std::string::String, AgentDefinition>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub agents: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, AgentDefinition>,
+    >,
     #[serde(
         rename = "appendSystemPrompt",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub append_system_prompt: ::std::option::Option<::std::string::String>,
-    #[serde(
-        default,
-        skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
-    )]
-    pub hooks: ::std::collections::BTreeMap<
-        HookEvent,
-        ::std::vec::Vec<SdkHookCallbackMatcher>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub hooks: ::std::option::Option<
+        ::std::collections::BTreeMap<HookEvent, ::std::vec::Vec<SdkHookCallbackMatcher>>,
     >,
     #[serde(
         rename = "jsonSchema",
-        default,
-        skip_serializing_if = "::serde_json::Map::is_empty"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub json_schema: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub json_schema: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(
         rename = "promptSuggestions",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -3300,8 +3299,10 @@ pub struct SdkapiRetryMessage {
 pub struct SearchResultBlockParam {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cache_control: ::std::option::Option<CacheControlEphemeral>,
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub citations: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub citations: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     pub content: ::std::vec::Vec<SearchResultTextBlockParam>,
     pub source: ::std::string::String,
     pub title: ::std::string::String,
@@ -3682,8 +3683,10 @@ for ToolResultImageBlockParamSourceType {
 pub struct ToolResultSearchResultBlockParam {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cache_control: ::std::option::Option<CacheControlEphemeral>,
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub citations: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub citations: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     pub content: ::std::vec::Vec<SearchResultTextBlockParam>,
     pub source: ::std::string::String,
     pub title: ::std::string::String,

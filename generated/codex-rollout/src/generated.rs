@@ -132,8 +132,10 @@ for AskForApproval {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct BaseInstructions {
     ///Where the instructions came from (`type`: `model`, ...); any JSON object. (codex 0.171.0)
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub provenance: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub provenance: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The instructions text.
     pub text: ::std::string::String,
 }
@@ -380,8 +382,10 @@ pub struct CompactedItem {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct CompactedLine {
     ///Per-line bookkeeping codex 0.171.0 writes on some `response_item` lines (`history_sequence`, `retained_source`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub metadata: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Position of the line in the session's history, from 0 (codex 0.171.0; absent in older files).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordinal: ::std::option::Option<i64>,
@@ -396,10 +400,9 @@ pub struct CompactionResponseItem {
     ///Encrypted summary.
     pub encrypted_content: ::std::string::String,
     ///Bookkeeping codex 0.171.0 attaches (`turn_id`, `create_time`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub internal_chat_message_metadata_passthrough: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub internal_chat_message_metadata_passthrough: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
 ///A context compaction marker.
@@ -425,10 +428,9 @@ pub struct CustomToolCallOutputResponseItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
     ///Bookkeeping codex 0.171.0 attaches (`turn_id`, `create_time`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub internal_chat_message_metadata_passthrough: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub internal_chat_message_metadata_passthrough: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The tool output.
     pub output: FunctionCallOutputBody,
@@ -444,10 +446,9 @@ pub struct CustomToolCallResponseItem {
     ///Free-form input.
     pub input: ::std::string::String,
     ///Bookkeeping codex 0.171.0 attaches (`turn_id`, `create_time`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub internal_chat_message_metadata_passthrough: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub internal_chat_message_metadata_passthrough: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Tool name.
     pub name: ::std::string::String,
@@ -559,8 +560,10 @@ pub struct ErrorEvent {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct EventMsgLine {
     ///Per-line bookkeeping codex 0.171.0 writes on some `response_item` lines (`history_sequence`, `retained_source`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub metadata: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Position of the line in the session's history, from 0 (codex 0.171.0; absent in older files).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordinal: ::std::option::Option<i64>,
@@ -742,10 +745,9 @@ pub struct FunctionCallOutputResponseItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
     ///Bookkeeping codex 0.171.0 attaches (`turn_id`, `create_time`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub internal_chat_message_metadata_passthrough: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub internal_chat_message_metadata_passthrough: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The tool output.
     pub output: FunctionCallOutputBody,
@@ -761,10 +763,9 @@ pub struct FunctionCallResponseItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
     ///Bookkeeping codex 0.171.0 attaches (`turn_id`, `create_time`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub internal_chat_message_metadata_passthrough: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub internal_chat_message_metadata_passthrough: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Function name.
     pub name: ::std::string::String,
@@ -812,10 +813,9 @@ pub struct ImageGenerationCallResponseItem {
     ///Item id.
     pub id: ::std::string::String,
     ///Bookkeeping codex 0.171.0 attaches (`turn_id`, `create_time`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub internal_chat_message_metadata_passthrough: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub internal_chat_message_metadata_passthrough: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Base64 image.
     pub result: ::std::string::String,
@@ -921,10 +921,9 @@ pub struct LocalShellCallResponseItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
     ///Bookkeeping codex 0.171.0 attaches (`turn_id`, `create_time`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub internal_chat_message_metadata_passthrough: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub internal_chat_message_metadata_passthrough: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///`in_progress`, `completed` or `incomplete`.
     pub status: ::std::string::String,
@@ -999,8 +998,10 @@ pub struct McpToolCallTurnItem {
     )]
     pub read_only_hint: ::std::option::Option<bool>,
     ///MCP `CallToolResult` (`content`, `structuredContent`, `isError`).
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub result: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub result: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///MCP server.
     pub server: ::std::string::String,
     ///`inProgress`, `completed` or `failed`.
@@ -1020,10 +1021,9 @@ pub struct MessageResponseItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
     ///Bookkeeping codex 0.171.0 attaches (`turn_id`, `create_time`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub internal_chat_message_metadata_passthrough: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub internal_chat_message_metadata_passthrough: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///`commentary` or `final_answer` for assistant messages, when known.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1072,11 +1072,10 @@ pub struct PatchApplyEndEvent {
     ///Tool call id.
     pub call_id: ::std::string::String,
     ///File changes keyed by path.
-    #[serde(
-        default,
-        skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
-    )]
-    pub changes: ::std::collections::BTreeMap<::std::string::String, FileChange>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub changes: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, FileChange>,
+    >,
     ///`completed`, `failed` or `declined`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<::std::string::String>,
@@ -1187,10 +1186,9 @@ pub struct ReasoningResponseItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
     ///Bookkeeping codex 0.171.0 attaches (`turn_id`, `create_time`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub internal_chat_message_metadata_passthrough: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub internal_chat_message_metadata_passthrough: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Reasoning summary parts.
     pub summary: ::std::vec::Vec<ReasoningSummaryPart>,
@@ -1246,8 +1244,10 @@ pub struct RequestUserInputQuestion {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ResponseItemLine {
     ///Per-line bookkeeping codex 0.171.0 writes on some `response_item` lines (`history_sequence`, `retained_source`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub metadata: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Position of the line in the session's history, from 0 (codex 0.171.0; absent in older files).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordinal: ::std::option::Option<i64>,
@@ -1260,8 +1260,10 @@ pub struct ResponseItemLine {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct RetainedContextLine {
     ///Per-line bookkeeping codex 0.171.0 writes on some `response_item` lines (`history_sequence`, `retained_source`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub metadata: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Position of the line in the session's history, from 0 (codex 0.171.0; absent in older files).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordinal: ::std::option::Option<i64>,
@@ -1331,8 +1333,10 @@ pub struct SessionMeta {
     ///Codex version that wrote the file.
     pub cli_version: ::std::string::String,
     ///Context-window bookkeeping (`window_id`) (codex 0.171.0).
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub context_window: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub context_window: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Working directory of the session.
     pub cwd: ::std::string::String,
     ///Dynamic tools the client registered.
@@ -1380,8 +1384,10 @@ pub struct SessionMeta {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SessionMetaLine {
     ///Per-line bookkeeping codex 0.171.0 writes on some `response_item` lines (`history_sequence`, `retained_source`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub metadata: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Position of the line in the session's history, from 0 (codex 0.171.0; absent in older files).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordinal: ::std::option::Option<i64>,
@@ -1463,8 +1469,10 @@ pub struct TaskStartedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub trace_id: ::std::option::Option<::std::string::String>,
     ///What triggered the turn (`turn_trigger`, `parent_turn_id`, ...) (codex 0.171.0).
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub turn_attribution: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub turn_attribution: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Provider turn id.
     pub turn_id: ::std::string::String,
 }
@@ -1503,10 +1511,9 @@ pub struct ThreadSettingsSnapshot {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub approvals_reviewer: ::std::option::Option<::std::string::String>,
     ///Collaboration mode (`mode`, `settings`); any JSON object. (codex 0.171.0)
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub collaboration_mode: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub collaboration_mode: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Working directory.
     pub cwd: ::std::string::String,
@@ -1520,10 +1527,9 @@ pub struct ThreadSettingsSnapshot {
     ///Provider id.
     pub model_provider_id: ::std::string::String,
     ///Permission profile, tagged on `type`; any JSON object. (codex 0.171.0)
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub permission_profile: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub permission_profile: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///The reviewer the client asked for. (codex 0.171.0)
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1604,8 +1610,10 @@ pub struct TokenUsageRecord {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct TokenUsageRecordLine {
     ///Per-line bookkeeping codex 0.171.0 writes on some `response_item` lines (`history_sequence`, `retained_source`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub metadata: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Position of the line in the session's history, from 0 (codex 0.171.0; absent in older files).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordinal: ::std::option::Option<i64>,
@@ -1644,10 +1652,9 @@ pub struct TurnContextItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub approvals_reviewer: ::std::option::Option<::std::string::String>,
     ///Collaboration mode (`mode`, `settings`).
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub collaboration_mode: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub collaboration_mode: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Hash of the compiled context (codex 0.171.0).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1666,10 +1673,9 @@ pub struct TurnContextItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub effort: ::std::option::Option<::std::string::String>,
     ///File-system sandbox policy.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub file_system_sandbox_policy: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub file_system_sandbox_policy: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Model slug.
     pub model: ::std::string::String,
@@ -1677,13 +1683,14 @@ pub struct TurnContextItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub multi_agent_version: ::std::option::Option<::std::string::String>,
     ///Allowed and denied network domains.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub network: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub network: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Upstream `PermissionProfile` (`{"type": "disabled"}`, `{"type": "managed", ...}`).
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub permission_profile: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub permission_profile: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Personality.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1709,8 +1716,10 @@ pub struct TurnContextItem {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct TurnContextLine {
     ///Per-line bookkeeping codex 0.171.0 writes on some `response_item` lines (`history_sequence`, `retained_source`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub metadata: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Position of the line in the session's history, from 0 (codex 0.171.0; absent in older files).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordinal: ::std::option::Option<i64>,
@@ -1850,10 +1859,9 @@ pub struct WebSearchCallResponseItem {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<::std::string::String>,
     ///Bookkeeping codex 0.171.0 attaches (`turn_id`, `create_time`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub internal_chat_message_metadata_passthrough: ::serde_json::Map<
-        ::std::string::String,
-        ::serde_json::Value,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub internal_chat_message_metadata_passthrough: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Item status.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1893,8 +1901,10 @@ pub struct WorldState {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct WorldStateLine {
     ///Per-line bookkeeping codex 0.171.0 writes on some `response_item` lines (`history_sequence`, `retained_source`, ...); any JSON object.
-    #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-    pub metadata: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///Position of the line in the session's history, from 0 (codex 0.171.0; absent in older files).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ordinal: ::std::option::Option<i64>,

@@ -17,9 +17,11 @@
 //!   fields are merged in as optional.
 //! - [`Pass::TitleUntitledBranches`]: object branches of a union that have no `title` are titled
 //!   after the field only they require, so variants get names, not `VariantN`.
-//! - [`Pass::OptionalArraysKeepEmpty`]: an optional array property becomes `anyOf [array, null]`:
-//!   typify writes a plain optional array as `Vec<T>` skipped when empty, so an explicit `[]` on
-//!   the wire would vanish on re-encoding; as `Option<Vec<T>>` absent and `[]` stay apart.
+//! - [`Pass::OptionalArraysKeepEmpty`]: an optional array property, or an optional free-form
+//!   object (no `properties`: a JSON map), becomes `anyOf [<it>, null]`: typify writes a plain
+//!   optional array as `Vec<T>` and a map as `Map` skipped when empty, so an explicit `[]` or
+//!   `{}` on the wire would vanish on re-encoding (a Claude allow's `updatedInput: {}` would
+//!   reach the CLI without it); as `Option<_>` absent and empty stay apart.
 
 use serde_json::{Map, Value};
 
@@ -281,7 +283,9 @@ fn keep_empty_optional_arrays(map: &mut Map<String, Value>) {
         return;
     };
     for (name, schema) in properties.iter_mut() {
-        if required.contains(name) || schema.get("type").and_then(Value::as_str) != Some("array") {
+        let kind = schema.get("type").and_then(Value::as_str);
+        let map = kind == Some("object") && schema.get("properties").is_none();
+        if required.contains(name) || !(kind == Some("array") || map) {
             continue;
         }
         let mut array = schema.take();

@@ -881,6 +881,15 @@ pub(super) fn delta(kind: ContentStreamKind, text: &str) -> RuntimeEvent {
 }
 
 impl Normalizer for AcpNormalizer {
+    fn answer(
+        &self,
+        request: &agentwire_canonical::RuntimeRequestId,
+        reply: &crate::answer::Reply,
+    ) -> Result<Value, crate::answer::AnswerError> {
+        let (_, open) = self.ledger.find_request(request)?;
+        open.extra.answer(request, reply)
+    }
+
     fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
         self.ledger.begin(frame.line, frame.ts, None);
         let message = match self.wire.decode(frame) {

@@ -3,12 +3,19 @@
 //! decision turned into a reply); and the client-side work the agent asked for.
 
 use agentwire_acp::{
-    CreateElicitationRequest, CursorAskQuestionParams, CursorCreatePlanParams, CursorGenerateImageParams,
-    CursorTaskParams, CursorUpdateTodosParams, PermissionOptionKind, RequestId,
+    CreateElicitationRequest, CreateElicitationResponse, CursorAskQuestionOutcome, CursorAskQuestionParams,
+    CursorAskQuestionResponse, CursorCreatePlanOutcome, CursorCreatePlanParams, CursorCreatePlanResponse,
+    CursorGenerateImageOutcome, CursorGenerateImageParams, CursorGenerateImageResponse, CursorTaskOutcome,
+    CursorTaskParams, CursorTaskResponse, CursorUpdateTodosOutcome, CursorUpdateTodosParams, CursorUpdateTodosResponse,
+    PermissionOptionId, PermissionOptionKind, RequestId, RequestPermissionOutcome, RequestPermissionResponse,
 };
+use agentwire_canonical::RuntimeRequestId;
+use serde_json::{Map, Value};
 
 use super::tools;
+use crate::answer::{AnswerError, Reply, choose, decode, to_value};
 use crate::decision::Decision;
+use crate::jsonrpc;
 
 /// What the normalizer keeps of an open agent request, beside the ledger's facts.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +24,8 @@ pub struct AcpRequest {
     pub method: &'static str,
     /// The JSON-RPC id, with its type (a reply must carry it back as sent).
     pub id: RequestId,
+    /// The request carried `"jsonrpc": "2.0"` (a reply speaks as the request did).
+    pub jsonrpc: bool,
     /// The ACP session it belongs to.
     pub session: String,
     /// What was offered or asked.
@@ -66,4 +75,342 @@ pub(super) struct Work {
     pub session: String,
     /// The tool call it serves, when it could be told.
     pub tool: Option<String>,
+}
+
+/// The canonical decision of an `elicitation/create` answer by its `action`.
+pub fn elicitation_decision(response: &CreateElicitationResponse) -> Decision {
+    match response.action.as_deref() {
+        Some("accept") => Decision::Answered,
+        Some("decline") => Decision::Decline,
+        Some(_) | None => Decision::Cancel,
+    }
+}
+
+/// The canonical decision of a `cursor/ask_question` outcome.
+pub fn ask_question_decision(outcome: &CursorAskQuestionOutcome) -> Decision {
+    match outcome {
+        CursorAskQuestionOutcome::Answered { .. } => Decision::Answered,
+        CursorAskQuestionOutcome::Skipped { .. } => Decision::Decline,
+        CursorAskQuestionOutcome::Cancelled => Decision::Cancel,
+    }
+}
+
+/// The canonical decision of a `cursor/create_plan` outcome.
+pub fn create_plan_decision(outcome: &CursorCreatePlanOutcome) -> Decision {
+    match outcome {
+        CursorCreatePlanOutcome::Accepted { .. } => Decision::Accept,
+        CursorCreatePlanOutcome::Rejected { .. } => Decision::Decline,
+        CursorCreatePlanOutcome::Cancelled => Decision::Cancel,
+    }
+}
+
+/// The canonical decision of a `cursor/update_todos` outcome.
+pub fn update_todos_decision(outcome: &CursorUpdateTodosOutcome) -> Decision {
+    match outcome {
+        CursorUpdateTodosOutcome::Accepted { .. } => Decision::Answered,
+        CursorUpdateTodosOutcome::Rejected { .. } => Decision::Decline,
+        CursorUpdateTodosOutcome::Cancelled => Decision::Cancel,
+    }
+}
+
+/// The canonical decision of a `cursor/task` outcome.
+pub fn task_decision(outcome: &CursorTaskOutcome) -> Decision {
+    match outcome {
+        CursorTaskOutcome::Completed { .. } => Decision::Answered,
+        CursorTaskOutcome::Rejected { .. } => Decision::Decline,
+        CursorTaskOutcome::Cancelled => Decision::Cancel,
+    }
+}
+
+/// The canonical decision of a `cursor/generate_image` outcome.
+pub fn generate_image_decision(outcome: &CursorGenerateImageOutcome) -> Decision {
+    match outcome {
+        CursorGenerateImageOutcome::Generated { .. } => Decision::Answered,
+        CursorGenerateImageOutcome::Rejected { .. } => Decision::Decline,
+        CursorGenerateImageOutcome::Cancelled => Decision::Cancel,
+    }
+}
+
+/// What an outcome needs from the reply beyond its decision.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    Nothing,
+    /// The answers (`--answers`), as the outcome's `answers`.
+    Answers,
+    /// The outcome's fields (`--result`), which its type requires.
+    Result,
+}
+
+impl AcpRequest {
+    /// The JSON-RPC response answering this request with `reply`.
+    pub fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<Value, AnswerError> {
+        let method = self.method;
+        let decision = reply.decision;
+        let result = match &self.offer {
+            Offer::Permission { options, .. } => {
+                let selected = options.iter().map(|option| {
+                    let outcome = RequestPermissionOutcome::Selected {
+                        meta: None,
+                        option_id: PermissionOptionId(option.option_id.clone()),
+                    };
+                    (option.decision(), outcome)
+                });
+                let candidates = selected.chain([(Decision::Cancel, RequestPermissionOutcome::Cancelled)]);
+                let outcome = choose(request, method, decision, candidates)?;
+                to_value(&RequestPermissionResponse { meta: None, outcome })
+            }
+            Offer::Elicitation(_) => {
+                let content = reply
+                    .answers
+                    .as_ref()
+                    .map(|answers| decode(method, "answers", answers))
+                    .transpose()?;
+                let response = |action: &str, content| CreateElicitationResponse {
+                    action: Some(action.to_string()),
+                    content,
+                    meta: None,
+                };
+                let candidates = [
+                    response("accept", content),
+                    response("decline", None),
+                    response("cancel", None),
+                ]
+                .into_iter()
+                .map(|response| (elicitation_decision(&response), response));
+                to_value(&choose(request, method, decision, candidates)?)
+            }
+            Offer::AskQuestion(_) => {
+                let tags = [
+                    (
+                        CursorAskQuestionOutcome::Answered { answers: Vec::new() },
+                        Needs::Answers,
+                    ),
+                    (
+                        CursorAskQuestionOutcome::Skipped {
+                            reason: Some(String::new()),
+                        },
+                        Needs::Nothing,
+                    ),
+                    (CursorAskQuestionOutcome::Cancelled, Needs::Nothing),
+                ];
+                let candidates = tags
+                    .into_iter()
+                    .map(|(o, needs)| (ask_question_decision(&o), (o, needs)));
+                let (skeleton, needs) = choose(request, method, decision, candidates)?;
+                let outcome = self.outcome(&skeleton, needs, reply)?;
+                to_value(&CursorAskQuestionResponse { outcome })
+            }
+            Offer::CreatePlan(_) => {
+                let tags = [
+                    CursorCreatePlanOutcome::Accepted { plan_uri: None },
+                    CursorCreatePlanOutcome::Rejected {
+                        reason: Some(String::new()),
+                    },
+                    CursorCreatePlanOutcome::Cancelled,
+                ];
+                let candidates = tags.into_iter().map(|o| (create_plan_decision(&o), o));
+                let skeleton = choose(request, method, decision, candidates)?;
+                let outcome = self.outcome(&skeleton, Needs::Nothing, reply)?;
+                to_value(&CursorCreatePlanResponse { outcome })
+            }
+            Offer::UpdateTodos(_) => {
+                let tags = [
+                    (CursorUpdateTodosOutcome::Accepted { todos: Vec::new() }, Needs::Result),
+                    (
+                        CursorUpdateTodosOutcome::Rejected {
+                            reason: Some(String::new()),
+                        },
+                        Needs::Nothing,
+                    ),
+                    (CursorUpdateTodosOutcome::Cancelled, Needs::Nothing),
+                ];
+                let candidates = tags
+                    .into_iter()
+                    .map(|(o, needs)| (update_todos_decision(&o), (o, needs)));
+                let (skeleton, needs) = choose(request, method, decision, candidates)?;
+                let outcome = self.outcome(&skeleton, needs, reply)?;
+                to_value(&CursorUpdateTodosResponse { outcome })
+            }
+            Offer::Task(_) => {
+                let tags = [
+                    CursorTaskOutcome::Completed {
+                        agent_id: None,
+                        duration_ms: None,
+                    },
+                    CursorTaskOutcome::Rejected {
+                        reason: Some(String::new()),
+                    },
+                    CursorTaskOutcome::Cancelled,
+                ];
+                let candidates = tags.into_iter().map(|o| (task_decision(&o), o));
+                let skeleton = choose(request, method, decision, candidates)?;
+                let outcome = self.outcome(&skeleton, Needs::Nothing, reply)?;
+                to_value(&CursorTaskResponse { outcome })
+            }
+            Offer::GenerateImage(_) => {
+                let tags = [
+                    (
+                        CursorGenerateImageOutcome::Generated {
+                            file_path: String::new(),
+                            image_data: None,
+                        },
+                        Needs::Result,
+                    ),
+                    (
+                        CursorGenerateImageOutcome::Rejected {
+                            reason: Some(String::new()),
+                        },
+                        Needs::Nothing,
+                    ),
+                    (CursorGenerateImageOutcome::Cancelled, Needs::Nothing),
+                ];
+                let candidates = tags
+                    .into_iter()
+                    .map(|(o, needs)| (generate_image_decision(&o), (o, needs)));
+                let (skeleton, needs) = choose(request, method, decision, candidates)?;
+                let outcome = self.outcome(&skeleton, needs, reply)?;
+                to_value(&CursorGenerateImageResponse { outcome })
+            }
+        };
+        Ok(jsonrpc::response(&self.id, self.jsonrpc, result))
+    }
+
+    /// A Cursor outcome of the variant `skeleton` names (a refusal's skeleton carries an empty
+    /// `reason`, marking where the message goes), filled from the reply: the answers, the
+    /// result's fields, and the message as the `reason` of a refusal; decoded into the outcome's
+    /// type, so a field of the wrong type is an error.
+    fn outcome<T: serde::Serialize + serde::de::DeserializeOwned>(
+        &self,
+        skeleton: &T,
+        needs: Needs,
+        reply: &Reply,
+    ) -> Result<T, AnswerError> {
+        let method = self.method;
+        let skeleton = to_value(skeleton);
+        let mut outcome = Map::new();
+        outcome.insert("outcome".to_string(), skeleton["outcome"].clone());
+        if let Some(result) = &reply.result {
+            let Value::Object(fields) = result else {
+                return Err(AnswerError::IllTyped {
+                    method: method.to_string(),
+                    what: "result",
+                    error: "expected the outcome's fields as a JSON object".to_string(),
+                });
+            };
+            outcome.extend(
+                fields
+                    .iter()
+                    .filter(|(key, _)| *key != "outcome")
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            );
+        }
+        match (needs, &reply.answers, &reply.result) {
+            (Needs::Answers, Some(answers), _) => {
+                outcome.insert("answers".to_string(), answers.clone());
+            }
+            (Needs::Answers, None, _) => {
+                return Err(AnswerError::MissingAnswers {
+                    method: method.to_string(),
+                    decision: reply.decision,
+                });
+            }
+            (Needs::Result, _, None) => {
+                return Err(AnswerError::MissingResult {
+                    method: method.to_string(),
+                    decision: reply.decision,
+                });
+            }
+            (Needs::Result, _, Some(_)) | (Needs::Nothing, _, _) => {}
+        }
+        if let (Some(message), Some(_)) = (&reply.message, skeleton.get("reason")) {
+            outcome.insert("reason".to_string(), Value::String(message.clone()));
+        }
+        decode(method, "result", &Value::Object(outcome))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn open(offer: Offer) -> AcpRequest {
+        AcpRequest {
+            method: "elicitation/create",
+            id: RequestId::Integer(4),
+            session: "s".to_string(),
+            jsonrpc: true,
+            offer,
+        }
+    }
+
+    fn id() -> RuntimeRequestId {
+        RuntimeRequestId::new("00000000-0000-4000-8000-000000000002").expect("a uuid")
+    }
+
+    #[test]
+    fn an_elicitation_is_accepted_with_its_content_declined_or_cancelled() {
+        let asked: CreateElicitationRequest =
+            serde_json::from_value(json!({ "message": "Your name?", "mode": "form" })).expect("a request");
+        let request = open(Offer::Elicitation(asked));
+        let answered = Reply {
+            answers: Some(json!({ "name": "Ada" })),
+            ..Reply::new(Decision::Answered)
+        };
+        let cases = [
+            (answered, json!({ "action": "accept", "content": { "name": "Ada" } })),
+            (Reply::new(Decision::Decline), json!({ "action": "decline" })),
+            (Reply::new(Decision::Cancel), json!({ "action": "cancel" })),
+        ];
+        for (reply, result) in cases {
+            let decision = reply.decision;
+            let frame = request.answer(&id(), &reply).expect("offered");
+            assert_eq!(
+                frame,
+                json!({ "jsonrpc": "2.0", "id": 4, "result": result }),
+                "{decision}"
+            );
+            let read: CreateElicitationResponse = serde_json::from_value(frame["result"].clone()).expect("typed");
+            assert_eq!(elicitation_decision(&read), decision, "read back");
+        }
+        let err = request
+            .answer(&id(), &Reply::new(Decision::Accept))
+            .expect_err("accept is answered");
+        assert!(err.to_string().ends_with("offered: answered, decline, cancel"), "{err}");
+    }
+
+    #[test]
+    fn a_generated_image_needs_its_file_path() {
+        let asked: CursorGenerateImageParams = serde_json::from_value(json!({
+            "toolCallId": "t1", "description": "a cat"
+        }))
+        .expect("params");
+        let request = AcpRequest {
+            method: "cursor/generate_image",
+            ..open(Offer::GenerateImage(asked))
+        };
+        let err = request
+            .answer(&id(), &Reply::new(Decision::Answered))
+            .expect_err("no path");
+        assert!(matches!(err, AnswerError::MissingResult { .. }), "{err}");
+        let generated = Reply {
+            result: Some(json!({ "filePath": "/tmp/cat.png" })),
+            ..Reply::new(Decision::Answered)
+        };
+        let frame = request.answer(&id(), &generated).expect("offered");
+        assert_eq!(
+            frame["result"],
+            json!({ "outcome": { "outcome": "generated", "filePath": "/tmp/cat.png" } })
+        );
+        let rejected = Reply {
+            message: Some("not now".to_string()),
+            ..Reply::new(Decision::Decline)
+        };
+        let frame = request.answer(&id(), &rejected).expect("offered");
+        assert_eq!(
+            frame["result"],
+            json!({ "outcome": { "outcome": "rejected", "reason": "not now" } })
+        );
+    }
 }

@@ -9,8 +9,7 @@
 
 use agentwire_acp::{
     AgentRequest, AgentRequestResult, CursorAgentRequest, CursorAgentRequestResult, CursorAskQuestionOutcome,
-    CursorCreatePlanOutcome, CursorGenerateImageOutcome, CursorTaskOutcome, CursorUpdateTodosOutcome,
-    CursorUpdateTodosParams, RequestId, RequestPermissionOutcome,
+    CursorGenerateImageOutcome, CursorTaskOutcome, CursorUpdateTodosParams, RequestId, RequestPermissionOutcome,
 };
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, ContentStreamKind, ItemStatus, ProviderRuntimeEvent, RequestOpenedPayload,
@@ -19,7 +18,10 @@ use agentwire_canonical::{
 use serde_json::{Map, Value, json};
 
 use super::normalizer::{AcpNormalizer, delta, to_value, wire_json};
-use super::offer::{AcpRequest, Offer, OfferedOption, Work};
+use super::offer::{
+    AcpRequest, Offer, OfferedOption, Work, ask_question_decision, create_plan_decision, elicitation_decision,
+    generate_image_decision, task_decision, update_todos_decision,
+};
 use super::tools;
 use super::updates::{Item, object};
 use crate::decision::Decision;
@@ -314,6 +316,7 @@ impl AcpNormalizer {
             extra: AcpRequest {
                 method,
                 id: id.clone(),
+                jsonrpc: crate::jsonrpc::carries_version(raw.payload),
                 session: session.to_string(),
                 offer,
             },
@@ -402,11 +405,7 @@ impl AcpNormalizer {
             }
             AgentRequestResult::ElicitationCreate(response) => {
                 let raw = Self::raw(frame, Some("elicitation/create")).with_type("result");
-                let decision = match response.action.as_deref() {
-                    Some("accept") => Decision::Answered,
-                    Some("decline") => Decision::Decline,
-                    Some(_) | None => Decision::Cancel,
-                };
+                let decision = elicitation_decision(response);
                 let answer = Answer {
                     decision,
                     resolution: to_value(response),
@@ -708,44 +707,45 @@ impl AcpNormalizer {
         let item = request.as_ref().and_then(|r| cursor_item(&r.offer));
         let (method, decision, answers, status) = match result {
             CursorAgentRequestResult::CursorAskQuestion(response) => {
-                let (decision, answers) = match &response.outcome {
-                    CursorAskQuestionOutcome::Answered { answers } => (Decision::Answered, Some(to_value(answers))),
-                    CursorAskQuestionOutcome::Skipped { .. } => (Decision::Decline, None),
-                    CursorAskQuestionOutcome::Cancelled => (Decision::Cancel, None),
+                let answers = match &response.outcome {
+                    CursorAskQuestionOutcome::Answered { answers } => Some(to_value(answers)),
+                    CursorAskQuestionOutcome::Skipped { .. } | CursorAskQuestionOutcome::Cancelled => None,
                 };
+                let decision = ask_question_decision(&response.outcome);
                 ("cursor/ask_question", decision, answers, None)
             }
-            CursorAgentRequestResult::CursorCreatePlan(response) => {
-                let decision = match &response.outcome {
-                    CursorCreatePlanOutcome::Accepted { .. } => Decision::Accept,
-                    CursorCreatePlanOutcome::Rejected { .. } => Decision::Decline,
-                    CursorCreatePlanOutcome::Cancelled => Decision::Cancel,
-                };
-                ("cursor/create_plan", decision, None, None)
-            }
-            CursorAgentRequestResult::CursorUpdateTodos(response) => {
-                let decision = match &response.outcome {
-                    CursorUpdateTodosOutcome::Accepted { .. } => Decision::Answered,
-                    CursorUpdateTodosOutcome::Rejected { .. } => Decision::Decline,
-                    CursorUpdateTodosOutcome::Cancelled => Decision::Cancel,
-                };
-                ("cursor/update_todos", decision, None, None)
-            }
+            CursorAgentRequestResult::CursorCreatePlan(response) => (
+                "cursor/create_plan",
+                create_plan_decision(&response.outcome),
+                None,
+                None,
+            ),
+            CursorAgentRequestResult::CursorUpdateTodos(response) => (
+                "cursor/update_todos",
+                update_todos_decision(&response.outcome),
+                None,
+                None,
+            ),
             CursorAgentRequestResult::CursorTask(response) => {
-                let (decision, status) = match &response.outcome {
-                    CursorTaskOutcome::Completed { .. } => (Decision::Answered, ItemStatus::Completed),
-                    CursorTaskOutcome::Rejected { .. } => (Decision::Decline, ItemStatus::Declined),
-                    CursorTaskOutcome::Cancelled => (Decision::Cancel, ItemStatus::Declined),
+                let status = match &response.outcome {
+                    CursorTaskOutcome::Completed { .. } => ItemStatus::Completed,
+                    CursorTaskOutcome::Rejected { .. } | CursorTaskOutcome::Cancelled => ItemStatus::Declined,
                 };
-                ("cursor/task", decision, None, Some(status))
+                ("cursor/task", task_decision(&response.outcome), None, Some(status))
             }
             CursorAgentRequestResult::CursorGenerateImage(response) => {
-                let (decision, status) = match &response.outcome {
-                    CursorGenerateImageOutcome::Generated { .. } => (Decision::Answered, ItemStatus::Completed),
-                    CursorGenerateImageOutcome::Rejected { .. } => (Decision::Decline, ItemStatus::Declined),
-                    CursorGenerateImageOutcome::Cancelled => (Decision::Cancel, ItemStatus::Declined),
+                let status = match &response.outcome {
+                    CursorGenerateImageOutcome::Generated { .. } => ItemStatus::Completed,
+                    CursorGenerateImageOutcome::Rejected { .. } | CursorGenerateImageOutcome::Cancelled => {
+                        ItemStatus::Declined
+                    }
                 };
-                ("cursor/generate_image", decision, None, Some(status))
+                (
+                    "cursor/generate_image",
+                    generate_image_decision(&response.outcome),
+                    None,
+                    Some(status),
+                )
             }
         };
         let raw = Self::raw(frame, Some(method)).with_type("result");

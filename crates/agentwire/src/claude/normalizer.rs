@@ -21,10 +21,11 @@ use agentwire_canonical::{
     FilesPersistedPayload, HookCompletedPayload, HookOutcome, HookProgressPayload, HookStartedPayload,
     ItemLifecyclePayload, ItemStatus, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderItemId,
     ProviderRefs, ProviderRuntimeEvent, ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload,
-    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload,
-    SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus,
-    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
-    ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId,
+    RuntimeWarningPayload, SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload,
+    TaskStatus, ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
+    ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload,
+    TurnStartedPayload, TurnState,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
@@ -35,8 +36,10 @@ use agentwire_claude::{
 };
 use serde_json::{Map, Value, json};
 
+use super::offer::{Offer, Pending, permission_decision};
 use super::tools::{ToolKind, tool_kind};
 use super::wire;
+use crate::answer::{AnswerError, Reply};
 use crate::decision::Decision;
 use crate::decode::PathTracking;
 use crate::emit::{Context, Raw};
@@ -45,11 +48,6 @@ use crate::ids;
 use crate::ledger::{Answer, Cutoff, Ledger, OpenItemFace, OpenRequest, Place};
 use crate::normalizer::{Normalizer, Options, Problem};
 use crate::source::Source;
-
-/// What the normalizer remembers of a `can_use_tool` (or other CLI) request.
-pub struct Pending {
-    tool_use_id: Option<String>,
-}
 
 /// A tool call seen and not yet answered by its `tool_result`.
 struct Tool {
@@ -1146,7 +1144,7 @@ impl ClaudeNormalizer {
             source: RuntimeEventRawSource::ClaudeSdkPermission,
             ..permission
         };
-        let (request_type, waits, tool_use_id, detail, args) = match request {
+        let (request_type, waits, tool_use_id, detail, args, offer) = match request {
             SdkControlRequestInner::CanUseTool(ask) => {
                 self.ensure_turn(None, raw, out);
                 let kind = tool_kind(&ask.tool_name);
@@ -1173,7 +1171,18 @@ impl ClaudeNormalizer {
                     "description": ask.description,
                     "requiresUserInteraction": ask.requires_user_interaction,
                 });
-                (kind.request_type(), true, Some(ask.tool_use_id.clone()), detail, args)
+                let offer = Offer::Permission {
+                    input: ask.input.clone(),
+                    suggestions: ask.permission_suggestions.clone().unwrap_or_default(),
+                };
+                (
+                    kind.request_type(),
+                    true,
+                    Some(ask.tool_use_id.clone()),
+                    detail,
+                    args,
+                    offer,
+                )
             }
             SdkControlRequestInner::Interrupt
             | SdkControlRequestInner::Initialize(_)
@@ -1199,6 +1208,7 @@ impl ClaudeNormalizer {
                     None,
                     detail,
                     args["request"].clone(),
+                    Offer::Service(subtype),
                 )
             }
         };
@@ -1224,7 +1234,11 @@ impl ClaudeNormalizer {
             waits,
             user_input: false,
             answer: None,
-            extra: Pending { tool_use_id },
+            extra: Pending {
+                request_id: request_id.to_string(),
+                tool_use_id,
+                offer,
+            },
         };
         self.ledger.open_request(request_id.to_string(), open, &context, out);
     }
@@ -1237,7 +1251,11 @@ impl ClaudeNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let (request_id, body, error) = match response {
-            SdkControlResponsePayload::Success(ok) => (&ok.request_id, Value::Object(ok.response.clone()), None),
+            SdkControlResponsePayload::Success(ok) => (
+                &ok.request_id,
+                Value::Object(ok.response.clone().unwrap_or_default()),
+                None,
+            ),
             SdkControlResponsePayload::Error(err) => (&err.request_id, Value::Null, Some(err.error.clone())),
         };
         if dir == Direction::Out {
@@ -1288,24 +1306,12 @@ impl ClaudeNormalizer {
             (Some(_), _) => Decision::Error,
             (None, false) => Decision::Answered,
             (None, true) => match PermissionResult::decode(&body.to_string(), &mut PathTracking) {
-                Ok(PermissionResult::Allow(allow)) => {
-                    if allow
-                        .updated_permissions
-                        .as_ref()
-                        .is_some_and(|updates| !updates.is_empty())
-                    {
-                        Decision::AcceptForSession
-                    } else {
-                        Decision::Accept
-                    }
-                }
-                Ok(PermissionResult::Deny(deny)) => {
-                    if deny.interrupt == Some(true) {
+                Ok(result) => {
+                    let decision = permission_decision(&result);
+                    if decision == Decision::Cancel {
                         self.interrupted = true;
-                        Decision::Cancel
-                    } else {
-                        Decision::Decline
                     }
+                    decision
                 }
                 Err(_) => Decision::Answered,
             },
@@ -1487,6 +1493,16 @@ impl Normalizer for ClaudeNormalizer {
         let start = out.len();
         self.ledger.finish(out);
         drop_synthesized_refs(&mut out[start..]);
+    }
+
+    /// Only a transcript has a client side: the bare stream is what `claude -p` printed, its
+    /// permissions decided by the CLI's own settings.
+    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<Value, AnswerError> {
+        if self.ledger.source() == Source::Claude {
+            return Err(AnswerError::Unanswerable(Source::Claude));
+        }
+        let (_, open) = self.ledger.find_request(request)?;
+        open.extra.answer(request, reply)
     }
 }
 

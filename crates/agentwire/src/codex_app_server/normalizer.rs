@@ -5,12 +5,14 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource,
-    RuntimeWarningPayload,
+    RuntimeRequestId, RuntimeWarningPayload,
 };
 use agentwire_codex_app_server::{self as codex, DecodeError, RawEnvelope, RequestId};
 use serde_json::{Value, json};
 
+use super::offer::CodexRequest;
 use super::wire::{self, Message, WireError};
+use crate::answer::{AnswerError, Reply};
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ledger::Ledger;
@@ -49,12 +51,6 @@ impl PushError<'_> {
         };
         Problem::new(kind, self.to_string())
     }
-}
-
-/// What Codex remembers of an open server request beyond the ledger's facts.
-pub(super) struct CodexRequest {
-    /// The request's method, for `raw.method` of its resolution.
-    pub method: &'static str,
 }
 
 /// Normalizes one `codex app-server` connection.
@@ -224,6 +220,11 @@ impl Normalizer for CodexAppServerNormalizer {
             Message::Error { id, method, error } => self.on_error(frame, id, method.as_deref(), error, out),
         }
         Ok(())
+    }
+
+    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<Value, AnswerError> {
+        let (_, open) = self.ledger.find_request(request)?;
+        open.extra.answer(request, reply)
     }
 
     fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {

@@ -18,7 +18,11 @@ use agentwire_codex_app_server::{self as codex, RequestId, ServerRequest, Server
 use serde_json::{Value, json};
 
 use super::canonicalize::{command_display, to_json};
-use super::normalizer::{CodexAppServerNormalizer, CodexRequest};
+use super::normalizer::CodexAppServerNormalizer;
+use super::offer::{
+    CodexRequest, Offer, command_decision, elicitation_decision, file_change_decision, permissions_decision,
+    review_decision,
+};
 use crate::decision::Decision;
 use crate::emit::Raw;
 use crate::frame::{Direction, Frame};
@@ -136,7 +140,12 @@ impl CodexAppServerNormalizer {
             waits,
             user_input,
             answer: None,
-            extra: CodexRequest { method },
+            extra: CodexRequest {
+                method,
+                id: id.clone(),
+                jsonrpc: crate::jsonrpc::carries_version(frame.msg),
+                offer: Offer::of(request),
+            },
         };
         self.ledger.open_request(key, open, &context, out);
     }
@@ -311,34 +320,11 @@ fn answer_of(result: &ServerRequestResult) -> Answer {
     let resolution = to_json(result);
     let (decision, answers) = match result {
         R::ItemCommandExecutionRequestApproval(answer) => (command_decision(&answer.decision), None),
-        R::ItemFileChangeRequestApproval(answer) => (
-            match answer.decision {
-                codex::FileChangeApprovalDecision::Accept => Decision::Accept,
-                codex::FileChangeApprovalDecision::AcceptForSession => Decision::AcceptForSession,
-                codex::FileChangeApprovalDecision::Decline => Decision::Decline,
-                codex::FileChangeApprovalDecision::Cancel => Decision::Cancel,
-            },
-            None,
-        ),
+        R::ItemFileChangeRequestApproval(answer) => (file_change_decision(&answer.decision), None),
         R::ApplyPatchApproval(answer) => (review_decision(&answer.decision), None),
         R::ExecCommandApproval(answer) => (review_decision(&answer.decision), None),
-        R::McpServerElicitationRequest(answer) => (
-            match answer.action {
-                codex::McpServerElicitationAction::Accept => Decision::Accept,
-                codex::McpServerElicitationAction::Decline => Decision::Decline,
-                codex::McpServerElicitationAction::Cancel => Decision::Cancel,
-            },
-            None,
-        ),
-        R::ItemPermissionsRequestApproval(answer) => {
-            let granted = permissions_granted(&answer.permissions);
-            let decision = match (granted, &answer.scope) {
-                (false, _) => Decision::Decline,
-                (true, codex::PermissionGrantScope::Turn) => Decision::Accept,
-                (true, codex::PermissionGrantScope::Session) => Decision::AcceptForSession,
-            };
-            (decision, None)
-        }
+        R::McpServerElicitationRequest(answer) => (elicitation_decision(&answer.action), None),
+        R::ItemPermissionsRequestApproval(answer) => (permissions_decision(answer), None),
         R::ItemToolRequestUserInput(answer) => (Decision::Answered, Some(to_json(&answer.answers))),
         R::ItemToolCall(_) | R::AccountChatgptAuthTokensRefresh(_) | R::AttestationGenerate(_) => {
             (Decision::Answered, None)
@@ -349,58 +335,6 @@ fn answer_of(result: &ServerRequestResult) -> Answer {
         resolution,
         answers,
     }
-}
-
-/// A standing rule (an execpolicy or network amendment) allows more than this one request.
-fn command_decision(decision: &codex::CommandExecutionApprovalDecision) -> Decision {
-    use codex::CommandExecutionApprovalDecision as D;
-    match decision {
-        D::Accept => Decision::Accept,
-        D::AcceptForSession | D::AcceptWithExecpolicyAmendment { .. } => Decision::AcceptForSession,
-        D::ApplyNetworkPolicyAmendment {
-            network_policy_amendment,
-        } => network_decision(network_policy_amendment),
-        D::Decline => Decision::Decline,
-        D::Cancel => Decision::Cancel,
-    }
-}
-
-/// The legacy approvals' `ReviewDecision`, on the same vocabulary as the v2 ones.
-fn review_decision(decision: &codex::ReviewDecision) -> Decision {
-    use codex::ReviewDecision as D;
-    match decision {
-        D::Approved => Decision::Accept,
-        D::ApprovedForSession | D::ApprovedExecpolicyAmendment { .. } | D::ApprovedMcpPolicyAmendment => {
-            Decision::AcceptForSession
-        }
-        D::NetworkPolicyAmendment {
-            network_policy_amendment,
-        } => network_decision(network_policy_amendment),
-        D::Denied { .. } => Decision::Decline,
-        // Nobody answered in time, or the user stopped the turn.
-        D::TimedOut | D::Abort => Decision::Cancel,
-    }
-}
-
-fn network_decision(amendment: &codex::NetworkPolicyAmendment) -> Decision {
-    match amendment.action {
-        codex::NetworkPolicyRuleAction::Allow => Decision::AcceptForSession,
-        codex::NetworkPolicyRuleAction::Deny => Decision::Decline,
-    }
-}
-
-/// Whether a permissions answer grants anything at all (an empty profile is a refusal).
-fn permissions_granted(granted: &codex::GrantedPermissionProfile) -> bool {
-    let files = granted.file_system.as_ref().is_some_and(|fs| {
-        fs.read.as_ref().is_some_and(|paths| !paths.is_empty())
-            || fs.write.as_ref().is_some_and(|paths| !paths.is_empty())
-            || fs.entries.as_ref().is_some_and(|entries| !entries.is_empty())
-    });
-    let network = granted
-        .network
-        .as_ref()
-        .is_some_and(|network| network.enabled == Some(true));
-    files || network
 }
 
 /// `write /a, /b; read /c; network` for the permissions a request asks for.

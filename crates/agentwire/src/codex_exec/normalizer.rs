@@ -287,6 +287,15 @@ impl CodexExecNormalizer {
 }
 
 impl Normalizer for CodexExecNormalizer {
+    /// `codex exec --json` is the output of a run that asks nobody: approvals follow its policy.
+    fn answer(
+        &self,
+        _request: &agentwire_canonical::RuntimeRequestId,
+        _reply: &crate::answer::Reply,
+    ) -> Result<serde_json::Value, crate::answer::AnswerError> {
+        Err(crate::answer::AnswerError::Unanswerable(Source::CodexExec))
+    }
+
     fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
         self.ledger.begin(frame.line, frame.ts, None);
         match wire::decode(frame) {

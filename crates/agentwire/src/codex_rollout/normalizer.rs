@@ -312,6 +312,15 @@ pub(super) fn object(value: Value) -> Map<String, Value> {
 }
 
 impl Normalizer for CodexRolloutNormalizer {
+    /// A rollout file records a session after the fact: its requests were answered on another wire.
+    fn answer(
+        &self,
+        _request: &agentwire_canonical::RuntimeRequestId,
+        _reply: &crate::answer::Reply,
+    ) -> Result<serde_json::Value, crate::answer::AnswerError> {
+        Err(crate::answer::AnswerError::Unanswerable(Source::CodexRollout))
+    }
+
     fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
         self.line_number += 1;
         let envelope = serde_json::from_str::<Envelope<'_>>(frame.msg.get()).ok();

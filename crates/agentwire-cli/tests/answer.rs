@@ -1,0 +1,182 @@
+//! `agentwire answer` as a host runs it: a real trace cut just before the client's reply, the
+//! `requestId` that `normalize` printed, the decision; the reply frame on stdout.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_agentwire");
+
+fn corpus(source: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus")
+        .join(source)
+        .join(name)
+}
+
+/// Runs `agentwire ARGS` with `stdin` as its input.
+fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run agentwire");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let output = child.wait_with_output().expect("agentwire ends");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+/// The trace's lines before its line `line` (1-based), and that line's `msg`.
+fn cut(trace: &Path, line: usize) -> (String, Value) {
+    let text = std::fs::read_to_string(trace).expect("corpus");
+    let lines: Vec<&str> = text.lines().collect();
+    let before = lines[..line - 1].iter().map(|l| format!("{l}\n")).collect();
+    let record: Value = serde_json::from_str(lines[line - 1]).expect("a record");
+    (before, record["msg"].clone())
+}
+
+/// The `requestId` of the only `request.opened` `normalize` prints for `input`.
+fn opened_request(input: &str) -> String {
+    let (code, stdout, stderr) = run(&["normalize", "-"], input);
+    assert_eq!(code, 0, "{stderr}");
+    let ids: Vec<String> = stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("JSON"))
+        .filter(|event| event["type"] == "request.opened")
+        .map(|event| event["requestId"].as_str().expect("an id").to_string())
+        .collect();
+    assert_eq!(ids.len(), 1, "one request opened");
+    ids[0].clone()
+}
+
+#[test]
+fn a_codex_approval_is_answered_as_the_client_answered_it() {
+    // Line 17 is the client's `{"id":0,"result":{"decision":"accept"}}`.
+    let (before, sent) = cut(&corpus("codex-app-server", "shell_approval_accept.jsonl"), 17);
+    let request = opened_request(&before);
+    let (code, stdout, stderr) = run(&["answer", "--request", &request, "--decision", "accept", "-"], &before);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), 1, "one JSON line: {stdout}");
+    let built: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(built, sent);
+}
+
+#[test]
+fn a_claude_deny_carries_its_message() {
+    let (before, sent) = cut(&corpus("claude-control", "sdk_bash_touch_deny.jsonl"), 23);
+    let request = opened_request(&before);
+    let args = [
+        "answer",
+        "--from",
+        "claude-control",
+        "--request",
+        &request,
+        "--decision",
+        "decline",
+        "--message",
+        "User denied this tool call (test)",
+        "-",
+    ];
+    let (code, stdout, stderr) = run(&args, &before);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(serde_json::from_str::<Value>(&stdout).expect("JSON"), sent);
+}
+
+#[test]
+fn a_cursor_question_is_answered_with_its_answers() {
+    let (before, sent) = cut(&corpus("cursor", "ask_question_answered.jsonl"), 12);
+    let request = opened_request(&before);
+    let answers = sent["result"]["outcome"]["answers"].to_string();
+    let args = [
+        "answer",
+        "--request",
+        &request,
+        "--decision",
+        "answered",
+        "--answers",
+        &answers,
+        "-",
+    ];
+    let (code, stdout, stderr) = run(&args, &before);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(serde_json::from_str::<Value>(&stdout).expect("JSON"), sent);
+}
+
+#[test]
+fn unknown_answered_and_unoffered_requests_are_errors() {
+    let trace = corpus("codex-app-server", "shell_approval_accept.jsonl");
+    let (before, _) = cut(&trace, 17);
+    let request = opened_request(&before);
+    let whole = std::fs::read_to_string(&trace).expect("corpus");
+
+    let (code, stdout, stderr) = run(&["answer", "--request", &request, "--decision", "accept", "-"], &whole);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert!(
+        stderr.contains(&format!("request {request} was already answered")),
+        "{stderr}"
+    );
+
+    let unknown = "00000000-0000-4000-8000-000000000000";
+    let (code, _, stderr) = run(&["answer", "--request", unknown, "--decision", "accept", "-"], &before);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains(&format!("no request {unknown} was opened")), "{stderr}");
+
+    let (code, _, stderr) = run(
+        &["answer", "--request", &request, "--decision", "decline", "-"],
+        &before,
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("does not offer decline; offered: accept, acceptForSession, cancel"),
+        "{stderr}"
+    );
+
+    let (code, _, stderr) = run(
+        &["answer", "--request", &request, "--decision", "approve", "-"],
+        &before,
+    );
+    assert_eq!(code, 2, "a usage error: {stderr}");
+    assert!(
+        stderr.contains("known: accept, acceptForSession, decline, cancel, answered, error"),
+        "{stderr}"
+    );
+
+    let (code, _, stderr) = run(
+        &[
+            "answer",
+            "--request",
+            &request,
+            "--decision",
+            "answered",
+            "--answers",
+            "{",
+            "-",
+        ],
+        &before,
+    );
+    assert_eq!(code, 2, "a usage error: {stderr}");
+    assert!(stderr.contains("not JSON"), "{stderr}");
+}
+
+#[test]
+fn a_read_only_source_says_so() {
+    let trace = corpus("codex-exec", "failed.jsonl");
+    let unknown = "00000000-0000-4000-8000-000000000000";
+    let text = std::fs::read_to_string(&trace).expect("corpus");
+    let (code, _, stderr) = run(&["answer", "--request", unknown, "--decision", "accept", "-"], &text);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("codex-exec is a record of a session"), "{stderr}");
+}
