@@ -9,8 +9,9 @@
 //!   every line parsed into a `Value` and serialized again;
 //! - node's `JSON.parse` + `JSON.stringify` per line, when `node` is installed.
 //!
-//! Times are medians of runs interleaved over the 200 MB input (5 runs, 1 with `--quick`); peak
-//! RSS is read at each size. The corpus repeated is checked to stay a clean stream: the warnings
+//! Times are the CPU time (user + system) of each process, the median of runs interleaved over the
+//! 200 MB input (5 runs, 1 with `--quick`): on a machine shared with other jobs the wall time of a
+//! pinned process also counts the time others held its core. Peak RSS is read at each size. The corpus repeated is checked to stay a clean stream: the warnings
 //! per repetition must equal the warnings of one pass over the corpus. Only the block between the
 //! markers of `PERFORMANCE.md` is rewritten; the notes around it are kept.
 
@@ -19,7 +20,6 @@ use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
 
@@ -296,7 +296,6 @@ struct Run {
 
 /// Runs `args` pinned to core 0 under `/usr/bin/time -v`, stdout into `out`.
 fn measure(args: &[String], out: &Path) -> Result<Run> {
-    let started = Instant::now();
     let output = Command::new("taskset")
         .args(["-c", "0", "/usr/bin/time", "-v"])
         .args(args)
@@ -304,20 +303,26 @@ fn measure(args: &[String], out: &Path) -> Result<Run> {
         .stderr(Stdio::piped())
         .output()
         .with_context(|| format!("running {} (taskset and /usr/bin/time are needed)", args.join(" ")))?;
-    let seconds = started.elapsed().as_secs_f64();
     let stderr = String::from_utf8_lossy(&output.stderr);
     ensure!(output.status.success(), "{} failed:\n{stderr}", args.join(" "));
+    let seconds = |label: &str| time_field(&stderr, label).with_context(|| format!("no {label} in:\n{stderr}"));
     Ok(Run {
-        seconds,
+        seconds: seconds("User time (seconds)")? + seconds("System time (seconds)")?,
         rss_kib: peak_rss_kib(&stderr).with_context(|| format!("no peak RSS in /usr/bin/time's output:\n{stderr}"))?,
     })
 }
 
 /// The `Maximum resident set size (kbytes)` that `/usr/bin/time -v` prints.
 pub fn peak_rss_kib(time_output: &str) -> Option<u64> {
+    time_field(time_output, "Maximum resident set size (kbytes)")
+}
+
+/// The value of one `label: value` line of `/usr/bin/time -v`'s output.
+pub fn time_field<T: std::str::FromStr>(time_output: &str, label: &str) -> Option<T> {
     time_output.lines().find_map(|line| {
         line.trim()
-            .strip_prefix("Maximum resident set size (kbytes):")
+            .strip_prefix(label)
+            .and_then(|rest| rest.strip_prefix(':'))
             .and_then(|value| value.trim().parse().ok())
     })
 }
@@ -351,7 +356,7 @@ fn run_quiet(command: &mut Command) -> Result<()> {
 }
 
 fn timed(command: &mut Command) -> Result<f64> {
-    let started = Instant::now();
+    let started = std::time::Instant::now();
     run_quiet(command)?;
     Ok(started.elapsed().as_secs_f64())
 }
@@ -454,7 +459,7 @@ pub fn report(
     out.push_str(machine);
     let _ = writeln!(
         out,
-        "\nEach source's corpus repeated to ~200 MB, every program pinned to one core (`taskset -c 0`), median of {runs} interleaved run(s). \
+        "\nEach source's corpus repeated to ~200 MB, every program pinned to one core (`taskset -c 0`); seconds are CPU time (user + system), median of {runs} interleaved run(s). \
          ratio = normalize / serde_json (goal <= 1.0); node / normalize (goal >= 2.5).\n"
     );
     out.push_str(
@@ -553,8 +558,9 @@ mod tests {
 
     #[test]
     fn peak_rss_is_read_from_time_output() {
-        let output = "\tCommand being timed: \"x\"\n\tMaximum resident set size (kbytes): 12345\n\tExit status: 0\n";
+        let output = "\tCommand being timed: \"x\"\n\tUser time (seconds): 1.25\n\tMaximum resident set size (kbytes): 12345\n\tExit status: 0\n";
         assert_eq!(peak_rss_kib(output), Some(12345));
+        assert_eq!(time_field::<f64>(output, "User time (seconds)"), Some(1.25));
         assert_eq!(peak_rss_kib("nothing"), None);
     }
 
