@@ -305,7 +305,7 @@ fn measure(args: &[String], out: &Path) -> Result<Run> {
         .with_context(|| format!("running {} (taskset and /usr/bin/time are needed)", args.join(" ")))?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     ensure!(output.status.success(), "{} failed:\n{stderr}", args.join(" "));
-    let seconds = |label: &str| time_field(&stderr, label).with_context(|| format!("no {label} in:\n{stderr}"));
+    let seconds = |label: &str| time_field::<f64>(&stderr, label).with_context(|| format!("no {label} in:\n{stderr}"));
     Ok(Run {
         seconds: seconds("User time (seconds)")? + seconds("System time (seconds)")?,
         rss_kib: peak_rss_kib(&stderr).with_context(|| format!("no peak RSS in /usr/bin/time's output:\n{stderr}"))?,
