@@ -8,8 +8,11 @@
 //! - `drift [SOURCE|--all] [--to V]`: the newest upstream version tried in a scratch copy: its
 //!   schema diff, the mapping lines that stop compiling, conform of the corpus.
 //! - `fuzz [--seconds N]`: every cargo fuzz target, seeded from the corpus.
+//! - `bench [--quick] [--skip-build-times]`: throughput, memory, codegen and build times, written
+//!   into `PERFORMANCE.md`.
 //! - `test`: every check (format, generated tree, clippy, Rust tests, TypeScript harness).
 
+mod bench;
 mod codegen;
 mod drift;
 mod fuzz;
@@ -27,6 +30,7 @@ fn main() -> ExitCode {
         Some("sync-schemas") => sync_schemas::run(&project_root(), &args[1..]),
         Some("schema-diff") => schema_diff::run(&args[1..]),
         Some("drift") => drift::run(&project_root(), &args[1..]),
+        Some("bench") => bench::run(&project_root(), &args[1..]),
         Some("fuzz") => fuzz::run(&project_root(), &args[1..]),
         Some("test") if args.len() == 1 => test::run(&project_root()),
         _ => {
@@ -50,6 +54,7 @@ usage: cargo xtask codegen [--check]
        cargo xtask schema-diff OLD NEW [--out FILE]
        cargo xtask drift [codex-app-server|acp|--all] [--to V]
        cargo xtask fuzz [--seconds N]
+       cargo xtask bench [--quick] [--skip-build-times]
        cargo xtask test";
 
 fn parse_codegen(args: &[String]) -> anyhow::Result<codegen::Mode> {

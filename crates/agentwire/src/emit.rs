@@ -83,6 +83,11 @@ pub struct Emitter {
     held: Vec<ProviderRuntimeEvent>,
     /// Replace credentials by `[redacted]` in `raw` and payloads ([`crate::secrets`]).
     redact: bool,
+    /// The secrets scan of the message the current frame's events carry, so a message that
+    /// rides on several events is scanned once: its address and length, and its redacted copy
+    /// when it held a secret. Cleared by [`Emitter::next_frame`], before the buffer the address
+    /// points into can hold another message.
+    scanned: Option<(usize, usize, Option<Box<RawValue>>)>,
 }
 
 impl Emitter {
@@ -96,6 +101,25 @@ impl Emitter {
             clock,
             held: Vec::new(),
             redact,
+            scanned: None,
+        }
+    }
+
+    /// Forgets what was learnt about the previous frame's message (called for every frame).
+    pub fn next_frame(&mut self) {
+        self.scanned = None;
+    }
+
+    /// The redacted copy of `payload`, or `None` when it holds no secret; scanned once per frame.
+    fn redacted(&mut self, payload: &RawValue) -> Option<Box<RawValue>> {
+        let key = (payload.get().as_ptr() as usize, payload.get().len());
+        match &self.scanned {
+            Some((ptr, len, redacted)) if (*ptr, *len) == key => redacted.clone(),
+            _ => {
+                let redacted = secrets::redact_raw(payload);
+                self.scanned = Some((key.0, key.1, redacted.clone()));
+                redacted
+            }
         }
     }
 
@@ -156,7 +180,7 @@ impl Emitter {
         self.seq += 1;
         let has_refs = context.refs != ProviderRefs::default();
         let (check_payload, raw_payload) = match context.raw {
-            Some(raw) if self.redact => match secrets::redact_raw(raw.payload) {
+            Some(raw) if self.redact => match self.redacted(raw.payload) {
                 // The message held a secret: what the payload copied from it may hold it too.
                 Some(redacted) => (true, Some(redacted)),
                 None => (false, None),
@@ -188,18 +212,22 @@ impl Emitter {
 }
 
 /// The event with the secrets of its payload redacted (unchanged when it holds none). Rare, so
-/// it goes through text: the envelope's `raw.payload` only reads back from a string.
+/// it goes through text: the envelope's `raw.payload` only reads back from a string. The scan
+/// of the event's text comes first: most events hold nothing suspect and are not parsed again.
 fn redact_payload(event: ProviderRuntimeEvent) -> ProviderRuntimeEvent {
     let Ok(text) = serde_json::to_string(&event) else {
         return event;
     };
+    if !secrets::suspect(&text) {
+        return event;
+    }
     let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else {
         return event;
     };
     let Some(payload) = value.get_mut("payload") else {
         return event;
     };
-    if !secrets::suspect(&payload.to_string()) || !secrets::redact_value(payload) {
+    if !secrets::redact_value(payload) {
         return event;
     }
     serde_json::to_string(&value)

@@ -226,6 +226,7 @@ impl<Q> Ledger<Q> {
     /// line's time (`recorded`, else `provider`).
     pub fn begin(&mut self, line: &str, recorded: Option<i64>, provider: Option<i64>) {
         self.emitter.ensure_session(line.as_bytes());
+        self.emitter.next_frame();
         self.emitter.clock.tick(recorded, provider);
     }
 

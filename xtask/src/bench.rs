@@ -1,0 +1,595 @@
+//! `cargo xtask bench [--quick] [--skip-build-times]`: the whole-process throughput and memory
+//! figures of issue 12, the codegen and build times, written into the top-level `PERFORMANCE.md`.
+//!
+//! For every source it builds inputs by repeating that source's corpus (`tests/corpus/<name>/`,
+//! every trace in name order, as one stream) to 20 MB, 200 MB and (without `--quick`) 1 GB, and
+//! runs, pinned to one core with `taskset -c 0` and measured by `/usr/bin/time -v`:
+//! - `agentwire normalize --from <source>` (release build);
+//! - the serde_json baseline (`crates/agentwire-cli/examples/serde_baseline.rs`, release build):
+//!   every line parsed into a `Value` and serialized again;
+//! - node's `JSON.parse` + `JSON.stringify` per line, when `node` is installed.
+//!
+//! Times are the CPU time (user + system) of each process, the median of runs interleaved over the
+//! 200 MB input (5 runs, 1 with `--quick`): on a machine shared with other jobs the wall time of a
+//! pinned process also counts the time others held its core. Peak RSS is read at each size. The corpus repeated is checked to stay a clean stream: the warnings
+//! per repetition must equal the warnings of one pass over the corpus. Only the block between the
+//! markers of `PERFORMANCE.md` is rewritten; the notes around it are kept.
+
+use std::fmt::Write as _;
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail, ensure};
+
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--skip-build-times]";
+
+/// The sources, by their `--from` name and corpus folder (`Source::ALL`, in its order).
+const SOURCES: [&str; 7] = [
+    "codex-app-server",
+    "claude",
+    "claude-control",
+    "codex-exec",
+    "codex-rollout",
+    "acp",
+    "cursor",
+];
+
+/// The crates whose build times are reported: every generated crate and the core.
+const BUILT_CRATES: [(&str, &str); 7] = [
+    ("agentwire-codex-app-server", "generated/codex-app-server/src/lib.rs"),
+    ("agentwire-codex-exec", "generated/codex-exec/src/lib.rs"),
+    ("agentwire-codex-rollout", "generated/codex-rollout/src/lib.rs"),
+    ("agentwire-claude", "generated/claude-agent-sdk/src/lib.rs"),
+    ("agentwire-acp", "generated/acp/src/lib.rs"),
+    ("agentwire-canonical", "generated/canonical/src/lib.rs"),
+    ("agentwire", "crates/agentwire/src/lib.rs"),
+];
+
+const MB: u64 = 1_000_000;
+
+/// Node's counterpart of the serde_json baseline: the same per-line parse and serialize.
+const NODE_BASELINE: &str = r#"
+const fs = require("fs");
+const fd = fs.openSync(process.argv[2], "r");
+const buf = Buffer.alloc(1 << 20);
+let rest = "";
+let n;
+while ((n = fs.readSync(fd, buf, 0, buf.length, null)) > 0) {
+  const lines = (rest + buf.toString("utf8", 0, n)).split("\n");
+  rest = lines.pop();
+  const out = [];
+  for (const line of lines) {
+    if (line.length > 0) out.push(JSON.stringify(JSON.parse(line)));
+  }
+  if (out.length > 0) fs.writeSync(1, out.join("\n") + "\n");
+}
+if (rest.length > 0) fs.writeSync(1, JSON.stringify(JSON.parse(rest)) + "\n");
+"#;
+
+/// What the command line asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub quick: bool,
+    pub build_times: bool,
+}
+
+pub fn parse_args(args: &[String]) -> Result<Options> {
+    let mut options = Options {
+        quick: false,
+        build_times: true,
+    };
+    for arg in args {
+        match arg.as_str() {
+            "--quick" => options.quick = true,
+            "--skip-build-times" => options.build_times = false,
+            _ => bail!("unexpected argument {arg:?}\n{USAGE}"),
+        }
+    }
+    Ok(options)
+}
+
+pub fn run(root: &Path, args: &[String]) -> Result<()> {
+    let options = parse_args(args)?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let work = root.join("target/bench");
+    fs::create_dir_all(&work)?;
+    eprintln!("==> building release agentwire and the serde_json baseline");
+    run_quiet(
+        Command::new(&cargo)
+            .args(["build", "--release", "-p", "agentwire-cli", "--bin", "agentwire"])
+            .args(["--example", "serde_baseline"])
+            .current_dir(root),
+    )?;
+    let release = root.join("target/release");
+    let node = if which("node") {
+        let script = work.join("node_baseline.js");
+        fs::write(&script, NODE_BASELINE)?;
+        Some(script)
+    } else {
+        eprintln!("==> node is not installed: no node baseline");
+        None
+    };
+    let tools = Tools {
+        agentwire: release.join("agentwire"),
+        baseline: release.join("examples/serde_baseline"),
+        node,
+    };
+    let runs = if options.quick { 1 } else { 5 };
+    let sizes: &[u64] = if options.quick {
+        &[20 * MB, 200 * MB]
+    } else {
+        &[20 * MB, 200 * MB, 1000 * MB]
+    };
+    let mut results = Vec::new();
+    for source in SOURCES {
+        eprintln!("==> {source}");
+        results.push(bench_source(root, &work, &tools, source, sizes, runs)?);
+    }
+    let build = if options.build_times {
+        Some(build_times(root, &cargo)?)
+    } else {
+        None
+    };
+    let codegen = codegen_time(root, &cargo)?;
+    let report = report(&machine(root)?, &results, codegen, build.as_deref(), options, runs);
+    print!("{report}");
+    let path = root.join("PERFORMANCE.md");
+    let existing = fs::read_to_string(&path).unwrap_or_default();
+    fs::write(&path, splice(&existing, &report))?;
+    eprintln!("==> wrote {}", path.display());
+    Ok(())
+}
+
+struct Tools {
+    agentwire: PathBuf,
+    baseline: PathBuf,
+    /// The node baseline's script, when node is installed.
+    node: Option<PathBuf>,
+}
+
+/// One source's figures.
+#[derive(Debug, Default)]
+pub struct SourceResult {
+    pub source: &'static str,
+    pub corpus_bytes: u64,
+    pub timed_bytes: u64,
+    pub normalize_s: f64,
+    pub serde_s: f64,
+    pub node_s: Option<f64>,
+    pub output_ratio: f64,
+    /// Peak RSS in KiB of `agentwire normalize`, per input size in bytes.
+    pub rss_kib: Vec<(u64, u64)>,
+    pub corpus_warnings: u64,
+    pub warnings_per_repetition: f64,
+}
+
+fn bench_source(
+    root: &Path,
+    work: &Path,
+    tools: &Tools,
+    source: &'static str,
+    sizes: &[u64],
+    runs: usize,
+) -> Result<SourceResult> {
+    let unit = corpus_unit(&root.join("tests/corpus").join(source))?;
+    ensure!(!unit.is_empty(), "tests/corpus/{source} holds no trace");
+    let agentwire = |input: &Path| -> Vec<String> {
+        vec![
+            tools.agentwire.display().to_string(),
+            "normalize".into(),
+            "--from".into(),
+            source.into(),
+            input.display().to_string(),
+        ]
+    };
+    let unit_path = work.join(format!("{source}.unit.jsonl"));
+    fs::write(&unit_path, &unit)?;
+    let unit_out = work.join("out.jsonl");
+    measure(&agentwire(&unit_path), &unit_out)?;
+    let corpus_warnings = count_warnings(&unit_out)?;
+
+    let mut result = SourceResult {
+        source,
+        corpus_bytes: unit.len() as u64,
+        corpus_warnings,
+        ..SourceResult::default()
+    };
+    for &size in sizes {
+        let input = work.join(format!("{source}.{}mb.jsonl", size / MB));
+        let repetitions = write_repeated(&input, &unit, size)?;
+        let input_bytes = fs::metadata(&input)?.len();
+        if size == sizes[0] {
+            let run = measure(&agentwire(&input), &unit_out)?;
+            result.output_ratio = fs::metadata(&unit_out)?.len() as f64 / input_bytes as f64;
+            result.warnings_per_repetition = count_warnings(&unit_out)? as f64 / repetitions as f64;
+            result.rss_kib.push((input_bytes, run.rss_kib));
+        } else if size == 200 * MB {
+            let (mut ours, mut serde, mut js) = (Vec::new(), Vec::new(), Vec::new());
+            let null = Path::new("/dev/null");
+            let baseline = vec![tools.baseline.display().to_string(), input.display().to_string()];
+            let node_args = tools.node.as_ref().map(|script| {
+                vec![
+                    "node".to_string(),
+                    script.display().to_string(),
+                    input.display().to_string(),
+                ]
+            });
+            for _ in 0..runs {
+                let run = measure(&agentwire(&input), null)?;
+                result.rss_kib.retain(|(bytes, _)| *bytes != input_bytes);
+                result.rss_kib.push((input_bytes, run.rss_kib));
+                ours.push(run.seconds);
+                serde.push(measure(&baseline, null)?.seconds);
+                if let Some(args) = &node_args {
+                    js.push(measure(args, null)?.seconds);
+                }
+            }
+            result.timed_bytes = input_bytes;
+            result.normalize_s = median(&mut ours);
+            result.serde_s = median(&mut serde);
+            result.node_s = (!js.is_empty()).then(|| median(&mut js));
+        } else {
+            let run = measure(&agentwire(&input), Path::new("/dev/null"))?;
+            result.rss_kib.push((input_bytes, run.rss_kib));
+        }
+        fs::remove_file(&input)?;
+    }
+    fs::remove_file(&unit_path)?;
+    fs::remove_file(&unit_out)?;
+    eprintln!(
+        "    normalize {:.2} s, serde_json {:.2} s, ratio {:.2}",
+        result.normalize_s,
+        result.serde_s,
+        result.normalize_s / result.serde_s
+    );
+    Ok(result)
+}
+
+/// Every trace of a corpus folder, in name order, as one stream (each ending in a newline).
+pub fn corpus_unit(dir: &Path) -> Result<Vec<u8>> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .map(|entry| entry.map(|entry| entry.path()))
+        .collect::<std::io::Result<_>>()?;
+    paths.retain(|path| path.extension().is_some_and(|ext| ext == "jsonl"));
+    paths.sort();
+    let mut unit = Vec::new();
+    for path in paths {
+        let mut bytes = fs::read(&path)?;
+        if !bytes.ends_with(b"\n") {
+            bytes.push(b'\n');
+        }
+        unit.extend_from_slice(&bytes);
+    }
+    Ok(unit)
+}
+
+/// Writes `unit` repeated until the file holds at least `size` bytes; returns the repetitions.
+pub fn write_repeated(path: &Path, unit: &[u8], size: u64) -> Result<u64> {
+    let mut file = std::io::BufWriter::new(File::create(path)?);
+    let repetitions = size.div_ceil(unit.len() as u64).max(1);
+    for _ in 0..repetitions {
+        file.write_all(unit)?;
+    }
+    file.flush()?;
+    Ok(repetitions)
+}
+
+/// `runtime.warning` events in canonical JSONL.
+fn count_warnings(path: &Path) -> Result<u64> {
+    let mut count = 0;
+    for line in BufReader::new(File::open(path)?).lines() {
+        if line?.contains(r#""type":"runtime.warning""#) {
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+/// One timed run.
+struct Run {
+    seconds: f64,
+    rss_kib: u64,
+}
+
+/// Runs `args` pinned to core 0 under `/usr/bin/time -v`, stdout into `out`.
+fn measure(args: &[String], out: &Path) -> Result<Run> {
+    let output = Command::new("taskset")
+        .args(["-c", "0", "/usr/bin/time", "-v"])
+        .args(args)
+        .stdout(File::create(out)?)
+        .stderr(Stdio::piped())
+        .output()
+        .with_context(|| format!("running {} (taskset and /usr/bin/time are needed)", args.join(" ")))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    ensure!(output.status.success(), "{} failed:\n{stderr}", args.join(" "));
+    let seconds = |label: &str| time_field::<f64>(&stderr, label).with_context(|| format!("no {label} in:\n{stderr}"));
+    Ok(Run {
+        seconds: seconds("User time (seconds)")? + seconds("System time (seconds)")?,
+        rss_kib: peak_rss_kib(&stderr).with_context(|| format!("no peak RSS in /usr/bin/time's output:\n{stderr}"))?,
+    })
+}
+
+/// The `Maximum resident set size (kbytes)` that `/usr/bin/time -v` prints.
+pub fn peak_rss_kib(time_output: &str) -> Option<u64> {
+    time_field(time_output, "Maximum resident set size (kbytes)")
+}
+
+/// The value of one `label: value` line of `/usr/bin/time -v`'s output.
+pub fn time_field<T: std::str::FromStr>(time_output: &str, label: &str) -> Option<T> {
+    time_output.lines().find_map(|line| {
+        line.trim()
+            .strip_prefix(label)
+            .and_then(|rest| rest.strip_prefix(':'))
+            .and_then(|value| value.trim().parse().ok())
+    })
+}
+
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+fn which(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+fn run_quiet(command: &mut Command) -> Result<()> {
+    let output = command.output().context("running cargo")?;
+    ensure!(
+        output.status.success(),
+        "{command:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Ok(())
+}
+
+fn timed(command: &mut Command) -> Result<f64> {
+    let started = std::time::Instant::now();
+    run_quiet(command)?;
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// `cargo xtask codegen` run twice; the second (warm) run's time.
+fn codegen_time(root: &Path, cargo: &str) -> Result<f64> {
+    eprintln!("==> cargo xtask codegen (warm)");
+    let codegen = || timed(Command::new(cargo).args(["xtask", "codegen"]).current_dir(root));
+    codegen()?;
+    codegen()
+}
+
+/// Cold (the crate's own artifacts removed, its dependencies built) and incremental (its
+/// `lib.rs` touched) dev build times of each crate, in a scratch target directory.
+fn build_times(root: &Path, cargo: &str) -> Result<Vec<(&'static str, f64, f64)>> {
+    let target = root.join("target/bench-build");
+    let build = |package: &str| {
+        timed(
+            Command::new(cargo)
+                .args(["build", "-p", package, "--target-dir"])
+                .arg(&target)
+                .current_dir(root),
+        )
+    };
+    eprintln!("==> build times: dependencies first");
+    build("agentwire")?;
+    let mut times = Vec::new();
+    for (package, lib) in BUILT_CRATES {
+        eprintln!("==> build times: {package}");
+        run_quiet(
+            Command::new(cargo)
+                .args(["clean", "-p", package, "--target-dir"])
+                .arg(&target)
+                .current_dir(root),
+        )?;
+        let cold = build(package)?;
+        File::options()
+            .append(true)
+            .open(root.join(lib))?
+            .set_modified(std::time::SystemTime::now())?;
+        let incremental = build(package)?;
+        times.push((package, cold, incremental));
+    }
+    Ok(times)
+}
+
+/// The machine the figures were taken on.
+fn machine(root: &Path) -> Result<String> {
+    let capture = |program: &str, args: &[&str]| -> String {
+        Command::new(program)
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+            .unwrap_or_else(|| "unknown".into())
+    };
+    let cpu = fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines().find_map(|line| {
+                line.strip_prefix("model name")
+                    .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_string())
+            })
+        })
+        .unwrap_or_else(|| "unknown".into());
+    Ok(format!(
+        "- date: {}\n- CPU: {cpu}, `nproc` {}\n- {}\n- node: {}\n- commit: {}\n",
+        capture("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        capture("nproc", &[]),
+        capture("rustc", &["--version"]),
+        capture("node", &["--version"]),
+        capture("git", &["rev-parse", "--short", "HEAD"]),
+    ))
+}
+
+fn format_size(bytes: u64) -> String {
+    if bytes >= 1000 * MB {
+        format!("{:.1} GB", bytes as f64 / (1000 * MB) as f64)
+    } else {
+        format!("{} MB", (bytes as f64 / MB as f64).round())
+    }
+}
+
+/// The generated block of `PERFORMANCE.md`.
+pub fn report(
+    machine: &str,
+    results: &[SourceResult],
+    codegen_s: f64,
+    build: Option<&[(&str, f64, f64)]>,
+    options: Options,
+    runs: usize,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## Figures (`cargo xtask bench{}`)\n",
+        if options.quick { " --quick" } else { "" }
+    );
+    out.push_str(machine);
+    let _ = writeln!(
+        out,
+        "\nEach source's corpus repeated to ~200 MB, every program pinned to one core (`taskset -c 0`); seconds are CPU time (user + system), median of {runs} interleaved run(s). \
+         ratio = normalize / serde_json (goal <= 1.0); node / normalize (goal >= 2.5).\n"
+    );
+    out.push_str(
+        "| source | normalize s | serde_json s | ratio | node s | node / normalize | MB/s | output / input |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for result in results {
+        let node = result.node_s.map_or("n/a".into(), |node| format!("{node:.2}"));
+        let node_ratio = result
+            .node_s
+            .map_or("n/a".into(), |node| format!("{:.2}", node / result.normalize_s));
+        let _ = writeln!(
+            out,
+            "| {} | {:.2} | {:.2} | {:.2} | {node} | {node_ratio} | {:.0} | {:.2} |",
+            result.source,
+            result.normalize_s,
+            result.serde_s,
+            result.normalize_s / result.serde_s,
+            result.timed_bytes as f64 / MB as f64 / result.normalize_s,
+            result.output_ratio,
+        );
+    }
+    out.push_str("\nPeak RSS of `agentwire normalize` (MB) by input size, and the stream check: `runtime.warning` events per repetition of the corpus against one pass over it (equal: repeating adds none).\n\n");
+    let sizes: Vec<u64> = results
+        .first()
+        .map(|r| r.rss_kib.iter().map(|(bytes, _)| *bytes).collect())
+        .unwrap_or_default();
+    let _ = write!(out, "| source | corpus |");
+    for result in results.first().into_iter().flat_map(|r| &r.rss_kib) {
+        let _ = write!(out, " RSS at ~{} |", format_size(result.0));
+    }
+    let _ = writeln!(out, " warnings: one pass | per repetition |");
+    let _ = writeln!(out, "|---|---|{}---|---|", "---|".repeat(sizes.len()));
+    for result in results {
+        let _ = write!(
+            out,
+            "| {} | {:.2} MB |",
+            result.source,
+            result.corpus_bytes as f64 / MB as f64
+        );
+        for (_, kib) in &result.rss_kib {
+            let _ = write!(out, " {:.1} |", *kib as f64 / 1024.0);
+        }
+        let _ = writeln!(
+            out,
+            " {} | {:.2} |",
+            result.corpus_warnings, result.warnings_per_repetition
+        );
+    }
+    let _ = writeln!(out, "\n`cargo xtask codegen`, warm: {codegen_s:.2} s\n");
+    match build {
+        Some(build) => {
+            out.push_str("Dev build times (s): cold = the crate's own artifacts removed, its dependencies built; incremental = its `lib.rs` touched.\n\n| crate | cold | incremental |\n|---|---|---|\n");
+            for (package, cold, incremental) in build {
+                let _ = writeln!(out, "| {package} | {cold:.1} | {incremental:.1} |");
+            }
+        }
+        None => out.push_str("Build times: skipped (`--skip-build-times`).\n"),
+    }
+    out
+}
+
+pub const BEGIN: &str = "<!-- cargo xtask bench: begin -->";
+pub const END: &str = "<!-- cargo xtask bench: end -->";
+
+/// `existing` with its generated block replaced by `block` (appended when it has none).
+pub fn splice(existing: &str, block: &str) -> String {
+    let generated = format!("{BEGIN}\n{block}{END}\n");
+    match (existing.find(BEGIN), existing.find(END)) {
+        (Some(begin), Some(end)) if begin < end => {
+            format!(
+                "{}{generated}{}",
+                &existing[..begin],
+                existing[end + END.len()..].trim_start_matches('\n')
+            )
+        }
+        _ if existing.is_empty() => format!(
+            "# Performance\n\nRegenerate the figures with `cargo xtask bench` (`--quick`: no 1 GB run, one timed run; `--skip-build-times`).\n\n{generated}"
+        ),
+        _ => format!("{existing}\n{generated}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generated_block_is_replaced_and_notes_kept() {
+        let first = splice("", "figures 1\n");
+        assert!(first.contains("figures 1") && first.starts_with("# Performance"));
+        let edited = first.replace("# Performance\n", "# Performance\n\nA note.\n") + "\nAfter.\n";
+        let second = splice(&edited, "figures 2\n");
+        assert!(second.contains("A note.") && second.contains("After.") && second.contains("figures 2"));
+        assert!(!second.contains("figures 1"));
+    }
+
+    #[test]
+    fn peak_rss_is_read_from_time_output() {
+        let output = "\tCommand being timed: \"x\"\n\tUser time (seconds): 1.25\n\tMaximum resident set size (kbytes): 12345\n\tExit status: 0\n";
+        assert_eq!(peak_rss_kib(output), Some(12345));
+        assert_eq!(time_field::<f64>(output, "User time (seconds)"), Some(1.25));
+        assert_eq!(peak_rss_kib("nothing"), None);
+    }
+
+    #[test]
+    fn medians_and_arguments() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(
+            parse_args(&["--quick".into(), "--skip-build-times".into()]).unwrap(),
+            Options {
+                quick: true,
+                build_times: false
+            }
+        );
+        assert!(parse_args(&["--fast".into()]).is_err());
+    }
+
+    #[test]
+    fn inputs_repeat_whole_corpus_streams() {
+        let dir = std::env::temp_dir().join(format!("agentwire-bench-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("b.jsonl"), "{\"b\":1}").unwrap();
+        fs::write(dir.join("a.jsonl"), "{\"a\":1}\n").unwrap();
+        fs::write(dir.join("notes.md"), "no trace").unwrap();
+        let unit = corpus_unit(&dir).unwrap();
+        assert_eq!(unit, b"{\"a\":1}\n{\"b\":1}\n");
+        let input = dir.join("input.jsonl");
+        assert_eq!(write_repeated(&input, &unit, 40).unwrap(), 3);
+        assert_eq!(fs::read(&input).unwrap(), unit.repeat(3));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
