@@ -350,3 +350,43 @@ fn every_transcript_source_with_a_client_is_counted() {
         assert_eq!(answerable, counted.contains(&source), "{source}");
     }
 }
+
+#[test]
+fn a_claude_grant_for_the_session_carries_the_suggested_rules_and_a_cancel_interrupts() {
+    let case = first_answered(Source::ClaudeControl, "sdk_bash_touch_allow");
+    let before = prefix(Source::ClaudeControl, &case.trace, case.reply_line - 1);
+    let request_line = before.lines().last().expect("the request is the line before the reply");
+    let request: Value = serde_json::from_str(request_line).expect("a record");
+    let suggestions = &request["msg"]["request"]["permission_suggestions"];
+    assert!(suggestions.as_array().is_some_and(|rules| !rules.is_empty()));
+    let normalizer = normalizer_after(Source::ClaudeControl, &before);
+
+    let frame = normalizer
+        .answer(&case.request, &Reply::new(Decision::AcceptForSession))
+        .expect("offered: the request suggests rules");
+    let response = &frame["response"]["response"];
+    assert_eq!(response["behavior"], "allow");
+    assert_eq!(&response["updatedPermissions"], suggestions);
+    assert_eq!(response["updatedInput"], request["msg"]["request"]["input"]);
+
+    let frame = normalizer
+        .answer(&case.request, &Reply::new(Decision::Cancel))
+        .expect("offered");
+    let response = &frame["response"]["response"];
+    assert_eq!(
+        (&response["behavior"], &response["interrupt"]),
+        (&json!("deny"), &json!(true))
+    );
+    assert_eq!(response["message"], agentwire::claude::DEFAULT_DENY_MESSAGE);
+    for decision in [Decision::AcceptForSession, Decision::Cancel] {
+        let frame = normalizer
+            .answer(&case.request, &Reply::new(decision))
+            .expect("offered");
+        let result = agentwire_claude::PermissionResult::decode(
+            &frame["response"]["response"].to_string(),
+            &mut agentwire_claude::SerdeJson,
+        )
+        .expect("a PermissionResult");
+        assert_eq!(agentwire::claude::permission_decision(&result), decision, "read back");
+    }
+}
