@@ -94,7 +94,10 @@ fn normalize(source: Source, text: &str, keep_secrets: bool) -> String {
 fn planted_secrets_never_reach_the_output() {
     let (mut checked, mut texts_kept) = (0, 0);
     for &source in Source::ALL {
-        for trace in traces(source) {
+        let traces = traces(source);
+        assert!(!traces.is_empty(), "{source}: a corpus to plant secrets in");
+        let (mut source_kept, source_traces) = (0, traces.len());
+        for trace in traces {
             let text = planted_trace(&std::fs::read_to_string(&trace).expect("a trace"));
             let redacted = normalize(source, &text, false);
             if let Some(at) = redacted.find(MARKER) {
@@ -113,9 +116,16 @@ fn planted_secrets_never_reach_the_output() {
                 trace_name(&trace)
             );
             // Not every trace has a string the planting reaches; across the corpus many do.
-            texts_kept += usize::from(kept.contains(&format!("Bearer {MARKER}1")));
+            source_kept += usize::from(kept.contains(&format!("Bearer {MARKER}1")));
             checked += 1;
         }
+        // Every source copies some provider text into its output, so every source is tested
+        // for text secrets, not only keys.
+        assert!(
+            source_kept > 0,
+            "{source}: with keep_secrets, text secrets reach the output of some trace (of {source_traces})"
+        );
+        texts_kept += source_kept;
     }
     assert!(checked >= 26, "every trace of every source was planted ({checked})");
     assert!(

@@ -1,69 +1,360 @@
 //! Hostile input: every case the README's "Bad input" section lists, each inserted into a real
-//! trace. None panics, none stops the stream (the lines after it still map), nothing is dropped
-//! silently (a warning event and a `FILE:LINE` message name it), and the exit status says
-//! whether a line could not be read at all.
+//! trace of every source in `Source::ALL`. None panics, none stops the stream (the lines after
+//! it still map), nothing is dropped silently (a warning event and a `FILE:LINE` message name
+//! it, or the message maps to events carrying it), and the exit status says whether a line
+//! could not be read at all.
+//!
+//! Each source has a [`Fixture`]: one corpus trace and the source's own spelling of each
+//! protocol-level case (an unknown message, wrong-typed fields, ...). Cases a source's protocol
+//! cannot express are `None`, with the reason beside them (and in the README).
 
 use std::path::PathBuf;
 use std::process::Command;
 
+use agentwire::source::Source;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_agentwire");
 
-fn corpus_lines() -> Vec<Vec<u8>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/codex-app-server/text.jsonl");
-    std::fs::read(path)
-        .expect("the corpus")
-        .split(|byte| *byte == b'\n')
-        .filter(|line| !line.is_empty())
-        .map(<[u8]>::to_vec)
-        .collect()
+/// One source's trace and its spelling of the protocol-level cases (messages without the
+/// transcript record around them).
+struct Fixture {
+    source: Source,
+    /// A trace under `tests/corpus/<source>/`, one turn that completes.
+    trace: &'static str,
+    /// A string the provider sends and the mapping carries into a payload: the line holding it
+    /// gets the 64 MB string, and inserted messages go just before that line (inside the turn).
+    text: &'static str,
+    /// A number member (`"key":digits`) of a provider line, replaced by numbers beyond u64 and
+    /// beyond f64, and a text of that line (the first line holding it is edited).
+    number: (&'static str, &'static str),
+    /// A message of a type or method the pinned schema does not declare.
+    unknown: &'static str,
+    /// A declared message whose fields have the wrong type.
+    wrong_typed: &'static str,
+    /// A response whose id matches no request.
+    unmatched_response: Option<&'static str>,
+    /// A delta (or update, or output) for an item that never started.
+    before_start: Option<&'static str>,
+    /// The settlement of a request that was never opened, and the direction it travels.
+    resolved_unknown: Option<(&'static str, &'static str)>,
+    /// The trace's turn start, changed to start a second turn while the first runs: (a text of
+    /// the line to copy, what to replace in it, the replacement, the turns it adds).
+    second_turn: (&'static str, &'static str, &'static str, usize),
+}
+
+fn fixtures() -> Vec<Fixture> {
+    let fixtures = vec![
+        Fixture {
+            source: Source::CodexAppServer,
+            trace: "text.jsonl",
+            text: "Hi! I am",
+            number: (r#""outputTokens":14"#, r#""outputTokens":14"#),
+            unknown: r#"{"method":"thread/teleported","params":{}}"#,
+            wrong_typed: r#"{"method":"turn/started","params":{"threadId":7}}"#,
+            unmatched_response: Some(r#"{"id":99,"result":{}}"#),
+            before_start: Some(concat!(
+                r#"{"method":"item/agentMessage/delta","params":{"threadId":"01a22ae9-f3ab-7b00-a0e8-6a3e81ee3cdd","#,
+                r#""turnId":"01a22ae9-f3bd-7931-ac61-8c0ffc97672e","itemId":"never-started","delta":"early"}}"#
+            )),
+            resolved_unknown: Some((
+                r#"{"method":"serverRequest/resolved","params":{"threadId":"01a22ae9-f3ab-7b00-a0e8-6a3e81ee3cdd","requestId":42}}"#,
+                "in",
+            )),
+            second_turn: (
+                r#""method":"turn/started""#,
+                "01a22ae9-f3bd-7931-ac61-8c0ffc97672e",
+                "second-turn",
+                1,
+            ),
+        },
+        Fixture {
+            source: Source::Claude,
+            trace: "plain.jsonl",
+            text: "Hello! I am ",
+            number: (r#""output_tokens":24"#, r#""output_tokens":24"#),
+            unknown: r#"{"type":"teleported","session_id":"f667a979-0473-4121-b48b-91dd23ae4220"}"#,
+            wrong_typed: r#"{"type":"assistant","message":7,"session_id":"f667a979-0473-4121-b48b-91dd23ae4220","parent_tool_use_id":null,"uuid":"u"}"#,
+            // A bare stream is one-way: it carries no requests, so no response or settlement.
+            unmatched_response: None,
+            before_start: Some(concat!(
+                r#"{"type":"stream_event","event":{"type":"content_block_delta","index":7,"delta":{"type":"text_delta","text":"early"}},"#,
+                r#""session_id":"f667a979-0473-4121-b48b-91dd23ae4220","parent_tool_use_id":null,"uuid":"u"}"#
+            )),
+            resolved_unknown: None,
+            // Turns are implicit (from the first message after a result to the next result): a
+            // second `init` inside a turn starts none.
+            second_turn: (r#""subtype":"init""#, "", "", 0),
+        },
+        Fixture {
+            source: Source::ClaudeControl,
+            trace: "sdk_plain.jsonl",
+            text: "Hello! I am ",
+            number: (r#""output_tokens":1"#, r#""output_tokens":1"#),
+            unknown: r#"{"type":"teleported","session_id":"153ca29c-36eb-4942-80a6-3f0a68ddbee4"}"#,
+            wrong_typed: r#"{"type":"assistant","message":7,"session_id":"153ca29c-36eb-4942-80a6-3f0a68ddbee4","parent_tool_use_id":null,"uuid":"u"}"#,
+            unmatched_response: Some(
+                r#"{"type":"control_response","response":{"subtype":"success","request_id":"nobody-asked","response":{}}}"#,
+            ),
+            before_start: Some(concat!(
+                r#"{"type":"stream_event","event":{"type":"content_block_delta","index":7,"delta":{"type":"text_delta","text":"early"}},"#,
+                r#""session_id":"153ca29c-36eb-4942-80a6-3f0a68ddbee4","parent_tool_use_id":null,"uuid":"u"}"#
+            )),
+            resolved_unknown: Some((r#"{"type":"control_cancel_request","request_id":"never-asked"}"#, "in")),
+            // A second prompt while a turn runs is queued by Claude: it starts no turn of its own.
+            second_turn: (r#""type":"user""#, "", "", 0),
+        },
+        Fixture {
+            source: Source::CodexExec,
+            trace: "text.jsonl",
+            text: "Hi! I am the mock model",
+            number: (r#""output_tokens":14"#, r#""output_tokens":14"#),
+            unknown: r#"{"type":"thread.teleported"}"#,
+            wrong_typed: r#"{"type":"turn.completed","usage":"lots"}"#,
+            // `codex exec --json` is one-way: no requests, so no response or settlement.
+            unmatched_response: None,
+            before_start: Some(
+                r#"{"type":"item.updated","item":{"id":"never-started","type":"agent_message","text":"early"}}"#,
+            ),
+            resolved_unknown: None,
+            second_turn: (r#"{"type":"turn.started"}"#, "", "", 1),
+        },
+        Fixture {
+            source: Source::CodexRollout,
+            trace: "rollout-00.jsonl",
+            text: "Hi! I am the mock model",
+            number: (r#""output_tokens":14"#, r#""output_tokens":14"#),
+            unknown: r#"{"timestamp":"2026-11-30T05:23:25.250Z","type":"teleported","payload":{}}"#,
+            wrong_typed: r#"{"timestamp":"2026-11-30T05:23:25.250Z","type":"event_msg","payload":{"type":"item_completed","thread_id":7}}"#,
+            // A rollout records no requests by id, so no response or settlement to mismatch.
+            unmatched_response: None,
+            // It records completed items, not deltas: the nearest case is a tool output for a
+            // call it never recorded.
+            before_start: Some(
+                r#"{"timestamp":"2026-11-30T05:23:25.250Z","type":"response_item","payload":{"type":"function_call_output","call_id":"never-called","output":"early"}}"#,
+            ),
+            resolved_unknown: None,
+            second_turn: (
+                r#""type":"task_started""#,
+                "01a22ae8-6d4f-7200-8315-04959ca9e157",
+                "second-turn",
+                1,
+            ),
+        },
+        Fixture {
+            source: Source::Acp,
+            trace: "plain.jsonl",
+            text: "Hello! I am ",
+            number: (r#""used":127"#, r#""used":127"#),
+            unknown: r#"{"jsonrpc":"2.0","method":"session/teleported","params":{}}"#,
+            wrong_typed: r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":7,"update":{}}}"#,
+            unmatched_response: Some(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#),
+            before_start: Some(concat!(
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"05cd1077-6c70-4e4b-a7f0-df392fda4763","#,
+                r#""update":{"sessionUpdate":"tool_call_update","toolCallId":"never-started","status":"completed"}}}"#
+            )),
+            // The client answering a permission request the agent never sent.
+            resolved_unknown: Some((
+                r#"{"jsonrpc":"2.0","id":77,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}"#,
+                "out",
+            )),
+            second_turn: (r#""method":"session/prompt""#, r#""id":3"#, r#""id":33"#, 1),
+        },
+        Fixture {
+            source: Source::Cursor,
+            trace: "error_as_text.jsonl",
+            text: "Let me run the test",
+            number: (r#""protocolVersion":1"#, r#""result":{"protocolVersion":1"#),
+            unknown: r#"{"jsonrpc":"2.0","method":"cursor/teleported","params":{}}"#,
+            wrong_typed: r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":7,"update":{}}}"#,
+            unmatched_response: Some(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#),
+            before_start: Some(concat!(
+                r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"c9e2b7a1-6d4f-4a8e-b3c5-1f0d8e2a7b94","#,
+                r#""update":{"sessionUpdate":"tool_call_update","toolCallId":"never-started","status":"completed"}}}"#
+            )),
+            resolved_unknown: Some((
+                r#"{"jsonrpc":"2.0","id":77,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}"#,
+                "out",
+            )),
+            second_turn: (r#""method":"session/prompt""#, r#""id":4"#, r#""id":44"#, 1),
+        },
+    ];
+    let mut covered: Vec<Source> = fixtures.iter().map(|fixture| fixture.source).collect();
+    covered.sort();
+    let mut all = Source::ALL.to_vec();
+    all.sort();
+    assert_eq!(covered, all, "a fixture for every source");
+    fixtures
+}
+
+/// Runs `check` over every fixture's trace, each to its end, and fails naming every source
+/// that failed (not only the first).
+fn each_source(check: impl Fn(&Trace<'_>)) {
+    let failed: Vec<String> = fixtures()
+        .iter()
+        .filter_map(|fixture| {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&Trace::new(fixture))));
+            result.err().map(|panic| {
+                let message = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|text| text.to_string()))
+                    .unwrap_or_default();
+                format!("{}: {message}", fixture.source)
+            })
+        })
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
 struct Outcome {
     code: i32,
     events: Vec<Value>,
+    /// The output as written (numbers as they were, not as a `Value` reads them back).
+    stdout: String,
     stderr: String,
 }
 
 impl Outcome {
-    fn warnings(&self) -> Vec<&Value> {
-        self.events.iter().filter(|e| e["type"] == "runtime.warning").collect()
+    fn warnings(&self) -> usize {
+        self.count("runtime.warning")
     }
 
     fn count(&self, kind: &str) -> usize {
         self.events.iter().filter(|e| e["type"] == kind).count()
     }
 
-    /// The trace still ends as it should: its turn completed, the session stopped.
-    fn assert_stream_went_on(&self, case: &str) {
-        assert_eq!(
-            self.count("turn.completed"),
-            1,
-            "{case}: the lines after it still map: {}",
-            self.stderr
-        );
-        let last = self.events.last().expect("events");
-        assert_eq!(last["type"], "session.state.changed", "{case}");
+    fn last_type(&self) -> &Value {
+        &self.events.last().expect("events")["type"]
     }
 }
 
-/// Normalizes the corpus trace `text.jsonl` with `bad` inserted as line `at` (1-based).
-fn run_with(tag: &str, at: usize, bad: &[u8]) -> Outcome {
-    let mut lines = corpus_lines();
-    lines.insert(at - 1, bad.to_vec());
-    run_bytes(tag, &lines.join(&b'\n'))
+/// A fixture's trace, read once per test, and its clean run.
+struct Trace<'a> {
+    fixture: &'a Fixture,
+    lines: Vec<Vec<u8>>,
+    transcript: bool,
+    clean: Outcome,
 }
 
-fn run_bytes(tag: &str, bytes: &[u8]) -> Outcome {
-    let name: String = tag
+impl<'a> Trace<'a> {
+    fn new(fixture: &'a Fixture) -> Self {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/corpus")
+            .join(fixture.source.name())
+            .join(fixture.trace);
+        let lines: Vec<Vec<u8>> = std::fs::read(&path)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+            .split(|byte| *byte == b'\n')
+            .filter(|line| !line.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect();
+        let transcript = lines[0].starts_with(br#"{"dir":"#);
+        let clean = run_bytes(fixture.source, "clean", &lines.join(&b'\n'));
+        assert_eq!(clean.code, 0, "{}: {}", fixture.source, clean.stderr);
+        assert_eq!(
+            clean.warnings(),
+            0,
+            "{}: the clean trace maps without warnings",
+            fixture.source
+        );
+        assert!(
+            clean.count("turn.completed") >= 1,
+            "{}: the trace has a turn",
+            fixture.source
+        );
+        Trace {
+            fixture,
+            lines,
+            transcript,
+            clean,
+        }
+    }
+
+    fn source(&self) -> Source {
+        self.fixture.source
+    }
+
+    /// The 1-based number of the first line containing `text`.
+    fn line_with(&self, text: &str) -> usize {
+        let text = text.as_bytes();
+        1 + self
+            .lines
+            .iter()
+            .position(|line| line.windows(text.len()).any(|window| window == text))
+            .unwrap_or_else(|| panic!("{}: no line holds {:?}", self.source(), String::from_utf8_lossy(text)))
+    }
+
+    /// Where inserted messages go: just before the line carrying the fixture's text.
+    fn inside_turn(&self) -> usize {
+        self.line_with(self.fixture.text)
+    }
+
+    /// A message as a line of the trace's format.
+    fn line(&self, msg: &str, dir: &str) -> Vec<u8> {
+        if self.transcript {
+            format!(r#"{{"dir":"{dir}","msg":{msg}}}"#).into_bytes()
+        } else {
+            msg.as_bytes().to_vec()
+        }
+    }
+
+    /// Runs the trace with `bad` inserted as line `at` (1-based).
+    fn insert(&self, case: &str, at: usize, bad: &[u8]) -> Outcome {
+        let mut lines = self.lines.clone();
+        lines.insert(at - 1, bad.to_vec());
+        run_bytes(self.source(), case, &lines.join(&b'\n'))
+    }
+
+    /// Runs the trace with line `at` (1-based) replaced by `line`.
+    fn replace(&self, case: &str, at: usize, line: Vec<u8>) -> Outcome {
+        let mut lines = self.lines.clone();
+        lines[at - 1] = line;
+        run_bytes(self.source(), case, &lines.join(&b'\n'))
+    }
+
+    /// Line `at` with every `from` replaced by `to`.
+    fn edited(&self, at: usize, from: &str, to: &str) -> Vec<u8> {
+        String::from_utf8(self.lines[at - 1].clone())
+            .expect("corpus lines are UTF-8")
+            .replace(from, to)
+            .into_bytes()
+    }
+
+    /// The lines after the case still map: as many turns complete as in the clean trace, and
+    /// the stream ends as it did.
+    fn assert_went_on(&self, case: &str, outcome: &Outcome) {
+        let source = self.source();
+        assert_eq!(
+            outcome.count("turn.completed"),
+            self.clean.count("turn.completed"),
+            "{source} {case}: the lines after it still map: {}",
+            outcome.stderr
+        );
+        assert_eq!(outcome.last_type(), self.clean.last_type(), "{source} {case}");
+    }
+
+    /// The inserted line was not dropped: it yielded events (its own, or a warning).
+    fn assert_not_dropped(&self, case: &str, outcome: &Outcome) {
+        assert!(
+            outcome.events.len() > self.clean.events.len(),
+            "{} {case}: the inserted message yields events ({} vs {} clean)",
+            self.source(),
+            outcome.events.len(),
+            self.clean.events.len()
+        );
+    }
+}
+
+fn run_bytes(source: Source, case: &str, bytes: &[u8]) -> Outcome {
+    let tag: String = format!("{source}-{case}")
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
-    let path = std::env::temp_dir().join(format!("agentwire-hostile-{name}-{}.jsonl", std::process::id()));
+    let path = std::env::temp_dir().join(format!("agentwire-hostile-{tag}-{}.jsonl", std::process::id()));
     std::fs::write(&path, bytes).expect("a temp file");
     let output = Command::new(BIN)
-        .args(["normalize", "--from", "codex-app-server"])
+        .args(["normalize", "--from", source.name()])
         .arg(&path)
         .output()
         .expect("run agentwire");
@@ -71,179 +362,290 @@ fn run_bytes(tag: &str, bytes: &[u8]) -> Outcome {
     let code = output.status.code().unwrap_or(-1);
     assert!(
         code == 0 || code == 1,
-        "{tag}: exit {code} (a crash?): {}",
+        "{source} {case}: exit {code} (a crash?): {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let events = String::from_utf8(output.stdout)
-        .expect("UTF-8 output")
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
+    let events = stdout
         .lines()
-        .map(|line| serde_json::from_str(line).expect("each output line is JSON"))
+        .map(|line| serde_json::from_str(line).expect("each output line is JSON serde_json reads"))
         .collect();
     Outcome {
         code,
         events,
+        stdout,
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }
 
-fn record(msg: &str) -> Vec<u8> {
-    format!(r#"{{"dir":"in","ts":1796016305100,"msg":{msg}}}"#).into_bytes()
+/// Whether a JSON value holds a string of at least `len` bytes.
+fn holds_string_of(value: &Value, len: usize) -> bool {
+    match value {
+        Value::String(text) => text.len() >= len,
+        Value::Array(items) => items.iter().any(|item| holds_string_of(item, len)),
+        Value::Object(map) => map.values().any(|item| holds_string_of(item, len)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => false,
+    }
 }
 
 #[test]
 fn unreadable_lines_warn_and_exit_1() {
-    for (case, bad) in [
-        ("not JSON", b"hello there".to_vec()),
-        ("invalid UTF-8", b"{\"dir\":\"in\",\"msg\":\"\xff\xfe\"}".to_vec()),
-        ("a NUL byte", b"{\"dir\":\"in\",\0\"msg\":{}}".to_vec()),
-        (
-            "dir missing",
-            br#"{"ts":1,"msg":{"method":"warning","params":{"message":"x"}}}"#.to_vec(),
-        ),
-        (
-            "dir wrong",
-            br#"{"dir":"sideways","ts":1,"msg":{"method":"warning","params":{"message":"x"}}}"#.to_vec(),
-        ),
-        (
-            "nesting 100k deep",
-            format!(
-                r#"{{"dir":"in","ts":1,"msg":{{"method":"warning","params":{{"message":{}{}}}}}}}"#,
-                "[".repeat(100_000),
-                "]".repeat(100_000)
-            )
-            .into_bytes(),
-        ),
-    ] {
-        let outcome = run_with(case, 3, &bad);
-        assert_eq!(outcome.code, 1, "{case}: {}", outcome.stderr);
-        assert!(
-            outcome.stderr.contains(":3: "),
-            "{case}: the line is named: {}",
-            outcome.stderr
-        );
-        assert_eq!(outcome.warnings().len(), 1, "{case}");
-        outcome.assert_stream_went_on(case);
-    }
+    let deep = |open: &str, close: &str| format!("{}{}", open.repeat(100_000), close.repeat(100_000));
+    each_source(|trace| {
+        let at = trace.inside_turn();
+        let mut cases = vec![
+            ("not JSON", b"hello there".to_vec()),
+            ("invalid UTF-8", b"{\"type\":\"\xff\xfe\"}".to_vec()),
+            ("a NUL byte", b"{\"type\":\0\"x\"}".to_vec()),
+            (
+                "nesting 100k deep",
+                trace.line(&format!(r#"{{"type":"x","params":{}}}"#, deep("[", "]")), "in"),
+            ),
+            (
+                "nesting 100k deep, objects",
+                trace.line(&format!(r#"{{"type":"x","params":{}}}"#, deep(r#"{"a":"#, "}")), "in"),
+            ),
+        ];
+        if trace.transcript {
+            cases.extend([
+                ("dir missing", br#"{"ts":1,"msg":{"type":"x"}}"#.to_vec()),
+                ("dir wrong", br#"{"dir":"sideways","ts":1,"msg":{"type":"x"}}"#.to_vec()),
+                (
+                    "ts beyond i64",
+                    br#"{"dir":"in","ts":9223372036854775808,"msg":{"type":"x"}}"#.to_vec(),
+                ),
+                (
+                    "ts beyond f64",
+                    br#"{"dir":"in","ts":1e400,"msg":{"type":"x"}}"#.to_vec(),
+                ),
+                ("msg missing", br#"{"dir":"in","ts":1}"#.to_vec()),
+            ]);
+        }
+        for (case, bad) in cases {
+            let source = trace.source();
+            let outcome = trace.insert(case, at, &bad);
+            assert_eq!(outcome.code, 1, "{source} {case}: {}", outcome.stderr);
+            assert!(
+                outcome.stderr.contains(&format!(":{at}: ")),
+                "{source} {case}: the line is named: {}",
+                outcome.stderr
+            );
+            assert_eq!(outcome.warnings(), 1, "{source} {case}");
+            trace.assert_went_on(case, &outcome);
+        }
+    });
 }
 
 #[test]
 fn a_truncated_last_line_is_reported() {
-    let mut lines = corpus_lines();
-    let last = lines.pop().expect("a line");
-    lines.push(last[..last.len() / 2].to_vec());
-    let outcome = run_bytes("truncated", &lines.join(&b'\n'));
-    assert_eq!(outcome.code, 1);
-    assert!(outcome.stderr.contains("not JSON"), "{}", outcome.stderr);
-    assert_eq!(outcome.warnings().len(), 1);
-    // The turn's completion was the cut line: finish() settles the turn instead.
-    assert_eq!(outcome.count("turn.aborted"), 1);
+    each_source(|trace| {
+        let mut lines = trace.lines.clone();
+        let last = lines.pop().expect("a line");
+        lines.push(last[..last.len() / 2].to_vec());
+        let outcome = run_bytes(trace.source(), "truncated", &lines.join(&b'\n'));
+        let source = trace.source();
+        assert_eq!(outcome.code, 1, "{source}");
+        assert!(outcome.stderr.contains("not JSON"), "{source}: {}", outcome.stderr);
+        assert_eq!(outcome.warnings(), 1, "{source}");
+        // The end of the stream still settles what the cut line would have.
+        assert_eq!(outcome.last_type(), trace.clean.last_type(), "{source}");
+    });
 }
 
 #[test]
 fn blank_lines_crlf_and_a_bom_are_no_problem() {
-    let lines = corpus_lines();
-    let clean = run_bytes("clean", &lines.join(&b'\n'));
-    let mut bytes = b"\xEF\xBB\xBF".to_vec();
-    for line in &lines {
-        bytes.extend_from_slice(line);
-        bytes.extend_from_slice(b"\r\n\r\n   \n");
-    }
-    let messy = run_bytes("messy", &bytes);
-    assert_eq!(messy.code, 0, "{}", messy.stderr);
-    assert!(messy.warnings().is_empty(), "{:?}", messy.warnings());
-    assert_eq!(messy.events.len(), clean.events.len());
-    for (messy, clean) in messy.events.iter().zip(&clean.events) {
-        assert_eq!(messy["type"], clean["type"]);
-        assert_eq!(messy["payload"], clean["payload"]);
-    }
+    each_source(|trace| {
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        for line in &trace.lines {
+            bytes.extend_from_slice(line);
+            bytes.extend_from_slice(b"\r\n\r\n   \n");
+        }
+        let messy = run_bytes(trace.source(), "messy", &bytes);
+        let source = trace.source();
+        assert_eq!(messy.code, 0, "{source}: {}", messy.stderr);
+        assert_eq!(messy.warnings(), 0, "{source}: {}", messy.stderr);
+        assert_eq!(messy.events.len(), trace.clean.events.len(), "{source}");
+        for (messy, clean) in messy.events.iter().zip(&trace.clean.events) {
+            assert_eq!(messy["type"], clean["type"], "{source}");
+            assert_eq!(messy["payload"], clean["payload"], "{source}");
+        }
+    });
 }
 
 #[test]
 fn undecodable_messages_warn_and_exit_0() {
-    let big_number = r#"{"id":18446744073709551616999,"result":{}}"#;
-    for (case, msg) in [
-        ("a number beyond u64", big_number.to_string()),
-        (
-            "duplicate keys",
-            r#"{"method":"warning","params":{"message":"a","message":"b"}}"#.to_string(),
-        ),
-        (
-            "an unknown method",
-            r#"{"method":"thread/teleported","params":{}}"#.to_string(),
-        ),
-        (
-            "wrong-typed params",
-            r#"{"method":"turn/started","params":{"threadId":7}}"#.to_string(),
-        ),
-        ("a response to no request", r#"{"id":99,"result":{}}"#.to_string()),
-    ] {
-        let outcome = run_with(case, 5, &record(&msg));
-        assert_eq!(outcome.code, 0, "{case}: {}", outcome.stderr);
-        assert!(outcome.stderr.contains(":5: "), "{case}: {}", outcome.stderr);
-        let warnings = outcome.warnings();
-        assert_eq!(warnings.len(), 1, "{case}: {warnings:?}");
-        outcome.assert_stream_went_on(case);
-    }
+    each_source(|trace| {
+        let fixture = trace.fixture;
+        let at = trace.inside_turn();
+        for (case, msg) in [
+            ("an unknown type or method", fixture.unknown),
+            ("wrong-typed fields", fixture.wrong_typed),
+        ] {
+            let source = trace.source();
+            let outcome = trace.insert(case, at, &trace.line(msg, "in"));
+            assert_eq!(outcome.code, 0, "{source} {case}: {}", outcome.stderr);
+            assert!(
+                outcome.stderr.contains(&format!(":{at}: ")),
+                "{source} {case}: {}",
+                outcome.stderr
+            );
+            assert_eq!(outcome.warnings(), 1, "{source} {case}");
+            trace.assert_went_on(case, &outcome);
+        }
+    });
+}
+
+/// Numbers beyond u64/i64 keep their exact digits in `raw` (never a `null`), or the message
+/// does not decode and a warning says so; numbers beyond a double (`1e400`) make the line
+/// unreadable, since no event carrying them could be read back by serde_json.
+#[test]
+fn numbers_beyond_u64_and_f64_are_kept_or_reported() {
+    each_source(|trace| {
+        let (member, line_text) = trace.fixture.number;
+        let at = trace.line_with(line_text);
+        let (key, _) = member.split_once(':').expect("a member");
+        let source = trace.source();
+        for number in ["18446744073709551616999", "-9223372036854775809"] {
+            let line = trace.edited(at, member, &format!("{key}:{number}"));
+            let outcome = trace.replace(number, at, line);
+            assert_eq!(outcome.code, 0, "{source} {number}: {}", outcome.stderr);
+            let kept = outcome.stdout.contains(&format!("{key}:{number}"));
+            assert!(
+                kept || outcome.warnings() == 1,
+                "{source} {number}: kept verbatim or reported: {}",
+                outcome.stderr
+            );
+            assert!(
+                !outcome.stdout.contains(&format!("{key}:null")),
+                "{source} {number}: never a silent null"
+            );
+            assert_eq!(outcome.last_type(), trace.clean.last_type(), "{source} {number}");
+        }
+        for number in ["1e400", "-1E+400"] {
+            let line = trace.edited(at, member, &format!("{key}:{number}"));
+            let outcome = trace.replace(number, at, line);
+            assert_eq!(outcome.code, 1, "{source} {number}");
+            assert!(
+                outcome
+                    .stderr
+                    .contains(&format!(":{at}: holds a number beyond the range of a double")),
+                "{source} {number}: {}",
+                outcome.stderr
+            );
+            assert_eq!(outcome.warnings(), 1, "{source} {number}");
+            assert!(!outcome.stdout.contains(&format!("{key}:null")), "{source} {number}");
+            assert_eq!(outcome.last_type(), trace.clean.last_type(), "{source} {number}");
+        }
+    });
+}
+
+#[test]
+fn duplicate_keys_are_not_dropped() {
+    each_source(|trace| {
+        let at = trace.inside_turn();
+        // The message's first member again, with another value, before the real one.
+        let line = String::from_utf8(trace.lines[at - 1].clone()).expect("UTF-8");
+        let open = if trace.transcript {
+            line.find(r#""msg":{"#).expect("a msg") + 7
+        } else {
+            1
+        };
+        let key_end = open + line[open + 1..].find('"').expect("a key") + 2;
+        let duplicated = format!(
+            r#"{}{}"hostile",{}"#,
+            &line[..open],
+            &line[open..=key_end],
+            &line[open..]
+        );
+        let outcome = trace.insert("duplicate keys", at + 1, duplicated.as_bytes());
+        let source = trace.source();
+        assert_eq!(outcome.code, 0, "{source}: {}", outcome.stderr);
+        trace.assert_not_dropped("duplicate keys", &outcome);
+        trace.assert_went_on("duplicate keys", &outcome);
+    });
 }
 
 #[test]
 fn a_64_mb_line_is_mapped() {
-    let delta = "x".repeat(64 << 20);
-    let msg = format!(
-        r#"{{"method":"item/agentMessage/delta","params":{{"threadId":"t","turnId":"u","itemId":"i","delta":"{delta}"}}}}"#
-    );
-    let outcome = run_with("64MB", 9, &record(&msg));
-    assert_eq!(outcome.code, 0, "{}", outcome.stderr);
-    let big = outcome
-        .events
-        .iter()
-        .find(|e| e["type"] == "content.delta" && e["payload"]["delta"].as_str().is_some_and(|d| d.len() == 64 << 20));
-    assert!(big.is_some(), "the whole delta is carried");
-    outcome.assert_stream_went_on("64MB");
+    let big = "x".repeat(64 << 20);
+    each_source(|trace| {
+        let fixture = trace.fixture;
+        let at = trace.inside_turn();
+        let line = trace.edited(at, fixture.text, &big);
+        let outcome = trace.replace("64MB", at, line);
+        let source = trace.source();
+        assert_eq!(outcome.code, 0, "{source}: {}", outcome.stderr);
+        assert!(
+            outcome.events.iter().any(|e| holds_string_of(&e["payload"], 64 << 20)),
+            "{source}: the whole text is carried in a payload"
+        );
+        trace.assert_went_on("64MB", &outcome);
+    });
 }
 
 #[test]
 fn out_of_order_provider_messages_are_mapped_not_dropped() {
-    let lines = corpus_lines();
-    let text: Vec<Value> = lines
-        .iter()
-        .map(|line| serde_json::from_slice(line).expect("JSON"))
-        .collect();
-    let turn_started = text
-        .iter()
-        .find(|r| r["msg"]["method"] == "turn/started")
-        .expect("a turn/started");
-    let thread = turn_started["msg"]["params"]["threadId"].as_str().expect("a thread");
-    let delta_first = format!(
-        r#"{{"method":"item/agentMessage/delta","params":{{"threadId":"{thread}","turnId":"early","itemId":"never-started","delta":"hi"}}}}"#
+    each_source(|trace| {
+        let fixture = trace.fixture;
+        let source = trace.source();
+        let at = trace.inside_turn();
+        let cases = [
+            (
+                "a response to no request",
+                fixture.unmatched_response.map(|msg| (msg, "in")),
+            ),
+            ("before its item started", fixture.before_start.map(|msg| (msg, "in"))),
+            ("resolving an unknown request", fixture.resolved_unknown),
+        ];
+        for (case, message) in cases {
+            let Some((msg, dir)) = message else {
+                continue;
+            };
+            let outcome = trace.insert(case, at, &trace.line(msg, dir));
+            assert_eq!(outcome.code, 0, "{source} {case}: {}", outcome.stderr);
+            trace.assert_not_dropped(case, &outcome);
+            trace.assert_went_on(case, &outcome);
+        }
+
+        let (needle, from, to, adds) = fixture.second_turn;
+        let start = trace.line_with(needle);
+        let second = trace.edited(start, from, to);
+        let outcome = trace.insert("second turn start", at, &second);
+        assert_eq!(outcome.code, 0, "{source}: {}", outcome.stderr);
+        assert_eq!(
+            outcome.count("turn.started"),
+            trace.clean.count("turn.started") + adds,
+            "{source}: a second turn start"
+        );
+        assert!(
+            outcome.count("turn.completed") + outcome.count("turn.aborted") >= outcome.count("turn.started"),
+            "{source}: every turn started ends (the one never completed is settled at the end)"
+        );
+    });
+}
+
+#[test]
+fn the_delta_before_its_item_is_carried() {
+    let fixture = fixtures().remove(0);
+    let trace = Trace::new(&fixture);
+    let outcome = trace.insert(
+        "delta",
+        trace.inside_turn(),
+        &trace.line(fixture.before_start.expect("a delta"), "in"),
     );
-    let outcome = run_with("delta before item", 9, &record(&delta_first));
     assert!(
         outcome
             .events
             .iter()
-            .any(|e| e["type"] == "content.delta" && e["payload"]["delta"] == "hi")
+            .any(|e| e["type"] == "content.delta" && e["payload"]["delta"] == "early")
     );
-    assert!(outcome.warnings().is_empty());
-
-    let unknown_resolved =
-        format!(r#"{{"method":"serverRequest/resolved","params":{{"threadId":"{thread}","requestId":42}}}}"#);
-    let outcome = run_with("resolved unknown request", 9, &record(&unknown_resolved));
+    assert_eq!(outcome.warnings(), 0);
+    let resolved = fixture.resolved_unknown.expect("a resolution").0;
+    let outcome = trace.insert("resolved", trace.inside_turn(), &trace.line(resolved, "in"));
     let resolved = outcome
         .events
         .iter()
         .find(|e| e["type"] == "request.resolved")
         .expect("a request.resolved");
     assert_eq!(resolved["payload"]["requestType"], "unknown");
-
-    let mut second = turn_started.clone();
-    second["msg"]["params"]["turn"]["id"] = Value::from("second-turn");
-    let outcome = run_with("second turn/started", 9, second.to_string().as_bytes());
-    assert_eq!(outcome.count("turn.started"), 2, "both turns start");
-    assert_eq!(
-        outcome.count("turn.aborted"),
-        1,
-        "the one never completed is settled at the end"
-    );
-    assert_eq!(outcome.code, 0);
 }

@@ -68,11 +68,22 @@ impl<'a> Context<'a> {
     }
 }
 
+/// How many events wait for the stream's first time at most. A stream that has given none by
+/// then (a bare `claude` stream never does) is taken to carry none: the held events go out with
+/// the clock's fallback and later events are not held, so memory stays bounded however long the
+/// stream runs. Large enough for every real trace whose first time arrives late.
+const MAX_HELD_EVENTS: usize = 1024;
+
+/// The `raw` bytes held events may carry at most, for the same reason (a few huge messages
+/// before the first time weigh more than many small ones).
+const MAX_HELD_RAW_BYTES: usize = 8 << 20;
+
 /// Numbers events, stamps the session and the time, attaches `raw`.
 ///
 /// Until the stream has given any time at all (a bare stream's first responses carry none),
 /// events wait in `held` and are stamped with the first time that arrives, so no event says the
-/// session ran at a time it never had; `release` lets them out at the end when none ever came.
+/// session ran at a time it never had; `release` lets them out at the end when none ever came,
+/// or once [`MAX_HELD_EVENTS`] or [`MAX_HELD_RAW_BYTES`] is reached.
 pub struct Emitter {
     provider: ProviderKind,
     session: Option<RuntimeSessionId>,
@@ -81,6 +92,8 @@ pub struct Emitter {
     seq: u64,
     pub clock: Clock,
     held: Vec<ProviderRuntimeEvent>,
+    /// The `raw.payload` bytes of `held`.
+    held_raw_bytes: usize,
     /// Replace credentials by `[redacted]` in `raw` and payloads ([`crate::secrets`]).
     redact: bool,
     /// The secrets scan of the message the current frame's events carry, so a message that
@@ -100,6 +113,7 @@ impl Emitter {
             seq: 0,
             clock,
             held: Vec::new(),
+            held_raw_bytes: 0,
             redact,
             scanned: None,
         }
@@ -156,8 +170,13 @@ impl Emitter {
         if self.clock.knows_time() {
             self.release(out);
             out.push(event);
-        } else {
-            self.held.push(event);
+            return;
+        }
+        self.held_raw_bytes += event.raw.as_ref().map_or(0, |raw| raw.payload.get().len());
+        self.held.push(event);
+        if self.held.len() >= MAX_HELD_EVENTS || self.held_raw_bytes >= MAX_HELD_RAW_BYTES {
+            self.clock.expect_no_times();
+            self.release(out);
         }
     }
 
@@ -168,6 +187,7 @@ impl Emitter {
             return;
         }
         let now = self.clock.now();
+        self.held_raw_bytes = 0;
         for mut event in self.held.drain(..) {
             event.created_at = now.clone();
             out.push(event);
@@ -234,4 +254,58 @@ fn redact_payload(event: ProviderRuntimeEvent) -> ProviderRuntimeEvent {
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or(event)
+}
+
+#[cfg(test)]
+mod tests {
+    use agentwire_canonical::{ProviderKind, RuntimeEvent, RuntimeWarningPayload};
+
+    use super::{Context, Emitter, MAX_HELD_EVENTS};
+    use crate::clock::{Clock, ClockSource};
+
+    fn warning() -> RuntimeEvent {
+        RuntimeEvent::RuntimeWarning(RuntimeWarningPayload {
+            message: "w".into(),
+            detail: None,
+        })
+    }
+
+    #[test]
+    fn events_wait_for_the_first_time_within_a_bound() {
+        let mut emitter = Emitter::new(ProviderKind::ClaudeAgent, None, Clock::new(ClockSource::Recorded), true);
+        emitter.ensure_session(b"{}");
+        let mut out = Vec::new();
+        emitter.clock.tick(None, None);
+        for _ in 0..3 {
+            emitter.emit(&Context::default(), warning(), &mut out);
+        }
+        assert!(out.is_empty(), "held until a time arrives");
+        emitter.clock.tick(Some(1_796_016_332_007), None);
+        emitter.emit(&Context::default(), warning(), &mut out);
+        assert_eq!(out.len(), 4);
+        assert!(
+            out.iter()
+                .all(|event| event.created_at.as_str() == "2026-11-30T05:25:32.007Z")
+        );
+
+        let mut emitter = Emitter::new(ProviderKind::ClaudeAgent, None, Clock::new(ClockSource::Recorded), true);
+        emitter.ensure_session(b"{}");
+        let mut out = Vec::new();
+        for _ in 0..MAX_HELD_EVENTS - 1 {
+            emitter.emit(&Context::default(), warning(), &mut out);
+        }
+        assert!(out.is_empty());
+        emitter.emit(&Context::default(), warning(), &mut out);
+        assert_eq!(
+            out.len(),
+            MAX_HELD_EVENTS,
+            "a stream without times is released at the bound"
+        );
+        emitter.emit(&Context::default(), warning(), &mut out);
+        assert_eq!(out.len(), MAX_HELD_EVENTS + 1, "and not held again");
+        assert!(
+            out.iter()
+                .all(|event| event.created_at.as_str() == "1970-01-01T00:00:00.000Z")
+        );
+    }
 }

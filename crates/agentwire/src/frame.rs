@@ -72,6 +72,8 @@ pub const MAX_DEPTH: usize = 100;
 pub enum FrameError {
     /// The message nests deeper than [`MAX_DEPTH`].
     TooDeep,
+    /// The message holds a number beyond the range of a double (`1e400`).
+    NumberOutOfRange,
     /// The line is not JSON at all (or is cut short).
     NotJson(serde_json::Error),
     /// The line is JSON but not a transcript record.
@@ -82,6 +84,7 @@ impl std::fmt::Display for FrameError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::TooDeep => write!(f, "nested deeper than {MAX_DEPTH} levels"),
+            Self::NumberOutOfRange => f.write_str("holds a number beyond the range of a double"),
             Self::NotJson(err) => write!(f, "not JSON: {err}"),
             Self::NotRecord(err) => write!(f, "not a {{\"dir\",\"ts\",\"msg\"}} transcript record: {err}"),
         }
@@ -105,6 +108,9 @@ impl<'a> Frame<'a> {
     pub fn parse(line: &'a str, format: LineFormat) -> Result<Self, FrameError> {
         if too_deep(line) {
             return Err(FrameError::TooDeep);
+        }
+        if beyond_f64(line) {
+            return Err(FrameError::NumberOutOfRange);
         }
         match format {
             LineFormat::Bare => {
@@ -161,9 +167,82 @@ fn too_deep(json: &str) -> bool {
     false
 }
 
+/// Whether `json` holds a number a double cannot hold (`1e400`, 400 digits). Such a number is
+/// valid JSON, but an event carrying it in `raw` would be unreadable to serde_json and read as
+/// an infinity by JavaScript, so the line is reported as unreadable instead. A first cheap pass
+/// looks for what such a number needs (an exponent of three digits or a run of 309 digits) and
+/// only then are the numbers outside strings read.
+fn beyond_f64(json: &str) -> bool {
+    const LONGEST_FINITE_RUN: usize = 308;
+    let bytes = json.as_bytes();
+    let mut run = 0;
+    let suspect = bytes.iter().enumerate().any(|(at, &byte)| {
+        if byte.is_ascii_digit() {
+            run += 1;
+            return run > LONGEST_FINITE_RUN;
+        }
+        let exponent = matches!(byte, b'e' | b'E') && run > 0;
+        run = 0;
+        exponent && {
+            let rest = &bytes[at + 1..];
+            let rest = rest
+                .strip_prefix(b"+")
+                .or_else(|| rest.strip_prefix(b"-"))
+                .unwrap_or(rest);
+            rest.iter().take_while(|byte| byte.is_ascii_digit()).count() >= 3
+        }
+    });
+    if !suspect {
+        return false;
+    }
+    let (mut in_string, mut escaped, mut start) = (false, false, None);
+    for (at, &byte) in bytes.iter().enumerate() {
+        if in_string {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                (false, _) => {}
+            }
+            continue;
+        }
+        let in_number = byte.is_ascii_digit() || matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E');
+        match (start, in_number) {
+            (None, true) => start = Some(at),
+            (Some(from), false) => {
+                start = None;
+                if json[from..at].parse::<f64>().is_ok_and(f64::is_infinite) {
+                    return true;
+                }
+            }
+            (None, false) | (Some(_), true) => {}
+        }
+        in_string = byte == b'"';
+    }
+    start.is_some_and(|from| json[from..].parse::<f64>().is_ok_and(f64::is_infinite))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{MAX_DEPTH, too_deep};
+    use super::{MAX_DEPTH, beyond_f64, too_deep};
+
+    #[test]
+    fn numbers_beyond_a_double_are_found_outside_strings() {
+        for json in [r#"{"a":1e400}"#, r#"{"a":-1E+309}"#, r#"[1,2,1e999]"#, "1e400"] {
+            assert!(beyond_f64(json), "{json}");
+        }
+        let long = format!(r#"{{"a":{}}}"#, "9".repeat(400));
+        assert!(beyond_f64(&long));
+        let fine = [
+            r#"{"a":1e300,"b":18446744073709551616999,"c":true,"d":false}"#,
+            r#"{"a":"1e400","b":"x\"1e999"}"#,
+            r#"{"id":"3e412-8e999","n":1e-400}"#,
+        ];
+        for json in fine {
+            assert!(!beyond_f64(json), "{json}");
+        }
+        assert!(!beyond_f64(&format!(r#"{{"a":"{}"}}"#, "9".repeat(400))));
+    }
 
     #[test]
     fn nesting_is_measured_outside_strings() {

@@ -166,7 +166,8 @@ impl AcpNormalizer {
                 );
             }
             AgentRequest::TerminalRelease { id, params } => {
-                let tool = self.terminal_tool(&params.terminal_id.0);
+                // A released terminal's id is no longer valid: forget it.
+                let tool = self.terminals.remove(&params.terminal_id.0).map(|(_, tool)| tool);
                 let summary = "releasing the terminal".to_string();
                 self.work(raw, id, "terminal/release", &params.session_id.0, tool, summary, out);
             }

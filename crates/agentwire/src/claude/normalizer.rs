@@ -14,7 +14,7 @@
 //! `is_error`. Subagent messages (`parent_tool_use_id`) ride on their Task item as
 //! `item.updated`, never in the parent turn's text.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, VecDeque};
 
 use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
@@ -49,6 +49,10 @@ use crate::ledger::{Answer, Cutoff, Ledger, OpenItemFace, OpenRequest, Place};
 use crate::normalizer::{Normalizer, Options, Problem};
 use crate::source::Source;
 
+/// How many reported denials a session remembers: a result repeats the denials of its own
+/// turn, so the recent ones suffice, and memory stays bounded over a long session.
+const DENIALS_REMEMBERED: usize = 256;
+
 /// A tool call seen and not yet answered by its `tool_result`.
 struct Tool {
     kind: ToolKind,
@@ -81,12 +85,14 @@ pub struct ClaudeNormalizer {
     /// The message being streamed (`message_start`), and its blocks by index -> item key.
     streamed_message: Option<String>,
     streamed_blocks: BTreeMap<i64, String>,
-    /// Content blocks seen per message id in `assistant` messages (one message per block).
+    /// Content blocks seen per message id in `assistant` messages of the open turn (one
+    /// message per block); a message belongs to one turn, so the map is cleared when it ends.
     blocks_seen: BTreeMap<String, usize>,
     /// Tool calls not yet completed, by `tool_use` id.
     tools: BTreeMap<String, Tool>,
-    /// Tool calls whose denial was already reported as a request.
-    denials_reported: BTreeSet<String>,
+    /// Tool calls whose denial was already reported as a request, the most recent
+    /// [`DENIALS_REMEMBERED`] (a result lists the denials a `can_use_tool` answer reported).
+    denials_reported: VecDeque<String>,
     /// Control requests the client sent, by `request_id` -> subtype (to read their answers).
     client_requests: BTreeMap<String, &'static str>,
 }
@@ -104,7 +110,7 @@ impl ClaudeNormalizer {
             streamed_blocks: BTreeMap::new(),
             blocks_seen: BTreeMap::new(),
             tools: BTreeMap::new(),
-            denials_reported: BTreeSet::new(),
+            denials_reported: VecDeque::new(),
             client_requests: BTreeMap::new(),
         }
     }
@@ -858,6 +864,7 @@ impl ClaudeNormalizer {
         };
         self.ledger.end_turn(&context, &thread, &turn, cutoff, out);
         self.tools.clear();
+        self.blocks_seen.clear();
         // An `error_*` result stopped the turn for its subtype; the model's last stop reason
         // stays in `raw` (and in the runtime.error's detail).
         let stop_reason = match subtype {
@@ -875,6 +882,18 @@ impl ClaudeNormalizer {
         self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
         self.turn = None;
         self.ledger.settle_state(&context, Some("the turn ended"), out);
+    }
+
+    /// Remembers that a tool call's denial was reported; false when it already was.
+    fn remember_denial(&mut self, tool_use_id: String) -> bool {
+        if self.denials_reported.contains(&tool_use_id) {
+            return false;
+        }
+        if self.denials_reported.len() == DENIALS_REMEMBERED {
+            self.denials_reported.pop_front();
+        }
+        self.denials_reported.push_back(tool_use_id);
+        true
     }
 
     /// Denials the CLI decided by itself (no `can_use_tool` reached a client): a request opened
@@ -896,7 +915,7 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        if !self.denials_reported.insert(tool_use_id.to_string()) {
+        if !self.remember_denial(tool_use_id.to_string()) {
             return;
         }
         let request_type = tool_kind(tool_name).request_type();
@@ -1319,7 +1338,7 @@ impl ClaudeNormalizer {
         if matches!(decision, Decision::Decline | Decision::Cancel)
             && let Some(tool_use_id) = tool_use_id
         {
-            self.denials_reported.insert(tool_use_id);
+            self.remember_denial(tool_use_id);
         }
         let resolution = match error {
             Some(error) => json!({ "error": error }),

@@ -486,7 +486,9 @@ impl CodexRolloutNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let raw = line.raw(message_type);
-        let name = self.calls.get(call_id).map(|call| call.name.clone());
+        // A call gets one output: forgetting it here keeps memory bounded by open calls.
+        let call = self.calls.remove(call_id);
+        let name = call.as_ref().map(|call| call.name.clone());
         if self.item_open(call_id) {
             let (item_type, title) = {
                 let open = self.ledger.item(&self.thread_key(), call_id).expect("checked open");
@@ -521,11 +523,7 @@ impl CodexRolloutNormalizer {
             return;
         }
         let turn = self.turn.clone();
-        let item = self
-            .calls
-            .get(call_id)
-            .is_some_and(|call| call.kind == CallKind::Item)
-            .then_some(call_id);
+        let item = call.is_some_and(|call| call.kind == CallKind::Item).then_some(call_id);
         let place = self.place(turn.as_deref(), item);
         let context = self.context(&place, Some(raw));
         let payload = ToolSummaryPayload {

@@ -80,7 +80,7 @@ pub struct CodexRolloutNormalizer {
     pub(super) thread: Option<String>,
     /// The turn started last and not yet ended.
     pub(super) turn: Option<String>,
-    /// Tool calls of the model's history, by call id.
+    /// Tool calls of the model's history awaiting their output, by call id.
     pub(super) calls: BTreeMap<String, Call>,
     /// A provider version other than the pinned one was reported.
     version_reported: bool,
