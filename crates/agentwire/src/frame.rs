@@ -146,25 +146,38 @@ fn too_deep(json: &str) -> bool {
     if bytes.iter().filter(|byte| matches!(byte, b'[' | b'{')).count() <= MAX_DEPTH {
         return false;
     }
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for &byte in bytes {
-        match (in_string, escaped, byte) {
-            (true, true, _) => escaped = false,
-            (true, false, b'\\') => escaped = true,
-            (true, false, b'"') => in_string = false,
-            (true, false, _) => {}
-            (false, _, b'"') => in_string = true,
-            (false, _, b'[' | b'{') => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return true;
-                }
-            }
-            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
-            (false, _, _) => {}
+    let mut depth = 0usize;
+    outside_strings(json).any(|(_, byte)| match byte {
+        b'[' | b'{' => {
+            depth += 1;
+            depth > MAX_DEPTH
         }
-    }
-    false
+        b']' | b'}' => {
+            depth = depth.saturating_sub(1);
+            false
+        }
+        _ => false,
+    })
+}
+
+/// The bytes of `json` outside its string literals, with their offsets (an opening quote is
+/// outside, what follows it up to the closing quote is not): what the structure and the numbers
+/// are made of.
+fn outside_strings(json: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let (mut in_string, mut escaped) = (false, false);
+    json.bytes().enumerate().filter(move |&(_, byte)| {
+        if !in_string {
+            in_string = byte == b'"';
+            return true;
+        }
+        match (escaped, byte) {
+            (true, _) => escaped = false,
+            (false, b'\\') => escaped = true,
+            (false, b'"') => in_string = false,
+            (false, _) => {}
+        }
+        false
+    })
 }
 
 /// Whether `json` holds a number a double cannot hold (`1e400`, 400 digits). Such a number is
@@ -195,17 +208,8 @@ fn beyond_f64(json: &str) -> bool {
     if !suspect {
         return false;
     }
-    let (mut in_string, mut escaped, mut start) = (false, false, None);
-    for (at, &byte) in bytes.iter().enumerate() {
-        if in_string {
-            match (escaped, byte) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                (false, _) => {}
-            }
-            continue;
-        }
+    let mut start = None;
+    for (at, byte) in outside_strings(json) {
         let in_number = byte.is_ascii_digit() || matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E');
         match (start, in_number) {
             (None, true) => start = Some(at),
@@ -217,7 +221,6 @@ fn beyond_f64(json: &str) -> bool {
             }
             (None, false) | (Some(_), true) => {}
         }
-        in_string = byte == b'"';
     }
     start.is_some_and(|from| json[from..].parse::<f64>().is_ok_and(f64::is_infinite))
 }
