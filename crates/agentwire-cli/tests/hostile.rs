@@ -10,6 +10,7 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use agentwire::source::Source;
 use serde_json::Value;
@@ -346,12 +347,17 @@ impl<'a> Trace<'a> {
     }
 }
 
+/// Numbers the temp files: tests run in parallel threads of one process, and two of them may
+/// run the same case of the same source (each builds its clean trace).
+static RUNS: AtomicUsize = AtomicUsize::new(0);
+
 fn run_bytes(source: Source, case: &str, bytes: &[u8]) -> Outcome {
     let tag: String = format!("{source}-{case}")
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
-    let path = std::env::temp_dir().join(format!("agentwire-hostile-{tag}-{}.jsonl", std::process::id()));
+    let run = RUNS.fetch_add(1, Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("agentwire-hostile-{tag}-{}-{run}.jsonl", std::process::id()));
     std::fs::write(&path, bytes).expect("a temp file");
     let output = Command::new(BIN)
         .args(["normalize", "--from", source.name()])
