@@ -96,11 +96,19 @@ pub struct Emitter {
     held_raw_bytes: usize,
     /// Replace credentials by `[redacted]` in `raw` and payloads ([`crate::secrets`]).
     redact: bool,
-    /// The secrets scan of the message the current frame's events carry, so a message that
-    /// rides on several events is scanned once: its address and length, and its redacted copy
-    /// when it held a secret. Cleared by [`Emitter::next_frame`], before the buffer the address
-    /// points into can hold another message.
+    /// The address range of the current line when the secrets scan found nothing in it: a
+    /// message inside it holds no secret either, so its events skip the scan. Set by
+    /// [`Emitter::next_frame`], before the buffer the addresses point into can hold another line.
+    clean_line: Option<std::ops::Range<usize>>,
+    /// Whether any line so far may have held a secret. Until one has, the payloads of derived
+    /// events (built from earlier lines and constants) cannot hold one and are not checked.
+    tainted: bool,
+    /// The secrets scan of a message outside a clean line, so a message that rides on several
+    /// events is scanned once: its address and length, and its redacted copy when it held a
+    /// secret. Cleared by [`Emitter::next_frame`].
     scanned: Option<(usize, usize, Option<Box<RawValue>>)>,
+    /// Reused to write derived payloads for their secrets check.
+    scratch: Vec<u8>,
 }
 
 impl Emitter {
@@ -115,18 +123,39 @@ impl Emitter {
             held: Vec::new(),
             held_raw_bytes: 0,
             redact,
+            clean_line: None,
+            tainted: false,
             scanned: None,
+            scratch: Vec::new(),
         }
     }
 
-    /// Forgets what was learnt about the previous frame's message (called for every frame).
-    pub fn next_frame(&mut self) {
+    /// Scans the next input line for secrets, forgetting what was learnt about the previous one
+    /// (called for every line, read or not).
+    pub fn next_frame(&mut self, line: &str) {
         self.scanned = None;
+        self.clean_line = None;
+        if !self.redact {
+            return;
+        }
+        if secrets::suspect(line) {
+            self.tainted = true;
+        } else {
+            let start = line.as_ptr() as usize;
+            self.clean_line = Some(start..start + line.len());
+        }
     }
 
-    /// The redacted copy of `payload`, or `None` when it holds no secret; scanned once per frame.
+    /// The redacted copy of `payload`, or `None` when it holds no secret; a message inside a
+    /// clean line is not scanned again, any other once per line.
     fn redacted(&mut self, payload: &RawValue) -> Option<Box<RawValue>> {
         let key = (payload.get().as_ptr() as usize, payload.get().len());
+        if let Some(line) = &self.clean_line
+            && line.contains(&key.0)
+            && key.0 + key.1 <= line.end
+        {
+            return None;
+        }
         match &self.scanned {
             Some((ptr, len, redacted)) if (*ptr, *len) == key => redacted.clone(),
             _ => {
@@ -205,8 +234,9 @@ impl Emitter {
                 Some(redacted) => (true, Some(redacted)),
                 None => (false, None),
             },
-            // A derived event without a message (or a line that is not one): check the payload.
-            None => (self.redact, None),
+            // A derived event without a message (or a line that is not one): check the payload
+            // once a line may have carried a secret into what it is built from.
+            None => (self.redact && self.tainted, None),
             Some(_) => (false, None),
         };
         let built = ProviderRuntimeEvent {
@@ -227,20 +257,28 @@ impl Emitter {
                 payload: raw_payload.unwrap_or_else(|| raw.payload.to_owned()),
             }),
         };
-        if check_payload { redact_payload(built) } else { built }
+        if check_payload && self.suspect(&built) {
+            redact_payload(built)
+        } else {
+            built
+        }
+    }
+
+    /// Whether the text of `event` may hold a secret: written into a reused buffer and scanned,
+    /// so the common clean event costs no allocation and no parse.
+    fn suspect(&mut self, event: &ProviderRuntimeEvent) -> bool {
+        self.scratch.clear();
+        serde_json::to_writer(&mut self.scratch, event).is_err()
+            || std::str::from_utf8(&self.scratch).is_ok_and(secrets::suspect)
     }
 }
 
 /// The event with the secrets of its payload redacted (unchanged when it holds none). Rare, so
-/// it goes through text: the envelope's `raw.payload` only reads back from a string. The scan
-/// of the event's text comes first: most events hold nothing suspect and are not parsed again.
+/// it goes through text: the envelope's `raw.payload` only reads back from a string.
 fn redact_payload(event: ProviderRuntimeEvent) -> ProviderRuntimeEvent {
     let Ok(text) = serde_json::to_string(&event) else {
         return event;
     };
-    if !secrets::suspect(&text) {
-        return event;
-    }
     let Ok(mut value) = serde_json::from_str::<serde_json::Value>(&text) else {
         return event;
     };

@@ -147,7 +147,7 @@ fn too_deep(json: &str) -> bool {
         return false;
     }
     let mut depth = 0usize;
-    outside_strings(json).any(|(_, byte)| match byte {
+    outside_strings(bytes).flatten().any(|byte| match byte {
         b'[' | b'{' => {
             depth += 1;
             depth > MAX_DEPTH
@@ -160,69 +160,53 @@ fn too_deep(json: &str) -> bool {
     })
 }
 
-/// The bytes of `json` outside its string literals, with their offsets (an opening quote is
-/// outside, what follows it up to the closing quote is not): what the structure and the numbers
-/// are made of.
-fn outside_strings(json: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
-    let (mut in_string, mut escaped) = (false, false);
-    json.bytes().enumerate().filter(move |&(_, byte)| {
-        if !in_string {
-            in_string = byte == b'"';
-            return true;
-        }
-        match (escaped, byte) {
-            (true, _) => escaped = false,
-            (false, b'\\') => escaped = true,
-            (false, b'"') => in_string = false,
-            (false, _) => {}
-        }
-        false
+/// The runs of `json` outside its string literals: what the structure and
+/// the numbers are made of. String contents are skipped with `memchr`, so a message that is
+/// mostly text costs a few vector scans, not a step per byte.
+fn outside_strings(json: &[u8]) -> impl Iterator<Item = &[u8]> + '_ {
+    let mut at = Some(0);
+    std::iter::from_fn(move || {
+        let from = at?;
+        let Some(quote) = memchr::memchr(b'"', &json[from..]).map(|quote| from + quote) else {
+            at = None;
+            return Some(&json[from..]);
+        };
+        at = string_end(json, quote + 1);
+        Some(&json[from..quote])
     })
+}
+
+/// The offset just past the string literal whose contents start at `from` (`None` when the
+/// string never ends).
+fn string_end(json: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let found = from + memchr::memchr2(b'"', b'\\', json.get(from..)?)?;
+        if json[found] == b'"' {
+            return Some(found + 1);
+        }
+        from = found + 2;
+    }
 }
 
 /// Whether `json` holds a number a double cannot hold (`1e400`, 400 digits). Such a number is
 /// valid JSON, but an event carrying it in `raw` would be unreadable to serde_json and read as
-/// an infinity by JavaScript, so the line is reported as unreadable instead. A first cheap pass
-/// looks for what such a number needs (an exponent of three digits or a run of 309 digits) and
-/// only then are the numbers outside strings read.
+/// an infinity by JavaScript, so the line is reported as unreadable instead. Only the numbers
+/// outside strings are looked at, and only those long enough to overflow (`1e309`, five bytes)
+/// are parsed.
 fn beyond_f64(json: &str) -> bool {
-    const LONGEST_FINITE_RUN: usize = 308;
-    let bytes = json.as_bytes();
-    let mut run = 0;
-    let suspect = bytes.iter().enumerate().any(|(at, &byte)| {
-        if byte.is_ascii_digit() {
-            run += 1;
-            return run > LONGEST_FINITE_RUN;
-        }
-        let exponent = matches!(byte, b'e' | b'E') && run > 0;
-        run = 0;
-        exponent && {
-            let rest = &bytes[at + 1..];
-            let rest = rest
-                .strip_prefix(b"+")
-                .or_else(|| rest.strip_prefix(b"-"))
-                .unwrap_or(rest);
-            rest.iter().take_while(|byte| byte.is_ascii_digit()).count() >= 3
-        }
-    });
-    if !suspect {
-        return false;
-    }
-    let mut start = None;
-    for (at, byte) in outside_strings(json) {
-        let in_number = byte.is_ascii_digit() || matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E');
-        match (start, in_number) {
-            (None, true) => start = Some(at),
-            (Some(from), false) => {
-                start = None;
-                if json[from..at].parse::<f64>().is_ok_and(f64::is_infinite) {
-                    return true;
-                }
-            }
-            (None, false) | (Some(_), true) => {}
-        }
-    }
-    start.is_some_and(|from| json[from..].parse::<f64>().is_ok_and(f64::is_infinite))
+    const SHORTEST_INFINITE: usize = "1e309".len();
+    let is_number_byte = |byte: &u8| byte.is_ascii_digit() || matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E');
+    outside_strings(json.as_bytes()).any(|region| {
+        region
+            .split(|byte| !is_number_byte(byte))
+            .filter(|number| number.len() >= SHORTEST_INFINITE)
+            .any(|number| {
+                std::str::from_utf8(number)
+                    .ok()
+                    .and_then(|number| number.parse::<f64>().ok())
+                    .is_some_and(f64::is_infinite)
+            })
+    })
 }
 
 #[cfg(test)]

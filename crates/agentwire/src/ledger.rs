@@ -226,7 +226,7 @@ impl<Q> Ledger<Q> {
     /// line's time (`recorded`, else `provider`).
     pub fn begin(&mut self, line: &str, recorded: Option<i64>, provider: Option<i64>) {
         self.emitter.ensure_session(line.as_bytes());
-        self.emitter.next_frame();
+        self.emitter.next_frame(line);
         self.emitter.clock.tick(recorded, provider);
     }
 
@@ -251,15 +251,20 @@ impl<Q> Ledger<Q> {
     }
 
     fn open_thread(&mut self, provider_thread: &str) -> &mut OpenThread {
-        let source = self.source;
-        self.threads
-            .entry(provider_thread.to_string())
-            .or_insert_with(|| OpenThread {
-                id: ids::thread(source, provider_thread),
+        // Looked up before inserting: nearly every message names a known thread, and `entry`
+        // would allocate the key each time.
+        if !self.threads.contains_key(provider_thread) {
+            let thread = OpenThread {
+                id: ids::thread(self.source, provider_thread),
                 started: false,
                 turns: BTreeMap::new(),
                 closed_turns: VecDeque::new(),
-            })
+            };
+            self.threads.insert(provider_thread.to_string(), thread);
+        }
+        self.threads
+            .get_mut(provider_thread)
+            .expect("the thread was just inserted")
     }
 
     /// A context for something that belongs to a thread.
