@@ -8,7 +8,8 @@
 //! - [`jsonrpc`]: `method`/`id`/`params` messages, read into a [`RawEnvelope`];
 //! - [`tagged`]: objects whose kind is a string field (`type`, then `subtype` nested inside it).
 //!
-//! [`RawJson`] carries a field byte for byte, for schemas that mark a property as raw JSON.
+//! [`RawJson`] carries a field byte for byte, for schemas that mark a property as raw JSON;
+//! [`json_text`] gives a type that decodes from text the text of the value it is asked to decode.
 
 pub mod jsonrpc;
 mod payload;
@@ -17,5 +18,5 @@ pub mod tagged;
 
 pub use jsonrpc::{DecodeError, ErrorObject, MessageKind, RawEnvelope, RequestId};
 pub use payload::{PayloadDecoder, PayloadError, SerdeJson};
-pub use raw_json::RawJson;
+pub use raw_json::{RawJson, json_text};
 pub use tagged::TagDecodeError;

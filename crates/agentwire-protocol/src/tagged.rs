@@ -159,7 +159,7 @@ impl<'de> Visitor<'de> for TagSeed {
 }
 
 /// A JSON string, borrowed from the input when it can be.
-struct Str<'de>(Cow<'de, str>);
+pub(crate) struct Str<'de>(pub(crate) Cow<'de, str>);
 
 impl<'de> serde::Deserialize<'de> for Str<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -178,6 +178,10 @@ impl<'de> serde::Deserialize<'de> for Str<'de> {
 
             fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<Str<'de>, E> {
                 Ok(Str(Cow::Owned(value.to_owned())))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, value: String) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(value)))
             }
         }
 

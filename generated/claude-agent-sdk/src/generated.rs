@@ -4129,17 +4129,15 @@ impl ::serde::Serialize for ClaudeStreamLine {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for ClaudeStreamLine {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -4366,17 +4364,15 @@ impl ::serde::Serialize for SdkMessageOrigin {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for SdkMessageOrigin {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -4560,17 +4556,15 @@ impl ::serde::Serialize for SdkResultMessage {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for SdkResultMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -5027,17 +5021,15 @@ impl ::serde::Serialize for SdkSystemMessage {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for SdkSystemMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -5497,17 +5489,15 @@ impl ::serde::Serialize for SdkControlRequestInner {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for SdkControlRequestInner {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -5611,17 +5601,15 @@ impl ::serde::Serialize for SdkControlResponsePayload {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for SdkControlResponsePayload {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -5725,17 +5713,15 @@ impl ::serde::Serialize for PermissionResult {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for PermissionResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -5942,17 +5928,15 @@ impl ::serde::Serialize for PermissionUpdate {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for PermissionUpdate {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -6056,17 +6040,15 @@ impl ::serde::Serialize for BetaIterationUsage {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for BetaIterationUsage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -6248,17 +6230,15 @@ impl ::serde::Serialize for BetaTextCitation {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for BetaTextCitation {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -6351,17 +6331,15 @@ impl ::serde::Serialize for BetaToolCaller {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for BetaToolCaller {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -6795,17 +6773,15 @@ impl ::serde::Serialize for BetaContentBlock {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for BetaContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -7001,17 +6977,15 @@ impl ::serde::Serialize for BetaRawMessageStreamEvent {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for BetaRawMessageStreamEvent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -7218,17 +7192,15 @@ impl ::serde::Serialize for BetaRawContentBlockDelta {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for BetaRawContentBlockDelta {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -7535,17 +7507,15 @@ impl ::serde::Serialize for ContentBlockParam {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for ContentBlockParam {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -7727,17 +7697,15 @@ impl ::serde::Serialize for ToolResultContentBlockParam {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for ToolResultContentBlockParam {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }

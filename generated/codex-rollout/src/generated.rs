@@ -2198,17 +2198,15 @@ impl ::serde::Serialize for RolloutLine {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for RolloutLine {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -2340,17 +2338,15 @@ impl ::serde::Serialize for ContentItem {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for ContentItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -2682,17 +2678,15 @@ impl ::serde::Serialize for ResponseItem {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for ResponseItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -2772,17 +2766,15 @@ impl ::serde::Serialize for RetainedContext {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for RetainedContext {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -4263,17 +4255,15 @@ impl ::serde::Serialize for EventMsg {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for EventMsg {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -4397,17 +4387,15 @@ impl ::serde::Serialize for FileChange {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for FileChange {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -4760,17 +4748,15 @@ impl ::serde::Serialize for TurnItem {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for TurnItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }

@@ -110,13 +110,13 @@ pub fn emit(union: &Union, field: &str) -> TokenStream {
             }
         }
 
-        /// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-        /// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-        /// whose branches serde tries from a buffer rather than from JSON text.
+        /// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+        /// object's own text is decoded, from anything else (the buffer serde tries an untagged
+        /// union's branches from, a `serde_json::Value`) the object printed as JSON.
         impl<'de> ::serde::Deserialize<'de> for #name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-                Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson).map_err(::serde::de::Error::custom)
+                let json = ::agentwire_protocol::json_text(deserializer)?;
+                Self::decode(&json, &mut ::agentwire_protocol::SerdeJson).map_err(::serde::de::Error::custom)
             }
         }
     }

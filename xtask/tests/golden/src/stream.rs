@@ -260,17 +260,15 @@ impl ::serde::Serialize for StreamMessage {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for StreamMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -372,17 +370,15 @@ impl ::serde::Serialize for SystemMessage {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for SystemMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -482,17 +478,15 @@ impl ::serde::Serialize for RolloutLine {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for RolloutLine {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -605,17 +599,15 @@ impl ::serde::Serialize for EventMsg {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for EventMsg {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
@@ -689,17 +681,15 @@ impl ::serde::Serialize for ExecItem {
         }
     }
 }
-/// As [`Self::decode`] with the plain decoder, from any deserializer: the object is read
-/// as a JSON value first, so the union also decodes inside an untagged (shape) union,
-/// whose branches serde tries from a buffer rather than from JSON text.
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for ExecItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::decode(&value.to_string(), &mut ::agentwire_protocol::SerdeJson)
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
             .map_err(::serde::de::Error::custom)
     }
 }
