@@ -30,9 +30,15 @@ use crate::source::Source;
 /// The namespace of every agentwire id: UUIDv5 of the URL `https://agentwire.dev/ids`.
 pub const NAMESPACE: Uuid = Uuid::from_u128(0xe433_9d1b_ece7_5d52_9315_0afa_95d2_019d);
 
+/// `uuid` in its hyphenated lowercase form, written straight into a buffer: every event gets an
+/// id, and `to_string` goes through the formatting machinery.
+fn text(uuid: Uuid) -> String {
+    uuid.hyphenated().encode_lower(&mut Uuid::encode_buffer()).to_string()
+}
+
 /// UUIDv5 of `name` under [`NAMESPACE`], as a string.
 fn derive(name: &str) -> String {
-    Uuid::new_v5(&NAMESPACE, name.as_bytes()).to_string()
+    text(Uuid::new_v5(&NAMESPACE, name.as_bytes()))
 }
 
 /// The canonical id of a provider thread.
@@ -80,7 +86,7 @@ pub fn task(source: Source, session: &RuntimeSessionId, provider_task: &str) -> 
 /// The default session id, the one definition every host shares: UUIDv5 of the bytes of the
 /// stream's first line (a whole transcript record, or a bare message as the program printed it).
 pub fn default_session(first_line: &[u8]) -> RuntimeSessionId {
-    RuntimeSessionId::new(Uuid::new_v5(&NAMESPACE, first_line).to_string()).expect("a UUID is a valid id")
+    RuntimeSessionId::new(text(Uuid::new_v5(&NAMESPACE, first_line))).expect("a UUID is a valid id")
 }
 
 /// The base of a session's event ids (see the module docs).
@@ -91,7 +97,7 @@ pub fn event_base(session: &RuntimeSessionId) -> u128 {
 /// The id of the `seq`-th event of the session whose [`event_base`] is `base`.
 pub fn event_id(base: u128, seq: u64) -> EventId {
     let bytes = (base ^ u128::from(seq & 0xffff_ffff_ffff)).to_be_bytes();
-    EventId::new(uuid::Builder::from_custom_bytes(bytes).into_uuid().to_string()).expect("a UUID is a valid id")
+    EventId::new(text(uuid::Builder::from_custom_bytes(bytes).into_uuid())).expect("a UUID is a valid id")
 }
 
 #[cfg(test)]
