@@ -279,14 +279,61 @@ pub fn corpus_unit(dir: &Path) -> Result<Vec<u8>> {
 }
 
 /// Writes `unit` repeated until the file holds at least `size` bytes; returns the repetitions.
+/// Each repetition gets its own provider ids ([`rescope_uuids`]): a real stream never replays a
+/// thread or turn id, and a replayed one meets the ledger's memory of the turns it closed.
 pub fn write_repeated(path: &Path, unit: &[u8], size: u64) -> Result<u64> {
     let mut file = std::io::BufWriter::new(File::create(path)?);
     let repetitions = size.div_ceil(unit.len() as u64).max(1);
-    for _ in 0..repetitions {
-        file.write_all(unit)?;
+    let mut copy = unit.to_vec();
+    for repetition in 0..repetitions {
+        copy.copy_from_slice(unit);
+        rescope_uuids(&mut copy, repetition as u32);
+        file.write_all(&copy)?;
     }
     file.flush()?;
     Ok(repetitions)
+}
+
+/// Gives every UUID in `text` (36 bytes, `8-4-4-4-12` hex digits, not inside a longer run of
+/// letters and digits) the last eight hex digits XOR `repetition`: the same UUID stays the same
+/// within a repetition, two different ones stay different, and lengths do not change.
+pub fn rescope_uuids(text: &mut [u8], repetition: u32) {
+    const DASHES: [usize; 4] = [8, 13, 18, 23];
+    const LEN: usize = 36;
+    if repetition == 0 {
+        return;
+    }
+    let is_uuid = |window: &[u8]| {
+        window.iter().enumerate().all(|(at, byte)| {
+            if DASHES.contains(&at) {
+                *byte == b'-'
+            } else {
+                byte.is_ascii_hexdigit()
+            }
+        })
+    };
+    let mut at = 0;
+    while at + LEN <= text.len() {
+        let bounded = (at == 0 || !text[at - 1].is_ascii_alphanumeric())
+            && text.get(at + LEN).is_none_or(|byte| !byte.is_ascii_alphanumeric());
+        if !bounded || !is_uuid(&text[at..at + LEN]) {
+            at += 1;
+            continue;
+        }
+        let tail = &mut text[at + LEN - 8..at + LEN];
+        let upper = tail.iter().any(u8::is_ascii_uppercase);
+        let value = std::str::from_utf8(tail)
+            .ok()
+            .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+            .expect("eight hex digits");
+        let rescoped = if upper {
+            format!("{:08X}", value ^ repetition)
+        } else {
+            format!("{:08x}", value ^ repetition)
+        };
+        tail.copy_from_slice(rescoped.as_bytes());
+        at += LEN;
+    }
 }
 
 /// `runtime.warning` events in canonical JSONL.
@@ -606,5 +653,19 @@ mod tests {
         assert_eq!(write_repeated(&input, &unit, 40).unwrap(), 3);
         assert_eq!(fs::read(&input).unwrap(), unit.repeat(3));
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn each_repetition_gets_its_own_uuids() {
+        let unit = br#"{"threadId":"01a22b0c-3c0f-7593-9a87-7c8c3d47462f","x":"01A22B0C-3C0F-7593-9A87-7C8C3D47462F","y":"a01a22b0c-3c0f-7593-9a87-7c8c3d47462f"}"#;
+        let mut first = unit.to_vec();
+        rescope_uuids(&mut first, 0);
+        assert_eq!(first, unit, "the first repetition is the corpus itself");
+        let mut third = unit.to_vec();
+        rescope_uuids(&mut third, 2);
+        assert_eq!(
+            String::from_utf8(third).unwrap(),
+            r#"{"threadId":"01a22b0c-3c0f-7593-9a87-7c8c3d47462d","x":"01A22B0C-3C0F-7593-9A87-7C8C3D47462D","y":"a01a22b0c-3c0f-7593-9a87-7c8c3d47462f"}"#
+        );
     }
 }
