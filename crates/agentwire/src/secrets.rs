@@ -127,7 +127,7 @@ const BLOCK: usize = 32;
 /// byte took 5-8% of `agentwire normalize`; instead each block of [`BLOCK`] positions is compared
 /// against the [`ANCHORS`] at once, and only where an anchor sits are the needles holding it
 /// compared. Same answer as an ASCII-case-insensitive Aho-Corasick search for [`NEEDLES`] (the
-/// tests check both over the corpus), about four times faster.
+/// tests check both over the corpus), at 2.5-3 times its throughput (`benches/secrets.rs`).
 pub fn suspect(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut padded = [0u8; BLOCK + 1];
@@ -144,7 +144,9 @@ pub fn suspect(text: &str) -> bool {
             }
         };
         let lanes = anchor_lanes(block);
-        if lanes.iter().any(|&lane| lane != 0) && lanes_confirm(bytes, start, block, &lanes) {
+        // An OR over all lanes, not `any`, whose early exit keeps it from vectorizing.
+        let flagged = lanes.iter().fold(0, |all, lane| all | lane) != 0;
+        if flagged && lanes_confirm(bytes, start, block, &lanes) {
             return true;
         }
         start += BLOCK;
