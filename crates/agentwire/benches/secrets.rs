@@ -1,0 +1,91 @@
+//! Criterion micro-benchmark of the secret scan every provider message goes through
+//! (`agentwire::secrets::suspect`), over every line of the corpus (`tests/corpus/*/`):
+//! - `secrets/suspect`: the scan;
+//! - `secrets/automaton`: the ASCII-case-insensitive Aho-Corasick DFA it replaced, which gives
+//!   the same answers (the module's tests check it), for comparison.
+//!
+//! Throughput is in input bytes. Run with `cargo bench -p agentwire --bench secrets`.
+
+use std::hint::black_box;
+use std::path::Path;
+
+use agentwire::secrets;
+use aho_corasick::{AhoCorasickBuilder, AhoCorasickKind};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+/// The needles of `secrets` (private there), for the automaton.
+const NEEDLES: [&str; 27] = [
+    "accesstoken",
+    "access_token",
+    "access-token",
+    "refreshtoken",
+    "refresh_token",
+    "refresh-token",
+    "idtoken",
+    "id_token",
+    "id-token",
+    "sessiontoken",
+    "session_token",
+    "session-token",
+    "bearertoken",
+    "bearer_token",
+    "\"token\"",
+    "apikey",
+    "api_key",
+    "api-key",
+    "secret",
+    "password",
+    "privatekey",
+    "private_key",
+    "private-key",
+    "authorization",
+    "cookie",
+    "bearer",
+    "sk-",
+];
+
+/// Every line of every corpus trace, in a fixed order.
+fn corpus_lines() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let mut paths: Vec<_> = std::fs::read_dir(&root)
+        .unwrap_or_else(|err| panic!("{}: {err}", root.display()))
+        .map(|entry| entry.expect("a corpus entry").path())
+        .filter(|path| path.is_dir())
+        .flat_map(|dir| std::fs::read_dir(dir).expect("a source directory"))
+        .map(|entry| entry.expect("a corpus entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .flat_map(|path| {
+            let text = std::fs::read_to_string(path).expect("a UTF-8 trace");
+            text.lines().map(str::to_string).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn benches(c: &mut Criterion) {
+    let lines = corpus_lines();
+    let automaton = AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(NEEDLES)
+        .expect("the needles build an automaton");
+    let mut group = c.benchmark_group("secrets");
+    group.throughput(Throughput::Bytes(lines.iter().map(|line| line.len() as u64).sum()));
+    group.bench_function("suspect", |b| {
+        b.iter(|| lines.iter().filter(|line| secrets::suspect(black_box(line))).count());
+    });
+    group.bench_function("automaton", |b| {
+        b.iter(|| {
+            lines
+                .iter()
+                .filter(|line| automaton.is_match(black_box(line.as_str())))
+                .count()
+        });
+    });
+}
+
+criterion_group!(secrets_scan, benches);
+criterion_main!(secrets_scan);
