@@ -42,7 +42,7 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let status = feed(&mut input, format, normalizer.as_mut(), args.strict, out)?;
     let mut events = Vec::new();
     normalizer.finish(&mut events);
-    write_events(&mut events, out)?;
+    write_events(&mut events, &mut Vec::new(), out)?;
     Ok(status)
 }
 
@@ -60,7 +60,7 @@ pub fn feed(
         .len
         .filter(|len| *len >= PROGRESS_MIN_BYTES && std::io::stderr().is_terminal());
     let mut status = ExitStatus::Success;
-    let (mut events, mut buf) = (Vec::new(), Vec::new());
+    let (mut events, mut buf, mut text) = (Vec::new(), Vec::new(), Vec::new());
     let mut shown_percent = 0;
     while let Some(number) = input.next_line(&mut buf)? {
         let problem = match std::str::from_utf8(&buf) {
@@ -81,7 +81,7 @@ pub fn feed(
                 status = ExitStatus::Failure;
             }
         }
-        write_events(&mut events, out)?;
+        write_events(&mut events, &mut text, out)?;
         if !input.has_ready_data() {
             out.flush()?;
         }
@@ -99,23 +99,19 @@ pub fn feed(
     Ok(status)
 }
 
-/// Writes `events` as JSON lines. They are serialized into one buffer and written at once: a
-/// `Vec` takes serde_json's many small writes faster than a `BufWriter` does.
+/// Writes `events` as JSON lines. They are serialized into `text` (kept by the caller so its
+/// capacity is reused from line to line) and written at once: a `Vec` takes serde_json's many
+/// small writes faster than a `BufWriter` does.
 fn write_events(
     events: &mut Vec<agentwire_canonical::ProviderRuntimeEvent>,
+    text: &mut Vec<u8>,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let mut text = Vec::with_capacity(events.iter().map(approximate_len).sum());
+    text.clear();
     for event in events.drain(..) {
-        serde_json::to_writer(&mut text, &event)?;
+        serde_json::to_writer(&mut *text, &event)?;
         text.push(b'\n');
     }
-    out.write_all(&text)?;
+    out.write_all(text)?;
     Ok(())
-}
-
-/// About how long `event` is as JSON: its source message and the envelope around it.
-fn approximate_len(event: &agentwire_canonical::ProviderRuntimeEvent) -> usize {
-    const ENVELOPE: usize = 512;
-    ENVELOPE + event.raw.as_ref().map_or(0, |raw| raw.payload.get().len())
 }

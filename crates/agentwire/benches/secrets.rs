@@ -13,37 +13,6 @@ use agentwire::secrets;
 use aho_corasick::{AhoCorasickBuilder, AhoCorasickKind};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-/// The needles of `secrets` (private there), for the automaton.
-const NEEDLES: [&str; 27] = [
-    "accesstoken",
-    "access_token",
-    "access-token",
-    "refreshtoken",
-    "refresh_token",
-    "refresh-token",
-    "idtoken",
-    "id_token",
-    "id-token",
-    "sessiontoken",
-    "session_token",
-    "session-token",
-    "bearertoken",
-    "bearer_token",
-    "\"token\"",
-    "apikey",
-    "api_key",
-    "api-key",
-    "secret",
-    "password",
-    "privatekey",
-    "private_key",
-    "private-key",
-    "authorization",
-    "cookie",
-    "bearer",
-    "sk-",
-];
-
 /// Every line of every corpus trace, in a fixed order.
 fn corpus_lines() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
@@ -70,7 +39,7 @@ fn benches(c: &mut Criterion) {
     let automaton = AhoCorasickBuilder::new()
         .ascii_case_insensitive(true)
         .kind(Some(AhoCorasickKind::DFA))
-        .build(NEEDLES)
+        .build(secrets::NEEDLES)
         .expect("the needles build an automaton");
     let mut group = c.benchmark_group("secrets");
     group.throughput(Throughput::Bytes(lines.iter().map(|line| line.len() as u64).sum()));

@@ -39,7 +39,7 @@ const SECRET_KEYS: [&str; 18] = [
 /// Substrings, any case, without which a message holds no secret this module recognises: every
 /// secret key in its spellings (`"token"` only as a whole key, so `inputTokens` and `tokenUsage`
 /// do not send every usage report down the slow path), and the text credentials.
-const NEEDLES: [&str; 27] = [
+pub const NEEDLES: [&str; 27] = [
     "accesstoken",
     "access_token",
     "access-token",
