@@ -3,7 +3,8 @@
 //! A normalizer decides what its provider's messages mean; the ledger keeps the facts that
 //! decision rests on and the rules every source shares:
 //! - threads, turns, items and requests are remembered while open (memory is bounded by what is
-//!   open, not by history), under canonical ids derived once ([`crate::ids`]);
+//!   open, not by history), under canonical ids derived once ([`crate::ids`]); a few hundred
+//!   threads with nothing open are remembered besides, the most recently used;
 //! - a thread or turn is started once (one fact, one event);
 //! - a turn reports one failure with one `runtime.error`;
 //! - a late message for a closed turn does not reopen it;
@@ -12,7 +13,7 @@
 //!   `error` when the stream ends), and `session.state.changed` reports each change;
 //! - [`Ledger::finish`] settles what the provider left open.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
@@ -37,6 +38,12 @@ const CLOSED_TURNS_REMEMBERED: usize = 16;
 /// rather than "unknown" (memory stays bounded however long the session runs).
 const RESOLVED_REQUESTS_REMEMBERED: usize = 256;
 
+/// How many threads with nothing open a session remembers, the most recently used: a late
+/// message for one of them starts nothing again and does not reopen its turns. Beyond them a
+/// thread is forgotten ([`Ledger::forget_idle_threads`]), so a stream of many short threads
+/// keeps memory bounded by what is open.
+const IDLE_THREADS_REMEMBERED: usize = 256;
+
 /// Where something belongs, as the provider names it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Place {
@@ -53,6 +60,9 @@ struct OpenThread {
     turns: BTreeMap<String, OpenTurn>,
     /// The most recently ended turns, oldest first.
     closed_turns: VecDeque<String>,
+    /// When the thread was last used, on the ledger's count of uses (the most recently used
+    /// idle threads are the ones remembered).
+    used: u64,
 }
 
 struct OpenTurn {
@@ -156,6 +166,13 @@ pub struct Ledger<Q> {
     source: Source,
     emitter: Emitter,
     threads: BTreeMap<String, OpenThread>,
+    /// Uses of threads so far (see [`OpenThread::used`]).
+    uses: u64,
+    /// The number of threads at which [`Ledger::forget_idle_threads`] looks for idle threads
+    /// next.
+    next_forget: usize,
+    /// Turns started and not ended, over every thread (the session is `running` while any is).
+    running_turns: usize,
     /// Items started and not completed, by (provider thread id, provider item id).
     items: BTreeMap<(String, String), OpenItem>,
     /// Requests not yet settled, by the source's key for them (a JSON-RPC id as JSON text).
@@ -185,6 +202,9 @@ impl<Q> Ledger<Q> {
                 !options.keep_secrets,
             ),
             threads: BTreeMap::new(),
+            uses: 0,
+            next_forget: 2 * IDLE_THREADS_REMEMBERED,
+            running_turns: 0,
             items: BTreeMap::new(),
             requests: BTreeMap::new(),
             resolved: VecDeque::new(),
@@ -259,12 +279,49 @@ impl<Q> Ledger<Q> {
                 started: false,
                 turns: BTreeMap::new(),
                 closed_turns: VecDeque::new(),
+                used: 0,
             };
             self.threads.insert(provider_thread.to_string(), thread);
         }
-        self.threads
+        self.uses += 1;
+        let thread = self
+            .threads
             .get_mut(provider_thread)
-            .expect("the thread was just inserted")
+            .expect("the thread was just inserted");
+        thread.used = self.uses;
+        thread
+    }
+
+    /// Forgets the threads with nothing open beyond the [`IDLE_THREADS_REMEMBERED`] most
+    /// recently used, and returns their provider ids so the source drops what it keeps per
+    /// thread. Nothing open means no turn, item or request in the ledger, and not `busy` by the
+    /// source's own account. A source calls it once per line; it looks only when the threads
+    /// have grown by [`IDLE_THREADS_REMEMBERED`] since it last did, so its cost per line stays
+    /// constant on average. A forgotten thread that speaks again is new to the ledger.
+    pub fn forget_idle_threads(&mut self, busy: impl Fn(&str) -> bool) -> Vec<String> {
+        if self.threads.len() < self.next_forget {
+            return Vec::new();
+        }
+        let held: BTreeSet<&str> = self
+            .items
+            .keys()
+            .map(|(thread, _)| thread.as_str())
+            .chain(self.requests.values().filter_map(|request| request.place.thread.as_deref()))
+            .collect();
+        let mut idle: Vec<(u64, &str)> = self
+            .threads
+            .iter()
+            .filter(|(key, thread)| thread.turns.is_empty() && !held.contains(key.as_str()) && !busy(key))
+            .map(|(key, thread)| (thread.used, key.as_str()))
+            .collect();
+        idle.sort_unstable();
+        let excess = idle.len().saturating_sub(IDLE_THREADS_REMEMBERED);
+        let forgotten: Vec<String> = idle[..excess].iter().map(|(_, key)| key.to_string()).collect();
+        for key in &forgotten {
+            self.threads.remove(key);
+        }
+        self.next_forget = self.threads.len() + IDLE_THREADS_REMEMBERED;
+        forgotten
     }
 
     /// A context for something that belongs to a thread.
@@ -375,15 +432,23 @@ impl<Q> Ledger<Q> {
         if thread.closed_turns.iter().any(|closed| closed == provider_turn) {
             return false;
         }
+        let mut opened = false;
         let open = thread
             .turns
             .entry(provider_turn.to_string())
-            .or_insert_with(|| OpenTurn {
-                id,
-                started: false,
-                error_reported: false,
+            .or_insert_with(|| {
+                opened = true;
+                OpenTurn {
+                    id,
+                    started: false,
+                    error_reported: false,
+                }
             });
-        !std::mem::replace(&mut open.started, true)
+        let started = !std::mem::replace(&mut open.started, true);
+        if opened {
+            self.running_turns += 1;
+        }
+        started
     }
 
     /// Whether a turn has ended (a late message about it must not reopen it).
@@ -429,11 +494,15 @@ impl<Q> Ledger<Q> {
         }
         let thread = self.open_thread(provider_thread);
         let ended = thread.turns.remove(provider_turn);
+        let was_running = ended.is_some();
         if !thread.closed_turns.iter().any(|closed| closed == provider_turn) {
             thread.closed_turns.push_back(provider_turn.to_string());
             if thread.closed_turns.len() > CLOSED_TURNS_REMEMBERED {
                 thread.closed_turns.pop_front();
             }
+        }
+        if was_running {
+            self.running_turns -= 1;
         }
         self.failed = cutoff == Cutoff::Failed;
         ended.is_some_and(|open| open.error_reported)
@@ -611,11 +680,7 @@ impl<Q> Ledger<Q> {
     /// The state the open turns and requests say the session is in.
     fn current_state(&self) -> SessionState {
         let waiting = self.requests.values().any(|request| request.waits);
-        let running = self
-            .threads
-            .values()
-            .any(|thread| thread.turns.values().any(|turn| turn.started));
-        match (waiting, running) {
+        match (waiting, self.running_turns > 0) {
             (true, _) => SessionState::Waiting,
             (false, true) => SessionState::Running,
             (false, false) => SessionState::Ready,
@@ -705,4 +770,51 @@ pub struct OpenItemFace {
     pub item_type: CanonicalItemType,
     pub title: Option<String>,
     pub data: Option<Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thread that ran one turn, then went idle.
+    fn run_thread(ledger: &mut Ledger<()>, thread: &str) {
+        assert!(ledger.start_thread(thread));
+        ledger.start_turn(thread, "turn");
+        let context = ledger.turn_context(thread, "turn", None);
+        ledger.end_turn(&context, thread, "turn", Cutoff::TurnCompleted, &mut Vec::new());
+    }
+
+    #[test]
+    fn idle_threads_are_forgotten_beyond_the_most_recent() {
+        let mut ledger = Ledger::<()>::new(Source::CodexAppServer, Options::default());
+        ledger.start_thread("busy");
+        ledger.start_turn("busy", "turn");
+        let mut forgotten = Vec::new();
+        for n in 0..10_000 {
+            run_thread(&mut ledger, &format!("thread-{n}"));
+            forgotten.extend(ledger.forget_idle_threads(|_| false));
+            assert!(ledger.threads.len() <= 2 * IDLE_THREADS_REMEMBERED + 1);
+        }
+        assert_eq!(forgotten.len(), 10_000 - ledger.threads.len() + 1);
+        assert!(!forgotten.iter().any(|thread| thread == "busy"));
+        // The most recent idle threads are still known: no second start, no reopened turn.
+        assert!(!ledger.start_thread("thread-9999"));
+        assert!(!ledger.start_turn("thread-9999", "turn"));
+        assert!(!ledger.start_thread(&format!("thread-{}", 10_000 - IDLE_THREADS_REMEMBERED)));
+        // The busy thread's turn still runs; a forgotten thread is new again.
+        assert_eq!(ledger.current_state(), SessionState::Running);
+        assert!(ledger.start_thread("thread-0"));
+    }
+
+    #[test]
+    fn a_thread_the_source_holds_is_not_forgotten() {
+        let mut ledger = Ledger::<()>::new(Source::Acp, Options::default());
+        ledger.start_thread("held");
+        for n in 0..1_000 {
+            run_thread(&mut ledger, &format!("thread-{n}"));
+            ledger.forget_idle_threads(|thread| thread == "held");
+        }
+        assert!(!ledger.start_thread("held"));
+        assert_eq!(ledger.current_state(), SessionState::Ready);
+    }
 }

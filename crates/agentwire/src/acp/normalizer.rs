@@ -122,6 +122,14 @@ pub(super) struct AcpSession {
     pub todos: Vec<(Option<String>, agentwire_canonical::TurnPlanStep)>,
 }
 
+impl AcpSession {
+    /// Something of the session is open that the ledger does not track: a message being
+    /// streamed, or a tool call not completed (the session must not be forgotten).
+    fn busy(&self) -> bool {
+        self.text.is_some() || self.tools.values().any(|tool| !tool.done)
+    }
+}
+
 /// Normalizes one ACP connection (an agent and its client).
 pub struct AcpNormalizer {
     pub(super) ledger: Ledger<AcpRequest>,
@@ -892,6 +900,13 @@ impl Normalizer for AcpNormalizer {
 
     fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
         self.ledger.begin(frame.line, frame.ts, None);
+        let sessions = &self.sessions;
+        for session in self
+            .ledger
+            .forget_idle_threads(|session| sessions.get(session).is_some_and(AcpSession::busy))
+        {
+            self.sessions.remove(&session);
+        }
         let message = match self.wire.decode(frame) {
             Ok(message) => message,
             Err(err) => {

@@ -1528,6 +1528,7 @@ impl Normalizer for ClaudeNormalizer {
 impl ClaudeNormalizer {
     fn push_frame(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
         self.ledger.begin(frame.line, frame.ts, None);
+        self.ledger.forget_idle_threads(|_| false);
         let decoded = wire::decode(frame);
         let method = match &decoded {
             Ok(line) => Some(line.tag()),

@@ -204,6 +204,7 @@ impl Normalizer for CodexAppServerNormalizer {
             None
         };
         self.ledger.begin(frame.line, frame.ts, provider_time);
+        self.ledger.forget_idle_threads(|_| false);
         match &message {
             Message::ServerNotification(notification) => self.on_notification(frame, notification, out),
             Message::ServerRequest(request) => self.on_server_request(frame, request, out),

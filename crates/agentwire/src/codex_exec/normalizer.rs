@@ -298,6 +298,9 @@ impl Normalizer for CodexExecNormalizer {
 
     fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
         self.ledger.begin(frame.line, frame.ts, None);
+        for thread in self.ledger.forget_idle_threads(|_| false) {
+            self.turns_started.remove(&thread);
+        }
         match wire::decode(frame) {
             Ok(event) => {
                 let raw = Raw::new(RuntimeEventRawSource::CodexSdkThreadEvent, Some(event.tag()), frame.msg);

@@ -329,6 +329,7 @@ impl Normalizer for CodexRolloutNormalizer {
             .and_then(|envelope| envelope.timestamp)
             .and_then(clock::unix_millis);
         self.ledger.begin(frame.line, frame.ts, time);
+        self.ledger.forget_idle_threads(|_| false);
         let (line, envelope) = match (wire::decode(frame), envelope) {
             (Ok(line), Some(envelope)) => (line, envelope),
             (Err(err), _) => {
