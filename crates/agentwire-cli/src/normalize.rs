@@ -113,5 +113,13 @@ fn write_events(
         text.push(b'\n');
     }
     out.write_all(text)?;
+    // A burst (events held until the stream gave a time, a huge message) is not kept for the
+    // rest of the stream.
+    if text.capacity() > TEXT_KEPT {
+        *text = Vec::new();
+    }
     Ok(())
 }
+
+/// The largest output buffer kept from one line to the next.
+const TEXT_KEPT: usize = 1 << 20;

@@ -72,11 +72,11 @@ impl<'a> Context<'a> {
 /// then (a bare `claude` stream never does) is taken to carry none: the held events go out with
 /// the clock's fallback and later events are not held, so memory stays bounded however long the
 /// stream runs. Large enough for every real trace whose first time arrives late.
-const MAX_HELD_EVENTS: usize = 1024;
+const MAX_HELD_EVENTS: usize = 256;
 
 /// The `raw` bytes held events may carry at most, for the same reason (a few huge messages
 /// before the first time weigh more than many small ones).
-const MAX_HELD_RAW_BYTES: usize = 8 << 20;
+const MAX_HELD_RAW_BYTES: usize = 1 << 20;
 
 /// Numbers events, stamps the session and the time, attaches `raw`.
 ///

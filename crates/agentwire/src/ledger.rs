@@ -173,8 +173,9 @@ pub struct Ledger<Q> {
     next_forget: usize,
     /// Turns started and not ended, over every thread (the session is `running` while any is).
     running_turns: usize,
-    /// Items started and not completed, by (provider thread id, provider item id).
-    items: BTreeMap<(String, String), OpenItem>,
+    /// Items started and not completed, by provider thread id, then provider item id (looked
+    /// up by `&str` without allocating a key; a thread with none has no entry).
+    items: BTreeMap<String, BTreeMap<String, OpenItem>>,
     /// Requests not yet settled, by the source's key for them (a JSON-RPC id as JSON text).
     requests: BTreeMap<String, OpenRequest<Q>>,
     /// The canonical ids of the most recently settled requests, oldest first.
@@ -305,7 +306,7 @@ impl<Q> Ledger<Q> {
         let held: BTreeSet<&str> = self
             .items
             .keys()
-            .map(|(thread, _)| thread.as_str())
+            .map(String::as_str)
             .chain(self.requests.values().filter_map(|request| request.place.thread.as_deref()))
             .collect();
         let mut idle: Vec<(u64, &str)> = self
@@ -366,10 +367,7 @@ impl<Q> Ledger<Q> {
         raw: Option<Raw<'a>>,
     ) -> Context<'a> {
         let mut context = self.turn_context(provider_thread, provider_turn, raw);
-        let open = self
-            .items
-            .get(&(provider_thread.to_string(), provider_item.to_string()));
-        context.item_id = Some(match open {
+        context.item_id = Some(match self.item(provider_thread, provider_item) {
             Some(open) => open.id.clone(),
             None => ids::item(self.source, provider_thread, provider_item),
         });
@@ -482,15 +480,17 @@ impl<Q> Ledger<Q> {
         cutoff: Cutoff,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) -> bool {
-        let keys: Vec<(String, String)> = self
+        let keys: Vec<String> = self
             .items
-            .iter()
-            .filter(|((thread, _), open)| thread == provider_thread && open.turn == provider_turn)
+            .get(provider_thread)
+            .into_iter()
+            .flatten()
+            .filter(|(_, open)| open.turn == provider_turn)
             .map(|(key, _)| key.clone())
             .collect();
         for key in keys {
-            let open = self.items.remove(&key).expect("listed above");
-            self.cut_off_item(context.raw, &key.0, &key.1, open, cutoff, out);
+            let open = self.close_item(provider_thread, &key).expect("listed above");
+            self.cut_off_item(context.raw, provider_thread, &key, open, cutoff, out);
         }
         let thread = self.open_thread(provider_thread);
         let ended = thread.turns.remove(provider_turn);
@@ -514,8 +514,8 @@ impl<Q> Ledger<Q> {
     pub fn open_item(&mut self, place: (&str, &str, &str), item: OpenItemFace) {
         let (thread, turn, provider_item) = place;
         let id = ids::item(self.source, thread, provider_item);
-        self.items.insert(
-            (thread.to_string(), provider_item.to_string()),
+        self.items.entry(thread.to_string()).or_default().insert(
+            provider_item.to_string(),
             OpenItem {
                 id,
                 turn: turn.to_string(),
@@ -528,22 +528,26 @@ impl<Q> Ledger<Q> {
 
     /// Forgets an item its provider completed; its face if it was open.
     pub fn close_item(&mut self, provider_thread: &str, provider_item: &str) -> Option<OpenItem> {
-        self.items
-            .remove(&(provider_thread.to_string(), provider_item.to_string()))
+        let items = self.items.get_mut(provider_thread)?;
+        let open = items.remove(provider_item);
+        if items.is_empty() {
+            self.items.remove(provider_thread);
+        }
+        open
     }
 
     /// The open item, if any.
     pub fn item(&self, provider_thread: &str, provider_item: &str) -> Option<&OpenItem> {
-        self.items
-            .get(&(provider_thread.to_string(), provider_item.to_string()))
+        self.items.get(provider_thread)?.get(provider_item)
+    }
+
+    fn item_mut(&mut self, provider_thread: &str, provider_item: &str) -> Option<&mut OpenItem> {
+        self.items.get_mut(provider_thread)?.get_mut(provider_item)
     }
 
     /// Updates the last data of an open item (its face if it is cut off).
     pub fn update_item(&mut self, provider_thread: &str, provider_item: &str, data: Value) {
-        if let Some(open) = self
-            .items
-            .get_mut(&(provider_thread.to_string(), provider_item.to_string()))
-        {
+        if let Some(open) = self.item_mut(provider_thread, provider_item) {
             open.data = Some(data);
         }
     }
@@ -552,8 +556,7 @@ impl<Q> Ledger<Q> {
     /// cut off mid-stream keeps what it had said (`null` or absent counts as empty).
     pub fn append_item_text(&mut self, provider_thread: &str, provider_item: &str, key: &str, delta: &str) {
         let Some(Value::Object(data)) = self
-            .items
-            .get_mut(&(provider_thread.to_string(), provider_item.to_string()))
+            .item_mut(provider_thread, provider_item)
             .and_then(|open| open.data.as_mut())
         else {
             return;
@@ -751,9 +754,10 @@ impl<Q> Ledger<Q> {
             let payload = TurnAbortedPayload { reason: reason.clone() };
             self.emit(&context, RuntimeEvent::TurnAborted(payload), out);
         }
-        let orphans: Vec<((String, String), OpenItem)> = std::mem::take(&mut self.items).into_iter().collect();
-        for ((thread, item), open) in orphans {
-            self.cut_off_item(None, &thread, &item, open, Cutoff::StreamEnded, out);
+        for (thread, items) in std::mem::take(&mut self.items) {
+            for (item, open) in items {
+                self.cut_off_item(None, &thread, &item, open, Cutoff::StreamEnded, out);
+            }
         }
         let state = if self.failed {
             SessionState::Error
