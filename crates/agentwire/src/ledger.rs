@@ -307,7 +307,11 @@ impl<Q> Ledger<Q> {
             .items
             .keys()
             .map(String::as_str)
-            .chain(self.requests.values().filter_map(|request| request.place.thread.as_deref()))
+            .chain(
+                self.requests
+                    .values()
+                    .filter_map(|request| request.place.thread.as_deref()),
+            )
             .collect();
         let mut idle: Vec<(u64, &str)> = self
             .threads
@@ -431,17 +435,14 @@ impl<Q> Ledger<Q> {
             return false;
         }
         let mut opened = false;
-        let open = thread
-            .turns
-            .entry(provider_turn.to_string())
-            .or_insert_with(|| {
-                opened = true;
-                OpenTurn {
-                    id,
-                    started: false,
-                    error_reported: false,
-                }
-            });
+        let open = thread.turns.entry(provider_turn.to_string()).or_insert_with(|| {
+            opened = true;
+            OpenTurn {
+                id,
+                started: false,
+                error_reported: false,
+            }
+        });
         let started = !std::mem::replace(&mut open.started, true);
         if opened {
             self.running_turns += 1;
