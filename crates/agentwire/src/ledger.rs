@@ -65,10 +65,9 @@ struct OpenThread {
     used: u64,
 }
 
+/// A turn started (`turn.started` was emitted) and not yet ended.
 struct OpenTurn {
     id: TurnId,
-    /// `turn.started` was emitted.
-    started: bool,
     /// A `runtime.error` was emitted for this turn.
     error_reported: bool,
 }
@@ -434,20 +433,18 @@ impl<Q> Ledger<Q> {
         if thread.closed_turns.iter().any(|closed| closed == provider_turn) {
             return false;
         }
-        let mut opened = false;
-        let open = thread.turns.entry(provider_turn.to_string()).or_insert_with(|| {
-            opened = true;
+        if thread.turns.contains_key(provider_turn) {
+            return false;
+        }
+        thread.turns.insert(
+            provider_turn.to_string(),
             OpenTurn {
                 id,
-                started: false,
                 error_reported: false,
-            }
-        });
-        let started = !std::mem::replace(&mut open.started, true);
-        if opened {
-            self.running_turns += 1;
-        }
-        started
+            },
+        );
+        self.running_turns += 1;
+        true
     }
 
     /// Whether a turn has ended (a late message about it must not reopen it).
