@@ -106,11 +106,8 @@ impl<'a> Frame<'a> {
 
     /// Reads one line in `format`. A record is read in one pass, the message borrowed.
     pub fn parse(line: &'a str, format: LineFormat) -> Result<Self, FrameError> {
-        if too_deep(line) {
-            return Err(FrameError::TooDeep);
-        }
-        if beyond_f64(line) {
-            return Err(FrameError::NumberOutOfRange);
+        if let Some(err) = unfit(line) {
+            return Err(err);
         }
         match format {
             LineFormat::Bare => {
@@ -139,69 +136,76 @@ impl<'a> Frame<'a> {
     }
 }
 
-/// Whether `json` nests deeper than [`MAX_DEPTH`]. Counting brackets first keeps this to one
-/// cheap pass for the common line, which could not nest that deep with so few of them.
-fn too_deep(json: &str) -> bool {
+/// What makes valid JSON unfit to ride in an event: nesting deeper than [`MAX_DEPTH`] (reported
+/// first), or a number beyond the range of a double. One pass over the bytes outside string
+/// literals: a string is skipped with one `memchr2` per escape or end, the structure and the
+/// numbers are read byte by byte. Syntax errors are left to the parser that follows.
+fn unfit(json: &str) -> Option<FrameError> {
     let bytes = json.as_bytes();
-    if bytes.iter().filter(|byte| matches!(byte, b'[' | b'{')).count() <= MAX_DEPTH {
-        return false;
-    }
     let mut depth = 0usize;
-    outside_strings(bytes).flatten().any(|byte| match byte {
-        b'[' | b'{' => {
-            depth += 1;
-            depth > MAX_DEPTH
+    let mut out_of_range = false;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'"' => {
+                at += 1;
+                // An unterminated string ends the pass: the parser reports the line.
+                at = loop {
+                    match bytes.get(at..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) {
+                        Some(found) if bytes[at + found] == b'"' => break at + found,
+                        Some(found) => at += found + 2,
+                        None => break bytes.len(),
+                    }
+                };
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Some(FrameError::TooDeep);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'-' | b'0'..=b'9' => {
+                let start = at;
+                while bytes.get(at + 1).is_some_and(|byte| is_number_byte(*byte)) {
+                    at += 1;
+                }
+                out_of_range |= beyond_f64(&json[start..=at]);
+            }
+            _ => {}
         }
-        b']' | b'}' => {
-            depth = depth.saturating_sub(1);
-            false
-        }
-        _ => false,
-    })
+        at += 1;
+    }
+    out_of_range.then_some(FrameError::NumberOutOfRange)
 }
 
-/// The runs of `json` outside its string literals: what the structure and the numbers are made
-/// of. One `memchr` pass finds the quotes; a quote after an odd run of backslashes is inside a
-/// string, every other one opens or closes one.
-fn outside_strings(json: &[u8]) -> impl Iterator<Item = &[u8]> + '_ {
-    let escaped = |at: usize| json[..at].iter().rev().take_while(|byte| **byte == b'\\').count() % 2 == 1;
-    let mut quotes = memchr::memchr_iter(b'"', json).filter(move |at| !escaped(*at));
-    let mut from = Some(0);
-    std::iter::from_fn(move || {
-        let start = from?;
-        let Some(open) = quotes.next() else {
-            from = None;
-            return Some(&json[start..]);
-        };
-        from = quotes.next().map(|close| close + 1);
-        Some(&json[start..open])
-    })
+fn is_number_byte(byte: u8) -> bool {
+    byte.is_ascii_digit() || matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E')
 }
 
-/// Whether `json` holds a number a double cannot hold (`1e400`, 400 digits). Such a number is
-/// valid JSON, but an event carrying it in `raw` would be unreadable to serde_json and read as
-/// an infinity by JavaScript, so the line is reported as unreadable instead. Only the numbers
-/// outside strings are looked at, and only those long enough to overflow (`1e309`, five bytes)
-/// are parsed.
-fn beyond_f64(json: &str) -> bool {
+/// Whether a number a double cannot hold (`1e400`, 400 digits). Such a number is valid JSON,
+/// but an event carrying it in `raw` would be unreadable to serde_json and read as an infinity
+/// by JavaScript, so its line is reported as unreadable instead. Without an exponent only 309
+/// digits or more can overflow, so the common number (a time in milliseconds) is not parsed.
+fn beyond_f64(number: &str) -> bool {
     const SHORTEST_INFINITE: usize = "1e309".len();
-    let is_number_byte = |byte: &u8| byte.is_ascii_digit() || matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E');
-    outside_strings(json.as_bytes()).any(|region| {
-        region
-            .split(|byte| !is_number_byte(byte))
-            .filter(|number| number.len() >= SHORTEST_INFINITE)
-            .any(|number| {
-                std::str::from_utf8(number)
-                    .ok()
-                    .and_then(|number| number.parse::<f64>().ok())
-                    .is_some_and(f64::is_infinite)
-            })
-    })
+    const DIGITS_OF_MAX: usize = 309;
+    let may_overflow = number.len() >= DIGITS_OF_MAX
+        || (number.len() >= SHORTEST_INFINITE && number.bytes().any(|byte| matches!(byte, b'e' | b'E')));
+    may_overflow && number.parse::<f64>().is_ok_and(f64::is_infinite)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_DEPTH, beyond_f64, too_deep};
+    use super::{FrameError, MAX_DEPTH, unfit};
+
+    fn beyond_f64(json: &str) -> bool {
+        matches!(unfit(json), Some(FrameError::NumberOutOfRange))
+    }
+
+    fn too_deep(json: &str) -> bool {
+        matches!(unfit(json), Some(FrameError::TooDeep))
+    }
 
     #[test]
     fn numbers_beyond_a_double_are_found_outside_strings() {
@@ -212,6 +216,7 @@ mod tests {
             r#"[1,2,1e999]"#,
             "1e400",
             after_escaped_backslash,
+            r#"{"a":0.5e309}"#,
         ] {
             assert!(beyond_f64(json), "{json}");
         }
@@ -221,22 +226,36 @@ mod tests {
             r#"{"a":1e300,"b":18446744073709551616999,"c":true,"d":false}"#,
             r#"{"a":"1e400","b":"x\"1e999"}"#,
             r#"{"id":"3e412-8e999","n":1e-400}"#,
+            r#"{"ts":1796016332007,"x":-0.000001}"#,
         ];
         for json in fine {
-            assert!(!beyond_f64(json), "{json}");
+            assert!(unfit(json).is_none(), "{json}");
         }
-        assert!(!beyond_f64(&format!(r#"{{"a":"{}"}}"#, "9".repeat(400))));
+        assert!(unfit(&format!(r#"{{"a":"{}"}}"#, "9".repeat(400))).is_none());
+        let fraction = format!(r#"{{"a":1.{}}}"#, "9".repeat(400));
+        assert!(unfit(&fraction).is_none());
     }
 
     #[test]
     fn nesting_is_measured_outside_strings() {
         let at_limit = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-        assert!(!too_deep(&at_limit));
+        assert!(unfit(&at_limit).is_none());
         let deeper = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
         assert!(too_deep(&deeper));
         let in_a_string = format!("{{\"a\":\"{}\\\"\"}}", "[".repeat(10 * MAX_DEPTH));
-        assert!(!too_deep(&in_a_string), "{in_a_string}");
+        assert!(unfit(&in_a_string).is_none(), "{in_a_string}");
         let siblings = "[]".repeat(10 * MAX_DEPTH);
-        assert!(!too_deep(&siblings));
+        assert!(unfit(&siblings).is_none());
+        let both = format!("[1e400,{}{}]", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(too_deep(&both), "nesting is reported first");
+    }
+
+    #[test]
+    fn cut_strings_end_the_pass() {
+        for json in [r#"{"a":"x\"#, r#"{"a":"x"#, "\"", "\\", r#"["\\"#] {
+            assert!(unfit(json).is_none(), "{json}");
+        }
+        let cut_in_a_string = format!("{{\"a\":\"{}", "[".repeat(10 * MAX_DEPTH));
+        assert!(unfit(&cut_in_a_string).is_none());
     }
 }
