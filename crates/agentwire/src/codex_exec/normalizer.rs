@@ -226,28 +226,30 @@ impl CodexExecNormalizer {
             (Phase::Started | Phase::Updated, None) => ItemStatus::InProgress,
             (Phase::Completed, None) => ItemStatus::Completed,
         };
-        let data = serde_json::to_value(item).expect("generated types serialize");
         let payload = ItemLifecyclePayload {
             item_type,
             status: Some(status),
             title: item_title(item),
             detail: item_detail(item),
-            data: Some(data.clone()),
+            data: Some(serde_json::to_value(item).expect("generated types serialize")),
         };
+        // Only an item that stays open keeps a copy of its data: its face if it is cut off.
         match phase {
             Phase::Started => {
                 if let Some(turn) = self.turn.clone() {
                     let face = OpenItemFace {
                         item_type,
                         title: payload.title.clone(),
-                        data: Some(data),
+                        data: payload.data.clone(),
                     };
                     self.ledger.open_item((&thread, &turn, provider_item), face);
                 }
                 self.ledger.emit(&context, RuntimeEvent::ItemStarted(payload), out);
             }
             Phase::Updated => {
-                self.ledger.update_item(&thread, provider_item, data);
+                if let Some(data) = payload.data.clone() {
+                    self.ledger.update_item(&thread, provider_item, data);
+                }
                 self.ledger.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
             }
             Phase::Completed => {
