@@ -46,6 +46,13 @@ fn tag(update: &SessionUpdate) -> &'static str {
     }
 }
 
+/// The `update` of a `session/update` as JSON, exactly as sent: read again only by the updates
+/// whose fields go into an event as they are (tool calls, commands, options, usage), not by the
+/// message chunks that make up most of a stream.
+fn sent_update(frame: &Frame<'_>) -> Value {
+    super::normalizer::wire_json(frame)["params"]["update"].take()
+}
+
 impl AcpNormalizer {
     pub(super) fn on_agent_notification(
         &mut self,
@@ -56,8 +63,7 @@ impl AcpNormalizer {
         match notification {
             AgentNotification::SessionUpdate { params } => {
                 let raw = Self::raw(frame, Some("session/update")).with_type(tag(&params.update));
-                let mut update = super::normalizer::wire_json(frame)["params"]["update"].take();
-                self.on_session_update(raw, &params.session_id.0, &params.update, &mut update, out);
+                self.on_session_update(frame, raw, &params.session_id.0, &params.update, out);
             }
             // A URL-mode elicitation finished out of band: progress of the client-side work.
             AgentNotification::ElicitationComplete { params } => {
@@ -122,10 +128,10 @@ impl AcpNormalizer {
 
     fn on_session_update(
         &mut self,
+        frame: &Frame<'_>,
         raw: Raw<'_>,
         session: &str,
         update: &SessionUpdate,
-        sent: &mut Value,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         match update {
@@ -148,7 +154,7 @@ impl AcpNormalizer {
                 self.on_chunk(raw, session, TextKind::Thought, content, id, out);
             }
             SessionUpdate::ToolCall { kind, status, .. } | SessionUpdate::ToolCallUpdate { kind, status, .. } => {
-                let mut fields = object(sent.take());
+                let mut fields = object(sent_update(frame));
                 fields.remove("sessionUpdate");
                 self.on_tool(raw, session, fields, kind.as_ref(), status.as_ref(), out);
             }
@@ -169,7 +175,10 @@ impl AcpNormalizer {
             }
             SessionUpdate::AvailableCommandsUpdate { .. } => {
                 let mut config = Map::new();
-                config.insert("availableCommands".into(), sent["availableCommands"].take());
+                config.insert(
+                    "availableCommands".into(),
+                    sent_update(frame)["availableCommands"].take(),
+                );
                 self.configured(raw, Some(session), config, out);
             }
             SessionUpdate::CurrentModeUpdate { current_mode_id, .. } => {
@@ -179,7 +188,7 @@ impl AcpNormalizer {
             }
             SessionUpdate::ConfigOptionUpdate { .. } => {
                 let mut config = Map::new();
-                config.insert("configOptions".into(), sent["configOptions"].take());
+                config.insert("configOptions".into(), sent_update(frame)["configOptions"].take());
                 self.configured(raw, Some(session), config, out);
             }
             SessionUpdate::SessionInfoUpdate { title, updated_at, .. } => {
@@ -197,7 +206,7 @@ impl AcpNormalizer {
             }
             SessionUpdate::UsageUpdate { .. } => {
                 let context = self.session_context(session, Some(raw));
-                let mut usage = object(sent.take());
+                let mut usage = object(sent_update(frame));
                 usage.remove("sessionUpdate");
                 let usage = Value::Object(usage);
                 let payload = ThreadTokenUsageUpdatedPayload { usage };
@@ -335,7 +344,8 @@ impl AcpNormalizer {
             | ContentBlock::ResourceLink { .. }
             | ContentBlock::Resource { .. } => None,
         };
-        let accumulated = open.text.clone();
+        // Only the user's words carry the whole text so far (a copy per chunk).
+        let accumulated = (kind == TextKind::User).then(|| open.text.clone());
         let context = self.item_context(session, turn.as_deref(), &key, provider_keyed, Some(raw));
         match (kind, text) {
             // The start already carried an empty chunk.
@@ -351,7 +361,7 @@ impl AcpNormalizer {
                     status: Some(ItemStatus::InProgress),
                     title: None,
                     detail: None,
-                    data: Some(json!({ "text": accumulated })),
+                    data: Some(json!({ "text": accumulated.unwrap_or_default() })),
                 };
                 self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
             }
