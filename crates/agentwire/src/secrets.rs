@@ -202,12 +202,11 @@ fn anchored_needle(bytes: &[u8], at: usize, pair: [u8; 2]) -> bool {
 }
 
 fn is_secret_key(key: &str) -> bool {
-    let normalized: String = key
-        .chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    SECRET_KEYS.contains(&normalized.as_str())
+    let normalized = key
+        .bytes()
+        .filter(|byte| !matches!(byte, b'_' | b'-'))
+        .map(|byte| byte.to_ascii_lowercase());
+    SECRET_KEYS.iter().any(|secret| normalized.clone().eq(secret.bytes()))
 }
 
 /// Redacts secrets in a JSON value in place; true if anything changed.
@@ -313,11 +312,108 @@ pub fn redact_raw(raw: &RawValue) -> Option<Box<RawValue>> {
     if !suspect(raw.get()) {
         return None;
     }
+    if !would_redact(raw.get()) {
+        return None;
+    }
     let mut value: Value = serde_json::from_str(raw.get()).ok()?;
     if !redact_value(&mut value) {
         return None;
     }
     serde_json::value::to_raw_value(&value).ok()
+}
+
+/// Whether [`redact_value`] would change the JSON `text`, read without building a `Value`: most
+/// suspect messages hold a needle only in a harmless key (Claude's `apiKeySource`), and building
+/// the tree of a large one (an `init` with its tool list) to find nothing cost ~5% of a Claude
+/// stream. Anything that may need redacting, or that does not read, answers true.
+fn would_redact(text: &str) -> bool {
+    use serde::de::DeserializeSeed;
+    Scan::Value
+        .deserialize(&mut serde_json::Deserializer::from_str(text))
+        .is_err()
+}
+
+/// A reading of JSON that stops with an error at the first thing [`redact_value`] would change:
+/// a credential in a string, or a value under a secret key that is not `null`, a boolean or
+/// already redacted.
+#[derive(Clone, Copy)]
+enum Scan {
+    Value,
+    UnderSecretKey,
+    Key,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Scan {
+    type Value = bool;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Scan {
+    /// For a key, whether it is a secret key; else always false (a find is an error).
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<bool, E> {
+        self.number()
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<bool, E> {
+        self.number()
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<bool, E> {
+        self.number()
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<bool, E> {
+        match self {
+            Scan::Key => Ok(is_secret_key(text)),
+            Scan::UnderSecretKey if text != REDACTED => Err(E::custom("a secret")),
+            Scan::Value | Scan::UnderSecretKey if redact_text(text).is_some() => Err(E::custom("a credential")),
+            Scan::Value | Scan::UnderSecretKey => Ok(false),
+        }
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        if let Scan::UnderSecretKey = self {
+            return Err(serde::de::Error::custom("a secret"));
+        }
+        while seq.next_element_seed(Scan::Value)?.is_some() {}
+        Ok(false)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        if let Scan::UnderSecretKey = self {
+            return Err(serde::de::Error::custom("a secret"));
+        }
+        while let Some(secret) = map.next_key_seed(Scan::Key)? {
+            map.next_value_seed(if secret { Scan::UnderSecretKey } else { Scan::Value })?;
+        }
+        Ok(false)
+    }
+}
+
+impl Scan {
+    fn number<E: serde::de::Error>(self) -> Result<bool, E> {
+        match self {
+            Scan::UnderSecretKey => Err(E::custom("a secret")),
+            Scan::Value | Scan::Key => Ok(false),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -373,6 +469,63 @@ mod tests {
             lines > 1000 && suspects > 10 && suspects < lines,
             "{lines} lines, {suspects} suspect"
         );
+    }
+
+    /// [`would_redact`] against building the `Value` and redacting it.
+    fn redacts_when_scanned(json: &str) -> bool {
+        let mut value: Value = serde_json::from_str(json).expect("valid JSON");
+        let changed = redact_value(&mut value);
+        assert_eq!(would_redact(json), changed, "{json}");
+        changed
+    }
+
+    #[test]
+    fn the_scan_finds_what_redacting_changes_over_every_corpus_line() {
+        let mut files = Vec::new();
+        corpus_files(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus"),
+            &mut files,
+        );
+        let (mut read, mut changed) = (0, 0);
+        for path in files
+            .iter()
+            .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        {
+            let text = std::fs::read_to_string(path).expect("a corpus file");
+            for line in text.lines().filter(|line| serde_json::from_str::<Value>(line).is_ok()) {
+                read += 1;
+                changed += usize::from(redacts_when_scanned(line));
+            }
+        }
+        assert!(read > 1000, "{read} lines read");
+        assert!(changed > 0, "the corpus holds planted secrets");
+    }
+
+    #[test]
+    fn the_scan_finds_what_redacting_changes_in_crafted_values() {
+        let changes = [
+            r#"{"apiKey":"k"}"#,
+            r#"{"a":[{"access_token":12}]}"#,
+            r#"{"password":{"nested":true}}"#,
+            r#"{"secret":[]}"#,
+            r#"{"x":"Authorization: Bearer abc.def"}"#,
+            r#"["sk-proj-0123456789abcdefghij"]"#,
+            r#"{"cookie":"a\u0041"}"#,
+        ];
+        for json in changes {
+            assert!(redacts_when_scanned(json), "{json}");
+        }
+        let unchanged = [
+            r#"{"apiKeySource":"none","tools":["Bash"]}"#,
+            r#"{"password":null,"apiKey":false,"token":"[redacted]"}"#,
+            r#"{"inputTokens":12,"tokenUsage":{"total":3}}"#,
+            r#"{"text":"a secret, but no credential"}"#,
+            r#"[1,2.5,-3,true,null,"x"]"#,
+        ];
+        for json in unchanged {
+            assert!(!redacts_when_scanned(json), "{json}");
+        }
+        assert!(would_redact("{not json"), "what does not read goes the full way");
     }
 
     #[test]
