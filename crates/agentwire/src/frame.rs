@@ -183,7 +183,7 @@ fn is_number_byte(byte: u8) -> bool {
     byte.is_ascii_digit() || matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E')
 }
 
-/// Whether a number a double cannot hold (`1e400`, 400 digits). Such a number is valid JSON,
+/// Whether `number` is beyond what a double holds (`1e400`, 400 digits). Such a number is valid JSON,
 /// but an event carrying it in `raw` would be unreadable to serde_json and read as an infinity
 /// by JavaScript, so its line is reported as unreadable instead. Without an exponent only 309
 /// digits or more can overflow, so the common number (a time in milliseconds) is not parsed.
