@@ -309,10 +309,7 @@ fn next_credential(text: &str) -> Option<(usize, usize)> {
 
 /// The message with its secrets redacted, or `None` when it holds none (keep its bytes).
 pub fn redact_raw(raw: &RawValue) -> Option<Box<RawValue>> {
-    if !suspect(raw.get()) {
-        return None;
-    }
-    if !would_redact(raw.get()) {
+    if !suspect(raw.get()) || !would_redact(raw.get()) {
         return None;
     }
     let mut value: Value = serde_json::from_str(raw.get()).ok()?;
