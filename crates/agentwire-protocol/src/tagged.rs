@@ -83,7 +83,16 @@ impl std::error::Error for TagDecodeError {}
 
 /// The string value of the top-level field `tag` of the JSON object `json`, borrowed when it has
 /// no escapes. The other values are skipped, not built.
+///
+/// Most messages name their kind first (`{"type": "assistant", ...}`) or after a few plain
+/// members (`{"id": "item_0", "type": ...}`): [`leading_tag`] reads those without a parser, so
+/// the object is not walked to its end only to be parsed again as its payload. A malformed
+/// object whose tag comes before the fault then fails in [`decode_payload`], which parses all of
+/// it, instead of here.
 pub fn read_tag<'a>(json: &'a str, union: &'static str, tag: &'static str) -> Result<Cow<'a, str>, TagDecodeError> {
+    if let Some(value) = leading_tag(json, tag) {
+        return Ok(Cow::Borrowed(value));
+    }
     let mut deserializer = serde_json::Deserializer::from_str(json);
     let found = TagSeed(tag)
         .deserialize(&mut deserializer)
@@ -93,6 +102,74 @@ pub fn read_tag<'a>(json: &'a str, union: &'static str, tag: &'static str) -> Re
             message: error.to_string(),
         })?;
     found.ok_or(TagDecodeError::MissingTag { union, tag })
+}
+
+/// The value of `tag` when the object `json` names it as a string without escapes before any
+/// member whose value is an object or array, and no key before it has an escape; `None` when
+/// anything else comes first, for [`read_tag`]'s parser to decide. The first `tag` member is the
+/// one read either way.
+fn leading_tag<'a>(json: &'a str, tag: &str) -> Option<&'a str> {
+    let bytes = json.as_bytes();
+    let mut at = skip_whitespace(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return None;
+    }
+    loop {
+        at = skip_whitespace(bytes, at + 1);
+        let key = plain_string(bytes, at)?;
+        at = skip_whitespace(bytes, key.end + 1);
+        if bytes.get(at) != Some(&b':') {
+            return None;
+        }
+        at = skip_whitespace(bytes, at + 1);
+        if &bytes[key] == tag.as_bytes() {
+            return plain_string(bytes, at).map(|value| &json[value]);
+        }
+        at = skip_whitespace(bytes, skip_scalar(bytes, at)?);
+        if bytes.get(at) != Some(&b',') {
+            return None;
+        }
+    }
+}
+
+fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
+        at += 1;
+    }
+    at
+}
+
+/// The contents of the string starting at `at` when it has no escape.
+fn plain_string(bytes: &[u8], at: usize) -> Option<std::ops::Range<usize>> {
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let start = at + 1;
+    let end = start + memchr::memchr2(b'"', b'\\', bytes.get(start..)?)?;
+    (bytes[end] == b'"').then_some(start..end)
+}
+
+/// Where the string, number, `true`, `false` or `null` starting at `at` ends; `None` for an
+/// object, an array or anything else.
+fn skip_scalar(bytes: &[u8], at: usize) -> Option<usize> {
+    match *bytes.get(at)? {
+        b'"' => {
+            let mut at = at + 1;
+            loop {
+                at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+                match bytes[at] {
+                    b'"' => return Some(at + 1),
+                    _ => at += 2,
+                }
+            }
+        }
+        b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => Some(
+            at + bytes[at..]
+                .iter()
+                .position(|byte| matches!(byte, b',' | b'}' | b' ' | b'\t' | b'\n' | b'\r'))?,
+        ),
+        _ => None,
+    }
 }
 
 /// Decodes the payload of the variant `value` of `union` from the whole object `json`.
@@ -422,5 +499,55 @@ mod tests {
             read_tag("[]", "U", "type"),
             Err(TagDecodeError::NotAnObject { .. })
         ));
+    }
+
+    /// The tag as the parser reads it, for comparing with [`leading_tag`].
+    fn parsed_tag(json: &str) -> Option<String> {
+        let mut deserializer = serde_json::Deserializer::from_str(json);
+        TagSeed("type")
+            .deserialize(&mut deserializer)
+            .ok()
+            .flatten()
+            .map(Cow::into_owned)
+    }
+
+    #[test]
+    fn a_leading_tag_is_read_without_a_parser_and_as_the_parser_reads_it() {
+        let read = [
+            (r#"{"type":"assistant","message":{"type":"nested"}}"#, "assistant"),
+            (r#"{"id":"item_0","type":"agent_message","text":"hi"}"#, "agent_message"),
+            (
+                r#" { "n" : -1.5e3 , "ok" : true , "none" : null , "type" : "x" } "#,
+                "x",
+            ),
+            (r#"{"quote":"a \"type\": \"fake\"","type":"real"}"#, "real"),
+            (r#"{"back":"\\","type":"after backslash"}"#, "after backslash"),
+            (r#"{"type":"first","type":"second"}"#, "first"),
+            (r#"{"type":""}"#, ""),
+        ];
+        for (json, tag) in read {
+            assert_eq!(leading_tag(json, "type"), Some(tag), "{json}");
+            assert_eq!(parsed_tag(json).as_deref(), Some(tag), "{json}");
+        }
+        let left_to_the_parser = [
+            r#"{"message":{"type":"nested"},"type":"assistant"}"#,
+            r#"{"list":[1],"type":"assistant"}"#,
+            r#"{"typ\u0065":"escaped key","type":"x"}"#,
+            r#"{"type":"escaped \"value\""}"#,
+            r#"{"type":1}"#,
+            r#"{"kind":"no tag"}"#,
+            r#"{}"#,
+            r#"[]"#,
+            r#"{"type""#,
+            r#"{"n":12"#,
+            "",
+        ];
+        for json in left_to_the_parser {
+            assert_eq!(leading_tag(json, "type"), None, "{json}");
+        }
+        assert_eq!(
+            read_tag(r#"{"typ\u0065":"escaped key","type":"x"}"#, "U", "type").unwrap(),
+            "escaped key"
+        );
     }
 }
