@@ -20,7 +20,7 @@
 //! UUIDv8 ([`event_id`]); still unique per session, deterministic and never a provider id.
 
 use agentwire_canonical::{
-    EventId, RuntimeItemId, RuntimeRequestId, RuntimeSessionId, RuntimeTaskId, ThreadId, TurnId,
+    EventId, InvalidValue, RuntimeItemId, RuntimeRequestId, RuntimeSessionId, RuntimeTaskId, ThreadId, TurnId,
 };
 use uuid::Uuid;
 
@@ -30,40 +30,41 @@ use crate::source::Source;
 /// The namespace of every agentwire id: UUIDv5 of the URL `https://agentwire.dev/ids`.
 pub const NAMESPACE: Uuid = Uuid::from_u128(0xe433_9d1b_ece7_5d52_9315_0afa_95d2_019d);
 
-/// `uuid` in its hyphenated lowercase form, written straight into a buffer: every event gets an
-/// id, and `to_string` goes through the formatting machinery.
-fn text(uuid: Uuid) -> String {
-    uuid.hyphenated().encode_lower(&mut Uuid::encode_buffer()).to_string()
+/// `uuid` in its hyphenated lowercase form, written into a buffer on the stack and handed to
+/// `make` (an id type's `new`): every event gets an id, and `to_string` would go through the
+/// formatting machinery and an allocation the id does not keep.
+fn text<T>(uuid: Uuid, make: impl FnOnce(&str) -> Result<T, InvalidValue>) -> T {
+    make(uuid.hyphenated().encode_lower(&mut Uuid::encode_buffer())).expect("a UUID is a valid id")
 }
 
-/// UUIDv5 of `name` under [`NAMESPACE`], as a string.
-fn derive(name: &str) -> String {
-    text(Uuid::new_v5(&NAMESPACE, name.as_bytes()))
+/// UUIDv5 of `name` under [`NAMESPACE`], as an id made by `make`.
+fn derive<T>(name: &str, make: impl FnOnce(&str) -> Result<T, InvalidValue>) -> T {
+    text(Uuid::new_v5(&NAMESPACE, name.as_bytes()), make)
 }
 
 /// The canonical id of a provider thread.
 pub fn thread(source: Source, provider_thread: &str) -> ThreadId {
     let name = format!("{}:thread:{provider_thread}", source.id_scope());
-    ThreadId::new(derive(&name)).expect("a UUID is a valid id")
+    derive(&name, |id| ThreadId::new(id))
 }
 
 /// The canonical id of a provider turn within its thread.
 pub fn turn(source: Source, provider_thread: &str, provider_turn: &str) -> TurnId {
     let name = format!("{}:turn:{provider_thread}:{provider_turn}", source.id_scope());
-    TurnId::new(derive(&name)).expect("a UUID is a valid id")
+    derive(&name, |id| TurnId::new(id))
 }
 
 /// The canonical id of the `position`-th turn (1 first) of a provider thread in a session's
 /// stream, for a provider that gives turns no id.
 pub fn turn_at(source: Source, session: &RuntimeSessionId, provider_thread: &str, position: u64) -> TurnId {
     let name = format!("{}:turn-at:{session}:{provider_thread}:{position}", source.id_scope());
-    TurnId::new(derive(&name)).expect("a UUID is a valid id")
+    derive(&name, |id| TurnId::new(id))
 }
 
 /// The canonical id of a provider item within its thread.
 pub fn item(source: Source, provider_thread: &str, provider_item: &str) -> RuntimeItemId {
     let name = format!("{}:item:{provider_thread}:{provider_item}", source.id_scope());
-    RuntimeItemId::new(derive(&name)).expect("a UUID is a valid id")
+    derive(&name, |id| RuntimeItemId::new(id))
 }
 
 /// The canonical id of a request that travelled in `dir`, by the provider's id for it (a
@@ -74,19 +75,19 @@ pub fn request(source: Source, session: &RuntimeSessionId, dir: Direction, provi
         Direction::Out => "out",
     };
     let name = format!("{}:request:{session}:{dir}:{provider_request}", source.id_scope());
-    RuntimeRequestId::new(derive(&name)).expect("a UUID is a valid id")
+    derive(&name, |id| RuntimeRequestId::new(id))
 }
 
 /// The canonical id of a provider background task within the session.
 pub fn task(source: Source, session: &RuntimeSessionId, provider_task: &str) -> RuntimeTaskId {
     let name = format!("{}:task:{session}:{provider_task}", source.id_scope());
-    RuntimeTaskId::new(derive(&name)).expect("a UUID is a valid id")
+    derive(&name, |id| RuntimeTaskId::new(id))
 }
 
 /// The default session id, the one definition every host shares: UUIDv5 of the bytes of the
 /// stream's first line (a whole transcript record, or a bare message as the program printed it).
 pub fn default_session(first_line: &[u8]) -> RuntimeSessionId {
-    RuntimeSessionId::new(text(Uuid::new_v5(&NAMESPACE, first_line))).expect("a UUID is a valid id")
+    text(Uuid::new_v5(&NAMESPACE, first_line), |id| RuntimeSessionId::new(id))
 }
 
 /// The base of a session's event ids (see the module docs).
@@ -97,12 +98,19 @@ pub fn event_base(session: &RuntimeSessionId) -> u128 {
 /// The id of the `seq`-th event of the session whose [`event_base`] is `base`.
 pub fn event_id(base: u128, seq: u64) -> EventId {
     let bytes = (base ^ u128::from(seq & 0xffff_ffff_ffff)).to_be_bytes();
-    EventId::new(text(uuid::Builder::from_custom_bytes(bytes).into_uuid())).expect("a UUID is a valid id")
+    text(uuid::Builder::from_custom_bytes(bytes).into_uuid(), |id| {
+        EventId::new(id)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The UUIDv5 of `name`, as text.
+    fn derived(name: &str) -> String {
+        derive(name, |id| Ok(id.to_string()))
+    }
 
     fn session(name: &str) -> RuntimeSessionId {
         default_session(name.as_bytes())
@@ -132,17 +140,17 @@ mod tests {
     fn names_follow_the_documented_scheme() {
         let source = Source::CodexAppServer;
         let s = session("first line");
-        assert_eq!(thread(source, "t").as_str(), derive("codex:thread:t"));
-        assert_eq!(turn(source, "t", "u").as_str(), derive("codex:turn:t:u"));
-        assert_eq!(item(source, "t", "i").as_str(), derive("codex:item:t:i"));
+        assert_eq!(thread(source, "t").as_str(), derived("codex:thread:t"));
+        assert_eq!(turn(source, "t", "u").as_str(), derived("codex:turn:t:u"));
+        assert_eq!(item(source, "t", "i").as_str(), derived("codex:item:t:i"));
         assert_eq!(
             turn_at(source, &s, "t", 2).as_str(),
-            derive(&format!("codex:turn-at:{s}:t:2"))
+            derived(&format!("codex:turn-at:{s}:t:2"))
         );
         assert_ne!(turn_at(source, &s, "t", 2), turn(source, "t", "2"));
         assert_eq!(
             request(source, &s, Direction::In, "7").as_str(),
-            derive(&format!("codex:request:{s}:in:7"))
+            derived(&format!("codex:request:{s}:in:7"))
         );
         assert_ne!(
             request(source, &s, Direction::In, "7"),
@@ -152,6 +160,6 @@ mod tests {
             request(source, &s, Direction::In, "7"),
             request(source, &s, Direction::In, "\"7\"")
         );
-        assert_eq!(task(source, &s, "x").as_str(), derive(&format!("codex:task:{s}:x")));
+        assert_eq!(task(source, &s, "x").as_str(), derived(&format!("codex:task:{s}:x")));
     }
 }

@@ -13,7 +13,7 @@
 //!   `error` when the stream ends), and `session.state.changed` reports each change;
 //! - [`Ledger::finish`] settles what the provider left open.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
@@ -54,6 +54,8 @@ pub struct Place {
 
 struct OpenThread {
     id: ThreadId,
+    /// The provider's id as `providerRefs` carries it (`None` when it is not a valid one).
+    provider_id: Option<ProviderThreadId>,
     /// `thread.started` was emitted.
     started: bool,
     /// Turns started and not yet ended, by provider turn id.
@@ -164,7 +166,9 @@ impl Cutoff {
 pub struct Ledger<Q> {
     source: Source,
     emitter: Emitter,
-    threads: BTreeMap<String, OpenThread>,
+    /// Threads by provider thread id. Looked up several times for every event, so hashed (a
+    /// fixed hasher: nothing depends on its order, [`Ledger::finish`] sorts what it walks).
+    threads: HashMap<String, OpenThread, foldhash::fast::FixedState>,
     /// Uses of threads so far (see [`OpenThread::used`]).
     uses: u64,
     /// The number of threads at which [`Ledger::forget_idle_threads`] looks for idle threads
@@ -172,9 +176,10 @@ pub struct Ledger<Q> {
     next_forget: usize,
     /// Turns started and not ended, over every thread (the session is `running` while any is).
     running_turns: usize,
-    /// Items started and not completed, by provider thread id, then provider item id (looked
-    /// up by `&str` without allocating a key; a thread with none has no entry).
-    items: BTreeMap<String, BTreeMap<String, OpenItem>>,
+    /// Items started and not completed, by provider thread id (hashed as `threads` is), then
+    /// provider item id (looked up by `&str` without allocating a key; a thread with none has no
+    /// entry).
+    items: HashMap<String, BTreeMap<String, OpenItem>, foldhash::fast::FixedState>,
     /// Requests not yet settled, by the source's key for them (a JSON-RPC id as JSON text).
     requests: BTreeMap<String, OpenRequest<Q>>,
     /// The canonical ids of the most recently settled requests, oldest first.
@@ -201,11 +206,11 @@ impl<Q> Ledger<Q> {
                 Clock::new(options.clock),
                 !options.keep_secrets,
             ),
-            threads: BTreeMap::new(),
+            threads: HashMap::default(),
             uses: 0,
             next_forget: 2 * IDLE_THREADS_REMEMBERED,
             running_turns: 0,
-            items: BTreeMap::new(),
+            items: HashMap::default(),
             requests: BTreeMap::new(),
             resolved: VecDeque::new(),
             state: None,
@@ -276,6 +281,7 @@ impl<Q> Ledger<Q> {
         if !self.threads.contains_key(provider_thread) {
             let thread = OpenThread {
                 id: ids::thread(self.source, provider_thread),
+                provider_id: ProviderThreadId::new(provider_thread).ok(),
                 started: false,
                 turns: BTreeMap::new(),
                 closed_turns: VecDeque::new(),
@@ -330,12 +336,13 @@ impl<Q> Ledger<Q> {
 
     /// A context for something that belongs to a thread.
     pub fn thread_context<'a>(&mut self, provider_thread: &str, raw: Option<Raw<'a>>) -> Context<'a> {
+        let thread = self.open_thread(provider_thread);
         let mut context = Context {
-            thread_id: Some(self.thread_id(provider_thread)),
+            thread_id: Some(thread.id.clone()),
             raw,
             ..Context::default()
         };
-        context.refs.provider_thread_id = ProviderThreadId::new(provider_thread).ok();
+        context.refs.provider_thread_id = thread.provider_id.clone();
         context
     }
 
@@ -741,18 +748,21 @@ impl<Q> Ledger<Q> {
         for key in keys {
             self.resolve_request(&key, None, out);
         }
-        let open_turns: Vec<(String, String)> = self
+        let mut open_turns: Vec<(String, String)> = self
             .threads
             .iter()
             .flat_map(|(thread, open)| open.turns.keys().map(move |turn| (thread.clone(), turn.clone())))
             .collect();
+        open_turns.sort_unstable();
         for (thread, turn) in open_turns {
             let context = self.turn_context(&thread, &turn, None);
             self.end_turn(&context, &thread, &turn, Cutoff::StreamEnded, out);
             let payload = TurnAbortedPayload { reason: reason.clone() };
             self.emit(&context, RuntimeEvent::TurnAborted(payload), out);
         }
-        for (thread, items) in std::mem::take(&mut self.items) {
+        let mut items: Vec<_> = std::mem::take(&mut self.items).into_iter().collect();
+        items.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
+        for (thread, items) in items {
             for (item, open) in items {
                 self.cut_off_item(None, &thread, &item, open, Cutoff::StreamEnded, out);
             }

@@ -76,6 +76,7 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
     let provider_runtime_event = provider_runtime_event(model);
     let tokens = quote! {
         use std::fmt;
+        use std::sync::Arc;
 
         use serde::de::Error as _;
         use serde::ser::SerializeMap as _;
@@ -263,24 +264,25 @@ fn map_visitor(value: TokenStream, expecting: &str, slots: &[Slot], build: Token
     }
 }
 
-/// A validated string newtype (ids, date-times).
+/// A validated string newtype (ids, date-times). The text is shared, not copied, when the value
+/// is cloned: a normalizer puts the same session, thread and turn ids and time on event after
+/// event.
 fn newtype(name: &str, description: &str, check: TokenStream, what: &str) -> TokenStream {
     let ident = type_ident(name);
     let doc = docs(description);
     let doc_new = format!(" Checks that `value` is {what}.");
     quote! {
         #doc
-        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-        #[serde(transparent)]
-        pub struct #ident(String);
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct #ident(Arc<str>);
 
         impl #ident {
             #[doc = #doc_new]
-            pub fn new(value: impl Into<String>) -> Result<Self, InvalidValue> {
-                let value = value.into();
-                match #check(&value) {
-                    Ok(()) => Ok(Self(value)),
-                    Err(reason) => Err(InvalidValue::new(#name, reason, &value)),
+            pub fn new(value: impl AsRef<str>) -> Result<Self, InvalidValue> {
+                let value = value.as_ref();
+                match #check(value) {
+                    Ok(()) => Ok(Self(Arc::from(value))),
+                    Err(reason) => Err(InvalidValue::new(#name, reason, value)),
                 }
             }
 
@@ -291,7 +293,7 @@ fn newtype(name: &str, description: &str, check: TokenStream, what: &str) -> Tok
 
             /// The value as an owned string.
             pub fn into_string(self) -> String {
-                self.0
+                self.0.to_string()
             }
         }
 
@@ -317,13 +319,20 @@ fn newtype(name: &str, description: &str, check: TokenStream, what: &str) -> Tok
 
         impl From<#ident> for String {
             fn from(value: #ident) -> String {
-                value.0
+                value.into_string()
+            }
+        }
+
+        impl Serialize for #ident {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.0)
             }
         }
 
         impl<'de> Deserialize<'de> for #ident {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                Self::new(String::deserialize(deserializer)?).map_err(D::Error::custom)
+                let Str(value) = Str::deserialize(deserializer)?;
+                Self::new(value).map_err(D::Error::custom)
             }
         }
     }
