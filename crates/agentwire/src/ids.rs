@@ -37,34 +37,45 @@ fn text<T>(uuid: Uuid, make: impl FnOnce(&str) -> Result<T, InvalidValue>) -> T 
     make(uuid.hyphenated().encode_lower(&mut Uuid::encode_buffer())).expect("a UUID is a valid id")
 }
 
-/// UUIDv5 of `name` under [`NAMESPACE`], as an id made by `make`.
-fn derive<T>(name: &str, make: impl FnOnce(&str) -> Result<T, InvalidValue>) -> T {
-    text(Uuid::new_v5(&NAMESPACE, name.as_bytes()), make)
+/// UUIDv5 under [`NAMESPACE`] of the name `parts` joined by `:`, as an id made by `make` (joined
+/// without the formatting machinery, which cost as much as the hash).
+fn derive<T>(parts: &[&str], make: impl FnOnce(&str) -> Result<T, InvalidValue>) -> T {
+    text(Uuid::new_v5(&NAMESPACE, parts.join(":").as_bytes()), make)
 }
 
 /// The canonical id of a provider thread.
 pub fn thread(source: Source, provider_thread: &str) -> ThreadId {
-    let name = format!("{}:thread:{provider_thread}", source.id_scope());
-    derive(&name, |id| ThreadId::new(id))
+    derive(&[source.id_scope(), "thread", provider_thread], |id| ThreadId::new(id))
 }
 
 /// The canonical id of a provider turn within its thread.
 pub fn turn(source: Source, provider_thread: &str, provider_turn: &str) -> TurnId {
-    let name = format!("{}:turn:{provider_thread}:{provider_turn}", source.id_scope());
-    derive(&name, |id| TurnId::new(id))
+    derive(&[source.id_scope(), "turn", provider_thread, provider_turn], |id| {
+        TurnId::new(id)
+    })
 }
 
 /// The canonical id of the `position`-th turn (1 first) of a provider thread in a session's
 /// stream, for a provider that gives turns no id.
 pub fn turn_at(source: Source, session: &RuntimeSessionId, provider_thread: &str, position: u64) -> TurnId {
-    let name = format!("{}:turn-at:{session}:{provider_thread}:{position}", source.id_scope());
-    derive(&name, |id| TurnId::new(id))
+    let position = position.to_string();
+    derive(
+        &[
+            source.id_scope(),
+            "turn-at",
+            session.as_str(),
+            provider_thread,
+            &position,
+        ],
+        |id| TurnId::new(id),
+    )
 }
 
 /// The canonical id of a provider item within its thread.
 pub fn item(source: Source, provider_thread: &str, provider_item: &str) -> RuntimeItemId {
-    let name = format!("{}:item:{provider_thread}:{provider_item}", source.id_scope());
-    derive(&name, |id| RuntimeItemId::new(id))
+    derive(&[source.id_scope(), "item", provider_thread, provider_item], |id| {
+        RuntimeItemId::new(id)
+    })
 }
 
 /// The canonical id of a request that travelled in `dir`, by the provider's id for it (a
@@ -74,14 +85,17 @@ pub fn request(source: Source, session: &RuntimeSessionId, dir: Direction, provi
         Direction::In => "in",
         Direction::Out => "out",
     };
-    let name = format!("{}:request:{session}:{dir}:{provider_request}", source.id_scope());
-    derive(&name, |id| RuntimeRequestId::new(id))
+    derive(
+        &[source.id_scope(), "request", session.as_str(), dir, provider_request],
+        |id| RuntimeRequestId::new(id),
+    )
 }
 
 /// The canonical id of a provider background task within the session.
 pub fn task(source: Source, session: &RuntimeSessionId, provider_task: &str) -> RuntimeTaskId {
-    let name = format!("{}:task:{session}:{provider_task}", source.id_scope());
-    derive(&name, |id| RuntimeTaskId::new(id))
+    derive(&[source.id_scope(), "task", session.as_str(), provider_task], |id| {
+        RuntimeTaskId::new(id)
+    })
 }
 
 /// The default session id, the one definition every host shares: UUIDv5 of the bytes of the
@@ -109,7 +123,7 @@ mod tests {
 
     /// The UUIDv5 of `name`, as text.
     fn derived(name: &str) -> String {
-        derive(name, |id| Ok(id.to_string()))
+        derive(&[name], |id| Ok(id.to_string()))
     }
 
     fn session(name: &str) -> RuntimeSessionId {

@@ -17,8 +17,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
-    ProviderTurnId, RequestResolvedPayload, RuntimeEvent, RuntimeRequestId, RuntimeSessionId, SessionState,
-    SessionStateChangedPayload, ThreadId, TrimmedNonEmptyString, TurnAbortedPayload, TurnId, UserInputResolvedPayload,
+    ProviderTurnId, RequestResolvedPayload, RuntimeEvent, RuntimeItemId, RuntimeRequestId, RuntimeSessionId,
+    SessionState, SessionStateChangedPayload, ThreadId, TrimmedNonEmptyString, TurnAbortedPayload, TurnId,
+    UserInputResolvedPayload,
 };
 use serde_json::{Value, json};
 
@@ -162,6 +163,41 @@ impl Cutoff {
     }
 }
 
+/// The id derived last for a turn or item, by its thread and key: a source asks for the context
+/// of a turn or item it is about to open and then opens it, and the hash is a large part of a
+/// short event's cost. The keys' buffers are reused.
+struct LastDerived<T> {
+    thread: String,
+    key: String,
+    id: Option<T>,
+}
+
+impl<T: Clone> LastDerived<T> {
+    fn new() -> Self {
+        LastDerived {
+            thread: String::new(),
+            key: String::new(),
+            id: None,
+        }
+    }
+
+    fn get_or(&mut self, thread: &str, key: &str, derive: impl FnOnce() -> T) -> T {
+        if let Some(id) = &self.id
+            && self.thread == thread
+            && self.key == key
+        {
+            return id.clone();
+        }
+        let id = derive();
+        self.thread.clear();
+        self.thread.push_str(thread);
+        self.key.clear();
+        self.key.push_str(key);
+        self.id = Some(id.clone());
+        id
+    }
+}
+
 /// The open state of one session. `Q` is what a source remembers per open request.
 pub struct Ledger<Q> {
     source: Source,
@@ -193,6 +229,8 @@ pub struct Ledger<Q> {
     /// Turn keys are positions the source counted, not provider ids (see
     /// [`Ledger::with_positional_turns`]).
     positional_turns: bool,
+    last_turn_id: LastDerived<TurnId>,
+    last_item_id: LastDerived<RuntimeItemId>,
 }
 
 impl<Q> Ledger<Q> {
@@ -217,6 +255,8 @@ impl<Q> Ledger<Q> {
             failed: false,
             finishing: false,
             positional_turns: false,
+            last_turn_id: LastDerived::new(),
+            last_item_id: LastDerived::new(),
         }
     }
 
@@ -236,11 +276,28 @@ impl<Q> Ledger<Q> {
     }
 
     /// The canonical id of a turn by its key (a provider turn id, or a position).
-    fn derive_turn_id(&self, provider_thread: &str, turn_key: &str) -> TurnId {
-        match (self.positional_turns, turn_key.parse::<u64>()) {
-            (true, Ok(position)) => ids::turn_at(self.source, self.emitter.session(), provider_thread, position),
-            (true, Err(_)) | (false, _) => ids::turn(self.source, provider_thread, turn_key),
-        }
+    fn derive_turn_id(&mut self, provider_thread: &str, turn_key: &str) -> TurnId {
+        let Ledger {
+            source,
+            emitter,
+            positional_turns,
+            last_turn_id,
+            ..
+        } = self;
+        last_turn_id.get_or(provider_thread, turn_key, || {
+            match (*positional_turns, turn_key.parse::<u64>()) {
+                (true, Ok(position)) => ids::turn_at(*source, emitter.session(), provider_thread, position),
+                (true, Err(_)) | (false, _) => ids::turn(*source, provider_thread, turn_key),
+            }
+        })
+    }
+
+    /// The canonical id of an item by its thread and provider id.
+    fn derive_item_id(&mut self, provider_thread: &str, provider_item: &str) -> RuntimeItemId {
+        let source = self.source;
+        self.last_item_id.get_or(provider_thread, provider_item, || {
+            ids::item(source, provider_thread, provider_item)
+        })
     }
 
     pub fn source(&self) -> Source {
@@ -379,7 +436,7 @@ impl<Q> Ledger<Q> {
         let mut context = self.turn_context(provider_thread, provider_turn, raw);
         context.item_id = Some(match self.item(provider_thread, provider_item) {
             Some(open) => open.id.clone(),
-            None => ids::item(self.source, provider_thread, provider_item),
+            None => self.derive_item_id(provider_thread, provider_item),
         });
         context.refs.provider_item_id = ProviderItemId::new(provider_item).ok();
         context
@@ -518,7 +575,7 @@ impl<Q> Ledger<Q> {
     /// Remembers an item as started, with its face.
     pub fn open_item(&mut self, place: (&str, &str, &str), item: OpenItemFace) {
         let (thread, turn, provider_item) = place;
-        let id = ids::item(self.source, thread, provider_item);
+        let id = self.derive_item_id(thread, provider_item);
         self.items.entry(thread.to_string()).or_default().insert(
             provider_item.to_string(),
             OpenItem {
