@@ -425,6 +425,14 @@ fn unreadable_lines_warn_and_exit_1() {
                     br#"{"dir":"in","ts":1e400,"msg":{"type":"x"}}"#.to_vec(),
                 ),
                 ("msg missing", br#"{"dir":"in","ts":1}"#.to_vec()),
+                (
+                    "ts beyond year 9999",
+                    br#"{"dir":"in","ts":253402300800000,"msg":{"type":"x"}}"#.to_vec(),
+                ),
+                (
+                    "ts before year 0000",
+                    br#"{"dir":"in","ts":-62167219200001,"msg":{"type":"x"}}"#.to_vec(),
+                ),
             ]);
         }
         for (case, bad) in cases {
@@ -440,6 +448,51 @@ fn unreadable_lines_warn_and_exit_1() {
             trace.assert_went_on(case, &outcome);
         }
     });
+}
+
+/// A provider's own time beyond the years RFC 3339 writes (found by fuzzing: `createdAt` could
+/// not be made and the normalizer panicked) is not taken: the line maps, its event carries the
+/// time before it, and `raw` keeps what the provider said.
+#[test]
+fn a_provider_time_beyond_rfc_3339_years_is_not_taken() {
+    let cases = [
+        (Source::CodexAppServer, r#""emittedAtMs":"#, "99999999999999999"),
+        (
+            Source::CodexRollout,
+            r#"{"timestamp":"#,
+            r#""0000-01-01T00:30:00.000+01:00""#,
+        ),
+    ];
+    for (source, key, beyond) in cases {
+        let fixture = fixtures()
+            .into_iter()
+            .find(|fixture| fixture.source == source)
+            .expect("a fixture");
+        let trace = Trace::new(&fixture);
+        let at = trace.line_with(key);
+        let original = String::from_utf8(trace.lines[at - 1].clone()).expect("corpus lines are UTF-8");
+        let start = original.find(key).expect("the key") + key.len();
+        let end = start + original[start..].find([',', '}']).expect("the value's end");
+        let line = format!("{}{beyond}{}", &original[..start], &original[end..]);
+        let outcome = trace.replace("provider time beyond RFC 3339", at, line.into_bytes());
+        assert_eq!(outcome.code, 0, "{source}: {}", outcome.stderr);
+        assert_eq!(
+            outcome.events.len(),
+            trace.clean.events.len(),
+            "{source}: the line maps"
+        );
+        for event in &outcome.events {
+            let time = event["createdAt"].as_str().expect("createdAt");
+            assert!(
+                time.len() == 24 && time.as_bytes()[..4].iter().all(u8::is_ascii_digit),
+                "{source}: {time}"
+            );
+        }
+        assert!(
+            outcome.stdout.contains(beyond.trim_matches('"')),
+            "{source}: raw keeps the time as sent"
+        );
+    }
 }
 
 #[test]

@@ -14,6 +14,9 @@ pub enum ClockSource {
     Wall,
 }
 
+/// The first and last millisecond `createdAt` can carry: RFC 3339 years run from 0000 to 9999.
+pub const TIMES: std::ops::RangeInclusive<i64> = -62_167_219_200_000..=253_402_300_799_999;
+
 /// The normalizer's clock: remembers the last time it gave, formatted once.
 #[derive(Clone, Debug, Default)]
 pub struct Clock {
@@ -38,8 +41,14 @@ impl Clock {
 
     /// Advances to a frame's time: `recorded` (transcript `ts`), else `provider` (e.g.
     /// `emittedAtMs`), else the wall clock or the last time.
+    ///
+    /// A time outside [`TIMES`] is not one: a frame's is refused before it gets here
+    /// ([`crate::frame::FrameError::TimeOutOfRange`]); a provider's stays in `raw`, and the
+    /// event carries the time before it.
     pub fn tick(&mut self, recorded: Option<i64>, provider: Option<i64>) {
-        let ms = match (recorded.or(provider), self.source) {
+        let representable = |ms: &i64| TIMES.contains(ms);
+        let given = recorded.filter(representable).or(provider.filter(representable));
+        let ms = match (given, self.source) {
             (Some(ms), _) => {
                 self.known = true;
                 ms
@@ -187,7 +196,9 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 
 #[cfg(test)]
 mod tests {
-    use super::{civil_from_days, rfc3339_millis, unix_millis};
+    use agentwire_canonical::IsoDateTime;
+
+    use super::{Clock, ClockSource, TIMES, civil_from_days, rfc3339_millis, unix_millis};
 
     #[test]
     fn digits_are_written_as_format_would() {
@@ -219,6 +230,23 @@ mod tests {
         assert_eq!(unix_millis("2026-11-30T05:25:32Z"), Some(1_796_016_332_000));
         assert_eq!(unix_millis("2026-11-30 05:25:32Z"), None);
         assert_eq!(unix_millis("2026-11-30T05:25:32"), None);
+    }
+
+    #[test]
+    fn times_beyond_rfc_3339_years_are_not_taken() {
+        let mut clock = Clock::new(ClockSource::Recorded);
+        clock.tick(None, Some(1_796_016_332_007));
+        for beyond in [*TIMES.end() + 1, *TIMES.start() - 1, i64::MAX, i64::MIN] {
+            clock.tick(None, Some(beyond));
+            assert_eq!(clock.now().as_str(), "2026-11-30T05:25:32.007Z", "{beyond}");
+            clock.tick(Some(beyond), None);
+            assert_eq!(clock.now().as_str(), "2026-11-30T05:25:32.007Z", "{beyond}");
+        }
+        for edge in [*TIMES.start(), *TIMES.end()] {
+            clock.tick(None, Some(edge));
+            assert!(IsoDateTime::new(clock.now().as_str()).is_ok(), "{edge}");
+        }
+        assert_eq!(rfc3339_millis(*TIMES.start()), "0000-01-01T00:00:00.000Z");
     }
 
     #[test]

@@ -44,10 +44,11 @@ impl LineFormat {
     /// The line format of an input, from its first line: transcript records, or bare messages
     /// as the program prints them (`codex app-server | agentwire normalize`).
     pub fn of(line: &str) -> LineFormat {
-        if Frame::parse(line, LineFormat::Transcript).is_ok() {
-            LineFormat::Transcript
-        } else {
-            LineFormat::Bare
+        match Frame::parse(line, LineFormat::Transcript) {
+            Ok(_) | Err(FrameError::TimeOutOfRange(_)) => LineFormat::Transcript,
+            Err(
+                FrameError::TooDeep | FrameError::NumberOutOfRange | FrameError::NotJson(_) | FrameError::NotRecord(_),
+            ) => LineFormat::Bare,
         }
     }
 }
@@ -78,6 +79,9 @@ pub enum FrameError {
     NotJson(serde_json::Error),
     /// The line is JSON but not a transcript record.
     NotRecord(serde_json::Error),
+    /// The record's `ts` is outside the years 0000-9999 that an event's `createdAt` (RFC 3339)
+    /// can carry ([`crate::clock::TIMES`]).
+    TimeOutOfRange(i64),
 }
 
 impl std::fmt::Display for FrameError {
@@ -87,6 +91,7 @@ impl std::fmt::Display for FrameError {
             Self::NumberOutOfRange => f.write_str("holds a number beyond the range of a double"),
             Self::NotJson(err) => write!(f, "not JSON: {err}"),
             Self::NotRecord(err) => write!(f, "not a {{\"dir\",\"ts\",\"msg\"}} transcript record: {err}"),
+            Self::TimeOutOfRange(ts) => write!(f, "`ts` {ts} is outside the years 0000-9999 (RFC 3339)"),
         }
     }
 }
@@ -120,6 +125,9 @@ impl<'a> Frame<'a> {
                 })
             }
             LineFormat::Transcript => match serde_json::from_str::<Record<'a>>(line) {
+                Ok(Record { ts: Some(ts), .. }) if !crate::clock::TIMES.contains(&ts) => {
+                    Err(FrameError::TimeOutOfRange(ts))
+                }
                 Ok(record) => Ok(Frame {
                     dir: record.dir,
                     ts: record.ts,
