@@ -13,7 +13,7 @@
 //!   `error` when the stream ends), and `session.state.changed` reports each change;
 //! - [`Ledger::finish`] settles what the provider left open.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
@@ -202,9 +202,7 @@ impl<T: Clone> LastDerived<T> {
 pub struct Ledger<Q> {
     source: Source,
     emitter: Emitter,
-    /// Threads by provider thread id. Looked up several times for every event, so hashed (a
-    /// fixed hasher: nothing depends on its order, [`Ledger::finish`] sorts what it walks).
-    threads: HashMap<String, OpenThread, foldhash::fast::FixedState>,
+    threads: BTreeMap<String, OpenThread>,
     /// Uses of threads so far (see [`OpenThread::used`]).
     uses: u64,
     /// The number of threads at which [`Ledger::forget_idle_threads`] looks for idle threads
@@ -212,10 +210,9 @@ pub struct Ledger<Q> {
     next_forget: usize,
     /// Turns started and not ended, over every thread (the session is `running` while any is).
     running_turns: usize,
-    /// Items started and not completed, by provider thread id (hashed as `threads` is), then
-    /// provider item id (looked up by `&str` without allocating a key; a thread with none has no
-    /// entry).
-    items: HashMap<String, BTreeMap<String, OpenItem>, foldhash::fast::FixedState>,
+    /// Items started and not completed, by provider thread id, then provider item id (looked
+    /// up by `&str` without allocating a key; a thread with none has no entry).
+    items: BTreeMap<String, BTreeMap<String, OpenItem>>,
     /// Requests not yet settled, by the source's key for them (a JSON-RPC id as JSON text).
     requests: BTreeMap<String, OpenRequest<Q>>,
     /// The canonical ids of the most recently settled requests, oldest first.
@@ -244,11 +241,11 @@ impl<Q> Ledger<Q> {
                 Clock::new(options.clock),
                 !options.keep_secrets,
             ),
-            threads: HashMap::default(),
+            threads: BTreeMap::new(),
             uses: 0,
             next_forget: 2 * IDLE_THREADS_REMEMBERED,
             running_turns: 0,
-            items: HashMap::default(),
+            items: BTreeMap::new(),
             requests: BTreeMap::new(),
             resolved: VecDeque::new(),
             state: None,
@@ -805,21 +802,18 @@ impl<Q> Ledger<Q> {
         for key in keys {
             self.resolve_request(&key, None, out);
         }
-        let mut open_turns: Vec<(String, String)> = self
+        let open_turns: Vec<(String, String)> = self
             .threads
             .iter()
             .flat_map(|(thread, open)| open.turns.keys().map(move |turn| (thread.clone(), turn.clone())))
             .collect();
-        open_turns.sort_unstable();
         for (thread, turn) in open_turns {
             let context = self.turn_context(&thread, &turn, None);
             self.end_turn(&context, &thread, &turn, Cutoff::StreamEnded, out);
             let payload = TurnAbortedPayload { reason: reason.clone() };
             self.emit(&context, RuntimeEvent::TurnAborted(payload), out);
         }
-        let mut items: Vec<_> = std::mem::take(&mut self.items).into_iter().collect();
-        items.sort_unstable_by(|(a, _), (b, _)| a.cmp(b));
-        for (thread, items) in items {
+        for (thread, items) in std::mem::take(&mut self.items) {
             for (item, open) in items {
                 self.cut_off_item(None, &thread, &item, open, Cutoff::StreamEnded, out);
             }
