@@ -12,6 +12,8 @@
 //! every folder of `tests/corpus/` on every run: each trace, and each of its lines on its own, after
 //! a first line naming the folder (the targets read it as the source's `--from` name). A crash
 //! leaves its input in `crates/agentwire/fuzz/artifacts/<target>/`; turn it into a regression test.
+//! libFuzzer stops at a target's first crash, so that target's line says it stopped there; inputs
+//! already in the folder before the run are counted apart.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,6 +36,9 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         let seeds = fuzz_dir.join("corpus").join(target);
         let count = write_seeds(root, &seeds)?;
         eprintln!("==> fuzz {target}: {count} seeds, {seconds} s, sanitizer {sanitizer}");
+        // Inputs kept from earlier runs are not this run's crashes.
+        let artifact_dir = fuzz_dir.join("artifacts").join(target);
+        let kept = artifacts(&artifact_dir);
         let output = Command::new("cargo")
             .args(["+nightly", "fuzz", "run", "--sanitizer", &sanitizer, target, "--"])
             .arg(format!("-max_total_time={seconds}"))
@@ -42,25 +47,13 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             .context("running cargo fuzz")?;
         let stderr = String::from_utf8_lossy(&output.stderr);
         let runs = executions(&stderr).unwrap_or(0);
-        let artifacts = artifacts(&fuzz_dir.join("artifacts").join(target));
+        let crashes: Vec<PathBuf> = artifacts(&artifact_dir)
+            .into_iter()
+            .filter(|path| !kept.contains(path))
+            .collect();
         // Printed as each target ends, so a run cut short still reports what it did.
-        println!(
-            "{target}: {runs} executions in {seconds} s (sanitizer {sanitizer}), {} crash(es){}",
-            artifacts.len(),
-            if artifacts.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ": {}",
-                    artifacts
-                        .iter()
-                        .map(|path| path.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        );
-        if !output.status.success() && artifacts.is_empty() {
+        println!("{}", report(target, runs, seconds, &sanitizer, &crashes, kept.len()));
+        if !output.status.success() && crashes.is_empty() {
             bail!("cargo fuzz run {target} failed:\n{stderr}");
         }
     }
@@ -165,6 +158,28 @@ fn executions(stderr: &str) -> Option<u64> {
         })
 }
 
+/// A target's line: libFuzzer stops at its first crash, so a run that crashed says so instead of
+/// claiming the seconds it was given.
+fn report(target: &str, runs: u64, seconds: u64, sanitizer: &str, crashes: &[PathBuf], kept: usize) -> String {
+    let mut line = match crashes {
+        [] => format!("{target}: {runs} executions in {seconds} s (sanitizer {sanitizer}), 0 crashes"),
+        _ => format!(
+            "{target}: {runs} executions, stopped at a crash (sanitizer {sanitizer}): {}",
+            crashes
+                .iter()
+                .map(|path| path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    if kept > 0 {
+        line.push_str(&format!(
+            "; {kept} input(s) kept from earlier runs in the artifacts folder"
+        ));
+    }
+    line
+}
+
 fn artifacts(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
         .map(|entries| {
@@ -182,6 +197,20 @@ mod tests {
         let stderr = "#2 INITED cov: 10\n#4096 pulse cov: 12\nDone 123456 runs in 61 second(s)\n";
         assert_eq!(super::executions(stderr), Some(123_456));
         assert_eq!(super::executions("#77 NEW cov: 3\n"), Some(77));
+    }
+
+    #[test]
+    fn a_crashed_run_says_so_and_earlier_inputs_are_not_its_crashes() {
+        let crash = [std::path::PathBuf::from("artifacts/normalize/crash-1")];
+        assert_eq!(
+            super::report("normalize", 900, 60, "none", &[], 0),
+            "normalize: 900 executions in 60 s (sanitizer none), 0 crashes"
+        );
+        assert_eq!(
+            super::report("normalize", 900, 60, "none", &crash, 2),
+            "normalize: 900 executions, stopped at a crash (sanitizer none): artifacts/normalize/crash-1; \
+             2 input(s) kept from earlier runs in the artifacts folder"
+        );
     }
 
     #[test]
