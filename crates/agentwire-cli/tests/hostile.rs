@@ -495,6 +495,30 @@ fn a_provider_time_beyond_rfc_3339_years_is_not_taken() {
     }
 }
 
+/// A rollout `timestamp` written with an escape (found by fuzzing: the line's envelope was read
+/// borrowing the text, failed, and the normalizer panicked) is read like any other.
+#[test]
+fn an_escaped_rollout_timestamp_is_read() {
+    let fixture = fixtures()
+        .into_iter()
+        .find(|fixture| fixture.source == Source::CodexRollout)
+        .expect("a fixture");
+    let trace = Trace::new(&fixture);
+    let at = trace.line_with(r#"{"timestamp":""#);
+    let original = String::from_utf8(trace.lines[at - 1].clone()).expect("corpus lines are UTF-8");
+    let end = original.find(r#"Z","#).expect("a UTC timestamp");
+    let line = format!(r#"{}\u005a{}"#, &original[..end], &original[end + 1..]);
+    let outcome = trace.replace("escaped timestamp", at, line.into_bytes());
+    assert_eq!(outcome.code, 0, "{}", outcome.stderr);
+    let times =
+        |outcome: &Outcome| -> Vec<Value> { outcome.events.iter().map(|event| event["createdAt"].clone()).collect() };
+    assert_eq!(
+        times(&outcome),
+        times(&trace.clean),
+        "the escaped time is the same time"
+    );
+}
+
 #[test]
 fn a_truncated_last_line_is_reported() {
     each_source(|trace| {

@@ -2,6 +2,7 @@
 //! few facts a replay needs on top of the session [`Ledger`] (the file's thread, the turn
 //! running, the tool calls seen in the model's history).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
@@ -19,7 +20,7 @@ use crate::clock;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ledger::{Ledger, Place};
-use crate::normalizer::{Normalizer, Options, Problem};
+use crate::normalizer::{Normalizer, Options, Problem, ProblemKind};
 use crate::source::Source;
 
 /// A tool call seen in the model's history (`function_call`, `custom_tool_call`, ...), by call
@@ -70,7 +71,9 @@ impl<'a> Line<'a> {
 struct Envelope<'a> {
     #[serde(borrow)]
     payload: &'a RawValue,
-    timestamp: Option<&'a str>,
+    /// Borrowed unless it holds an escape.
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
 }
 
 /// Normalizes one rollout file (one Codex session).
@@ -323,21 +326,30 @@ impl Normalizer for CodexRolloutNormalizer {
 
     fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
         self.line_number += 1;
-        let envelope = serde_json::from_str::<Envelope<'_>>(frame.msg.get()).ok();
+        let envelope = serde_json::from_str::<Envelope<'_>>(frame.msg.get());
         let time = envelope
             .as_ref()
-            .and_then(|envelope| envelope.timestamp)
+            .ok()
+            .and_then(|envelope| envelope.timestamp.as_deref())
             .and_then(clock::unix_millis);
         self.ledger.begin(frame.line, frame.ts, time);
         self.ledger.forget_idle_threads(|_| false);
         let (line, envelope) = match (wire::decode(frame), envelope) {
-            (Ok(line), Some(envelope)) => (line, envelope),
+            (Ok(line), Ok(envelope)) => (line, envelope),
             (Err(err), _) => {
                 let problem = wire::problem(&err);
                 self.warn_undecodable(frame, &problem, out);
                 return Err(problem);
             }
-            (Ok(_), None) => unreachable!("a decoded line is an object with a payload"),
+            // The typed line decoded, so this is not expected; reported, never a panic.
+            (Ok(_), Err(err)) => {
+                let problem = Problem {
+                    kind: ProblemKind::Undecodable,
+                    message: format!("the line's `payload` or `timestamp` cannot be read: {err}"),
+                };
+                self.warn_undecodable(frame, &problem, out);
+                return Err(problem);
+            }
         };
         let pieces = |kind| Line {
             msg: frame.msg,
