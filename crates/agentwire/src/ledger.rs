@@ -324,11 +324,6 @@ impl<Q> Ledger<Q> {
 
     // --- contexts ---
 
-    /// The canonical id of a provider thread.
-    pub fn thread_id(&mut self, provider_thread: &str) -> ThreadId {
-        self.open_thread(provider_thread).id.clone()
-    }
-
     fn open_thread(&mut self, provider_thread: &str) -> &mut OpenThread {
         // Looked up before inserting: nearly every message names a known thread, and `entry`
         // would allocate the key each time.
