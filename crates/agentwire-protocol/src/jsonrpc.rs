@@ -5,6 +5,7 @@
 //! and decodes only the `params` type that method names; the helpers on [`RawEnvelope`] are what
 //! those generated arms call.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
@@ -84,22 +85,23 @@ pub struct ErrorObject {
 }
 
 /// One JSON-RPC message read envelope-first: the routing fields are decoded, the payloads stay
-/// raw JSON until the method that names their type is known.
+/// raw JSON until the method that names their type is known. The payloads and the method borrow
+/// the message's text, so reading the envelope copies none of them.
 #[derive(Debug, Default)]
-pub struct RawEnvelope {
+pub struct RawEnvelope<'a> {
     /// Present on requests and responses.
     pub id: Option<RequestId>,
     /// Present on requests and notifications.
-    pub method: Option<String>,
+    pub method: Option<Cow<'a, str>>,
     /// The request or notification payload (`None` when absent or `null`).
-    pub params: Option<Box<RawValue>>,
+    pub params: Option<&'a RawValue>,
     /// The payload of a successful response (`None` when absent or `null`).
-    pub result: Option<Box<RawValue>>,
+    pub result: Option<&'a RawValue>,
     /// The payload of an error response.
     pub error: Option<ErrorObject>,
     /// Members beside the JSON-RPC ones (Codex's `emittedAtMs`), in message order, kept raw.
     /// The `jsonrpc` version member is read and dropped.
-    pub extra: Vec<(String, Box<RawValue>)>,
+    pub extra: Vec<(Cow<'a, str>, &'a RawValue)>,
 }
 
 /// What a [`RawEnvelope`] is, by the fields it carries.
@@ -115,7 +117,7 @@ pub enum MessageKind {
     Error,
 }
 
-impl RawEnvelope {
+impl<'a> RawEnvelope<'a> {
     /// Classifies the message; `None` when it is none of the four JSON-RPC shapes.
     pub fn kind(&self) -> Option<MessageKind> {
         match (&self.method, &self.id, &self.result, &self.error) {
@@ -147,7 +149,6 @@ impl RawEnvelope {
     ) -> Result<T, DecodeError> {
         let raw = self
             .params
-            .as_deref()
             .ok_or_else(|| DecodeError::MissingParams { method: method.into() })?;
         decoder.decode(raw.get()).map_err(|error| DecodeError::Payload {
             method: method.into(),
@@ -161,7 +162,7 @@ impl RawEnvelope {
         method: &str,
         decoder: &mut D,
     ) -> Result<Option<T>, DecodeError> {
-        match self.params.as_deref() {
+        match self.params {
             Some(raw) => decoder
                 .decode(raw.get())
                 .map(Some)
@@ -175,7 +176,7 @@ impl RawEnvelope {
 
     /// Checks that `method`, which takes no `params`, carries none (`null` counts as none).
     pub fn reject_params(&self, method: &str) -> Result<(), DecodeError> {
-        match &self.params {
+        match self.params {
             Some(params) if params.get() != "null" => Err(DecodeError::UnexpectedParams { method: method.into() }),
             _ => Ok(()),
         }
@@ -216,23 +217,25 @@ impl RawEnvelope {
     }
 }
 
-impl<'de> Deserialize<'de> for RawEnvelope {
+impl<'de> Deserialize<'de> for RawEnvelope<'de> {
+    /// Borrows from the input, so only a deserializer over borrowed text (`serde_json::from_str`,
+    /// `from_slice`) can read an envelope; [`RawEnvelope::read`] serves any other.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct EnvelopeVisitor;
 
         impl<'de> Visitor<'de> for EnvelopeVisitor {
-            type Value = RawEnvelope;
+            type Value = RawEnvelope<'de>;
 
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a JSON-RPC message object")
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope<'de>, A::Error> {
                 let mut envelope = RawEnvelope::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                while let Some(MemberName(key)) = map.next_key()? {
                     match &*key {
                         "id" => envelope.id = map.next_value()?,
-                        "method" => envelope.method = map.next_value()?,
+                        "method" => envelope.method = map.next_value::<Option<MemberName<'de>>>()?.map(|name| name.0),
                         // `null` reads as absent, as for every member here.
                         "params" => envelope.params = map.next_value()?,
                         "result" => envelope.result = map.next_value()?,
@@ -240,7 +243,7 @@ impl<'de> Deserialize<'de> for RawEnvelope {
                         "jsonrpc" => {
                             map.next_value::<IgnoredAny>()?;
                         }
-                        _ => envelope.extra.push((key.into_owned(), map.next_value()?)),
+                        _ => envelope.extra.push((key, map.next_value()?)),
                     }
                 }
                 Ok(envelope)
@@ -248,6 +251,57 @@ impl<'de> Deserialize<'de> for RawEnvelope {
         }
 
         deserializer.deserialize_map(EnvelopeVisitor)
+    }
+}
+
+impl RawEnvelope<'_> {
+    /// Reads a message from any deserializer and hands its envelope to `decode`: the message is
+    /// first taken whole as raw JSON (which every serde_json deserializer, `Value` included, can
+    /// give), then read as an envelope borrowing that text. The generated unions' `Deserialize`
+    /// goes this way; the normalizer reads envelopes from its input lines directly.
+    pub fn read<'de, D, T>(
+        deserializer: D,
+        decode: impl FnOnce(&RawEnvelope<'_>) -> Result<T, DecodeError>,
+    ) -> Result<T, D::Error>
+    where
+        D: Deserializer<'de>,
+    {
+        use serde::de::Error;
+        let message = Box::<RawValue>::deserialize(deserializer)?;
+        let envelope: RawEnvelope<'_> = serde_json::from_str(message.get()).map_err(D::Error::custom)?;
+        decode(&envelope).map_err(D::Error::custom)
+    }
+}
+
+/// A member name or method, borrowed from the input when it holds no escape. (serde's own
+/// `Cow<str>` always copies.)
+struct MemberName<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for MemberName<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NameVisitor;
+
+        impl<'de> Visitor<'de> for NameVisitor {
+            type Value = MemberName<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E: serde::de::Error>(self, name: &'de str) -> Result<Self::Value, E> {
+                Ok(MemberName(Cow::Borrowed(name)))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Self::Value, E> {
+                Ok(MemberName(Cow::Owned(name.to_owned())))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, name: String) -> Result<Self::Value, E> {
+                Ok(MemberName(Cow::Owned(name)))
+            }
+        }
+
+        deserializer.deserialize_str(NameVisitor)
     }
 }
 
@@ -315,7 +369,7 @@ mod tests {
             serde_json::from_str(r#"{"jsonrpc":"2.0","id":7,"method":"m","params":{"a": 1},"emittedAtMs":5}"#).unwrap();
         assert_eq!(envelope.kind(), Some(MessageKind::Request));
         assert_eq!(envelope.id, Some(RequestId::Integer(7)));
-        assert_eq!(envelope.params.as_deref().map(RawValue::get), Some(r#"{"a": 1}"#));
+        assert_eq!(envelope.params.map(RawValue::get), Some(r#"{"a": 1}"#));
         assert_eq!(envelope.extra.len(), 1, "`jsonrpc` is dropped, `emittedAtMs` kept");
         let at: Option<i64> = envelope.extra("emittedAtMs", "m", &mut crate::SerdeJson).unwrap();
         assert_eq!(at, Some(5));
@@ -326,6 +380,19 @@ mod tests {
             matches!(err, DecodeError::Payload { ref error, .. } if error.path == ".emittedAtMs"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn names_borrow_the_message_unless_escaped() {
+        let envelope: RawEnvelope<'_> =
+            serde_json::from_str(r#"{"method":"session\/update","params":{},"x\u0079":1,"z":2}"#).unwrap();
+        assert_eq!(envelope.method.as_deref(), Some("session/update"));
+        assert!(matches!(envelope.method, Some(Cow::Owned(_))), "unescaped into a copy");
+        let names: Vec<_> = envelope.extra.iter().map(|(name, _)| name.as_ref()).collect();
+        assert_eq!(names, ["xy", "z"]);
+        assert!(matches!(envelope.extra[1].0, Cow::Borrowed("z")));
+        let plain: RawEnvelope<'_> = serde_json::from_str(r#"{"method":"m"}"#).unwrap();
+        assert!(matches!(plain.method, Some(Cow::Borrowed("m"))));
     }
 
     #[test]

@@ -50,7 +50,6 @@ pub fn claims(frame: &Frame<'_>, source: Source) -> bool {
         (Some(MessageKind::Response), None) => {
             let Some(result) = envelope
                 .result
-                .as_deref()
                 .and_then(|result| serde_json::from_str::<Value>(result.get()).ok())
             else {
                 return false;

@@ -29,10 +29,9 @@ pub fn claims(frame: &Frame<'_>) -> bool {
 
 /// Codex's `initialize` names no protocol version; an `initialize` that does (ACP's, whose
 /// method name is the same) belongs to another source.
-fn names_protocol_version(envelope: &RawEnvelope) -> bool {
+fn names_protocol_version(envelope: &RawEnvelope<'_>) -> bool {
     envelope
         .params
-        .as_deref()
         .and_then(|params| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(params.get()).ok())
         .is_some_and(|params| params.contains_key("protocolVersion"))
 }

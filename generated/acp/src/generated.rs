@@ -7213,7 +7213,7 @@ impl ClientRequest {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -7379,11 +7379,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// A JSON-RPC notification object.
@@ -7408,7 +7407,7 @@ impl ClientNotification {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -7451,11 +7450,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// A JSON-RPC request object.
@@ -7575,7 +7573,7 @@ impl AgentRequest {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -7708,11 +7706,10 @@ impl<'de> ::serde::Deserialize<'de> for AgentRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// A JSON-RPC notification object.
@@ -7747,7 +7744,7 @@ impl AgentNotification {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -7799,11 +7796,10 @@ impl<'de> ::serde::Deserialize<'de> for AgentNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// A protocol-level notification either side may send.
@@ -7828,7 +7824,7 @@ impl ProtocolNotification {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -7871,11 +7867,10 @@ impl<'de> ::serde::Deserialize<'de> for ProtocolNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// A `cursor/*` request Cursor's agent (`agent acp`) sends to its client. Cursor uses these names without the `_` prefix ACP reserves for extensions, so a dispatcher must try this table before it treats a method as unknown. All five arrive with an `id` and wait for a reply: Cursor's documentation calls `cursor/update_todos`, `cursor/task` and `cursor/generate_image` notifications, but clients that leave them unanswered (or answer -32601) stall the turn. `id` is therefore not required here, so a true notification of the same method still validates.
@@ -7946,7 +7941,7 @@ impl CursorAgentRequest {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -8035,11 +8030,10 @@ impl<'de> ::serde::Deserialize<'de> for CursorAgentRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// A `cursor/*` request a client sends to Cursor's agent.
@@ -8071,7 +8065,7 @@ impl CursorClientRequest {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -8116,11 +8110,10 @@ impl<'de> ::serde::Deserialize<'de> for CursorClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// The result of a `ClientRequest`, decoded once the method of the request it answers is known.

@@ -25546,7 +25546,7 @@ impl ServerNotification {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -26958,11 +26958,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// Request initiated from the server and sent to the client.
@@ -27089,7 +27088,7 @@ impl ServerRequest {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -27238,11 +27237,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// Request from the client to the server.
@@ -28653,7 +28651,7 @@ impl ClientRequest {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -30797,11 +30795,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 #[derive(Clone, Debug, PartialEq)]
@@ -30821,7 +30818,7 @@ impl ClientNotification {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         _decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -30861,11 +30858,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// The result of a `ServerRequest`, decoded once the method of the request it answers is known.

@@ -147,6 +147,8 @@ pub struct AcpNormalizer {
     pub(super) agent_asks: BTreeMap<RequestId, Work>,
     /// Terminals by id: the session and tool call they run for.
     pub(super) terminals: BTreeMap<String, (String, String)>,
+    /// The `raw.source` of the frame being pushed, from its JSON-RPC shape.
+    raw_source: RuntimeEventRawSource,
 }
 
 impl AcpNormalizer {
@@ -162,6 +164,7 @@ impl AcpNormalizer {
             last_session: None,
             agent_asks: BTreeMap::new(),
             terminals: BTreeMap::new(),
+            raw_source: RuntimeEventRawSource::CursorAcpNotification,
         }
     }
 
@@ -169,17 +172,18 @@ impl AcpNormalizer {
         self.ledger.emit(context, event, out);
     }
 
-    /// The `raw.source` of a frame: what travels as a request, a notification or an answer.
-    pub(super) fn raw<'a>(frame: &Frame<'a>, method: Option<&'a str>) -> Raw<'a> {
-        let kind = serde_json::from_str::<RawEnvelope>(frame.msg.get())
-            .ok()
-            .and_then(|envelope| envelope.kind());
-        let source = match kind {
+    /// The `raw` of the frame being pushed, naming `method`.
+    pub(super) fn raw<'a>(&self, frame: &Frame<'a>, method: Option<&'a str>) -> Raw<'a> {
+        Raw::new(self.raw_source, method, frame.msg)
+    }
+
+    /// The `raw.source` of a message: what travels as a request, a notification or an answer.
+    fn raw_source(kind: Option<MessageKind>) -> RuntimeEventRawSource {
+        match kind {
             Some(MessageKind::Request) => RuntimeEventRawSource::CursorAcpRequest,
             Some(MessageKind::Notification) | None => RuntimeEventRawSource::CursorAcpNotification,
             Some(MessageKind::Response | MessageKind::Error) => RuntimeEventRawSource::CursorAcpResponse,
-        };
-        Raw::new(source, method, frame.msg)
+        }
     }
 
     pub(super) fn session_mut(&mut self, session: &str) -> &mut AcpSession {
@@ -338,12 +342,13 @@ impl AcpNormalizer {
     }
 
     fn warn_undecodable(&mut self, frame: &Frame<'_>, err: &WireError, out: &mut Vec<ProviderRuntimeEvent>) {
-        let envelope = serde_json::from_str::<RawEnvelope>(frame.msg.get()).ok();
+        let envelope = serde_json::from_str::<RawEnvelope<'_>>(frame.msg.get()).ok();
+        self.raw_source = Self::raw_source(envelope.as_ref().and_then(RawEnvelope::kind));
         let method = envelope
             .as_ref()
-            .and_then(|e| e.method.clone())
+            .and_then(|e| e.method.as_deref().map(str::to_string))
             .or_else(|| err.method().map(str::to_string));
-        let context = Context::bare(Self::raw(frame, method.as_deref()));
+        let context = Context::bare(self.raw(frame, method.as_deref()));
         let direction = match frame.dir {
             Direction::In => "from the agent",
             Direction::Out => "from the client",
@@ -414,7 +419,7 @@ impl AcpNormalizer {
         open.last_turn = Some(turn.clone());
         open.tools.retain(|_, tool| !tool.done);
         self.last_session = Some(session.to_string());
-        let raw = Self::raw(frame, Some("session/prompt"));
+        let raw = self.raw(frame, Some("session/prompt"));
         let mut context = self.ledger.turn_context(session, &turn, Some(raw));
         context.refs.provider_session_id = ProviderSessionId::new(session).ok();
         if self.ledger.start_turn(session, &turn) {
@@ -465,7 +470,7 @@ impl AcpNormalizer {
     ) {
         let ask = self.client_asks.remove(id).unwrap_or(ClientAsk::Other);
         let method = client_result_method(result);
-        let raw = Self::raw(frame, Some(method)).with_type("result");
+        let raw = self.raw(frame, Some(method)).with_type("result");
         match result {
             ClientRequestResult::Initialize(init) => {
                 if !self.provider_fixed {
@@ -697,7 +702,7 @@ impl AcpNormalizer {
         error: &acp::Error,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let raw = Self::raw(frame, method).with_type("error");
+        let raw = self.raw(frame, method).with_type("error");
         let code = error.code.0;
         match frame.dir {
             Direction::Out => self.on_client_error(raw, id, error, out),
@@ -791,7 +796,9 @@ impl AcpNormalizer {
         self.client_asks.remove(id);
         match result {
             CursorClientRequestResult::CursorListAvailableModels(models) => {
-                let raw = Self::raw(frame, Some("cursor/list_available_models")).with_type("result");
+                let raw = self
+                    .raw(frame, Some("cursor/list_available_models"))
+                    .with_type("result");
                 let mut config = Map::new();
                 config.insert("availableModels".into(), to_value(&models.models));
                 let session = self.last_session.clone();
@@ -908,7 +915,10 @@ impl Normalizer for AcpNormalizer {
             self.sessions.remove(&session);
         }
         let message = match self.wire.decode(frame) {
-            Ok(message) => message,
+            Ok(message) => {
+                self.raw_source = Self::raw_source(Some(message.kind()));
+                message
+            }
             Err(err) => {
                 self.warn_undecodable(frame, &err, out);
                 return Err(err.problem());

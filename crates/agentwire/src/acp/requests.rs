@@ -41,7 +41,7 @@ impl AcpNormalizer {
         request: &AgentRequest,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let raw = Self::raw(frame, Some(request.method()));
+        let raw = self.raw(frame, Some(request.method()));
         match request {
             AgentRequest::SessionRequestPermission { id, params } => {
                 let session = params.session_id.0.clone();
@@ -344,7 +344,7 @@ impl AcpNormalizer {
     ) {
         match result {
             AgentRequestResult::SessionRequestPermission(response) => {
-                let raw = Self::raw(frame, Some("session/request_permission")).with_type("result");
+                let raw = self.raw(frame, Some("session/request_permission")).with_type("result");
                 let options = match self.ledger.request(&key_of(id)).map(|request| &request.extra.offer) {
                     Some(Offer::Permission { options, .. }) => options.clone(),
                     Some(
@@ -405,7 +405,7 @@ impl AcpNormalizer {
                 self.settle(raw, id, answer, out);
             }
             AgentRequestResult::ElicitationCreate(response) => {
-                let raw = Self::raw(frame, Some("elicitation/create")).with_type("result");
+                let raw = self.raw(frame, Some("elicitation/create")).with_type("result");
                 let decision = elicitation_decision(response);
                 let answer = Answer {
                     decision,
@@ -429,7 +429,7 @@ impl AcpNormalizer {
                 let Some(tool) = work.tool else {
                     return;
                 };
-                let raw = Self::raw(frame, Some(work.method)).with_type("result");
+                let raw = self.raw(frame, Some(work.method)).with_type("result");
                 self.deliver_output(raw, &work.session, &tool, &output.output, out);
             }
             // The client did the work; the tool call's own updates report its outcome.
@@ -550,7 +550,7 @@ impl AcpNormalizer {
         let sent = wire_json(frame)["params"].take();
         match request {
             CursorAgentRequest::CursorAskQuestion { id, params } => {
-                let raw = Self::raw(frame, Some("cursor/ask_question"));
+                let raw = self.raw(frame, Some("cursor/ask_question"));
                 let opened = Opened {
                     request_type: CanonicalRequestType::ToolUserInput,
                     detail: params.title.clone(),
@@ -563,7 +563,7 @@ impl AcpNormalizer {
                 self.open_request(raw, id, "cursor/ask_question", &session, offer, opened, out);
             }
             CursorAgentRequest::CursorCreatePlan { id, params } => {
-                let raw = Self::raw(frame, Some("cursor/create_plan"));
+                let raw = self.raw(frame, Some("cursor/create_plan"));
                 let title = params.name.clone().or_else(|| Some("Plan".to_string()));
                 let item = Item {
                     id: &params.tool_call_id.0,
@@ -596,7 +596,7 @@ impl AcpNormalizer {
                 self.open_request(raw, id, "cursor/create_plan", &session, offer, opened, out);
             }
             CursorAgentRequest::CursorUpdateTodos { id, params } => {
-                let raw = Self::raw(frame, Some("cursor/update_todos"));
+                let raw = self.raw(frame, Some("cursor/update_todos"));
                 let plan = self.merge_todos(&session, params);
                 self.plan_updated(raw, &session, None, plan, out);
                 let opened = Opened {
@@ -611,7 +611,7 @@ impl AcpNormalizer {
                 self.open_request(raw, id, "cursor/update_todos", &session, offer, opened, out);
             }
             CursorAgentRequest::CursorTask { id, params } => {
-                let raw = Self::raw(frame, Some("cursor/task"));
+                let raw = self.raw(frame, Some("cursor/task"));
                 let item = Item {
                     id: &params.tool_call_id.0,
                     item_type: CanonicalItemType::CollabAgentToolCall,
@@ -630,7 +630,7 @@ impl AcpNormalizer {
                 self.open_request(raw, id, "cursor/task", &session, offer, opened, out);
             }
             CursorAgentRequest::CursorGenerateImage { id, params } => {
-                let raw = Self::raw(frame, Some("cursor/generate_image"));
+                let raw = self.raw(frame, Some("cursor/generate_image"));
                 let item = Item {
                     id: &params.tool_call_id.0,
                     item_type: CanonicalItemType::ImageGeneration,
@@ -749,7 +749,7 @@ impl AcpNormalizer {
                 )
             }
         };
-        let raw = Self::raw(frame, Some(method)).with_type("result");
+        let raw = self.raw(frame, Some(method)).with_type("result");
         let resolution = to_value(result);
         if let (Some(item), Some(status)) = (item, status) {
             let fields = object(json!({ "outcome": resolution.get("outcome").cloned().unwrap_or(Value::Null) }));

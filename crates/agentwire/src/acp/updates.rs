@@ -62,12 +62,12 @@ impl AcpNormalizer {
     ) {
         match notification {
             AgentNotification::SessionUpdate { params } => {
-                let raw = Self::raw(frame, Some("session/update")).with_type(tag(&params.update));
+                let raw = self.raw(frame, Some("session/update")).with_type(tag(&params.update));
                 self.on_session_update(frame, raw, &params.session_id.0, &params.update, out);
             }
             // A URL-mode elicitation finished out of band: progress of the client-side work.
             AgentNotification::ElicitationComplete { params } => {
-                let raw = Self::raw(frame, Some("elicitation/complete"));
+                let raw = self.raw(frame, Some("elicitation/complete"));
                 let payload = ToolProgressPayload {
                     tool_use_id: None,
                     tool_name: Some("elicitation".to_string()),
@@ -106,7 +106,7 @@ impl AcpNormalizer {
                 if dir == Direction::Out {
                     return;
                 }
-                let raw = Self::raw(frame, Some("$/cancel_request"));
+                let raw = self.raw(frame, Some("$/cancel_request"));
                 let key = serde_json::to_string(&params.request_id).unwrap_or_default();
                 match self.ledger.request_mut(&key) {
                     Some(request) => {

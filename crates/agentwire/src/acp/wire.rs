@@ -66,6 +66,26 @@ pub enum Message {
     },
 }
 
+impl Message {
+    /// The JSON-RPC shape the message travelled as.
+    pub fn kind(&self) -> MessageKind {
+        match self {
+            Self::ClientNotification(_) | Self::AgentNotification(_) | Self::Protocol { .. } => {
+                MessageKind::Notification
+            }
+            Self::ClientRequest(_)
+            | Self::AgentRequest(_)
+            | Self::CursorAgentRequest(_)
+            | Self::CursorClientRequest(_) => MessageKind::Request,
+            Self::ClientRequestResult { .. }
+            | Self::AgentRequestResult { .. }
+            | Self::CursorAgentRequestResult { .. }
+            | Self::CursorClientRequestResult { .. } => MessageKind::Response,
+            Self::Error { .. } => MessageKind::Error,
+        }
+    }
+}
+
 /// Why a frame is not an ACP message.
 #[derive(Debug)]
 pub enum WireError {
@@ -156,7 +176,7 @@ pub struct Decoder {
 impl Decoder {
     /// Decodes one frame.
     pub fn decode(&mut self, frame: &Frame<'_>) -> Result<Message, WireError> {
-        let envelope: RawEnvelope = serde_json::from_str(frame.msg.get()).map_err(WireError::Envelope)?;
+        let envelope: RawEnvelope<'_> = serde_json::from_str(frame.msg.get()).map_err(WireError::Envelope)?;
         let decoder = &mut PathTracking;
         let method = envelope.method.as_deref().unwrap_or_default();
         match (envelope.kind().ok_or(WireError::NotJsonRpc)?, frame.dir) {
@@ -187,7 +207,7 @@ impl Decoder {
             }
             (MessageKind::Response, dir) => {
                 let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
-                let result = envelope.result.as_deref().ok_or(WireError::NotJsonRpc)?;
+                let result = envelope.result.ok_or(WireError::NotJsonRpc)?;
                 let method = self
                     .pending
                     .answered(dir, &id)

@@ -109,7 +109,7 @@ impl CodexAppServerNormalizer {
         let envelope = serde_json::from_str::<RawEnvelope>(frame.msg.get()).ok();
         let method = envelope
             .as_ref()
-            .and_then(|e| e.method.clone())
+            .and_then(|e| e.method.as_deref().map(str::to_string))
             .or_else(|| err.method().map(str::to_string));
         let source = match (frame.dir, envelope.as_ref().and_then(RawEnvelope::kind)) {
             (Direction::In, Some(codex::MessageKind::Request)) => RuntimeEventRawSource::CodexAppServerRequest,

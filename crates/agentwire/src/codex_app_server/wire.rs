@@ -94,7 +94,7 @@ pub struct Decoder {
 impl Decoder {
     /// Decodes one frame.
     pub fn decode(&mut self, frame: &Frame<'_>) -> Result<Message, WireError> {
-        let envelope: RawEnvelope = serde_json::from_str(frame.msg.get()).map_err(WireError::Envelope)?;
+        let envelope: RawEnvelope<'_> = serde_json::from_str(frame.msg.get()).map_err(WireError::Envelope)?;
         let decoder = &mut PathTracking;
         match (envelope.kind().ok_or(WireError::NotJsonRpc)?, frame.dir) {
             (MessageKind::Notification, Direction::In) => {
@@ -105,7 +105,7 @@ impl Decoder {
             }
             (MessageKind::Request, dir) => {
                 if let (Some(id), Some(method)) = (&envelope.id, &envelope.method) {
-                    self.pending.sent(dir, id.clone(), method.clone());
+                    self.pending.sent(dir, id.clone(), method.to_string());
                 }
                 match dir {
                     Direction::In => ServerRequest::decode(&envelope, decoder).map(Message::ServerRequest),
@@ -114,7 +114,7 @@ impl Decoder {
             }
             (MessageKind::Response, dir) => {
                 let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
-                let result = envelope.result.as_deref().ok_or(WireError::NotJsonRpc)?;
+                let result = envelope.result.ok_or(WireError::NotJsonRpc)?;
                 let method = self
                     .pending
                     .answered(dir, &id)

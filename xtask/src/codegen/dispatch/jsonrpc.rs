@@ -144,7 +144,7 @@ pub fn emit(union: &Union, kind: RpcKind, shared: &[SharedField], version: Optio
             /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
             /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
             pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-                envelope: &::agentwire_protocol::RawEnvelope,
+                envelope: &::agentwire_protocol::RawEnvelope<'_>,
                 #decoder: &mut D,
             ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
                 let method = envelope.require_method()?;
@@ -171,8 +171,9 @@ pub fn emit(union: &Union, kind: RpcKind, shared: &[SharedField], version: Optio
 
         impl<'de> ::serde::Deserialize<'de> for #name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(deserializer)?;
-                Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson).map_err(::serde::de::Error::custom)
+                ::agentwire_protocol::RawEnvelope::read(deserializer, |envelope| {
+                    Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson)
+                })
             }
         }
     }

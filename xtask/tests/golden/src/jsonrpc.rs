@@ -112,7 +112,7 @@ impl ClientRequest {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -180,11 +180,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }
 /// A notification from the agent.
@@ -213,7 +212,7 @@ impl AcpAgentNotification {
     /// Decodes the payload the envelope's method names. `decoder` decodes the payload;
     /// `SerdeJson` is the plain one, a caller may pass one that tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-        envelope: &::agentwire_protocol::RawEnvelope,
+        envelope: &::agentwire_protocol::RawEnvelope<'_>,
         decoder: &mut D,
     ) -> ::std::result::Result<Self, ::agentwire_protocol::DecodeError> {
         let method = envelope.require_method()?;
@@ -264,10 +263,9 @@ impl<'de> ::serde::Deserialize<'de> for AcpAgentNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let envelope = <::agentwire_protocol::RawEnvelope as ::serde::Deserialize>::deserialize(
+        ::agentwire_protocol::RawEnvelope::read(
             deserializer,
-        )?;
-        Self::decode(&envelope, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            |envelope| { Self::decode(envelope, &mut ::agentwire_protocol::SerdeJson) },
+        )
     }
 }

@@ -76,6 +76,20 @@ fn a_nullable_optional_and_a_raw_field() {
 }
 
 #[test]
+fn json_rpc_unions_read_from_any_deserializer() {
+    // A `Value` lends no text to borrow: the union still reads, through the whole message.
+    let value = serde_json::json!({"jsonrpc": "2.0", "id": 5, "method": "session/list", "params": {"cursor": "c"}});
+    let request: ClientRequest = serde_json::from_value(value).unwrap();
+    assert!(
+        matches!(request, ClientRequest::SessionList { params: Some(ref p), .. } if p.cursor.as_deref() == Some("c"))
+    );
+    let err = serde_json::from_value::<ClientRequest>(serde_json::json!({"id": 6, "method": "session/teleport"}))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "unknown ClientRequest method `session/teleport`");
+}
+
+#[test]
 fn json_rpc_errors_name_the_method() {
     let envelope: RawEnvelope = serde_json::from_str(r#"{"method":"session/teleport","params":{}}"#).unwrap();
     let err = AcpAgentNotification::decode(&envelope, &mut SerdeJson).unwrap_err();
