@@ -7,30 +7,25 @@
 //! Throughput is in input bytes. Run with `cargo bench -p agentwire --bench secrets`.
 
 use std::hint::black_box;
-use std::path::Path;
 
 use agentwire::secrets;
 use aho_corasick::{AhoCorasickBuilder, AhoCorasickKind};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-/// Every line of every corpus trace, in a fixed order.
+mod corpus;
+
+/// Every non-blank line of every corpus trace, source directories and traces in name order.
 fn corpus_lines() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
-    let mut paths: Vec<_> = std::fs::read_dir(&root)
+    let root = corpus::root();
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
         .unwrap_or_else(|err| panic!("{}: {err}", root.display()))
         .map(|entry| entry.expect("a corpus entry").path())
         .filter(|path| path.is_dir())
-        .flat_map(|dir| std::fs::read_dir(dir).expect("a source directory"))
-        .map(|entry| entry.expect("a corpus entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
         .collect();
-    paths.sort();
-    paths
-        .iter()
-        .flat_map(|path| {
-            let text = std::fs::read_to_string(path).expect("a UTF-8 trace");
-            text.lines().map(str::to_string).collect::<Vec<_>>()
-        })
+    dirs.sort();
+    dirs.iter()
+        .flat_map(|dir| corpus::traces(dir))
+        .flat_map(|trace| corpus::lines(&trace))
         .collect()
 }
 

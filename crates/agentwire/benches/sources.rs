@@ -10,12 +10,13 @@
 //! whole-process figures (against a serde_json baseline and node) come from `cargo xtask bench`.
 
 use std::hint::black_box;
-use std::path::Path;
 
 use agentwire::frame::{Frame, LineFormat};
 use agentwire::normalizer::Options;
 use agentwire::source::Source;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+mod corpus;
 
 /// One trace: its lines and their format.
 struct Trace {
@@ -24,24 +25,10 @@ struct Trace {
 }
 
 fn corpus(source: Source) -> Vec<Trace> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus")
-        .join(source.name());
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
-        .map(|entry| entry.expect("a corpus entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
-    paths.sort();
-    paths
+    corpus::traces(&corpus::root().join(source.name()))
         .iter()
         .map(|path| {
-            let text = std::fs::read_to_string(path).expect("a UTF-8 trace");
-            let lines: Vec<String> = text
-                .lines()
-                .filter(|line| !line.trim().is_empty())
-                .map(str::to_string)
-                .collect();
+            let lines = corpus::lines(path);
             let format = lines.first().map_or(LineFormat::Bare, |line| LineFormat::of(line));
             Trace { format, lines }
         })
