@@ -13,15 +13,34 @@ use crate::ExitStatus;
 use crate::input::Input;
 use crate::normalize::feed;
 
+/// `agentwire answer`'s arguments.
+#[derive(clap::Args)]
 pub struct Args {
-    pub from: Option<Source>,
-    pub session_id: Option<RuntimeSessionId>,
-    pub request: RuntimeRequestId,
-    pub decision: Decision,
-    pub answers: Option<Value>,
-    pub result: Option<Value>,
-    pub message: Option<String>,
-    pub file: String,
+    /// The input format; detected from the first lines when omitted.
+    #[arg(long, value_name = "FORMAT")]
+    from: Option<Source>,
+    /// The canonical session id `normalize` was given, if any (request ids derive from it).
+    #[arg(long, value_name = "ID", value_parser = crate::parse_session_id)]
+    session_id: Option<RuntimeSessionId>,
+    /// The `requestId` of the `request.opened` to answer.
+    #[arg(long, value_name = "ID", value_parser = crate::parse_request_id)]
+    request: RuntimeRequestId,
+    /// The decision, in `request.resolved`'s vocabulary (accept, acceptForSession, decline,
+    /// cancel, answered).
+    #[arg(long, value_name = "D", value_parser = crate::parse_decision)]
+    decision: Decision,
+    /// Answers to questions (as `user-input.resolved` carries them), or an MCP form's content.
+    #[arg(long, value_name = "JSON", value_parser = crate::parse_json)]
+    answers: Option<Value>,
+    /// A tool's result, or the fields of an outcome beyond the decision.
+    #[arg(long, value_name = "JSON", value_parser = crate::parse_json)]
+    result: Option<Value>,
+    /// Why the request was refused (a deny's message, a rejection's reason).
+    #[arg(long, value_name = "TEXT")]
+    message: Option<String>,
+    /// The session so far (`-` or nothing for stdin).
+    #[arg(default_value = "-")]
+    file: String,
 }
 
 /// Reads the trace as `normalize` does (the same detection, the same session id, so the

@@ -16,11 +16,10 @@ mod validate;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
-use agentwire::clock::ClockSource;
 use agentwire::decision::Decision;
 use agentwire::source::{Source, unknown_name};
 use agentwire_canonical::{ProviderKind, RuntimeRequestId, RuntimeSessionId};
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(name = "agentwire", about = "One typed wire for every coding agent.")]
@@ -32,60 +31,10 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Normalize a provider trace to canonical events (JSONL on stdout).
-    Normalize {
-        /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control, acp, cursor); detected from the first lines when omitted.
-        #[arg(long, value_name = "FORMAT")]
-        from: Option<Source>,
-        /// The canonical session id; default: UUIDv5 of the first input line.
-        #[arg(long, value_name = "ID", value_parser = parse_session_id)]
-        session_id: Option<RuntimeSessionId>,
-        /// The `provider` of every event (codex, claudeAgent, cursor, acp); default: the source's.
-        #[arg(long, value_name = "KIND", value_parser = parse_provider_kind)]
-        provider_kind: Option<ProviderKind>,
-        /// Where `createdAt` comes from when a line carries no time.
-        #[arg(long, value_enum, default_value_t = ClockArg::Recorded)]
-        clock: ClockArg,
-        /// Exit 1 also when a message is not declared by the pinned schema or does not decode
-        /// (by default those are `runtime.warning` events in a complete stream, exit 0).
-        #[arg(long)]
-        strict: bool,
-        /// Keep credentials (tokens, API keys, `Authorization` headers) in `raw` and payloads;
-        /// by default they are replaced by `[redacted]`.
-        #[arg(long)]
-        keep_secrets: bool,
-        /// The trace (`-` or nothing for stdin).
-        #[arg(default_value = "-")]
-        file: String,
-    },
+    Normalize(normalize::Args),
     /// Answer an open request of a trace: print the provider-native reply frame (one JSON line,
     /// what the client writes to the agent's stdin).
-    Answer {
-        /// The input format; detected from the first lines when omitted.
-        #[arg(long, value_name = "FORMAT")]
-        from: Option<Source>,
-        /// The canonical session id `normalize` was given, if any (request ids derive from it).
-        #[arg(long, value_name = "ID", value_parser = parse_session_id)]
-        session_id: Option<RuntimeSessionId>,
-        /// The `requestId` of the `request.opened` to answer.
-        #[arg(long, value_name = "ID", value_parser = parse_request_id)]
-        request: RuntimeRequestId,
-        /// The decision, in `request.resolved`'s vocabulary (accept, acceptForSession, decline,
-        /// cancel, answered).
-        #[arg(long, value_name = "D", value_parser = parse_decision)]
-        decision: Decision,
-        /// Answers to questions (as `user-input.resolved` carries them), or an MCP form's content.
-        #[arg(long, value_name = "JSON", value_parser = parse_json)]
-        answers: Option<serde_json::Value>,
-        /// A tool's result, or the fields of an outcome beyond the decision.
-        #[arg(long, value_name = "JSON", value_parser = parse_json)]
-        result: Option<serde_json::Value>,
-        /// Why the request was refused (a deny's message, a rejection's reason).
-        #[arg(long, value_name = "TEXT")]
-        message: Option<String>,
-        /// The session so far (`-` or nothing for stdin).
-        #[arg(default_value = "-")]
-        file: String,
-    },
+    Answer(answer::Args),
     /// Check canonical JSONL against the canonical JSON Schema.
     Validate {
         /// Print a JSON report instead of lines.
@@ -113,14 +62,6 @@ enum Command {
         #[arg(required = true)]
         files: Vec<String>,
     },
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum ClockArg {
-    /// Recorded and provider times, else the last one: reproducible output.
-    Recorded,
-    /// Recorded and provider times, else the wall clock (live use).
-    Wall,
 }
 
 /// How a command ended, as the process exit code says.
@@ -183,54 +124,8 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = match cli.command {
-        Command::Normalize {
-            from,
-            session_id,
-            provider_kind,
-            clock,
-            strict,
-            keep_secrets,
-            file,
-        } => {
-            let clock = match clock {
-                ClockArg::Recorded => ClockSource::Recorded,
-                ClockArg::Wall => ClockSource::Wall,
-            };
-            normalize::run(
-                normalize::Args {
-                    from,
-                    session_id,
-                    provider: provider_kind,
-                    clock,
-                    strict,
-                    keep_secrets,
-                    file,
-                },
-                &mut out,
-            )
-        }
-        Command::Answer {
-            from,
-            session_id,
-            request,
-            decision,
-            answers,
-            result,
-            message,
-            file,
-        } => answer::run(
-            answer::Args {
-                from,
-                session_id,
-                request,
-                decision,
-                answers,
-                result,
-                message,
-                file,
-            },
-            &mut out,
-        ),
+        Command::Normalize(args) => normalize::run(args, &mut out),
+        Command::Answer(args) => answer::run(args, &mut out),
         Command::Validate { json, file } => validate::run(&file, json, &mut out),
         Command::Stats { json, file } => stats::run(&file, json, &mut out),
         Command::Conform { from, files } => conform::run(from, &files, &mut out),

@@ -14,15 +14,40 @@ use crate::input::Input;
 /// Inputs at least this large show progress on a terminal's stderr.
 const PROGRESS_MIN_BYTES: u64 = 16 << 20;
 
+/// `agentwire normalize`'s arguments.
+#[derive(clap::Args)]
 pub struct Args {
-    pub from: Option<Source>,
-    pub session_id: Option<RuntimeSessionId>,
-    pub provider: Option<ProviderKind>,
-    pub clock: ClockSource,
-    /// Exit 1 for messages the pinned schema does not declare or cannot decode, too.
-    pub strict: bool,
-    pub keep_secrets: bool,
-    pub file: String,
+    /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control, acp, cursor); detected from the first lines when omitted.
+    #[arg(long, value_name = "FORMAT")]
+    from: Option<Source>,
+    /// The canonical session id; default: UUIDv5 of the first input line.
+    #[arg(long, value_name = "ID", value_parser = crate::parse_session_id)]
+    session_id: Option<RuntimeSessionId>,
+    /// The `provider` of every event (codex, claudeAgent, cursor, acp); default: the source's.
+    #[arg(long = "provider-kind", value_name = "KIND", value_parser = crate::parse_provider_kind)]
+    provider: Option<ProviderKind>,
+    /// Where `createdAt` comes from when a line carries no time.
+    #[arg(long, value_enum, default_value_t = ClockArg::Recorded)]
+    clock: ClockArg,
+    /// Exit 1 also when a message is not declared by the pinned schema or does not decode
+    /// (by default those are `runtime.warning` events in a complete stream, exit 0).
+    #[arg(long)]
+    strict: bool,
+    /// Keep credentials (tokens, API keys, `Authorization` headers) in `raw` and payloads;
+    /// by default they are replaced by `[redacted]`.
+    #[arg(long)]
+    keep_secrets: bool,
+    /// The trace (`-` or nothing for stdin).
+    #[arg(default_value = "-")]
+    file: String,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ClockArg {
+    /// Recorded and provider times, else the last one: reproducible output.
+    Recorded,
+    /// Recorded and provider times, else the wall clock (live use).
+    Wall,
 }
 
 /// Normalizes one input. Lines that do not decode become `runtime.warning` events and a
@@ -35,7 +60,10 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let options = Options {
         session_id: args.session_id,
         provider: args.provider,
-        clock: args.clock,
+        clock: match args.clock {
+            ClockArg::Recorded => ClockSource::Recorded,
+            ClockArg::Wall => ClockSource::Wall,
+        },
         keep_secrets: args.keep_secrets,
     };
     let mut normalizer = source.normalizer(options);
