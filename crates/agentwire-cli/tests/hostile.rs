@@ -519,6 +519,39 @@ fn an_escaped_rollout_timestamp_is_read() {
     );
 }
 
+/// Escapes are read as the text they stand for: every `/` written `\/` (in methods such as
+/// `item/started`), and the member names that route a message (`method`, `type`, `msg`) written
+/// with a `\u` escape. The events are those of the clean trace.
+#[test]
+fn escaped_names_and_methods_are_read_as_their_text() {
+    each_source(|trace| {
+        let escaped: Vec<Vec<u8>> = trace
+            .lines
+            .iter()
+            .map(|line| {
+                String::from_utf8(line.clone())
+                    .expect("corpus lines are UTF-8")
+                    .replace('/', r"\/")
+                    .replace(r#""method":"#, r#""m\u0065thod":"#)
+                    .replace(r#""type":"#, r#""t\u0079pe":"#)
+                    .replace(r#""msg":"#, r#""m\u0073g":"#)
+                    .into_bytes()
+            })
+            .collect();
+        let outcome = run_bytes(trace.source(), "escaped", &escaped.join(&b'\n'));
+        let source = trace.source();
+        assert_eq!(outcome.code, 0, "{source}: {}", outcome.stderr);
+        assert_eq!(outcome.warnings(), 0, "{source}: {}", outcome.stderr);
+        assert_eq!(outcome.events.len(), trace.clean.events.len(), "{source}");
+        for (escaped, clean) in outcome.events.iter().zip(&trace.clean.events) {
+            assert_eq!(escaped["type"], clean["type"], "{source}");
+            assert_eq!(escaped["payload"], clean["payload"], "{source}");
+            assert_eq!(escaped["raw"]["method"], clean["raw"]["method"], "{source}");
+            assert_eq!(escaped["raw"]["messageType"], clean["raw"]["messageType"], "{source}");
+        }
+    });
+}
+
 #[test]
 fn a_truncated_last_line_is_reported() {
     each_source(|trace| {
