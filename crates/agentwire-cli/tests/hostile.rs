@@ -335,6 +335,27 @@ impl<'a> Trace<'a> {
         assert_eq!(outcome.last_type(), self.clean.last_type(), "{source} {case}");
     }
 
+    /// The case maps cleanly to the clean trace's events, equal at `fields` (top-level names, or
+    /// JSON pointers).
+    fn assert_same_events(&self, case: &str, outcome: &Outcome, fields: &[&str]) {
+        let source = self.source();
+        assert_eq!(outcome.code, 0, "{source} {case}: {}", outcome.stderr);
+        assert_eq!(outcome.warnings(), 0, "{source} {case}: {}", outcome.stderr);
+        assert_eq!(outcome.events.len(), self.clean.events.len(), "{source} {case}");
+        for (event, clean) in outcome.events.iter().zip(&self.clean.events) {
+            for field in fields {
+                let read = |event: &Value| {
+                    if field.starts_with('/') {
+                        event.pointer(field).cloned()
+                    } else {
+                        event.get(field).cloned()
+                    }
+                };
+                assert_eq!(read(event), read(clean), "{source} {case}: {field}");
+            }
+        }
+    }
+
     /// The inserted line was not dropped: it yielded events (its own, or a warning).
     fn assert_not_dropped(&self, case: &str, outcome: &Outcome) {
         assert!(
@@ -539,16 +560,11 @@ fn escaped_names_and_methods_are_read_as_their_text() {
             })
             .collect();
         let outcome = run_bytes(trace.source(), "escaped", &escaped.join(&b'\n'));
-        let source = trace.source();
-        assert_eq!(outcome.code, 0, "{source}: {}", outcome.stderr);
-        assert_eq!(outcome.warnings(), 0, "{source}: {}", outcome.stderr);
-        assert_eq!(outcome.events.len(), trace.clean.events.len(), "{source}");
-        for (escaped, clean) in outcome.events.iter().zip(&trace.clean.events) {
-            assert_eq!(escaped["type"], clean["type"], "{source}");
-            assert_eq!(escaped["payload"], clean["payload"], "{source}");
-            assert_eq!(escaped["raw"]["method"], clean["raw"]["method"], "{source}");
-            assert_eq!(escaped["raw"]["messageType"], clean["raw"]["messageType"], "{source}");
-        }
+        trace.assert_same_events(
+            "escaped",
+            &outcome,
+            &["type", "payload", "/raw/method", "/raw/messageType"],
+        );
     });
 }
 
@@ -577,14 +593,7 @@ fn blank_lines_crlf_and_a_bom_are_no_problem() {
             bytes.extend_from_slice(b"\r\n\r\n   \n");
         }
         let messy = run_bytes(trace.source(), "messy", &bytes);
-        let source = trace.source();
-        assert_eq!(messy.code, 0, "{source}: {}", messy.stderr);
-        assert_eq!(messy.warnings(), 0, "{source}: {}", messy.stderr);
-        assert_eq!(messy.events.len(), trace.clean.events.len(), "{source}");
-        for (messy, clean) in messy.events.iter().zip(&trace.clean.events) {
-            assert_eq!(messy["type"], clean["type"], "{source}");
-            assert_eq!(messy["payload"], clean["payload"], "{source}");
-        }
+        trace.assert_same_events("messy", &messy, &["type", "payload"]);
     });
 }
 
