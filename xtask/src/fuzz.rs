@@ -47,12 +47,15 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
             .context("running cargo fuzz")?;
         let stderr = String::from_utf8_lossy(&output.stderr);
         let runs = executions(&stderr).unwrap_or(0);
-        let crashes: Vec<PathBuf> = artifacts(&artifact_dir)
+        let (slow, crashes): (Vec<PathBuf>, Vec<PathBuf>) = artifacts(&artifact_dir)
             .into_iter()
             .filter(|path| !kept.contains(path))
-            .collect();
+            .partition(|path| is_slow_unit(path));
         // Printed as each target ends, so a run cut short still reports what it did.
-        println!("{}", report(target, runs, seconds, &sanitizer, &crashes, kept.len()));
+        println!(
+            "{}",
+            report(target, runs, seconds, &sanitizer, &crashes, &slow, kept.len())
+        );
         if !output.status.success() && crashes.is_empty() {
             bail!("cargo fuzz run {target} failed:\n{stderr}");
         }
@@ -158,20 +161,42 @@ fn executions(stderr: &str) -> Option<u64> {
         })
 }
 
+/// Whether an artifact is libFuzzer's `slow-unit-*`: an input that ran longer than its report
+/// threshold (`-report_slow_units`, 10 s), kept for a look. Not a failure, and the run goes on
+/// after it (a machine that pauses the fuzzer makes one).
+fn is_slow_unit(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name.to_string_lossy().starts_with("slow-unit-"))
+}
+
 /// A target's line: libFuzzer stops at its first crash, so a run that crashed says so instead of
-/// claiming the seconds it was given.
-fn report(target: &str, runs: u64, seconds: u64, sanitizer: &str, crashes: &[PathBuf], kept: usize) -> String {
+/// claiming the seconds it was given; slow inputs are named apart.
+fn report(
+    target: &str,
+    runs: u64,
+    seconds: u64,
+    sanitizer: &str,
+    crashes: &[PathBuf],
+    slow: &[PathBuf],
+    kept: usize,
+) -> String {
+    let list = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut line = match crashes {
         [] => format!("{target}: {runs} executions in {seconds} s (sanitizer {sanitizer}), 0 crashes"),
         _ => format!(
             "{target}: {runs} executions, stopped at a crash (sanitizer {sanitizer}): {}",
-            crashes
-                .iter()
-                .map(|path| path.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            list(crashes)
         ),
     };
+    if !slow.is_empty() {
+        line.push_str(&format!("; {} slow input(s), not failures: {}", slow.len(), list(slow)));
+    }
     if kept > 0 {
         line.push_str(&format!(
             "; {kept} input(s) kept from earlier runs in the artifacts folder"
@@ -203,13 +228,27 @@ mod tests {
     fn a_crashed_run_says_so_and_earlier_inputs_are_not_its_crashes() {
         let crash = [std::path::PathBuf::from("artifacts/normalize/crash-1")];
         assert_eq!(
-            super::report("normalize", 900, 60, "none", &[], 0),
+            super::report("normalize", 900, 60, "none", &[], &[], 0),
             "normalize: 900 executions in 60 s (sanitizer none), 0 crashes"
         );
         assert_eq!(
-            super::report("normalize", 900, 60, "none", &crash, 2),
+            super::report("normalize", 900, 60, "none", &crash, &[], 2),
             "normalize: 900 executions, stopped at a crash (sanitizer none): artifacts/normalize/crash-1; \
              2 input(s) kept from earlier runs in the artifacts folder"
+        );
+    }
+
+    #[test]
+    fn a_slow_input_is_not_a_crash() {
+        let slow = std::path::PathBuf::from("artifacts/conform/slow-unit-5f43");
+        assert!(super::is_slow_unit(&slow));
+        assert!(!super::is_slow_unit(std::path::Path::new(
+            "artifacts/conform/crash-5f43"
+        )));
+        assert_eq!(
+            super::report("conform", 900, 60, "none", &[], &[slow], 0),
+            "conform: 900 executions in 60 s (sanitizer none), 0 crashes; 1 slow input(s), not failures: \
+             artifacts/conform/slow-unit-5f43"
         );
     }
 
