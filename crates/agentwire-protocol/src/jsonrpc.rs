@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::payload::{PayloadDecoder, PayloadError};
+use crate::tagged::Str;
 
 /// A JSON-RPC request id. Both sides number their own requests, so an id names a request only
 /// together with the direction it travelled in.
@@ -232,10 +233,10 @@ impl<'de> Deserialize<'de> for RawEnvelope<'de> {
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope<'de>, A::Error> {
                 let mut envelope = RawEnvelope::default();
-                while let Some(MemberName(key)) = map.next_key()? {
+                while let Some(Str(key)) = map.next_key()? {
                     match &*key {
                         "id" => envelope.id = map.next_value()?,
-                        "method" => envelope.method = map.next_value::<Option<MemberName<'de>>>()?.map(|name| name.0),
+                        "method" => envelope.method = map.next_value::<Option<Str<'de>>>()?.map(|name| name.0),
                         // `null` reads as absent, as for every member here.
                         "params" => envelope.params = map.next_value()?,
                         "result" => envelope.result = map.next_value()?,
@@ -270,38 +271,6 @@ impl RawEnvelope<'_> {
         let message = Box::<RawValue>::deserialize(deserializer)?;
         let envelope: RawEnvelope<'_> = serde_json::from_str(message.get()).map_err(D::Error::custom)?;
         decode(&envelope).map_err(D::Error::custom)
-    }
-}
-
-/// A member name or method, borrowed from the input when it holds no escape. (serde's own
-/// `Cow<str>` always copies.)
-struct MemberName<'de>(Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for MemberName<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct NameVisitor;
-
-        impl<'de> Visitor<'de> for NameVisitor {
-            type Value = MemberName<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-
-            fn visit_borrowed_str<E: serde::de::Error>(self, name: &'de str) -> Result<Self::Value, E> {
-                Ok(MemberName(Cow::Borrowed(name)))
-            }
-
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Self::Value, E> {
-                Ok(MemberName(Cow::Owned(name.to_owned())))
-            }
-
-            fn visit_string<E: serde::de::Error>(self, name: String) -> Result<Self::Value, E> {
-                Ok(MemberName(Cow::Owned(name)))
-            }
-        }
-
-        deserializer.deserialize_str(NameVisitor)
     }
 }
 
