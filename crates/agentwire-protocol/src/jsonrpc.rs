@@ -86,8 +86,8 @@ pub struct ErrorObject {
 }
 
 /// One JSON-RPC message read envelope-first: the routing fields are decoded, the payloads stay
-/// raw JSON until the method that names their type is known. The payloads and the method borrow
-/// the message's text, so reading the envelope copies none of them.
+/// raw JSON until the method that names their type is known. The payloads and names borrow the
+/// message's text: reading the envelope copies a name only when it holds an escape.
 #[derive(Debug, Default)]
 pub struct RawEnvelope<'a> {
     /// Present on requests and responses.

@@ -202,6 +202,7 @@ impl<T: Clone> LastDerived<T> {
 pub struct Ledger<Q> {
     source: Source,
     emitter: Emitter,
+    /// Threads by provider thread id.
     threads: BTreeMap<String, OpenThread>,
     /// Uses of threads so far (see [`OpenThread::used`]).
     uses: u64,

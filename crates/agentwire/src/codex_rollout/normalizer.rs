@@ -343,10 +343,10 @@ impl Normalizer for CodexRolloutNormalizer {
             }
             // The typed line decoded, so this is not expected; reported, never a panic.
             (Ok(_), Err(err)) => {
-                let problem = Problem {
-                    kind: ProblemKind::Undecodable,
-                    message: format!("the line's `payload` or `timestamp` cannot be read: {err}"),
-                };
+                let problem = Problem::new(
+                    ProblemKind::Undecodable,
+                    format!("the line's `payload` or `timestamp` cannot be read: {err}"),
+                );
                 self.warn_undecodable(frame, &problem, out);
                 return Err(problem);
             }
