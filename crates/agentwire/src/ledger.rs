@@ -13,7 +13,9 @@
 //!   `error` when the stream ends), and `session.state.changed` reports each change;
 //! - [`Ledger::finish`] settles what the provider left open.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use foldhash::fast::FixedState;
 
 use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
@@ -202,8 +204,12 @@ impl<T: Clone> LastDerived<T> {
 pub struct Ledger<Q> {
     source: Source,
     emitter: Emitter,
-    /// Threads by provider thread id.
-    threads: BTreeMap<String, OpenThread>,
+    /// Threads by provider thread id. Hashed, with a fixed seed: nearly every event looks its
+    /// thread up several times, and with a few hundred idle threads remembered an ordered map
+    /// compared the key's bytes some twenty times per lookup. Nothing is written in this map's
+    /// order (see [`Ledger::finish`]). The threads are boxed so the table stays small (mimalloc
+    /// gives a table past 128 KiB pages of its own).
+    threads: HashMap<Box<str>, Box<OpenThread>, FixedState>,
     /// Uses of threads so far (see [`OpenThread::used`]).
     uses: u64,
     /// The number of threads at which [`Ledger::forget_idle_threads`] looks for idle threads
@@ -242,7 +248,7 @@ impl<Q> Ledger<Q> {
                 Clock::new(options.clock),
                 !options.keep_secrets,
             ),
-            threads: BTreeMap::new(),
+            threads: HashMap::default(),
             uses: 0,
             next_forget: 2 * IDLE_THREADS_REMEMBERED,
             running_turns: 0,
@@ -337,7 +343,7 @@ impl<Q> Ledger<Q> {
                 closed_turns: VecDeque::new(),
                 used: 0,
             };
-            self.threads.insert(provider_thread.to_string(), thread);
+            self.threads.insert(provider_thread.into(), Box::new(thread));
         }
         self.uses += 1;
         let thread = self
@@ -371,14 +377,14 @@ impl<Q> Ledger<Q> {
         let mut idle: Vec<(u64, &str)> = self
             .threads
             .iter()
-            .filter(|(key, thread)| thread.turns.is_empty() && !held.contains(key.as_str()) && !busy(key))
-            .map(|(key, thread)| (thread.used, key.as_str()))
+            .filter(|(key, thread)| thread.turns.is_empty() && !held.contains(&key.as_ref()) && !busy(key))
+            .map(|(key, thread)| (thread.used, &**key))
             .collect();
         idle.sort_unstable();
         let excess = idle.len().saturating_sub(IDLE_THREADS_REMEMBERED);
         let forgotten: Vec<String> = idle[..excess].iter().map(|(_, key)| key.to_string()).collect();
         for key in &forgotten {
-            self.threads.remove(key);
+            self.threads.remove(key.as_str());
         }
         self.next_forget = self.threads.len() + IDLE_THREADS_REMEMBERED;
         forgotten
@@ -798,11 +804,13 @@ impl<Q> Ledger<Q> {
         for key in keys {
             self.resolve_request(&key, None, out);
         }
-        let open_turns: Vec<(String, String)> = self
+        let mut open_turns: Vec<(String, String)> = self
             .threads
             .iter()
-            .flat_map(|(thread, open)| open.turns.keys().map(move |turn| (thread.clone(), turn.clone())))
+            .flat_map(|(thread, open)| open.turns.keys().map(move |turn| (thread.to_string(), turn.clone())))
             .collect();
+        // In the threads' order, not the table's.
+        open_turns.sort_unstable();
         for (thread, turn) in open_turns {
             let context = self.turn_context(&thread, &turn, None);
             self.end_turn(&context, &thread, &turn, Cutoff::StreamEnded, out);
