@@ -11,7 +11,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use agentwire_canonical::ProviderRuntimeEvent;
+use agentwire_canonical::{
+    EventId, ProviderRefs, ProviderRuntimeEvent, ProviderThreadId, RuntimeEvent, RuntimeWarningPayload,
+    TurnCompletedPayload, TurnState, WriteJson,
+};
 use serde_json::Value;
 
 const SCHEMA: &str = "schemas/canonical/provider-runtime.schema.json";
@@ -174,6 +177,16 @@ fn every_example_decodes_round_trips_and_is_schema_valid() {
             )),
             Err(e) => failures.push(format!("{at}: does not encode: {e}")),
         }
+        // `WriteJson` writes what `Serialize` writes, byte for byte.
+        let mut written = Vec::new();
+        match (event.write_json(&mut written), serde_json::to_string(&event)) {
+            (Ok(()), Ok(text)) if written == text.as_bytes() => {}
+            (Ok(()), Ok(text)) => failures.push(format!(
+                "{at}: WriteJson and Serialize disagree\n    written:    {}\n    serialized: {text}",
+                String::from_utf8_lossy(&written)
+            )),
+            (Err(e), _) | (_, Err(e)) => failures.push(format!("{at}: does not write: {e}")),
+        }
         // Decoding the encoded text again gives the same event (encode/decode are inverses).
         match serde_json::to_string(&event).map(|text| serde_json::from_str::<ProviderRuntimeEvent>(&text)) {
             Ok(Ok(again)) if again == event => {}
@@ -183,6 +196,47 @@ fn every_example_decodes_round_trips_and_is_schema_valid() {
         }
     }
     assert_no_failures("failing examples", &failures);
+}
+
+/// Strings that need escaping (each character alone, since one of them sends a whole string to
+/// serde_json) and some that do not (DEL, `/`, non-ASCII), numbers serde_json writes its own way,
+/// and `string | null` both ways, in the envelope and in payloads.
+#[test]
+fn write_json_escapes_and_numbers_as_serialize_does() {
+    let lines = read_jsonl("examples.jsonl");
+    let mut event: ProviderRuntimeEvent = serde_json::from_str(&lines[0].text).expect("the first example decodes");
+    let awkward = ["q\"", "b\\s", "\u{0}", "\u{1f}", "\t", "\u{7f}/é😀", "x"];
+    for text in awkward {
+        event.event_id = EventId::new(format!("e{text}e")).expect("an id");
+        event.provider_refs = Some(ProviderRefs {
+            provider_thread_id: Some(ProviderThreadId::new(format!("t{text}t")).expect("an id")),
+            ..ProviderRefs::default()
+        });
+        let mut cases = vec![RuntimeEvent::RuntimeWarning(RuntimeWarningPayload {
+            message: format!("{text}\n\r\u{2028}"),
+            detail: Some(serde_json::json!({ text: [text, 1.5, -0.0, 1e300, null] })),
+        })];
+        for (cost, stop_reason) in [
+            (f64::NAN, None),
+            (-0.0, Some(None)),
+            (0.1 + 0.2, Some(Some(text.to_string()))),
+            (f64::INFINITY, Some(Some(String::new()))),
+        ] {
+            cases.push(RuntimeEvent::TurnCompleted(TurnCompletedPayload {
+                state: TurnState::Completed,
+                stop_reason,
+                total_cost_usd: Some(cost),
+                ..serde_json::from_str(r#"{"state":"completed"}"#).expect("a minimal payload")
+            }));
+        }
+        for case in cases {
+            event.event = case;
+            let mut written = Vec::new();
+            event.write_json(&mut written).expect("writes");
+            let serialized = serde_json::to_string(&event).expect("serializes");
+            assert_eq!(String::from_utf8(written).expect("UTF-8"), serialized);
+        }
+    }
 }
 
 #[test]

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use agentwire::frame::LineFormat;
 use agentwire::normalizer::{Normalizer, Options};
 use agentwire::source::Source;
+use agentwire_canonical::WriteJson;
 
 /// The `tests/` folder of the workspace, where the corpus, goldens and examples live.
 pub fn tests_dir() -> &'static Path {
@@ -98,11 +99,21 @@ pub fn normalize_text(source: Source, text: &str) -> Normalized {
     }
     normalizer.finish(&mut events);
     lines.resize(events.len(), None);
-    let mut jsonl = String::new();
+    let mut jsonl = Vec::new();
     for event in &events {
-        jsonl.push_str(&serde_json::to_string(event).expect("canonical events serialize"));
-        jsonl.push('\n');
+        // Written as the CLI writes it, and held to what `Serialize` writes.
+        let start = jsonl.len();
+        event.write_json(&mut jsonl).expect("canonical events write");
+        let serialized = serde_json::to_string(event).expect("canonical events serialize");
+        assert_eq!(
+            std::str::from_utf8(&jsonl[start..]).expect("UTF-8"),
+            serialized,
+            "{}: WriteJson and Serialize disagree",
+            source.name()
+        );
+        jsonl.push(b'\n');
     }
+    let jsonl = String::from_utf8(jsonl).expect("UTF-8");
     Normalized { events, lines, jsonl }
 }
 

@@ -6,7 +6,7 @@ use agentwire::clock::ClockSource;
 use agentwire::frame::LineFormat;
 use agentwire::normalizer::{Normalizer, Options, ProblemKind};
 use agentwire::source::Source;
-use agentwire_canonical::{ProviderKind, RuntimeSessionId};
+use agentwire_canonical::{ProviderKind, RuntimeSessionId, WriteJson};
 
 use crate::ExitStatus;
 use crate::input::Input;
@@ -127,9 +127,9 @@ pub fn feed(
     Ok(status)
 }
 
-/// Writes `events` as JSON lines. They are serialized into `text` (kept by the caller so its
-/// capacity is reused from line to line) and written at once: a `Vec` takes serde_json's many
-/// small writes faster than a `BufWriter` does.
+/// Writes `events` as JSON lines. They are written into `text` (kept by the caller so its
+/// capacity is reused from line to line) with [`WriteJson`], the same bytes as serde_json's, and
+/// written out at once.
 fn write_events(
     events: &mut Vec<agentwire_canonical::ProviderRuntimeEvent>,
     text: &mut Vec<u8>,
@@ -137,7 +137,7 @@ fn write_events(
 ) -> anyhow::Result<()> {
     text.clear();
     for event in events.drain(..) {
-        serde_json::to_writer(&mut *text, &event)?;
+        event.write_json(text)?;
         text.push(b'\n');
     }
     out.write_all(text)?;

@@ -2,7 +2,7 @@
 
 use agentwire_canonical::{
     ProviderKind, ProviderRefs, ProviderRuntimeEvent, RuntimeEvent, RuntimeEventRaw, RuntimeEventRawSource,
-    RuntimeItemId, RuntimeRequestId, RuntimeSessionId, ThreadId, TurnId,
+    RuntimeItemId, RuntimeRequestId, RuntimeSessionId, ThreadId, TurnId, WriteJson,
 };
 use serde_json::value::RawValue;
 
@@ -268,8 +268,7 @@ impl Emitter {
     /// so the common clean event costs no allocation and no parse.
     fn suspect(&mut self, event: &ProviderRuntimeEvent) -> bool {
         self.scratch.clear();
-        serde_json::to_writer(&mut self.scratch, event).is_err()
-            || std::str::from_utf8(&self.scratch).is_ok_and(secrets::suspect)
+        event.write_json(&mut self.scratch).is_err() || std::str::from_utf8(&self.scratch).is_ok_and(secrets::suspect)
     }
 }
 

@@ -5,7 +5,8 @@ use serde::de::Error as _;
 use serde::ser::SerializeMap as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::support::{
-    InvalidValue, Str, check_date_time, check_trimmed_non_empty, next_field,
+    InvalidValue, Str, WriteJson, check_date_time, check_trimmed_non_empty, next_field,
+    write_key, write_str,
 };
 /// Canonical id of one runtime event, unique per event (a T3 id, never a provider id).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -52,6 +53,11 @@ impl From<EventId> for String {
 impl Serialize for EventId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.0)
+    }
+}
+impl WriteJson for EventId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
     }
 }
 impl<'de> Deserialize<'de> for EventId {
@@ -107,6 +113,11 @@ impl Serialize for ThreadId {
         serializer.serialize_str(&self.0)
     }
 }
+impl WriteJson for ThreadId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
+    }
+}
 impl<'de> Deserialize<'de> for ThreadId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let Str(value) = Str::deserialize(deserializer)?;
@@ -158,6 +169,11 @@ impl From<TurnId> for String {
 impl Serialize for TurnId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.0)
+    }
+}
+impl WriteJson for TurnId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
     }
 }
 impl<'de> Deserialize<'de> for TurnId {
@@ -213,6 +229,11 @@ impl Serialize for RuntimeItemId {
         serializer.serialize_str(&self.0)
     }
 }
+impl WriteJson for RuntimeItemId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
+    }
+}
 impl<'de> Deserialize<'de> for RuntimeItemId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let Str(value) = Str::deserialize(deserializer)?;
@@ -264,6 +285,11 @@ impl From<RuntimeRequestId> for String {
 impl Serialize for RuntimeRequestId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.0)
+    }
+}
+impl WriteJson for RuntimeRequestId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
     }
 }
 impl<'de> Deserialize<'de> for RuntimeRequestId {
@@ -319,6 +345,11 @@ impl Serialize for RuntimeTaskId {
         serializer.serialize_str(&self.0)
     }
 }
+impl WriteJson for RuntimeTaskId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
+    }
+}
 impl<'de> Deserialize<'de> for RuntimeTaskId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let Str(value) = Str::deserialize(deserializer)?;
@@ -370,6 +401,11 @@ impl From<RuntimeSessionId> for String {
 impl Serialize for RuntimeSessionId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.0)
+    }
+}
+impl WriteJson for RuntimeSessionId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
     }
 }
 impl<'de> Deserialize<'de> for RuntimeSessionId {
@@ -425,6 +461,11 @@ impl Serialize for ProviderSessionId {
         serializer.serialize_str(&self.0)
     }
 }
+impl WriteJson for ProviderSessionId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
+    }
+}
 impl<'de> Deserialize<'de> for ProviderSessionId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let Str(value) = Str::deserialize(deserializer)?;
@@ -476,6 +517,11 @@ impl From<ProviderThreadId> for String {
 impl Serialize for ProviderThreadId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.0)
+    }
+}
+impl WriteJson for ProviderThreadId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
     }
 }
 impl<'de> Deserialize<'de> for ProviderThreadId {
@@ -531,6 +577,11 @@ impl Serialize for ProviderTurnId {
         serializer.serialize_str(&self.0)
     }
 }
+impl WriteJson for ProviderTurnId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
+    }
+}
 impl<'de> Deserialize<'de> for ProviderTurnId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let Str(value) = Str::deserialize(deserializer)?;
@@ -582,6 +633,11 @@ impl From<ProviderItemId> for String {
 impl Serialize for ProviderItemId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.0)
+    }
+}
+impl WriteJson for ProviderItemId {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
     }
 }
 impl<'de> Deserialize<'de> for ProviderItemId {
@@ -637,6 +693,11 @@ impl Serialize for TrimmedNonEmptyString {
         serializer.serialize_str(&self.0)
     }
 }
+impl WriteJson for TrimmedNonEmptyString {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
+    }
+}
 impl<'de> Deserialize<'de> for TrimmedNonEmptyString {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let Str(value) = Str::deserialize(deserializer)?;
@@ -690,6 +751,11 @@ impl Serialize for IsoDateTime {
         serializer.serialize_str(&self.0)
     }
 }
+impl WriteJson for IsoDateTime {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, &self.0)
+    }
+}
 impl<'de> Deserialize<'de> for IsoDateTime {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let Str(value) = Str::deserialize(deserializer)?;
@@ -733,6 +799,19 @@ impl ProviderKind {
 impl fmt::Display for ProviderKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl WriteJson for ProviderKind {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Codex => b"\"codex\"",
+                Self::ClaudeAgent => b"\"claudeAgent\"",
+                Self::Cursor => b"\"cursor\"",
+                Self::Acp => b"\"acp\"",
+            },
+        );
+        Ok(())
     }
 }
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
@@ -852,6 +931,33 @@ impl RuntimeEventRawSource {
 impl fmt::Display for RuntimeEventRawSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl WriteJson for RuntimeEventRawSource {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::CodexAppServerNotification => b"\"codex.app-server.notification\"",
+                Self::CodexAppServerRequest => b"\"codex.app-server.request\"",
+                Self::CodexEventmsg => b"\"codex.eventmsg\"",
+                Self::ClaudeSdkMessage => b"\"claude.sdk.message\"",
+                Self::ClaudeSdkPermission => b"\"claude.sdk.permission\"",
+                Self::CodexSdkThreadEvent => b"\"codex.sdk.thread-event\"",
+                Self::CursorAcpNotification => b"\"cursor.acp.notification\"",
+                Self::CursorAcpRequest => b"\"cursor.acp.request\"",
+                Self::CursorAcpResponse => b"\"cursor.acp.response\"",
+                Self::CodexAppServerResponse => b"\"codex.app-server.response\"",
+                Self::CodexAppServerClientResponse => {
+                    b"\"codex.app-server.client-response\""
+                }
+                Self::CodexRollout => b"\"codex.rollout\"",
+                Self::AcpNotification => b"\"acp.notification\"",
+                Self::AcpRequest => b"\"acp.request\"",
+                Self::AcpResponse => b"\"acp.response\"",
+                Self::ClaudeSdkControl => b"\"claude.sdk.control\"",
+            },
+        );
+        Ok(())
     }
 }
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
@@ -1147,6 +1253,60 @@ impl fmt::Display for CanonicalRuntimeEventType {
         f.write_str(self.as_str())
     }
 }
+impl WriteJson for CanonicalRuntimeEventType {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::SessionStarted => b"\"session.started\"",
+                Self::SessionConfigured => b"\"session.configured\"",
+                Self::SessionStateChanged => b"\"session.state.changed\"",
+                Self::SessionExited => b"\"session.exited\"",
+                Self::ThreadStarted => b"\"thread.started\"",
+                Self::ThreadStateChanged => b"\"thread.state.changed\"",
+                Self::ThreadMetadataUpdated => b"\"thread.metadata.updated\"",
+                Self::ThreadTokenUsageUpdated => b"\"thread.token-usage.updated\"",
+                Self::ThreadRealtimeStarted => b"\"thread.realtime.started\"",
+                Self::ThreadRealtimeItemAdded => b"\"thread.realtime.item-added\"",
+                Self::ThreadRealtimeAudioDelta => b"\"thread.realtime.audio.delta\"",
+                Self::ThreadRealtimeError => b"\"thread.realtime.error\"",
+                Self::ThreadRealtimeClosed => b"\"thread.realtime.closed\"",
+                Self::TurnStarted => b"\"turn.started\"",
+                Self::TurnCompleted => b"\"turn.completed\"",
+                Self::TurnAborted => b"\"turn.aborted\"",
+                Self::TurnPlanUpdated => b"\"turn.plan.updated\"",
+                Self::TurnDiffUpdated => b"\"turn.diff.updated\"",
+                Self::ItemStarted => b"\"item.started\"",
+                Self::ItemUpdated => b"\"item.updated\"",
+                Self::ItemCompleted => b"\"item.completed\"",
+                Self::ContentDelta => b"\"content.delta\"",
+                Self::RequestOpened => b"\"request.opened\"",
+                Self::RequestResolved => b"\"request.resolved\"",
+                Self::UserInputRequested => b"\"user-input.requested\"",
+                Self::UserInputResolved => b"\"user-input.resolved\"",
+                Self::TaskStarted => b"\"task.started\"",
+                Self::TaskProgress => b"\"task.progress\"",
+                Self::TaskCompleted => b"\"task.completed\"",
+                Self::HookStarted => b"\"hook.started\"",
+                Self::HookProgress => b"\"hook.progress\"",
+                Self::HookCompleted => b"\"hook.completed\"",
+                Self::ToolProgress => b"\"tool.progress\"",
+                Self::ToolSummary => b"\"tool.summary\"",
+                Self::AuthStatus => b"\"auth.status\"",
+                Self::AccountUpdated => b"\"account.updated\"",
+                Self::AccountRateLimitsUpdated => b"\"account.rate-limits.updated\"",
+                Self::McpStatusUpdated => b"\"mcp.status.updated\"",
+                Self::McpOauthCompleted => b"\"mcp.oauth.completed\"",
+                Self::ModelRerouted => b"\"model.rerouted\"",
+                Self::ConfigWarning => b"\"config.warning\"",
+                Self::DeprecationNotice => b"\"deprecation.notice\"",
+                Self::FilesPersisted => b"\"files.persisted\"",
+                Self::RuntimeWarning => b"\"runtime.warning\"",
+                Self::RuntimeError => b"\"runtime.error\"",
+            },
+        );
+        Ok(())
+    }
+}
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
 impl<'de> Deserialize<'de> for CanonicalRuntimeEventType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -1358,6 +1518,32 @@ impl fmt::Display for CanonicalItemType {
         f.write_str(self.as_str())
     }
 }
+impl WriteJson for CanonicalItemType {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::UserMessage => b"\"user_message\"",
+                Self::AssistantMessage => b"\"assistant_message\"",
+                Self::Reasoning => b"\"reasoning\"",
+                Self::Plan => b"\"plan\"",
+                Self::CommandExecution => b"\"command_execution\"",
+                Self::FileChange => b"\"file_change\"",
+                Self::McpToolCall => b"\"mcp_tool_call\"",
+                Self::DynamicToolCall => b"\"dynamic_tool_call\"",
+                Self::CollabAgentToolCall => b"\"collab_agent_tool_call\"",
+                Self::WebSearch => b"\"web_search\"",
+                Self::ImageView => b"\"image_view\"",
+                Self::ReviewEntered => b"\"review_entered\"",
+                Self::ReviewExited => b"\"review_exited\"",
+                Self::ContextCompaction => b"\"context_compaction\"",
+                Self::Error => b"\"error\"",
+                Self::Unknown => b"\"unknown\"",
+                Self::ImageGeneration => b"\"image_generation\"",
+            },
+        );
+        Ok(())
+    }
+}
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
 impl<'de> Deserialize<'de> for CanonicalItemType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -1483,6 +1669,26 @@ impl fmt::Display for CanonicalRequestType {
         f.write_str(self.as_str())
     }
 }
+impl WriteJson for CanonicalRequestType {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::CommandExecutionApproval => b"\"command_execution_approval\"",
+                Self::FileChangeApproval => b"\"file_change_approval\"",
+                Self::ApplyPatchApproval => b"\"apply_patch_approval\"",
+                Self::ExecCommandApproval => b"\"exec_command_approval\"",
+                Self::ToolUserInput => b"\"tool_user_input\"",
+                Self::DynamicToolCall => b"\"dynamic_tool_call\"",
+                Self::AuthTokensRefresh => b"\"auth_tokens_refresh\"",
+                Self::Unknown => b"\"unknown\"",
+                Self::McpServerElicitation => b"\"mcp_server_elicitation\"",
+                Self::PermissionsApproval => b"\"permissions_approval\"",
+                Self::Attestation => b"\"attestation\"",
+            },
+        );
+        Ok(())
+    }
+}
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
 impl<'de> Deserialize<'de> for CanonicalRequestType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -1565,6 +1771,21 @@ impl fmt::Display for SessionState {
         f.write_str(self.as_str())
     }
 }
+impl WriteJson for SessionState {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Starting => b"\"starting\"",
+                Self::Ready => b"\"ready\"",
+                Self::Running => b"\"running\"",
+                Self::Waiting => b"\"waiting\"",
+                Self::Stopped => b"\"stopped\"",
+                Self::Error => b"\"error\"",
+            },
+        );
+        Ok(())
+    }
+}
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
 impl<'de> Deserialize<'de> for SessionState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -1630,6 +1851,21 @@ impl fmt::Display for ThreadState {
         f.write_str(self.as_str())
     }
 }
+impl WriteJson for ThreadState {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Active => b"\"active\"",
+                Self::Idle => b"\"idle\"",
+                Self::Archived => b"\"archived\"",
+                Self::Closed => b"\"closed\"",
+                Self::Compacted => b"\"compacted\"",
+                Self::Error => b"\"error\"",
+            },
+        );
+        Ok(())
+    }
+}
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
 impl<'de> Deserialize<'de> for ThreadState {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -1685,6 +1921,19 @@ impl TurnState {
 impl fmt::Display for TurnState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl WriteJson for TurnState {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Completed => b"\"completed\"",
+                Self::Failed => b"\"failed\"",
+                Self::Interrupted => b"\"interrupted\"",
+                Self::Cancelled => b"\"cancelled\"",
+            },
+        );
+        Ok(())
     }
 }
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
@@ -1761,6 +2010,22 @@ impl fmt::Display for ContentStreamKind {
         f.write_str(self.as_str())
     }
 }
+impl WriteJson for ContentStreamKind {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::AssistantText => b"\"assistant_text\"",
+                Self::ReasoningText => b"\"reasoning_text\"",
+                Self::ReasoningSummaryText => b"\"reasoning_summary_text\"",
+                Self::PlanText => b"\"plan_text\"",
+                Self::CommandOutput => b"\"command_output\"",
+                Self::FileChangeOutput => b"\"file_change_output\"",
+                Self::Unknown => b"\"unknown\"",
+            },
+        );
+        Ok(())
+    }
+}
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
 impl<'de> Deserialize<'de> for ContentStreamKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -1827,6 +2092,19 @@ impl fmt::Display for ItemStatus {
         f.write_str(self.as_str())
     }
 }
+impl WriteJson for ItemStatus {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::InProgress => b"\"inProgress\"",
+                Self::Completed => b"\"completed\"",
+                Self::Failed => b"\"failed\"",
+                Self::Declined => b"\"declined\"",
+            },
+        );
+        Ok(())
+    }
+}
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
 impl<'de> Deserialize<'de> for ItemStatus {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -1872,6 +2150,18 @@ impl PlanStepStatus {
 impl fmt::Display for PlanStepStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl WriteJson for PlanStepStatus {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Pending => b"\"pending\"",
+                Self::InProgress => b"\"inProgress\"",
+                Self::Completed => b"\"completed\"",
+            },
+        );
+        Ok(())
     }
 }
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
@@ -1937,6 +2227,20 @@ impl fmt::Display for RuntimeErrorClass {
         f.write_str(self.as_str())
     }
 }
+impl WriteJson for RuntimeErrorClass {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::ProviderError => b"\"provider_error\"",
+                Self::TransportError => b"\"transport_error\"",
+                Self::PermissionError => b"\"permission_error\"",
+                Self::ValidationError => b"\"validation_error\"",
+                Self::Unknown => b"\"unknown\"",
+            },
+        );
+        Ok(())
+    }
+}
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
 impl<'de> Deserialize<'de> for RuntimeErrorClass {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -1988,6 +2292,17 @@ impl fmt::Display for SessionExitKind {
         f.write_str(self.as_str())
     }
 }
+impl WriteJson for SessionExitKind {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Graceful => b"\"graceful\"",
+                Self::Error => b"\"error\"",
+            },
+        );
+        Ok(())
+    }
+}
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
 impl<'de> Deserialize<'de> for SessionExitKind {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -2024,6 +2339,18 @@ impl HookOutcome {
 impl fmt::Display for HookOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl WriteJson for HookOutcome {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Success => b"\"success\"",
+                Self::Error => b"\"error\"",
+                Self::Cancelled => b"\"cancelled\"",
+            },
+        );
+        Ok(())
     }
 }
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
@@ -2067,6 +2394,18 @@ impl fmt::Display for TaskStatus {
         f.write_str(self.as_str())
     }
 }
+impl WriteJson for TaskStatus {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Completed => b"\"completed\"",
+                Self::Failed => b"\"failed\"",
+                Self::Stopped => b"\"stopped\"",
+            },
+        );
+        Ok(())
+    }
+}
 /// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
 impl<'de> Deserialize<'de> for TaskStatus {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -2101,6 +2440,34 @@ pub struct ProviderRefs {
     /// The provider's request id (a JSON-RPC request id as a string, a Claude control `request_id`).
     #[serde(rename = "providerRequestId", skip_serializing_if = "Option::is_none")]
     pub provider_request_id: Option<TrimmedNonEmptyString>,
+}
+impl WriteJson for ProviderRefs {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.provider_session_id {
+            write_key(out, &mut first, b"\"providerSessionId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.provider_thread_id {
+            write_key(out, &mut first, b"\"providerThreadId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.provider_turn_id {
+            write_key(out, &mut first, b"\"providerTurnId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.provider_item_id {
+            write_key(out, &mut first, b"\"providerItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.provider_request_id {
+            write_key(out, &mut first, b"\"providerRequestId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -2210,6 +2577,26 @@ impl PartialEq for RuntimeEventRaw {
             && self.payload.get() == other.payload.get()
     }
 }
+impl WriteJson for RuntimeEventRaw {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"source\":");
+        WriteJson::write_json(&self.source, out)?;
+        if let Some(value) = &self.method {
+            write_key(out, &mut first, b"\"method\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.message_type {
+            write_key(out, &mut first, b"\"messageType\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"payload\":");
+        WriteJson::write_json(&self.payload, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for RuntimeEventRaw {
@@ -2269,6 +2656,18 @@ pub struct TurnPlanStep {
     #[serde(rename = "status")]
     pub status: PlanStepStatus,
 }
+impl WriteJson for TurnPlanStep {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"step\":");
+        WriteJson::write_json(&self.step, out)?;
+        write_key(out, &mut first, b"\"status\":");
+        WriteJson::write_json(&self.status, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for TurnPlanStep {
@@ -2315,6 +2714,18 @@ pub struct PersistedFile {
     /// The backend id the file was stored under.
     #[serde(rename = "fileId")]
     pub file_id: String,
+}
+impl WriteJson for PersistedFile {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"filename\":");
+        WriteJson::write_json(&self.filename, out)?;
+        write_key(out, &mut first, b"\"fileId\":");
+        WriteJson::write_json(&self.file_id, out)?;
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -2366,6 +2777,18 @@ pub struct PersistedFileFailure {
     #[serde(rename = "error")]
     pub error: String,
 }
+impl WriteJson for PersistedFileFailure {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"filename\":");
+        WriteJson::write_json(&self.filename, out)?;
+        write_key(out, &mut first, b"\"error\":");
+        WriteJson::write_json(&self.error, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for PersistedFileFailure {
@@ -2415,6 +2838,22 @@ pub struct SessionStartedPayload {
     #[serde(rename = "resume", skip_serializing_if = "Option::is_none")]
     pub resume: Option<serde_json::Value>,
 }
+impl WriteJson for SessionStartedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.message {
+            write_key(out, &mut first, b"\"message\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.resume {
+            write_key(out, &mut first, b"\"resume\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for SessionStartedPayload {
@@ -2457,6 +2896,16 @@ pub struct SessionConfiguredPayload {
     /// The configuration snapshot: model, tools, permission mode, MCP servers, capabilities, available commands, ...
     #[serde(rename = "config")]
     pub config: serde_json::Map<String, serde_json::Value>,
+}
+impl WriteJson for SessionConfiguredPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"config\":");
+        WriteJson::write_json(&self.config, out)?;
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -2502,6 +2951,24 @@ pub struct SessionStateChangedPayload {
     /// More detail on the change, human-readable.
     #[serde(rename = "detail", skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+}
+impl WriteJson for SessionStateChangedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"state\":");
+        WriteJson::write_json(&self.state, out)?;
+        if let Some(value) = &self.reason {
+            write_key(out, &mut first, b"\"reason\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.detail {
+            write_key(out, &mut first, b"\"detail\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -2558,6 +3025,26 @@ pub struct SessionExitedPayload {
     #[serde(rename = "exitKind", skip_serializing_if = "Option::is_none")]
     pub exit_kind: Option<SessionExitKind>,
 }
+impl WriteJson for SessionExitedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.reason {
+            write_key(out, &mut first, b"\"reason\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.recoverable {
+            write_key(out, &mut first, b"\"recoverable\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.exit_kind {
+            write_key(out, &mut first, b"\"exitKind\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for SessionExitedPayload {
@@ -2611,6 +3098,18 @@ pub struct ThreadStartedPayload {
     #[serde(rename = "providerThreadId", skip_serializing_if = "Option::is_none")]
     pub provider_thread_id: Option<ProviderThreadId>,
 }
+impl WriteJson for ThreadStartedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.provider_thread_id {
+            write_key(out, &mut first, b"\"providerThreadId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for ThreadStartedPayload {
@@ -2660,6 +3159,20 @@ pub struct ThreadStateChangedPayload {
     #[serde(rename = "detail", skip_serializing_if = "Option::is_none")]
     pub detail: Option<serde_json::Value>,
 }
+impl WriteJson for ThreadStateChangedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"state\":");
+        WriteJson::write_json(&self.state, out)?;
+        if let Some(value) = &self.detail {
+            write_key(out, &mut first, b"\"detail\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for ThreadStateChangedPayload {
@@ -2705,6 +3218,22 @@ pub struct ThreadMetadataUpdatedPayload {
     /// Other thread metadata that changed.
     #[serde(rename = "metadata", skip_serializing_if = "Option::is_none")]
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+}
+impl WriteJson for ThreadMetadataUpdatedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.name {
+            write_key(out, &mut first, b"\"name\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.metadata {
+            write_key(out, &mut first, b"\"metadata\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -2753,6 +3282,16 @@ pub struct ThreadTokenUsageUpdatedPayload {
     #[serde(rename = "usage")]
     pub usage: serde_json::Value,
 }
+impl WriteJson for ThreadTokenUsageUpdatedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"usage\":");
+        WriteJson::write_json(&self.usage, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for ThreadTokenUsageUpdatedPayload {
@@ -2788,6 +3327,18 @@ pub struct ThreadRealtimeStartedPayload {
     /// The provider's id of the realtime session.
     #[serde(rename = "realtimeSessionId", skip_serializing_if = "Option::is_none")]
     pub realtime_session_id: Option<String>,
+}
+impl WriteJson for ThreadRealtimeStartedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.realtime_session_id {
+            write_key(out, &mut first, b"\"realtimeSessionId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -2835,6 +3386,16 @@ pub struct ThreadRealtimeItemAddedPayload {
     #[serde(rename = "item")]
     pub item: serde_json::Value,
 }
+impl WriteJson for ThreadRealtimeItemAddedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"item\":");
+        WriteJson::write_json(&self.item, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for ThreadRealtimeItemAddedPayload {
@@ -2870,6 +3431,16 @@ pub struct ThreadRealtimeAudioDeltaPayload {
     /// The audio chunk with its sample metadata (data, sample rate, channels, ...), as the provider sent it.
     #[serde(rename = "audio")]
     pub audio: serde_json::Value,
+}
+impl WriteJson for ThreadRealtimeAudioDeltaPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"audio\":");
+        WriteJson::write_json(&self.audio, out)?;
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -2907,6 +3478,16 @@ pub struct ThreadRealtimeErrorPayload {
     #[serde(rename = "message")]
     pub message: String,
 }
+impl WriteJson for ThreadRealtimeErrorPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"message\":");
+        WriteJson::write_json(&self.message, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for ThreadRealtimeErrorPayload {
@@ -2943,6 +3524,18 @@ pub struct ThreadRealtimeClosedPayload {
     /// Why the realtime session closed.
     #[serde(rename = "reason", skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+impl WriteJson for ThreadRealtimeClosedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.reason {
+            write_key(out, &mut first, b"\"reason\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -2982,6 +3575,22 @@ pub struct TurnStartedPayload {
     /// The reasoning effort of the turn (e.g. `low`, `medium`, `high`).
     #[serde(rename = "effort", skip_serializing_if = "Option::is_none")]
     pub effort: Option<String>,
+}
+impl WriteJson for TurnStartedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.model {
+            write_key(out, &mut first, b"\"model\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.effort {
+            write_key(out, &mut first, b"\"effort\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3040,6 +3649,36 @@ pub struct TurnCompletedPayload {
     /// Why the turn failed, when it did.
     #[serde(rename = "errorMessage", skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
+}
+impl WriteJson for TurnCompletedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"state\":");
+        WriteJson::write_json(&self.state, out)?;
+        if let Some(value) = &self.stop_reason {
+            write_key(out, &mut first, b"\"stopReason\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.usage {
+            write_key(out, &mut first, b"\"usage\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.model_usage {
+            write_key(out, &mut first, b"\"modelUsage\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.total_cost_usd {
+            write_key(out, &mut first, b"\"totalCostUsd\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.error_message {
+            write_key(out, &mut first, b"\"errorMessage\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3124,6 +3763,16 @@ pub struct TurnAbortedPayload {
     #[serde(rename = "reason")]
     pub reason: String,
 }
+impl WriteJson for TurnAbortedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"reason\":");
+        WriteJson::write_json(&self.reason, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for TurnAbortedPayload {
@@ -3163,6 +3812,20 @@ pub struct TurnPlanUpdatedPayload {
     /// The whole plan, in order.
     #[serde(rename = "plan")]
     pub plan: Vec<TurnPlanStep>,
+}
+impl WriteJson for TurnPlanUpdatedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.explanation {
+            write_key(out, &mut first, b"\"explanation\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"plan\":");
+        WriteJson::write_json(&self.plan, out)?;
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3208,6 +3871,16 @@ pub struct TurnDiffUpdatedPayload {
     /// The turn's changes so far, as one unified diff.
     #[serde(rename = "unifiedDiff")]
     pub unified_diff: String,
+}
+impl WriteJson for TurnDiffUpdatedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"unifiedDiff\":");
+        WriteJson::write_json(&self.unified_diff, out)?;
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3261,6 +3934,32 @@ pub struct ItemLifecyclePayload {
     /// The provider's item, as it sent it.
     #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
+}
+impl WriteJson for ItemLifecyclePayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"itemType\":");
+        WriteJson::write_json(&self.item_type, out)?;
+        if let Some(value) = &self.status {
+            write_key(out, &mut first, b"\"status\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.title {
+            write_key(out, &mut first, b"\"title\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.detail {
+            write_key(out, &mut first, b"\"detail\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.data {
+            write_key(out, &mut first, b"\"data\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3328,6 +4027,26 @@ pub struct ContentDeltaPayload {
     /// Index of the reasoning summary part the piece belongs to (Codex `summaryIndex`).
     #[serde(rename = "summaryIndex", skip_serializing_if = "Option::is_none")]
     pub summary_index: Option<i64>,
+}
+impl WriteJson for ContentDeltaPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"streamKind\":");
+        WriteJson::write_json(&self.stream_kind, out)?;
+        write_key(out, &mut first, b"\"delta\":");
+        WriteJson::write_json(&self.delta, out)?;
+        if let Some(value) = &self.content_index {
+            write_key(out, &mut first, b"\"contentIndex\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.summary_index {
+            write_key(out, &mut first, b"\"summaryIndex\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3402,6 +4121,24 @@ pub struct RequestOpenedPayload {
     #[serde(rename = "args", skip_serializing_if = "Option::is_none")]
     pub args: Option<serde_json::Value>,
 }
+impl WriteJson for RequestOpenedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"requestType\":");
+        WriteJson::write_json(&self.request_type, out)?;
+        if let Some(value) = &self.detail {
+            write_key(out, &mut first, b"\"detail\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.args {
+            write_key(out, &mut first, b"\"args\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for RequestOpenedPayload {
@@ -3460,6 +4197,24 @@ pub struct RequestResolvedPayload {
     #[serde(rename = "resolution", skip_serializing_if = "Option::is_none")]
     pub resolution: Option<serde_json::Value>,
 }
+impl WriteJson for RequestResolvedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"requestType\":");
+        WriteJson::write_json(&self.request_type, out)?;
+        if let Some(value) = &self.decision {
+            write_key(out, &mut first, b"\"decision\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.resolution {
+            write_key(out, &mut first, b"\"resolution\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for RequestResolvedPayload {
@@ -3516,6 +4271,16 @@ pub struct UserInputRequestedPayload {
     #[serde(rename = "questions")]
     pub questions: serde_json::Value,
 }
+impl WriteJson for UserInputRequestedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"questions\":");
+        WriteJson::write_json(&self.questions, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for UserInputRequestedPayload {
@@ -3556,6 +4321,16 @@ pub struct UserInputResolvedPayload {
     /// The answers, as sent to the provider.
     #[serde(rename = "answers")]
     pub answers: serde_json::Value,
+}
+impl WriteJson for UserInputResolvedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"answers\":");
+        WriteJson::write_json(&self.answers, out)?;
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3599,6 +4374,24 @@ pub struct TaskStartedPayload {
     /// The provider's kind of task (e.g. a subagent type).
     #[serde(rename = "taskType", skip_serializing_if = "Option::is_none")]
     pub task_type: Option<String>,
+}
+impl WriteJson for TaskStartedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"taskId\":");
+        WriteJson::write_json(&self.task_id, out)?;
+        if let Some(value) = &self.description {
+            write_key(out, &mut first, b"\"description\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.task_type {
+            write_key(out, &mut first, b"\"taskType\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3662,6 +4455,26 @@ pub struct TaskProgressPayload {
     /// The tool the task used last.
     #[serde(rename = "lastToolName", skip_serializing_if = "Option::is_none")]
     pub last_tool_name: Option<String>,
+}
+impl WriteJson for TaskProgressPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"taskId\":");
+        WriteJson::write_json(&self.task_id, out)?;
+        write_key(out, &mut first, b"\"description\":");
+        WriteJson::write_json(&self.description, out)?;
+        if let Some(value) = &self.usage {
+            write_key(out, &mut first, b"\"usage\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.last_tool_name {
+            write_key(out, &mut first, b"\"lastToolName\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3734,6 +4547,26 @@ pub struct TaskCompletedPayload {
     #[serde(rename = "usage", skip_serializing_if = "Option::is_none")]
     pub usage: Option<serde_json::Value>,
 }
+impl WriteJson for TaskCompletedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"taskId\":");
+        WriteJson::write_json(&self.task_id, out)?;
+        write_key(out, &mut first, b"\"status\":");
+        WriteJson::write_json(&self.status, out)?;
+        if let Some(value) = &self.summary {
+            write_key(out, &mut first, b"\"summary\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.usage {
+            write_key(out, &mut first, b"\"usage\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for TaskCompletedPayload {
@@ -3793,6 +4626,20 @@ pub struct HookStartedPayload {
     /// The agent event that triggered the hook (e.g. `PreToolUse`, `SessionStart`).
     #[serde(rename = "hookEvent")]
     pub hook_event: String,
+}
+impl WriteJson for HookStartedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"hookId\":");
+        WriteJson::write_json(&self.hook_id, out)?;
+        write_key(out, &mut first, b"\"hookName\":");
+        WriteJson::write_json(&self.hook_name, out)?;
+        write_key(out, &mut first, b"\"hookEvent\":");
+        WriteJson::write_json(&self.hook_event, out)?;
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3858,6 +4705,28 @@ pub struct HookProgressPayload {
     /// The hook's standard error so far.
     #[serde(rename = "stderr", skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+}
+impl WriteJson for HookProgressPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"hookId\":");
+        WriteJson::write_json(&self.hook_id, out)?;
+        if let Some(value) = &self.output {
+            write_key(out, &mut first, b"\"output\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.stdout {
+            write_key(out, &mut first, b"\"stdout\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.stderr {
+            write_key(out, &mut first, b"\"stderr\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -3926,6 +4795,34 @@ pub struct HookCompletedPayload {
     /// The hook process's exit code.
     #[serde(rename = "exitCode", skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i64>,
+}
+impl WriteJson for HookCompletedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"hookId\":");
+        WriteJson::write_json(&self.hook_id, out)?;
+        write_key(out, &mut first, b"\"outcome\":");
+        WriteJson::write_json(&self.outcome, out)?;
+        if let Some(value) = &self.output {
+            write_key(out, &mut first, b"\"output\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.stdout {
+            write_key(out, &mut first, b"\"stdout\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.stderr {
+            write_key(out, &mut first, b"\"stderr\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.exit_code {
+            write_key(out, &mut first, b"\"exitCode\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -4005,6 +4902,30 @@ pub struct ToolProgressPayload {
     #[serde(rename = "elapsedSeconds", skip_serializing_if = "Option::is_none")]
     pub elapsed_seconds: Option<f64>,
 }
+impl WriteJson for ToolProgressPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.tool_use_id {
+            write_key(out, &mut first, b"\"toolUseId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.tool_name {
+            write_key(out, &mut first, b"\"toolName\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.summary {
+            write_key(out, &mut first, b"\"summary\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.elapsed_seconds {
+            write_key(out, &mut first, b"\"elapsedSeconds\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for ToolProgressPayload {
@@ -4070,6 +4991,20 @@ pub struct ToolSummaryPayload {
     #[serde(rename = "precedingToolUseIds", skip_serializing_if = "Option::is_none")]
     pub preceding_tool_use_ids: Option<Vec<String>>,
 }
+impl WriteJson for ToolSummaryPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"summary\":");
+        WriteJson::write_json(&self.summary, out)?;
+        if let Some(value) = &self.preceding_tool_use_ids {
+            write_key(out, &mut first, b"\"precedingToolUseIds\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for ToolSummaryPayload {
@@ -4129,6 +5064,26 @@ pub struct AuthStatusPayload {
     #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
+impl WriteJson for AuthStatusPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.is_authenticating {
+            write_key(out, &mut first, b"\"isAuthenticating\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.output {
+            write_key(out, &mut first, b"\"output\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.error {
+            write_key(out, &mut first, b"\"error\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for AuthStatusPayload {
@@ -4184,6 +5139,16 @@ pub struct AccountUpdatedPayload {
     #[serde(rename = "account")]
     pub account: serde_json::Value,
 }
+impl WriteJson for AccountUpdatedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"account\":");
+        WriteJson::write_json(&self.account, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for AccountUpdatedPayload {
@@ -4220,6 +5185,16 @@ pub struct AccountRateLimitsUpdatedPayload {
     /// The rate limit snapshot, as the provider reports it.
     #[serde(rename = "rateLimits")]
     pub rate_limits: serde_json::Value,
+}
+impl WriteJson for AccountRateLimitsUpdatedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"rateLimits\":");
+        WriteJson::write_json(&self.rate_limits, out)?;
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -4261,6 +5236,16 @@ pub struct McpStatusUpdatedPayload {
     /// The MCP server status, as the provider reports it.
     #[serde(rename = "status")]
     pub status: serde_json::Value,
+}
+impl WriteJson for McpStatusUpdatedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"status\":");
+        WriteJson::write_json(&self.status, out)?;
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -4304,6 +5289,24 @@ pub struct McpOauthCompletedPayload {
     /// Why the login failed, when it did.
     #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+impl WriteJson for McpOauthCompletedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"success\":");
+        WriteJson::write_json(&self.success, out)?;
+        if let Some(value) = &self.name {
+            write_key(out, &mut first, b"\"name\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.error {
+            write_key(out, &mut first, b"\"error\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -4360,6 +5363,20 @@ pub struct ModelReroutedPayload {
     /// Why the provider rerouted.
     #[serde(rename = "reason")]
     pub reason: String,
+}
+impl WriteJson for ModelReroutedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"fromModel\":");
+        WriteJson::write_json(&self.from_model, out)?;
+        write_key(out, &mut first, b"\"toModel\":");
+        WriteJson::write_json(&self.to_model, out)?;
+        write_key(out, &mut first, b"\"reason\":");
+        WriteJson::write_json(&self.reason, out)?;
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -4426,6 +5443,28 @@ pub struct ConfigWarningPayload {
     #[serde(rename = "range", skip_serializing_if = "Option::is_none")]
     pub range: Option<serde_json::Value>,
 }
+impl WriteJson for ConfigWarningPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"summary\":");
+        WriteJson::write_json(&self.summary, out)?;
+        if let Some(value) = &self.details {
+            write_key(out, &mut first, b"\"details\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.path {
+            write_key(out, &mut first, b"\"path\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.range {
+            write_key(out, &mut first, b"\"range\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for ConfigWarningPayload {
@@ -4482,6 +5521,20 @@ pub struct DeprecationNoticePayload {
     #[serde(rename = "details", skip_serializing_if = "Option::is_none")]
     pub details: Option<String>,
 }
+impl WriteJson for DeprecationNoticePayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"summary\":");
+        WriteJson::write_json(&self.summary, out)?;
+        if let Some(value) = &self.details {
+            write_key(out, &mut first, b"\"details\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for DeprecationNoticePayload {
@@ -4529,6 +5582,20 @@ pub struct FilesPersistedPayload {
     #[serde(rename = "failed", skip_serializing_if = "Option::is_none")]
     pub failed: Option<Vec<PersistedFileFailure>>,
 }
+impl WriteJson for FilesPersistedPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"files\":");
+        WriteJson::write_json(&self.files, out)?;
+        if let Some(value) = &self.failed {
+            write_key(out, &mut first, b"\"failed\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
 impl<'de> Deserialize<'de> for FilesPersistedPayload {
@@ -4574,6 +5641,20 @@ pub struct RuntimeWarningPayload {
     /// More detail (e.g. the line that could not be parsed, the provider's warning object).
     #[serde(rename = "detail", skip_serializing_if = "Option::is_none")]
     pub detail: Option<serde_json::Value>,
+}
+impl WriteJson for RuntimeWarningPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"message\":");
+        WriteJson::write_json(&self.message, out)?;
+        if let Some(value) = &self.detail {
+            write_key(out, &mut first, b"\"detail\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -4624,6 +5705,24 @@ pub struct RuntimeErrorPayload {
     /// The provider's error information (e.g. Codex error info and `willRetry`, a JSON-RPC error object).
     #[serde(rename = "detail", skip_serializing_if = "Option::is_none")]
     pub detail: Option<serde_json::Value>,
+}
+impl WriteJson for RuntimeErrorPayload {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"message\":");
+        WriteJson::write_json(&self.message, out)?;
+        if let Some(value) = &self.class {
+            write_key(out, &mut first, b"\"class\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.detail {
+            write_key(out, &mut first, b"\"detail\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
 }
 /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
 /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -5256,6 +6355,214 @@ impl RuntimeEvent {
             Self::RuntimeError(payload) => map.serialize_entry("payload", payload),
         }
     }
+    /// The `type` and `payload` members, each after a `,` (the envelope's first members
+    /// are required).
+    fn write_type_and_payload(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match self {
+            Self::SessionStarted(payload) => {
+                out.extend_from_slice(b",\"type\":\"session.started\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::SessionConfigured(payload) => {
+                out.extend_from_slice(b",\"type\":\"session.configured\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::SessionStateChanged(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"session.state.changed\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::SessionExited(payload) => {
+                out.extend_from_slice(b",\"type\":\"session.exited\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::ThreadStarted(payload) => {
+                out.extend_from_slice(b",\"type\":\"thread.started\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::ThreadStateChanged(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"thread.state.changed\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::ThreadMetadataUpdated(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"thread.metadata.updated\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::ThreadTokenUsageUpdated(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"thread.token-usage.updated\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::ThreadRealtimeStarted(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"thread.realtime.started\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::ThreadRealtimeItemAdded(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"thread.realtime.item-added\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::ThreadRealtimeAudioDelta(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"thread.realtime.audio.delta\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::ThreadRealtimeError(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"thread.realtime.error\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::ThreadRealtimeClosed(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"thread.realtime.closed\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::TurnStarted(payload) => {
+                out.extend_from_slice(b",\"type\":\"turn.started\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::TurnCompleted(payload) => {
+                out.extend_from_slice(b",\"type\":\"turn.completed\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::TurnAborted(payload) => {
+                out.extend_from_slice(b",\"type\":\"turn.aborted\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::TurnPlanUpdated(payload) => {
+                out.extend_from_slice(b",\"type\":\"turn.plan.updated\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::TurnDiffUpdated(payload) => {
+                out.extend_from_slice(b",\"type\":\"turn.diff.updated\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::ItemStarted(payload) => {
+                out.extend_from_slice(b",\"type\":\"item.started\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::ItemUpdated(payload) => {
+                out.extend_from_slice(b",\"type\":\"item.updated\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::ItemCompleted(payload) => {
+                out.extend_from_slice(b",\"type\":\"item.completed\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::ContentDelta(payload) => {
+                out.extend_from_slice(b",\"type\":\"content.delta\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::RequestOpened(payload) => {
+                out.extend_from_slice(b",\"type\":\"request.opened\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::RequestResolved(payload) => {
+                out.extend_from_slice(b",\"type\":\"request.resolved\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::UserInputRequested(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"user-input.requested\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::UserInputResolved(payload) => {
+                out.extend_from_slice(b",\"type\":\"user-input.resolved\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::TaskStarted(payload) => {
+                out.extend_from_slice(b",\"type\":\"task.started\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::TaskProgress(payload) => {
+                out.extend_from_slice(b",\"type\":\"task.progress\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::TaskCompleted(payload) => {
+                out.extend_from_slice(b",\"type\":\"task.completed\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::HookStarted(payload) => {
+                out.extend_from_slice(b",\"type\":\"hook.started\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::HookProgress(payload) => {
+                out.extend_from_slice(b",\"type\":\"hook.progress\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::HookCompleted(payload) => {
+                out.extend_from_slice(b",\"type\":\"hook.completed\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::ToolProgress(payload) => {
+                out.extend_from_slice(b",\"type\":\"tool.progress\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::ToolSummary(payload) => {
+                out.extend_from_slice(b",\"type\":\"tool.summary\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::AuthStatus(payload) => {
+                out.extend_from_slice(b",\"type\":\"auth.status\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::AccountUpdated(payload) => {
+                out.extend_from_slice(b",\"type\":\"account.updated\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::AccountRateLimitsUpdated(payload) => {
+                out.extend_from_slice(
+                    b",\"type\":\"account.rate-limits.updated\",\"payload\":",
+                );
+                payload.write_json(out)
+            }
+            Self::McpStatusUpdated(payload) => {
+                out.extend_from_slice(b",\"type\":\"mcp.status.updated\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::McpOauthCompleted(payload) => {
+                out.extend_from_slice(b",\"type\":\"mcp.oauth.completed\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::ModelRerouted(payload) => {
+                out.extend_from_slice(b",\"type\":\"model.rerouted\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::ConfigWarning(payload) => {
+                out.extend_from_slice(b",\"type\":\"config.warning\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::DeprecationNotice(payload) => {
+                out.extend_from_slice(b",\"type\":\"deprecation.notice\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::FilesPersisted(payload) => {
+                out.extend_from_slice(b",\"type\":\"files.persisted\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::RuntimeWarning(payload) => {
+                out.extend_from_slice(b",\"type\":\"runtime.warning\",\"payload\":");
+                payload.write_json(out)
+            }
+            Self::RuntimeError(payload) => {
+                out.extend_from_slice(b",\"type\":\"runtime.error\",\"payload\":");
+                payload.write_json(out)
+            }
+        }
+    }
 }
 /// A canonical provider-runtime event (V2): the envelope, a `type` naming one of the 45 event types, and that type's payload.
 ///
@@ -5428,5 +6735,47 @@ impl<'de> Deserialize<'de> for ProviderRuntimeEvent {
             }
         }
         deserializer.deserialize_map(Visitor)
+    }
+}
+/// The members in the order `Serialize` writes them.
+impl WriteJson for ProviderRuntimeEvent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"eventId\":");
+        WriteJson::write_json(&self.event_id, out)?;
+        write_key(out, &mut first, b"\"provider\":");
+        WriteJson::write_json(&self.provider, out)?;
+        write_key(out, &mut first, b"\"sessionId\":");
+        WriteJson::write_json(&self.session_id, out)?;
+        write_key(out, &mut first, b"\"createdAt\":");
+        WriteJson::write_json(&self.created_at, out)?;
+        if let Some(value) = &self.thread_id {
+            write_key(out, &mut first, b"\"threadId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.turn_id {
+            write_key(out, &mut first, b"\"turnId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.item_id {
+            write_key(out, &mut first, b"\"itemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.request_id {
+            write_key(out, &mut first, b"\"requestId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.provider_refs {
+            write_key(out, &mut first, b"\"providerRefs\":");
+            WriteJson::write_json(value, out)?;
+        }
+        self.event.write_type_and_payload(out)?;
+        if let Some(value) = &self.raw {
+            write_key(out, &mut first, b"\"raw\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
     }
 }

@@ -73,7 +73,7 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
     let enums = model.enums.iter().map(|def| enumeration(model, def));
     let objects = model.objects.iter().map(object);
     let runtime_event = runtime_event(model);
-    let provider_runtime_event = provider_runtime_event(model);
+    let provider_runtime_event = provider_runtime_event(model)?;
     let tokens = quote! {
         use std::fmt;
         use std::sync::Arc;
@@ -82,7 +82,9 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
         use serde::ser::SerializeMap as _;
         use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-        use crate::support::{InvalidValue, Str, check_date_time, check_trimmed_non_empty, next_field};
+        use crate::support::{
+            InvalidValue, Str, WriteJson, check_date_time, check_trimmed_non_empty, next_field, write_key, write_str,
+        };
 
         #(#ids)*
         #(#datetimes)*
@@ -126,7 +128,7 @@ const SCHEMA_COPY: &str = "provider-runtime.schema.json";
 const LIB_ITEMS: &str = r#"
 mod support;
 
-pub use support::InvalidValue;
+pub use support::{InvalidValue, WriteJson};
 
 /// The canonical JSON Schema these types were generated from, as the text of
 /// `schemas/canonical/provider-runtime.schema.json` (validators compile it; `x-eventType` names the
@@ -329,6 +331,12 @@ fn newtype(name: &str, description: &str, check: TokenStream, what: &str) -> Tok
             }
         }
 
+        impl WriteJson for #ident {
+            fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+                write_str(out, &self.0)
+            }
+        }
+
         impl<'de> Deserialize<'de> for #ident {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let Str(value) = Str::deserialize(deserializer)?;
@@ -347,6 +355,7 @@ fn enumeration(model: &Model, def: &EnumDef) -> TokenStream {
         .map(|value| format_ident!("{}", pascal_case(&value.value)))
         .collect();
     let values: Vec<&str> = def.values.iter().map(|value| value.value.as_str()).collect();
+    let json_values = values.iter().map(|value| json_bytes(value));
     let variant_docs = def.values.iter().map(|value| {
         // The event-type enum's values take the description of their event when they have none.
         let fallback = (def.name == model.event_type_enum().name)
@@ -381,6 +390,15 @@ fn enumeration(model: &Model, def: &EnumDef) -> TokenStream {
         impl fmt::Display for #ident {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(self.as_str())
+            }
+        }
+
+        impl WriteJson for #ident {
+            fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+                out.extend_from_slice(match self {
+                    #(Self::#variants => #json_values,)*
+                });
+                Ok(())
             }
         }
 
@@ -455,6 +473,9 @@ fn object(def: &ObjectDef) -> TokenStream {
         &slots,
         quote!(Ok(#ident { #(#inits)* })),
     );
+    let members: Vec<&Property> = def.properties.iter().collect();
+    let write_members = write_members(&members);
+    let first = (!members.is_empty()).then(|| quote!(let mut first = true;));
     quote! {
         #doc
         #[derive(#derives)]
@@ -463,6 +484,16 @@ fn object(def: &ObjectDef) -> TokenStream {
         }
 
         #partial_eq
+
+        impl WriteJson for #ident {
+            fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+                #first
+                out.push(b'{');
+                #write_members
+                out.push(b'}');
+                Ok(())
+            }
+        }
 
         /// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
         /// an optional field may be absent but not `null` unless its type admits `null`.
@@ -491,6 +522,10 @@ fn runtime_event(model: &Model) -> TokenStream {
         ))
     });
     let payload_errors = types.iter().map(|ty| format!("payload of {ty:?}: {{error}}"));
+    let type_members = types.iter().map(|ty| {
+        let text = format!(",\"type\":{},\"payload\":", json_text(ty));
+        proc_macro2::Literal::byte_string(text.as_bytes())
+    });
     quote! {
         /// What a [`ProviderRuntimeEvent`] reports: its `type` and the `payload` of that type.
         #[derive(Clone, Debug, PartialEq)]
@@ -525,13 +560,24 @@ fn runtime_event(model: &Model) -> TokenStream {
                     #(Self::#variants(payload) => map.serialize_entry("payload", payload),)*
                 }
             }
+
+            /// The `type` and `payload` members, each after a `,` (the envelope's first members
+            /// are required).
+            fn write_type_and_payload(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+                match self {
+                    #(Self::#variants(payload) => {
+                        out.extend_from_slice(#type_members);
+                        payload.write_json(out)
+                    })*
+                }
+            }
         }
     }
 }
 
 /// `ProviderRuntimeEvent`: the envelope fields with `event` where `type`/`payload` go, and its
 /// hand-written serde impls.
-fn provider_runtime_event(model: &Model) -> TokenStream {
+fn provider_runtime_event(model: &Model) -> Result<TokenStream> {
     let envelope = &model.envelope;
     let type_enum = type_ident(&model.event_type_enum().name);
     let (leading, trailing): (Vec<&Property>, Vec<&Property>) = envelope
@@ -559,6 +605,14 @@ fn provider_runtime_event(model: &Model) -> TokenStream {
         }
     };
     let leading_entries = leading.iter().map(|property| entry(property));
+    if !leading.iter().any(|property| property.required) {
+        bail!(
+            "{SCHEMA_PATH}: the envelope ({}) needs a required property before `type`: the writer puts a `,` before `type`",
+            envelope.name
+        );
+    }
+    let write_leading = write_members(&leading);
+    let write_trailing = write_members(&trailing);
     let trailing_entries = trailing.iter().map(|property| entry(property));
     let required_count = envelope.properties.iter().filter(|property| property.required).count() + 2;
     let optional_counts = envelope
@@ -613,7 +667,7 @@ fn provider_runtime_event(model: &Model) -> TokenStream {
          unknown fields are rejected, and optional fields may be absent but not `null`.",
         model.union.description, envelope.description
     ));
-    quote! {
+    Ok(quote! {
         #doc
         #[derive(Clone, Debug, PartialEq)]
         pub struct ProviderRuntimeEvent {
@@ -642,7 +696,53 @@ fn provider_runtime_event(model: &Model) -> TokenStream {
                 #visitor
             }
         }
-    }
+
+        /// The members in the order `Serialize` writes them.
+        impl WriteJson for ProviderRuntimeEvent {
+            fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+                let mut first = true;
+                out.push(b'{');
+                #write_leading
+                self.event.write_type_and_payload(out)?;
+                #write_trailing
+                out.push(b'}');
+                Ok(())
+            }
+        }
+    })
+}
+
+/// [`WriteJson`] statements for `properties`, in order: a required one always, an optional one
+/// when it is `Some`; each key is a byte string made here. Expects `first` and `out` in scope.
+fn write_members(properties: &[&Property]) -> TokenStream {
+    let members = properties.iter().map(|property| {
+        let name = field_ident(&property.name);
+        let key = proc_macro2::Literal::byte_string(format!("{}:", json_text(&property.name)).as_bytes());
+        if property.required {
+            quote! {
+                write_key(out, &mut first, #key);
+                WriteJson::write_json(&self.#name, out)?;
+            }
+        } else {
+            quote! {
+                if let Some(value) = &self.#name {
+                    write_key(out, &mut first, #key);
+                    WriteJson::write_json(value, out)?;
+                }
+            }
+        }
+    });
+    quote!(#(#members)*)
+}
+
+/// `text` as a JSON string, quoted and escaped as serde_json writes it.
+fn json_text(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
+}
+
+/// [`json_text`] as a byte string literal.
+fn json_bytes(text: &str) -> proc_macro2::Literal {
+    proc_macro2::Literal::byte_string(json_text(text).as_bytes())
 }
 
 #[cfg(test)]

@@ -1,12 +1,14 @@
 //! The runtime support of `agentwire-canonical`: the error of a rejected id or date-time, the
-//! validators the schema's formats need, and the helpers of the hand-written `Deserialize`
-//! impls. Written verbatim by `cargo xtask codegen` from `xtask/src/codegen/canonical_support.rs`
+//! validators the schema's formats need, the helpers of the hand-written `Deserialize`
+//! impls, and [`WriteJson`] with its impls for the types the schema's properties use. Written verbatim by `cargo xtask codegen` from `xtask/src/codegen/canonical_support.rs`
 //! (it is code, read and linted as such; only `generated.rs` comes from the schema).
 
 use std::fmt;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 /// A string that is not a valid value of a validated type (an id or a date-time).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,7 +75,9 @@ pub(crate) fn check_trimmed_non_empty(value: &str) -> Result<(), &'static str> {
     if is_ecmascript_space(first) || is_ecmascript_space(last) {
         return Err("must not start or end with whitespace");
     }
-    if value.contains(['\n', '\r', '\u{2028}', '\u{2029}']) {
+    // Bytes first: every id of every event is checked, and U+2028/U+2029 both begin with 0xE2.
+    let maybe_break = value.bytes().any(|byte| matches!(byte, b'\n' | b'\r' | 0xE2));
+    if maybe_break && value.contains(['\n', '\r', '\u{2028}', '\u{2029}']) {
         return Err("must not contain a line break");
     }
     Ok(())
@@ -208,4 +212,116 @@ where
     }
     *slot = Some(map.next_value()?);
     Ok(())
+}
+
+/// Writes a value as compact JSON into a buffer: byte for byte what `serde_json::to_writer`
+/// writes through the type's `Serialize`, without going through a `Serializer`.
+///
+/// A normalizer writes several events per provider message, each an envelope of keys, ids and
+/// names: through serde every key and every string is a call of its own that scans it for
+/// characters to escape one byte at a time. Here the keys and enum names are byte strings made
+/// when the code was generated, and a string is checked for escapes in one pass the compiler
+/// vectorizes. Numbers, free-form JSON values and a string that needs escaping go to serde_json.
+pub trait WriteJson {
+    /// Appends the value's JSON to `out`.
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()>;
+}
+
+/// A JSON string: as it is between quotes when nothing in it needs escaping (serde_json escapes
+/// `"`, `\` and the control characters below U+0020, nothing else), else serde_json's escaping.
+pub(crate) fn write_str(out: &mut Vec<u8>, value: &str) -> serde_json::Result<()> {
+    // No early exit: the whole-string fold compiles to vector compares.
+    let plain = value.bytes().fold(true, |plain, byte| {
+        plain & (byte >= 0x20) & (byte != b'"') & (byte != b'\\')
+    });
+    if !plain {
+        return serde_json::to_writer(out, value);
+    }
+    out.reserve(value.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(value.as_bytes());
+    out.push(b'"');
+    Ok(())
+}
+
+/// The key of an object member (with its `:`), after a `,` unless it is the first member.
+pub(crate) fn write_key(out: &mut Vec<u8>, first: &mut bool, key: &[u8]) {
+    if !std::mem::take(first) {
+        out.push(b',');
+    }
+    out.extend_from_slice(key);
+}
+
+impl WriteJson for String {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_str(out, self)
+    }
+}
+
+impl WriteJson for bool {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(if *self { b"true" } else { b"false" });
+        Ok(())
+    }
+}
+
+impl WriteJson for i64 {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+}
+
+/// As `Serialize` writes it: shortest round-trip form, `null` when not finite.
+impl WriteJson for f64 {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+}
+
+impl WriteJson for Value {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+}
+
+impl WriteJson for Map<String, Value> {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+}
+
+/// The text as it was received.
+impl WriteJson for Box<RawValue> {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(self.get().as_bytes());
+        Ok(())
+    }
+}
+
+/// `null` for `None`: the schema's `string | null` (an optional property that is absent is left
+/// out by the object that holds it, never written as `null`).
+impl<T: WriteJson> WriteJson for Option<T> {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match self {
+            Some(value) => value.write_json(out),
+            None => {
+                out.extend_from_slice(b"null");
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<T: WriteJson> WriteJson for Vec<T> {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.push(b'[');
+        for (index, value) in self.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            value.write_json(out)?;
+        }
+        out.push(b']');
+        Ok(())
+    }
 }
