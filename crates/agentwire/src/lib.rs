@@ -32,6 +32,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Events also write themselves with [`agentwire_canonical::WriteJson`] (`event.write_json(&mut
+//! buffer)`): the same bytes as `serde_json::to_writer`, faster; `agentwire normalize` uses it.
+//!
 //! A host that shows a `request.opened` answers it with [`normalizer::Normalizer::answer`]: a
 //! canonical [`answer::Reply`] in, the provider's own reply frame out.
 //!

@@ -278,15 +278,44 @@ impl WriteJson for f64 {
     }
 }
 
+/// Walked here rather than handed to serde_json, so its strings (most of an item's data) get the
+/// one-pass escape check too.
 impl WriteJson for Value {
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        serde_json::to_writer(out, self)
+        match self {
+            Value::Null => out.extend_from_slice(b"null"),
+            Value::Bool(value) => value.write_json(out)?,
+            Value::Number(number) => serde_json::to_writer(out, number)?,
+            Value::String(text) => write_str(out, text)?,
+            Value::Array(values) => {
+                out.push(b'[');
+                for (index, value) in values.iter().enumerate() {
+                    if index > 0 {
+                        out.push(b',');
+                    }
+                    value.write_json(out)?;
+                }
+                out.push(b']');
+            }
+            Value::Object(map) => map.write_json(out)?,
+        }
+        Ok(())
     }
 }
 
 impl WriteJson for Map<String, Value> {
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        serde_json::to_writer(out, self)
+        out.push(b'{');
+        for (index, (key, value)) in self.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            write_str(out, key)?;
+            out.push(b':');
+            value.write_json(out)?;
+        }
+        out.push(b'}');
+        Ok(())
     }
 }
 
