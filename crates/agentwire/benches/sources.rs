@@ -3,8 +3,8 @@
 //!   `agentwire conform` path);
 //! - `map/<source>`: every line through the source's normalizer (decode and mapping), the events
 //!   built but not written;
-//! - `write/<source>`: the same, and every event serialized to JSONL as `agentwire normalize`
-//!   writes it.
+//! - `write/<source>`: the same, and every event written to JSONL as `agentwire normalize`
+//!   writes it (`WriteJson`).
 //!
 //! Throughput is in input bytes. Run with `cargo bench -p agentwire --bench sources`; the
 //! whole-process figures (against a serde_json baseline and node) come from `cargo xtask bench`.
@@ -14,6 +14,7 @@ use std::hint::black_box;
 use agentwire::frame::{Frame, LineFormat};
 use agentwire::normalizer::Options;
 use agentwire::source::Source;
+use agentwire_canonical::WriteJson;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 mod corpus;
@@ -83,7 +84,7 @@ fn benches(c: &mut Criterion) {
                     for line in &trace.lines {
                         let _ = normalizer.push_line(line, trace.format, &mut events);
                         for event in events.drain(..) {
-                            serde_json::to_writer(&mut out, &event).expect("an event serializes");
+                            event.write_json(&mut out).expect("an event writes");
                             out.push(b'\n');
                         }
                     }

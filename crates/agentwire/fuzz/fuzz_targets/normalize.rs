@@ -1,12 +1,13 @@
 //! Any bytes, as the lines of a stream of any source: the normalizer never panics, and every
-//! event it emits is valid canonical JSON that decodes back into the canonical type. The first
+//! event it emits is valid canonical JSON that decodes back into the canonical type, written the
+//! same by `WriteJson` (the CLI's writer) as by `Serialize`. The first
 //! line names the source, so one target covers every source in `Source::ALL`.
 #![no_main]
 
 use agentwire::frame::LineFormat;
 use agentwire::normalizer::Options;
 use agentwire::source::Source;
-use agentwire_canonical::ProviderRuntimeEvent;
+use agentwire_canonical::{ProviderRuntimeEvent, WriteJson};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -28,6 +29,9 @@ fuzz_target!(|data: &[u8]| {
     normalizer.finish(&mut events);
     for event in &events {
         let json = serde_json::to_string(event).expect("a canonical event serializes");
+        let mut written = Vec::new();
+        event.write_json(&mut written).expect("a canonical event writes");
+        assert_eq!(written, json.as_bytes(), "WriteJson writes what Serialize writes");
         let back: ProviderRuntimeEvent = serde_json::from_str(&json).expect("its JSON decodes as a canonical event");
         assert_eq!(&back, event, "the event round-trips");
     }
