@@ -287,16 +287,7 @@ impl WriteJson for Value {
             Value::Bool(value) => value.write_json(out)?,
             Value::Number(number) => serde_json::to_writer(out, number)?,
             Value::String(text) => write_str(out, text)?,
-            Value::Array(values) => {
-                out.push(b'[');
-                for (index, value) in values.iter().enumerate() {
-                    if index > 0 {
-                        out.push(b',');
-                    }
-                    value.write_json(out)?;
-                }
-                out.push(b']');
-            }
+            Value::Array(values) => values.write_json(out)?,
             Value::Object(map) => map.write_json(out)?,
         }
         Ok(())
