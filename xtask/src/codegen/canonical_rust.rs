@@ -35,8 +35,8 @@ const TRAILING_ENVELOPE_FIELDS: &[&str] = &["raw"];
 
 /// Inner attributes of the generated crate, written verbatim (prettyplease drops comments).
 const CRATE_ATTRIBUTES: &str = "\
-//! The canonical provider-runtime event model (V2) of `spec/EVENTS.md` section 1, generated from
-//! its JSON Schema.
+//! The canonical provider-runtime event model of section 1 of the provider-runtime V2 proposal,
+//! generated from its JSON Schema.
 //!
 //! [`ProviderRuntimeEvent`] is one event of the canonical stream: the envelope (ids, provider,
 //! time, provider refs, raw message) and a [`RuntimeEvent`], which pairs the event type with its
