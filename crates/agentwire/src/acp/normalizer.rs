@@ -492,11 +492,11 @@ impl AcpNormalizer {
                     };
                     self.ledger.set_provider(provider);
                 }
-                let result = wire_json(frame)["result"].take();
+                let mut result = sent_result(frame);
                 let mut config = Map::new();
                 for key in ["protocolVersion", "agentCapabilities", "authMethods", "agentInfo"] {
-                    let value = match (key, result.get(key)) {
-                        (_, Some(value)) => value.clone(),
+                    let value = match (key, result.remove(key)) {
+                        (_, Some(value)) => value,
                         ("authMethods", None) => Value::Array(Vec::new()),
                         (_, None) => continue,
                     };
@@ -872,11 +872,21 @@ pub(super) fn to_value<T: Serialize + ?Sized>(value: &T) -> Value {
 
 /// What a `session/new|load|resume` result says of the session's configuration.
 fn session_config(frame: &Frame<'_>) -> Map<String, Value> {
-    let result = wire_json(frame)["result"].take();
+    let mut result = sent_result(frame);
     ["modes", "models", "configOptions"]
         .into_iter()
-        .filter_map(|key| Some((key.to_string(), result.get(key)?.clone())))
+        .filter_map(|key| Some((key.to_string(), result.remove(key)?)))
         .collect()
+}
+
+/// The `result` object of a response frame, exactly as sent (empty if it is not an object). Its
+/// members are moved out, not cloned: with Cursor's model and option lists, these results are a
+/// fifth of the ACP corpus's bytes.
+fn sent_result(frame: &Frame<'_>) -> Map<String, Value> {
+    match wire_json(frame)["result"].take() {
+        Value::Object(result) => result,
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => Map::new(),
+    }
 }
 
 fn insert_some<T: Serialize>(map: &mut Map<String, Value>, key: &str, value: Option<&T>) {
