@@ -74,7 +74,9 @@ pub enum ExitStatus {
 }
 
 /// mimalloc: a normalizer allocates and frees many small strings per event, and glibc's malloc
-/// spent a fifth of the time of `agentwire normalize` on them (see PERFORMANCE.md).
+/// spent a fifth of the time of `agentwire normalize` on them (see PERFORMANCE.md). Built with
+/// `no_thp`: asked for transparent huge pages, mimalloc grows its ~10-20 MB heap 2 MB at a time,
+/// which added 6-12 MB to the peak RSS for no measurable speed.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
