@@ -51,10 +51,8 @@ fn v5<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> Uuid {
         }
         hash.update(part);
     }
-    let digest: [u8; 20] = hash.finalize().into();
-    let mut bytes = [0; 16];
-    bytes.copy_from_slice(&digest[..16]);
-    uuid::Builder::from_sha1_bytes(bytes).into_uuid()
+    let digest = hash.finalize();
+    uuid::Builder::from_sha1_bytes(digest[..16].try_into().expect("a SHA-1 digest holds 20 bytes")).into_uuid()
 }
 
 /// UUIDv5 under [`NAMESPACE`] of the name `parts` joined by `:`, as an id made by `make`.

@@ -1,7 +1,8 @@
 //! The runtime support of `agentwire-canonical`: the error of a rejected id or date-time, the
-//! validators the schema's formats need, the helpers of the hand-written `Deserialize`
-//! impls, and [`WriteJson`] with its impls for the types the schema's properties use. Written verbatim by `cargo xtask codegen` from `xtask/src/codegen/canonical_support.rs`
-//! (it is code, read and linted as such; only `generated.rs` comes from the schema).
+//! validators the schema's formats need, the helpers of the hand-written `Deserialize` impls, and
+//! [`WriteJson`] with its impls for the types the schema's properties use. Written verbatim by
+//! `cargo xtask codegen` from `xtask/src/codegen/canonical_support.rs` (it is code, read and
+//! linted as such; only `generated.rs` comes from the schema).
 
 use std::fmt;
 
