@@ -495,15 +495,22 @@ impl AcpNormalizer {
         end: Option<ItemStatus>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let started = self.ensure_item(raw, session, &item, fields.clone(), out);
+        // A new item starts with `fields`; a known one takes in their non-null members.
+        let known = self
+            .sessions
+            .get(session)
+            .is_some_and(|s| s.tools.contains_key(item.id));
+        let (started, update) = if known {
+            (false, fields)
+        } else {
+            (self.ensure_item(raw, session, &item, fields, out), Map::new())
+        };
         let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(item.id)) else {
             return;
         };
-        if !started {
-            for (key, value) in fields {
-                if !value.is_null() {
-                    tool.data.insert(key, value);
-                }
+        for (key, value) in update {
+            if !value.is_null() {
+                tool.data.insert(key, value);
             }
         }
         let title = tool
@@ -514,13 +521,12 @@ impl AcpNormalizer {
             .or(item.title)
             .or_else(|| tool.title.clone());
         tool.title.clone_from(&title);
-        let (item_type, turn, done, declined, data) = (
-            tool.item_type,
-            tool.turn.clone(),
-            tool.done,
-            tool.declined,
-            tool.data.clone(),
-        );
+        let (item_type, turn, done, declined) = (tool.item_type, tool.turn.clone(), tool.done, tool.declined);
+        // A new item's `item.started` already carries its data.
+        if started && end.is_none() && !done {
+            return;
+        }
+        let data = tool.data.clone();
         let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
         // A tool call the user refused did not run: the agent's `failed` is a refusal.
         let end = match end {
@@ -542,7 +548,6 @@ impl AcpNormalizer {
                 };
                 self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
             }
-            (None, false) if started => {}
             (None | Some(_), true) | (None, false) => {
                 // The face a cut-off keeps follows the updates (the title too: ACP's first
                 // report of a tool call is often a placeholder like "Terminal").
