@@ -124,7 +124,7 @@ fn main() -> ExitCode {
         Err(err) => err.exit(),
     };
     let stdout = std::io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = BufWriter::with_capacity(normalize::OUTPUT_CHUNK, stdout.lock());
     let result = match cli.command {
         Command::Normalize(args) => normalize::run(args, &mut out),
         Command::Answer(args) => answer::run(args, &mut out),

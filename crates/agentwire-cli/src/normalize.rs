@@ -68,9 +68,10 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     };
     let mut normalizer = source.normalizer(options);
     let status = feed(&mut input, format, normalizer.as_mut(), args.strict, out)?;
-    let mut events = Vec::new();
+    let (mut events, mut text) = (Vec::new(), Vec::new());
     normalizer.finish(&mut events);
-    write_events(&mut events, &mut Vec::new(), out)?;
+    write_events(&mut events, &mut text)?;
+    out.write_all(&text)?;
     Ok(status)
 }
 
@@ -109,8 +110,18 @@ pub fn feed(
                 status = ExitStatus::Failure;
             }
         }
-        write_events(&mut events, &mut text, out)?;
-        if !input.has_ready_data() {
+        write_events(&mut events, &mut text)?;
+        let idle = !input.has_ready_data();
+        if idle || text.len() >= OUTPUT_CHUNK {
+            out.write_all(&text)?;
+            text.clear();
+            // A burst (events held until the stream gave a time, a huge message) is not kept
+            // for the rest of the stream.
+            if text.capacity() > TEXT_KEPT {
+                text = Vec::new();
+            }
+        }
+        if idle {
             out.flush()?;
         }
         if let Some(len) = progress {
@@ -121,33 +132,28 @@ pub fn feed(
             }
         }
     }
+    out.write_all(&text)?;
     if progress.is_some() {
         eprintln!();
     }
     Ok(status)
 }
 
-/// Writes `events` as JSON lines. They are written into `text` (kept by the caller so its
-/// capacity is reused from line to line) with [`WriteJson`], the same bytes as serde_json's, and
-/// written out at once.
-fn write_events(
-    events: &mut Vec<agentwire_canonical::ProviderRuntimeEvent>,
-    text: &mut Vec<u8>,
-    out: &mut impl Write,
-) -> anyhow::Result<()> {
-    text.clear();
+/// Appends `events` to `text` as JSON lines, written with [`WriteJson`] (the same bytes as
+/// serde_json's).
+fn write_events(events: &mut Vec<agentwire_canonical::ProviderRuntimeEvent>, text: &mut Vec<u8>) -> anyhow::Result<()> {
     for event in events.drain(..) {
         event.write_json(text)?;
         text.push(b'\n');
     }
-    out.write_all(text)?;
-    // A burst (events held until the stream gave a time, a huge message) is not kept for the
-    // rest of the stream.
-    if text.capacity() > TEXT_KEPT {
-        *text = Vec::new();
-    }
     Ok(())
 }
 
-/// The largest output buffer kept from one line to the next.
+/// How much output is gathered before it is written, unless the input has nothing more ready.
+/// Written in chunks at least as large as the CLI's output buffer, the events go straight to
+/// stdout instead of being copied into that buffer first (for codex exec, output is eight
+/// times its input).
+pub const OUTPUT_CHUNK: usize = 1 << 16;
+
+/// The largest output buffer kept from one chunk to the next.
 const TEXT_KEPT: usize = 1 << 20;
