@@ -5,8 +5,8 @@ use serde::de::Error as _;
 use serde::ser::SerializeMap as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::support::{
-    InvalidValue, Str, WriteJson, check_date_time, check_trimmed_non_empty, next_field,
-    write_key, write_str,
+    InvalidValue, RawObject, Str, WriteJson, check_date_time, check_trimmed_non_empty,
+    next_field, write_key, write_str,
 };
 /// Canonical id of one runtime event, unique per event (a T3 id, never a provider id).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -2891,11 +2891,17 @@ impl<'de> Deserialize<'de> for SessionStartedPayload {
     }
 }
 /// Payload of `session.configured`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct SessionConfiguredPayload {
     /// The configuration snapshot: model, tools, permission mode, MCP servers, capabilities, available commands, ...
     #[serde(rename = "config")]
-    pub config: serde_json::Map<String, serde_json::Value>,
+    pub config: Box<serde_json::value::RawValue>,
+}
+/// Raw JSON fields compare by their text, byte for byte (as received, not as parsed).
+impl PartialEq for SessionConfiguredPayload {
+    fn eq(&self, other: &Self) -> bool {
+        self.config.get() == other.config.get()
+    }
 }
 impl WriteJson for SessionConfiguredPayload {
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
@@ -2921,9 +2927,7 @@ impl<'de> Deserialize<'de> for SessionConfiguredPayload {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let mut field_config: Option<
-                    serde_json::Map<String, serde_json::Value>,
-                > = None;
+                let mut field_config: Option<RawObject> = None;
                 while let Some(Str(key)) = map.next_key()? {
                     match &*key {
                         "config" => next_field(&mut map, &mut field_config, "config")?,
@@ -2932,6 +2936,7 @@ impl<'de> Deserialize<'de> for SessionConfiguredPayload {
                 }
                 Ok(SessionConfiguredPayload {
                     config: field_config
+                        .map(|RawObject(raw)| raw)
                         .ok_or_else(|| A::Error::missing_field("config"))?,
                 })
             }

@@ -200,6 +200,24 @@ impl<'de> Deserialize<'de> for Str<'de> {
     }
 }
 
+/// A JSON object carried as its text: what a raw object field decodes through, so that anything
+/// but an object is refused as the `serde_json::Map` it stands for would refuse it.
+pub(crate) struct RawObject(pub(crate) Box<RawValue>);
+
+impl<'de> Deserialize<'de> for RawObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        if raw.get().starts_with('{') {
+            Ok(RawObject(raw))
+        } else {
+            Err(D::Error::invalid_type(
+                serde::de::Unexpected::Other(raw.get()),
+                &"a JSON object",
+            ))
+        }
+    }
+}
+
 /// Decodes the value of the field `name` into its slot; a field given twice is an error.
 /// A present optional field decodes as its type, so `null` is rejected unless the type
 /// admits it (`{}` keeps it as `Value::Null`, `string | null` as `None`).

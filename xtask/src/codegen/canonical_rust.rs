@@ -26,9 +26,12 @@ use super::{GeneratedFile, rust_output};
 const CRATE_DIR: &str = "generated/canonical";
 const PACKAGE: &str = "agentwire-canonical";
 
-/// Fields carried as `Box<RawValue>` (the provider message, kept byte for byte, never re-parsed).
-/// Each must be a required `{}` property.
-const RAW_VALUE_FIELDS: &[(&str, &str)] = &[("RuntimeEventRaw", "payload")];
+/// Fields carried as `Box<RawValue>`, their JSON text kept byte for byte and never re-parsed:
+/// the provider message, and a session's configuration, which is mostly members of a provider
+/// message copied as sent (ACP's model and option lists, Claude's `init`): as text they are
+/// copied, not parsed into maps to be written back. Each must be a required `{}` or object
+/// property; an object one is checked to be an object when decoded.
+const RAW_VALUE_FIELDS: &[(&str, &str)] = &[("RuntimeEventRaw", "payload"), ("SessionConfiguredPayload", "config")];
 
 /// Envelope fields written after `type` and `payload` (the wire order of spec 1.1).
 const TRAILING_ENVELOPE_FIELDS: &[&str] = &["raw"];
@@ -83,7 +86,8 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
         use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
         use crate::support::{
-            InvalidValue, Str, WriteJson, check_date_time, check_trimmed_non_empty, next_field, write_key, write_str,
+            InvalidValue, RawObject, Str, WriteJson, check_date_time, check_trimmed_non_empty, next_field, write_key,
+            write_str,
         };
 
         #(#ids)*
@@ -144,10 +148,12 @@ fn check_raw_value_fields(model: &Model) -> Result<()> {
         match def.properties.iter().find(|property| property.name == *field) {
             Some(Property {
                 required: true,
-                ty: PropType::Unknown,
+                ty: PropType::Unknown | PropType::Record,
                 ..
             }) => {}
-            _ => bail!("definition {object}, property {field}: must be a required `{{}}` (carried as a RawValue)"),
+            _ => bail!(
+                "definition {object}, property {field}: must be a required `{{}}` or object (carried as a RawValue)"
+            ),
         }
     }
     Ok(())
@@ -203,29 +209,39 @@ struct Slot {
     key: String,
     var: Ident,
     ty: TokenStream,
+    /// Whether the slot holds a raw object (`RawObject`), unwrapped into its `Box<RawValue>`.
+    raw_object: bool,
 }
 
 impl Slot {
     fn of(object: &str, property: &Property) -> Self {
-        let ty = if is_raw_value(object, &property.name) {
-            quote!(Box<serde_json::value::RawValue>)
-        } else {
-            rust_type(&property.ty)
+        let raw = is_raw_value(object, &property.name);
+        let raw_object = raw && property.ty == PropType::Record;
+        let ty = match (raw, raw_object) {
+            (true, true) => quote!(RawObject),
+            (true, false) => quote!(Box<serde_json::value::RawValue>),
+            (false, _) => rust_type(&property.ty),
         };
         Self {
             key: property.name.clone(),
             var: slot_var(&property.name),
             ty,
+            raw_object,
         }
     }
 
     /// The field's value in the struct literal: the slot, required or not.
     fn take(&self, required: bool) -> TokenStream {
         let (var, key) = (&self.var, &self.key);
-        if required {
-            quote!(#var.ok_or_else(|| A::Error::missing_field(#key))?)
+        let value = if self.raw_object {
+            quote!(#var.map(|RawObject(raw)| raw))
         } else {
             quote!(#var)
+        };
+        if required {
+            quote!(#value.ok_or_else(|| A::Error::missing_field(#key))?)
+        } else {
+            value
         }
     }
 }
@@ -635,11 +651,13 @@ fn provider_runtime_event(model: &Model) -> Result<TokenStream> {
         key: "type".into(),
         var: slot_var("type"),
         ty: quote!(#type_enum),
+        raw_object: false,
     });
     slots.push(Slot {
         key: "payload".into(),
         var: slot_var("payload"),
         ty: quote!(Box<serde_json::value::RawValue>),
+        raw_object: false,
     });
     let inits = envelope.properties.iter().zip(&slots).map(|(property, slot)| {
         let name = field_ident(&property.name);

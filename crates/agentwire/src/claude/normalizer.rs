@@ -46,6 +46,7 @@ use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ids;
 use crate::ledger::{Answer, Cutoff, Ledger, OpenItemFace, OpenRequest, Place};
+use crate::members;
 use crate::normalizer::{Normalizer, Options, Problem};
 use crate::source::Source;
 
@@ -952,12 +953,15 @@ impl ClaudeNormalizer {
         match message {
             SdkSystemMessage::Init(init) => {
                 self.see_session(&init.session_id, raw, out);
-                let mut config: Map<String, Value> = match serde_json::from_str(raw.payload.get()) {
-                    Ok(Value::Object(map)) => map,
-                    _ => Map::new(),
-                };
-                config.remove("type");
-                config.remove("subtype");
+                // The `init` message as sent, but for its tag: its tool, command and server lists
+                // are copied as text, not parsed.
+                let config = members::object(
+                    members::members(raw.payload.get())
+                        .unwrap_or_default()
+                        .iter()
+                        .filter(|(key, _)| key != "type" && key != "subtype")
+                        .map(|(key, value)| (key.as_ref(), *value)),
+                );
                 let context = self.context(Some(raw));
                 self.emit(
                     &context,
@@ -1300,7 +1304,9 @@ impl ClaudeNormalizer {
                 let context = self.context(Some(raw));
                 self.emit(
                     &context,
-                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
+                        config: members::from_map(&config),
+                    }),
                     out,
                 );
             }
@@ -1420,7 +1426,9 @@ impl ClaudeNormalizer {
                 let context = self.context(Some(raw));
                 self.emit(
                     &context,
-                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
+                        config: members::from_map(&config),
+                    }),
                     out,
                 );
             }

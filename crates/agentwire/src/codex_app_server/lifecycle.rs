@@ -18,6 +18,7 @@ use super::canonicalize::to_json;
 use super::normalizer::CodexAppServerNormalizer;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
+use crate::members;
 
 impl CodexAppServerNormalizer {
     pub(super) fn on_client_request_result(
@@ -92,7 +93,7 @@ impl CodexAppServerNormalizer {
             }
             R::ConfigRead(response) => {
                 let payload = SessionConfiguredPayload {
-                    config: config_of(to_json(response)),
+                    config: members::from_map(&config_of(to_json(response))),
                 };
                 self.emit(&bare, RuntimeEvent::SessionConfigured(payload), out);
             }
@@ -131,7 +132,9 @@ impl CodexAppServerNormalizer {
                 let config = Map::from_iter([(method.to_string(), to_json(result))]);
                 self.emit(
                     &bare,
-                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
+                        config: members::from_map(&config),
+                    }),
                     out,
                 );
             }
@@ -318,7 +321,9 @@ impl CodexAppServerNormalizer {
         context.refs.provider_session_id = ProviderSessionId::new(thread.session_id.as_str()).ok();
         self.emit(
             &context,
-            RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+            RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
+                config: members::from_map(&config),
+            }),
             out,
         );
         self.on_thread_reported(&context, thread, out);

@@ -27,6 +27,7 @@ use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ids;
 use crate::ledger::{Cutoff, OpenItemFace};
+use crate::members;
 
 impl CodexAppServerNormalizer {
     pub(super) fn on_notification(
@@ -689,7 +690,9 @@ impl CodexAppServerNormalizer {
         let config = Map::from_iter([(key.to_string(), to_json(params))]);
         self.emit(
             context,
-            RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
+            RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
+                config: members::from_map(&config),
+            }),
             out,
         );
     }

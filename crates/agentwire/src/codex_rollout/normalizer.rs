@@ -20,6 +20,7 @@ use crate::clock;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ledger::{Ledger, Place};
+use crate::members;
 use crate::normalizer::{Normalizer, Options, Problem, ProblemKind};
 use crate::source::Source;
 
@@ -225,7 +226,9 @@ impl CodexRolloutNormalizer {
         let config = json!({ "turnContext": serde_json::to_value(item).unwrap_or(Value::Null) });
         self.emit(
             &context,
-            RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config: object(config) }),
+            RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
+                config: members::from_map(&object(config)),
+            }),
             out,
         );
     }
