@@ -590,19 +590,19 @@ impl AcpNormalizer {
                 };
                 let mut config = Map::new();
                 config.insert("currentModeId".into(), mode);
-                self.configured(raw, session.as_deref(), config, out);
+                self.configured(raw, session.as_deref(), members::from_map(&config), out);
             }
             ClientRequestResult::SessionSetConfigOption(set) => {
                 let mut config = Map::new();
                 config.insert("configOptions".into(), to_value(&set.config_options));
                 let session = ask_session(&ask);
-                self.configured(raw, session.as_deref(), config, out);
+                self.configured(raw, session.as_deref(), members::from_map(&config), out);
             }
             ClientRequestResult::SessionList(list) => {
                 let mut config = Map::new();
                 config.insert("sessions".into(), to_value(&list.sessions));
                 insert_some(&mut config, "nextCursor", list.next_cursor.as_ref());
-                self.configured(raw, None, config, out);
+                self.configured(raw, None, members::from_map(&config), out);
             }
             ClientRequestResult::SessionClose(_) => self.thread_state(raw, &ask, ThreadState::Closed, out),
             ClientRequestResult::SessionDelete(_) => self.thread_state(raw, &ask, ThreadState::Archived, out),
@@ -683,14 +683,13 @@ impl AcpNormalizer {
         &mut self,
         raw: Raw<'_>,
         session: Option<&str>,
-        config: Map<String, Value>,
+        config: Box<RawValue>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let context = match session {
             Some(session) => self.session_context(session, Some(raw)),
             None => Context::bare(raw),
         };
-        let config = members::from_map(&config);
         self.emit(
             &context,
             RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
@@ -807,7 +806,7 @@ impl AcpNormalizer {
                 let mut config = Map::new();
                 config.insert("availableModels".into(), to_value(&models.models));
                 let session = self.last_session.clone();
-                self.configured(raw, session.as_deref(), config, out);
+                self.configured(raw, session.as_deref(), members::from_map(&config), out);
             }
         }
     }

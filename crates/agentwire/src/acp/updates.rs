@@ -17,6 +17,7 @@ use agentwire_canonical::{
     TurnPlanUpdatedPayload,
 };
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::normalizer::{AcpNormalizer, OpenText, TextKind, ToolState, delta, to_value};
@@ -25,6 +26,7 @@ use crate::decision::Decision;
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ledger::{Answer, OpenItemFace};
+use crate::members;
 
 /// The `sessionUpdate` tag of an update.
 fn tag(update: &SessionUpdate) -> &'static str {
@@ -51,6 +53,17 @@ fn tag(update: &SessionUpdate) -> &'static str {
 /// message chunks that make up most of a stream.
 fn sent_update(frame: &Frame<'_>) -> Value {
     super::normalizer::wire_json(frame)["params"]["update"].take()
+}
+
+/// `{key: <the update's member key as sent>}` (`null` when it has none), copied as text: a
+/// command list is a sixth of the ACP corpus's bytes.
+fn sent_update_member(frame: &Frame<'_>, key: &str) -> Box<RawValue> {
+    let null = serde_json::from_str::<&RawValue>("null").expect("JSON null");
+    let value = members::member(frame.msg.get(), "params")
+        .and_then(|params| members::member(params.get(), "update"))
+        .and_then(|update| members::member(update.get(), key))
+        .unwrap_or(null);
+    members::object([(key, value)])
 }
 
 impl AcpNormalizer {
@@ -174,21 +187,16 @@ impl AcpNormalizer {
                 self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
             }
             SessionUpdate::AvailableCommandsUpdate { .. } => {
-                let mut config = Map::new();
-                config.insert(
-                    "availableCommands".into(),
-                    sent_update(frame)["availableCommands"].take(),
-                );
+                let config = sent_update_member(frame, "availableCommands");
                 self.configured(raw, Some(session), config, out);
             }
             SessionUpdate::CurrentModeUpdate { current_mode_id, .. } => {
                 let mut config = Map::new();
                 config.insert("currentModeId".into(), Value::String(current_mode_id.0.clone()));
-                self.configured(raw, Some(session), config, out);
+                self.configured(raw, Some(session), members::from_map(&config), out);
             }
             SessionUpdate::ConfigOptionUpdate { .. } => {
-                let mut config = Map::new();
-                config.insert("configOptions".into(), sent_update(frame)["configOptions"].take());
+                let config = sent_update_member(frame, "configOptions");
                 self.configured(raw, Some(session), config, out);
             }
             SessionUpdate::SessionInfoUpdate { title, updated_at, .. } => {
