@@ -14,6 +14,7 @@
 //! `is_error`. Subagent messages (`parent_tool_use_id`) ride on their Task item as
 //! `item.updated`, never in the parent turn's text.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use agentwire_canonical::{
@@ -34,6 +35,7 @@ use agentwire_claude::{
     SdkTaskNotificationMessageStatus, SdkUserMessage, TerminalReason, ToolResultBlockParamContent,
     ToolResultContentBlockParam,
 };
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::offer::{Offer, Pending, permission_decision};
@@ -637,7 +639,7 @@ impl ClaudeNormalizer {
             BetaRawMessageStreamEvent::MessageDelta(_) => {
                 self.ensure_turn(None, raw, out);
                 let context = self.context(Some(raw));
-                let usage = raw_field(raw, "event").map_or(Value::Null, |event| event["usage"].clone());
+                let usage = raw_field(raw, &["event", "usage"]).unwrap_or(Value::Null);
                 let payload = ThreadTokenUsageUpdatedPayload { usage };
                 self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
@@ -790,7 +792,10 @@ impl ClaudeNormalizer {
     }
 
     fn result(&mut self, result: &SdkResultMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let value: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
+        // The fields the typed result does not carry as sent, parsed one by one, not the whole
+        // message (its `result` text and permission denials).
+        let sent = members::members(raw.payload.get()).unwrap_or_default();
+        let field = |key: &str| sent_field::<Value>(&sent, key);
         self.ensure_turn(None, raw, out);
         let (subtype, is_error, terminal, denials, errors) = match result {
             SdkResultMessage::Success(r) => ("success", r.is_error, r.terminal_reason, &r.permission_denials, None),
@@ -837,7 +842,7 @@ impl ClaudeNormalizer {
         let error_message = match (state, errors) {
             (TurnState::Failed, Some(errors)) if !errors.is_empty() => Some(errors.join("; ")),
             (TurnState::Failed, Some(_)) => Some(format!("Claude ended the turn with `{subtype}`")),
-            (TurnState::Failed, None) => value.get("result").and_then(Value::as_str).map(str::to_string),
+            (TurnState::Failed, None) => field("result").and_then(|text| text.as_str().map(str::to_string)),
             (TurnState::Completed | TurnState::Interrupted | TurnState::Cancelled, _) => None,
         };
         let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) else {
@@ -853,7 +858,7 @@ impl ClaudeNormalizer {
                     "error": self.assistant_error,
                     "errors": errors,
                     "terminalReason": terminal,
-                    "stopReason": value.get("stop_reason"),
+                    "stopReason": field("stop_reason"),
                 })),
             };
             self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
@@ -869,15 +874,15 @@ impl ClaudeNormalizer {
         // An `error_*` result stopped the turn for its subtype; the model's last stop reason
         // stays in `raw` (and in the runtime.error's detail).
         let stop_reason = match subtype {
-            "success" => value.get("stop_reason").and_then(Value::as_str).map(str::to_string),
+            "success" => field("stop_reason").and_then(|reason| reason.as_str().map(str::to_string)),
             _ => Some(subtype.to_string()),
         };
         let payload = TurnCompletedPayload {
             state,
             stop_reason: Some(stop_reason),
-            usage: value.get("usage").cloned(),
-            model_usage: value.get("modelUsage").and_then(Value::as_object).cloned(),
-            total_cost_usd: value.get("total_cost_usd").and_then(Value::as_f64),
+            usage: field("usage"),
+            model_usage: sent_field(&sent, "modelUsage"),
+            total_cost_usd: field("total_cost_usd").as_ref().and_then(Value::as_f64),
             error_message,
         };
         self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
@@ -1038,7 +1043,7 @@ impl ClaudeNormalizer {
                 let payload = TaskProgressPayload {
                     task_id: ids::task(source, &session, &task.task_id),
                     description: task.summary.clone().unwrap_or_else(|| task.description.clone()),
-                    usage: raw_field(raw, "usage"),
+                    usage: raw_field(raw, &["usage"]),
                     last_tool_name: task.last_tool_name.clone(),
                 };
                 self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
@@ -1068,7 +1073,7 @@ impl ClaudeNormalizer {
                         SdkTaskNotificationMessageStatus::Stopped => TaskStatus::Stopped,
                     },
                     summary: Some(task.summary.clone()),
-                    usage: raw_field(raw, "usage"),
+                    usage: raw_field(raw, &["usage"]),
                 };
                 self.emit(&context, RuntimeEvent::TaskCompleted(payload), out);
             }
@@ -1455,10 +1460,19 @@ impl ClaudeNormalizer {
     }
 }
 
-/// A field of the message as the provider wrote it (the generated types hold counts as floats).
-fn raw_field(raw: Raw<'_>, key: &str) -> Option<Value> {
-    let message: Value = serde_json::from_str(raw.payload.get()).ok()?;
-    message.get(key).cloned()
+/// The member `key` of a message's `members`, parsed as a `T` (`None` if absent or not a `T`).
+fn sent_field<T: serde::de::DeserializeOwned>(members: &[(Cow<'_, str>, &RawValue)], key: &str) -> Option<T> {
+    let (_, value) = members.iter().find(|(name, _)| name == key)?;
+    serde_json::from_str(value.get()).ok()
+}
+
+/// A field of the message as the provider wrote it (the generated types hold counts as floats),
+/// at `path` from the top; only that field is parsed into a `Value`.
+fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
+    let field = path
+        .iter()
+        .try_fold(raw.payload, |json, key| members::member(json.get(), key))?;
+    serde_json::from_str(field.get()).ok()
 }
 
 /// The text of a server tool result's `content` (a string, or blocks with `text`).
