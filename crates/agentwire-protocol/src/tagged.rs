@@ -235,8 +235,8 @@ impl<'de> Visitor<'de> for TagSeed {
     }
 }
 
-/// A JSON string, borrowed from the input when it can be.
-pub(crate) struct Str<'de>(pub(crate) Cow<'de, str>);
+/// A JSON string (a key, a tag), borrowed from the input unless it holds an escape.
+pub struct Str<'de>(pub Cow<'de, str>);
 
 impl<'de> serde::Deserialize<'de> for Str<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

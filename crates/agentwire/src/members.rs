@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use agentwire_protocol::tagged::Str;
 use serde::Deserializer as _;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
@@ -63,7 +64,7 @@ impl<'de> Visitor<'de> for MembersVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut members: Self::Value = Vec::new();
-        while let Some(Key(key)) = map.next_key()? {
+        while let Some(Str(key)) = map.next_key()? {
             let value: &'de RawValue = map.next_value()?;
             match members.iter_mut().find(|(name, _)| *name == key) {
                 Some(member) => member.1 = value,
@@ -71,33 +72,6 @@ impl<'de> Visitor<'de> for MembersVisitor {
             }
         }
         Ok(members)
-    }
-}
-
-/// An object key, borrowed from the input unless it holds an escape.
-struct Key<'de>(Cow<'de, str>);
-
-impl<'de> serde::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object key")
-            }
-
-            fn visit_borrowed_str<E: serde::de::Error>(self, value: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(value)))
-            }
-
-            fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(value.to_string())))
-            }
-        }
-
-        deserializer.deserialize_str(KeyVisitor)
     }
 }
 
