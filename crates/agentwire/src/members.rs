@@ -6,9 +6,11 @@
 //! map per object and a string per key and value, only to write them back unchanged.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 use agentwire_protocol::tagged::Str;
+use foldhash::fast::FixedState;
 use serde::Deserializer as _;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
@@ -24,11 +26,12 @@ pub fn members(json: &str) -> Option<Vec<(Cow<'_, str>, &RawValue)>> {
         .ok()
 }
 
-/// The member `key` of the JSON object `json`, as text.
+/// The member `key` of the JSON object `json`, as text (its last value if it is given twice).
 pub fn member<'a>(json: &'a str, key: &str) -> Option<&'a RawValue> {
-    members(json)?
-        .into_iter()
-        .find_map(|(name, value)| (name == key).then_some(value))
+    serde_json::Deserializer::from_str(json)
+        .deserialize_map(MemberVisitor(key))
+        .ok()
+        .flatten()
 }
 
 /// A JSON object of `members`, in their order, each value copied as its text.
@@ -53,6 +56,11 @@ pub fn from_map(map: &Map<String, Value>) -> Box<RawValue> {
     serde_json::value::to_raw_value(map).expect("a JSON map serializes")
 }
 
+/// How many members a repeated key is looked for among one by one; past that, an index of the
+/// keys finds it, so an object with a great many members costs no more per member than a small
+/// one.
+const SCANNED: usize = 16;
+
 struct MembersVisitor;
 
 impl<'de> Visitor<'de> for MembersVisitor {
@@ -64,14 +72,50 @@ impl<'de> Visitor<'de> for MembersVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut members: Self::Value = Vec::new();
+        let mut index: HashMap<Cow<'de, str>, usize, FixedState> = HashMap::default();
         while let Some(Str(key)) = map.next_key()? {
             let value: &'de RawValue = map.next_value()?;
-            match members.iter_mut().find(|(name, _)| *name == key) {
-                Some(member) => member.1 = value,
-                None => members.push((key, value)),
+            if members.len() > SCANNED && index.is_empty() {
+                index.extend(members.iter().enumerate().map(|(at, (name, _))| (name.clone(), at)));
+            }
+            let known = if index.is_empty() {
+                members.iter().position(|(name, _)| *name == key)
+            } else {
+                index.get(&key).copied()
+            };
+            match known {
+                Some(at) => members[at].1 = value,
+                None => {
+                    if !index.is_empty() {
+                        index.insert(key.clone(), members.len());
+                    }
+                    members.push((key, value));
+                }
             }
         }
         Ok(members)
+    }
+}
+
+/// Finds one member, keeping the last value of its key.
+struct MemberVisitor<'k>(&'k str);
+
+impl<'de> Visitor<'de> for MemberVisitor<'_> {
+    type Value = Option<&'de RawValue>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(Str(key)) = map.next_key()? {
+            let value: &'de RawValue = map.next_value()?;
+            if key == self.0 {
+                found = Some(value);
+            }
+        }
+        Ok(found)
     }
 }
 
@@ -97,6 +141,25 @@ mod tests {
         assert_eq!(member(json, "c").map(|value| value.get()), Some(r#""s""#));
         assert!(members("[1]").is_none() && members("{").is_none());
         assert_eq!(object([]).get(), "{}");
+    }
+
+    /// An object with many members, some repeated, reads as a `Value` does (the index past
+    /// [`super::SCANNED`] members agrees with the scan below it).
+    #[test]
+    fn many_members_keep_the_map_order() {
+        let mut json = String::from("{");
+        for at in 0..200 {
+            json.push_str(&format!(r#""k{}":{at},"#, at % 70));
+        }
+        json.push_str(r#""last":true}"#);
+        let found = members(&json).expect("an object");
+        let rebuilt = object(found.iter().map(|(key, value)| (key.as_ref(), *value)));
+        assert_eq!(
+            rebuilt.get(),
+            serde_json::to_string(&serde_json::from_str::<Value>(&json).unwrap()).unwrap()
+        );
+        assert_eq!(found.len(), 71);
+        assert_eq!(member(&json, "k5").map(|value| value.get()), Some("145"));
     }
 
     #[test]
