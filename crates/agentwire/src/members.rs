@@ -27,11 +27,23 @@ pub fn members(json: &str) -> Option<Vec<(Cow<'_, str>, &RawValue)>> {
 }
 
 /// The member `key` of the JSON object `json`, as text (its last value if it is given twice).
-pub fn member<'a>(json: &'a str, key: &str) -> Option<&'a RawValue> {
+fn member<'a>(json: &'a str, key: &str) -> Option<&'a RawValue> {
     serde_json::Deserializer::from_str(json)
         .deserialize_map(MemberVisitor(key))
         .ok()
         .flatten()
+}
+
+/// The member at `path` from the top of the JSON object `json` (`["params", "update"]`), as text.
+pub fn at<'a>(json: &'a str, path: &[&str]) -> Option<&'a RawValue> {
+    let (first, rest) = path.split_first()?;
+    rest.iter()
+        .try_fold(member(json, first)?, |value, key| member(value.get(), key))
+}
+
+/// The member `key` among `members` (as [`members`] gives them).
+pub fn find<'a>(members: &[(Cow<'_, str>, &'a RawValue)], key: &str) -> Option<&'a RawValue> {
+    members.iter().find_map(|(name, value)| (name == key).then_some(*value))
 }
 
 /// A JSON object of `members`, in their order, each value copied as its text.
@@ -123,7 +135,7 @@ impl<'de> Visitor<'de> for MemberVisitor<'_> {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::{from_map, member, members, object};
+    use super::{at, find, from_map, member, members, object};
 
     /// Members come back as sent, in order; a repeated key keeps its first place and last value,
     /// and the object written from them reads back as the `Value` parse of the original.
@@ -139,6 +151,8 @@ mod tests {
         let parsed: Value = serde_json::from_str(json).expect("JSON");
         assert_eq!(serde_json::from_str::<Value>(rebuilt.get()).expect("JSON"), parsed);
         assert_eq!(member(json, "c").map(|value| value.get()), Some(r#""s""#));
+        assert_eq!(at(json, &["aA", "x"]).map(|value| value.get()), Some(r#""\u00e9""#));
+        assert_eq!(find(&found, "b").map(|value| value.get()), Some("null"));
         assert!(members("[1]").is_none() && members("{").is_none());
         assert_eq!(object([]).get(), "{}");
     }

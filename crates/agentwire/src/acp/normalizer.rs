@@ -500,7 +500,7 @@ impl AcpNormalizer {
                 let config = members::object(
                     ["protocolVersion", "agentCapabilities", "authMethods", "agentInfo"]
                         .into_iter()
-                        .filter_map(|key| match (key, find(&result, key)) {
+                        .filter_map(|key| match (key, members::find(&result, key)) {
                             (_, Some(value)) => Some((key, value)),
                             ("authMethods", None) => Some((key, no_methods)),
                             (_, None) => None,
@@ -880,7 +880,7 @@ fn session_config(frame: &Frame<'_>) -> Option<Box<RawValue>> {
     let result = sent_result(frame);
     let config: Vec<(&str, &RawValue)> = ["modes", "models", "configOptions"]
         .into_iter()
-        .filter_map(|key| Some((key, find(&result, key)?)))
+        .filter_map(|key| Some((key, members::find(&result, key)?)))
         .collect();
     (!config.is_empty()).then(|| members::object(config))
 }
@@ -889,14 +889,9 @@ fn session_config(frame: &Frame<'_>) -> Option<Box<RawValue>> {
 /// an object): with Cursor's model and option lists, these results are a fifth of the ACP
 /// corpus's bytes, copied into `session.configured` without being parsed into maps.
 fn sent_result<'a>(frame: &Frame<'a>) -> Vec<(Cow<'a, str>, &'a RawValue)> {
-    members::member(frame.msg.get(), "result")
+    members::at(frame.msg.get(), &["result"])
         .and_then(|result| members::members(result.get()))
         .unwrap_or_default()
-}
-
-/// The member `key` of `members`.
-fn find<'a>(members: &[(Cow<'_, str>, &'a RawValue)], key: &str) -> Option<&'a RawValue> {
-    members.iter().find_map(|(name, value)| (name == key).then_some(*value))
 }
 
 fn insert_some<T: Serialize>(map: &mut Map<String, Value>, key: &str, value: Option<&T>) {

@@ -59,10 +59,7 @@ fn sent_update(frame: &Frame<'_>) -> Value {
 /// command list is a sixth of the ACP corpus's bytes.
 fn sent_update_member(frame: &Frame<'_>, key: &str) -> Box<RawValue> {
     let null = serde_json::from_str::<&RawValue>("null").expect("JSON null");
-    let value = members::member(frame.msg.get(), "params")
-        .and_then(|params| members::member(params.get(), "update"))
-        .and_then(|update| members::member(update.get(), key))
-        .unwrap_or(null);
+    let value = members::at(frame.msg.get(), &["params", "update", key]).unwrap_or(null);
     members::object([(key, value)])
 }
 
@@ -508,10 +505,11 @@ impl AcpNormalizer {
             .sessions
             .get(session)
             .is_some_and(|s| s.tools.contains_key(item.id));
-        let (started, update) = if known {
-            (false, fields)
+        let update = if known {
+            fields
         } else {
-            (self.ensure_item(raw, session, &item, fields, out), Map::new())
+            self.ensure_item(raw, session, &item, fields, out);
+            Map::new()
         };
         let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(item.id)) else {
             return;
@@ -531,7 +529,7 @@ impl AcpNormalizer {
         tool.title.clone_from(&title);
         let (item_type, turn, done, declined) = (tool.item_type, tool.turn.clone(), tool.done, tool.declined);
         // A new item's `item.started` already carries its data.
-        if started && end.is_none() && !done {
+        if !known && end.is_none() && !done {
             return;
         }
         let data = tool.data.clone();

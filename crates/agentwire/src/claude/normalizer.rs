@@ -1462,17 +1462,13 @@ impl ClaudeNormalizer {
 
 /// The member `key` of a message's `members`, parsed as a `T` (`None` if absent or not a `T`).
 fn sent_field<T: serde::de::DeserializeOwned>(members: &[(Cow<'_, str>, &RawValue)], key: &str) -> Option<T> {
-    let (_, value) = members.iter().find(|(name, _)| name == key)?;
-    serde_json::from_str(value.get()).ok()
+    serde_json::from_str(members::find(members, key)?.get()).ok()
 }
 
 /// A field of the message as the provider wrote it (the generated types hold counts as floats),
 /// at `path` from the top; only that field is parsed into a `Value`.
 fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
-    let field = path
-        .iter()
-        .try_fold(raw.payload, |json, key| members::member(json.get(), key))?;
-    serde_json::from_str(field.get()).ok()
+    serde_json::from_str(members::at(raw.payload.get(), path)?.get()).ok()
 }
 
 /// The text of a server tool result's `content` (a string, or blocks with `text`).
