@@ -10,7 +10,7 @@
 use agentwire::frame::LineFormat;
 use agentwire::source::Source;
 use agentwire_canonical::{
-    CanonicalItemType, CanonicalRequestType, CanonicalRuntimeEventType as T, ContentStreamKind, ItemStatus,
+    CanonicalItemType, CanonicalRequestType, CanonicalRuntimeEventType as T, ContentStreamKind, ItemStatus, Json,
     PlanStepStatus, ProviderKind, RuntimeErrorClass, RuntimeEventRawSource, TurnState,
 };
 use agentwire_tests::scenario::Scenario;
@@ -512,7 +512,9 @@ fn every_acp_trace_leaves_nothing_open_and_every_message_has_its_text() {
                 .filter(|&i| sc.event(i).item_id == sc.event(started).item_id)
                 .filter_map(|i| payload!(sc.event(i), ContentDelta).map(|p| p.delta.clone()))
                 .collect();
-            let data = payload!(sc.event(completed), ItemCompleted).and_then(|p| p.data.clone());
+            let data = payload!(sc.event(completed), ItemCompleted)
+                .and_then(|p| p.data.clone())
+                .map(Json::into_value);
             assert_eq!(
                 data.as_ref().and_then(|d| d["text"].as_str()),
                 Some(streamed.as_str()),
@@ -747,7 +749,7 @@ fn cursor_generate_image_is_an_image_item() {
     assert_eq!(item.item_type, CanonicalItemType::ImageGeneration);
     assert_eq!(item.status, Some(ItemStatus::Completed));
     assert_eq!(
-        item.data.as_ref().map(|d| d["outcome"]["filePath"].clone()),
+        item.data.as_ref().map(|d| d.to_value()["outcome"]["filePath"].clone()),
         Some(json!("/w/cat.png"))
     );
     assert_eq!(decision(&norm).as_deref(), Some("answered"));

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use agentwire_canonical::{
-    EventId, ProviderRefs, ProviderRuntimeEvent, ProviderThreadId, RuntimeEvent, RuntimeWarningPayload,
-    TurnCompletedPayload, TurnState, WriteJson,
+    CanonicalItemType, EventId, ItemLifecyclePayload, Json, ProviderRefs, ProviderRuntimeEvent, ProviderThreadId,
+    RuntimeEvent, RuntimeWarningPayload, TurnCompletedPayload, TurnState, WriteJson,
 };
 use serde_json::Value;
 
@@ -497,4 +497,52 @@ fn ids_and_date_times_decode_exactly_when_the_schema_accepts_them() {
         }
     }
     assert_no_failures("disagreements between the schema and the Rust newtypes", &disagreements);
+}
+
+/// An item's `data` held as the text of a typed value (what the Codex normalizers write) and as a
+/// tree of the same value (what the others build, and what decoding gives) are one JSON value:
+/// written, serialized and compared alike, and editable as a tree.
+#[test]
+fn item_data_as_text_or_tree_is_the_same_json() {
+    #[derive(serde::Serialize)]
+    struct Item<'a> {
+        #[serde(rename = "type")]
+        kind: &'a str,
+        text: &'a str,
+        exit: Option<i64>,
+        ratio: f64,
+    }
+    let item = Item {
+        kind: "agentMessage",
+        text: "say \"hi\"\n\u{1}é",
+        exit: None,
+        ratio: 0.1 + 0.2,
+    };
+    let text = Json::serialize(&item).expect("serializes");
+    let tree = Json::from(serde_json::to_value(&item).expect("a value"));
+    let payload = |data: &Json| ItemLifecyclePayload {
+        item_type: CanonicalItemType::AssistantMessage,
+        status: None,
+        title: None,
+        detail: None,
+        data: Some(data.clone()),
+    };
+    let (mut from_text, mut from_tree) = (Vec::new(), Vec::new());
+    payload(&text).write_json(&mut from_text).expect("writes");
+    payload(&tree).write_json(&mut from_tree).expect("writes");
+    assert_eq!(String::from_utf8_lossy(&from_text), String::from_utf8_lossy(&from_tree));
+    assert_eq!(
+        serde_json::to_string(&payload(&text)).expect("serializes"),
+        String::from_utf8(from_text).expect("UTF-8"),
+        "WriteJson writes what Serialize writes"
+    );
+    assert_eq!(text, tree);
+    assert_eq!(text.to_value(), tree.to_value());
+    let decoded: ItemLifecyclePayload = serde_json::from_slice(&from_tree).expect("decodes");
+    assert_eq!(decoded, payload(&text));
+
+    let mut edited = text.clone();
+    edited.value_mut()["text"] = Value::from("other");
+    assert_ne!(edited, text);
+    assert_eq!(edited.into_value()["text"], "other");
 }

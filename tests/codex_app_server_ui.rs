@@ -136,7 +136,7 @@ fn an_interrupted_message_keeps_its_text_and_is_no_crash() {
         cut.detail.as_deref().is_some_and(|d| d.starts_with("interrupted")),
         "{cut:?}"
     );
-    let data = cut.data.as_ref().expect("the item keeps its last data");
+    let data = cut.data.as_ref().expect("the item keeps its last data").to_value();
     assert_eq!(data["type"], "agentMessage");
     assert_eq!(data["text"], deltas, "the streamed text so far");
 }
@@ -178,7 +178,9 @@ fn request_cards_need_no_joins() {
     let item = events
         .iter()
         .find_map(|e| match &e.event {
-            RuntimeEvent::ItemStarted(p) if p.item_type == CanonicalItemType::FileChange => p.data.clone(),
+            RuntimeEvent::ItemStarted(p) if p.item_type == CanonicalItemType::FileChange => {
+                p.data.as_ref().map(|data| data.to_value().into_owned())
+            }
             _ => None,
         })
         .expect("the file change item");

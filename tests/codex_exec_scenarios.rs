@@ -322,7 +322,7 @@ fn commands_carry_the_command_as_written_and_their_outcome() {
             .unwrap();
         assert_eq!(done.title.as_deref(), Some(inner));
         let output = sc.raw_payload(completed)["item"]["aggregated_output"].clone();
-        assert_eq!(done.data.as_ref().unwrap()["aggregated_output"], output);
+        assert_eq!(done.data.as_ref().unwrap().to_value()["aggregated_output"], output);
         let exit = sc.raw_payload(completed)["item"]["exit_code"].as_i64().unwrap();
         assert!(
             done.detail
@@ -346,7 +346,7 @@ fn patches_mcp_calls_and_reasoning_are_their_items() {
     let done = payload!(sc.event(completed), ItemCompleted).unwrap();
     assert_eq!(done.title.as_deref(), Some("echo.echo_text"));
     assert_eq!(
-        done.data.as_ref().unwrap()["result"],
+        done.data.as_ref().unwrap().to_value()["result"],
         sc.raw_payload(completed)["item"]["result"]
     );
 
@@ -354,7 +354,10 @@ fn patches_mcp_calls_and_reasoning_are_their_items() {
     let line = lines_of(&sc, "item.completed", Some("reasoning"))[0];
     let index = event_of(&sc, line, T::ItemCompleted);
     let done = payload!(sc.event(index), ItemCompleted).unwrap();
-    assert_eq!(done.data.as_ref().unwrap()["text"], sc.msg(line)["item"]["text"]);
+    assert_eq!(
+        done.data.as_ref().unwrap().to_value()["text"],
+        sc.msg(line)["item"]["text"]
+    );
 }
 
 #[test]
@@ -433,7 +436,10 @@ fn items_cut_off_keep_their_face() {
     assert_eq!(done.item_type, CanonicalItemType::CommandExecution);
     assert_eq!(done.status, Some(ItemStatus::Failed));
     assert_eq!(done.title.as_deref(), Some("echo hello"));
-    assert_eq!(done.data.as_ref().unwrap()["command"], "/bin/bash -lc 'echo hello'");
+    assert_eq!(
+        done.data.as_ref().unwrap().to_value()["command"],
+        "/bin/bash -lc 'echo hello'"
+    );
     assert!(done.detail.as_deref().unwrap().contains("stream ended"));
     assert!(events.iter().any(|e| e.event.event_type() == T::TurnAborted));
     // The turn fails while the command runs: the command fails with the turn, one runtime.error.

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use foldhash::fast::FixedState;
 
 use agentwire_canonical::{
-    CanonicalItemType, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
+    CanonicalItemType, ItemLifecyclePayload, ItemStatus, Json, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
     ProviderTurnId, RequestResolvedPayload, RuntimeEvent, RuntimeItemId, RuntimeRequestId, RuntimeSessionId,
     SessionState, SessionStateChangedPayload, ThreadId, TrimmedNonEmptyString, TurnAbortedPayload, TurnId,
     UserInputResolvedPayload,
@@ -84,7 +84,7 @@ pub struct OpenItem {
     pub turn: String,
     pub item_type: CanonicalItemType,
     pub title: Option<String>,
-    pub data: Option<Value>,
+    pub data: Option<Json>,
 }
 
 /// A request the provider opened and nobody settled yet; `extra` is the source's own memory of
@@ -607,7 +607,7 @@ impl<Q> Ledger<Q> {
     }
 
     /// Updates the last data of an open item (its face if it is cut off).
-    pub fn update_item(&mut self, provider_thread: &str, provider_item: &str, data: Value) {
+    pub fn update_item(&mut self, provider_thread: &str, provider_item: &str, data: Json) {
         if let Some(open) = self.item_mut(provider_thread, provider_item) {
             open.data = Some(data);
         }
@@ -619,6 +619,7 @@ impl<Q> Ledger<Q> {
         let Some(Value::Object(data)) = self
             .item_mut(provider_thread, provider_item)
             .and_then(|open| open.data.as_mut())
+            .map(Json::value_mut)
         else {
             return;
         };
@@ -836,7 +837,7 @@ impl<Q> Ledger<Q> {
 pub struct OpenItemFace {
     pub item_type: CanonicalItemType,
     pub title: Option<String>,
-    pub data: Option<Value>,
+    pub data: Option<Json>,
 }
 
 #[cfg(test)]

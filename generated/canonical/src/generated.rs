@@ -5,8 +5,8 @@ use serde::de::Error as _;
 use serde::ser::SerializeMap as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::support::{
-    InvalidValue, RawObject, Str, WriteJson, check_date_time, check_trimmed_non_empty,
-    next_field, write_key, write_str,
+    InvalidValue, Json, RawObject, Str, WriteJson, check_date_time,
+    check_trimmed_non_empty, next_field, write_key, write_str,
 };
 /// Canonical id of one runtime event, unique per event (a T3 id, never a provider id).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -3285,7 +3285,7 @@ impl<'de> Deserialize<'de> for ThreadMetadataUpdatedPayload {
 pub struct ThreadTokenUsageUpdatedPayload {
     /// The provider's token usage report: totals and breakdown (input, cached, output, reasoning tokens, context window).
     #[serde(rename = "usage")]
-    pub usage: serde_json::Value,
+    pub usage: Json,
 }
 impl WriteJson for ThreadTokenUsageUpdatedPayload {
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
@@ -3311,7 +3311,7 @@ impl<'de> Deserialize<'de> for ThreadTokenUsageUpdatedPayload {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let mut field_usage: Option<serde_json::Value> = None;
+                let mut field_usage: Option<Json> = None;
                 while let Some(Str(key)) = map.next_key()? {
                     match &*key {
                         "usage" => next_field(&mut map, &mut field_usage, "usage")?,
@@ -3938,7 +3938,7 @@ pub struct ItemLifecyclePayload {
     pub detail: Option<String>,
     /// The provider's item, as it sent it.
     #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
-    pub data: Option<serde_json::Value>,
+    pub data: Option<Json>,
 }
 impl WriteJson for ItemLifecyclePayload {
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
@@ -3984,7 +3984,7 @@ impl<'de> Deserialize<'de> for ItemLifecyclePayload {
                 let mut field_status: Option<ItemStatus> = None;
                 let mut field_title: Option<String> = None;
                 let mut field_detail: Option<String> = None;
-                let mut field_data: Option<serde_json::Value> = None;
+                let mut field_data: Option<Json> = None;
                 while let Some(Str(key)) = map.next_key()? {
                     match &*key {
                         "itemType" => {
@@ -5142,7 +5142,7 @@ impl<'de> Deserialize<'de> for AuthStatusPayload {
 pub struct AccountUpdatedPayload {
     /// The account, as the provider reports it.
     #[serde(rename = "account")]
-    pub account: serde_json::Value,
+    pub account: Json,
 }
 impl WriteJson for AccountUpdatedPayload {
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
@@ -5168,7 +5168,7 @@ impl<'de> Deserialize<'de> for AccountUpdatedPayload {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let mut field_account: Option<serde_json::Value> = None;
+                let mut field_account: Option<Json> = None;
                 while let Some(Str(key)) = map.next_key()? {
                     match &*key {
                         "account" => next_field(&mut map, &mut field_account, "account")?,
@@ -5189,7 +5189,7 @@ impl<'de> Deserialize<'de> for AccountUpdatedPayload {
 pub struct AccountRateLimitsUpdatedPayload {
     /// The rate limit snapshot, as the provider reports it.
     #[serde(rename = "rateLimits")]
-    pub rate_limits: serde_json::Value,
+    pub rate_limits: Json,
 }
 impl WriteJson for AccountRateLimitsUpdatedPayload {
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
@@ -5215,7 +5215,7 @@ impl<'de> Deserialize<'de> for AccountRateLimitsUpdatedPayload {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let mut field_rate_limits: Option<serde_json::Value> = None;
+                let mut field_rate_limits: Option<Json> = None;
                 while let Some(Str(key)) = map.next_key()? {
                     match &*key {
                         "rateLimits" => {
@@ -5240,7 +5240,7 @@ impl<'de> Deserialize<'de> for AccountRateLimitsUpdatedPayload {
 pub struct McpStatusUpdatedPayload {
     /// The MCP server status, as the provider reports it.
     #[serde(rename = "status")]
-    pub status: serde_json::Value,
+    pub status: Json,
 }
 impl WriteJson for McpStatusUpdatedPayload {
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
@@ -5266,7 +5266,7 @@ impl<'de> Deserialize<'de> for McpStatusUpdatedPayload {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let mut field_status: Option<serde_json::Value> = None;
+                let mut field_status: Option<Json> = None;
                 while let Some(Str(key)) = map.next_key()? {
                     match &*key {
                         "status" => next_field(&mut map, &mut field_status, "status")?,

@@ -22,7 +22,7 @@ pub use generated::*;
 
 mod support;
 
-pub use support::{InvalidValue, WriteJson};
+pub use support::{InvalidValue, Json, WriteJson};
 
 /// The canonical JSON Schema these types were generated from, as the text of
 /// `schemas/canonical/provider-runtime.schema.json` (validators compile it; `x-eventType` names the

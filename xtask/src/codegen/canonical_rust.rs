@@ -57,6 +57,7 @@ const CRATE_ATTRIBUTES: &str = "\
 
 pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> {
     check_raw_value_fields(model)?;
+    check_json_fields(model)?;
     let ids = model.ids.iter().map(|def| {
         newtype(
             &def.name,
@@ -86,7 +87,7 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
         use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
         use crate::support::{
-            InvalidValue, RawObject, Str, WriteJson, check_date_time, check_trimmed_non_empty, next_field, write_key,
+            InvalidValue, Json, RawObject, Str, WriteJson, check_date_time, check_trimmed_non_empty, next_field, write_key,
             write_str,
         };
 
@@ -132,7 +133,7 @@ const SCHEMA_COPY: &str = "provider-runtime.schema.json";
 const LIB_ITEMS: &str = r#"
 mod support;
 
-pub use support::{InvalidValue, WriteJson};
+pub use support::{InvalidValue, Json, WriteJson};
 
 /// The canonical JSON Schema these types were generated from, as the text of
 /// `schemas/canonical/provider-runtime.schema.json` (validators compile it; `x-eventType` names the
@@ -163,6 +164,42 @@ fn is_raw_value(object: &str, field: &str) -> bool {
     RAW_VALUE_FIELDS.contains(&(object, field))
 }
 
+/// Free-form fields carried as the support module's `Json`, a tree or the text a typed value was
+/// serialized to: an item's `data` and the provider reports events carry as sent (usage, rate
+/// limits, account, MCP status), which the Codex sources write straight from the provider's typed
+/// value instead of building a tree of it.
+const JSON_FIELDS: &[(&str, &str)] = &[
+    ("ItemLifecyclePayload", "data"),
+    ("ThreadTokenUsageUpdatedPayload", "usage"),
+    ("AccountRateLimitsUpdatedPayload", "rateLimits"),
+    ("AccountUpdatedPayload", "account"),
+    ("McpStatusUpdatedPayload", "status"),
+];
+
+fn check_json_fields(model: &Model) -> Result<()> {
+    for (object, field) in JSON_FIELDS {
+        let Some(def) = model.object(object) else {
+            bail!("definition {object}: missing (the Rust generator carries its `{field}` as Json)");
+        };
+        match def.properties.iter().find(|property| property.name == *field) {
+            Some(Property {
+                ty: PropType::Unknown, ..
+            }) => {}
+            _ => bail!("definition {object}, property {field}: must be a `{{}}` property (carried as Json)"),
+        }
+    }
+    Ok(())
+}
+
+/// The Rust type of a property of `object` (without the `Option` of an optional property).
+fn property_type(object: &str, property: &Property) -> TokenStream {
+    if JSON_FIELDS.contains(&(object, property.name.as_str())) {
+        quote!(Json)
+    } else {
+        rust_type(&property.ty)
+    }
+}
+
 /// The Rust type of a property shape (without the `Option` of an optional property).
 fn rust_type(ty: &PropType) -> TokenStream {
     match ty {
@@ -190,7 +227,7 @@ fn field_type(object: &str, property: &Property) -> TokenStream {
     if is_raw_value(object, &property.name) {
         return quote!(Box<serde_json::value::RawValue>);
     }
-    let ty = rust_type(&property.ty);
+    let ty = property_type(object, property);
     if property.required { ty } else { quote!(Option<#ty>) }
 }
 
@@ -220,7 +257,7 @@ impl Slot {
         let ty = match (raw, raw_object) {
             (true, true) => quote!(RawObject),
             (true, false) => quote!(Box<serde_json::value::RawValue>),
-            (false, _) => rust_type(&property.ty),
+            (false, _) => property_type(object, property),
         };
         Self {
             key: property.name.clone(),

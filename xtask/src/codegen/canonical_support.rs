@@ -218,6 +218,96 @@ impl<'de> Deserialize<'de> for RawObject {
     }
 }
 
+/// A free-form JSON value an event carries (an item's `data`, a usage report), held either as a
+/// tree or as the JSON text a typed value was serialized to. Both write, serialize and compare as
+/// the same JSON; a decoded event holds trees.
+///
+/// Why two forms: most item data is a provider's typed item, and building a tree of it only to
+/// write the tree out again (a map insert, a key and a string copy per member) cost the Codex
+/// sources more than writing the item itself; [`Json::serialize`] writes the text once instead.
+/// A normalizer that edits the value (a streamed delta appended to an item's text) asks for the
+/// tree, and text is read into one then, once.
+#[derive(Clone, Debug)]
+pub struct Json(JsonRepr);
+
+#[derive(Clone, Debug)]
+enum JsonRepr {
+    Tree(Value),
+    /// Written by serde_json from a value, so it always reads back into a tree.
+    Text(Box<RawValue>),
+}
+
+impl Json {
+    /// `value` serialized to JSON text, without building a tree.
+    pub fn serialize(value: &impl serde::Serialize) -> serde_json::Result<Json> {
+        serde_json::value::to_raw_value(value).map(|text| Json(JsonRepr::Text(text)))
+    }
+
+    /// The value as a tree: borrowed when it is one, read from its text otherwise.
+    pub fn to_value(&self) -> std::borrow::Cow<'_, Value> {
+        match &self.0 {
+            JsonRepr::Tree(value) => std::borrow::Cow::Borrowed(value),
+            JsonRepr::Text(text) => std::borrow::Cow::Owned(read_back(text)),
+        }
+    }
+
+    /// The value as a tree.
+    pub fn into_value(self) -> Value {
+        match self.0 {
+            JsonRepr::Tree(value) => value,
+            JsonRepr::Text(text) => read_back(&text),
+        }
+    }
+
+    /// The tree, to edit in place; text is read into a tree first (once).
+    pub fn value_mut(&mut self) -> &mut Value {
+        if let JsonRepr::Text(text) = &self.0 {
+            self.0 = JsonRepr::Tree(read_back(text));
+        }
+        match &mut self.0 {
+            JsonRepr::Tree(value) => value,
+            JsonRepr::Text(_) => unreachable!("text was just read into a tree"),
+        }
+    }
+}
+
+/// Text serde_json wrote from a value reads back: it holds no number a double cannot (serde_json
+/// writes a non-finite float as `null`) and nests no deeper than the value it came from.
+fn read_back(text: &RawValue) -> Value {
+    serde_json::from_str(text.get()).expect("JSON text serde_json wrote reads back")
+}
+
+impl From<Value> for Json {
+    fn from(value: Value) -> Self {
+        Json(JsonRepr::Tree(value))
+    }
+}
+
+/// As JSON values: a tree and the text of the same value are equal.
+impl PartialEq for Json {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (JsonRepr::Text(one), JsonRepr::Text(other)) if one.get() == other.get() => true,
+            _ => self.to_value() == other.to_value(),
+        }
+    }
+}
+
+impl serde::Serialize for Json {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            JsonRepr::Tree(value) => value.serialize(serializer),
+            JsonRepr::Text(text) => text.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(Json::from)
+    }
+}
+
 /// Decodes the value of the field `name` into its slot; a field given twice is an error.
 /// A present optional field decodes as its type, so `null` is rejected unless the type
 /// admits it (`{}` keeps it as `Value::Null`, `string | null` as `None`).
@@ -326,6 +416,15 @@ impl WriteJson for Map<String, Value> {
         }
         out.push(b'}');
         Ok(())
+    }
+}
+
+impl WriteJson for Json {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        match &self.0 {
+            JsonRepr::Tree(value) => value.write_json(out),
+            JsonRepr::Text(text) => text.write_json(out),
+        }
     }
 }
 

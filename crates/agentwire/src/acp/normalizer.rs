@@ -15,8 +15,8 @@ use agentwire_acp::{
 };
 use agentwire_canonical::{
     AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
-    ProviderItemId, ProviderRuntimeEvent, ProviderSessionId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
-    RuntimeEventRawSource, RuntimeWarningPayload, SessionConfiguredPayload, SessionStartedPayload,
+    Json, ProviderItemId, ProviderRuntimeEvent, ProviderSessionId, RuntimeErrorClass, RuntimeErrorPayload,
+    RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload, SessionConfiguredPayload, SessionStartedPayload,
     ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
 };
 use serde::Serialize;
@@ -245,7 +245,7 @@ impl AcpNormalizer {
             status: Some(ItemStatus::Completed),
             title: None,
             detail: None,
-            data: Some(json!({ "text": text.text })),
+            data: Some(Json::from(json!({ "text": text.text }))),
         };
         self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
     }
@@ -279,7 +279,7 @@ impl AcpNormalizer {
                 status: Some(ItemStatus::Declined),
                 title: tool.title.clone(),
                 detail: Some("declined: the user refused the permission it asked for".to_string()),
-                data: Some(Value::Object(tool.data.clone())),
+                data: Some(Value::Object(tool.data.clone()).into()),
             };
             self.ledger.close_item(session, &id);
             let item = self.item_context(session, Some(turn), &id, true, context.raw);
@@ -314,7 +314,7 @@ impl AcpNormalizer {
                 status: Some(ItemStatus::Failed),
                 title: tool.title.clone(),
                 detail: Some(detail.clone()),
-                data: Some(Value::Object(tool.data.clone())),
+                data: Some(Value::Object(tool.data.clone()).into()),
             };
             let context = self.item_context(session, None, &id, true, None);
             self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);

@@ -12,7 +12,7 @@ use agentwire_acp::{
     SessionUpdate, ToolCallStatus, ToolKind,
 };
 use agentwire_canonical::{
-    CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeEvent,
+    CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json, ProviderRuntimeEvent, RuntimeEvent,
     ThreadMetadataUpdatedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, TurnPlanStep,
     TurnPlanUpdatedPayload,
 };
@@ -214,7 +214,7 @@ impl AcpNormalizer {
                 let mut usage = object(sent_update(frame));
                 usage.remove("sessionUpdate");
                 let usage = Value::Object(usage);
-                let payload = ThreadTokenUsageUpdatedPayload { usage };
+                let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
                 self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
             SessionUpdate::Notice {
@@ -286,7 +286,7 @@ impl AcpNormalizer {
                                 status: Some(ItemStatus::InProgress),
                                 title: item.title,
                                 detail: None,
-                                data: Some(json!({ "summaryContent": to_value(content) })),
+                                data: Some(Json::from(json!({ "summaryContent": to_value(content) }))),
                             };
                             self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
                         }
@@ -366,7 +366,7 @@ impl AcpNormalizer {
                     status: Some(ItemStatus::InProgress),
                     title: None,
                     detail: None,
-                    data: Some(json!({ "text": accumulated.unwrap_or_default() })),
+                    data: Some(Json::from(json!({ "text": accumulated.unwrap_or_default() }))),
                 };
                 self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
             }
@@ -376,7 +376,7 @@ impl AcpNormalizer {
                     status: Some(ItemStatus::InProgress),
                     title: None,
                     detail: None,
-                    data: Some(json!({ "content": to_value(content) })),
+                    data: Some(Json::from(json!({ "content": to_value(content) }))),
                 };
                 self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
             }
@@ -462,7 +462,7 @@ impl AcpNormalizer {
             let face = OpenItemFace {
                 item_type: item.item_type,
                 title: title.clone(),
-                data: Some(Value::Object(fields.clone())),
+                data: Some(Value::Object(fields.clone()).into()),
             };
             self.ledger.open_item((session, turn, item.id), face);
         }
@@ -472,7 +472,7 @@ impl AcpNormalizer {
             status: Some(ItemStatus::InProgress),
             title: title.clone(),
             detail: None,
-            data: Some(Value::Object(fields.clone())),
+            data: Some(Value::Object(fields.clone()).into()),
         };
         self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
         self.session_mut(session).tools.insert(
@@ -550,7 +550,7 @@ impl AcpNormalizer {
                     status: Some(status),
                     title,
                     detail: None,
-                    data: Some(Value::Object(data)),
+                    data: Some(Value::Object(data).into()),
                 };
                 self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
             }
@@ -561,7 +561,7 @@ impl AcpNormalizer {
                     let face = OpenItemFace {
                         item_type,
                         title: title.clone(),
-                        data: Some(Value::Object(data.clone())),
+                        data: Some(Value::Object(data.clone()).into()),
                     };
                     self.ledger.open_item((session, turn, item.id), face);
                 }
@@ -580,7 +580,7 @@ impl AcpNormalizer {
                     status: Some(status),
                     title,
                     detail: None,
-                    data: Some(Value::Object(data)),
+                    data: Some(Value::Object(data).into()),
                 };
                 self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
             }

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, VecDeque};
 use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
     FilesPersistedPayload, HookCompletedPayload, HookOutcome, HookProgressPayload, HookStartedPayload,
-    ItemLifecyclePayload, ItemStatus, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderItemId,
+    ItemLifecyclePayload, ItemStatus, Json, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderItemId,
     ProviderRefs, ProviderRuntimeEvent, ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload,
     RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId,
     RuntimeWarningPayload, SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload,
@@ -254,7 +254,7 @@ impl ClaudeNormalizer {
             status: Some(ItemStatus::InProgress),
             title,
             detail: detail.map(str::to_string),
-            data: Some(data),
+            data: Some(data.into()),
         };
         self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
     }
@@ -338,7 +338,7 @@ impl ClaudeNormalizer {
         let text_item = |item_type: CanonicalItemType, text: &str| OpenItemFace {
             item_type,
             title: None,
-            data: Some(json!({ "text": text })),
+            data: Some(Json::from(json!({ "text": text }))),
         };
         match block {
             BetaContentBlock::Text(text) => self.message_item(
@@ -398,9 +398,9 @@ impl ClaudeNormalizer {
     /// at once unless it is streamed (then the block's stop completes it).
     fn message_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         if self.item_open(key) {
-            let data = face.data.clone().unwrap_or(Value::Null);
+            let data = face.data.clone().map_or(Value::Null, Json::into_value);
             if let Some(thread) = self.thread.clone() {
-                self.ledger.update_item(&thread, key, data.clone());
+                self.ledger.update_item(&thread, key, data.clone().into());
             }
             return self.update_item(key, face.item_type, Some("the message is final"), data, raw, out);
         }
@@ -428,7 +428,7 @@ impl ClaudeNormalizer {
         OpenItemFace {
             item_type: kind.item_type(),
             title: Some(title.to_string()),
-            data: Some(json!({ "toolName": name, "input": input })),
+            data: Some(Json::from(json!({ "toolName": name, "input": input }))),
         }
     }
 
@@ -447,7 +447,7 @@ impl ClaudeNormalizer {
                 };
                 self.ledger.open_item((&thread, &turn, id), refreshed);
             }
-            let data = face.data.clone().unwrap_or(Value::Null);
+            let data = face.data.clone().map_or(Value::Null, Json::into_value);
             self.update_item(id, kind.item_type(), Some("input final"), data, raw, out);
         } else {
             self.start_item(id, face, raw, out);
@@ -518,7 +518,7 @@ impl ClaudeNormalizer {
             self.delta(tool_use_id, stream, text, None, raw, out);
         }
         let mut face = Self::tool_face(name, kind, &input);
-        if let Some(Value::Object(data)) = face.data.as_mut() {
+        if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
             data.insert("result".into(), result);
             data.insert("isError".into(), Value::Bool(failed));
         }
@@ -594,7 +594,7 @@ impl ClaudeNormalizer {
         let face = OpenItemFace {
             item_type: CanonicalItemType::UserMessage,
             title: None,
-            data: Some(json!({ "text": text, "isReplay": message.is_replay })),
+            data: Some(Json::from(json!({ "text": text, "isReplay": message.is_replay }))),
         };
         let started = OpenItemFace {
             item_type: face.item_type,
@@ -640,7 +640,7 @@ impl ClaudeNormalizer {
                 self.ensure_turn(None, raw, out);
                 let context = self.context(Some(raw));
                 let usage = raw_field(raw, &["event", "usage"]).unwrap_or(Value::Null);
-                let payload = ThreadTokenUsageUpdatedPayload { usage };
+                let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
                 self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
             BetaRawMessageStreamEvent::MessageStop => self.current_state("the model's message ended", raw, out),
@@ -700,7 +700,7 @@ impl ClaudeNormalizer {
                         let face = OpenItemFace {
                             item_type,
                             title: None,
-                            data: Some(json!({ "text": "" })),
+                            data: Some(Json::from(json!({ "text": "" }))),
                         };
                         self.start_item(&block_key, face, raw, out);
                     }
@@ -768,7 +768,7 @@ impl ClaudeNormalizer {
                 let key = self.streamed_blocks.get(&stop.index).cloned().unwrap_or_default();
                 if let Some(tool) = self.tools.get(&key) {
                     let face = Self::tool_face(&tool.name, tool.kind, &tool.input);
-                    let (item_type, data) = (face.item_type, face.data.unwrap_or(Value::Null));
+                    let (item_type, data) = (face.item_type, face.data.map_or(Value::Null, Json::into_value));
                     return self.update_item(&key, item_type, Some("input final"), data, raw, out);
                 }
                 let open = self
@@ -1421,7 +1421,9 @@ impl ClaudeNormalizer {
                 let rate_limits = serde_json::to_value(&event.rate_limit_info).unwrap_or(Value::Null);
                 self.emit(
                     &context,
-                    RuntimeEvent::AccountRateLimitsUpdated(AccountRateLimitsUpdatedPayload { rate_limits }),
+                    RuntimeEvent::AccountRateLimitsUpdated(AccountRateLimitsUpdatedPayload {
+                        rate_limits: rate_limits.into(),
+                    }),
                     out,
                 );
             }

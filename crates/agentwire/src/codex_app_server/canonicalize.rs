@@ -1,6 +1,6 @@
 //! Codex app-server types -> canonical types, value by value.
 
-use agentwire_canonical::{CanonicalItemType, ItemStatus, PlanStepStatus, ThreadState, TurnState};
+use agentwire_canonical::{CanonicalItemType, ItemStatus, Json, PlanStepStatus, ThreadState, TurnState};
 use agentwire_codex_app_server as codex;
 
 use crate::canonicalize::Canonicalize;
@@ -188,6 +188,12 @@ fn compact(value: &serde_json::Value) -> String {
 /// A generated value as JSON.
 pub fn to_json(value: &impl serde::Serialize) -> serde_json::Value {
     serde_json::to_value(value).expect("generated types serialize to JSON")
+}
+
+/// A generated value as JSON text, for a field that carries it as sent (an item's `data`, a
+/// usage report): written once, never built as a tree.
+pub fn to_text(value: &impl serde::Serialize) -> Json {
+    Json::serialize(value).expect("generated types serialize to JSON")
 }
 
 /// The item's provider id.

@@ -14,7 +14,7 @@ use agentwire_canonical::{
 use agentwire_codex_app_server::{self as codex, ClientRequestResult, RequestId};
 use serde_json::{Map, Value};
 
-use super::canonicalize::to_json;
+use super::canonicalize::{to_json, to_text};
 use super::normalizer::CodexAppServerNormalizer;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
@@ -75,19 +75,19 @@ impl CodexAppServerNormalizer {
             }
             R::AccountRateLimitsRead(response) => {
                 let payload = AccountRateLimitsUpdatedPayload {
-                    rate_limits: to_json(response),
+                    rate_limits: to_text(response),
                 };
                 self.emit(&bare, RuntimeEvent::AccountRateLimitsUpdated(payload), out);
             }
             R::AccountRead(response) => {
                 let payload = AccountUpdatedPayload {
-                    account: to_json(response),
+                    account: to_text(response),
                 };
                 self.emit(&bare, RuntimeEvent::AccountUpdated(payload), out);
             }
             R::McpServerStatusList(response) => {
                 let payload = McpStatusUpdatedPayload {
-                    status: to_json(response),
+                    status: to_text(response),
                 };
                 self.emit(&bare, RuntimeEvent::McpStatusUpdated(payload), out);
             }
@@ -147,7 +147,9 @@ impl CodexAppServerNormalizer {
                 let account = Value::Object(Map::from_iter([(method.to_string(), to_json(result))]));
                 self.emit(
                     &bare,
-                    RuntimeEvent::AccountUpdated(AccountUpdatedPayload { account }),
+                    RuntimeEvent::AccountUpdated(AccountUpdatedPayload {
+                        account: account.into(),
+                    }),
                     out,
                 );
             }

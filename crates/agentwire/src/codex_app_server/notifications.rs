@@ -20,7 +20,7 @@ use agentwire_canonical::{
 use agentwire_codex_app_server::{self as codex, ServerNotification};
 use serde_json::{Map, Value, json};
 
-use super::canonicalize::{item_detail, item_id, item_status, item_title, item_wire_type, to_json};
+use super::canonicalize::{item_detail, item_id, item_status, item_title, item_wire_type, to_json, to_text};
 use super::normalizer::CodexAppServerNormalizer;
 use crate::canonicalize::Canonicalize;
 use crate::emit::{Context, Raw};
@@ -115,7 +115,7 @@ impl CodexAppServerNormalizer {
             N::ThreadSettingsUpdated { params, .. } => self.thread_metadata(raw, &params.thread_id, "settings", params, out),
             N::ThreadTokenUsageUpdated { params, .. } => {
                 let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
-                let payload = ThreadTokenUsageUpdatedPayload { usage: to_json(&params.token_usage) };
+                let payload = ThreadTokenUsageUpdatedPayload { usage: to_text(&params.token_usage) };
                 self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
 
@@ -329,16 +329,16 @@ impl CodexAppServerNormalizer {
                     Some(thread) => self.ledger.thread_context(thread, Some(raw)),
                     None => bare.clone(),
                 };
-                self.emit(&context, RuntimeEvent::McpStatusUpdated(McpStatusUpdatedPayload { status: to_json(params) }), out);
+                self.emit(&context, RuntimeEvent::McpStatusUpdated(McpStatusUpdatedPayload { status: to_text(params) }), out);
             }
             // Events an MCP server streams to a subscription the client opened.
             N::McpServerEventStreamNotification { params, .. } => {
-                self.emit(&bare, RuntimeEvent::McpStatusUpdated(McpStatusUpdatedPayload { status: to_json(params) }), out);
+                self.emit(&bare, RuntimeEvent::McpStatusUpdated(McpStatusUpdatedPayload { status: to_text(params) }), out);
             }
 
             // --- account and auth ---
             N::AccountUpdated { params, .. } => {
-                self.emit(&bare, RuntimeEvent::AccountUpdated(AccountUpdatedPayload { account: to_json(params) }), out);
+                self.emit(&bare, RuntimeEvent::AccountUpdated(AccountUpdatedPayload { account: to_text(params) }), out);
             }
             N::AccountGatewayOAuthChanged { params, .. } => {
                 let payload = AuthStatusPayload {
@@ -354,7 +354,7 @@ impl CodexAppServerNormalizer {
                 self.emit(&bare, RuntimeEvent::AuthStatus(payload), out);
             }
             N::AccountRateLimitsUpdated { params, .. } => {
-                let payload = AccountRateLimitsUpdatedPayload { rate_limits: to_json(&params.rate_limits) };
+                let payload = AccountRateLimitsUpdatedPayload { rate_limits: to_text(&params.rate_limits) };
                 self.emit(&bare, RuntimeEvent::AccountRateLimitsUpdated(payload), out);
             }
             N::AccountLoginCompleted { params, .. } => {
@@ -537,7 +537,7 @@ impl CodexAppServerNormalizer {
             }),
             title: item_title(item),
             detail: item_detail(item),
-            data: Some(to_json(item)),
+            data: Some(to_text(item)),
         };
         if completed {
             self.ledger.close_item(thread, provider_item);
@@ -642,7 +642,7 @@ impl CodexAppServerNormalizer {
             status: Some(ItemStatus::InProgress),
             title: None,
             detail,
-            data: Some(data),
+            data: Some(data.into()),
         };
         self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
     }

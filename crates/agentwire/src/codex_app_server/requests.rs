@@ -11,7 +11,7 @@
 //! provider's own answer kept whole in `resolution`.
 
 use agentwire_canonical::{
-    CanonicalRequestType, ProviderRuntimeEvent, RequestOpenedPayload, RequestResolvedPayload, RuntimeEvent,
+    CanonicalRequestType, Json, ProviderRuntimeEvent, RequestOpenedPayload, RequestResolvedPayload, RuntimeEvent,
     RuntimeEventRawSource, UserInputRequestedPayload,
 };
 use agentwire_codex_app_server::{self as codex, RequestId, ServerRequest, ServerRequestResult};
@@ -280,11 +280,12 @@ impl CodexAppServerNormalizer {
     /// approves (the request itself names only the item), so the card shows the diff.
     fn card_args(&self, request: &ServerRequest, mut args: Value) -> Value {
         if let ServerRequest::ItemFileChangeRequestApproval { params, .. } = request
-            && let Some(changes) = self
+            && let Some(data) = self
                 .ledger
                 .item(&params.thread_id, &params.item_id)
                 .and_then(|item| item.data.as_ref())
-                .and_then(|data| data.get("changes"))
+                .map(Json::to_value)
+            && let Some(changes) = data.get("changes")
             && let Value::Object(map) = &mut args
         {
             map.insert("changes".to_string(), changes.clone());
@@ -294,13 +295,8 @@ impl CodexAppServerNormalizer {
 
     /// `a.txt, b.txt` for an open file-change item.
     fn open_item_paths(&self, thread: &str, item: &str) -> Option<String> {
-        let changes = self
-            .ledger
-            .item(thread, item)?
-            .data
-            .as_ref()?
-            .get("changes")?
-            .as_array()?;
+        let data = self.ledger.item(thread, item)?.data.as_ref()?.to_value();
+        let changes = data.get("changes")?.as_array()?;
         let paths: Vec<&str> = changes
             .iter()
             .filter_map(|change| change.get("path")?.as_str())

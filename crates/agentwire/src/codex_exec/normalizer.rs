@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload,
-    RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload, ThreadStartedPayload, TurnCompletedPayload,
-    TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    ItemLifecyclePayload, ItemStatus, Json, ProviderItemId, ProviderRuntimeEvent, RuntimeErrorClass,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload, ThreadStartedPayload,
+    TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_codex_exec::{ThreadEvent, ThreadItem};
 use serde_json::{Value, json};
@@ -231,7 +231,7 @@ impl CodexExecNormalizer {
             status: Some(status),
             title: item_title(item),
             detail: item_detail(item),
-            data: Some(serde_json::to_value(item).expect("generated types serialize")),
+            data: Some(Json::serialize(item).expect("generated types serialize")),
         };
         // Only an item that stays open keeps a copy of its data: its face if it is cut off.
         match phase {

@@ -9,7 +9,7 @@
 
 use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
-    DeprecationNoticePayload, ItemStatus, ModelReroutedPayload, ProviderRuntimeEvent, RuntimeErrorClass,
+    DeprecationNoticePayload, ItemStatus, Json, ModelReroutedPayload, ProviderRuntimeEvent, RuntimeErrorClass,
     RuntimeErrorPayload, RuntimeEvent, RuntimeWarningPayload, SessionConfiguredPayload, SessionExitKind,
     SessionExitedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, TurnAbortedPayload,
     TurnDiffUpdatedPayload, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
@@ -156,13 +156,13 @@ impl CodexRolloutNormalizer {
                 match (&count.info, rate_limits) {
                     (_, Some(limits)) => {
                         let payload = AccountRateLimitsUpdatedPayload {
-                            rate_limits: Value::Object(limits),
+                            rate_limits: Value::Object(limits).into(),
                         };
                         self.turn_event(None, raw, RuntimeEvent::AccountRateLimitsUpdated(payload), out);
                     }
                     (Some(info), None) => {
                         let payload = ThreadTokenUsageUpdatedPayload {
-                            usage: serde_json::to_value(info).unwrap_or(Value::Null),
+                            usage: Json::serialize(info).unwrap_or_else(|_| Value::Null.into()),
                         };
                         self.turn_event(
                             turn.as_deref(),

@@ -119,7 +119,7 @@ impl CodexRolloutNormalizer {
             OpenItemFace {
                 item_type: face.item_type,
                 title: face.title.clone(),
-                data: Some(face.data.clone()),
+                data: Some(face.data.clone().into()),
             },
         );
         let payload = ItemLifecyclePayload {
@@ -127,7 +127,7 @@ impl CodexRolloutNormalizer {
             status: Some(ItemStatus::InProgress),
             title: face.title,
             detail: None,
-            data: Some(face.data),
+            data: Some(face.data.into()),
         };
         self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
     }
@@ -143,7 +143,7 @@ impl CodexRolloutNormalizer {
     ) {
         let thread = self.thread_key();
         let turn = self.turn_of(turn).unwrap_or_default();
-        self.ledger.update_item(&thread, item, face.data.clone());
+        self.ledger.update_item(&thread, item, face.data.clone().into());
         let place = self.place(Some(&turn), Some(item));
         let context = self.context(&place, Some(raw));
         let payload = ItemLifecyclePayload {
@@ -151,7 +151,7 @@ impl CodexRolloutNormalizer {
             status: Some(face.status),
             title: face.title,
             detail: None,
-            data: Some(face.data),
+            data: Some(face.data.into()),
         };
         self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
     }
@@ -180,7 +180,7 @@ impl CodexRolloutNormalizer {
                 status: Some(ItemStatus::InProgress),
                 title: title.clone(),
                 detail: None,
-                data: Some(face.data.clone()),
+                data: Some(face.data.clone().into()),
             };
             self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
         }
@@ -191,7 +191,7 @@ impl CodexRolloutNormalizer {
             status: Some(face.status),
             title,
             detail: None,
-            data: Some(face.data),
+            data: Some(face.data.into()),
         };
         self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
     }

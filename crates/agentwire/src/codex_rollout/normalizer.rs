@@ -249,7 +249,7 @@ impl CodexRolloutNormalizer {
         });
         self.emit(
             &context,
-            RuntimeEvent::ThreadTokenUsageUpdated(ThreadTokenUsageUpdatedPayload { usage }),
+            RuntimeEvent::ThreadTokenUsageUpdated(ThreadTokenUsageUpdatedPayload { usage: usage.into() }),
             out,
         );
     }
