@@ -56,8 +56,16 @@ const CRATE_ATTRIBUTES: &str = "\
 ";
 
 pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> {
-    check_raw_value_fields(model)?;
-    check_json_fields(model)?;
+    check_carried_fields(
+        model,
+        RAW_VALUE_FIELDS,
+        "a RawValue",
+        "a required `{}` or object",
+        |property| property.required && matches!(property.ty, PropType::Unknown | PropType::Record),
+    )?;
+    check_carried_fields(model, JSON_FIELDS, "Json", "a `{}` property", |property| {
+        property.ty == PropType::Unknown
+    })?;
     let ids = model.ids.iter().map(|def| {
         newtype(
             &def.name,
@@ -141,20 +149,22 @@ pub use support::{InvalidValue, Json, WriteJson};
 pub const SCHEMA_JSON: &str = include_str!("../provider-runtime.schema.json");
 "#;
 
-fn check_raw_value_fields(model: &Model) -> Result<()> {
-    for (object, field) in RAW_VALUE_FIELDS {
+/// Checks that each listed field exists and has a shape its carrier can hold (`carrier` and
+/// `shape` name them in the error).
+fn check_carried_fields(
+    model: &Model,
+    fields: &[(&str, &str)],
+    carrier: &str,
+    shape: &str,
+    fits: impl Fn(&Property) -> bool,
+) -> Result<()> {
+    for (object, field) in fields {
         let Some(def) = model.object(object) else {
-            bail!("definition {object}: missing (the Rust generator carries its `{field}` as a RawValue)");
+            bail!("definition {object}: missing (the Rust generator carries its `{field}` as {carrier})");
         };
         match def.properties.iter().find(|property| property.name == *field) {
-            Some(Property {
-                required: true,
-                ty: PropType::Unknown | PropType::Record,
-                ..
-            }) => {}
-            _ => bail!(
-                "definition {object}, property {field}: must be a required `{{}}` or object (carried as a RawValue)"
-            ),
+            Some(property) if fits(property) => {}
+            _ => bail!("definition {object}, property {field}: must be {shape} (carried as {carrier})"),
         }
     }
     Ok(())
@@ -175,21 +185,6 @@ const JSON_FIELDS: &[(&str, &str)] = &[
     ("AccountUpdatedPayload", "account"),
     ("McpStatusUpdatedPayload", "status"),
 ];
-
-fn check_json_fields(model: &Model) -> Result<()> {
-    for (object, field) in JSON_FIELDS {
-        let Some(def) = model.object(object) else {
-            bail!("definition {object}: missing (the Rust generator carries its `{field}` as Json)");
-        };
-        match def.properties.iter().find(|property| property.name == *field) {
-            Some(Property {
-                ty: PropType::Unknown, ..
-            }) => {}
-            _ => bail!("definition {object}, property {field}: must be a `{{}}` property (carried as Json)"),
-        }
-    }
-    Ok(())
-}
 
 /// The Rust type of a property of `object` (without the `Option` of an optional property).
 fn property_type(object: &str, property: &Property) -> TokenStream {
