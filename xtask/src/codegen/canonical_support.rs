@@ -272,7 +272,9 @@ impl Json {
 }
 
 /// Text serde_json wrote from a value reads back: it holds no number a double cannot (serde_json
-/// writes a non-finite float as `null`) and nests no deeper than the value it came from.
+/// writes a non-finite float as `null`). The one exception is a value nested deeper than
+/// serde_json reads (128 levels); what a normalizer serializes comes from a frame, which holds at
+/// most 100.
 fn read_back(text: &RawValue) -> Value {
     serde_json::from_str(text.get()).expect("JSON text serde_json wrote reads back")
 }
