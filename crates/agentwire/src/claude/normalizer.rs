@@ -1418,12 +1418,10 @@ impl ClaudeNormalizer {
             }
             ClaudeStreamLine::RateLimitEvent(event) => {
                 let context = self.context(Some(raw));
-                let rate_limits = serde_json::to_value(&event.rate_limit_info).unwrap_or(Value::Null);
+                let rate_limits = Json::serialize(&event.rate_limit_info).unwrap_or_else(|_| Value::Null.into());
                 self.emit(
                     &context,
-                    RuntimeEvent::AccountRateLimitsUpdated(AccountRateLimitsUpdatedPayload {
-                        rate_limits: rate_limits.into(),
-                    }),
+                    RuntimeEvent::AccountRateLimitsUpdated(AccountRateLimitsUpdatedPayload { rate_limits }),
                     out,
                 );
             }

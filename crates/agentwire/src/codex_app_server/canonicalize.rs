@@ -190,8 +190,8 @@ pub fn to_json(value: &impl serde::Serialize) -> serde_json::Value {
     serde_json::to_value(value).expect("generated types serialize to JSON")
 }
 
-/// A generated value as JSON text, for a field that carries it as sent (an item's `data`, a
-/// usage report): written once, never built as a tree.
+/// A generated value as JSON text, for a field that carries it as the provider reported it (an
+/// item's `data`, a usage report): written once, never built as a tree.
 pub fn to_text(value: &impl serde::Serialize) -> Json {
     Json::serialize(value).expect("generated types serialize to JSON")
 }
