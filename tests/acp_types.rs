@@ -138,12 +138,7 @@ fn decode(label: &str, side: Side, message: &Value, decoder: &mut Decoder) -> St
         Side::Client => Direction::Out,
         Side::Agent => Direction::In,
     };
-    let frame = Frame {
-        dir,
-        ts: None,
-        msg: &raw,
-        line: &text,
-    };
+    let frame = Frame::new(dir, None, &raw);
     let decoded = decoder
         .decode(&frame)
         .unwrap_or_else(|error| panic!("{label}: {}", error.problem()));
@@ -234,12 +229,7 @@ fn decode_line(label: &str, side: Side, message: &Value, decoder: &mut Decoder) 
     assert_eq!(side, Side::Client, "{label}");
     let text = message.to_string();
     let raw: Box<RawValue> = serde_json::from_str(&text).expect("raw");
-    let frame = Frame {
-        dir: Direction::Out,
-        ts: None,
-        msg: &raw,
-        line: &text,
-    };
+    let frame = Frame::new(Direction::Out, None, &raw);
     let problem = decoder
         .decode(&frame)
         .map(drop)

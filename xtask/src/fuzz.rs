@@ -25,8 +25,8 @@ const USAGE: &str = "usage: cargo xtask fuzz [--seconds N] [--sanitizer address|
 /// The sanitizers `cargo fuzz --sanitizer` accepts that this task offers.
 const SANITIZERS: [&str; 2] = ["address", "none"];
 
-/// The fuzz targets, each over every source.
-const TARGETS: [&str; 2] = ["normalize", "conform"];
+/// The fuzz targets: `normalize` and `conform` over every source, `frame` over every line.
+const TARGETS: [&str; 3] = ["normalize", "conform", "frame"];
 
 pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let (seconds, sanitizer) = parse_args(args)?;

@@ -218,6 +218,99 @@ impl<'a> RawEnvelope<'a> {
     }
 }
 
+impl<'a> RawEnvelope<'a> {
+    /// The envelope of a message whose members a checking pass already found in its text (each
+    /// key unescaped, each value one JSON value): read as [`Deserialize`] reads the message, but
+    /// without passing over the payloads again. `None` when a routing member (`id`, `method`,
+    /// `error`) does not read as its type; reading the whole message with serde_json then
+    /// reports where.
+    pub fn from_members(members: impl IntoIterator<Item = (&'a str, &'a RawValue)>) -> Option<Self> {
+        let mut envelope = RawEnvelope::default();
+        for (key, value) in members {
+            envelope.take(Cow::Borrowed(key), Text(value)).ok()?;
+        }
+        Some(envelope)
+    }
+
+    /// Takes the member `key`, reading its value as that member is read. A key given twice keeps
+    /// its last value (`extra` keeps both).
+    fn take<V: MemberValue<'a>>(&mut self, key: Cow<'a, str>, value: V) -> Result<(), V::Error> {
+        match &*key {
+            "id" => self.id = value.read()?,
+            "method" => self.method = value.read::<Option<Str<'a>>>()?.map(|name| name.0),
+            // `null` reads as absent, as for every member here.
+            "params" => self.params = value.raw()?,
+            "result" => self.result = value.raw()?,
+            "error" => self.error = value.read()?,
+            "jsonrpc" => value.skip()?,
+            _ => self.extra.push((key, value.kept()?)),
+        }
+        Ok(())
+    }
+}
+
+/// The value of one envelope member, read the way the member needs: decoded, kept raw, or
+/// skipped.
+trait MemberValue<'a> {
+    type Error;
+
+    fn read<T: Deserialize<'a>>(self) -> Result<T, Self::Error>;
+
+    /// The raw text, `None` for `null`.
+    fn raw(self) -> Result<Option<&'a RawValue>, Self::Error>;
+
+    /// The raw text, `null` included.
+    fn kept(self) -> Result<&'a RawValue, Self::Error>;
+
+    fn skip(self) -> Result<(), Self::Error>;
+}
+
+/// The next value of a map a deserializer is reading.
+struct Next<'m, A>(&'m mut A);
+
+impl<'a, A: MapAccess<'a>> MemberValue<'a> for Next<'_, A> {
+    type Error = A::Error;
+
+    fn read<T: Deserialize<'a>>(self) -> Result<T, A::Error> {
+        self.0.next_value()
+    }
+
+    fn raw(self) -> Result<Option<&'a RawValue>, A::Error> {
+        self.0.next_value()
+    }
+
+    fn kept(self) -> Result<&'a RawValue, A::Error> {
+        self.0.next_value()
+    }
+
+    fn skip(self) -> Result<(), A::Error> {
+        self.0.next_value::<IgnoredAny>().map(drop)
+    }
+}
+
+/// A value's text, already checked: kept raw without reading it again.
+struct Text<'a>(&'a RawValue);
+
+impl<'a> MemberValue<'a> for Text<'a> {
+    type Error = serde_json::Error;
+
+    fn read<T: Deserialize<'a>>(self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.0.get())
+    }
+
+    fn raw(self) -> Result<Option<&'a RawValue>, serde_json::Error> {
+        Ok((self.0.get() != "null").then_some(self.0))
+    }
+
+    fn kept(self) -> Result<&'a RawValue, serde_json::Error> {
+        Ok(self.0)
+    }
+
+    fn skip(self) -> Result<(), serde_json::Error> {
+        Ok(())
+    }
+}
+
 impl<'de> Deserialize<'de> for RawEnvelope<'de> {
     /// Borrows from the input, so only a deserializer over borrowed text (`serde_json::from_str`,
     /// `from_slice`) can read an envelope; [`RawEnvelope::read`] serves any other.
@@ -234,18 +327,7 @@ impl<'de> Deserialize<'de> for RawEnvelope<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope<'de>, A::Error> {
                 let mut envelope = RawEnvelope::default();
                 while let Some(Str(key)) = map.next_key()? {
-                    match &*key {
-                        "id" => envelope.id = map.next_value()?,
-                        "method" => envelope.method = map.next_value::<Option<Str<'de>>>()?.map(|name| name.0),
-                        // `null` reads as absent, as for every member here.
-                        "params" => envelope.params = map.next_value()?,
-                        "result" => envelope.result = map.next_value()?,
-                        "error" => envelope.error = map.next_value()?,
-                        "jsonrpc" => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                        _ => envelope.extra.push((key, map.next_value()?)),
-                    }
+                    envelope.take(key, Next(&mut map))?;
                 }
                 Ok(envelope)
             }
@@ -362,6 +444,58 @@ mod tests {
         assert!(matches!(envelope.extra[1].0, Cow::Borrowed("z")));
         let plain: RawEnvelope<'_> = serde_json::from_str(r#"{"method":"m"}"#).unwrap();
         assert!(matches!(plain.method, Some(Cow::Borrowed("m"))));
+    }
+
+    /// Every member of a message, in order, each value as its text.
+    fn members(json: &str) -> Vec<(&str, &RawValue)> {
+        struct InOrder;
+
+        impl<'de> Visitor<'de> for InOrder {
+            type Value = Vec<(&'de str, &'de RawValue)>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object with plain keys")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut members = Vec::new();
+                while let Some(key) = map.next_key()? {
+                    members.push((key, map.next_value()?));
+                }
+                Ok(members)
+            }
+        }
+
+        serde_json::Deserializer::from_str(json)
+            .deserialize_map(InOrder)
+            .unwrap()
+    }
+
+    #[test]
+    fn an_envelope_from_members_reads_as_the_message_does() {
+        for json in [
+            r#"{"jsonrpc":"2.0","id":7,"method":"m","params":{"a": 1},"emittedAtMs":5}"#,
+            r#"{"id":"x","result":null}"#,
+            r#"{"id":3,"result":[1]}"#,
+            r#"{"id":null,"method":"m","params":null,"extra":null}"#,
+            r#"{"id":4,"error":{"code":-32601,"message":"no","data":{"d":[]}}}"#,
+            r#"{"method":"session\/update","params":{},"z":2,"z":3}"#,
+            r#"{"method":"a","method":"b"}"#,
+            r#"{}"#,
+        ] {
+            let read: RawEnvelope<'_> = serde_json::from_str(json).unwrap();
+            let built = RawEnvelope::from_members(members(json)).expect("routing members that read");
+            assert_eq!(format!("{built:?}"), format!("{read:?}"), "{json}");
+        }
+        for json in [
+            r#"{"id":{},"method":"m"}"#,
+            r#"{"id":1.5,"result":{}}"#,
+            r#"{"method":7}"#,
+            r#"{"id":1,"error":{"code":"x"}}"#,
+        ] {
+            assert!(serde_json::from_str::<RawEnvelope<'_>>(json).is_err(), "{json}");
+            assert!(RawEnvelope::from_members(members(json)).is_none(), "{json}");
+        }
     }
 
     #[test]

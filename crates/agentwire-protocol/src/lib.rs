@@ -18,5 +18,5 @@ pub mod tagged;
 
 pub use jsonrpc::{DecodeError, ErrorObject, MessageKind, RawEnvelope, RequestId};
 pub use payload::{PayloadDecoder, PayloadError, SerdeJson};
-pub use raw_json::{RawJson, json_text};
+pub use raw_json::{RawJson, json_text, raw_value_unchecked};
 pub use tagged::TagDecodeError;

@@ -108,6 +108,52 @@ impl<'de> Visitor<'de> for TextVisitor {
     }
 }
 
+/// `text` as a [`RawValue`] without reading it, for text already checked to be one JSON value
+/// serde_json reads, with no whitespace around it (a line's checking pass found it). Text that is
+/// not makes a `RawValue` that writes invalid JSON.
+///
+/// The value is handed to `RawValue` the way serde_json's text deserializer hands it the text it
+/// skipped (see [`json_text`]); `None` if `RawValue` stops asking for it that way, and the caller
+/// then reads the text with serde_json.
+pub fn raw_value_unchecked(text: &str) -> Option<&RawValue> {
+    let token = raw_value_token()?;
+    <&RawValue>::deserialize(CheckedText { token, text }).ok()
+}
+
+/// A deserializer that answers `RawValue`'s request with text it does not read.
+struct CheckedText<'de> {
+    token: &'static str,
+    text: &'de str,
+}
+
+impl<'de> Deserializer<'de> for CheckedText<'de> {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("checked text answers only the raw-value request"))
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        if name != self.token {
+            return self.deserialize_any(visitor);
+        }
+        let entry = (
+            de::value::BorrowedStrDeserializer::new(self.token),
+            de::value::BorrowedStrDeserializer::new(self.text),
+        );
+        visitor.visit_map(de::value::MapDeserializer::new(std::iter::once(entry)))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
 /// The newtype name serde_json's [`RawValue`] asks a deserializer for. It is private to
 /// serde_json, so it is not written here but learned once, by letting `RawValue` ask a probe.
 /// `None` if `RawValue` stops asking for a newtype: [`json_text`] then always takes its slow path.
@@ -194,6 +240,14 @@ mod tests {
         );
         let nested: Vec<Text> = serde_json::from_str(&format!("[{SPACED} ,7]")).unwrap();
         assert_eq!(nested, [text(SPACED, true), text("7", true)]);
+    }
+
+    #[test]
+    fn checked_text_is_borrowed_as_a_raw_value() {
+        let raw = raw_value_unchecked(SPACED).expect("serde_json's raw-value scheme is known");
+        assert_eq!(raw.get(), SPACED);
+        assert_eq!(raw.get().as_ptr(), SPACED.as_ptr(), "borrowed, not copied");
+        assert_eq!(serde_json::to_string(raw).unwrap(), SPACED);
     }
 
     #[test]

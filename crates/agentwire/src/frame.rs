@@ -4,8 +4,13 @@
 //! `{"dir":"in"|"out","ts":<epoch ms>,"msg":{...}}` for bidirectional protocols, and bare provider
 //! messages for one-way streams. Both become a [`Frame`] that borrows the message bytes.
 
+mod outline;
+
+use agentwire_protocol::raw_value_unchecked;
 use serde::Deserialize;
 use serde_json::value::RawValue;
+
+use outline::{Members, outline};
 
 /// Which way a message travelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
@@ -29,6 +34,8 @@ pub struct Frame<'a> {
     /// The whole input line the frame was read from (the message itself for a host that
     /// receives messages, not lines): the default session id is derived from the first one.
     pub line: &'a str,
+    /// Where the message's members lie in `line`, when the line's check found them.
+    members: Option<Members>,
 }
 
 /// How the lines of an input are framed.
@@ -106,11 +113,38 @@ impl<'a> Frame<'a> {
             ts,
             msg,
             line: msg.get(),
+            members: None,
         }
     }
 
-    /// Reads one line in `format`. A record is read in one pass, the message borrowed.
+    /// The message's members in order, each key (never escaped) with its value, when the line's
+    /// check found them: its readers take them instead of parsing the message again. `None` for
+    /// a message that is not an object, has an escaped key or more members than a protocol
+    /// envelope, or did not come from a line.
+    pub fn members(&self) -> Option<impl Iterator<Item = (&'a str, &'a RawValue)>> {
+        // A frame has members only when its message was borrowed this way.
+        let borrow = |text| raw_value_unchecked(text).expect("the raw-value scheme is known");
+        Some(
+            self.members?
+                .of(self.line)
+                .map(move |(key, value)| (key, borrow(value))),
+        )
+    }
+
+    /// Reads one line in `format`. The line is checked and outlined in one pass and the message
+    /// borrowed from it; a line that pass is not sure of is read again with serde_json, which
+    /// tells what is wrong with it.
     pub fn parse(line: &'a str, format: LineFormat) -> Result<Self, FrameError> {
+        match Self::outlined(line, format) {
+            Some(frame) => Ok(frame),
+            None => Self::parse_with_serde_json(line, format),
+        }
+    }
+
+    /// Reads one line in `format` with serde_json, without the checking pass: what
+    /// [`Frame::parse`] falls back to, and what it is tested against. The frame has no
+    /// [`Frame::members`].
+    pub fn parse_with_serde_json(line: &'a str, format: LineFormat) -> Result<Self, FrameError> {
         if let Some(err) = unfit(line) {
             return Err(err);
         }
@@ -122,6 +156,7 @@ impl<'a> Frame<'a> {
                     ts: None,
                     msg,
                     line,
+                    members: None,
                 })
             }
             LineFormat::Transcript => match serde_json::from_str::<Record<'a>>(line) {
@@ -133,6 +168,7 @@ impl<'a> Frame<'a> {
                     ts: record.ts,
                     msg: record.msg,
                     line,
+                    members: None,
                 }),
                 // Only on failure: is it JSON at all?
                 Err(err) => match serde_json::from_str::<serde::de::IgnoredAny>(line) {
@@ -142,6 +178,74 @@ impl<'a> Frame<'a> {
             },
         }
     }
+}
+
+impl<'a> Frame<'a> {
+    /// The frame of a line the checking pass reads to the end: a bare message, or a record of
+    /// exactly `dir`, `ts` (an integer or `null`, in range) and `msg`, each once, as
+    /// [`Record`] reads it. `None` for any other line, which [`Frame::parse`] reads again.
+    fn outlined(line: &'a str, format: LineFormat) -> Option<Self> {
+        let text = |(start, end): (u32, u32)| &line[start as usize..end as usize];
+        match format {
+            LineFormat::Bare => {
+                let outline = outline(line, None)?;
+                Some(Frame {
+                    dir: Direction::In,
+                    ts: None,
+                    msg: raw_value_unchecked(text(outline.value))?,
+                    line,
+                    members: outline.members,
+                })
+            }
+            LineFormat::Transcript => {
+                let outline = outline(line, Some("msg"))?;
+                let (mut dir, mut ts, mut msg) = (None, None, None);
+                for (key, value) in outline.members?.of(line) {
+                    let slot = match key {
+                        "dir" => dir
+                            .replace(match value {
+                                r#""in""# => Direction::In,
+                                r#""out""# => Direction::Out,
+                                _ => return None,
+                            })
+                            .is_none(),
+                        "ts" => ts.replace(time(value)?).is_none(),
+                        "msg" => msg.replace(value).is_none(),
+                        _ => false,
+                    };
+                    if !slot {
+                        return None;
+                    }
+                }
+                let ts = ts.flatten();
+                if ts.is_some_and(|ts| !crate::clock::TIMES.contains(&ts)) {
+                    return None;
+                }
+                Some(Frame {
+                    dir: dir?,
+                    ts,
+                    msg: raw_value_unchecked(msg?)?,
+                    line,
+                    members: outline.inner,
+                })
+            }
+        }
+    }
+}
+
+/// A record's `ts` as serde_json reads it into an `Option<i64>`: `null`, or an integer in
+/// range. `-0` reads as a double, so it is left to serde_json, which reports it.
+fn time(value: &str) -> Option<Option<i64>> {
+    if value == "null" {
+        return Some(None);
+    }
+    // The pass checked the number's grammar: no leading zeros.
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    let integer = !digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit()) && value != "-0";
+    if !integer {
+        return None;
+    }
+    value.parse().ok().map(Some)
 }
 
 /// What makes valid JSON unfit to ride in an event: nesting deeper than [`MAX_DEPTH`] (reported
@@ -205,7 +309,214 @@ fn beyond_f64(number: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{FrameError, MAX_DEPTH, unfit};
+    use std::borrow::Cow;
+
+    use serde::Deserializer as _;
+    use serde::de::{MapAccess, Visitor};
+    use serde_json::value::RawValue;
+
+    use super::{Frame, FrameError, LineFormat, MAX_DEPTH, unfit};
+    use agentwire_protocol::tagged::Str;
+
+    /// The members of a JSON object in order, every one kept (a key given twice twice), as
+    /// serde_json reads them.
+    fn members_in_order(json: &str) -> Vec<(String, &str)> {
+        struct InOrder;
+
+        impl<'de> Visitor<'de> for InOrder {
+            type Value = Vec<(String, &'de str)>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut members = Vec::new();
+                while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
+                    let value: &RawValue = map.next_value()?;
+                    members.push((Cow::into_owned(key), value.get()));
+                }
+                Ok(members)
+            }
+        }
+
+        serde_json::Deserializer::from_str(json)
+            .deserialize_map(InOrder)
+            .expect("an outlined message is an object")
+    }
+
+    /// Reads `line` both ways in both formats: a frame the checking pass gives is the frame
+    /// serde_json reads, borrowing the same bytes, with the members serde_json finds; a line it
+    /// gives up on reads (or fails) as serde_json reads it. How many formats it outlined.
+    fn both_ways(line: &str) -> usize {
+        let mut outlined = 0;
+        for format in [LineFormat::Transcript, LineFormat::Bare] {
+            let read = Frame::parse_with_serde_json(line, format);
+            let Some(frame) = Frame::outlined(line, format) else {
+                let parsed = Frame::parse(line, format);
+                assert_eq!(
+                    parsed
+                        .as_ref()
+                        .map(|frame| (frame.dir, frame.ts, frame.msg.get()))
+                        .map_err(ToString::to_string),
+                    read.as_ref()
+                        .map(|frame| (frame.dir, frame.ts, frame.msg.get()))
+                        .map_err(ToString::to_string),
+                    "{format:?}: {line:?}"
+                );
+                continue;
+            };
+            outlined += 1;
+            let read = read.unwrap_or_else(|err| panic!("{format:?}: outlined, but serde_json says {err}: {line:?}"));
+            assert_eq!((frame.dir, frame.ts), (read.dir, read.ts), "{format:?}: {line:?}");
+            assert_eq!(frame.msg.get(), read.msg.get(), "{format:?}: {line:?}");
+            assert_eq!(
+                frame.msg.get().as_ptr(),
+                read.msg.get().as_ptr(),
+                "the same bytes: {line:?}"
+            );
+            if let Some(members) = frame.members() {
+                let found: Vec<_> = members.map(|(key, value)| (key.to_string(), value.get())).collect();
+                assert_eq!(found, members_in_order(frame.msg.get()), "{format:?}: {line:?}");
+            }
+        }
+        outlined
+    }
+
+    /// Lines near each corpus line: cut short at a few places, and with one ASCII byte replaced
+    /// by something that breaks or changes the JSON around it.
+    fn near(line: &str) -> Vec<String> {
+        const REPLACEMENTS: &[&str] = &[
+            "\"", "\\", ",", ":", "}", "]", "{", "[", "0", "-", "e", ".", " ", "\t", "\u{1}", "x", "n",
+        ];
+        let step = (line.len() / 12).max(1);
+        let mut near = Vec::new();
+        for at in (0..line.len()).step_by(step) {
+            if line.is_char_boundary(at) {
+                near.push(line[..at].to_string());
+            }
+            if line.as_bytes()[at].is_ascii() {
+                for replacement in REPLACEMENTS {
+                    near.push(format!("{}{replacement}{}", &line[..at], &line[at + 1..]));
+                }
+            }
+        }
+        near
+    }
+
+    #[test]
+    fn the_checking_pass_reads_every_corpus_line_as_serde_json_does() {
+        let (mut lines, mut json, mut outlined, mut with_members) = (0, 0, 0, 0);
+        for path in crate::test_corpus::files() {
+            if path.extension().is_none_or(|ext| ext != "jsonl") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+            for line in text.lines() {
+                lines += 1;
+                json += usize::from(Frame::parse_with_serde_json(line, LineFormat::Bare).is_ok());
+                outlined += usize::from(both_ways(line) > 0);
+                let transcript = Frame::outlined(line, LineFormat::of(line));
+                with_members += usize::from(transcript.is_some_and(|frame| frame.members().is_some()));
+                for near in near(line).iter().take(if lines % 10 == 0 { usize::MAX } else { 24 }) {
+                    both_ways(near);
+                }
+            }
+        }
+        // Every corpus line serde_json reads is read by the pass (the rest are the corpus's own
+        // bad lines), and its members are found for nearly all.
+        assert!(lines > 4000 && json + 20 > lines, "{json} of {lines} lines are JSON");
+        assert_eq!(outlined, json, "of {lines} lines");
+        assert!(
+            with_members * 100 >= json * 95,
+            "{with_members} of {json} outlined with members"
+        );
+    }
+
+    #[test]
+    fn the_checking_pass_gives_up_where_serde_json_would_say_more() {
+        let deep = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let lines = [
+            String::new(),
+            " ".into(),
+            "\u{feff}{}".into(),
+            r#"{"dir":"in","ts":1,"msg":{"id":1}}"#.into(),
+            r#"{"dir":"in","ts":-0,"msg":{}}"#.into(),
+            r#"{"dir":"in","ts":1.0,"msg":{}}"#.into(),
+            r#"{"dir":"in","ts":9223372036854775808,"msg":{}}"#.into(),
+            r#"{"dir":"in","ts":-62135596800000,"msg":{}}"#.into(),
+            r#"{"dir":"in","ts":253402300800000,"msg":{}}"#.into(),
+            r#"{"dir":"in","ts":null,"msg":[]}"#.into(),
+            r#"{"dir":"IN","msg":{}}"#.into(),
+            r#"{"dir":"\u0069n","msg":{}}"#.into(),
+            r#"{"dir":"in","dir":"out","msg":{}}"#.into(),
+            r#"{"dir":"in","msg":{},"msg":{"a":1}}"#.into(),
+            r#"{"dir":"in","msg":{},"extra":1}"#.into(),
+            r#"{"d\u0069r":"in","msg":{}}"#.into(),
+            r#"{"dir":"in"}"#.into(),
+            r#"{"dir":"out","msg":{"method":"m","x\u0079":1}}"#.into(),
+            r#"{"dir":"out","msg":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}}"#.into(),
+            r#" {"dir" : "in" , "msg" : { "id" : 1 , "result" : null } } "#.into(),
+            r#"{"a":"\ud800","b":"\u00e9\/\b\f\n\r\t\"\\"}"#.into(),
+            r#"{"a":"\u00g0"}"#.into(),
+            r#"{"a":"\x"}"#.into(),
+            "{\"a\":\"tab\there\"}".into(),
+            r#"[01]"#.into(),
+            r#"[1.]"#.into(),
+            r#"[.5]"#.into(),
+            r#"[1e]"#.into(),
+            r#"[1e+]"#.into(),
+            r#"[-]"#.into(),
+            r#"[1E400]"#.into(),
+            r#"[-1e309, 2]"#.into(),
+            r#"[1e-400, 0.5e308, -0, 0e0]"#.into(),
+            r#"[1,]"#.into(),
+            r#"{"a":1,}"#.into(),
+            r#"{"a" 1}"#.into(),
+            r#"{1:2}"#.into(),
+            r#"[tru]"#.into(),
+            r#"[true,false,null]"#.into(),
+            r#"{} {}"#.into(),
+            r#"{}x"#.into(),
+            "\"a\"\r\n".into(),
+            deep(MAX_DEPTH),
+            deep(MAX_DEPTH + 1),
+            format!("[1e400,{}]", deep(MAX_DEPTH)),
+        ];
+        for line in &lines {
+            both_ways(line);
+        }
+        let outlined = |line: &str, format| Frame::outlined(line, format).is_some();
+        assert!(outlined(&lines[3], LineFormat::Transcript));
+        assert!(
+            outlined(&lines[19], LineFormat::Transcript),
+            "whitespace anywhere JSON allows it"
+        );
+        assert!(outlined(&lines[20], LineFormat::Bare), "escapes serde_json skips");
+        assert!(outlined(&deep(MAX_DEPTH), LineFormat::Bare));
+        for given_up in [4, 5, 6, 8, 10, 11, 12, 13, 14, 15, 16] {
+            assert!(
+                !outlined(&lines[given_up], LineFormat::Transcript),
+                "{}",
+                lines[given_up]
+            );
+        }
+        assert!(
+            outlined(&lines[7], LineFormat::Transcript),
+            "a time before 1970, in range"
+        );
+        let members = |line: &str| {
+            Frame::outlined(line, LineFormat::Transcript).and_then(|frame| frame.members().map(Iterator::count))
+        };
+        assert_eq!(members(&lines[3]), Some(1));
+        assert_eq!(
+            members(&lines[17]),
+            None,
+            "an escaped key: serde_json reads the message"
+        );
+        assert_eq!(members(&lines[18]), None, "more members than an envelope");
+        assert_eq!(members(&lines[9]), None, "a message that is not an object");
+    }
 
     fn out_of_range(json: &str) -> bool {
         matches!(unfit(json), Some(FrameError::NumberOutOfRange))

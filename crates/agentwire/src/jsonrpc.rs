@@ -8,11 +8,11 @@
 
 use std::collections::HashMap;
 
-use agentwire_protocol::RequestId;
+use agentwire_protocol::{RawEnvelope, RequestId};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::frame::Direction;
+use crate::frame::{Direction, Frame};
 
 /// Requests awaiting their response, keyed by (the direction the request travelled, its id).
 #[derive(Debug)]
@@ -41,6 +41,15 @@ impl<M> Pending<M> {
     /// What is remembered of a request that travelled in `request_dir` and is still open.
     pub fn open(&self, request_dir: Direction, id: &RequestId) -> Option<&M> {
         self.open.get(&(request_dir, id.clone()))
+    }
+}
+
+/// The JSON-RPC envelope of a frame's message: from the members the line's check found, or read
+/// with serde_json when it found none (or one of them does not read, which serde_json reports).
+pub fn envelope<'a>(frame: &Frame<'a>) -> serde_json::Result<RawEnvelope<'a>> {
+    match frame.members().and_then(RawEnvelope::from_members) {
+        Some(envelope) => Ok(envelope),
+        None => serde_json::from_str(frame.msg.get()),
     }
 }
 

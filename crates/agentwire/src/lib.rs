@@ -63,3 +63,5 @@ pub mod members;
 pub mod normalizer;
 pub mod secrets;
 pub mod source;
+#[cfg(test)]
+mod test_corpus;

@@ -415,7 +415,6 @@ impl Scan {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
 
     use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind};
     use serde_json::json;
@@ -432,25 +431,10 @@ mod tests {
             .expect("the needles build an automaton")
     }
 
-    fn corpus_files(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap_or_else(|err| panic!("{}: {err}", dir.display())) {
-            let path = entry.expect("a corpus entry").path();
-            if path.is_dir() {
-                corpus_files(&path, files);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-
     #[test]
     fn suspect_answers_as_the_automaton_over_every_corpus_line() {
         let automaton = automaton();
-        let mut files = Vec::new();
-        corpus_files(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus"),
-            &mut files,
-        );
+        let files = crate::test_corpus::files();
         let (mut lines, mut suspects) = (0, 0);
         for path in &files {
             let bytes = std::fs::read(path).expect("a corpus file");
@@ -478,11 +462,7 @@ mod tests {
 
     #[test]
     fn the_scan_finds_what_redacting_changes_over_every_corpus_line() {
-        let mut files = Vec::new();
-        corpus_files(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus"),
-            &mut files,
-        );
+        let files = crate::test_corpus::files();
         let (mut read, mut changed) = (0, 0);
         for path in files
             .iter()

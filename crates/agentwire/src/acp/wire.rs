@@ -12,7 +12,7 @@
 use agentwire_acp::{
     AgentNotification, AgentRequest, AgentRequestResult, ClientNotification, ClientRequest, ClientRequestResult,
     CursorAgentRequest, CursorAgentRequestResult, CursorClientRequest, CursorClientRequestResult, DecodeError, Error,
-    MessageKind, ProtocolNotification, RawEnvelope, RequestId,
+    MessageKind, ProtocolNotification, RequestId,
 };
 
 use crate::decode::PathTracking;
@@ -176,7 +176,7 @@ pub struct Decoder {
 impl Decoder {
     /// Decodes one frame.
     pub fn decode(&mut self, frame: &Frame<'_>) -> Result<Message, WireError> {
-        let envelope: RawEnvelope<'_> = serde_json::from_str(frame.msg.get()).map_err(WireError::Envelope)?;
+        let envelope = crate::jsonrpc::envelope(frame).map_err(WireError::Envelope)?;
         let decoder = &mut PathTracking;
         let method = envelope.method.as_deref().unwrap_or_default();
         match (envelope.kind().ok_or(WireError::NotJsonRpc)?, frame.dir) {

@@ -5,8 +5,8 @@
 //! own ids) until their response arrives, and the response is decoded as that method's result.
 
 use agentwire_codex_app_server::{
-    ClientNotification, ClientRequest, ClientRequestResult, DecodeError, ErrorObject, MessageKind, RawEnvelope,
-    RequestId, ServerNotification, ServerRequest, ServerRequestResult,
+    ClientNotification, ClientRequest, ClientRequestResult, DecodeError, ErrorObject, MessageKind, RequestId,
+    ServerNotification, ServerRequest, ServerRequestResult,
 };
 
 use crate::decode::PathTracking;
@@ -94,7 +94,7 @@ pub struct Decoder {
 impl Decoder {
     /// Decodes one frame.
     pub fn decode(&mut self, frame: &Frame<'_>) -> Result<Message, WireError> {
-        let envelope: RawEnvelope<'_> = serde_json::from_str(frame.msg.get()).map_err(WireError::Envelope)?;
+        let envelope = crate::jsonrpc::envelope(frame).map_err(WireError::Envelope)?;
         let decoder = &mut PathTracking;
         match (envelope.kind().ok_or(WireError::NotJsonRpc)?, frame.dir) {
             (MessageKind::Notification, Direction::In) => {

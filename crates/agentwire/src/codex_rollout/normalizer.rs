@@ -11,6 +11,7 @@ use agentwire_canonical::{
     ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
 };
 use agentwire_codex_rollout::{self as rollout, RetainedContext, RolloutLine};
+use agentwire_protocol::tagged::Str;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -75,6 +76,40 @@ struct Envelope<'a> {
     /// Borrowed unless it holds an escape.
     #[serde(borrow)]
     timestamp: Option<Cow<'a, str>>,
+}
+
+impl<'a> Envelope<'a> {
+    /// The line's envelope: from the members the line's check found, or read with serde_json
+    /// when it found none or they are not a plain envelope (a member given twice, a `timestamp`
+    /// that is not a string), which serde_json then reports.
+    fn of(frame: &Frame<'a>) -> serde_json::Result<Self> {
+        match frame.members().and_then(Self::from_members) {
+            Some(envelope) => Ok(envelope),
+            None => serde_json::from_str(frame.msg.get()),
+        }
+    }
+
+    fn from_members(members: impl Iterator<Item = (&'a str, &'a RawValue)>) -> Option<Self> {
+        let (mut payload, mut timestamp) = (None, None);
+        for (key, value) in members {
+            let slot = match key {
+                "payload" => payload.replace(value).is_none(),
+                "timestamp" => timestamp.replace(value).is_none(),
+                _ => true,
+            };
+            if !slot {
+                return None;
+            }
+        }
+        let timestamp = match timestamp.map(RawValue::get) {
+            None | Some("null") => None,
+            Some(text) => Some(serde_json::from_str::<Str<'a>>(text).ok()?.0),
+        };
+        Some(Envelope {
+            payload: payload?,
+            timestamp,
+        })
+    }
 }
 
 /// Normalizes one rollout file (one Codex session).
@@ -329,7 +364,7 @@ impl Normalizer for CodexRolloutNormalizer {
 
     fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
         self.line_number += 1;
-        let envelope = serde_json::from_str::<Envelope<'_>>(frame.msg.get());
+        let envelope = Envelope::of(frame);
         let time = envelope
             .as_ref()
             .ok()
