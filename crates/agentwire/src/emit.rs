@@ -96,10 +96,12 @@ pub struct Emitter {
     held_raw_bytes: usize,
     /// Replace credentials by `[redacted]` in `raw` and payloads ([`crate::secrets`]).
     redact: bool,
-    /// The address range of the current line when the secrets scan found nothing in it: a
-    /// message inside it holds no secret either, so its events skip the scan. Set by
-    /// [`Emitter::next_frame`], before the buffer the addresses point into can hold another line.
-    clean_line: Option<std::ops::Range<usize>>,
+    /// The address range of the current line and where its needles lie: a message inside it is
+    /// classified from that scan (and one inside a line without needles holds no secret), not
+    /// scanned again. Set by [`Emitter::next_frame`], before the buffer the addresses point into
+    /// can hold another line.
+    line: std::ops::Range<usize>,
+    line_needles: secrets::Needles,
     /// Whether any line so far may have held a secret. Until one has, the payloads of derived
     /// events (built from earlier lines and constants) cannot hold one and are not checked.
     tainted: bool,
@@ -123,7 +125,8 @@ impl Emitter {
             held: Vec::new(),
             held_raw_bytes: 0,
             redact,
-            clean_line: None,
+            line: 0..0,
+            line_needles: secrets::Needles::default(),
             tainted: false,
             scanned: None,
             scratch: Vec::new(),
@@ -134,32 +137,34 @@ impl Emitter {
     /// (called for every line, read or not).
     pub fn next_frame(&mut self, line: &str) {
         self.scanned = None;
-        self.clean_line = None;
+        self.line = 0..0;
         if !self.redact {
             return;
         }
-        if secrets::suspect(line) {
+        let start = line.as_ptr() as usize;
+        self.line = start..start + line.len();
+        if self.line_needles.scan(line) {
             self.tainted = true;
-        } else {
-            let start = line.as_ptr() as usize;
-            self.clean_line = Some(start..start + line.len());
         }
     }
 
-    /// The redacted copy of `payload`, or `None` when it holds no secret; a message inside a
-    /// clean line is not scanned again, any other once per line.
+    /// The redacted copy of `payload`, or `None` when it holds no secret; a message inside the
+    /// line is read from the line's scan, any other scanned once per line.
     fn redacted(&mut self, payload: &RawValue) -> Option<Box<RawValue>> {
         let key = (payload.get().as_ptr() as usize, payload.get().len());
-        if let Some(line) = &self.clean_line
-            && line.contains(&key.0)
-            && key.0 + key.1 <= line.end
-        {
+        let in_line = self.line.contains(&key.0) && key.0 + key.1 <= self.line.end;
+        if in_line && self.line_needles.is_empty() {
             return None;
         }
         match &self.scanned {
             Some((ptr, len, redacted)) if (*ptr, *len) == key => redacted.clone(),
             _ => {
-                let redacted = secrets::redact_raw(payload);
+                let redacted = if in_line {
+                    let start = key.0 - self.line.start;
+                    secrets::redact_scanned(payload, &self.line_needles, start..start + key.1)
+                } else {
+                    secrets::redact_raw(payload)
+                };
                 self.scanned = Some((key.0, key.1, redacted.clone()));
                 redacted
             }

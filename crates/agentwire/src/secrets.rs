@@ -3,10 +3,14 @@
 //! payloads, unless the host keeps them (`Options::keep_secrets`).
 //!
 //! Two kinds of secret are recognised: the value of a key that names one (`accessToken`,
-//! `refresh_token`, `apiKey`, `Authorization`, `password`, ...: compared without case, `_` or `-`),
-//! and a credential inside text (`Bearer <token>`, `Authorization: <value>`, an `sk-` API key).
-//! A cheap scan of the message bytes decides whether a message can hold one at all; only those
-//! messages are parsed and rewritten, and a message with nothing to redact keeps its exact bytes.
+//! `refresh_token`, `apiKey`, `Authorization`, `password`, ...: compared without case, `_` or `-`,
+//! and written as camel, snake or kebab case spells it), and a credential inside text (`Bearer
+//! <token>`, `Authorization: <value>`, an `sk-` API key). Each holds a needle ([`NEEDLES`]): a
+//! cheap scan of the message bytes finds them, the strings holding one are read to decide whether
+//! anything would change, and only a message where something would is parsed and rewritten. A
+//! message with nothing to redact keeps its exact bytes.
+
+use std::ops::ControlFlow;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -110,6 +114,23 @@ const fn needle_anchors() -> [(usize, usize); NEEDLES.len()] {
     out
 }
 
+/// For each anchor, the needles it stands for as `(needle index, offset)` ([`NEEDLE_ANCHORS`]
+/// turned around), and how many: a flagged position is compared with these needles only.
+const ANCHORED: [([(usize, usize); NEEDLES.len()], usize); ANCHORS.len()] = anchored();
+
+const fn anchored() -> [([(usize, usize); NEEDLES.len()], usize); ANCHORS.len()] {
+    let mut out = [([(0, 0); NEEDLES.len()], 0); ANCHORS.len()];
+    let mut needle = 0;
+    while needle < NEEDLES.len() {
+        let (anchor, offset) = NEEDLE_ANCHORS[needle];
+        let count = out[anchor].1;
+        out[anchor].0[count] = (needle, offset);
+        out[anchor].1 = count + 1;
+        needle += 1;
+    }
+    out
+}
+
 /// ASCII letters to lowercase (and other bytes to some byte): two bytes equal without ASCII case
 /// stay equal, which is all the scan needs; a candidate is then compared exactly.
 const fn fold(byte: u8) -> u8 {
@@ -122,13 +143,59 @@ const BLOCK: usize = 32;
 
 /// Whether `text` may hold a secret (no false negatives for what this module redacts): whether
 /// it holds a needle, compared without ASCII case.
+pub fn suspect(text: &str) -> bool {
+    each_needle(text, |_| ControlFlow::Break(())).is_break()
+}
+
+/// Where the needles of a text lie, kept so that a text scanned once is not scanned again for
+/// the messages inside it (the emitter scans each line, then classifies its messages).
+#[derive(Clone, Debug, Default)]
+pub struct Needles {
+    /// Ascending, without repeats: the first byte inside the string of each needle (one past the
+    /// opening quote for `"token"`).
+    at: Vec<usize>,
+}
+
+impl Needles {
+    /// Scans `text`, forgetting the last scan; whether it holds a needle.
+    pub fn scan(&mut self, text: &str) -> bool {
+        self.at.clear();
+        let _ = each_needle(text, |(start, needle)| {
+            self.at.push(start + usize::from(needle.starts_with('"')));
+            ControlFlow::Continue(())
+        });
+        // Reported in the order of the anchors, which two needles of one word may not keep.
+        self.at.sort_unstable();
+        self.at.dedup();
+        !self.at.is_empty()
+    }
+
+    /// Whether the last scan found no needle.
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// The needles inside `range` of the scanned text, as offsets from its start.
+    fn within(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+        let first = self.at.partition_point(|at| *at < range.start);
+        self.at[first..]
+            .iter()
+            .take_while(move |at| **at < range.end)
+            .map(move |at| at - range.start)
+    }
+}
+
+/// Calls `found` with each occurrence of a needle in `text` (compared without ASCII case): where
+/// it starts, and the needle; until it breaks. In the order of the anchors they hold, which is
+/// nearly but not always the order of their starts.
 ///
 /// Every message goes through here, and almost none holds a needle. An automaton reading byte by
 /// byte took 5-8% of `agentwire normalize`; instead each block of [`BLOCK`] positions is compared
 /// against the [`ANCHORS`] at once, and only where an anchor sits are the needles holding it
-/// compared. Same answer as an ASCII-case-insensitive Aho-Corasick search for [`NEEDLES`] (the
-/// tests check both over the corpus), at 2.5-3 times its throughput (`benches/secrets.rs`).
-pub fn suspect(text: &str) -> bool {
+/// ([`ANCHORED`]) compared. Same answer as an ASCII-case-insensitive Aho-Corasick search for
+/// [`NEEDLES`] (the tests check both over the corpus), at several times its throughput
+/// (`benches/secrets.rs`).
+fn each_needle(text: &str, mut found: impl FnMut((usize, &'static str)) -> ControlFlow<()>) -> ControlFlow<()> {
     let bytes = text.as_bytes();
     let mut padded = [0u8; BLOCK + 1];
     let mut start = 0;
@@ -145,17 +212,27 @@ pub fn suspect(text: &str) -> bool {
         };
         let lanes = anchor_lanes(block);
         // An OR over all lanes, not `any`, whose early exit keeps it from vectorizing.
-        let flagged = lanes.iter().fold(0, |all, lane| all | lane) != 0;
-        if flagged && lanes_confirm(bytes, start, block, &lanes) {
-            return true;
+        if lanes.iter().fold(0, |all, lane| all | lane) != 0 {
+            // The lanes read eight at a time as words, skipping the zero ones.
+            for (word_index, word) in lanes.chunks_exact(8).enumerate() {
+                let mut word = u64::from_le_bytes(word.try_into().expect("eight lanes"));
+                while word != 0 {
+                    let lane = word_index * 8 + word.trailing_zeros() as usize / 8;
+                    let pair = [fold(block[lane]), fold(block[lane + 1])];
+                    anchored_needles(bytes, start + lane, pair, &mut found)?;
+                    word &= word - 1;
+                }
+            }
         }
         start += BLOCK;
     }
-    false
+    ControlFlow::Continue(())
 }
 
 /// For each position of the block, 1 if an anchor starts there, else 0. Written lane by lane
-/// over fixed arrays, without early exits, so that it compiles to vector compares.
+/// over fixed arrays, without early exits, so that it compiles to vector compares (a bit mask
+/// built from the lanes instead halved the scan's throughput).
+#[inline(always)]
 fn anchor_lanes(block: &[u8; BLOCK + 1]) -> [u8; BLOCK] {
     let first: [u8; BLOCK] = std::array::from_fn(|at| fold(block[at]));
     let second: [u8; BLOCK] = std::array::from_fn(|at| fold(block[at + 1]));
@@ -168,46 +245,62 @@ fn anchor_lanes(block: &[u8; BLOCK + 1]) -> [u8; BLOCK] {
     lanes
 }
 
-/// Whether a needle holds one of the anchors `lanes` flags in `block` (`bytes` from `start`).
-/// The lanes are read eight at a time as words, skipping the zero ones.
-fn lanes_confirm(bytes: &[u8], start: usize, block: &[u8; BLOCK + 1], lanes: &[u8; BLOCK]) -> bool {
-    lanes.chunks_exact(8).enumerate().any(|(word_index, word)| {
-        let mut word = u64::from_le_bytes(word.try_into().expect("eight lanes"));
-        while word != 0 {
-            let lane = word_index * 8 + word.trailing_zeros() as usize / 8;
-            let pair = [fold(block[lane]), fold(block[lane + 1])];
-            if anchored_needle(bytes, start + lane, pair) {
-                return true;
-            }
-            word &= word - 1;
-        }
-        false
-    })
-}
-
-/// Whether `bytes` holds, at `at`, the anchor `pair` of a needle it holds there.
-fn anchored_needle(bytes: &[u8], at: usize, pair: [u8; 2]) -> bool {
+/// Calls `found` for each needle that holds the anchor `pair` at `at` of `bytes` there.
+fn anchored_needles(
+    bytes: &[u8],
+    at: usize,
+    pair: [u8; 2],
+    found: &mut impl FnMut((usize, &'static str)) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     let Some(anchor) = ANCHORS.iter().position(|candidate| *candidate == pair) else {
-        return false;
+        return ControlFlow::Continue(());
     };
-    NEEDLES
-        .iter()
-        .zip(NEEDLE_ANCHORS)
-        .filter(|(_, (needle_anchor, _))| *needle_anchor == anchor)
-        .any(|(needle, (_, offset))| {
-            at.checked_sub(offset)
-                .and_then(|from| bytes.get(from..from + needle.len()))
-                .is_some_and(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
-        })
+    let (needles, count) = &ANCHORED[anchor];
+    for &(needle, offset) in &needles[..*count] {
+        let needle = NEEDLES[needle];
+        let Some(start) = at.checked_sub(offset) else {
+            continue;
+        };
+        if bytes
+            .get(start..start + needle.len())
+            .is_some_and(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
+        {
+            found((start, needle))?;
+        }
+    }
+    ControlFlow::Continue(())
 }
 
+/// Whether `key` names a credential: lowercased without `_` and `-` it is one of
+/// [`SECRET_KEYS`], and it is written as a needle spells it (`token` only as the whole key). The
+/// second condition makes the rule the same for a message's text, where only a needle leads to
+/// a key, and for a tree: `access__token` or `_token` is no secret key in either.
 fn is_secret_key(key: &str) -> bool {
-    let normalized = key
-        .bytes()
-        .filter(|byte| !matches!(byte, b'_' | b'-'))
-        .map(|byte| byte.to_ascii_lowercase());
-    SECRET_KEYS.iter().any(|secret| normalized.clone().eq(secret.bytes()))
+    let mut normalized = [0u8; LONGEST_SECRET_KEY];
+    let mut len = 0;
+    for byte in key.bytes().filter(|byte| !matches!(byte, b'_' | b'-')) {
+        let Some(slot) = normalized.get_mut(len) else {
+            return false;
+        };
+        *slot = byte.to_ascii_lowercase();
+        len += 1;
+    }
+    SECRET_KEYS.iter().any(|secret| secret.as_bytes() == &normalized[..len])
+        && (key.eq_ignore_ascii_case("token") || suspect(key))
 }
+
+/// The length of the longest of [`SECRET_KEYS`]: a longer key is none of them.
+const LONGEST_SECRET_KEY: usize = {
+    let mut longest = 0;
+    let mut key = 0;
+    while key < SECRET_KEYS.len() {
+        if SECRET_KEYS[key].len() > longest {
+            longest = SECRET_KEYS[key].len();
+        }
+        key += 1;
+    }
+    longest
+};
 
 /// Redacts secrets in a JSON value in place; true if anything changed.
 pub fn redact_value(value: &mut Value) -> bool {
@@ -309,7 +402,17 @@ fn next_credential(text: &str) -> Option<(usize, usize)> {
 
 /// The message with its secrets redacted, or `None` when it holds none (keep its bytes).
 pub fn redact_raw(raw: &RawValue) -> Option<Box<RawValue>> {
-    if !suspect(raw.get()) || !would_redact(raw.get()) {
+    let mut needles = Needles::default();
+    if !needles.scan(raw.get()) {
+        return None;
+    }
+    redact_scanned(raw, &needles, 0..raw.get().len())
+}
+
+/// [`redact_raw`] of a message already scanned: `needles` is the scan of a text that holds the
+/// message at `range` (the line it came in).
+pub fn redact_scanned(raw: &RawValue, needles: &Needles, range: std::ops::Range<usize>) -> Option<Box<RawValue>> {
+    if !would_redact(raw.get(), needles.within(range)) {
         return None;
     }
     let mut value: Value = serde_json::from_str(raw.get()).ok()?;
@@ -319,96 +422,93 @@ pub fn redact_raw(raw: &RawValue) -> Option<Box<RawValue>> {
     serde_json::value::to_raw_value(&value).ok()
 }
 
-/// Whether [`redact_value`] would change the JSON `text`, read without building a `Value`: most
-/// suspect messages hold a needle only in a harmless key (Claude's `apiKeySource`), and building
-/// the tree of a large one (an `init` with its tool list) to find nothing cost ~5% of a Claude
-/// stream. Anything that may need redacting, or that does not read, answers true.
-fn would_redact(text: &str) -> bool {
-    use serde::de::DeserializeSeed;
-    Scan::Value
-        .deserialize(&mut serde_json::Deserializer::from_str(text))
-        .is_err()
+/// Whether [`redact_value`] would change the JSON `text`, read from where its needles lie
+/// (ascending offsets) without building the tree or reading the rest. Every secret key and every
+/// credential in text holds a needle ([`is_secret_key`], [`redact_text`]), so only the strings
+/// holding one are looked at: a key changes its value when it names a credential and the value
+/// is not `null`, a boolean or already redacted; a string value changes when it carries a
+/// credential. Most suspect messages hold a needle only in a harmless key (Claude's
+/// `apiKeySource`, in every `init`), and reading a large one whole to find nothing cost a sixth of
+/// a claude-control stream. Text that is not JSON where it is read answers true.
+fn would_redact(text: &str, needles: impl Iterator<Item = usize>) -> bool {
+    let mut strings = Strings {
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    let mut string = None;
+    let mut looked_at = None;
+    for at in needles {
+        while string.is_none_or(|(_, close, _)| close <= at) {
+            match strings.next() {
+                Some(next) => string = Some(next),
+                None => return true,
+            }
+        }
+        let Some((open, close, escaped)) = string else {
+            return true;
+        };
+        if at <= open {
+            // Outside a string.
+            return true;
+        }
+        if looked_at != Some(open) {
+            looked_at = Some(open);
+            if string_changes(text, open, close, escaped) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
-/// A reading of JSON that stops with an error at the first thing [`redact_value`] would change:
-/// a credential in a string, or a value under a secret key that is not `null`, a boolean or
-/// already redacted.
-#[derive(Clone, Copy)]
-enum Scan {
-    Value,
-    UnderSecretKey,
-    Key,
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for Scan {
-    type Value = bool;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Scan {
-    /// For a key, whether it is a secret key; else always false (a find is an error).
-    type Value = bool;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("JSON")
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<bool, E> {
-        self.number()
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<bool, E> {
-        self.number()
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<bool, E> {
-        self.number()
-    }
-
-    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<bool, E> {
-        match self {
-            Scan::Key => Ok(is_secret_key(text)),
-            Scan::UnderSecretKey if text != REDACTED => Err(E::custom("a secret")),
-            Scan::Value | Scan::UnderSecretKey if redact_text(text).is_some() => Err(E::custom("a credential")),
-            Scan::Value | Scan::UnderSecretKey => Ok(false),
+/// Whether redacting changes the string between the quotes at `open` and `close` of JSON `text`,
+/// or the value it is the key of.
+fn string_changes(text: &str, open: usize, close: usize, escaped: bool) -> bool {
+    const SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
+    let content = if escaped {
+        match serde_json::from_str::<String>(&text[open..=close]) {
+            Ok(content) => std::borrow::Cow::Owned(content),
+            Err(_) => return true,
         }
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-        if let Scan::UnderSecretKey = self {
-            return Err(serde::de::Error::custom("a secret"));
+    } else {
+        std::borrow::Cow::Borrowed(&text[open + 1..close])
+    };
+    match text[close + 1..].trim_start_matches(SPACE).strip_prefix(':') {
+        Some(value) if is_secret_key(&content) => {
+            let value = value.trim_start_matches(SPACE);
+            let redacted = value
+                .strip_prefix('"')
+                .and_then(|value| value.strip_prefix(REDACTED))
+                .is_some_and(|rest| rest.starts_with('"'));
+            !(redacted || ["null", "true", "false"].iter().any(|kept| value.starts_with(kept)))
         }
-        while seq.next_element_seed(Scan::Value)?.is_some() {}
-        Ok(false)
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        if let Scan::UnderSecretKey = self {
-            return Err(serde::de::Error::custom("a secret"));
-        }
-        while let Some(secret) = map.next_key_seed(Scan::Key)? {
-            map.next_value_seed(if secret { Scan::UnderSecretKey } else { Scan::Value })?;
-        }
-        Ok(false)
+        Some(_) => false,
+        None => redact_text(&content).is_some(),
     }
 }
 
-impl Scan {
-    fn number<E: serde::de::Error>(self) -> Result<bool, E> {
-        match self {
-            Scan::UnderSecretKey => Err(E::custom("a secret")),
-            Scan::Value | Scan::Key => Ok(false),
+/// The strings of JSON text in order, as `(opening quote, closing quote, holds an escape)`.
+/// Outside strings JSON holds no quote and no backslash, so the next quote opens one.
+struct Strings<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Iterator for Strings<'_> {
+    type Item = (usize, usize, bool);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let open = self.at + memchr::memchr(b'"', self.bytes.get(self.at..)?)?;
+        let mut at = open + 1;
+        let mut escaped = false;
+        loop {
+            let found = at + memchr::memchr2(b'"', b'\\', self.bytes.get(at..)?)?;
+            if self.bytes[found] == b'"' {
+                self.at = found + 1;
+                return Some((open, found, escaped));
+            }
+            escaped = true;
+            at = found + 2;
         }
     }
 }
@@ -431,9 +531,27 @@ mod tests {
             .expect("the needles build an automaton")
     }
 
+    /// Where [`Needles::scan`] puts the needles of `text`.
+    fn found_needles(needles: &mut Needles, text: &str) -> Vec<usize> {
+        needles.scan(text);
+        needles.at.clone()
+    }
+
+    /// The same from every match of the automaton, overlapping ones included.
+    fn automaton_needles(automaton: &AhoCorasick, text: &str) -> Vec<usize> {
+        let mut at: Vec<usize> = automaton
+            .find_overlapping_iter(text)
+            .map(|found| found.start() + usize::from(NEEDLES[found.pattern().as_usize()].starts_with('"')))
+            .collect();
+        at.sort_unstable();
+        at.dedup();
+        at
+    }
+
     #[test]
-    fn suspect_answers_as_the_automaton_over_every_corpus_line() {
+    fn suspect_and_needles_answer_as_the_automaton_over_every_corpus_line() {
         let automaton = automaton();
+        let mut needles = Needles::default();
         let files = crate::test_corpus::files();
         let (mut lines, mut suspects) = (0, 0);
         for path in &files {
@@ -442,6 +560,12 @@ mod tests {
             for line in text.split('\n').chain([text.as_ref()]) {
                 let expected = automaton.is_match(line);
                 assert_eq!(suspect(line), expected, "{}: {line}", path.display());
+                assert_eq!(
+                    found_needles(&mut needles, line),
+                    automaton_needles(&automaton, line),
+                    "{}: {line}",
+                    path.display()
+                );
                 lines += 1;
                 suspects += usize::from(expected);
             }
@@ -452,11 +576,18 @@ mod tests {
         );
     }
 
+    /// [`would_redact`] over the needles [`Needles::scan`] finds.
+    fn scanned_would_redact(text: &str) -> bool {
+        let mut needles = Needles::default();
+        needles.scan(text);
+        would_redact(text, needles.within(0..text.len()))
+    }
+
     /// [`would_redact`] against building the `Value` and redacting it.
     fn redacts_when_scanned(json: &str) -> bool {
         let mut value: Value = serde_json::from_str(json).expect("valid JSON");
         let changed = redact_value(&mut value);
-        assert_eq!(would_redact(json), changed, "{json}");
+        assert_eq!(scanned_would_redact(json), changed, "{json}");
         changed
     }
 
@@ -488,6 +619,11 @@ mod tests {
             r#"{"x":"Authorization: Bearer abc.def"}"#,
             r#"["sk-proj-0123456789abcdefghij"]"#,
             r#"{"cookie":"a\u0041"}"#,
+            r#"{"a\"b":"x","list":[1,{"Refresh-Token" : "r"}]}"#,
+            r#"{"x":"Bearer\u0020abc","apiKeySource":"user"}"#,
+            r#"{"TOKEN":"t"}"#,
+            r#"{"X_API_KEY":"k"}"#,
+            r#"{"note":"sk-proj-0123456789abcdefghij"}"#,
         ];
         for json in changes {
             assert!(redacts_when_scanned(json), "{json}");
@@ -498,17 +634,38 @@ mod tests {
             r#"{"inputTokens":12,"tokenUsage":{"total":3}}"#,
             r#"{"text":"a secret, but no credential"}"#,
             r#"[1,2.5,-3,true,null,"x"]"#,
+            r#"{"apiKeySource":"ANTHROPIC_API_KEY","cookie" : false,"secret":"[redacted]"}"#,
+            r#"{"description":"a token\"s cookie jar","password":true}"#,
+            r#"{"_token":"x","access__token":"y","apiKey":null}"#,
         ];
         for json in unchanged {
             assert!(!redacts_when_scanned(json), "{json}");
         }
-        assert!(would_redact("{not json"), "what does not read goes the full way");
+        for text in [
+            "{not json, Bearer abc",
+            r#"{"a":"Bearer abc"#,
+            r#"{"password"#,
+            r#"{"x":1} password"#,
+        ] {
+            assert!(
+                scanned_would_redact(text),
+                "what does not read goes the full way: {text}"
+            );
+        }
     }
 
     #[test]
-    fn suspect_answers_as_the_automaton_on_crafted_text() {
+    fn suspect_and_needles_answer_as_the_automaton_on_crafted_text() {
         let automaton = automaton();
-        let check = |text: &str| assert_eq!(suspect(text), automaton.is_match(text), "{text:?}");
+        let mut needles = Needles::default();
+        let mut check = |text: &str| {
+            assert_eq!(suspect(text), automaton.is_match(text), "{text:?}");
+            assert_eq!(
+                found_needles(&mut needles, text),
+                automaton_needles(&automaton, text),
+                "{text:?}"
+            );
+        };
         // Prefixes of every length up to past two blocks, with multi-byte characters, so that each
         // needle starts and ends at every offset of a block and across block boundaries.
         let filler: String = "ab é日-_\"k0".chars().cycle().take(2 * BLOCK + 8).collect();
@@ -569,6 +726,44 @@ mod tests {
                 "items": [{"password": REDACTED}], "inputTokens": 12, "tokenUsage": {"total": 3}, "apiKeySource": "user"
             })
         );
+    }
+
+    #[test]
+    fn secret_keys_are_written_as_a_needle_spells_them() {
+        for key in [
+            "accessToken",
+            "ACCESS_TOKEN",
+            "access-token",
+            "Token",
+            "x-api-key",
+            "clientSecret",
+            "Cookie",
+        ] {
+            assert!(is_secret_key(key), "{key}");
+        }
+        for key in [
+            "_token",
+            "access__token",
+            "to-ken",
+            "apiKeySource",
+            "inputTokens",
+            "tokens",
+            "keys",
+        ] {
+            assert!(!is_secret_key(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn needles_are_found_in_order_and_read_back_by_range() {
+        let text = r#"{"x":"bearer_token","token":1,"y":"BEARER"}"#;
+        let mut needles = Needles::default();
+        assert!(needles.scan(text));
+        // `bearer_token` and `bearer` start at the same byte; `"token"` from inside its quotes.
+        assert_eq!(needles.at, vec![6, 21, 35]);
+        assert_eq!(needles.within(20..40).collect::<Vec<_>>(), vec![1, 15]);
+        assert!(!needles.scan("nothing here"));
+        assert!(needles.at.is_empty(), "a scan forgets the last one");
     }
 
     #[test]
