@@ -435,28 +435,20 @@ fn would_redact(text: &str, needles: impl Iterator<Item = usize>) -> bool {
         bytes: text.as_bytes(),
         at: 0,
     };
-    let mut string = None;
-    let mut looked_at = None;
+    // The string of the last needle, already looked at.
+    let mut string: Option<(usize, usize, bool)> = None;
     for at in needles {
-        while string.is_none_or(|(_, close, _)| close <= at) {
-            match strings.next() {
-                Some(next) => string = Some(next),
-                None => return true,
-            }
+        if string.is_some_and(|(_, close, _)| close > at) {
+            continue;
         }
-        let Some((open, close, escaped)) = string else {
+        let Some((open, close, escaped)) = strings.find(|(_, close, _)| *close > at) else {
             return true;
         };
-        if at <= open {
-            // Outside a string.
+        // A needle before the string's opening quote lies outside any string.
+        if at <= open || string_changes(text, open, close, escaped) {
             return true;
         }
-        if looked_at != Some(open) {
-            looked_at = Some(open);
-            if string_changes(text, open, close, escaped) {
-                return true;
-            }
-        }
+        string = Some((open, close, escaped));
     }
     false
 }
