@@ -435,10 +435,10 @@ fn would_redact(text: &str, needles: impl Iterator<Item = usize>) -> bool {
         bytes: text.as_bytes(),
         at: 0,
     };
-    // The string of the last needle, already looked at.
-    let mut string: Option<(usize, usize, bool)> = None;
+    // The closing quote of the last string looked at: a needle before it lies in that string.
+    let mut looked_at = 0;
     for at in needles {
-        if string.is_some_and(|(_, close, _)| close > at) {
+        if at < looked_at {
             continue;
         }
         let Some((open, close, escaped)) = strings.find(|(_, close, _)| *close > at) else {
@@ -448,7 +448,7 @@ fn would_redact(text: &str, needles: impl Iterator<Item = usize>) -> bool {
         if at <= open || string_changes(text, open, close, escaped) {
             return true;
         }
-        string = Some((open, close, escaped));
+        looked_at = close;
     }
     false
 }
