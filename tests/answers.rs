@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 /// must round-trip (a drop is a failure, as is a new reply nobody counted).
 const EXPECTED_REPLIES: &[(Source, usize)] = &[
     (Source::CodexAppServer, 8),
-    (Source::ClaudeControl, 14),
+    (Source::ClaudeControl, 25),
     (Source::Acp, 15),
     (Source::Cursor, 9),
 ];
@@ -148,6 +148,10 @@ fn answered(source: Source) -> Vec<Answered> {
                     .find(|event| event["type"] == kind && event["requestId"] == opened["requestId"])
             };
             let resolved = of_request("request.resolved").expect("an answered request is resolved");
+            if resolved["payload"]["resolution"]["cancelledBy"].is_string() {
+                // The provider withdrew the request first: the client's late reply decides nothing.
+                continue;
+            }
             let answers = of_request("user-input.resolved").map(|event| &event["payload"]["answers"]);
             let request_type = opened["payload"]["requestType"].as_str().unwrap_or_default();
             found.push(Answered {

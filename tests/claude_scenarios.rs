@@ -155,8 +155,26 @@ fn bash_and_write_items_complete_on_their_results() {
         "command_execution",
         "completed",
     );
-    tool_item(CONTROL, "sdk_bash_touch_deny", "Bash", "command_execution", "failed");
-    tool_item(BARE, "write_planmode", "Write", "file_change", "failed");
+    // A call the person or the permission rules refused was declined, not failed.
+    tool_item(CONTROL, "sdk_bash_touch_deny", "Bash", "command_execution", "declined");
+    tool_item(CONTROL, "v0.3.332-sdk_write_deny", "Write", "file_change", "declined");
+    tool_item(BARE, "write_planmode", "Write", "file_change", "declined");
+    tool_item(BARE, "denied_write_default", "Write", "file_change", "declined");
+    tool_item(
+        BARE,
+        "v0.3.332-denied_bash_touch",
+        "Bash",
+        "command_execution",
+        "declined",
+    );
+    // One cut off when the person stopped the turn too.
+    tool_item(
+        CONTROL,
+        "acp-cancel_during_tool",
+        "Bash",
+        "command_execution",
+        "declined",
+    );
     // The command's output is a command_output delta on its item.
     let sc = Scenario::load(BARE, "bash_bypass");
     assert!(deltas(&events(&sc), "command_output").contains("hello"));
@@ -383,4 +401,289 @@ fn subagent_messages_stay_under_their_task_item() {
         .map(|e| e["turnId"].to_string())
         .collect();
     assert_eq!(turns.len(), 2, "two results, two turns");
+}
+
+/// The control requests of a transcript by subtype: `(line, request_id)`.
+fn control_requests(sc: &Scenario, subtype: &str) -> Vec<(usize, String)> {
+    sc.provider_lines_where(|msg| msg["type"] == "control_request" && msg["request"]["subtype"] == subtype)
+        .into_iter()
+        .map(|line| {
+            (
+                line,
+                sc.msg(line)["request_id"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The claude-agent-acp transcripts: the adapter registers hooks and serves Claude's tools from
+/// an MCP server of its own, so the CLI sends `hook_callback` and `mcp_message` requests.
+fn adapter_transcripts() -> Vec<Scenario> {
+    Scenario::all(CONTROL)
+        .into_iter()
+        .filter(|sc| sc.label().contains("/acp-"))
+        .collect()
+}
+
+#[test]
+fn plumbing_is_no_decision() {
+    let mut hooks = 0;
+    let mut mcp = 0;
+    for sc in adapter_transcripts() {
+        let events = events(&sc);
+        // Only `can_use_tool` opens a card.
+        let opened = of_type(&events, "request.opened");
+        let asked = control_requests(&sc, "can_use_tool").len();
+        assert_eq!(opened.len(), asked, "{}: one card per can_use_tool", sc.label());
+        assert!(
+            opened
+                .iter()
+                .all(|event| event["raw"]["payload"]["request"]["subtype"] == "can_use_tool"),
+            "{}: every card is a can_use_tool",
+            sc.label()
+        );
+        // A hook callback is hook.started, and the host's answer hook.completed.
+        for (line, request_id) in control_requests(&sc, "hook_callback") {
+            let input = &sc.msg(line)["request"]["input"];
+            let started: Vec<&Value> = of_type(&events, "hook.started")
+                .into_iter()
+                .filter(|event| event["payload"]["hookId"] == request_id.as_str())
+                .collect();
+            assert_eq!(started.len(), 1, "{}: line {line}", sc.label());
+            assert_eq!(started[0]["payload"]["hookEvent"], input["hook_event_name"]);
+            assert_eq!(
+                started[0]["providerRefs"]["providerItemId"],
+                input["tool_use_id"],
+                "{}: on the tool call it serves",
+                sc.label()
+            );
+            let completed = of_type(&events, "hook.completed")
+                .into_iter()
+                .filter(|event| event["payload"]["hookId"] == request_id.as_str())
+                .count();
+            assert_eq!(completed, 1, "{}: line {line}", sc.label());
+            hooks += 1;
+        }
+        // An MCP message is tool progress, on the call a tools/call serves.
+        for (line, _) in control_requests(&sc, "mcp_message") {
+            let message = &sc.msg(line)["request"]["message"];
+            let progress: Vec<&Value> = of_type(&events, "tool.progress")
+                .into_iter()
+                .filter(|event| event["raw"]["payload"] == *sc.msg(line))
+                .collect();
+            assert_eq!(progress.len(), 1, "{}: line {line}", sc.label());
+            assert_eq!(progress[0]["raw"]["source"], "claude.sdk.control");
+            if message["method"] == "tools/call" {
+                assert_eq!(
+                    progress[0]["payload"]["toolUseId"],
+                    message["params"]["_meta"]["claudecode/toolUseId"]
+                );
+            }
+            mcp += 1;
+        }
+        // Plumbing never moves the session state.
+        for event in of_type(&events, "session.state.changed") {
+            assert_ne!(event["raw"]["source"], "claude.sdk.control", "{}: {event}", sc.label());
+        }
+    }
+    assert!(
+        hooks >= 16 && mcp >= 24,
+        "the corpus has plumbing: {hooks} hooks, {mcp} MCP messages"
+    );
+}
+
+#[test]
+fn an_api_error_is_no_assistant_message() {
+    for (source, name) in [
+        (BARE, "error400"),
+        (BARE, "error529_noretry"),
+        (CONTROL, "sdk_error529"),
+        (CONTROL, "acp-error529"),
+        (BARE, "v0.3.332-sdk_error529"),
+    ] {
+        let sc = Scenario::load(source, name);
+        let events = events(&sc);
+        let synthetic = messages(&sc)
+            .into_iter()
+            .find(|msg| msg["type"] == "assistant" && msg["message"]["model"] == "<synthetic>")
+            .unwrap_or_else(|| panic!("{source}/{name}: the CLI's synthetic message"));
+        let text = synthetic["message"]["content"][0]["text"].as_str().unwrap().to_string();
+        let said: Vec<&Value> = of_type(&events, "item.started")
+            .into_iter()
+            .filter(|event| event["payload"]["itemType"] == "assistant_message")
+            .filter(|event| event["payload"]["data"]["text"] == text.as_str())
+            .collect();
+        assert!(said.is_empty(), "{source}/{name}: the error is not said by the model");
+        let errors = of_type(&events, "runtime.error");
+        assert_eq!(errors.len(), 1, "{source}/{name}");
+        assert_eq!(errors[0]["payload"]["message"], text.as_str(), "{source}/{name}");
+        assert_eq!(errors[0]["raw"]["payload"], synthetic, "{source}/{name}: raw keeps it");
+    }
+}
+
+#[test]
+fn the_persons_prompt_is_shown_and_the_clis_notes_are_not() {
+    for sc in Scenario::all(CONTROL) {
+        let events = events(&sc);
+        let prompts: Vec<String> = sc
+            .client_lines_where(|msg| msg["type"] == "user")
+            .into_iter()
+            .map(|line| {
+                sc.msg(line)["message"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        let shown: Vec<String> = of_type(&events, "item.completed")
+            .into_iter()
+            .filter(|event| event["payload"]["itemType"] == "user_message")
+            .map(|event| {
+                event["payload"]["data"]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(shown, prompts, "{}: what the person typed, and only that", sc.label());
+        // Each prompt is the first item of its turn.
+        for prompt in of_type(&events, "item.started")
+            .into_iter()
+            .filter(|event| event["payload"]["itemType"] == "user_message")
+        {
+            let first = events
+                .iter()
+                .find(|event| event["type"] == "item.started" && event["turnId"] == prompt["turnId"]);
+            assert_eq!(first, Some(prompt), "{}", sc.label());
+        }
+    }
+    // The bare stream shows the prompts it replays, never the interrupt note.
+    for sc in Scenario::all(BARE) {
+        for event in of_type(&events(&sc), "item.started") {
+            let text = event["payload"]["data"]["text"].as_str().unwrap_or_default();
+            assert!(!text.starts_with("[Request interrupted"), "{}: {text}", sc.label());
+        }
+    }
+}
+
+#[test]
+fn background_subagents_never_reopen_their_item_and_every_task_ends() {
+    for sc in Scenario::all(BARE).into_iter().chain(Scenario::all(CONTROL)) {
+        let events = events(&sc);
+        let mut completed = std::collections::BTreeSet::new();
+        for event in &events {
+            let item = event["itemId"].to_string();
+            match event["type"].as_str().unwrap_or_default() {
+                "item.completed" => {
+                    completed.insert(item);
+                }
+                "item.started" | "item.updated" | "content.delta" => {
+                    assert!(
+                        !completed.contains(&item),
+                        "{}: a completed item reopened: {event}",
+                        sc.label()
+                    )
+                }
+                _ => {}
+            }
+        }
+        let tasks = |kind: &str| {
+            of_type(&events, kind)
+                .iter()
+                .map(|event| event["payload"]["taskId"].to_string())
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        assert_eq!(
+            tasks("task.started"),
+            tasks("task.completed"),
+            "{}: every task ends",
+            sc.label()
+        );
+    }
+    let sc = Scenario::load(CONTROL, "v0.3.332-sdk_task_subagent");
+    let events = events(&sc);
+    let late = of_type(&events, "task.progress")
+        .into_iter()
+        .filter(|event| event["raw"]["payload"]["parent_tool_use_id"].is_string())
+        .count();
+    assert!(
+        late >= 4,
+        "the subagent's messages after its item completed are task progress"
+    );
+}
+
+#[test]
+fn message_start_reports_the_input_usage() {
+    let sc = Scenario::load(CONTROL, "v0.3.332-sdk_plain");
+    let events = events(&sc);
+    let usage: Vec<&Value> = of_type(&events, "thread.token-usage.updated")
+        .into_iter()
+        .filter(|event| event["raw"]["payload"]["event"]["type"] == "message_start")
+        .collect();
+    assert!(!usage.is_empty());
+    for event in usage {
+        assert_eq!(
+            event["payload"]["usage"],
+            event["raw"]["payload"]["event"]["message"]["usage"]
+        );
+    }
+}
+
+#[test]
+fn lines_stamped_by_the_cli_carry_their_time() {
+    let sc = Scenario::load(BARE, "v0.3.332-sdk_plain");
+    let events = events(&sc);
+    let stamped: Vec<&Value> = events
+        .iter()
+        .filter(|event| event["raw"]["payload"]["timestamp"].is_string())
+        .collect();
+    assert!(!stamped.is_empty());
+    for event in stamped {
+        assert_eq!(event["createdAt"], event["raw"]["payload"]["timestamp"], "{event}");
+    }
+    assert!(
+        events
+            .iter()
+            .all(|event| event["createdAt"] != "1970-01-01T00:00:00.000Z")
+    );
+}
+
+#[test]
+fn cards_and_items_say_what_they_act_on() {
+    // The plan to approve is on the card.
+    let sc = Scenario::load(CONTROL, "sdk_exit_plan_mode_allow");
+    let plan_events = events(&sc);
+    let card = of_type(&plan_events, "request.opened")
+        .into_iter()
+        .find(|event| event["payload"]["args"]["toolName"] == "ExitPlanMode")
+        .expect("an ExitPlanMode card");
+    let plan = card["payload"]["args"]["input"]["plan"].as_str().unwrap();
+    assert!(card["payload"]["detail"].as_str().unwrap().contains(plan));
+    // The adapter's mirror of Bash is a command approval with its command.
+    let sc = Scenario::load(CONTROL, "acp-old_terminal_allow");
+    let bash_events = events(&sc);
+    let card = of_type(&bash_events, "request.opened")[0];
+    assert_eq!(card["payload"]["args"]["toolName"], "mcp__acp__Bash");
+    assert_eq!(card["payload"]["requestType"], "command_execution_approval");
+    let command = card["payload"]["args"]["input"]["command"].as_str().unwrap();
+    assert!(card["payload"]["detail"].as_str().unwrap().contains(command));
+    // A read is titled with its file.
+    let sc = Scenario::load(CONTROL, "acp-old_fs_read_edit");
+    let read = of_type(&events(&sc), "item.completed")
+        .into_iter()
+        .find(|event| event["payload"]["data"]["toolName"] == "mcp__acp__Read")
+        .cloned()
+        .expect("a Read item");
+    let path = read["payload"]["data"]["input"]["file_path"].as_str().unwrap();
+    assert_eq!(read["payload"]["title"], format!("Read {path}"));
+    // One "input final" per tool call.
+    for sc in Scenario::all(BARE).into_iter().chain(Scenario::all(CONTROL)) {
+        let events = events(&sc);
+        let mut seen = std::collections::BTreeSet::new();
+        for event in of_type(&events, "item.updated") {
+            if event["payload"]["detail"] == "input final" {
+                assert!(seen.insert(event["itemId"].to_string()), "{}: {event}", sc.label());
+            }
+        }
+    }
 }

@@ -143,8 +143,128 @@ fn every_trace_is_detected_as_its_source() {
     }
 }
 
+/// Provider frames that say nothing the events do not already say, so they yield no event: a
+/// state change that repeats the state is noise a UI cannot tell from a change. By source
+/// family and the frame's kind ([`frame_kind`]), each with why it adds nothing.
+const QUIET_FRAMES: &[(&str, &str, &str)] = &[
+    (
+        "claude",
+        "stream_event/message_stop",
+        "its blocks stopped already and the `result` ends the turn",
+    ),
+    (
+        "claude",
+        "stream_event/content_block_stop",
+        "a tool block's stop repeats the `input final` of its `assistant` message",
+    ),
+    (
+        "claude",
+        "system/status",
+        "`requesting` or the permission mode while the turn runs (a mode the client sets is `session.configured`)",
+    ),
+    (
+        "claude",
+        "system/session_state_changed",
+        "Claude's own idle/running, which the session state already says from the turns and requests",
+    ),
+    (
+        "claude",
+        "system/thinking_tokens",
+        "an estimate of the thinking tokens, which the usage reports count",
+    ),
+    (
+        "claude",
+        "system/background_tasks_changed",
+        "the list of running tasks: `task.started` and `task.completed` say each change",
+    ),
+    (
+        "claude",
+        "user/cli-note",
+        "text the CLI injects (the interrupt note, local command echoes): no one's words; the stop is the turn's `interrupted`",
+    ),
+    (
+        "claude",
+        "control_response/interrupt",
+        "the CLI acknowledges the client's interrupt; the `result` ends the turn `interrupted`",
+    ),
+    (
+        "codex-app-server",
+        "turn/started",
+        "the `turn/start` result started the turn (one fact, one event)",
+    ),
+    (
+        "codex-app-server",
+        "result of turn/interrupt",
+        "the acknowledgement; `turn/completed` ends the turn `interrupted`",
+    ),
+];
+
+/// A frame's kind, read here from the message (not by the library): the JSON-RPC method (a
+/// response is `result of <method>`, the method of the request it answers), else the message's
+/// `type` with its `subtype` or stream event `type` (a control response: the subtype of the
+/// client's request it answers); a user message of text the CLI injects is `user/cli-note`.
+fn frame_kind(sc: &Scenario, line: usize) -> String {
+    let msg = sc.msg(line);
+    if let Some(method) = msg["method"].as_str() {
+        return method.to_string();
+    }
+    if !msg["id"].is_null() && msg["type"].is_null() {
+        let dir = &sc.record(line)["dir"];
+        let request = sc
+            .lines_where(|record| record["msg"]["id"] == msg["id"] && record["msg"]["method"].is_string())
+            .into_iter()
+            .rfind(|&at| at < line && sc.record(at)["dir"] != *dir);
+        let method = request.map_or("?", |at| sc.msg(at)["method"].as_str().unwrap_or("?"));
+        return format!("result of {method}");
+    }
+    let kind = msg["type"].as_str().unwrap_or("?");
+    if kind == "control_response" {
+        let id = &msg["response"]["request_id"];
+        let asked = sc
+            .client_lines_where(|msg| msg["type"] == "control_request" && msg["request_id"] == *id)
+            .first()
+            .map_or("?", |&at| sc.msg(at)["request"]["subtype"].as_str().unwrap_or("?"));
+        return format!("control_response/{asked}");
+    }
+    let sub = ["subtype", "event", "payload", "request"]
+        .iter()
+        .find_map(|key| match &msg[key] {
+            Value::String(sub) => Some(sub.as_str()),
+            Value::Object(inner) => inner
+                .get("type")
+                .or_else(|| inner.get("subtype"))
+                .and_then(Value::as_str),
+            _ => None,
+        });
+    let text = msg["message"]["content"][0]["text"]
+        .as_str()
+        .or_else(|| msg["message"]["content"].as_str())
+        .unwrap_or_default();
+    if kind == "user" && (text.starts_with("[Request interrupted by user") || text.starts_with("<local-command")) {
+        return "user/cli-note".to_string();
+    }
+    match sub {
+        Some(sub) => format!("{kind}/{sub}"),
+        None => kind.to_string(),
+    }
+}
+
+/// The family a quiet frame is listed under: the Claude sources share one protocol, and so do
+/// ACP and Cursor.
+fn family(source: Source) -> &'static str {
+    match source {
+        Source::Claude | Source::ClaudeControl => "claude",
+        Source::Acp | Source::Cursor => "acp",
+        Source::CodexAppServer => "codex-app-server",
+        Source::CodexExec => "codex-exec",
+        Source::CodexRollout => "codex-rollout",
+    }
+}
+
 #[test]
 fn every_provider_frame_yields_an_event_carrying_it() {
+    let mut quiet_seen = BTreeSet::new();
+    let mut unlisted = BTreeSet::new();
     for sc in corpus() {
         let mut used = vec![false; sc.events().len()];
         // Until the stream gives a time, the library holds events back: they come out with a
@@ -177,16 +297,33 @@ fn every_provider_frame_yields_an_event_carrying_it() {
                         .as_ref()
                         .is_some_and(|raw| raw.payload.get() == carried)
             });
-            let Some(carrier) = carrier else {
-                panic!(
-                    "trace `{}`, line {line}: no event carries this frame as raw.payload; its events: {:?}",
-                    sc.label(),
-                    sc.describe_line(line)
-                );
-            };
-            used[carrier] = true;
+            match carrier {
+                Some(carrier) => used[carrier] = true,
+                None => {
+                    let key = (family(sc.source), frame_kind(&sc, line));
+                    if QUIET_FRAMES
+                        .iter()
+                        .any(|(family, kind, _)| (*family, *kind) == (key.0, key.1.as_str()))
+                    {
+                        quiet_seen.insert(key);
+                    } else {
+                        unlisted.insert(format!("{} `{}`: trace `{}`, line {line}", key.0, key.1, sc.label()));
+                    }
+                }
+            }
         }
     }
+    assert!(
+        unlisted.is_empty(),
+        "{} frames yield no event carrying them and are not in QUIET_FRAMES:\n{}",
+        unlisted.len(),
+        unlisted.into_iter().collect::<Vec<_>>().join("\n")
+    );
+    let stale: Vec<_> = QUIET_FRAMES
+        .iter()
+        .filter(|(family, kind, _)| !quiet_seen.contains(&(*family, kind.to_string())))
+        .collect();
+    assert!(stale.is_empty(), "QUIET_FRAMES rows no frame needs: {stale:?}");
 }
 
 #[test]
@@ -530,8 +667,8 @@ fn session_state_violations(sc: &Scenario) -> Vec<String> {
             RuntimeEvent::SessionStateChanged(changed) => {
                 let next = changed.state;
                 let mut fault = |what: String| violations.push(format!("{}: {what}", sc.at(index)));
-                if state == Some(next) && sc.event(index).raw.is_none() {
-                    fault(format!("{next:?} again, carrying no provider message"));
+                if state == Some(next) {
+                    fault(format!("{next:?} again: a state change that changes nothing"));
                 }
                 if matches!(state, Some(SessionState::Stopped | SessionState::Error)) {
                     fault(format!("{next:?} after the session ended ({state:?})"));

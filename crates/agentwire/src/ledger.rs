@@ -762,14 +762,19 @@ impl<Q> Ledger<Q> {
         self.report_state(&context.without_raw(), state, reason, out);
     }
 
-    /// Reports the session state as the event a message rides on, changed or not.
-    pub fn report_current_state(
+    /// Reports the session state if it changed, carrying the message: for a message whose only
+    /// news is the state. A message that changes nothing yields no event (a state change that
+    /// repeats the state is noise a UI cannot tell from a change).
+    pub fn settle_state_carrying(
         &mut self,
         context: &Context<'_>,
         reason: Option<&str>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let state = self.current_state();
+        if self.finishing || self.state == Some(state) {
+            return;
+        }
         self.report_state(context, state, reason, out);
     }
 

@@ -1079,7 +1079,7 @@ impl ::std::convert::TryFrom<::std::string::String> for HookEvent {
         value.parse()
     }
 }
-///The input of a hook callback (`HookInput`, a union over `hook_event_name`). Only the fields common to every event (`BaseHookInput`) and the event name are spelled out; the per-event fields pass through.
+///The input of a hook callback (`HookInput`, a union over `hook_event_name`). The fields common to every event (`BaseHookInput`), the event name and the tool fields of the tool events (`PreToolUse`, `PostToolUse`, `PostToolUseFailure`) are spelled out; the other per-event fields pass through.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct HookInput {
     pub cwd: ::std::string::String,
@@ -1087,6 +1087,18 @@ pub struct HookInput {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub permission_mode: ::std::option::Option<::std::string::String>,
     pub session_id: ::std::string::String,
+    ///The tool call's input (tool events).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tool_input: ::std::option::Option<::serde_json::Value>,
+    ///The tool a tool event is about.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tool_name: ::std::option::Option<::std::string::String>,
+    ///The tool's result (`PostToolUse`).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tool_response: ::std::option::Option<::serde_json::Value>,
+    ///The `tool_use` id of the call (tool events).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tool_use_id: ::std::option::Option<::std::string::String>,
     pub transcript_path: ::std::string::String,
 }
 ///An image.
@@ -1706,6 +1718,9 @@ pub struct SdkAssistantMessage {
     #[serde(deserialize_with = "::std::option::Option::deserialize")]
     pub parent_tool_use_id: ::std::option::Option<::std::string::String>,
     pub session_id: ::std::string::String,
+    ///When the CLI wrote the message, RFC 3339 (0.3.x; absent in 0.2.62).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub timestamp: ::std::option::Option<::std::string::String>,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
 }
@@ -2000,6 +2015,12 @@ pub struct SdkControlMcpMessageRequest {
     pub message: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     pub server_name: ::std::string::String,
 }
+///The body of the success answer to `mcp_message`: the SDK MCP server's JSON-RPC reply.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SdkControlMcpMessageResponse {
+    ///A JSON-RPC 2.0 message.
+    pub mcp_response: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
 ///SDK -> CLI: reconnect an MCP server.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkControlMcpReconnectRequest {
@@ -2132,6 +2153,40 @@ pub struct SdkHookCallbackRequest {
     pub input: HookInput,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tool_use_id: ::std::option::Option<::std::string::String>,
+}
+///The body of the success answer to `hook_callback`: the hook's JSON output (`HookJSONOutput`): whether the agent continues, and the hook's decision and messages.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct SdkHookCallbackResponse {
+    #[serde(rename = "continue", skip_serializing_if = "::std::option::Option::is_none")]
+    pub continue_: ::std::option::Option<bool>,
+    ///`approve` or `block`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub decision: ::std::option::Option<::std::string::String>,
+    ///Fields of the hook event's own (`hookEventName` and its decision).
+    #[serde(
+        rename = "hookSpecificOutput",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub hook_specific_output: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub reason: ::std::option::Option<::std::string::String>,
+    #[serde(
+        rename = "stopReason",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub stop_reason: ::std::option::Option<::std::string::String>,
+    #[serde(
+        rename = "suppressOutput",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub suppress_output: ::std::option::Option<bool>,
+    #[serde(
+        rename = "systemMessage",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub system_message: ::std::option::Option<::std::string::String>,
 }
 ///Hook output so far (`SDKHookProgressMessage`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3251,6 +3306,9 @@ pub struct SdkUserMessage {
     #[serde(deserialize_with = "::std::option::Option::deserialize")]
     pub parent_tool_use_id: ::std::option::Option<::std::string::String>,
     pub session_id: ::std::string::String,
+    ///When the CLI wrote the message, RFC 3339 (0.3.x; absent in 0.2.62).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub timestamp: ::std::option::Option<::std::string::String>,
     ///The tool's own result object (tool-specific; see sdk-tools.d.ts) or a string.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tool_use_result: ::std::option::Option<::serde_json::Value>,
@@ -3273,6 +3331,9 @@ pub struct SdkUserMessageReplay {
     #[serde(deserialize_with = "::std::option::Option::deserialize")]
     pub parent_tool_use_id: ::std::option::Option<::std::string::String>,
     pub session_id: ::std::string::String,
+    ///When the CLI wrote the message, RFC 3339 (0.3.x; absent in 0.2.62).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub timestamp: ::std::option::Option<::std::string::String>,
     ///The tool's own result object (tool-specific; see sdk-tools.d.ts) or a string.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tool_use_result: ::std::option::Option<::serde_json::Value>,

@@ -647,7 +647,7 @@ impl AcpNormalizer {
             );
         }
         self.ledger
-            .report_current_state(&context.without_raw(), Some("the session is open"), out);
+            .settle_state_carrying(&context.without_raw(), Some("the session is open"), out);
     }
 
     fn resume_session(

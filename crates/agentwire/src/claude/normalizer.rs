@@ -30,7 +30,8 @@ use agentwire_canonical::{
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
-    MessageParamContent, PermissionResult, SdkAssistantMessage, SdkControlRequestInner, SdkControlResponsePayload,
+    MessageParamContent, PermissionResult, SdkAssistantMessage, SdkControlMcpMessageRequest,
+    SdkControlPermissionRequest, SdkControlRequestInner, SdkControlResponsePayload, SdkHookCallbackRequest,
     SdkHookResponseMessageOutcome, SdkPermissionDenial, SdkResultMessage, SdkSystemMessage,
     SdkTaskNotificationMessageStatus, SdkUserMessage, TerminalReason, ToolResultBlockParamContent,
     ToolResultContentBlockParam,
@@ -39,7 +40,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::offer::{Offer, Pending, permission_decision};
-use super::tools::{ToolKind, tool_kind};
+use super::tools::{ToolKind, builtin, subject_key, tool_kind};
 use super::wire;
 use crate::answer::{AnswerError, Reply};
 use crate::decision::Decision;
@@ -52,6 +53,32 @@ use crate::members;
 use crate::normalizer::{Normalizer, Options, Problem};
 use crate::source::Source;
 
+/// How the tool result of a call the CLI's permission rules refused reads (0.2.x reports the
+/// denial only later, in the `result`): "Claude requested permissions to <do it>, but you
+/// haven't granted it yet."
+const CLI_DENIAL: (&str, &str) = ("Claude requested permissions to ", "but you haven't granted it yet");
+
+/// The key under `params._meta` of an MCP `tools/call` naming the `tool_use` it serves.
+const MCP_TOOL_USE_ID: &str = "claudecode/toolUseId";
+
+/// The model name of the messages the CLI writes itself (an API error it reports as the
+/// assistant's answer).
+const SYNTHETIC_MODEL: &str = "<synthetic>";
+
+/// The note the CLI injects as a user message when the person stops a turn.
+const INTERRUPT_NOTE: &str = "[Request interrupted by user";
+
+/// How user-message text the CLI injects itself begins: the interrupt note and the echoes of
+/// local commands (`/model`, ...). Nobody typed it, so it is not shown as a prompt.
+const CLI_NOTES: [&str; 6] = [
+    INTERRUPT_NOTE,
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<command-name>",
+    "<command-message>",
+];
+
 /// How many reported denials a session remembers: a result repeats the denials of its own
 /// turn, so the recent ones suffice, and memory stays bounded over a long session.
 const DENIALS_REMEMBERED: usize = 256;
@@ -63,6 +90,9 @@ struct Tool {
     input: Value,
     /// Streamed `input_json_delta` text so far.
     partial: String,
+    /// Whether `item.updated` "input final" was sent (the block's stop and the `assistant`
+    /// message both say it; one is enough).
+    input_final: bool,
 }
 
 /// What a streamed content block opens.
@@ -98,6 +128,15 @@ pub struct ClaudeNormalizer {
     denials_reported: VecDeque<String>,
     /// Control requests the client sent, by `request_id` -> subtype (to read their answers).
     client_requests: BTreeMap<String, &'static str>,
+    /// Hook callbacks the CLI asked the client to run and it has not answered, by `request_id`
+    /// -> the tool call the hook serves (the hook's `hook.completed` rides on the answer).
+    hooks: BTreeMap<String, Option<String>>,
+    /// Prompts the client sent that no turn shows yet (the first one comes before the CLI names
+    /// the session; one sent while a turn runs starts the next).
+    prompts: VecDeque<(Box<RawValue>, String)>,
+    /// Subagent tasks, by the Task's `tool_use` id -> the task id and whether `task.completed`
+    /// was sent.
+    tasks: BTreeMap<String, (String, bool)>,
 }
 
 impl ClaudeNormalizer {
@@ -115,6 +154,9 @@ impl ClaudeNormalizer {
             tools: BTreeMap::new(),
             denials_reported: VecDeque::new(),
             client_requests: BTreeMap::new(),
+            hooks: BTreeMap::new(),
+            prompts: VecDeque::new(),
+            tasks: BTreeMap::new(),
         }
     }
 
@@ -187,12 +229,59 @@ impl ClaudeNormalizer {
         };
         self.emit(&context, RuntimeEvent::TurnStarted(payload), out);
         self.ledger.settle_state(&context, Some("a turn started"), out);
+        if let Some((frame, text)) = self.prompts.pop_front() {
+            let raw = Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, Some("user"), &frame);
+            let key = format!("prompt:{turn}");
+            self.user_item(&key, json!({ "text": text }), raw, out);
+        }
+    }
+
+    /// A prompt the client sent: the person's words, shown as the first item of the turn they
+    /// start (at once when the session is idle, else when the running turn ends).
+    fn prompt(&mut self, message: &SdkUserMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let text = match &message.message.content {
+            MessageParamContent::String(text) => text.clone(),
+            MessageParamContent::Array(blocks) => blocks
+                .iter()
+                .filter_map(|block| match block {
+                    ContentBlockParam::Text(text) => Some(text.text.as_str()),
+                    ContentBlockParam::Image(_)
+                    | ContentBlockParam::Document(_)
+                    | ContentBlockParam::SearchResult(_)
+                    | ContentBlockParam::Thinking(_)
+                    | ContentBlockParam::RedactedThinking(_)
+                    | ContentBlockParam::ToolUse(_)
+                    | ContentBlockParam::ToolResult(_)
+                    | ContentBlockParam::ServerToolUse(_)
+                    | ContentBlockParam::WebSearchToolResult(_) => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        };
+        self.prompts.push_back((raw.payload.to_owned(), text));
+        self.ensure_turn(None, raw, out);
+    }
+
+    /// A `user_message` item, started and completed at once.
+    fn user_item(&mut self, key: &str, data: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let face = OpenItemFace {
+            item_type: CanonicalItemType::UserMessage,
+            title: None,
+            data: Some(Json::from(data)),
+        };
+        let started = OpenItemFace {
+            item_type: face.item_type,
+            title: None,
+            data: face.data.clone(),
+        };
+        self.start_item(key, started, raw, out);
+        self.complete_item(key, face, ItemStatus::Completed, raw, out);
     }
 
     /// Reports a fact already known: the current session state, `reason` saying what came.
     fn current_state(&mut self, reason: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let context = self.context(Some(raw));
-        self.ledger.report_current_state(&context, Some(reason), out);
+        self.ledger.settle_state_carrying(&context, Some(reason), out);
     }
 
     fn warning(&mut self, message: String, detail: Option<Value>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -309,11 +398,30 @@ impl ClaudeNormalizer {
 
     fn assistant(&mut self, message: &SdkAssistantMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         if let Some(parent) = &message.parent_tool_use_id {
-            return self.subagent(parent, raw, out);
+            let said = message.message.content.iter().find_map(|block| match block {
+                BetaContentBlock::Text(text) => Some(format!("says: {}", text.text)),
+                BetaContentBlock::ToolUse(tool) => Some(format!("uses {}", tool.name)),
+                BetaContentBlock::Thinking(_) | BetaContentBlock::RedactedThinking(_) => Some("thinks".to_string()),
+                BetaContentBlock::ServerToolUse(_)
+                | BetaContentBlock::McpToolUse(_)
+                | BetaContentBlock::Compaction(_)
+                | BetaContentBlock::WebSearchToolResult(_)
+                | BetaContentBlock::WebFetchToolResult(_)
+                | BetaContentBlock::CodeExecutionToolResult(_)
+                | BetaContentBlock::BashCodeExecutionToolResult(_)
+                | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
+                | BetaContentBlock::ToolSearchToolResult(_)
+                | BetaContentBlock::McpToolResult(_)
+                | BetaContentBlock::ContainerUpload(_) => None,
+            });
+            return self.subagent(parent, said.as_deref().unwrap_or("answers"), raw, out);
         }
         self.ensure_turn(Some(&message.message.model), raw, out);
         if let Some(error) = &message.error {
             self.assistant_error = Some(error.to_string());
+        }
+        if message.message.model == SYNTHETIC_MODEL {
+            return self.api_error(message, raw, out);
         }
         let id = &message.message.id;
         if message.message.content.is_empty() {
@@ -394,6 +502,47 @@ impl ClaudeNormalizer {
         }
     }
 
+    /// The message the CLI writes in the model's name when the API failed (`model:
+    /// "<synthetic>"`, text "API Error: ..."): no one said it, so it is the turn's
+    /// `runtime.error` (its text the message), not an assistant item.
+    fn api_error(&mut self, message: &SdkAssistantMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) else {
+            return self.current_state("an API error for no session", raw, out);
+        };
+        if !self.ledger.report_turn_error(&thread, &turn) {
+            return self.current_state("the turn's error was reported", raw, out);
+        }
+        let text: Vec<&str> = message
+            .message
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                BetaContentBlock::Text(text) => Some(text.text.as_str()),
+                BetaContentBlock::Thinking(_)
+                | BetaContentBlock::RedactedThinking(_)
+                | BetaContentBlock::ToolUse(_)
+                | BetaContentBlock::ServerToolUse(_)
+                | BetaContentBlock::McpToolUse(_)
+                | BetaContentBlock::Compaction(_)
+                | BetaContentBlock::WebSearchToolResult(_)
+                | BetaContentBlock::WebFetchToolResult(_)
+                | BetaContentBlock::CodeExecutionToolResult(_)
+                | BetaContentBlock::BashCodeExecutionToolResult(_)
+                | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
+                | BetaContentBlock::ToolSearchToolResult(_)
+                | BetaContentBlock::McpToolResult(_)
+                | BetaContentBlock::ContainerUpload(_) => None,
+            })
+            .collect();
+        let context = self.ledger.turn_context(&thread, &turn, Some(raw));
+        let payload = RuntimeErrorPayload {
+            message: text.join("\n"),
+            class: Some(RuntimeErrorClass::ProviderError),
+            detail: Some(json!({ "error": message.error })),
+        };
+        self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+    }
+
     /// A text, reasoning or compaction block of an `assistant` message: its item is completed
     /// at once unless it is streamed (then the block's stop completes it).
     fn message_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -413,21 +562,18 @@ impl ClaudeNormalizer {
         self.complete_item(key, face, ItemStatus::Completed, raw, out);
     }
 
+    /// A tool item's face: titled by what it acts on (the command, the path, ...; "Read
+    /// notes.txt" for a tool whose kind does not say what it does).
     fn tool_face(name: &str, kind: ToolKind, input: &Value) -> OpenItemFace {
-        let title = match kind {
-            ToolKind::Command => input.get("command").and_then(Value::as_str),
-            ToolKind::FileChange => input
-                .get("file_path")
-                .or_else(|| input.get("notebook_path"))
-                .and_then(Value::as_str),
-            ToolKind::Subagent => input.get("description").and_then(Value::as_str),
-            ToolKind::Web => input.get("query").or_else(|| input.get("url")).and_then(Value::as_str),
-            ToolKind::Mcp | ToolKind::Plan | ToolKind::Other => None,
-        }
-        .unwrap_or(name);
+        let subject = subject_key(name).and_then(|key| input.get(key)).and_then(Value::as_str);
+        let title = match (kind, subject) {
+            (ToolKind::Other, Some(subject)) => format!("{} {subject}", builtin(name)),
+            (_, Some(subject)) => subject.to_string(),
+            (_, None) => builtin(name).to_string(),
+        };
         OpenItemFace {
             item_type: kind.item_type(),
-            title: Some(title.to_string()),
+            title: Some(title),
             data: Some(Json::from(json!({ "toolName": name, "input": input }))),
         }
     }
@@ -436,6 +582,16 @@ impl ClaudeNormalizer {
     fn tool_call(&mut self, id: &str, name: &str, input: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let kind = tool_kind(name);
         let face = Self::tool_face(name, kind, &input);
+        let finalized = self
+            .tools
+            .get_mut(id)
+            .is_some_and(|tool| std::mem::replace(&mut tool.input_final, true));
+        if finalized {
+            if let Some(tool) = self.tools.get_mut(id) {
+                tool.input = input;
+            }
+            return self.current_state("the tool's input was final", raw, out);
+        }
         if self.item_open(id) {
             // The input is final: the item's face (its title is the command, the path, ...) is
             // what a cut-off item keeps.
@@ -462,6 +618,7 @@ impl ClaudeNormalizer {
                     name: name.to_string(),
                     input: input.clone(),
                     partial: String::new(),
+                    input_final: true,
                 },
             );
         }
@@ -517,28 +674,81 @@ impl ClaudeNormalizer {
         {
             self.delta(tool_use_id, stream, text, None, raw, out);
         }
+        let background = kind == ToolKind::Subagent && launched_in_background(&result);
         let mut face = Self::tool_face(name, kind, &input);
         if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
             data.insert("result".into(), result);
             data.insert("isError".into(), Value::Bool(failed));
         }
-        let status = if failed {
-            ItemStatus::Failed
-        } else {
-            ItemStatus::Completed
+        // A call the person (or the permission rules) refused, or one cut off when the person
+        // stopped the turn, was declined: it did not fail.
+        let refused = self.denials_reported.contains(&tool_use_id.to_string())
+            || self.interrupted
+            || (text.starts_with(CLI_DENIAL.0) && text.contains(CLI_DENIAL.1));
+        let status = match (failed, refused) {
+            (false, _) => ItemStatus::Completed,
+            (true, true) => ItemStatus::Declined,
+            (true, false) => ItemStatus::Failed,
         };
         self.complete_item(tool_use_id, face, status, raw, out);
+        if kind == ToolKind::Subagent && !background {
+            let status = if failed {
+                TaskStatus::Failed
+            } else {
+                TaskStatus::Completed
+            };
+            self.settle_task(tool_use_id, status, Some(text.to_string()), Some(raw), out);
+        }
+    }
+
+    /// `task.completed` of the task a Task call started, unless it was reported ended.
+    fn settle_task(
+        &mut self,
+        tool_use_id: &str,
+        status: TaskStatus,
+        summary: Option<String>,
+        raw: Option<Raw<'_>>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let Some((task, ended)) = self.tasks.get_mut(tool_use_id) else {
+            return;
+        };
+        if std::mem::replace(ended, true) {
+            return;
+        }
+        let task = task.clone();
+        let payload = TaskCompletedPayload {
+            task_id: ids::task(self.ledger.source(), self.ledger.session(), &task),
+            status,
+            summary,
+            usage: None,
+        };
+        let context = self.task_context(Some(tool_use_id), raw);
+        self.emit(&context, RuntimeEvent::TaskCompleted(payload), out);
     }
 
     fn user(&mut self, message: &SdkUserMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         if let Some(parent) = &message.parent_tool_use_id {
-            return self.subagent(parent, raw, out);
+            return self.subagent(parent, "reads a tool result", raw, out);
         }
-        self.ensure_turn(None, raw, out);
         let blocks: Vec<&ContentBlockParam> = match &message.message.content {
-            MessageParamContent::String(text) => return self.user_text(message, text, raw, out),
+            MessageParamContent::String(text) => {
+                if !self.user_text(message, text, raw, out) {
+                    self.current_state("the CLI injected a message", raw, out);
+                }
+                return;
+            }
             MessageParamContent::Array(blocks) => blocks.iter().collect(),
         };
+        let has_results = blocks
+            .iter()
+            .any(|block| matches!(block, ContentBlockParam::ToolResult(_)));
+        if !has_results && message.is_synthetic == Some(true) {
+            return self.current_state("the CLI injected a message", raw, out);
+        }
+        if has_results {
+            self.ensure_turn(None, raw, out);
+        }
         let mut mapped = false;
         for block in blocks {
             match block {
@@ -566,10 +776,7 @@ impl ClaudeNormalizer {
                     self.tool_result(&result.tool_use_id, &text, failed, value, raw, out);
                     mapped = true;
                 }
-                ContentBlockParam::Text(text) => {
-                    self.user_text(message, &text.text, raw, out);
-                    mapped = true;
-                }
+                ContentBlockParam::Text(text) => mapped |= self.user_text(message, &text.text, raw, out),
                 ContentBlockParam::Image(_)
                 | ContentBlockParam::Document(_)
                 | ContentBlockParam::SearchResult(_)
@@ -581,32 +788,48 @@ impl ClaudeNormalizer {
             }
         }
         if !mapped {
-            self.current_state("a user message with no text or tool result", raw, out);
+            self.current_state("a user message with no prompt or tool result", raw, out);
         }
     }
 
-    /// A user message the CLI reports (a replay, or its own `[Request interrupted ...]` note).
-    fn user_text(&mut self, message: &SdkUserMessage, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if text.starts_with("[Request interrupted by user") {
+    /// Text of a user message the CLI reports: a person's prompt it replays (a `user_message`
+    /// item), or a note it injects itself ([`CLI_NOTES`]: the interrupt note, local command
+    /// echoes), which is no one's words and shows nothing. True when an item was shown.
+    fn user_text(
+        &mut self,
+        message: &SdkUserMessage,
+        text: &str,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> bool {
+        if text.starts_with(INTERRUPT_NOTE) {
             self.interrupted = true;
         }
+        if message.is_synthetic == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note)) {
+            return false;
+        }
+        self.ensure_turn(None, raw, out);
         let key = message.uuid.clone().unwrap_or_else(|| format!("user:{}", self.turns));
-        let face = OpenItemFace {
-            item_type: CanonicalItemType::UserMessage,
-            title: None,
-            data: Some(Json::from(json!({ "text": text, "isReplay": message.is_replay }))),
-        };
-        let started = OpenItemFace {
-            item_type: face.item_type,
-            title: None,
-            data: face.data.clone(),
-        };
-        self.start_item(&key, started, raw, out);
-        self.complete_item(&key, face, ItemStatus::Completed, raw, out);
+        self.user_item(&key, json!({ "text": text, "isReplay": message.is_replay }), raw, out);
+        true
     }
 
-    /// A subagent's message: `item.updated` of its Task item, the message in `data`.
-    fn subagent(&mut self, parent: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    /// A subagent's message: `item.updated` of its Task item, the message in `data`. A
+    /// background subagent goes on after its Task item completed (and after the turn): a
+    /// completed item never reopens, so its later work is `task.progress` of its task, `said`
+    /// its description.
+    fn subagent(&mut self, parent: &str, said: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if !self.item_open(parent) {
+            let task = self.tasks.get(parent).map_or(parent, |(task, _)| task.as_str());
+            let payload = TaskProgressPayload {
+                task_id: ids::task(self.ledger.source(), self.ledger.session(), task),
+                description: format!("the subagent {said}"),
+                usage: None,
+                last_tool_name: None,
+            };
+            let context = self.task_context(Some(parent), Some(raw));
+            return self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
+        }
         let message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
         let data = json!({ "toolName": "Task", "subagentMessage": message });
         self.update_item(
@@ -627,14 +850,18 @@ impl ClaudeNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         if let Some(parent) = parent {
-            return self.subagent(parent, raw, out);
+            return self.subagent(parent, "streams", raw, out);
         }
         match event {
             BetaRawMessageStreamEvent::MessageStart(start) => {
                 self.ensure_turn(Some(&start.message.model), raw, out);
                 self.streamed_message = Some(start.message.id.clone());
                 self.streamed_blocks.clear();
-                self.current_state("the model started a message", raw, out);
+                // The input side of the usage (`message_delta` reports the output side).
+                let context = self.context(Some(raw));
+                let usage = raw_field(raw, &["event", "message", "usage"]).unwrap_or(Value::Null);
+                let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
+                self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
             BetaRawMessageStreamEvent::MessageDelta(_) => {
                 self.ensure_turn(None, raw, out);
@@ -691,6 +918,7 @@ impl ClaudeNormalizer {
                                 name,
                                 input,
                                 partial: String::new(),
+                                input_final: false,
                             },
                         );
                         self.start_item(&id, face, raw, out);
@@ -766,7 +994,10 @@ impl ClaudeNormalizer {
             }
             BetaRawMessageStreamEvent::ContentBlockStop(stop) => {
                 let key = self.streamed_blocks.get(&stop.index).cloned().unwrap_or_default();
-                if let Some(tool) = self.tools.get(&key) {
+                if let Some(tool) = self.tools.get_mut(&key) {
+                    if std::mem::replace(&mut tool.input_final, true) {
+                        return self.current_state("the tool's input was final", raw, out);
+                    }
                     let face = Self::tool_face(&tool.name, tool.kind, &tool.input);
                     let (item_type, data) = (face.item_type, face.data.map_or(Value::Null, Json::into_value));
                     return self.update_item(&key, item_type, Some("input final"), data, raw, out);
@@ -975,17 +1206,13 @@ impl ClaudeNormalizer {
                 );
                 self.ensure_turn(Some(&init.model), raw, out);
             }
-            SdkSystemMessage::Status(status) => {
-                let status_text = serde_json::to_value(&status.status)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string));
-                let reason = match (status_text, &status.permission_mode) {
-                    (Some(text), _) => format!("Claude status: {text}"),
-                    (None, Some(mode)) => format!("permission mode: {mode}"),
-                    (None, None) => "Claude status cleared".to_string(),
-                };
-                self.current_state(&reason, raw, out);
-            }
+            // Claude's own view of what the events already say (a request in flight, the
+            // session running or idle, a thinking estimate, the running tasks): no event, lest
+            // a state change repeat the state.
+            SdkSystemMessage::Status(_)
+            | SdkSystemMessage::SessionStateChanged(_)
+            | SdkSystemMessage::ThinkingTokens(_)
+            | SdkSystemMessage::BackgroundTasksChanged(_) => {}
             SdkSystemMessage::CompactBoundary(boundary) => {
                 let context = self.context(Some(raw));
                 let payload = ThreadStateChangedPayload {
@@ -1030,7 +1257,10 @@ impl ClaudeNormalizer {
                 self.emit(&context, RuntimeEvent::HookCompleted(payload), out);
             }
             SdkSystemMessage::TaskStarted(task) => {
-                let context = self.task_context(task.tool_use_id.as_deref(), raw);
+                if let Some(tool_use_id) = &task.tool_use_id {
+                    self.tasks.insert(tool_use_id.clone(), (task.task_id.clone(), false));
+                }
+                let context = self.task_context(task.tool_use_id.as_deref(), Some(raw));
                 let payload = TaskStartedPayload {
                     task_id: ids::task(source, &session, &task.task_id),
                     description: Some(task.description.clone()),
@@ -1039,7 +1269,7 @@ impl ClaudeNormalizer {
                 self.emit(&context, RuntimeEvent::TaskStarted(payload), out);
             }
             SdkSystemMessage::TaskProgress(task) => {
-                let context = self.task_context(task.tool_use_id.as_deref(), raw);
+                let context = self.task_context(task.tool_use_id.as_deref(), Some(raw));
                 let payload = TaskProgressPayload {
                     task_id: ids::task(source, &session, &task.task_id),
                     description: task.summary.clone().unwrap_or_else(|| task.description.clone()),
@@ -1064,7 +1294,12 @@ impl ClaudeNormalizer {
                 self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
             }
             SdkSystemMessage::TaskNotification(task) => {
-                let context = self.task_context(task.tool_use_id.as_deref(), raw);
+                if let Some((_, ended)) = self.tasks.values_mut().find(|(id, _)| *id == task.task_id)
+                    && std::mem::replace(ended, true)
+                {
+                    return self.current_state("the task's end was reported", raw, out);
+                }
+                let context = self.task_context(task.tool_use_id.as_deref(), Some(raw));
                 let payload = TaskCompletedPayload {
                     task_id: ids::task(source, &session, &task.task_id),
                     status: match task.status {
@@ -1109,10 +1344,6 @@ impl ClaudeNormalizer {
                 let detail = serde_json::from_str(raw.payload.get()).ok();
                 self.warning(message, detail, raw, out);
             }
-            SdkSystemMessage::BackgroundTasksChanged(tasks) => {
-                let reason = format!("background tasks: {}", tasks.tasks.len());
-                self.current_state(&reason, raw, out);
-            }
             SdkSystemMessage::PermissionDenied(denied) => {
                 self.ensure_turn(None, raw, out);
                 let args = json!({
@@ -1131,22 +1362,14 @@ impl ClaudeNormalizer {
                     out,
                 );
             }
-            SdkSystemMessage::SessionStateChanged(state) => {
-                let reason = format!("Claude reports the session {}", state.state);
-                self.current_state(&reason, raw, out);
-            }
-            SdkSystemMessage::ThinkingTokens(tokens) => {
-                let reason = format!("thinking: about {} tokens", tokens.estimated_tokens);
-                self.current_state(&reason, raw, out);
-            }
         }
     }
 
     /// The context of a task event: its Task item when the task names one.
-    fn task_context<'a>(&mut self, tool_use_id: Option<&str>, raw: Raw<'a>) -> Context<'a> {
+    fn task_context<'a>(&mut self, tool_use_id: Option<&str>, raw: Option<Raw<'a>>) -> Context<'a> {
         match tool_use_id {
-            Some(item) => self.item_context(item, Some(raw)),
-            None => self.context(Some(raw)),
+            Some(item) => self.item_context(item, raw),
+            None => self.context(raw),
         }
     }
 
@@ -1167,59 +1390,21 @@ impl ClaudeNormalizer {
             self.client_requests.insert(request_id.to_string(), subtype);
             return;
         }
-        let permission = raw.with_type(subtype);
-        let permission = Raw {
-            source: RuntimeEventRawSource::ClaudeSdkPermission,
-            ..permission
+        let control = Raw {
+            source: RuntimeEventRawSource::ClaudeSdkControl,
+            ..raw.with_type(subtype)
         };
-        let (request_type, waits, tool_use_id, detail, args, offer) = match request {
-            SdkControlRequestInner::CanUseTool(ask) => {
-                self.ensure_turn(None, raw, out);
-                let kind = tool_kind(&ask.tool_name);
-                let subject = match kind {
-                    ToolKind::Command => ask.input.get("command").and_then(Value::as_str),
-                    ToolKind::FileChange => ask.input.get("file_path").and_then(Value::as_str),
-                    ToolKind::Mcp | ToolKind::Subagent | ToolKind::Web | ToolKind::Plan | ToolKind::Other => None,
-                };
-                let detail = ask
-                    .title
-                    .clone()
-                    .or_else(|| subject.map(|subject| format!("{}: {subject}", ask.tool_name)))
-                    .or_else(|| ask.description.clone())
-                    .unwrap_or_else(|| format!("Allow {}?", ask.tool_name));
-                let args = json!({
-                    "toolName": ask.tool_name,
-                    "displayName": ask.display_name,
-                    "input": ask.input,
-                    "suggestions": ask.permission_suggestions,
-                    "blockedPath": ask.blocked_path,
-                    "decisionReason": ask.decision_reason,
-                    "toolUseID": ask.tool_use_id,
-                    "agentId": ask.agent_id,
-                    "description": ask.description,
-                    "requiresUserInteraction": ask.requires_user_interaction,
-                });
-                let offer = Offer::Permission {
-                    input: ask.input.clone(),
-                    suggestions: ask.permission_suggestions.clone().unwrap_or_default(),
-                };
-                (
-                    kind.request_type(),
-                    true,
-                    Some(ask.tool_use_id.clone()),
-                    detail,
-                    args,
-                    offer,
-                )
-            }
+        match request {
+            SdkControlRequestInner::CanUseTool(ask) => self.can_use_tool(request_id, ask, raw, out),
+            SdkControlRequestInner::HookCallback(hook) => self.hook_callback(request_id, hook, control, out),
+            SdkControlRequestInner::McpMessage(message) => self.mcp_message(message, control, out),
+            // What only a client asks: from the CLI, a message no client answers.
             SdkControlRequestInner::Interrupt
             | SdkControlRequestInner::Initialize(_)
             | SdkControlRequestInner::SetPermissionMode(_)
             | SdkControlRequestInner::SetModel(_)
             | SdkControlRequestInner::SetMaxThinkingTokens(_)
             | SdkControlRequestInner::McpStatus
-            | SdkControlRequestInner::HookCallback(_)
-            | SdkControlRequestInner::McpMessage(_)
             | SdkControlRequestInner::RewindFiles(_)
             | SdkControlRequestInner::McpSetServers(_)
             | SdkControlRequestInner::McpReconnect(_)
@@ -1228,18 +1413,50 @@ impl ClaudeNormalizer {
             | SdkControlRequestInner::McpClearAuth(_)
             | SdkControlRequestInner::StopTask(_)
             | SdkControlRequestInner::ApplyFlagSettings(_) => {
-                let args: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
-                let detail = format!("Claude asks the client: {subtype}");
-                (
-                    agentwire_canonical::CanonicalRequestType::Unknown,
-                    false,
-                    None,
-                    detail,
-                    args["request"].clone(),
-                    Offer::Service(subtype),
-                )
+                let message = format!("Claude sent a `{subtype}` control request, which only a client sends");
+                self.warning(message, None, control, out);
             }
+        }
+    }
+
+    /// `can_use_tool`: the one control request a person decides, a permission card.
+    fn can_use_tool(
+        &mut self,
+        request_id: &str,
+        ask: &SdkControlPermissionRequest,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.ensure_turn(None, raw, out);
+        let permission = Raw {
+            source: RuntimeEventRawSource::ClaudeSdkPermission,
+            ..raw.with_type("can_use_tool")
         };
+        let kind = tool_kind(&ask.tool_name);
+        let detail = ask
+            .title
+            .clone()
+            .or_else(|| permission_detail(&ask.tool_name, kind, &ask.input))
+            .or_else(|| ask.description.clone())
+            .unwrap_or_else(|| format!("Allow {}?", ask.tool_name));
+        let args = json!({
+            "toolName": ask.tool_name,
+            "displayName": ask.display_name,
+            "input": ask.input,
+            "suggestions": ask.permission_suggestions,
+            "blockedPath": ask.blocked_path,
+            "decisionReason": ask.decision_reason,
+            "toolUseID": ask.tool_use_id,
+            "agentId": ask.agent_id,
+            "description": ask.description,
+            "requiresUserInteraction": ask.requires_user_interaction,
+        });
+        let offer = Offer::Permission {
+            input: ask.input.clone(),
+            suggestions: ask.permission_suggestions.clone().unwrap_or_default(),
+        };
+        let request_type = kind.request_type();
+        let tool_use_id = Some(ask.tool_use_id.clone());
         let place = Place {
             thread: self.thread.clone(),
             turn: self.turn.clone(),
@@ -1259,7 +1476,7 @@ impl ClaudeNormalizer {
             place,
             provider_id: request_id.to_string(),
             dir: Direction::In,
-            waits,
+            waits: true,
             user_input: false,
             answer: None,
             extra: Pending {
@@ -1269,6 +1486,87 @@ impl ClaudeNormalizer {
             },
         };
         self.ledger.open_request(request_id.to_string(), open, &context, out);
+    }
+
+    /// `hook_callback`: the CLI runs a hook the SDK host registered. Plumbing, not a decision:
+    /// `hook.started` (on the tool call it serves), `hook.completed` when the host answers.
+    fn hook_callback(
+        &mut self,
+        request_id: &str,
+        hook: &SdkHookCallbackRequest,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let tool_use_id = hook.input.tool_use_id.as_ref().or(hook.tool_use_id.as_ref()).cloned();
+        let context = self.task_context(tool_use_id.as_deref(), Some(raw));
+        let hook_name = match &hook.input.tool_name {
+            Some(tool) => format!("{} ({tool})", hook.callback_id),
+            None => hook.callback_id.clone(),
+        };
+        let payload = HookStartedPayload {
+            hook_id: request_id.to_string(),
+            hook_name,
+            hook_event: hook.input.hook_event_name.to_string(),
+        };
+        self.emit(&context, RuntimeEvent::HookStarted(payload), out);
+        self.hooks.insert(request_id.to_string(), tool_use_id);
+    }
+
+    /// The host's answer to a hook callback: `hook.completed`, its output the answer.
+    fn hook_answered(
+        &mut self,
+        request_id: &str,
+        tool_use_id: Option<String>,
+        answer: Result<&Value, &str>,
+        raw: Option<Raw<'_>>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.task_context(tool_use_id.as_deref(), raw);
+        let (outcome, output) = match (answer, raw) {
+            (Ok(body), _) => (HookOutcome::Success, body.to_string()),
+            (Err(error), Some(_)) => (HookOutcome::Error, error.to_string()),
+            (Err(reason), None) => (HookOutcome::Cancelled, reason.to_string()),
+        };
+        let payload = HookCompletedPayload {
+            hook_id: request_id.to_string(),
+            outcome,
+            output: Some(output),
+            stdout: None,
+            stderr: None,
+            exit_code: None,
+        };
+        self.emit(&context, RuntimeEvent::HookCompleted(payload), out);
+    }
+
+    /// `mcp_message`: the CLI talks to an MCP server the SDK host serves. Plumbing, not a
+    /// decision: `tool.progress`, on the tool call a `tools/call` serves.
+    fn mcp_message(
+        &mut self,
+        message: &SdkControlMcpMessageRequest,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let server = &message.server_name;
+        let method = message.message.get("method").and_then(Value::as_str);
+        let params = message.message.get("params");
+        let tool = params.and_then(|params| params.get("name")).and_then(Value::as_str);
+        let tool_use_id = params
+            .and_then(|params| params.get("_meta"))
+            .and_then(|meta| meta.get(MCP_TOOL_USE_ID))
+            .and_then(Value::as_str);
+        let summary = match (method, tool) {
+            (Some(method), Some(tool)) => format!("{method} `{tool}` on the SDK MCP server `{server}`"),
+            (Some(method), None) => format!("{method} to the SDK MCP server `{server}`"),
+            (None, _) => format!("a response to the SDK MCP server `{server}`"),
+        };
+        let context = self.task_context(tool_use_id, Some(raw));
+        let payload = ToolProgressPayload {
+            tool_use_id: tool_use_id.map(str::to_string),
+            tool_name: tool.map(|tool| format!("mcp__{server}__{tool}")),
+            summary: Some(summary),
+            elapsed_seconds: None,
+        };
+        self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
     }
 
     fn control_response(
@@ -1327,6 +1625,17 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
+        if let Some(tool_use_id) = self.hooks.remove(request_id) {
+            let control = Raw {
+                source: RuntimeEventRawSource::ClaudeSdkControl,
+                ..raw
+            };
+            let answer = match &error {
+                Some(error) => Err(error.as_str()),
+                None => Ok(&body),
+            };
+            return self.hook_answered(request_id, tool_use_id, answer, Some(control), out);
+        }
         let Some(request) = self.ledger.request(request_id) else {
             return;
         };
@@ -1377,8 +1686,7 @@ impl ClaudeNormalizer {
             }
             ClaudeStreamLine::User(message) => {
                 if frame.dir == Direction::Out {
-                    // The client's prompt: the CLI starts the turn when it answers.
-                    return;
+                    return self.prompt(message, raw, out);
                 }
                 self.see_session(&message.session_id, raw, out);
                 self.user(message, raw, out)
@@ -1444,6 +1752,15 @@ impl ClaudeNormalizer {
                 self.control_response(frame.dir, &response.response, raw, out)
             }
             ClaudeStreamLine::ControlCancelRequest(cancel) => {
+                // The call the withdrawn request was about is refused: the result's denials
+                // repeat it.
+                if let Some(tool_use_id) = self
+                    .ledger
+                    .request(&cancel.request_id)
+                    .and_then(|request| request.extra.tool_use_id.clone())
+                {
+                    self.remember_denial(tool_use_id);
+                }
                 if let Some(request) = self.ledger.request_mut(&cancel.request_id) {
                     request.answer = Some(Answer {
                         decision: Decision::Cancel,
@@ -1455,9 +1772,19 @@ impl ClaudeNormalizer {
                     self.current_state("Claude cancelled a request no one saw", raw, out);
                 }
             }
-            ClaudeStreamLine::KeepAlive => self.current_state("keep-alive", raw, out),
+            ClaudeStreamLine::KeepAlive => {}
         }
     }
+}
+
+/// What a permission card says about a call: the plan to approve, or the tool and what it acts
+/// on.
+fn permission_detail(tool: &str, kind: ToolKind, input: &Map<String, Value>) -> Option<String> {
+    let subject = input.get(subject_key(tool)?)?.as_str()?;
+    Some(match (kind, tool) {
+        (ToolKind::Other, "ExitPlanMode") => format!("Approve the plan:\n{subject}"),
+        _ => format!("{}: {subject}", builtin(tool)),
+    })
 }
 
 /// The member `key` of a message's `members`, parsed as a `T` (`None` if absent or not a `T`).
@@ -1469,6 +1796,16 @@ fn sent_field<T: serde::de::DeserializeOwned>(members: &[(Cow<'_, str>, &RawValu
 /// at `path` from the top; only that field is parsed into a `Value`.
 fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
     serde_json::from_str(members::at(raw.payload.get(), path)?.get()).ok()
+}
+
+/// Whether a Task call's result says its subagent went on in the background (0.3.x
+/// `run_in_background`): the task then ends with its own `task_notification`.
+fn launched_in_background(result: &Value) -> bool {
+    result
+        .get("toolUseResult")
+        .and_then(|result| result.get("status"))
+        .and_then(Value::as_str)
+        == Some("async_launched")
 }
 
 /// The text of a server tool result's `content` (a string, or blocks with `text`).
@@ -1528,6 +1865,20 @@ impl Normalizer for ClaudeNormalizer {
 
     fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
         let start = out.len();
+        for (request_id, tool_use_id) in std::mem::take(&mut self.hooks) {
+            let reason = "the stream ended before the host answered the hook";
+            self.hook_answered(&request_id, tool_use_id, Err(reason), None, out);
+        }
+        let open: Vec<String> = self
+            .tasks
+            .iter()
+            .filter(|(_, (_, ended))| !ended)
+            .map(|(tool_use_id, _)| tool_use_id.clone())
+            .collect();
+        for tool_use_id in open {
+            let summary = Some("the stream ended before the task reported its end".to_string());
+            self.settle_task(&tool_use_id, TaskStatus::Stopped, summary, None, out);
+        }
         self.ledger.finish(out);
         drop_synthesized_refs(&mut out[start..]);
     }
@@ -1545,9 +1896,14 @@ impl Normalizer for ClaudeNormalizer {
 
 impl ClaudeNormalizer {
     fn push_frame(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
-        self.ledger.begin(frame.line, frame.ts, None);
-        self.ledger.forget_idle_threads(|_| false);
         let decoded = wire::decode(frame);
+        let provider_time = decoded
+            .as_ref()
+            .ok()
+            .and_then(wire::timestamp)
+            .and_then(crate::clock::unix_millis);
+        self.ledger.begin(frame.line, frame.ts, provider_time);
+        self.ledger.forget_idle_threads(|_| false);
         let method = match &decoded {
             Ok(line) => Some(line.tag()),
             Err(_) => None,

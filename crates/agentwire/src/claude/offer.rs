@@ -16,7 +16,8 @@ use serde_json::{Map, Value};
 use crate::answer::{AnswerError, Reply, choose, decode, to_value};
 use crate::decision::Decision;
 
-/// What the normalizer remembers of a `can_use_tool` (or other CLI) request.
+/// What the normalizer remembers of a `can_use_tool` request (the one control request of the
+/// CLI a person decides; hook callbacks and MCP messages are the host's plumbing).
 pub struct Pending {
     /// The request's `request_id`, which the answer carries back.
     pub request_id: String,
@@ -32,9 +33,6 @@ pub enum Offer {
         input: Map<String, Value>,
         suggestions: Vec<PermissionUpdate>,
     },
-    /// A request the SDK serves itself (`hook_callback`, `mcp_message`, ...), by subtype: its
-    /// answer is the host's result object.
-    Service(&'static str),
 }
 
 /// What a deny says when the host gives no reason (the CLI requires a message and shows it to
@@ -99,14 +97,6 @@ impl Pending {
                     .map(|result| (permission_decision(&result), result));
                 let result = choose(request, "can_use_tool", reply.decision, candidates)?;
                 decode("can_use_tool", "response", &to_value(&result))?
-            }
-            Offer::Service(subtype) => {
-                choose(request, subtype, reply.decision, [(Decision::Answered, ())])?;
-                let result = reply.result.as_ref().ok_or_else(|| AnswerError::MissingResult {
-                    method: subtype.to_string(),
-                    decision: reply.decision,
-                })?;
-                decode(subtype, "result", result)?
             }
         };
         let line = ClaudeStreamLine::ControlResponse(SdkControlResponse {

@@ -3,6 +3,10 @@
 
 use agentwire_canonical::{CanonicalItemType, CanonicalRequestType};
 
+/// The MCP server through which Zed's Claude adapter (`claude-agent-acp`) serves Claude's own
+/// tools to the editor: `mcp__acp__Bash` is `Bash`, run by the client.
+const ACP_MIRROR: &str = "mcp__acp__";
+
 /// What a Claude tool is, for the canonical model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToolKind {
@@ -24,6 +28,7 @@ pub enum ToolKind {
 
 /// The kind of the tool named `name`.
 pub fn tool_kind(name: &str) -> ToolKind {
+    let name = builtin(name);
     match name {
         "Bash" => ToolKind::Command,
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::FileChange,
@@ -33,6 +38,29 @@ pub fn tool_kind(name: &str) -> ToolKind {
         _ if name.starts_with("mcp__") => ToolKind::Mcp,
         _ => ToolKind::Other,
     }
+}
+
+/// The name of Claude's own tool a call names, seen through the ACP adapter's mirror.
+pub fn builtin(name: &str) -> &str {
+    name.strip_prefix(ACP_MIRROR).unwrap_or(name)
+}
+
+/// The input member saying what a call acts on, for titles and permission cards: the command,
+/// the path, the pattern, the address, the query, the subagent's task or the plan.
+pub fn subject_key(name: &str) -> Option<&'static str> {
+    Some(match builtin(name) {
+        "Bash" => "command",
+        "Read" | "Write" | "Edit" | "MultiEdit" => "file_path",
+        "NotebookEdit" => "notebook_path",
+        "Grep" | "Glob" => "pattern",
+        "WebFetch" | "web_fetch" => "url",
+        "WebSearch" | "web_search" => "query",
+        "Task" | "Agent" => "description",
+        "ExitPlanMode" => "plan",
+        "TaskCreate" => "subject",
+        "Skill" => "skill",
+        _ => return None,
+    })
 }
 
 impl ToolKind {
@@ -73,5 +101,17 @@ mod tests {
         assert_eq!(tool_kind("TodoWrite"), ToolKind::Plan);
         assert_eq!(tool_kind("Read"), ToolKind::Other);
         assert_eq!(ToolKind::Web.request_type(), CanonicalRequestType::Unknown);
+        assert_eq!(tool_kind("mcp__acp__Bash"), ToolKind::Command);
+        assert_eq!(tool_kind("mcp__acp__Write"), ToolKind::FileChange);
+        assert_eq!(tool_kind("mcp__acp__Read"), ToolKind::Other);
+    }
+
+    #[test]
+    fn subjects() {
+        assert_eq!(subject_key("mcp__acp__Bash"), Some("command"));
+        assert_eq!(subject_key("Read"), Some("file_path"));
+        assert_eq!(subject_key("Grep"), Some("pattern"));
+        assert_eq!(subject_key("ExitPlanMode"), Some("plan"));
+        assert_eq!(subject_key("mcp__github__search"), None);
     }
 }

@@ -26,3 +26,24 @@ impl Conformer for Decoder {
         decode(frame).map(|_| ())
     }
 }
+
+/// The time the CLI wrote a message, where it says (0.3.x stamps its `assistant` and `user`
+/// messages); the other messages carry none.
+pub fn timestamp(line: &ClaudeStreamLine) -> Option<&str> {
+    match line {
+        ClaudeStreamLine::Assistant(message) => message.timestamp.as_deref(),
+        ClaudeStreamLine::User(message) => message.timestamp.as_deref(),
+        ClaudeStreamLine::Result(_)
+        | ClaudeStreamLine::System(_)
+        | ClaudeStreamLine::StreamEvent(_)
+        | ClaudeStreamLine::ToolProgress(_)
+        | ClaudeStreamLine::ToolUseSummary(_)
+        | ClaudeStreamLine::AuthStatus(_)
+        | ClaudeStreamLine::RateLimitEvent(_)
+        | ClaudeStreamLine::PromptSuggestion(_)
+        | ClaudeStreamLine::ControlRequest(_)
+        | ClaudeStreamLine::ControlResponse(_)
+        | ClaudeStreamLine::ControlCancelRequest(_)
+        | ClaudeStreamLine::KeepAlive => None,
+    }
+}

@@ -71,7 +71,7 @@ impl CodexAppServerNormalizer {
             // The turn ends when `turn/completed` says so; until then the session is as it was.
             R::TurnInterrupt(_) => {
                 let reason = "turn/interrupt acknowledged; the turn completes as interrupted";
-                self.ledger.report_current_state(&bare, Some(reason), out);
+                self.ledger.settle_state_carrying(&bare, Some(reason), out);
             }
             R::AccountRateLimitsRead(response) => {
                 let payload = AccountRateLimitsUpdatedPayload {
@@ -381,7 +381,7 @@ impl CodexAppServerNormalizer {
         } else {
             // The second report of the turn (or a late one for a turn that ended) rides on the
             // session state, as it is now.
-            self.ledger.report_current_state(&context, None, out);
+            self.ledger.settle_state_carrying(&context, None, out);
         }
     }
 }

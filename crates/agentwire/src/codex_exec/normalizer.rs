@@ -109,7 +109,7 @@ impl CodexExecNormalizer {
                 } else {
                     // A resumed thread's next run in the same stream: one fact, one event.
                     self.ledger
-                        .report_current_state(&context, Some("the thread was already started"), out);
+                        .settle_state_carrying(&context, Some("the thread was already started"), out);
                 }
             }
             ThreadEvent::TurnStarted => {

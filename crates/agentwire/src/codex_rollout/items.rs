@@ -52,7 +52,7 @@ impl CodexRolloutNormalizer {
             self.emit(&context, RuntimeEvent::TurnStarted(payload), out);
             self.ledger.settle_state(&context, Some("a turn started"), out);
         } else if raw.is_some() {
-            self.ledger.report_current_state(&context, None, out);
+            self.ledger.settle_state_carrying(&context, None, out);
         }
     }
 
@@ -64,7 +64,7 @@ impl CodexRolloutNormalizer {
             let place = self.place(Some(turn), None);
             let context = self.context(&place, Some(raw));
             self.ledger
-                .report_current_state(&context, Some("the turn had ended"), out);
+                .settle_state_carrying(&context, Some("the turn had ended"), out);
             return;
         }
         self.start_turn(
