@@ -33,11 +33,11 @@ impl Input {
             ("<stdin>".into(), None, Box::new(io::stdin()))
         } else {
             let file = File::open(path).map_err(|err| anyhow::anyhow!("{path}: {err}"))?;
-            let len = file
-                .metadata()
-                .ok()
-                .filter(|meta| meta.is_file())
-                .map(|meta| meta.len());
+            let meta = file.metadata().map_err(|err| anyhow::anyhow!("{path}: {err}"))?;
+            if meta.is_dir() {
+                anyhow::bail!("{path}: is a directory, not a trace (give a file, or - for stdin)");
+            }
+            let len = meta.is_file().then(|| meta.len());
             (path.into(), len, Box::new(file))
         };
         Ok(Input {
@@ -68,7 +68,10 @@ impl Input {
 
     fn read_line(&mut self, buf: &mut Vec<u8>) -> io::Result<bool> {
         buf.clear();
-        let n = self.reader.read_until(b'\n', buf)?;
+        let n = self
+            .reader
+            .read_until(b'\n', buf)
+            .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", self.name)))?;
         if n == 0 {
             return Ok(false);
         }

@@ -134,6 +134,10 @@ fn main() -> ExitCode {
     };
     let flushed = out.flush();
     match (result, flushed) {
+        // The reader went away (`agentwire normalize big.jsonl | head -1`): the end of the
+        // output is nobody's concern, so the program ends quietly, as Unix tools do.
+        (Err(err), _) if closed_pipe(&err) => ExitCode::SUCCESS,
+        (_, Err(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         (Ok(ExitStatus::Success), Ok(())) => ExitCode::SUCCESS,
         (Ok(ExitStatus::Failure), Ok(())) => ExitCode::from(1),
         (Err(err), _) => {
@@ -145,4 +149,13 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether an error is the standard output's reader having closed the pipe.
+fn closed_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

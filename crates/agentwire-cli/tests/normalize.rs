@@ -283,3 +283,47 @@ fn a_live_pipe_gets_events_before_the_input_ends() {
     drop(stdin);
     assert!(child.wait().expect("exit").success());
 }
+
+#[test]
+fn a_closed_output_ends_the_program_quietly() {
+    // Far more output than a pipe holds, so the program is still writing when the reader goes.
+    let trace = std::fs::read_to_string(corpus("all.jsonl")).expect("corpus");
+    let path = temp_file("closed-pipe", &trace.repeat(40));
+    let mut child = Command::new(BIN)
+        .args(["normalize", path.to_str().expect("UTF-8 path")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run agentwire");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("one event");
+    drop(stdout);
+    let output = child.wait_with_output().expect("agentwire ends");
+    std::fs::remove_file(&path).ok();
+    assert!(serde_json::from_str::<Value>(&first).is_ok(), "an event: {first}");
+    assert_eq!(output.status.code(), Some(0), "as `| head -1` leaves it");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "",
+        "nothing said about the pipe"
+    );
+}
+
+#[test]
+fn a_directory_or_missing_input_is_named_in_the_error() {
+    let dir = corpus("");
+    let dir = dir.to_str().expect("UTF-8 path");
+    for command in ["normalize", "validate", "stats"] {
+        let (code, stdout, stderr) = run(&[command, dir]);
+        assert_eq!(code, 2, "{command}: {stderr}");
+        assert!(stdout.is_empty(), "{command}");
+        assert!(
+            stderr.contains(dir) && stderr.contains("is a directory"),
+            "{command}: {stderr}"
+        );
+    }
+    let (code, _, stderr) = run(&["normalize", "no/such/trace.jsonl"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no/such/trace.jsonl"), "{stderr}");
+}
