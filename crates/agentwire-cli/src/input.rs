@@ -37,7 +37,7 @@ impl Input {
             if meta.is_dir() {
                 anyhow::bail!("{path}: is a directory, not a trace (give a file, or - for stdin)");
             }
-            let len = meta.is_file().then(|| meta.len());
+            let len = meta.is_file().then_some(meta.len());
             (path.into(), len, Box::new(file))
         };
         Ok(Input {
