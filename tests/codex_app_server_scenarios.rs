@@ -416,9 +416,20 @@ fn mcp_traces() {
             "trace `{}`: mcp_tool_call items vs mcpToolCall item/started",
             sc.name
         );
-        for (_, completed) in items {
+        // Codex's own status: a call the user declined (`mcp_write_approval_decline`) is `failed`,
+        // with the error "user rejected MCP tool call".
+        let completions = sc.provider_lines_where(|msg| {
+            msg["method"] == "item/completed" && msg["params"]["item"]["type"] == "mcpToolCall"
+        });
+        assert_eq!(items.len(), completions.len(), "trace `{}`: completions", sc.name);
+        for ((_, completed), line) in items.into_iter().zip(completions) {
+            let expected = match sc.msg(line)["params"]["item"]["status"].as_str() {
+                Some("completed") => ItemStatus::Completed,
+                Some("failed") => ItemStatus::Failed,
+                other => panic!("{}: mcpToolCall status {other:?}", sc.at(completed)),
+            };
             let status = payload!(sc.event(completed), ItemCompleted).and_then(|payload| payload.status);
-            assert_eq!(status, Some(ItemStatus::Completed), "{}: status", sc.at(completed));
+            assert_eq!(status, Some(expected), "{}: status", sc.at(completed));
         }
     }
 }
