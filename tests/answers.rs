@@ -34,8 +34,8 @@ fn a_decision_the_provider_did_not_offer_is_an_error_listing_the_offer() {
         (
             Source::CodexAppServer,
             "shell_approval_accept",
-            Decision::Decline,
-            "accept, acceptForSession, cancel",
+            Decision::Answered,
+            "accept, acceptForSession, cancel; its reply type also allows: decline",
         ),
         (
             Source::CodexAppServer,
@@ -178,7 +178,8 @@ fn a_claude_grant_for_the_session_carries_the_suggested_rules_and_a_cancel_inter
 
     let frame = normalizer
         .answer(&case.request, &Reply::new(Decision::AcceptForSession))
-        .expect("offered: the request suggests rules");
+        .expect("offered: the request suggests rules")
+        .frame;
     let response = &frame["response"]["response"];
     assert_eq!(response["behavior"], "allow");
     assert_eq!(&response["updatedPermissions"], suggestions);
@@ -186,7 +187,8 @@ fn a_claude_grant_for_the_session_carries_the_suggested_rules_and_a_cancel_inter
 
     let frame = normalizer
         .answer(&case.request, &Reply::new(Decision::Cancel))
-        .expect("offered");
+        .expect("offered")
+        .frame;
     let response = &frame["response"]["response"];
     assert_eq!(
         (&response["behavior"], &response["interrupt"]),
@@ -196,7 +198,8 @@ fn a_claude_grant_for_the_session_carries_the_suggested_rules_and_a_cancel_inter
     for decision in [Decision::AcceptForSession, Decision::Cancel] {
         let frame = normalizer
             .answer(&case.request, &Reply::new(decision))
-            .expect("offered");
+            .expect("offered")
+            .frame;
         let result = agentwire_claude::PermissionResult::decode(
             &frame["response"]["response"].to_string(),
             &mut agentwire_claude::SerdeJson,
