@@ -675,6 +675,28 @@ fn cursor_create_plan_is_a_plan_to_approve() {
 }
 
 #[test]
+fn a_cursor_refusal_carries_its_reason_as_the_message() {
+    for name in ["ask_question_skipped", "create_plan_rejected"] {
+        let sc = Scenario::load(Source::Cursor, name);
+        let answers = sc.client_lines_where(|msg| msg["result"]["outcome"]["reason"].is_string());
+        assert_eq!(answers.len(), 1, "trace `{name}`: one refusal with a reason");
+        let reason = &sc.msg(answers[0])["result"]["outcome"]["reason"];
+        let resolved = sc.indices_of(T::RequestResolved);
+        assert_eq!(resolved.len(), 1, "trace `{name}`: one request.resolved");
+        let payload = payload!(sc.event(resolved[0]), RequestResolved).expect("request.resolved");
+        assert_eq!(payload.decision.as_deref(), Some("decline"), "{}", sc.at(resolved[0]));
+        let resolution = payload.resolution.as_ref().expect("a resolution");
+        assert_eq!(&resolution["message"], reason, "{}: the message", sc.at(resolved[0]));
+        assert_eq!(
+            resolution["outcome"],
+            sc.msg(answers[0])["result"]["outcome"],
+            "{}: the client's outcome kept whole",
+            sc.at(resolved[0])
+        );
+    }
+}
+
+#[test]
 fn cursor_update_todos_is_the_plan_merged_by_id() {
     let norm = cursor(vec![
         (

@@ -10,6 +10,8 @@
 
 use std::collections::BTreeSet;
 
+use agentwire::answer::{Reply, ReplyFrame};
+use agentwire::decision::Decision;
 use agentwire::source::Source;
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, CanonicalRuntimeEventType, ContentStreamKind, ItemStatus,
@@ -17,8 +19,8 @@ use agentwire_canonical::{
 };
 use agentwire_tests::scenario::Scenario;
 use agentwire_tests::scenario::jsonrpc::RequestCycle;
-use agentwire_tests::{corpus_dir, normalize, normalize_text, payload, traces};
-use serde_json::Value;
+use agentwire_tests::{corpus_dir, normalize, normalize_text, normalizer_after, payload, traces};
+use serde_json::{Value, json};
 
 const CODEX: Source = Source::CodexAppServer;
 
@@ -130,6 +132,65 @@ fn shell_approval_cancel() {
         "{}: state after a cancel",
         sc.at(turn)
     );
+}
+
+/// The way back on a real reply: the trace read up to the client's response to the provider's
+/// request `method` (not finished, as a host holds it while the request waits) answers that
+/// request with `reply`; returns what `answer` built and the frame the client sent.
+fn answered_as_sent(sc: &Scenario, method: &str, cycle: &RequestCycle, reply: &Reply) -> (ReplyFrame, Value) {
+    let request_line = sc.one_provider_line(method);
+    let response_line = sc.client_response(&sc.msg(request_line)["id"]);
+    let text = std::fs::read_to_string(corpus_dir(CODEX).join(format!("{}.jsonl", sc.name))).expect("corpus");
+    let before: String = text
+        .lines()
+        .take(response_line - 1)
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let built = normalizer_after(CODEX, &before)
+        .answer(sc.request_id(cycle.opened), reply)
+        .unwrap_or_else(|err| panic!("{}: {err}", sc.at(cycle.opened)));
+    (built, sc.msg(response_line).clone())
+}
+
+#[test]
+fn shell_approval_decline() {
+    let method = "item/commandExecution/requestApproval";
+    let (sc, cycle) = command_approval("shell_approval_decline", "decline");
+    let offered = &sc.msg(sc.one_provider_line(method))["params"]["availableDecisions"];
+    assert!(
+        offered
+            .as_array()
+            .is_some_and(|offered| !offered.contains(&json!("decline"))),
+        "the approval does not offer decline: {offered}"
+    );
+    let (_, completed) = sc.items(CanonicalItemType::CommandExecution)[0];
+    let status = payload!(sc.event(completed), ItemCompleted).and_then(|payload| payload.status);
+    assert_eq!(
+        status,
+        Some(ItemStatus::Declined),
+        "{}: Codex honoured the decline",
+        sc.at(completed)
+    );
+    let (built, sent) = answered_as_sent(&sc, method, &cycle, &Reply::new(Decision::Decline));
+    assert_eq!(built.frame, sent, "the decline is sent as the client sent it");
+    let unoffered = built.unoffered.expect("flagged as not offered");
+    assert_eq!(
+        (unoffered.decision, unoffered.offered),
+        (
+            Decision::Decline,
+            vec![Decision::Accept, Decision::AcceptForSession, Decision::Cancel]
+        )
+    );
+}
+
+#[test]
+fn an_mcp_elicitation_is_declined_with_an_empty_form() {
+    let method = "mcpServer/elicitation/request";
+    let sc = load("mcp_write_approval_decline");
+    let cycle = request_cycle(&sc, method, CanonicalRequestType::McpServerElicitation);
+    assert_eq!(cycle.response, json!({ "action": "decline", "content": {} }));
+    let (built, sent) = answered_as_sent(&sc, method, &cycle, &Reply::new(Decision::Decline));
+    assert_eq!(built, ReplyFrame::offered(sent), "Codex's own client's decline");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -416,9 +477,20 @@ fn mcp_traces() {
             "trace `{}`: mcp_tool_call items vs mcpToolCall item/started",
             sc.name
         );
-        for (_, completed) in items {
+        // Codex's own status: a call the user declined (`mcp_write_approval_decline`) is `failed`,
+        // with the error "user rejected MCP tool call".
+        let completions = sc.provider_lines_where(|msg| {
+            msg["method"] == "item/completed" && msg["params"]["item"]["type"] == "mcpToolCall"
+        });
+        assert_eq!(items.len(), completions.len(), "trace `{}`: completions", sc.name);
+        for ((_, completed), line) in items.into_iter().zip(completions) {
+            let expected = match sc.msg(line)["params"]["item"]["status"].as_str() {
+                Some("completed") => ItemStatus::Completed,
+                Some("failed") => ItemStatus::Failed,
+                other => panic!("{}: mcpToolCall status {other:?}", sc.at(completed)),
+            };
             let status = payload!(sc.event(completed), ItemCompleted).and_then(|payload| payload.status);
-            assert_eq!(status, Some(ItemStatus::Completed), "{}: status", sc.at(completed));
+            assert_eq!(status, Some(expected), "{}: status", sc.at(completed));
         }
     }
 }

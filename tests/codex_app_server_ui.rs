@@ -5,6 +5,8 @@
 //! Real traces come from the corpus; where the corpus has no example (the legacy v1 approvals,
 //! client listings), a trace is built from real messages with one field changed, said at the spot.
 
+use agentwire::answer::{Reply, ReplyFrame};
+use agentwire::decision::Decision;
 use agentwire::source::Source;
 use agentwire_canonical::{CanonicalItemType, ItemStatus, ProviderRuntimeEvent, RuntimeEvent, SessionState, TurnState};
 use serde_json::{Value, json};
@@ -293,6 +295,41 @@ fn v1_decisions_land_on_the_same_values() {
             "the provider's own value is kept"
         );
     }
+}
+
+#[test]
+fn a_v1_denial_carries_its_rejection_as_the_message_both_ways() {
+    let review = json!({ "denied": { "rejection": "not in this repo" } });
+    let text = legacy_trace(&review);
+    let events = normalize_text(&text);
+    let (request, resolution) = events
+        .iter()
+        .find_map(|e| match &e.event {
+            RuntimeEvent::RequestResolved(p) => Some((e.request_id.clone(), p.resolution.clone())),
+            _ => None,
+        })
+        .expect("a request.resolved");
+    let resolution = resolution.expect("the provider's answer");
+    assert_eq!(
+        resolution["message"], "not in this repo",
+        "the rejection, where a host reads it"
+    );
+    assert_eq!(resolution["decision"], review, "the provider's own value is kept");
+
+    let reply_at = text
+        .lines()
+        .position(|line| line.contains(r#""dir":"out""#) && line.contains(r#""denied""#))
+        .expect("the client's answer");
+    let before: String = text.lines().take(reply_at).map(|line| format!("{line}\n")).collect();
+    let sent: Value = serde_json::from_str(text.lines().nth(reply_at).expect("a line")).expect("JSON");
+    let reply = Reply {
+        message: resolution["message"].as_str().map(str::to_string),
+        ..Reply::new(Decision::Decline)
+    };
+    let built = agentwire_tests::normalizer_after(Source::CodexAppServer, &before)
+        .answer(&request.expect("a request id"), &reply)
+        .expect("offered");
+    assert_eq!(built, ReplyFrame::offered(sent["msg"].clone()));
 }
 
 #[test]

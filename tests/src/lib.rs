@@ -6,6 +6,7 @@
 //! goldens `tests/golden/<name>/`, so a new source adds its traces and its scenario assertions
 //! and the goldens and invariants cover it.
 
+pub mod round_trip;
 pub mod scenario;
 pub mod x_dispatch;
 

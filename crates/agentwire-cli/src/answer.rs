@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use agentwire::answer::Reply;
+use agentwire::answer::{Reply, ReplyFrame};
 use agentwire::decision::Decision;
 use agentwire::normalizer::Options;
 use agentwire::source::Source;
@@ -45,7 +45,8 @@ pub struct Args {
 
 /// Reads the trace as `normalize` does (the same detection, the same session id, so the
 /// request's canonical id is the one `normalize` printed), settles nothing at its end, and prints
-/// the reply frame as one JSON line. Exit 1 when no reply can be built (the reason on stderr).
+/// the reply frame as one JSON line; a decision the request did not offer, sent as its reply type
+/// allows, is said on stderr. Exit 1 when no reply can be built (the reason on stderr).
 pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let mut input = Input::open(&args.file)?;
     let (source, format) = input.detect(args.from)?;
@@ -62,9 +63,12 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
         message: args.message,
     };
     match normalizer.answer(&args.request, &reply) {
-        Ok(frame) => {
+        Ok(ReplyFrame { frame, unoffered }) => {
             serde_json::to_writer(&mut *out, &frame)?;
             out.write_all(b"\n")?;
+            if let Some(unoffered) = unoffered {
+                eprintln!("agentwire: {}: note: {unoffered}", input.name);
+            }
             Ok(ExitStatus::Success)
         }
         Err(err) => {

@@ -96,6 +96,47 @@ fn a_claude_deny_carries_its_message() {
 }
 
 #[test]
+fn a_decision_the_approval_did_not_offer_is_sent_with_a_note() {
+    // The approval offers `accept, acceptWithExecpolicyAmendment, cancel`; the client sent
+    // `{"id":0,"result":{"decision":"decline"}}` (line 19) and Codex honoured it.
+    let (before, sent) = cut(&corpus("codex-app-server", "shell_approval_decline.jsonl"), 19);
+    let request = opened_request(&before);
+    let (code, stdout, stderr) = run(
+        &["answer", "--request", &request, "--decision", "decline", "-"],
+        &before,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(serde_json::from_str::<Value>(&stdout).expect("JSON"), sent);
+    assert_eq!(
+        stderr,
+        format!(
+            "agentwire: <stdin>: note: request {request} (item/commandExecution/requestApproval) did not offer decline \
+             (offered: accept, acceptForSession, cancel); sent as its reply type allows\n"
+        )
+    );
+}
+
+#[test]
+fn a_cursor_rejection_carries_its_message_as_the_reason() {
+    let (before, sent) = cut(&corpus("cursor", "create_plan_rejected.jsonl"), 19);
+    let request = opened_request(&before);
+    let reason = sent["result"]["outcome"]["reason"].as_str().expect("a reason");
+    let args = [
+        "answer",
+        "--request",
+        &request,
+        "--decision",
+        "decline",
+        "--message",
+        reason,
+        "-",
+    ];
+    let (code, stdout, stderr) = run(&args, &before);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(serde_json::from_str::<Value>(&stdout).expect("JSON"), sent);
+}
+
+#[test]
 fn a_cursor_question_is_answered_with_its_answers() {
     let (before, sent) = cut(&corpus("cursor", "ask_question_answered.jsonl"), 12);
     let request = opened_request(&before);
@@ -116,7 +157,7 @@ fn a_cursor_question_is_answered_with_its_answers() {
 }
 
 #[test]
-fn unknown_answered_and_unoffered_requests_are_errors() {
+fn unknown_answered_and_impossible_decisions_are_errors() {
     let trace = corpus("codex-app-server", "shell_approval_accept.jsonl");
     let (before, _) = cut(&trace, 17);
     let request = opened_request(&before);
@@ -135,12 +176,14 @@ fn unknown_answered_and_unoffered_requests_are_errors() {
     assert!(stderr.contains(&format!("no request {unknown} was opened")), "{stderr}");
 
     let (code, _, stderr) = run(
-        &["answer", "--request", &request, "--decision", "decline", "-"],
+        &["answer", "--request", &request, "--decision", "answered", "-"],
         &before,
     );
     assert_eq!(code, 1, "{stderr}");
     assert!(
-        stderr.contains("does not offer decline; offered: accept, acceptForSession, cancel"),
+        stderr.contains(
+            "does not offer answered; offered: accept, acceptForSession, cancel; its reply type also allows: decline"
+        ),
         "{stderr}"
     );
 

@@ -1,9 +1,8 @@
 //! The one small trait every source's normalizer implements.
 
 use agentwire_canonical::{ProviderKind, ProviderRuntimeEvent, RuntimeRequestId, RuntimeSessionId};
-use serde_json::Value;
 
-use crate::answer::{AnswerError, Reply};
+use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::clock::ClockSource;
 use crate::frame::{Frame, LineFormat};
 
@@ -81,9 +80,10 @@ pub trait Normalizer {
 
     /// The way back: the provider-native frame answering the open request `request` (the
     /// `requestId` of its `request.opened`) with `reply`, as the client writes it to the agent's
-    /// stdin (in a transcript, the record's bare `msg`). The request stays open: the reply, once
-    /// sent and pushed like any other frame, resolves it.
-    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<Value, AnswerError>;
+    /// stdin (in a transcript, the record's bare `msg`), flagged when the request did not offer
+    /// the decision its reply type allows. The request stays open: the reply, once sent and
+    /// pushed like any other frame, resolves it.
+    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError>;
 }
 
 /// What a host may choose; the defaults give byte-identical output for the same input.

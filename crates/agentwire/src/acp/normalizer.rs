@@ -915,7 +915,7 @@ impl Normalizer for AcpNormalizer {
         &self,
         request: &agentwire_canonical::RuntimeRequestId,
         reply: &crate::answer::Reply,
-    ) -> Result<Value, crate::answer::AnswerError> {
+    ) -> Result<crate::answer::ReplyFrame, crate::answer::AnswerError> {
         let (_, open) = self.ledger.find_request(request)?;
         open.extra.answer(request, reply)
     }

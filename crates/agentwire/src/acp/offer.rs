@@ -3,17 +3,18 @@
 //! decision turned into a reply); and the client-side work the agent asked for.
 
 use agentwire_acp::{
-    CreateElicitationRequest, CreateElicitationResponse, CursorAskQuestionOutcome, CursorAskQuestionParams,
-    CursorAskQuestionResponse, CursorCreatePlanOutcome, CursorCreatePlanParams, CursorCreatePlanResponse,
-    CursorGenerateImageOutcome, CursorGenerateImageParams, CursorGenerateImageResponse, CursorTaskOutcome,
-    CursorTaskParams, CursorTaskResponse, CursorUpdateTodosOutcome, CursorUpdateTodosParams, CursorUpdateTodosResponse,
-    PermissionOptionId, PermissionOptionKind, RequestId, RequestPermissionOutcome, RequestPermissionResponse,
+    CreateElicitationRequest, CreateElicitationResponse, CursorAgentRequestResult, CursorAskQuestionOutcome,
+    CursorAskQuestionParams, CursorAskQuestionResponse, CursorCreatePlanOutcome, CursorCreatePlanParams,
+    CursorCreatePlanResponse, CursorGenerateImageOutcome, CursorGenerateImageParams, CursorGenerateImageResponse,
+    CursorTaskOutcome, CursorTaskParams, CursorTaskResponse, CursorUpdateTodosOutcome, CursorUpdateTodosParams,
+    CursorUpdateTodosResponse, PermissionOptionId, PermissionOptionKind, RequestId, RequestPermissionOutcome,
+    RequestPermissionResponse,
 };
 use agentwire_canonical::RuntimeRequestId;
 use serde_json::{Map, Value};
 
 use super::tools;
-use crate::answer::{AnswerError, Reply, choose, decode, to_value};
+use crate::answer::{AnswerError, Reply, ReplyFrame, choose, decode, to_value};
 use crate::decision::Decision;
 use crate::jsonrpc;
 
@@ -131,6 +132,34 @@ pub fn generate_image_decision(outcome: &CursorGenerateImageOutcome) -> Decision
     }
 }
 
+/// Why the client refused a Cursor request: a skip's or rejection's `reason` (the `message` of
+/// its resolution, and of a reply that rebuilds it).
+pub fn cursor_refusal_reason(result: &CursorAgentRequestResult) -> Option<&str> {
+    use CursorAgentRequestResult as R;
+    match result {
+        R::CursorAskQuestion(response) => match &response.outcome {
+            CursorAskQuestionOutcome::Skipped { reason } => reason.as_deref(),
+            CursorAskQuestionOutcome::Answered { .. } | CursorAskQuestionOutcome::Cancelled => None,
+        },
+        R::CursorCreatePlan(response) => match &response.outcome {
+            CursorCreatePlanOutcome::Rejected { reason } => reason.as_deref(),
+            CursorCreatePlanOutcome::Accepted { .. } | CursorCreatePlanOutcome::Cancelled => None,
+        },
+        R::CursorUpdateTodos(response) => match &response.outcome {
+            CursorUpdateTodosOutcome::Rejected { reason } => reason.as_deref(),
+            CursorUpdateTodosOutcome::Accepted { .. } | CursorUpdateTodosOutcome::Cancelled => None,
+        },
+        R::CursorTask(response) => match &response.outcome {
+            CursorTaskOutcome::Rejected { reason } => reason.as_deref(),
+            CursorTaskOutcome::Completed { .. } | CursorTaskOutcome::Cancelled => None,
+        },
+        R::CursorGenerateImage(response) => match &response.outcome {
+            CursorGenerateImageOutcome::Rejected { reason } => reason.as_deref(),
+            CursorGenerateImageOutcome::Generated { .. } | CursorGenerateImageOutcome::Cancelled => None,
+        },
+    }
+}
+
 /// What an outcome needs from the reply beyond its decision.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Needs {
@@ -143,7 +172,7 @@ enum Needs {
 
 impl AcpRequest {
     /// The JSON-RPC response answering this request with `reply`.
-    pub fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<Value, AnswerError> {
+    pub fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         let method = self.method;
         let decision = reply.decision;
         let result = match &self.offer {
@@ -272,7 +301,7 @@ impl AcpRequest {
                 to_value(&CursorGenerateImageResponse { outcome })
             }
         };
-        Ok(jsonrpc::response(&self.id, self.jsonrpc, result))
+        Ok(ReplyFrame::offered(jsonrpc::response(&self.id, self.jsonrpc, result)))
     }
 
     /// A Cursor outcome of the variant `skeleton` names (a refusal's skeleton carries an empty
@@ -365,7 +394,7 @@ mod tests {
         ];
         for (reply, result) in cases {
             let decision = reply.decision;
-            let frame = request.answer(&id(), &reply).expect("offered");
+            let frame = request.answer(&id(), &reply).expect("offered").frame;
             assert_eq!(
                 frame,
                 json!({ "jsonrpc": "2.0", "id": 4, "result": result }),
@@ -398,7 +427,7 @@ mod tests {
             result: Some(json!({ "filePath": "/tmp/cat.png" })),
             ..Reply::new(Decision::Answered)
         };
-        let frame = request.answer(&id(), &generated).expect("offered");
+        let frame = request.answer(&id(), &generated).expect("offered").frame;
         assert_eq!(
             frame["result"],
             json!({ "outcome": { "outcome": "generated", "filePath": "/tmp/cat.png" } })
@@ -407,7 +436,7 @@ mod tests {
             message: Some("not now".to_string()),
             ..Reply::new(Decision::Decline)
         };
-        let frame = request.answer(&id(), &rejected).expect("offered");
+        let frame = request.answer(&id(), &rejected).expect("offered").frame;
         assert_eq!(
             frame["result"],
             json!({ "outcome": { "outcome": "rejected", "reason": "not now" } })

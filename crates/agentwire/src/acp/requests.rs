@@ -19,11 +19,12 @@ use serde_json::{Map, Value, json};
 
 use super::normalizer::{AcpNormalizer, delta, to_value, wire_json};
 use super::offer::{
-    AcpRequest, Offer, OfferedOption, Work, ask_question_decision, create_plan_decision, elicitation_decision,
-    generate_image_decision, task_decision, update_todos_decision,
+    AcpRequest, Offer, OfferedOption, Work, ask_question_decision, create_plan_decision, cursor_refusal_reason,
+    elicitation_decision, generate_image_decision, task_decision, update_todos_decision,
 };
 use super::tools;
 use super::updates::{Item, object};
+use crate::answer::with_message;
 use crate::decision::Decision;
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
@@ -750,7 +751,7 @@ impl AcpNormalizer {
             }
         };
         let raw = self.raw(frame, Some(method)).with_type("result");
-        let resolution = to_value(result);
+        let resolution = with_message(to_value(result), cursor_refusal_reason(result));
         if let (Some(item), Some(status)) = (item, status) {
             let fields = object(json!({ "outcome": resolution.get("outcome").cloned().unwrap_or(Value::Null) }));
             let item = Item {

@@ -42,7 +42,7 @@ use serde_json::{Map, Value, json};
 use super::offer::{Offer, Pending, permission_decision};
 use super::tools::{ToolKind, builtin, subject_key, tool_kind};
 use super::wire;
-use crate::answer::{AnswerError, Reply};
+use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::decision::Decision;
 use crate::decode::PathTracking;
 use crate::emit::{Context, Raw};
@@ -1885,7 +1885,7 @@ impl Normalizer for ClaudeNormalizer {
 
     /// Only a transcript has a client side: the bare stream is what `claude -p` printed, its
     /// permissions decided by the CLI's own settings.
-    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<Value, AnswerError> {
+    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         if self.ledger.source() == Source::Claude {
             return Err(AnswerError::Unanswerable(Source::Claude));
         }

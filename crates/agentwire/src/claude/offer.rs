@@ -13,7 +13,7 @@ use agentwire_claude::{
 };
 use serde_json::{Map, Value};
 
-use crate::answer::{AnswerError, Reply, choose, decode, to_value};
+use crate::answer::{AnswerError, Reply, ReplyFrame, choose, decode, to_value};
 use crate::decision::Decision;
 
 /// What the normalizer remembers of a `can_use_tool` request (the one control request of the
@@ -66,7 +66,7 @@ pub fn permission_decision(result: &PermissionResult) -> Decision {
 
 impl Pending {
     /// The `control_response` answering this request with `reply`.
-    pub fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<Value, AnswerError> {
+    pub fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         let response = match &self.offer {
             Offer::Permission { input, suggestions } => {
                 let message = reply
@@ -105,6 +105,6 @@ impl Pending {
                 response: Some(response),
             }),
         });
-        Ok(to_value(&line))
+        Ok(ReplyFrame::offered(to_value(&line)))
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::offer::CodexRequest;
 use super::wire::{self, Message, WireError};
-use crate::answer::{AnswerError, Reply};
+use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ledger::Ledger;
@@ -223,7 +223,7 @@ impl Normalizer for CodexAppServerNormalizer {
         Ok(())
     }
 
-    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<Value, AnswerError> {
+    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         let (_, open) = self.ledger.find_request(request)?;
         open.extra.answer(request, reply)
     }

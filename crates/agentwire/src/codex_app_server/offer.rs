@@ -4,7 +4,9 @@
 //!
 //! A reply is chosen among the request's own candidates by the decision each reads back as,
 //! through the very functions that read the client's answer (below, used by `requests.rs`), so
-//! the two directions share one table.
+//! the two directions share one table. A command approval's `availableDecisions` is an offer, not
+//! the reply type: a plain decision it leaves out is still sent, flagged (Codex honours a
+//! `decline` its approval did not offer).
 
 use agentwire_canonical::RuntimeRequestId;
 use agentwire_codex_app_server::{
@@ -13,7 +15,7 @@ use agentwire_codex_app_server::{
 };
 use serde_json::Value;
 
-use crate::answer::{AnswerError, Reply, choose, decode, to_value};
+use crate::answer::{AnswerError, Reply, ReplyFrame, choose, choose_allowing, decode, to_value};
 use crate::decision::Decision;
 use crate::jsonrpc;
 
@@ -71,7 +73,8 @@ impl Offer {
     }
 }
 
-/// What a v2 command approval offers when it does not list `availableDecisions`.
+/// What a v2 command approval offers when it does not list `availableDecisions`, and what its
+/// reply type allows whatever it lists (the amendments need the amendment the request proposed).
 const PLAIN_COMMAND_DECISIONS: &[CommandDecision] = &[
     CommandDecision::Accept,
     CommandDecision::AcceptForSession,
@@ -92,13 +95,16 @@ pub const DEFAULT_REJECTION: &str = "The user declined.";
 
 impl CodexRequest {
     /// The JSON-RPC response answering this request with `reply`.
-    pub fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<Value, AnswerError> {
+    pub fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         let method = self.method;
         let decision = reply.decision;
+        let mut unoffered = None;
         let result = match &self.offer {
             Offer::Command(offered) => {
                 let candidates = offered.iter().map(|d| (command_decision(d), d.clone()));
-                let decision = choose(request, method, decision, candidates)?;
+                let plain = PLAIN_COMMAND_DECISIONS.iter().map(|d| (command_decision(d), d.clone()));
+                let (decision, not_offered) = choose_allowing(request, method, decision, candidates, plain)?;
+                unoffered = not_offered;
                 to_value(&codex::CommandExecutionRequestApprovalResponse { decision })
             }
             Offer::FileChange => {
@@ -122,9 +128,11 @@ impl CodexRequest {
                     .into_iter()
                     .map(|action| (elicitation_decision(&action), action));
                 let action = choose(request, method, decision, candidates)?;
+                // Codex's own client declines with an empty form (`content: {}`).
                 let content = match action {
                     A::Accept => reply.answers.clone(),
-                    A::Decline | A::Cancel => None,
+                    A::Decline => Some(Value::Object(serde_json::Map::new())),
+                    A::Cancel => None,
                 };
                 to_value(&codex::McpServerElicitationRequestResponse {
                     action,
@@ -167,7 +175,10 @@ impl CodexRequest {
                 decision: self.review(request, reply)?,
             }),
         };
-        Ok(jsonrpc::response(&self.id, self.jsonrpc, result))
+        Ok(ReplyFrame {
+            frame: jsonrpc::response(&self.id, self.jsonrpc, result),
+            unoffered,
+        })
     }
 
     /// A legacy approval's `ReviewDecision`; a refusal carries the host's reason.
@@ -268,6 +279,22 @@ pub fn review_decision(decision: &codex::ReviewDecision) -> Decision {
     }
 }
 
+/// Why the client refused a legacy approval (a `denied` decision's `rejection`): the `message` of
+/// its resolution, and of a reply that rebuilds it.
+pub fn review_rejection(decision: &codex::ReviewDecision) -> Option<&str> {
+    use codex::ReviewDecision as D;
+    match decision {
+        D::Denied { rejection } => Some(rejection),
+        D::Approved
+        | D::ApprovedForSession
+        | D::ApprovedExecpolicyAmendment { .. }
+        | D::ApprovedMcpPolicyAmendment
+        | D::NetworkPolicyAmendment { .. }
+        | D::TimedOut
+        | D::Abort => None,
+    }
+}
+
 fn network_decision(amendment: &codex::NetworkPolicyAmendment) -> Decision {
     match amendment.action {
         codex::NetworkPolicyRuleAction::Allow => Decision::AcceptForSession,
@@ -309,7 +336,8 @@ mod tests {
     }
 
     fn result(request: &CodexRequest, reply: Reply) -> Result<Value, AnswerError> {
-        request.answer(&id(), &reply).map(|frame| {
+        request.answer(&id(), &reply).map(|ReplyFrame { frame, unoffered }| {
+            assert_eq!(unoffered, None, "offered");
             assert_eq!(frame["id"], "r1", "the id goes back as a string");
             assert!(frame.get("jsonrpc").is_none(), "the request carried none");
             frame["result"].clone()
@@ -374,6 +402,43 @@ mod tests {
         }
         let built = result(&request, Reply::new(Decision::Decline)).expect("offered");
         assert_eq!(built["decision"]["denied"]["rejection"], DEFAULT_REJECTION);
+    }
+
+    #[test]
+    fn a_plain_command_decision_the_approval_left_out_is_sent_and_flagged() {
+        let offered: Vec<CommandDecision> = serde_json::from_value(json!([
+            "accept",
+            { "acceptWithExecpolicyAmendment": { "execpolicy_amendment": ["touch", "a.txt"] } },
+            "cancel"
+        ]))
+        .expect("decisions");
+        let request = open(Offer::Command(offered));
+        let built = result(&request, Reply::new(Decision::AcceptForSession)).expect("offered");
+        assert_eq!(
+            built,
+            json!({ "decision": { "acceptWithExecpolicyAmendment": { "execpolicy_amendment": ["touch", "a.txt"] } } }),
+            "the offered amendment comes before the plain acceptForSession"
+        );
+        let ReplyFrame { frame, unoffered } = request
+            .answer(&id(), &Reply::new(Decision::Decline))
+            .expect("the reply type allows decline");
+        assert_eq!(frame["result"], json!({ "decision": "decline" }));
+        let unoffered = unoffered.expect("flagged");
+        assert_eq!(
+            (unoffered.decision, unoffered.offered),
+            (
+                Decision::Decline,
+                vec![Decision::Accept, Decision::AcceptForSession, Decision::Cancel]
+            )
+        );
+        let err = request
+            .answer(&id(), &Reply::new(Decision::Answered))
+            .expect_err("no reply type carries it");
+        assert!(
+            err.to_string()
+                .ends_with("offered: accept, acceptForSession, cancel; its reply type also allows: decline"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -21,8 +21,9 @@ use super::canonicalize::{command_display, to_json};
 use super::normalizer::CodexAppServerNormalizer;
 use super::offer::{
     CodexRequest, Offer, command_decision, elicitation_decision, file_change_decision, permissions_decision,
-    review_decision,
+    review_decision, review_rejection,
 };
+use crate::answer::with_message;
 use crate::decision::Decision;
 use crate::emit::Raw;
 use crate::frame::{Direction, Frame};
@@ -313,7 +314,19 @@ pub(super) fn request_key(id: &RequestId) -> String {
 /// The client's answer in canonical terms.
 fn answer_of(result: &ServerRequestResult) -> Answer {
     use ServerRequestResult as R;
-    let resolution = to_json(result);
+    let rejection = match result {
+        R::ApplyPatchApproval(answer) => review_rejection(&answer.decision),
+        R::ExecCommandApproval(answer) => review_rejection(&answer.decision),
+        R::ItemCommandExecutionRequestApproval(_)
+        | R::ItemFileChangeRequestApproval(_)
+        | R::McpServerElicitationRequest(_)
+        | R::ItemPermissionsRequestApproval(_)
+        | R::ItemToolRequestUserInput(_)
+        | R::ItemToolCall(_)
+        | R::AccountChatgptAuthTokensRefresh(_)
+        | R::AttestationGenerate(_) => None,
+    };
+    let resolution = with_message(to_json(result), rejection);
     let (decision, answers) = match result {
         R::ItemCommandExecutionRequestApproval(answer) => (command_decision(&answer.decision), None),
         R::ItemFileChangeRequestApproval(answer) => (file_change_decision(&answer.decision), None),

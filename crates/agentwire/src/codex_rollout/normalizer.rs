@@ -358,7 +358,7 @@ impl Normalizer for CodexRolloutNormalizer {
         &self,
         _request: &agentwire_canonical::RuntimeRequestId,
         _reply: &crate::answer::Reply,
-    ) -> Result<serde_json::Value, crate::answer::AnswerError> {
+    ) -> Result<crate::answer::ReplyFrame, crate::answer::AnswerError> {
         Err(crate::answer::AnswerError::Unanswerable(Source::CodexRollout))
     }
 
