@@ -1769,7 +1769,8 @@ impl ClaudeNormalizer {
                     });
                     self.ledger.resolve_request(&cancel.request_id, Some(raw), out);
                 } else {
-                    self.current_state("Claude cancelled a request no one saw", raw, out);
+                    let message = format!("Claude withdrew request `{}`, which no one saw", cancel.request_id);
+                    self.warning(message, None, raw, out);
                 }
             }
             ClaudeStreamLine::KeepAlive => {}
