@@ -501,3 +501,30 @@ fn exec_lines_and_other_sources_lines_are_told_apart() {
     assert!(checked > 1000, "{checked} lines");
     assert!(traces(EXEC).len() >= 14);
 }
+
+/// Codex retrying a dropped stream prints `error` "Reconnecting... n/m" and the turn goes on:
+/// a warning, as app-server's `error` with `willRetry: true` is, not the turn's failure.
+#[test]
+fn a_retry_is_a_warning_and_the_turn_completes() {
+    let text = std::fs::read_to_string(agentwire_tests::corpus_dir(EXEC).join("text.jsonl")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let retry = r#"{"type":"error","message":"Reconnecting... 1/5 (stream disconnected before completion: error sending request)"}"#;
+    lines.insert(2, retry);
+    let events = normalize_text(EXEC, &(lines.join("\n") + "\n")).events;
+    let kinds: Vec<T> = events.iter().map(|e| e.event.event_type()).collect();
+    assert!(!kinds.contains(&T::RuntimeError), "{kinds:?}");
+    let warning = events
+        .iter()
+        .find_map(|e| payload!(e, RuntimeWarning))
+        .expect("a runtime.warning");
+    assert!(
+        warning.message.starts_with("Reconnecting... 1/5"),
+        "{}",
+        warning.message
+    );
+    let completed = events
+        .iter()
+        .find_map(|e| payload!(e, TurnCompleted))
+        .expect("the turn completes");
+    assert_eq!(completed.state, agentwire_canonical::TurnState::Completed);
+}

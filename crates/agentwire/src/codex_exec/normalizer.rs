@@ -25,6 +25,10 @@ use crate::ledger::{Cutoff, Ledger, OpenItemFace};
 use crate::normalizer::{Normalizer, Options, Problem};
 use crate::source::Source;
 
+/// How codex begins the `error` it prints while it retries a dropped stream (exec has no
+/// `willRetry` flag; this text is codex's own, `Reconnecting... {attempt}/{max}`).
+const RECONNECTING: &str = "Reconnecting";
+
 /// The thread key of lines that come before any `thread.started` (codex prints it first).
 const NO_THREAD: &str = "";
 
@@ -146,6 +150,11 @@ impl CodexExecNormalizer {
             ThreadEvent::Error(error) => {
                 let context = self.turn_or_thread_context(Some(raw));
                 let detail = json!({ "message": error.message });
+                // Codex retrying a dropped stream ("Reconnecting... 1/5 (...)"): the turn goes on,
+                // as app-server's `error` with `willRetry: true` says; a warning, not its failure.
+                if error.message.starts_with(RECONNECTING) {
+                    return self.warn(&context, error.message.clone(), Some(detail), out);
+                }
                 let first = match self.turn.clone() {
                     Some(turn) => self.ledger.report_turn_error(&self.thread(), &turn),
                     None => true,
