@@ -243,3 +243,102 @@ fn a_command_refused_before_it_ran_is_declined() {
         assert_eq!(end.status, Some(ItemStatus::Declined), "{}", sc.at(done));
     }
 }
+
+/// A `timestamp` that is no RFC 3339 instant moves nothing. Before, `2026-02-31T25:61:61Z` was
+/// read as 2026-03-04T02:02:01.000Z and an offset of `+99:99` as 100 hours: the line's events
+/// jumped months or days away. Now they keep the time of the line before, a `runtime.warning`
+/// carrying the line names the value and why, and the host is told (to name the line's number).
+#[test]
+fn a_timestamp_that_is_no_instant_is_a_warning_and_moves_nothing() {
+    let path = agentwire_tests::corpus_dir(Source::CodexRollout).join("rollout-22.jsonl");
+    let clean = std::fs::read_to_string(&path).expect("the trace");
+    // Line 10: the agent's message (`item_completed`), written at 05:25:05.211Z after line 9's
+    // 05:25:05.132Z; line 11 at 05:25:05.215Z.
+    let original = r#"{"timestamp":"2026-11-30T05:25:05.211Z","ordinal":9,"#;
+    assert!(clean.lines().nth(9).expect("line 10").starts_with(original));
+    for (bad, reason) in [
+        ("2026-02-31T25:61:61Z", "the day is out of range"),
+        ("2026-11-30T05:25:05.211+99:99", "the UTC offset is out of range"),
+        ("2026-11-30T24:00:00Z", "the time of day is out of range"),
+    ] {
+        let text = clean.replacen(original, &format!(r#"{{"timestamp":"{bad}","ordinal":9,"#), 1);
+        let norm = agentwire_tests::normalize_text(Source::CodexRollout, &text);
+        let of_line = |line: usize| -> Vec<usize> {
+            (0..norm.events.len())
+                .filter(|&i| norm.lines[i] == Some(line))
+                .collect()
+        };
+        let warnings: Vec<usize> = (0..norm.events.len())
+            .filter(|&i| payload!(norm.events[i], RuntimeWarning).is_some())
+            .collect();
+        assert_eq!(warnings.len(), 1, "{bad}: one warning");
+        let warning = &norm.events[warnings[0]];
+        assert_eq!(norm.lines[warnings[0]], Some(10), "{bad}: reported with line 10");
+        let payload = payload!(warning, RuntimeWarning).expect("a warning");
+        assert_eq!(
+            payload.message,
+            format!(
+                "the line's `timestamp` \"{bad}\" is not an RFC 3339 instant: {reason}; its events keep the time before it"
+            )
+        );
+        assert_eq!(
+            payload.detail,
+            Some(serde_json::json!({ "field": "timestamp", "value": bad, "reason": reason }))
+        );
+        let raw = warning.raw.as_ref().expect("the line as raw");
+        assert_eq!(raw.source, RuntimeEventRawSource::CodexRollout);
+        assert_eq!(raw.method.as_deref(), Some("event_msg"));
+        assert_eq!(
+            raw.payload.get(),
+            text.lines().nth(9).expect("line 10"),
+            "{bad}: raw keeps the time as sent"
+        );
+        assert!(
+            warning.thread_id.is_some() && warning.turn_id.is_some(),
+            "{bad}: in the running turn"
+        );
+        // The agent's message still maps, at line 9's time; line 11 has its own again.
+        let line_10 = of_line(10);
+        assert!(line_10.len() > 1, "{bad}: the line maps beside its warning");
+        for &index in &line_10 {
+            assert_eq!(
+                norm.events[index].created_at.as_str(),
+                "2026-11-30T05:25:05.132Z",
+                "{bad}: event {index}"
+            );
+        }
+        assert!(
+            line_10
+                .iter()
+                .any(|&i| payload!(norm.events[i], ItemCompleted).is_some()),
+            "{bad}"
+        );
+        for index in of_line(11) {
+            assert_eq!(
+                norm.events[index].created_at.as_str(),
+                "2026-11-30T05:25:05.215Z",
+                "{bad}: event {index}"
+            );
+        }
+        let clean_norm = agentwire_tests::normalize_text(Source::CodexRollout, &clean);
+        assert_eq!(
+            norm.events.len(),
+            clean_norm.events.len() + 1,
+            "{bad}: nothing else changes"
+        );
+
+        // The host learns of it as a problem of that line, after the line mapped.
+        let format = agentwire::frame::LineFormat::Bare;
+        let mut normalizer = Source::CodexRollout.normalizer(agentwire::normalizer::Options::default());
+        let mut events = Vec::new();
+        let lines: Vec<&str> = text.lines().collect();
+        for line in &lines[..9] {
+            normalizer.push_line(line, format, &mut events).expect("a clean line");
+        }
+        let problem = normalizer
+            .push_line(lines[9], format, &mut events)
+            .expect_err("a problem to report with the line's number");
+        assert_eq!(problem.kind, agentwire::normalizer::ProblemKind::Undecodable, "{bad}");
+        assert_eq!(problem.message, payload.message, "{bad}");
+    }
+}

@@ -1,4 +1,5 @@
-//! `createdAt`: RFC 3339 UTC with milliseconds, from Unix milliseconds, without a date crate.
+//! `createdAt`: RFC 3339 UTC with milliseconds, from Unix milliseconds, without a date crate; and
+//! a provider's RFC 3339 text read back into Unix milliseconds, checked strictly.
 
 use agentwire_canonical::IsoDateTime;
 
@@ -125,49 +126,71 @@ pub fn rfc3339_millis(ms: i64) -> String {
     text
 }
 
-/// `2026-11-30T05:25:32.007Z` (any fraction, `Z` or an offset) -> Unix milliseconds: the inverse
-/// of [`rfc3339_millis`], for sources whose lines carry their time as text. `None` for anything
-/// else.
-pub fn unix_millis(text: &str) -> Option<i64> {
-    let bytes = text.as_bytes();
-    let number = |from: usize, to: usize| -> Option<i64> {
-        let digits = text.get(from..to)?;
-        if digits.bytes().all(|b| b.is_ascii_digit()) {
-            digits.parse().ok()
-        } else {
-            None
-        }
-    };
-    let separators = [(4, b'-'), (7, b'-'), (13, b':'), (16, b':')];
-    if bytes.len() < 20
-        || separators.iter().any(|&(at, expected)| bytes[at] != expected)
-        || !matches!(bytes[10], b'T' | b't')
-    {
-        return None;
+/// A provider's time that is not an RFC 3339 instant, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidTime {
+    /// The text as the provider sent it.
+    pub text: String,
+    /// What is wrong with it (the day is out of range, the UTC offset is out of range, ...).
+    pub reason: &'static str,
+}
+
+impl std::fmt::Display for InvalidTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?} is not an RFC 3339 instant: {}", self.text, self.reason)
     }
-    let (year, month, day) = (number(0, 4)?, number(5, 7)?, number(8, 10)?);
-    let (hour, minute, second) = (number(11, 13)?, number(14, 16)?, number(17, 19)?);
+}
+
+impl std::error::Error for InvalidTime {}
+
+/// `2026-11-30T05:25:32.007Z` (any fraction, `Z` or an offset) -> Unix milliseconds: the inverse
+/// of [`rfc3339_millis`], for sources whose lines carry their time as text.
+///
+/// The text is first checked by the canonical model's own RFC 3339 check (the one every
+/// `createdAt` passes, [`IsoDateTime::new`]): a day past the end of its month, an hour past 23,
+/// a minute or second past 59, an offset past 23:59 is an error, never a time moved into the
+/// next minute, day or month. A leap second (`23:59:60` UTC, which Unix time cannot count) reads
+/// as `23:59:59` with its fraction. An instant the check accepts may still lie outside [`TIMES`]
+/// once its offset is applied (`0000-01-01T00:30:00+01:00`); [`Clock::tick`] does not take it.
+pub fn read_rfc3339(text: &str) -> Result<i64, InvalidTime> {
+    IsoDateTime::new(text).map_err(|invalid| InvalidTime {
+        text: text.to_string(),
+        reason: invalid.reason(),
+    })?;
+    // The check fixed the shape: four-digit year, two-digit fields at fixed places, an optional
+    // fraction, then `Z` or `+hh:mm`/`-hh:mm`.
+    let digits = |from: usize, to: usize| -> i64 {
+        text.as_bytes()[from..to]
+            .iter()
+            .fold(0, |value, digit| value * 10 + i64::from(digit - b'0'))
+    };
+    let (year, month, day) = (digits(0, 4), digits(5, 7), digits(8, 10));
+    let (hour, minute, second) = (digits(11, 13), digits(14, 16), digits(17, 19).min(59));
     let mut rest = &text[19..];
     let mut millis = 0;
     if let Some(fraction) = rest.strip_prefix('.') {
-        let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            return None;
-        }
-        millis = format!("{:0<3}", &fraction[..digits.min(3)]).parse::<i64>().ok()?;
-        rest = &fraction[digits..];
+        let count = fraction.bytes().take_while(u8::is_ascii_digit).count();
+        let kept = &fraction.as_bytes()[..count.min(3)];
+        millis = kept
+            .iter()
+            .chain(std::iter::repeat_n(&b'0', 3 - kept.len()))
+            .fold(0, |value, digit| value * 10 + i64::from(digit - b'0'));
+        rest = &fraction[count..];
     }
     let offset_minutes = match rest.as_bytes() {
-        [b'Z' | b'z'] => 0,
-        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] if [h1, h2, m1, m2].iter().all(|b| b.is_ascii_digit()) => {
-            let value = |a: &u8, b: &u8| i64::from(a - b'0') * 10 + i64::from(b - b'0');
-            let minutes = value(h1, h2) * 60 + value(m1, m2);
+        [sign @ (b'+' | b'-'), ..] => {
+            let minutes = digits(text.len() - 5, text.len() - 3) * 60 + digits(text.len() - 2, text.len());
             if *sign == b'-' { -minutes } else { minutes }
         }
-        _ => return None,
+        _ => 0,
     };
     let days = days_from_civil(year, month, day);
-    Some((((days * 24 + hour) * 60 + minute - offset_minutes) * 60 + second) * 1000 + millis)
+    Ok((((days * 24 + hour) * 60 + minute - offset_minutes) * 60 + second) * 1000 + millis)
+}
+
+/// [`read_rfc3339`] for a source that does not report a time it cannot read: `None` for it.
+pub fn unix_millis(text: &str) -> Option<i64> {
+    read_rfc3339(text).ok()
 }
 
 /// (year, month, day) -> days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
@@ -198,7 +221,7 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 mod tests {
     use agentwire_canonical::IsoDateTime;
 
-    use super::{Clock, ClockSource, TIMES, civil_from_days, rfc3339_millis, unix_millis};
+    use super::{Clock, ClockSource, TIMES, civil_from_days, read_rfc3339, rfc3339_millis, unix_millis};
 
     #[test]
     fn digits_are_written_as_format_would() {
@@ -230,6 +253,90 @@ mod tests {
         assert_eq!(unix_millis("2026-11-30T05:25:32Z"), Some(1_796_016_332_000));
         assert_eq!(unix_millis("2026-11-30 05:25:32Z"), None);
         assert_eq!(unix_millis("2026-11-30T05:25:32"), None);
+        assert_eq!(unix_millis("2026-11-30t05:25:32.5z"), Some(1_796_016_332_500));
+        assert_eq!(unix_millis("2026-11-30T00:25:32-05:00"), Some(1_796_016_332_000));
+        assert_eq!(unix_millis("2024-02-29T00:00:00Z"), Some(1_709_164_800_000));
+        assert_eq!(
+            unix_millis("2026-11-30T05:25:32.999999999Z"),
+            Some(1_796_016_332_999),
+            "a fraction is cut to milliseconds"
+        );
+    }
+
+    #[test]
+    fn text_that_is_no_instant_is_refused_with_its_reason() {
+        // Each was read before as some other instant (`2026-02-31T25:61:61Z` as
+        // 2026-03-04T02:02:01.000Z); the reasons are the canonical date-time check's.
+        for (text, reason) in [
+            ("2026-02-31T25:61:61Z", "the day is out of range"),
+            ("2026-02-31T12:00:00Z", "the day is out of range"),
+            ("2026-02-29T12:00:00Z", "the day is out of range"),
+            ("1900-02-29T12:00:00Z", "the day is out of range"),
+            ("2026-04-31T12:00:00Z", "the day is out of range"),
+            ("2026-11-00T12:00:00Z", "the day is out of range"),
+            ("2026-13-01T12:00:00Z", "the month is out of range"),
+            ("2026-00-01T12:00:00Z", "the month is out of range"),
+            ("2026-11-30T24:00:00Z", "the time of day is out of range"),
+            ("2026-11-30T25:00:00Z", "the time of day is out of range"),
+            ("2026-11-30T05:61:00Z", "the time of day is out of range"),
+            ("2026-11-30T05:25:61Z", "the time of day is out of range"),
+            ("2026-11-30T05:25:32+99:99", "the UTC offset is out of range"),
+            ("2026-11-30T05:25:32+24:00", "the UTC offset is out of range"),
+            ("2026-11-30T05:25:32-00:60", "the UTC offset is out of range"),
+            (
+                "2026-11-30T05:25:60Z",
+                "a leap second (second 60) must fall at 23:59 UTC",
+            ),
+        ] {
+            let invalid = read_rfc3339(text).expect_err(text);
+            assert_eq!((invalid.text.as_str(), invalid.reason), (text, reason));
+            assert_eq!(unix_millis(text), None, "{text}");
+        }
+        for shape in [
+            "",
+            "2026-11-30",
+            "2026-11-30T05:25:32",
+            "2026-11-30 05:25:32Z",
+            "2026-11-30T05:25:32.Z",
+            "2026-11-30T05:25:32+0100",
+            "2026-11-30T05:25:32Z ",
+            "+2026-11-30T05:25:32Z",
+            "2026-1-30T05:25:32Z",
+        ] {
+            assert!(
+                read_rfc3339(shape)
+                    .expect_err(shape)
+                    .reason
+                    .starts_with("must be an RFC 3339 date-time"),
+                "{shape:?}"
+            );
+        }
+        assert_eq!(
+            read_rfc3339("2026-02-31T25:61:61Z")
+                .expect_err("no instant")
+                .to_string(),
+            r#""2026-02-31T25:61:61Z" is not an RFC 3339 instant: the day is out of range"#
+        );
+    }
+
+    #[test]
+    fn a_leap_second_reads_as_the_second_before_it() {
+        assert_eq!(
+            read_rfc3339("2016-12-31T23:59:60.250Z"),
+            Ok(1_483_228_799_250),
+            "2016-12-31T23:59:59.250Z"
+        );
+        assert_eq!(read_rfc3339("2016-12-31T18:59:60-05:00"), Ok(1_483_228_799_000));
+    }
+
+    #[test]
+    fn an_instant_beyond_the_years_createdat_carries_is_read_and_not_taken() {
+        let ms = read_rfc3339("0000-01-01T00:30:00.000+01:00").expect("a valid RFC 3339 instant");
+        assert!(!TIMES.contains(&ms), "{ms}");
+        let mut clock = Clock::new(ClockSource::Recorded);
+        clock.tick(None, Some(1_796_016_332_007));
+        clock.tick(None, Some(ms));
+        assert_eq!(clock.now().as_str(), "2026-11-30T05:25:32.007Z");
     }
 
     #[test]

@@ -20,18 +20,18 @@ use foldhash::fast::FixedState;
 use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, Json, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
     ProviderTurnId, RequestResolvedPayload, RuntimeEvent, RuntimeItemId, RuntimeRequestId, RuntimeSessionId,
-    SessionState, SessionStateChangedPayload, ThreadId, TrimmedNonEmptyString, TurnAbortedPayload, TurnId,
-    UserInputResolvedPayload,
+    RuntimeWarningPayload, SessionState, SessionStateChangedPayload, ThreadId, TrimmedNonEmptyString,
+    TurnAbortedPayload, TurnId, UserInputResolvedPayload,
 };
 use serde_json::{Value, json};
 
 use crate::answer::AnswerError;
-use crate::clock::Clock;
+use crate::clock::{self, Clock, InvalidTime};
 use crate::decision::Decision;
 use crate::emit::{Context, Emitter, Raw};
 use crate::frame::Direction;
 use crate::ids;
-use crate::normalizer::Options;
+use crate::normalizer::{Options, Problem, ProblemKind};
 use crate::source::Source;
 
 /// How many closed turns a thread remembers, so late messages for them do not reopen them.
@@ -314,6 +314,51 @@ impl<Q> Ledger<Q> {
         self.emitter.ensure_session(line.as_bytes());
         self.emitter.next_frame(line);
         self.emitter.clock.tick(recorded, provider);
+    }
+
+    /// [`Ledger::begin`] for a source whose lines carry their own time as RFC 3339 text (a Codex
+    /// rollout line's `timestamp`; Claude's messages carry one too), read strictly
+    /// ([`clock::read_rfc3339`]). A text that is no instant (`2026-02-31T25:61:61Z`, an offset of
+    /// `+99:99`) moves nothing: the line's events keep the time before it, and the text comes
+    /// back for the source to report with [`Ledger::warn_invalid_time`] once it knows where the
+    /// line belongs. Every source reports it that way, so a bad time reads the same whoever sent it.
+    pub fn begin_with_time_text(
+        &mut self,
+        line: &str,
+        recorded: Option<i64>,
+        provider: Option<&str>,
+    ) -> Result<(), InvalidTime> {
+        match provider.map(clock::read_rfc3339).transpose() {
+            Ok(provider) => {
+                self.begin(line, recorded, provider);
+                Ok(())
+            }
+            Err(invalid) => {
+                self.begin(line, recorded, None);
+                Err(invalid)
+            }
+        }
+    }
+
+    /// Reports a provider time [`Ledger::begin_with_time_text`] refused: a `runtime.warning` in
+    /// `context`, which carries the line as `raw`, naming the line's `field`, the text and why it
+    /// is no instant. Returns the [`Problem`] for the host, which names the line by its number
+    /// (`FILE:LINE: reason` on stderr; `--strict` fails on it, as on any field that does not fit
+    /// its schema). The line itself maps as usual.
+    pub fn warn_invalid_time(
+        &mut self,
+        invalid: &InvalidTime,
+        field: &str,
+        context: &Context<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> Problem {
+        let message = format!("the line's `{field}` {invalid}; its events keep the time before it");
+        let payload = RuntimeWarningPayload {
+            message: message.clone(),
+            detail: Some(json!({ "field": field, "value": invalid.text, "reason": invalid.reason })),
+        };
+        self.emit(context, RuntimeEvent::RuntimeWarning(payload), out);
+        Problem::new(ProblemKind::Undecodable, message)
     }
 
     pub fn session(&self) -> &RuntimeSessionId {

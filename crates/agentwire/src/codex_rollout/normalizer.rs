@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::wire;
-use crate::clock;
+use crate::clock::InvalidTime;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ledger::{Ledger, Place};
@@ -163,9 +163,7 @@ impl CodexRolloutNormalizer {
     }
 
     fn warn_undecodable(&mut self, frame: &Frame<'_>, problem: &Problem, out: &mut Vec<ProviderRuntimeEvent>) {
-        let kind = serde_json::from_str::<Map<String, Value>>(frame.msg.get())
-            .ok()
-            .and_then(|line| line.get("type").and_then(Value::as_str).map(str::to_string));
+        let kind = line_type(frame);
         let raw = Raw::new(RuntimeEventRawSource::CodexRollout, kind.as_deref(), frame.msg);
         let message = format!("rollout line the pinned schema does not fit: {problem}");
         let detail = json!({ "error": problem.message, "type": kind });
@@ -179,6 +177,21 @@ impl CodexRolloutNormalizer {
             }),
             out,
         );
+    }
+
+    /// A line whose `timestamp` is no RFC 3339 instant: reported in the running turn, with the
+    /// whole line as `raw` (the line still maps, its events at the time before it).
+    fn warn_invalid_time(
+        &mut self,
+        frame: &Frame<'_>,
+        invalid: &InvalidTime,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> Problem {
+        let kind = line_type(frame);
+        let raw = Raw::new(RuntimeEventRawSource::CodexRollout, kind.as_deref(), frame.msg);
+        let place = self.place(self.turn.clone().as_deref(), None);
+        let context = self.context(&place, Some(raw));
+        self.ledger.warn_invalid_time(invalid, "timestamp", &context, out)
     }
 
     /// `session_meta`: the session and its thread start (a second one, written when a session
@@ -344,6 +357,13 @@ fn session_metadata(meta: &rollout::SessionMeta) -> Map<String, Value> {
     metadata
 }
 
+/// The line's `type`, read apart from its typed decoding (for a line that is reported whole).
+fn line_type(frame: &Frame<'_>) -> Option<String> {
+    serde_json::from_str::<Map<String, Value>>(frame.msg.get())
+        .ok()
+        .and_then(|line| line.get("type").and_then(Value::as_str).map(str::to_string))
+}
+
 /// A JSON object as a map (empty for anything else).
 pub(super) fn object(value: Value) -> Map<String, Value> {
     match value {
@@ -368,10 +388,10 @@ impl Normalizer for CodexRolloutNormalizer {
         let time = envelope
             .as_ref()
             .ok()
-            .and_then(|envelope| envelope.timestamp.as_deref())
-            .and_then(clock::unix_millis);
-        self.ledger.begin(frame.line, frame.ts, time);
+            .and_then(|envelope| envelope.timestamp.as_deref());
+        let invalid_time = self.ledger.begin_with_time_text(frame.line, frame.ts, time).err();
         self.ledger.forget_idle_threads(|_| false);
+        let time_problem = invalid_time.map(|invalid| self.warn_invalid_time(frame, &invalid, out));
         let (line, envelope) = match (wire::decode(frame), envelope) {
             (Ok(line), Ok(envelope)) => (line, envelope),
             (Err(err), _) => {
@@ -408,7 +428,7 @@ impl Normalizer for CodexRolloutNormalizer {
                 self.on_retained(pieces("retained_context"), &retained.payload, out);
             }
         }
-        Ok(())
+        time_problem.map_or(Ok(()), Err)
     }
 
     fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
