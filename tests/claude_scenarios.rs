@@ -687,3 +687,38 @@ fn cards_and_items_say_what_they_act_on() {
         }
     }
 }
+
+#[test]
+fn a_timestamp_that_is_no_instant_is_a_warning_not_a_moved_event() {
+    let path = agentwire_tests::corpus_dir(BARE).join("v0.3.332-sdk_plain.jsonl");
+    let text = std::fs::read_to_string(path).expect("corpus");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = lines
+        .iter()
+        .position(|line| line.contains(r#""type":"assistant""#) && line.contains(r#""timestamp":""#))
+        .expect("a stamped assistant message");
+    let mut message: Value = serde_json::from_str(&lines[at]).unwrap();
+    let good = message["timestamp"].as_str().unwrap().to_string();
+    message["timestamp"] = Value::from("2026-02-31T25:61:61Z");
+    lines[at] = message.to_string();
+    let norm = agentwire_tests::normalize_text(BARE, &(lines.join("\n") + "\n"));
+    let events: Vec<Value> = norm.events.iter().map(|e| serde_json::to_value(e).unwrap()).collect();
+    let warnings: Vec<&Value> = of_type(&events, "runtime.warning")
+        .into_iter()
+        .filter(|event| event["payload"]["detail"]["value"] == "2026-02-31T25:61:61Z")
+        .collect();
+    assert_eq!(warnings.len(), 1, "the bad time is named once");
+    assert!(
+        warnings[0]["payload"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("timestamp")
+    );
+    // The line's events keep the time before it, never a moved one (March 4th).
+    for (event, line) in events.iter().zip(&norm.lines) {
+        if *line == Some(at + 1) {
+            assert!(event["createdAt"].as_str().unwrap() <= good.as_str(), "{event}");
+            assert!(!event["createdAt"].as_str().unwrap().starts_with("2026-03-04"));
+        }
+    }
+}

@@ -1898,12 +1898,11 @@ impl Normalizer for ClaudeNormalizer {
 impl ClaudeNormalizer {
     fn push_frame(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
         let decoded = wire::decode(frame);
-        let provider_time = decoded
-            .as_ref()
-            .ok()
-            .and_then(wire::timestamp)
-            .and_then(crate::clock::unix_millis);
-        self.ledger.begin(frame.line, frame.ts, provider_time);
+        let provider_time = decoded.as_ref().ok().and_then(wire::timestamp);
+        let invalid_time = self
+            .ledger
+            .begin_with_time_text(frame.line, frame.ts, provider_time)
+            .err();
         self.ledger.forget_idle_threads(|_| false);
         let method = match &decoded {
             Ok(line) => Some(line.tag()),
@@ -1912,8 +1911,12 @@ impl ClaudeNormalizer {
         let raw = Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, method, frame.msg);
         match decoded {
             Ok(line) => {
+                let time_problem = invalid_time.map(|invalid| {
+                    let context = self.context(Some(raw));
+                    self.ledger.warn_invalid_time(&invalid, "timestamp", &context, out)
+                });
                 self.map(frame, &line, raw, out);
-                Ok(())
+                time_problem.map_or(Ok(()), Err)
             }
             Err(problem) => {
                 if frame.dir == Direction::In {
