@@ -200,8 +200,15 @@ fn repeated_tool_call_starts_are_one_item() {
 // Cancellation, errors, turns
 
 #[test]
-fn cancelled_prompts_end_cancelled_with_nothing_left_open() {
-    for name in ["cancel_during_tool", "cancel_midstream", "gemini_cancel_midstream"] {
+fn a_persons_stop_ends_the_turn_interrupted_with_nothing_left_open() {
+    // The person's stop is `interrupted` whichever provider carried it (Claude, Codex); the
+    // spec keeps `cancelled` for a prompt a newer one superseded (`a_superseded_prompt_ends_cancelled`).
+    for name in [
+        "cancel_during_tool",
+        "cancel_midstream",
+        "gemini_cancel_midstream",
+        "codex_acp_cancel_midstream",
+    ] {
         let sc = load(name);
         assert!(
             !sc.client_lines_where(|msg| msg["method"] == "session/cancel")
@@ -209,7 +216,7 @@ fn cancelled_prompts_end_cancelled_with_nothing_left_open() {
             "trace `{name}`: the client cancels"
         );
         let (_, completed) = sc.single_turn();
-        assert_eq!(sc.turn_state(completed), TurnState::Cancelled, "{}", sc.at(completed));
+        assert_eq!(sc.turn_state(completed), TurnState::Interrupted, "{}", sc.at(completed));
         sc.assert_no_item_left_open();
         let late: Vec<usize> = sc
             .indices_of(T::ItemCompleted)
@@ -897,5 +904,20 @@ fn a_cancel_the_agent_does_not_support_is_a_warning_and_the_turn_runs_on() {
             completed.iter().any(|&i| sc.turn_state(i) == TurnState::Completed),
             "trace `{name}`"
         );
+    }
+}
+
+/// An agent's generic "Internal error" with the cause in `data.message`: the message a person
+/// reads carries the cause.
+#[test]
+fn an_error_message_carries_its_cause() {
+    for name in ["codex_acp_error400", "codex_acp_error500"] {
+        let sc = load(name);
+        let line = sc.provider_lines_where(|msg| msg["error"]["data"]["message"].is_string())[0];
+        let cause = sc.msg(line)["error"]["data"]["message"].as_str().unwrap().to_string();
+        let errors = sc.indices_of(T::RuntimeError);
+        assert_eq!(errors.len(), 1, "{name}");
+        let error = payload!(sc.event(errors[0]), RuntimeError).expect("runtime.error");
+        assert!(error.message.contains(&cause), "{name}: {}", error.message);
     }
 }

@@ -123,6 +123,10 @@ pub(super) struct AcpSession {
     pub tools: BTreeMap<String, ToolState>,
     /// Cursor's todo list (`cursor/update_todos` may merge into it by todo id).
     pub todos: Vec<(Option<String>, agentwire_canonical::TurnPlanStep)>,
+    /// The client sent `session/cancel` since the last turn ended: a prompt answered
+    /// `cancelled` now was stopped by the person (`interrupted`), not superseded by a newer
+    /// prompt (`cancelled`, what the spec keeps that state for).
+    pub stopped_by_client: bool,
 }
 
 impl AcpSession {
@@ -555,7 +559,14 @@ impl AcpNormalizer {
                     );
                     return;
                 };
-                let state = tools::turn_state(&response.stop_reason);
+                let stopped = self
+                    .sessions
+                    .get_mut(&session)
+                    .is_some_and(|open| std::mem::take(&mut open.stopped_by_client));
+                let state = match tools::turn_state(&response.stop_reason) {
+                    TurnState::Cancelled if stopped => TurnState::Interrupted,
+                    state => state,
+                };
                 let cutoff = match state {
                     TurnState::Cancelled | TurnState::Interrupted => Cutoff::Interrupted,
                     TurnState::Completed => Cutoff::TurnCompleted,
@@ -712,11 +723,25 @@ impl AcpNormalizer {
             Direction::Out => self.on_client_error(raw, id, error, out),
             Direction::In => {
                 let ask = self.client_asks.remove(id).unwrap_or(ClientAsk::Other);
-                let text = format!(
-                    "{} failed: {} (JSON-RPC error {code})",
-                    method.unwrap_or("a request"),
-                    error.message
-                );
+                // The cause a person reads: agents put it in `data.message` (or `data` as text)
+                // beside a generic "Internal error".
+                let cause = match &error.data {
+                    Some(Value::Object(data)) => data.get("message").and_then(Value::as_str),
+                    Some(Value::String(data)) => Some(data.as_str()),
+                    _ => None,
+                };
+                let text = match cause {
+                    Some(cause) => format!(
+                        "{} failed: {}: {cause} (JSON-RPC error {code})",
+                        method.unwrap_or("a request"),
+                        error.message
+                    ),
+                    None => format!(
+                        "{} failed: {} (JSON-RPC error {code})",
+                        method.unwrap_or("a request"),
+                        error.message
+                    ),
+                };
                 let detail = json!({ "id": id, "method": method, "error": error });
                 match ask {
                     ClientAsk::Prompt { session, turn } => {
@@ -724,7 +749,10 @@ impl AcpNormalizer {
                         context.refs.provider_session_id = ProviderSessionId::new(&session).ok();
                         // The agent gave up on the prompt because the client cancelled it: not a failure.
                         if code == acp::ErrorCode::REQUEST_CANCELLED.0 {
-                            let payload = cancelled_turn(Some(error.message.clone()));
+                            if let Some(open) = self.sessions.get_mut(&session) {
+                                open.stopped_by_client = false;
+                            }
+                            let payload = interrupted_turn(Some(error.message.clone()));
                             self.end_turn(&context, &session, &turn, Cutoff::Interrupted, payload, out);
                             return;
                         }
@@ -812,10 +840,10 @@ impl AcpNormalizer {
     }
 }
 
-/// A turn ended by the client's cancellation.
-pub(super) fn cancelled_turn(message: Option<String>) -> TurnCompletedPayload {
+/// A turn the person stopped (the client's `session/cancel`).
+pub(super) fn interrupted_turn(message: Option<String>) -> TurnCompletedPayload {
     TurnCompletedPayload {
-        state: TurnState::Cancelled,
+        state: TurnState::Interrupted,
         stop_reason: Some(Some("cancelled".to_string())),
         usage: None,
         model_usage: None,

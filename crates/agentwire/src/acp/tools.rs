@@ -59,8 +59,9 @@ pub fn final_status(status: &ToolCallStatus) -> Option<ItemStatus> {
     }
 }
 
-/// The state of a turn that ended with `reason`: `cancelled` is the client's `session/cancel`
-/// (or a newer prompt superseding this one); every other reason is a turn that completed, its
+/// The state of a turn that ended with `reason`: `cancelled` is a newer prompt superseding this
+/// one, or the client's `session/cancel` (which the normalizer reads as `interrupted`); every
+/// other reason is a turn that completed, its
 /// reason in `stopReason` (`refusal` included: the agent answered, with a refusal).
 pub fn turn_state(reason: &StopReason) -> TurnState {
     match reason {

@@ -90,7 +90,8 @@ impl AcpNormalizer {
     }
 
     /// The client's notifications carry no canonical fact of their own: `session/cancel` is
-    /// answered by the prompt's `stopReason: cancelled`, which ends the turn.
+    /// answered by the prompt's `stopReason: cancelled`, which ends the turn `interrupted` (the
+    /// person stopped it).
     pub(super) fn on_client_notification(
         &mut self,
         _frame: &Frame<'_>,
@@ -98,7 +99,11 @@ impl AcpNormalizer {
         _out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         match notification {
-            ClientNotification::SessionCancel { .. } => {}
+            ClientNotification::SessionCancel { params } => {
+                if let Some(session) = self.sessions.get_mut(params.session_id.as_str()) {
+                    session.stopped_by_client = true;
+                }
+            }
         }
     }
 
