@@ -342,3 +342,43 @@ fn a_timestamp_that_is_no_instant_is_a_warning_and_moves_nothing() {
         assert_eq!(problem.message, payload.message, "{bad}");
     }
 }
+
+/// Each `token_count` with usage is `thread.token-usage.updated` (its `info`); its rate limits
+/// are an event only when a limit has a value (codex writes them all null when the model server
+/// reports none).
+#[test]
+fn token_counts_report_usage_and_only_limits_with_a_value() {
+    for sc in Scenario::all(Source::CodexRollout) {
+        for line in sc.provider_lines_where(|msg| msg["payload"]["type"] == "token_count") {
+            let count = &sc.msg(line)["payload"];
+            let kinds: Vec<String> = sc
+                .events_of_line(line)
+                .into_iter()
+                .map(|index| {
+                    serde_json::to_value(sc.event(index)).unwrap()["type"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                })
+                .collect();
+            let usage = kinds
+                .iter()
+                .filter(|kind| *kind == "thread.token-usage.updated")
+                .count();
+            assert_eq!(
+                usage,
+                usize::from(!count["info"].is_null()),
+                "{}: line {line}",
+                sc.label()
+            );
+            let any_limit = count["rate_limits"]
+                .as_object()
+                .is_some_and(|limits| limits.iter().any(|(key, value)| key != "limit_id" && !value.is_null()));
+            let limits = kinds
+                .iter()
+                .filter(|kind| *kind == "account.rate-limits.updated")
+                .count();
+            assert_eq!(limits, usize::from(any_limit), "{}: line {line}", sc.label());
+        }
+    }
+}

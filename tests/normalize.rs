@@ -188,6 +188,11 @@ const QUIET_FRAMES: &[(&str, &str, &str)] = &[
         "the CLI acknowledges the client's interrupt; the `result` ends the turn `interrupted`",
     ),
     (
+        "codex-rollout",
+        "event_msg/token_count",
+        "a count with no usage yet and every rate limit null",
+    ),
+    (
         "codex-app-server",
         "turn/started",
         "the `turn/start` result started the turn (one fact, one event)",

@@ -152,26 +152,32 @@ impl CodexRolloutNormalizer {
                 self.turn_event(None, raw, RuntimeEvent::SessionConfigured(payload), out);
             }
             EventMsg::TokenCount(count) => {
-                let rate_limits = count.rate_limits.clone();
-                match (&count.info, rate_limits) {
-                    (_, Some(limits)) => {
+                // Codex writes its rate limits on every count, each limit null when the model
+                // server reports none: only a limit with a value is worth an event.
+                let limits = count
+                    .rate_limits
+                    .as_ref()
+                    .filter(|limits| limits.iter().any(|(key, value)| !value.is_null() && key != "limit_id"));
+                if let Some(info) = &count.info {
+                    let payload = ThreadTokenUsageUpdatedPayload {
+                        usage: Json::serialize(info).unwrap_or_else(|_| Value::Null.into()),
+                    };
+                    self.turn_event(
+                        turn.as_deref(),
+                        raw,
+                        RuntimeEvent::ThreadTokenUsageUpdated(payload),
+                        out,
+                    );
+                }
+                match (limits, &count.info) {
+                    (Some(limits), _) => {
                         let payload = AccountRateLimitsUpdatedPayload {
-                            rate_limits: Value::Object(limits).into(),
+                            rate_limits: Value::Object(limits.clone()).into(),
                         };
                         self.turn_event(None, raw, RuntimeEvent::AccountRateLimitsUpdated(payload), out);
                     }
-                    (Some(info), None) => {
-                        let payload = ThreadTokenUsageUpdatedPayload {
-                            usage: Json::serialize(info).unwrap_or_else(|_| Value::Null.into()),
-                        };
-                        self.turn_event(
-                            turn.as_deref(),
-                            raw,
-                            RuntimeEvent::ThreadTokenUsageUpdated(payload),
-                            out,
-                        );
-                    }
-                    (None, None) => self.warn(raw, "token_count without usage or rate limits", value, out),
+                    // A count of nothing (no usage yet, no limit): nothing to say.
+                    (None, _) => {}
                 }
             }
             // The legacy whole-message events (no item id: named after their line).
