@@ -169,15 +169,12 @@ impl CodexRolloutNormalizer {
                         out,
                     );
                 }
-                match (limits, &count.info) {
-                    (Some(limits), _) => {
-                        let payload = AccountRateLimitsUpdatedPayload {
-                            rate_limits: Value::Object(limits.clone()).into(),
-                        };
-                        self.turn_event(None, raw, RuntimeEvent::AccountRateLimitsUpdated(payload), out);
-                    }
-                    // A count of nothing (no usage yet, no limit): nothing to say.
-                    (None, _) => {}
+                // A count of nothing (no usage yet, no limit) has nothing to say.
+                if let Some(limits) = limits {
+                    let payload = AccountRateLimitsUpdatedPayload {
+                        rate_limits: Value::Object(limits.clone()).into(),
+                    };
+                    self.turn_event(None, raw, RuntimeEvent::AccountRateLimitsUpdated(payload), out);
                 }
             }
             // The legacy whole-message events (no item id: named after their line).
