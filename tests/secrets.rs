@@ -1,7 +1,12 @@
-//! Credentials never reach the event log: secrets planted in every message of every source's
-//! corpus (as keys, and as `Authorization`/bearer/`sk-` text inside strings the mapping copies)
-//! are found nowhere in the normalized output, while `keep_secrets` lets them through (so the
-//! planting reaches the output and the test can fail).
+//! Credentials never reach the event log, and nothing else is taken for one.
+//!
+//! Secrets of every kind a scanner catches are planted in every message of every source's
+//! corpus, as text inside the strings the mapping copies and as keys and values in the message's
+//! tree; none of them is found in the normalized output, while `keep_secrets` lets them through
+//! (so the planting reaches the output and the test can fail). Non-secrets that look like them
+//! (an `api-key` object under `_meta`, token counts, `tokenizer.py`, `apiKeySource: "none"`) are
+//! planted the same way and come out byte for byte as without redaction. Every expectation is
+//! written here; none is computed with the library's redaction.
 
 use agentwire::frame::LineFormat;
 use agentwire::normalizer::Options;
@@ -9,62 +14,160 @@ use agentwire::source::Source;
 use agentwire_tests::{trace_name, traces};
 use serde_json::{Value, json};
 
-const MARKER: &str = "PLANTEDSECRET";
+/// Every planted secret holds it; no redacted output may.
+const MARKER: &str = "PLANTED";
 
-/// The text secret appended to strings the mapping is likely to copy into payloads.
-fn text_secret() -> String {
-    format!(" curl -H 'Authorization: Bearer {MARKER}1' -H 'x-api-key: {MARKER}2' OPENAI_API_KEY=sk-{MARKER}0123456789")
+/// A credential in text of each kind: (kind, the text planted, the part of it that is the secret).
+const TEXT_SECRETS: &[(&str, &str, &str)] = &[
+    (
+        "github token",
+        "git push https://github.com/o/r ghp_PLANTEDgithubPat0123456789abcdefghij",
+        "ghp_PLANTEDgithubPat0123456789abcdefghij",
+    ),
+    (
+        "aws key id",
+        "aws_access_key_id = AKIAPLANTED234567ABC",
+        "AKIAPLANTED234567ABC",
+    ),
+    (
+        "aws secret",
+        "AWS_SECRET_ACCESS_KEY=PLANTEDawsSecret0123456789abcdefghijklmn",
+        "PLANTEDawsSecret0123456789abcdefghijklmn",
+    ),
+    (
+        "slack token",
+        "SLACK=xoxb-123456789012-1234567890123-PLANTEDslack",
+        "xoxb-123456789012-1234567890123-PLANTEDslack",
+    ),
+    (
+        "jwt",
+        "id eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJQTEFOVEVEIn0.PLANTEDjwtSignature0123 ok",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJQTEFOVEVEIn0.PLANTEDjwtSignature0123",
+    ),
+    (
+        "openssh private key",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nPLANTEDopensshBody0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP\n-----END OPENSSH PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nPLANTEDopensshBody",
+    ),
+    (
+        "password in a url",
+        "psql postgres://app:PLANTEDdbUrl99@db.internal:5432/app",
+        ":PLANTEDdbUrl99@",
+    ),
+    (
+        "refresh_token in text",
+        "the reply set refresh_token=PLANTEDrefresh0123 and expired",
+        "PLANTEDrefresh0123",
+    ),
+    (
+        "GITHUB_TOKEN",
+        "export GITHUB_TOKEN=PLANTEDgithubEnv0123",
+        "PLANTEDgithubEnv0123",
+    ),
+    (
+        "openai_api_key",
+        "openai_api_key: PLANTEDopenai0123",
+        "PLANTEDopenai0123",
+    ),
+    ("db_password", "db_password=\"PLANTEDdbPassword\"", "PLANTEDdbPassword"),
+    (
+        "bearer token",
+        "curl -H 'Authorization: Bearer PLANTEDbearer1' https://api.example.com",
+        "PLANTEDbearer1",
+    ),
+    ("x-api-key header", "x-api-key: PLANTEDxApiKey2", "PLANTEDxApiKey2"),
+    (
+        "sk- key",
+        "OPENAI=sk-PLANTEDskKey0123456789",
+        "sk-PLANTEDskKey0123456789",
+    ),
+];
+
+/// The text secrets, one per line, appended to strings the mapping is likely to copy.
+fn text_secrets() -> String {
+    TEXT_SECRETS.iter().map(|(_, text, _)| format!("\n{text}")).collect()
 }
 
-fn plant_in_object(object: &mut serde_json::Map<String, Value>) {
-    object.insert("accessToken".into(), json!(format!("{MARKER}3")));
-    object.insert("headers".into(), json!({ "Authorization": format!("Basic {MARKER}4") }));
+/// The tree secrets: keys naming a credential, and every text secret as a value of its own,
+/// placed in a message object; each holds the marker.
+fn tree_secrets() -> serde_json::Map<String, Value> {
+    let values: Vec<Value> = TEXT_SECRETS.iter().map(|(_, text, _)| json!(text)).collect();
+    let planted = json!({
+        "accessToken": "PLANTEDaccessToken",
+        "headers": { "Authorization": "Basic PLANTEDbasicAuth" },
+        "env": {
+            "GITHUB_TOKEN": "PLANTEDtreeGithub",
+            "openai_api_key": "PLANTEDtreeOpenai",
+            "db_password": "PLANTEDtreeDbPassword",
+            "AWS_SECRET_ACCESS_KEY": "PLANTEDtreeAwsSecret",
+        },
+        "plantedValues": values,
+    });
+    match planted {
+        Value::Object(map) => map,
+        other => panic!("an object: {other}"),
+    }
 }
 
-/// Plants secrets in a message: keys beside its own and its payload's, text in copied strings.
-fn plant(message: &mut Value) {
-    fn strings(value: &mut Value) {
+/// Non-secrets planted in trees, each as the JSON text the output must carry unchanged.
+const TREE_NON_SECRETS: &[&str] = &[
+    r#""_meta":{"api-key":{"provider":"google"}}"#,
+    r#""max_tokens":4096"#,
+    r#""token_count":1234"#,
+    r#""input_tokens":1234"#,
+    r#""path":"src/tokenizer.py""#,
+    r#""apiKeySource":"none""#,
+];
+
+/// Non-secrets in text: they read like credentials to a careless rule. It ends a line, so the
+/// text a stream appends to it is not read as part of its last word.
+const TEXT_NON_SECRETS: &str = "\nmax_tokens: 4096, token_count=1234, input_tokens 12\nsee tokenizer.py and tokenizer_config.json\napiKeySource: \"none\"\n\"_meta\": {\"api-key\": {\"provider\": \"google\"}}\nthe bearer token is required; password: string\n";
+
+/// Plants into a message: `text` appended to the strings the mapping copies, `tree` beside the
+/// message's own keys and its payload's.
+fn plant(message: &mut Value, text: &str, tree: &serde_json::Map<String, Value>) {
+    fn strings(value: &mut Value, text: &str) {
         match value {
             Value::Object(map) => {
                 for (key, item) in map.iter_mut() {
                     match item {
-                        Value::String(text)
+                        Value::String(copied)
                             if matches!(
                                 key.as_str(),
                                 "delta" | "text" | "command" | "aggregatedOutput" | "message" | "output" | "result"
                             ) =>
                         {
-                            text.push_str(&text_secret());
+                            copied.push_str(text);
                         }
-                        other => strings(other),
+                        other => strings(other, text),
                     }
                 }
             }
-            Value::Array(items) => items.iter_mut().for_each(strings),
+            Value::Array(items) => items.iter_mut().for_each(|item| strings(item, text)),
             Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
         }
     }
-    strings(message);
+    strings(message, text);
     if let Value::Object(map) = message {
         for key in ["params", "result", "payload"] {
             if let Some(Value::Object(inner)) = map.get_mut(key) {
-                plant_in_object(inner);
+                inner.extend(tree.clone());
             }
         }
-        plant_in_object(map);
+        map.extend(tree.clone());
     }
 }
 
-fn planted_trace(text: &str) -> String {
+fn planted_trace(text: &str, planted_text: &str, tree: &serde_json::Map<String, Value>) -> String {
     let transcript = LineFormat::of(text.lines().next().unwrap_or_default()) == LineFormat::Transcript;
     text.lines()
         .filter(|line| !line.trim().is_empty())
         .map(|line| {
             let mut record: Value = serde_json::from_str(line).expect("corpus lines are JSON");
             if transcript {
-                plant(&mut record["msg"]);
+                plant(&mut record["msg"], planted_text, tree);
             } else {
-                plant(&mut record);
+                plant(&mut record, planted_text, tree);
             }
             record.to_string()
         })
@@ -90,46 +193,109 @@ fn normalize(source: Source, text: &str, keep_secrets: bool) -> String {
         .join("\n")
 }
 
+/// The output line holding byte `at`, for a failure message.
+fn line_at(text: &str, at: usize) -> &str {
+    let start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |newline| at + newline);
+    &text[start..end]
+}
+
 #[test]
 fn planted_secrets_never_reach_the_output() {
-    let (mut checked, mut texts_kept) = (0, 0);
+    let tree = tree_secrets();
+    let text = text_secrets();
+    let mut checked = 0;
     for &source in Source::ALL {
         let traces = traces(source);
         assert!(!traces.is_empty(), "{source}: a corpus to plant secrets in");
-        let (mut source_kept, source_traces) = (0, traces.len());
+        // Which kinds of text secret reached the output of some trace with `keep_secrets`.
+        let mut reached = vec![false; TEXT_SECRETS.len()];
         for trace in traces {
-            let text = planted_trace(&std::fs::read_to_string(&trace).expect("a trace"));
-            let redacted = normalize(source, &text, false);
+            let planted = planted_trace(&std::fs::read_to_string(&trace).expect("a trace"), &text, &tree);
+            let redacted = normalize(source, &planted, false);
             if let Some(at) = redacted.find(MARKER) {
-                let start = redacted[..at].rfind('\n').map_or(0, |newline| newline + 1);
-                let end = redacted[at..].find('\n').map_or(redacted.len(), |newline| at + newline);
                 panic!(
                     "{source} {}: a planted secret leaked: {}",
                     trace_name(&trace),
-                    &redacted[start..end]
+                    line_at(&redacted, at)
                 );
             }
-            let kept = normalize(source, &text, true);
-            assert!(
-                kept.contains(&format!("{MARKER}3")),
-                "{source} {}: with keep_secrets the planted keys reach the output",
-                trace_name(&trace)
-            );
-            // Not every trace has a string the planting reaches; across the corpus many do.
-            source_kept += usize::from(kept.contains(&format!("Bearer {MARKER}1")));
+            for (kind, _, secret) in TEXT_SECRETS {
+                // Serialized as JSON text, a newline in the secret is `\n`.
+                let written = secret.replace('\n', "\\n");
+                assert!(
+                    !redacted.contains(&written),
+                    "{source} {}: the {kind} leaked",
+                    trace_name(&trace)
+                );
+            }
+            let kept = normalize(source, &planted, true);
+            for secret in ["PLANTEDaccessToken", "PLANTEDtreeGithub", "PLANTEDtreeAwsSecret"] {
+                assert!(
+                    kept.contains(secret),
+                    "{source} {}: with keep_secrets the planted keys reach the output",
+                    trace_name(&trace)
+                );
+            }
+            for (index, (_, _, secret)) in TEXT_SECRETS.iter().enumerate() {
+                reached[index] |= kept.contains(&secret.replace('\n', "\\n"));
+            }
             checked += 1;
         }
         // Every source copies some provider text into its output, so every source is tested
-        // for text secrets, not only keys.
-        assert!(
-            source_kept > 0,
-            "{source}: with keep_secrets, text secrets reach the output of some trace (of {source_traces})"
-        );
-        texts_kept += source_kept;
+        // for every kind of text secret, not only for keys.
+        for (index, (kind, _, _)) in TEXT_SECRETS.iter().enumerate() {
+            assert!(
+                reached[index],
+                "{source}: with keep_secrets, the {kind} reaches the output of some trace"
+            );
+        }
     }
     assert!(checked >= 26, "every trace of every source was planted ({checked})");
-    assert!(
-        texts_kept * 2 >= checked,
-        "with keep_secrets, text secrets reach the output of most traces ({texts_kept} of {checked})"
-    );
+}
+
+#[test]
+fn non_secrets_reach_the_output_unchanged() {
+    let tree: serde_json::Map<String, Value> = TREE_NON_SECRETS
+        .iter()
+        .map(|member| {
+            let object: serde_json::Map<String, Value> =
+                serde_json::from_str(&format!("{{{member}}}")).expect("a JSON member");
+            object.into_iter().next().expect("one member")
+        })
+        .collect();
+    let mut checked = 0;
+    for &source in Source::ALL {
+        for trace in traces(source) {
+            let planted = planted_trace(
+                &std::fs::read_to_string(&trace).expect("a trace"),
+                TEXT_NON_SECRETS,
+                &tree,
+            );
+            let redacted = normalize(source, &planted, false);
+            // The corpus holds no credential, so nothing at all is redacted: the output is the
+            // output without redaction, byte for byte.
+            assert!(
+                !redacted.contains("[redacted]"),
+                "{source} {}: {}",
+                trace_name(&trace),
+                line_at(&redacted, redacted.find("[redacted]").unwrap_or_default())
+            );
+            assert_eq!(
+                redacted,
+                normalize(source, &planted, true),
+                "{source} {}",
+                trace_name(&trace)
+            );
+            for member in TREE_NON_SECRETS {
+                assert!(
+                    redacted.contains(member),
+                    "{source} {}: {member} as planted",
+                    trace_name(&trace)
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 26, "every trace of every source was planted ({checked})");
 }

@@ -109,8 +109,9 @@ pub struct Emitter {
     /// events is scanned once: its address and length, and its redacted copy when it held a
     /// secret. Cleared by [`Emitter::next_frame`].
     scanned: Option<(usize, usize, Option<Box<RawValue>>)>,
-    /// Reused to write derived payloads for their secrets check.
+    /// Reused to write derived payloads for their secrets check, and to scan them.
     scratch: Vec<u8>,
+    scratch_needles: secrets::Needles,
 }
 
 impl Emitter {
@@ -130,6 +131,7 @@ impl Emitter {
             tainted: false,
             scanned: None,
             scratch: Vec::new(),
+            scratch_needles: secrets::Needles::default(),
         }
     }
 
@@ -262,18 +264,20 @@ impl Emitter {
                 payload: raw_payload.unwrap_or_else(|| raw.payload.to_owned()),
             }),
         };
-        if check_payload && self.suspect(&built) {
+        if check_payload && self.would_change(&built) {
             redact_payload(built)
         } else {
             built
         }
     }
 
-    /// Whether the text of `event` may hold a secret: written into a reused buffer and scanned,
-    /// so the common clean event costs no allocation and no parse.
-    fn suspect(&mut self, event: &ProviderRuntimeEvent) -> bool {
+    /// Whether redacting may change `event`: written into a reused buffer, scanned, and only the
+    /// strings holding a needle read, so the common clean event costs no allocation and no parse
+    /// (a URL or a harmless key in a payload costs no round trip through a tree either).
+    fn would_change(&mut self, event: &ProviderRuntimeEvent) -> bool {
         self.scratch.clear();
-        event.write_json(&mut self.scratch).is_err() || std::str::from_utf8(&self.scratch).is_ok_and(secrets::suspect)
+        event.write_json(&mut self.scratch).is_err()
+            || std::str::from_utf8(&self.scratch).is_ok_and(|text| self.scratch_needles.would_change(text))
     }
 }
 

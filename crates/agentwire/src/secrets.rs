@@ -1,92 +1,173 @@
-//! Credentials kept out of the event log: access, refresh and id tokens, API keys, passwords,
-//! `Authorization` headers and bearer tokens are replaced by `[redacted]` in `raw` and in
-//! payloads, unless the host keeps them (`Options::keep_secrets`).
+//! Credentials kept out of the event log: tokens, API keys, passwords, private keys, credentials
+//! in URLs and `Authorization` headers are replaced by `[redacted]` in `raw` and in payloads,
+//! unless the host keeps them (`Options::keep_secrets`). Nothing else is: a report of token
+//! counts, a file named `tokenizer.py` or an object under an `api-key` key stays as sent.
 //!
-//! Two kinds of secret are recognised: the value of a key that names one (`accessToken`,
-//! `refresh_token`, `apiKey`, `Authorization`, `password`, ...: compared without case, `_` or `-`,
-//! and written as camel, snake or kebab case spells it), and a credential inside text (`Bearer
-//! <token>`, `Authorization: <value>`, an `sk-` API key). Each holds a needle ([`NEEDLES`]): a
-//! cheap scan of the message bytes finds them, the strings holding one are read to decide whether
-//! anything would change, and only a message where something would is parsed and rewritten. A
-//! message with nothing to redact keeps its exact bytes.
+//! Two kinds of secret are recognised, by the rule set in [`rules`] (taken from gitleaks' and
+//! trufflehog's published rules, each row naming its source):
+//! - the value of a key that names a credential ([`rules::KEY_WORDS`]: `GITHUB_TOKEN`,
+//!   `openai_api_key`, `db_password`, `Authorization`, ...), when it is a string that is no
+//!   placeholder; an object, an array, a number, a boolean or `null` under such a key is never
+//!   replaced (what it holds is looked at like anything else);
+//! - a credential inside any string ([`rules::VALUE_RULES`]: a GitHub or Slack token, an AWS key
+//!   id, a JWT, a private key's body, a URL's password, `Bearer <token>`, `NAME=value` where the
+//!   name is a secret key, ...): the part the rule names is replaced, the text around it kept.
+//!
+//! Every rule holds needles ([`NEEDLES`]): a cheap scan of the message bytes finds them, the
+//! strings holding one are read to decide whether anything would change, and only a message
+//! where something would is parsed and rewritten. A message with nothing to redact keeps its
+//! exact bytes.
+
+pub mod rules;
 
 use std::ops::ControlFlow;
+use std::sync::OnceLock;
 
+use regex::{Captures, Regex};
 use serde_json::Value;
 use serde_json::value::RawValue;
+
+use rules::{DESCRIPTORS, KEY_NEEDLES, KEY_WORDS, PLACEHOLDERS, Place, VALUE_RULES};
 
 /// What replaces a secret.
 pub const REDACTED: &str = "[redacted]";
 
-/// Keys whose values are credentials, lowercased without `_` and `-`.
-const SECRET_KEYS: [&str; 18] = [
-    "accesstoken",
-    "refreshtoken",
-    "idtoken",
-    "sessiontoken",
-    "authbearertoken",
-    "bearertoken",
-    "token",
-    "apikey",
-    "xapikey",
-    "secretaccesskey",
-    "clientsecret",
-    "secret",
-    "password",
-    "privatekey",
-    "clientprivatekey",
-    "authorization",
-    "proxyauthorization",
-    "cookie",
-];
+/// Substrings, any case, without which a message holds no secret this module recognises: the
+/// needles of the key words and of every value rule, each once.
+pub const NEEDLES: [&str; NEEDLE_COUNT] = {
+    let (all, _) = distinct_needles();
+    let mut out = [""; NEEDLE_COUNT];
+    let mut at = 0;
+    while at < NEEDLE_COUNT {
+        out[at] = all[at];
+        at += 1;
+    }
+    out
+};
 
-/// Substrings, any case, without which a message holds no secret this module recognises: every
-/// secret key in its spellings (`"token"` only as a whole key, so `inputTokens` and `tokenUsage`
-/// do not send every usage report down the slow path), and the text credentials.
-pub const NEEDLES: [&str; 27] = [
-    "accesstoken",
-    "access_token",
-    "access-token",
-    "refreshtoken",
-    "refresh_token",
-    "refresh-token",
-    "idtoken",
-    "id_token",
-    "id-token",
-    "sessiontoken",
-    "session_token",
-    "session-token",
-    "bearertoken",
-    "bearer_token",
-    "\"token\"",
-    "apikey",
-    "api_key",
-    "api-key",
-    "secret",
-    "password",
-    "privatekey",
-    "private_key",
-    "private-key",
-    "authorization",
-    "cookie",
-    "bearer",
-    "sk-",
-];
+const NEEDLE_COUNT: usize = distinct_needles().1;
+
+/// At most this many distinct needles (checked when this compiles).
+const MAX_NEEDLES: usize = 64;
+
+/// The needles of [`KEY_NEEDLES`] and of the value rules in order, without repeats, and how many.
+const fn distinct_needles() -> ([&'static str; MAX_NEEDLES], usize) {
+    let mut out = [""; MAX_NEEDLES];
+    let mut count = 0;
+    let mut rule = 0;
+    // Rule `VALUE_RULES.len()` stands for the key needles.
+    while rule <= VALUE_RULES.len() {
+        let needles = if rule == VALUE_RULES.len() {
+            KEY_NEEDLES
+        } else {
+            VALUE_RULES[rule].needles
+        };
+        let mut needle = 0;
+        while needle < needles.len() {
+            let candidate = needles[needle];
+            let mut seen = false;
+            let mut at = 0;
+            while at < count {
+                seen = seen || same(out[at], candidate);
+                at += 1;
+            }
+            if !seen {
+                assert!(count < MAX_NEEDLES, "at most MAX_NEEDLES needles");
+                assert!(lowercase(candidate), "needles are written in lowercase");
+                out[count] = candidate;
+                count += 1;
+            }
+            needle += 1;
+        }
+        rule += 1;
+    }
+    (out, count)
+}
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut at = 0;
+    while at < a.len() {
+        if a[at] != b[at] {
+            return false;
+        }
+        at += 1;
+    }
+    true
+}
+
+const fn lowercase(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at].is_ascii_uppercase() {
+            return false;
+        }
+        at += 1;
+    }
+    true
+}
+
+/// For each needle, the value rules that list it, as bits by rule index: a text is matched
+/// against the rules whose needles it holds, and no other.
+const NEEDLE_RULES: [u64; NEEDLE_COUNT] = {
+    assert!(VALUE_RULES.len() <= 64, "at most 64 value rules");
+    let mut out = [0u64; NEEDLE_COUNT];
+    let mut needle = 0;
+    while needle < NEEDLE_COUNT {
+        let mut rule = 0;
+        while rule < VALUE_RULES.len() {
+            let needles = VALUE_RULES[rule].needles;
+            let mut at = 0;
+            while at < needles.len() {
+                if same(needles[at], NEEDLES[needle]) {
+                    out[needle] |= 1 << rule;
+                }
+                at += 1;
+            }
+            rule += 1;
+        }
+        needle += 1;
+    }
+    out
+};
 
 /// Adjacent byte pairs, every needle holding at least one (checked when this compiles), so a
-/// message without any of them holds no needle. They are the rarest pairs of each needle in the
-/// corpus (`ok` stands for the `token` family and `cookie`, `ey` for the keys, `k-` for `sk-`),
-/// stored as [`fold`] leaves them: lowercase letters and `-`.
-const ANCHORS: [[u8; 2]; 7] = [*b"ok", *b"ey", *b"cr", *b"sw", *b"za", *b"be", *b"k-"];
+/// message without any of them holds no needle. They are rare pairs of the needles in the corpus
+/// (`ok` stands for the `token` family and `cookie`, `ey` for the keys and `eyJ`, `cr` for
+/// `secret` and `credential`, `sw` for passwords, `za` for `authorization` and `AIza`, `be` for
+/// `bearer`, `k-` for `sk-`, `gh` and `b_` for GitHub's tokens, `ia`, `cc` and `3t` for AWS key
+/// ids, `xo` for Slack's, `:/` for URLs), stored as [`fold`] leaves them: lowercase letters,
+/// digits and punctuation (`_` folds to DEL). Each costs every block of every line a few vector
+/// compares; a flagged position costs a comparison with its needles.
+const ANCHORS: [[u8; 2]; 14] = [
+    *b"ok",
+    *b"ey",
+    *b"cr",
+    *b"sw",
+    *b"za",
+    *b"be",
+    *b"k-",
+    *b"gh",
+    [b'b', fold(b'_')],
+    *b"ia",
+    *b"cc",
+    *b"3t",
+    *b"xo",
+    *b":/",
+];
 
 /// For each needle, `(anchor, offset)`: the index in [`ANCHORS`] of the first anchor it holds and
 /// where. A needle that holds none fails the build.
-const NEEDLE_ANCHORS: [(usize, usize); NEEDLES.len()] = needle_anchors();
+const NEEDLE_ANCHORS: [(usize, usize); NEEDLE_COUNT] = needle_anchors();
 
-const fn needle_anchors() -> [(usize, usize); NEEDLES.len()] {
-    let mut out = [(0, 0); NEEDLES.len()];
+const fn needle_anchors() -> [(usize, usize); NEEDLE_COUNT] {
+    let mut out = [(0, 0); NEEDLE_COUNT];
     let mut needle = 0;
-    while needle < NEEDLES.len() {
+    while needle < NEEDLE_COUNT {
         let bytes = NEEDLES[needle].as_bytes();
         let mut found = None;
         let mut offset = 0;
@@ -116,12 +197,12 @@ const fn needle_anchors() -> [(usize, usize); NEEDLES.len()] {
 
 /// For each anchor, the needles it stands for as `(needle index, offset)` ([`NEEDLE_ANCHORS`]
 /// turned around), and how many: a flagged position is compared with these needles only.
-const ANCHORED: [([(usize, usize); NEEDLES.len()], usize); ANCHORS.len()] = anchored();
+const ANCHORED: [([(usize, usize); NEEDLE_COUNT], usize); ANCHORS.len()] = anchored();
 
-const fn anchored() -> [([(usize, usize); NEEDLES.len()], usize); ANCHORS.len()] {
-    let mut out = [([(0, 0); NEEDLES.len()], 0); ANCHORS.len()];
+const fn anchored() -> [([(usize, usize); NEEDLE_COUNT], usize); ANCHORS.len()] {
+    let mut out = [([(0, 0); NEEDLE_COUNT], 0); ANCHORS.len()];
     let mut needle = 0;
-    while needle < NEEDLES.len() {
+    while needle < NEEDLE_COUNT {
         let (anchor, offset) = NEEDLE_ANCHORS[needle];
         let count = out[anchor].1;
         out[anchor].0[count] = (needle, offset);
@@ -151,8 +232,9 @@ pub fn suspect(text: &str) -> bool {
 /// the messages inside it (the emitter scans each line, then classifies its messages).
 #[derive(Clone, Debug, Default)]
 pub struct Needles {
-    /// Ascending, without repeats: the first byte inside the string of each needle (one past the
-    /// opening quote for `"token"`).
+    /// Ascending, without repeats: where each needle starts. A needle starts inside a string of
+    /// JSON text (outside strings JSON holds no letters but in `true`, `false`, `null` and
+    /// numbers, and no `://`).
     at: Vec<usize>,
 }
 
@@ -160,8 +242,8 @@ impl Needles {
     /// Scans `text`, forgetting the last scan; whether it holds a needle.
     pub fn scan(&mut self, text: &str) -> bool {
         self.at.clear();
-        let _ = each_needle(text, |(start, needle)| {
-            self.at.push(start + usize::from(needle.starts_with('"')));
+        let _ = each_needle(text, |(start, _)| {
+            self.at.push(start);
             ControlFlow::Continue(())
         });
         // Reported in the order of the anchors, which two needles of one word may not keep.
@@ -175,6 +257,12 @@ impl Needles {
         self.at.is_empty()
     }
 
+    /// Whether redacting would change the JSON `text` ([`redact_value`] of it), found without
+    /// parsing it when it holds no needle or only harmless ones; this buffer is reused.
+    pub fn would_change(&mut self, text: &str) -> bool {
+        self.scan(text) && would_redact(text, self.within(0..text.len()))
+    }
+
     /// The needles inside `range` of the scanned text, as offsets from its start.
     fn within(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
         let first = self.at.partition_point(|at| *at < range.start);
@@ -186,8 +274,8 @@ impl Needles {
 }
 
 /// Calls `found` with each occurrence of a needle in `text` (compared without ASCII case): where
-/// it starts, and the needle; until it breaks. In the order of the anchors they hold, which is
-/// nearly but not always the order of their starts.
+/// it starts, and the needle's index in [`NEEDLES`]; until it breaks. In the order of the
+/// anchors they hold, which is nearly but not always the order of their starts.
 ///
 /// Every message goes through here, and almost none holds a needle. An automaton reading byte by
 /// byte took 5-8% of `agentwire normalize`; instead each block of [`BLOCK`] positions is compared
@@ -195,7 +283,7 @@ impl Needles {
 /// ([`ANCHORED`]) compared. Same answer as an ASCII-case-insensitive Aho-Corasick search for
 /// [`NEEDLES`] (the tests check both over the corpus), at several times its throughput
 /// (`benches/secrets.rs`).
-fn each_needle(text: &str, mut found: impl FnMut((usize, &'static str)) -> ControlFlow<()>) -> ControlFlow<()> {
+fn each_needle(text: &str, mut found: impl FnMut((usize, usize)) -> ControlFlow<()>) -> ControlFlow<()> {
     let bytes = text.as_bytes();
     let mut padded = [0u8; BLOCK + 1];
     let mut start = 0;
@@ -250,20 +338,20 @@ fn anchored_needles(
     bytes: &[u8],
     at: usize,
     pair: [u8; 2],
-    found: &mut impl FnMut((usize, &'static str)) -> ControlFlow<()>,
+    found: &mut impl FnMut((usize, usize)) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     let Some(anchor) = ANCHORS.iter().position(|candidate| *candidate == pair) else {
         return ControlFlow::Continue(());
     };
     let (needles, count) = &ANCHORED[anchor];
     for &(needle, offset) in &needles[..*count] {
-        let needle = NEEDLES[needle];
+        let text = NEEDLES[needle];
         let Some(start) = at.checked_sub(offset) else {
             continue;
         };
         if bytes
-            .get(start..start + needle.len())
-            .is_some_and(|window| window.eq_ignore_ascii_case(needle.as_bytes()))
+            .get(start..start + text.len())
+            .is_some_and(|window| window.eq_ignore_ascii_case(text.as_bytes()))
         {
             found((start, needle))?;
         }
@@ -271,36 +359,203 @@ fn anchored_needles(
     ControlFlow::Continue(())
 }
 
-/// Whether `key` names a credential: lowercased without `_` and `-` it is one of
-/// [`SECRET_KEYS`], and it is written as a needle spells it (`token` only as the whole key). The
-/// second condition makes the rule the same for a message's text, where only a needle leads to
-/// a key, and for a tree: `access__token` or `_token` is no secret key in either.
+/// Whether `key` names a credential ([`KEY_WORDS`]): it ends with an end word (`GITHUB_TOKEN`)
+/// or holds a whole word that is not followed by a descriptor (`db_password`, not
+/// `apiKeySource`). Every word is written as one of [`KEY_NEEDLES`] spells it, so such a key,
+/// written in JSON or assigned in text, always holds a needle.
 fn is_secret_key(key: &str) -> bool {
-    let mut normalized = [0u8; LONGEST_SECRET_KEY];
-    let mut len = 0;
-    for byte in key.bytes().filter(|byte| !matches!(byte, b'_' | b'-')) {
-        let Some(slot) = normalized.get_mut(len) else {
-            return false;
-        };
-        *slot = byte.to_ascii_lowercase();
-        len += 1;
-    }
-    SECRET_KEYS.iter().any(|secret| secret.as_bytes() == &normalized[..len])
-        && (key.eq_ignore_ascii_case("token") || suspect(key))
+    let bytes = key.as_bytes();
+    KEY_WORDS.iter().any(|word| {
+        word.spellings.iter().any(|spelling| match word.place {
+            Place::End { not_after } => {
+                let Some(start) = bytes.len().checked_sub(spelling.len()) else {
+                    return false;
+                };
+                bytes[start..].eq_ignore_ascii_case(spelling.as_bytes()) && !ends_with_word(&bytes[..start], not_after)
+            }
+            Place::Word => holds_word(bytes, spelling.as_bytes()),
+        })
+    })
 }
 
-/// The length of the longest of [`SECRET_KEYS`]: a longer key is none of them.
-const LONGEST_SECRET_KEY: usize = {
-    let mut longest = 0;
-    let mut key = 0;
-    while key < SECRET_KEYS.len() {
-        if SECRET_KEYS[key].len() > longest {
-            longest = SECRET_KEYS[key].len();
+/// Whether `key` holds `word` (any case) ended by the key's end, a separator, a digit or a
+/// capital after a small letter, with no descriptor ending what follows.
+fn holds_word(key: &[u8], word: &[u8]) -> bool {
+    key.windows(word.len())
+        .enumerate()
+        .filter(|(_, window)| window.eq_ignore_ascii_case(word))
+        .any(|(start, _)| {
+            let end = start + word.len();
+            let ended = match key.get(end) {
+                None => true,
+                Some(next) => {
+                    separator(*next)
+                        || next.is_ascii_digit()
+                        || (next.is_ascii_uppercase() && key[end - 1].is_ascii_lowercase())
+                }
+            };
+            ended && !ends_with_word(&key[end..], DESCRIPTORS)
+        })
+}
+
+fn separator(byte: u8) -> bool {
+    matches!(byte, b'_' | b'-' | b'.' | b' ')
+}
+
+/// Whether `text`, without separators, ends with one of `words` (any case).
+fn ends_with_word(text: &[u8], words: &[&str]) -> bool {
+    // The last letters, latest first: words are short, and so is what is compared.
+    let mut tail = [0u8; 16];
+    let mut len = 0;
+    for byte in text.iter().rev().filter(|byte| !separator(**byte)) {
+        if len == tail.len() {
+            break;
         }
-        key += 1;
+        tail[len] = byte.to_ascii_lowercase();
+        len += 1;
     }
-    longest
-};
+    words
+        .iter()
+        .any(|word| word.len() <= len && word.bytes().rev().zip(&tail[..len]).all(|(a, b)| a == *b))
+}
+
+/// Whether `value` says there is no secret here: empty, already `[redacted]`, a
+/// [`PLACEHOLDERS`] word, a reference to one (`$NAME`, `${NAME}`, `{{ name }}`, `<name>`) or a
+/// mask (`***`, `xxx`).
+fn is_placeholder(value: &str) -> bool {
+    let value = value.trim();
+    let name = |name: &str| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'_')
+    };
+    let enclosed = |open: &str, close: &str| {
+        value.len() > open.len() + close.len() && value.starts_with(open) && value.ends_with(close)
+    };
+    let mask = |mark: &[u8]| value.len() >= 3 && value.bytes().all(|byte| mark.contains(&byte));
+    value.is_empty()
+        || value.starts_with(REDACTED)
+        || PLACEHOLDERS.iter().any(|word| value.eq_ignore_ascii_case(word))
+        || value.strip_prefix('$').is_some_and(name)
+        || enclosed("${", "}")
+        || enclosed("{{", "}}")
+        || enclosed("<", ">")
+        || mask(b"*")
+        || mask(b"xX")
+}
+
+/// Whether an unquoted value looks like a credential rather than a word of prose or code
+/// (`password: string`, `token=None`, `apiKey = process.env.KEY`): 8 or more characters,
+/// letters and digits among them.
+fn looks_like_credential(value: &str) -> bool {
+    value.len() >= 8
+        && value.bytes().any(|byte| byte.is_ascii_digit())
+        && value.bytes().any(|byte| byte.is_ascii_alphabetic())
+}
+
+/// Shannon entropy of `text`'s bytes, in bits per byte (gitleaks' `entropy`).
+fn entropy(text: &str) -> f64 {
+    let mut counts = [0usize; 256];
+    for byte in text.bytes() {
+        counts[usize::from(byte)] += 1;
+    }
+    let len = text.len() as f64;
+    counts
+        .iter()
+        .filter(|count| **count > 0)
+        .map(|count| {
+            let share = *count as f64 / len;
+            -share * share.log2()
+        })
+        .sum()
+}
+
+/// A value rule made ready: its patterns compiled, its groups found.
+struct Compiled {
+    pattern: Regex,
+    allow: Vec<Regex>,
+    /// The `name` group: a secret key's name.
+    name: Option<usize>,
+    /// The `bare` group: an unquoted value that must look like a credential.
+    bare: Option<usize>,
+    entropy: f64,
+}
+
+/// [`VALUE_RULES`] compiled, once per process (a pattern that does not compile fails the
+/// module's tests).
+fn compiled() -> &'static [Compiled] {
+    static COMPILED: OnceLock<Vec<Compiled>> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        VALUE_RULES
+            .iter()
+            .map(|rule| {
+                let pattern = Regex::new(rule.pattern).unwrap_or_else(|err| panic!("rule {}: {err}", rule.id));
+                let group = |name: &str| pattern.capture_names().position(|group| group == Some(name));
+                Compiled {
+                    name: group("name"),
+                    bare: group("bare"),
+                    allow: rule
+                        .allow
+                        .iter()
+                        .map(|allow| Regex::new(allow).unwrap_or_else(|err| panic!("rule {}: {err}", rule.id)))
+                        .collect(),
+                    entropy: rule.entropy,
+                    pattern,
+                }
+            })
+            .collect()
+    })
+}
+
+impl Compiled {
+    /// Where the secret of a match lies, or `None` when the match holds no secret.
+    fn secret(&self, captures: &Captures<'_>) -> Option<std::ops::Range<usize>> {
+        let (group, found) = (1..captures.len())
+            .filter(|group| Some(*group) != self.name)
+            .find_map(|group| captures.get(group).map(|found| (group, found)))
+            .or_else(|| captures.get(0).map(|found| (0, found)))?;
+        let secret = found.as_str();
+        let holds = !is_placeholder(secret)
+            && (Some(group) != self.bare || looks_like_credential(secret))
+            && self
+                .name
+                .is_none_or(|name| captures.get(name).is_some_and(|name| is_secret_key(name.as_str())))
+            && entropy(secret) >= self.entropy
+            && !self.allow.iter().any(|allow| allow.is_match(secret));
+        holds.then(|| found.range())
+    }
+}
+
+/// The byte ranges of `text` that are secrets, ascending and apart (overlapping ones merged).
+fn secret_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut rules = 0u64;
+    let _ = each_needle(text, |(_, needle)| {
+        rules |= NEEDLE_RULES[needle];
+        ControlFlow::Continue(())
+    });
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+    if rules == 0 {
+        return ranges;
+    }
+    for (index, rule) in compiled().iter().enumerate() {
+        if rules & (1 << index) != 0 {
+            ranges.extend(
+                rule.pattern
+                    .captures_iter(text)
+                    .filter_map(|captures| rule.secret(&captures)),
+            );
+        }
+    }
+    ranges.sort_unstable_by_key(|range| (range.start, range.end));
+    let mut merged: Vec<std::ops::Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    merged
+}
 
 /// Redacts secrets in a JSON value in place; true if anything changed.
 pub fn redact_value(value: &mut Value) -> bool {
@@ -308,7 +563,7 @@ pub fn redact_value(value: &mut Value) -> bool {
         Value::Object(map) => {
             let mut changed = false;
             for (key, item) in map.iter_mut() {
-                if is_secret_key(key) && !matches!(item, Value::Null | Value::Bool(_)) && *item != REDACTED {
+                if is_secret_key(key) && item.as_str().is_some_and(|text| !is_placeholder(text)) {
                     *item = Value::String(REDACTED.to_string());
                     changed = true;
                 } else {
@@ -333,71 +588,19 @@ pub fn redact_value(value: &mut Value) -> bool {
 
 /// `text` with the credentials it carries replaced, or `None` when it carries none.
 pub fn redact_text(text: &str) -> Option<String> {
-    if !suspect(text) {
+    let ranges = secret_ranges(text);
+    if ranges.is_empty() {
         return None;
     }
     let mut out = String::with_capacity(text.len());
-    let mut changed = false;
-    let mut rest = text;
-    while !rest.is_empty() {
-        match next_credential(rest) {
-            Some((start, end)) => {
-                out.push_str(&rest[..start]);
-                out.push_str(REDACTED);
-                rest = &rest[end..];
-                changed = true;
-            }
-            None => {
-                out.push_str(rest);
-                break;
-            }
-        }
+    let mut kept = 0;
+    for range in ranges {
+        out.push_str(&text[kept..range.start]);
+        out.push_str(REDACTED);
+        kept = range.end;
     }
-    changed.then_some(out)
-}
-
-/// The byte range of the first credential in `text`: the token after `Bearer `, the value after
-/// `Authorization:` (up to the end of the line or a quote), or an `sk-` key.
-fn next_credential(text: &str) -> Option<(usize, usize)> {
-    let lower = text.to_ascii_lowercase();
-    let token_end = |from: usize| {
-        from + text[from..]
-            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | ';' | ')' | ']' | '}'))
-            .unwrap_or(text.len() - from)
-    };
-    let line_end = |from: usize| from + text[from..].find(['\n', '\r', '"', '\'']).unwrap_or(text.len() - from);
-    let mut found: Vec<(usize, usize)> = Vec::new();
-    if let Some(at) = lower.find("bearer ") {
-        let start = at + "bearer ".len();
-        let end = token_end(start);
-        if end > start {
-            found.push((start, end));
-        }
-    }
-    for header in ["authorization:", "x-api-key:"] {
-        if let Some(at) = lower.find(header) {
-            let mut start = at + header.len();
-            start += text[start..].len() - text[start..].trim_start_matches(' ').len();
-            // `Authorization: Bearer x`: the bearer rule redacts the token, keeping the scheme.
-            if !lower[start..].starts_with("bearer ") {
-                let end = line_end(start);
-                if end > start {
-                    found.push((start, end));
-                }
-            }
-        }
-    }
-    let mut from = 0;
-    while let Some(at) = lower[from..].find("sk-").map(|at| at + from) {
-        let end = token_end(at);
-        let boundary = at == 0 || !text.as_bytes()[at - 1].is_ascii_alphanumeric();
-        if boundary && end - at >= 20 {
-            found.push((at, end));
-            break;
-        }
-        from = at + 3;
-    }
-    found.into_iter().min_by_key(|(start, _)| *start)
+    out.push_str(&text[kept..]);
+    Some(out)
 }
 
 /// The message with its secrets redacted, or `None` when it holds none (keep its bytes).
@@ -424,9 +627,9 @@ pub fn redact_scanned(raw: &RawValue, needles: &Needles, range: std::ops::Range<
 
 /// Whether [`redact_value`] would change the JSON `text`, read from where its needles lie
 /// (ascending offsets) without building the tree or reading the rest. Every secret key and every
-/// credential in text holds a needle ([`is_secret_key`], [`redact_text`]), so only the strings
-/// holding one are looked at: a key changes its value when it names a credential and the value
-/// is not `null`, a boolean or already redacted; a string value changes when it carries a
+/// credential in text holds a needle ([`is_secret_key`], [`rules::ValueRule::needles`]), so only
+/// the strings holding one are looked at: a key changes its value when it names a credential and
+/// the value is a string that is no placeholder; a string value changes when it carries a
 /// credential. Most suspect messages hold a needle only in a harmless key (Claude's
 /// `apiKeySource`, in every `init`), and reading a large one whole to find nothing cost a sixth of
 /// a claude-control stream. Text that is not JSON where it is read answers true.
@@ -453,26 +656,44 @@ fn would_redact(text: &str, needles: impl Iterator<Item = usize>) -> bool {
     false
 }
 
+/// The string between the quotes at `open` and `close` of JSON `text`, unescaped; `None` when it
+/// does not read.
+fn string_at(text: &str, open: usize, close: usize, escaped: bool) -> Option<std::borrow::Cow<'_, str>> {
+    if escaped {
+        serde_json::from_str::<String>(&text[open..=close])
+            .ok()
+            .map(std::borrow::Cow::Owned)
+    } else {
+        Some(std::borrow::Cow::Borrowed(&text[open + 1..close]))
+    }
+}
+
 /// Whether redacting changes the string between the quotes at `open` and `close` of JSON `text`,
 /// or the value it is the key of.
 fn string_changes(text: &str, open: usize, close: usize, escaped: bool) -> bool {
     const SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
-    let content = if escaped {
-        match serde_json::from_str::<String>(&text[open..=close]) {
-            Ok(content) => std::borrow::Cow::Owned(content),
-            Err(_) => return true,
-        }
-    } else {
-        std::borrow::Cow::Borrowed(&text[open + 1..close])
+    let Some(content) = string_at(text, open, close, escaped) else {
+        return true;
     };
     match text[close + 1..].trim_start_matches(SPACE).strip_prefix(':') {
         Some(value) if is_secret_key(&content) => {
             let value = value.trim_start_matches(SPACE);
-            let redacted = value
-                .strip_prefix('"')
-                .and_then(|value| value.strip_prefix(REDACTED))
-                .is_some_and(|rest| rest.starts_with('"'));
-            !(redacted || ["null", "true", "false"].iter().any(|kept| value.starts_with(kept)))
+            if !value.starts_with('"') {
+                // An object, an array, a number, a boolean or `null`: never replaced.
+                return false;
+            }
+            let value_open = text.len() - value.len();
+            let mut strings = Strings {
+                bytes: text.as_bytes(),
+                at: value_open,
+            };
+            match strings
+                .next()
+                .and_then(|(open, close, escaped)| string_at(text, open, close, escaped))
+            {
+                Some(value) => !is_placeholder(&value),
+                None => true,
+            }
         }
         Some(_) => false,
         None => redact_text(&content).is_some(),
@@ -533,7 +754,7 @@ mod tests {
     fn automaton_needles(automaton: &AhoCorasick, text: &str) -> Vec<usize> {
         let mut at: Vec<usize> = automaton
             .find_overlapping_iter(text)
-            .map(|found| found.start() + usize::from(NEEDLES[found.pattern().as_usize()].starts_with('"')))
+            .map(|found| found.start())
             .collect();
         at.sort_unstable();
         at.dedup();
@@ -598,24 +819,33 @@ mod tests {
             }
         }
         assert!(read > 1000, "{read} lines read");
-        assert!(changed > 0, "the corpus holds planted secrets");
+        // Real traffic holds no credential: nothing in it is redacted (gemini's `authMethods`
+        // `_meta: {"api-key": {...}}` was, before objects under a secret key were kept). The
+        // crafted values below and `tests/secrets.rs` cover what changes.
+        assert_eq!(changed, 0, "no corpus line holds a credential");
     }
 
     #[test]
     fn the_scan_finds_what_redacting_changes_in_crafted_values() {
         let changes = [
             r#"{"apiKey":"k"}"#,
-            r#"{"a":[{"access_token":12}]}"#,
-            r#"{"password":{"nested":true}}"#,
-            r#"{"secret":[]}"#,
+            r#"{"a":[{"access_token":"12"}]}"#,
             r#"{"x":"Authorization: Bearer abc.def"}"#,
             r#"["sk-proj-0123456789abcdefghij"]"#,
             r#"{"cookie":"a\u0041"}"#,
             r#"{"a\"b":"x","list":[1,{"Refresh-Token" : "r"}]}"#,
-            r#"{"x":"Bearer\u0020abc","apiKeySource":"user"}"#,
+            r#"{"x":"Bearer\u0020abc12345","apiKeySource":"user"}"#,
             r#"{"TOKEN":"t"}"#,
             r#"{"X_API_KEY":"k"}"#,
             r#"{"note":"sk-proj-0123456789abcdefghij"}"#,
+            r#"{"GITHUB_TOKEN":"g"}"#,
+            r#"{"db_password" : "\u0070w"}"#,
+            r#"{"AWS_SECRET_ACCESS_KEY":"s"}"#,
+            r#"{"url":"postgres://app:p4ss@db/app"}"#,
+            r#"{"out":"export refresh_token=rt_123456789"}"#,
+            r#"{"k":"ghp_0123456789abcdefghijABCDEFGHIJklmnop"}"#,
+            r#"{"_token":"x","access__token":"y"}"#,
+            r#"{"text":"{\"password\":\"abc\"}"}"#,
         ];
         for json in changes {
             assert!(redacts_when_scanned(json), "{json}");
@@ -628,7 +858,14 @@ mod tests {
             r#"[1,2.5,-3,true,null,"x"]"#,
             r#"{"apiKeySource":"ANTHROPIC_API_KEY","cookie" : false,"secret":"[redacted]"}"#,
             r#"{"description":"a token\"s cookie jar","password":true}"#,
-            r#"{"_token":"x","access__token":"y","apiKey":null}"#,
+            r#"{"to-ken":"x","apiKey":null}"#,
+            r#"{"a":[{"access_token":12}]}"#,
+            r#"{"password":{"nested":true},"secret":[]}"#,
+            r#"{"_meta":{"api-key":{"provider":"google"}}}"#,
+            r#"{"max_tokens":4096,"token_count":"7","input_tokens":1,"path":"src/tokenizer.py"}"#,
+            r#"{"url":"https://example.com:8080/a@b"}"#,
+            r#"{"apiKey":"${OPENAI_API_KEY}","token":"none","password":""}"#,
+            r#"{"text":"password: string; token=None"}"#,
         ];
         for json in unchanged {
             assert!(!redacts_when_scanned(json), "{json}");
@@ -708,42 +945,254 @@ mod tests {
     fn secret_keys_are_redacted_at_any_depth() {
         let mut value = json!({
             "accessToken": "a1", "params": {"refresh_token": "r1", "api-key": "k1", "Authorization": "Basic x"},
-            "items": [{"password": "p"}], "inputTokens": 12, "tokenUsage": {"total": 3}, "apiKeySource": "user"
+            "items": [{"password": "p"}], "inputTokens": 12, "tokenUsage": {"total": 3}, "apiKeySource": "user",
+            "env": {"GITHUB_TOKEN": "g", "openai_api_key": "o", "db_password": "d", "AWS_SECRET_ACCESS_KEY": "s"}
         });
         assert!(redact_value(&mut value));
         assert_eq!(
             value,
             json!({
                 "accessToken": REDACTED, "params": {"refresh_token": REDACTED, "api-key": REDACTED, "Authorization": REDACTED},
-                "items": [{"password": REDACTED}], "inputTokens": 12, "tokenUsage": {"total": 3}, "apiKeySource": "user"
+                "items": [{"password": REDACTED}], "inputTokens": 12, "tokenUsage": {"total": 3}, "apiKeySource": "user",
+                "env": {"GITHUB_TOKEN": REDACTED, "openai_api_key": REDACTED, "db_password": REDACTED, "AWS_SECRET_ACCESS_KEY": REDACTED}
             })
         );
     }
 
     #[test]
-    fn secret_keys_are_written_as_a_needle_spells_them() {
+    fn only_scalar_strings_that_are_no_placeholder_are_replaced() {
+        let kept = json!({
+            "_meta": {"api-key": {"provider": "google"}}, "privateKey": {"kty": "RSA"}, "secret": ["a", "b"],
+            "password": null, "apiKey": false, "access_token": 12, "token": "none", "refresh_token": "",
+            "client_secret": "[redacted]", "db_password": "${DB_PASSWORD}", "GITHUB_TOKEN": "$GITHUB_TOKEN",
+            "api_key": "<your key>", "auth_token": "****", "session_token": "xxxx", "cookie": "{{ cookie }}",
+            "max_tokens": 4096, "token_count": "12", "input_tokens": 3, "file": "tokenizer.py", "apiKeySource": "none"
+        });
+        let mut value = kept.clone();
+        assert!(!redact_value(&mut value));
+        assert_eq!(value, kept);
+    }
+
+    #[test]
+    fn secret_keys_end_with_or_hold_a_secret_word() {
         for key in [
             "accessToken",
             "ACCESS_TOKEN",
             "access-token",
+            "access__token",
+            "_token",
             "Token",
+            "GITHUB_TOKEN",
+            "mytoken",
             "x-api-key",
+            "apiKey",
+            "openai_api_key",
+            "OPENAI_API_KEY_2",
             "clientSecret",
+            "client_secret_value",
+            "AWS_SECRET_ACCESS_KEY",
+            "db_password",
+            "PGPASSWORD",
+            "passwd",
+            "private_key_pem",
             "Cookie",
+            "set-cookie",
+            "Proxy-Authorization",
+            "credentials",
+            "secret",
         ] {
             assert!(is_secret_key(key), "{key}");
+            // Written as a JSON key or assigned in text, it holds a needle.
+            for written in [
+                format!("{{\"{key}\":\"v\"}}"),
+                format!("{key}=v"),
+                format!("{key} = v"),
+                format!("{key}: v"),
+            ] {
+                assert!(suspect(&written), "{written}");
+            }
         }
         for key in [
-            "_token",
-            "access__token",
             "to-ken",
-            "apiKeySource",
-            "inputTokens",
             "tokens",
+            "inputTokens",
+            "max_tokens",
+            "token_count",
+            "tokenUsage",
+            "tokenizer.py",
+            "next_page_token",
+            "progressToken",
+            "eos_token",
+            "apiKeySource",
+            "apiKeyHelper",
+            "secretName",
+            "secret_ref",
+            "password_required",
+            "api_key_id",
+            "secretary",
+            "secrets",
             "keys",
+            "author",
+            "session_id",
         ] {
             assert!(!is_secret_key(key), "{key}");
         }
+    }
+
+    #[test]
+    fn the_assignment_rule_names_every_key_word() {
+        for word in KEY_WORDS {
+            for spelling in word.spellings {
+                let text = format!("export MY_{spelling}=abc123def456");
+                assert_eq!(
+                    redact_text(&text).as_deref(),
+                    Some(format!("export MY_{spelling}=[redacted]").as_str()),
+                    "{spelling}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_rule_compiles_and_names_its_source() {
+        assert_eq!(compiled().len(), VALUE_RULES.len());
+        for rule in VALUE_RULES {
+            assert!(
+                [rules::GITLEAKS, rules::TRUFFLEHOG, "agentwire"]
+                    .iter()
+                    .any(|upstream| rule.source.starts_with(upstream)),
+                "{}: {}",
+                rule.id,
+                rule.source
+            );
+            assert!(!rule.needles.is_empty(), "{}", rule.id);
+        }
+    }
+
+    /// Each kind of credential in text, and what is left of the text (written out, not computed).
+    const TEXT_SECRETS: &[(&str, &str)] = &[
+        (
+            "push with ghp_0123456789abcdefghijABCDEFGHIJklmnop now",
+            "push with [redacted] now",
+        ),
+        ("gho_0123456789abcdefghijABCDEFGHIJklmnop", "[redacted]"),
+        ("ghs_0123456789abcdefghijABCDEFGHIJklmnop;", "[redacted];"),
+        ("(ghu_0123456789abcdefghijABCDEFGHIJklmnop)", "([redacted])"),
+        ("ghr_0123456789abcdefghijABCDEFGHIJklmnop", "[redacted]"),
+        ("key id AKIAZ2MGTJ4SW6NRQXHL, region", "key id [redacted], region"),
+        ("ASIAZ2MGTJ4SW6NRQXHL", "[redacted]"),
+        (
+            "token xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+            "token [redacted]",
+        ),
+        (
+            "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "Authorization: Bearer [redacted]",
+        ),
+        (
+            "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U ok",
+            "jwt [redacted] ok",
+        ),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACBmZXJyZXRfa2V5X2JvZHlfZm9yX3Rlc3RzX29ubHkAAAAAAAAAAAAAAA==\n-----END OPENSSH PRIVATE KEY-----\n",
+            "-----BEGIN OPENSSH PRIVATE KEY-----[redacted]-----END OPENSSH PRIVATE KEY-----\n",
+        ),
+        (
+            "$ head -3 id_rsa\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\n7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxKLxoS2tFcz",
+            "$ head -3 id_rsa\n-----BEGIN RSA PRIVATE KEY-----[redacted]",
+        ),
+        ("key=AIzaSyD-1234567890abcdefghijklmnopqrstu", "key=[redacted]"),
+        (
+            "psql postgres://app:s3cr3t-Pw@db.internal:5432/app",
+            "psql postgres://app:[redacted]@db.internal:5432/app",
+        ),
+        (
+            "got refresh_token=rt_8f3k2j5h9g and more",
+            "got refresh_token=[redacted] and more",
+        ),
+        ("export GITHUB_TOKEN=abc123def456", "export GITHUB_TOKEN=[redacted]"),
+        ("openai_api_key: 'sk-abc'", "openai_api_key: '[redacted]'"),
+        ("db_password = \"hunter2\"", "db_password = \"[redacted]\""),
+        (
+            "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz7d9k2q",
+            "AWS_SECRET_ACCESS_KEY=[redacted]",
+        ),
+        ("{\"accessToken\":\"abc\"}", "{\"accessToken\":\"[redacted]\"}"),
+        (
+            "{\\\"password\\\":\\\"abc\\\"}",
+            "{\\\"password\\\":\\\"[redacted]\\\"}",
+        ),
+        ("Cookie: session=abc123def456", "Cookie: [redacted]"),
+        (
+            "use Bearer 9f8e7d6c5b4a in the header",
+            "use Bearer [redacted] in the header",
+        ),
+        (
+            "curl -H 'Authorization: Bearer abc.def-ghi' https://x",
+            "curl -H 'Authorization: Bearer [redacted]' https://x",
+        ),
+        (
+            "export OPENAI_API_KEY=sk-proj-0123456789abcdefghij and go",
+            "export OPENAI_API_KEY=[redacted] and go",
+        ),
+        ("x-api-key: 123456\nnext", "x-api-key: [redacted]\nnext"),
+    ];
+
+    #[test]
+    fn credentials_inside_text_are_redacted() {
+        for (text, expected) in TEXT_SECRETS {
+            assert_eq!(redact_text(text).as_deref(), Some(*expected), "{text}");
+            assert!(suspect(text), "{text}");
+            assert_eq!(
+                redact_text(expected),
+                None,
+                "redacting twice changes nothing: {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn text_that_is_no_credential_is_kept() {
+        for text in [
+            "max_tokens: 4096",
+            "token_count=12345678",
+            "input_tokens and a task-list",
+            "see tokenizer.py and tokenizer_config.json",
+            "apiKeySource: \"none\"",
+            "{\"apiKeySource\":\"ANTHROPIC_API_KEY\"}",
+            "password: string;",
+            "const apiKey = process.env.OPENAI_API_KEY",
+            "def login(token=None, password=password):",
+            "the bearer token is required",
+            "Bearer authentication",
+            "password = \"\"",
+            "password: \"${DB_PASSWORD}\"",
+            "api_key: <your key>",
+            "Authorization: [redacted]",
+            "secretary: a1b2c3d4e5",
+            "next_page_token=abc123def456",
+            "eos_token: </s>",
+            "a secret, but no credential",
+            "risk-free",
+            "https://example.com:8080/x and git@github.com:o/r.git",
+            "postgres://${DB_USER}:${DB_PASS}@db/app",
+            "AKIAIOSFODNN7EXAMPLE",
+            "AKIAAAAAAAAAAAAAAAAA",
+            "const header = \"-----BEGIN RSA PRIVATE KEY-----\"; // the rest of this file is code, not a key at all",
+            "ghp_tooshort",
+        ] {
+            assert_eq!(redact_text(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_fine_grained_github_token_is_redacted() {
+        let token = format!("github_pat_{}ab", "11ABCDEFG0".repeat(8));
+        assert_eq!(token.len(), "github_pat_".len() + 82);
+        assert_eq!(
+            redact_text(&format!("use {token} here")).as_deref(),
+            Some("use [redacted] here")
+        );
     }
 
     #[test]
@@ -751,29 +1200,11 @@ mod tests {
         let text = r#"{"x":"bearer_token","token":1,"y":"BEARER"}"#;
         let mut needles = Needles::default();
         assert!(needles.scan(text));
-        // `bearer_token` and `bearer` start at the same byte; `"token"` from inside its quotes.
-        assert_eq!(needles.at, vec![6, 21, 35]);
+        // `bearer` and the `token"` that ends `bearer_token`; the key `token`; `BEARER`.
+        assert_eq!(needles.at, vec![6, 13, 21, 35]);
         assert_eq!(needles.within(20..40).collect::<Vec<_>>(), vec![1, 15]);
         assert!(!needles.scan("nothing here"));
         assert!(needles.at.is_empty(), "a scan forgets the last one");
-    }
-
-    #[test]
-    fn credentials_inside_text_are_redacted() {
-        assert_eq!(
-            redact_text("curl -H 'Authorization: Bearer abc.def-ghi' https://x").as_deref(),
-            Some("curl -H 'Authorization: Bearer [redacted]' https://x")
-        );
-        assert_eq!(
-            redact_text("export OPENAI_API_KEY=sk-proj-0123456789abcdefghij and go").as_deref(),
-            Some("export OPENAI_API_KEY=[redacted] and go")
-        );
-        assert_eq!(
-            redact_text("x-api-key: 123456\nnext").as_deref(),
-            Some("x-api-key: [redacted]\nnext")
-        );
-        assert_eq!(redact_text("inputTokens and a task-list"), None);
-        assert_eq!(redact_text("risk-free"), None, "`sk-` inside a word is no key");
     }
 
     #[test]
