@@ -582,14 +582,10 @@ impl ClaudeNormalizer {
     fn tool_call(&mut self, id: &str, name: &str, input: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let kind = tool_kind(name);
         let face = Self::tool_face(name, kind, &input);
-        let finalized = self
-            .tools
-            .get_mut(id)
-            .is_some_and(|tool| std::mem::replace(&mut tool.input_final, true));
-        if finalized {
-            if let Some(tool) = self.tools.get_mut(id) {
-                tool.input = input;
-            }
+        if let Some(tool) = self.tools.get_mut(id)
+            && std::mem::replace(&mut tool.input_final, true)
+        {
+            tool.input = input;
             return self.current_state("the tool's input was final", raw, out);
         }
         if self.item_open(id) {
