@@ -10,7 +10,8 @@ use agentwire_protocol::raw_value_unchecked;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use outline::{Members, outline};
+pub use outline::MAX_DEPTH;
+use outline::{Members, beyond_f64, outline};
 
 /// Which way a message travelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
@@ -69,11 +70,6 @@ struct Record<'a> {
     #[serde(borrow)]
     msg: &'a RawValue,
 }
-
-/// How deep a message may nest. serde_json (and most parsers) stop at 128 levels, and the
-/// canonical event carries the message three levels down (`raw.payload`), so a deeper message
-/// would make an event its consumers cannot read: it is reported as unreadable instead.
-pub const MAX_DEPTH: usize = 100;
 
 /// Why a line is not a frame.
 #[derive(Debug)]
@@ -293,18 +289,6 @@ fn unfit(json: &str) -> Option<FrameError> {
 
 fn is_number_byte(byte: u8) -> bool {
     byte.is_ascii_digit() || matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E')
-}
-
-/// Whether `number` is beyond what a double holds (`1e400`, 400 digits). Such a number is valid JSON,
-/// but an event carrying it in `raw` would be unreadable to serde_json and read as an infinity
-/// by JavaScript, so its line is reported as unreadable instead. Without an exponent only 309
-/// digits or more can overflow, so the common number (a time in milliseconds) is not parsed.
-fn beyond_f64(number: &str) -> bool {
-    const SHORTEST_INFINITE: usize = "1e309".len();
-    const DIGITS_OF_MAX: usize = 309;
-    let may_overflow = number.len() >= DIGITS_OF_MAX
-        || (number.len() >= SHORTEST_INFINITE && number.bytes().any(|byte| matches!(byte, b'e' | b'E')));
-    may_overflow && number.parse::<f64>().is_ok_and(f64::is_infinite)
 }
 
 #[cfg(test)]

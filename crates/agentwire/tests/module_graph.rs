@@ -1,9 +1,19 @@
-//! The mapping crate's modules import each other in one direction only: the shared core (ids,
-//! clock, frame, emitter, ledger, the source list) never imports a source module, and no two
+//! The mapping crate's modules import each other in one direction only: the shared core never
+//! imports a source module, a source module imports only the core and its own modules, and no two
 //! modules import each other, directly or through others.
+//!
+//! Every `crate::` and `super::` path counts, in `use` trees (groups included) and in code
+//! alike, so a module cannot hide an edge by naming a path inline.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+use syn::visit::Visit;
+
+/// The modules holding one source's mapping decisions; `catalog` is the one place that
+/// dispatches to them, and every other module is the core.
+const SOURCES: &[&str] = &["acp", "claude", "codex_app_server", "codex_exec", "codex_rollout"];
+const DISPATCH: &str = "catalog";
 
 /// Every `.rs` file under `dir`, as (module path like `codex_app_server::requests`, file).
 fn modules(dir: &Path, prefix: &str, into: &mut Vec<(String, PathBuf)>) {
@@ -18,39 +28,196 @@ fn modules(dir: &Path, prefix: &str, into: &mut Vec<(String, PathBuf)>) {
     }
 }
 
-/// The modules a file imports with `use crate::…` or `use super::…`, as crate paths.
-fn imports(module: &str, text: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
-    let parent: Vec<&str> = module.split("::").collect();
-    let mut found = BTreeSet::new();
-    for line in text.lines().map(str::trim) {
-        let Some(path) = line.strip_prefix("use ").or_else(|| line.strip_prefix("pub use ")) else {
-            continue;
-        };
-        let resolved = if let Some(rest) = path.strip_prefix("crate::") {
-            rest.to_string()
-        } else if let Some(rest) = path.strip_prefix("super::") {
-            let base = parent[..parent.len() - 1].join("::");
-            if base.is_empty() {
-                rest.to_string()
-            } else {
-                format!("{base}::{rest}")
+/// Collects the crate paths a file names, resolving `super` and paths relative to a child module
+/// (`wire::Decoder` in `codex_app_server`) against the module (and the inline modules, like `mod
+/// tests`, it is inside).
+struct Paths<'k> {
+    /// The module path of the scope being visited: the file's, then any inline module's.
+    scope: Vec<String>,
+    known: &'k BTreeSet<String>,
+    found: BTreeSet<Vec<String>>,
+    /// The file's `pub use` items by the name they are re-exported as: an alias other modules
+    /// see through, not an import of the file's own.
+    reexports: BTreeMap<String, Vec<String>>,
+    /// The workspace crates (`agentwire_*`) the file names.
+    crates: BTreeSet<String>,
+    /// Whether the `use` tree being visited is a `pub use`.
+    public: bool,
+    /// The length of the file's own module path (deeper scopes are inline modules).
+    depth: usize,
+}
+
+impl Paths<'_> {
+    /// The absolute path of `segments` written in the current scope, if it is a crate path.
+    fn resolve(&self, segments: &[String]) -> Option<Vec<String>> {
+        let mut base = self.scope.clone();
+        let mut rest = segments;
+        match rest.first().map(String::as_str) {
+            Some("crate") => {
+                base.clear();
+                rest = &rest[1..];
+            }
+            Some("super") => {
+                while rest.first().map(String::as_str) == Some("super") {
+                    base.pop()?;
+                    rest = &rest[1..];
+                }
+            }
+            Some("self") => rest = &rest[1..],
+            Some(first) => {
+                let child = base
+                    .iter()
+                    .map(String::as_str)
+                    .chain([first])
+                    .collect::<Vec<_>>()
+                    .join("::");
+                if !self.known.contains(&child) {
+                    return None;
+                }
+            }
+            None => return None,
+        }
+        base.extend(rest.iter().cloned());
+        Some(base)
+    }
+
+    fn record(&mut self, segments: &[String]) {
+        if let Some(first) = segments.first().filter(|first| first.starts_with("agentwire_")) {
+            self.crates.insert(first.clone());
+        }
+        if let Some(path) = self.resolve(segments) {
+            self.found.insert(path);
+        }
+    }
+
+    /// A name a `use` tree binds: an import, or under `pub use`, a re-export.
+    fn bind(&mut self, segments: &[String], name: String) {
+        if self.public && self.scope.len() == self.depth {
+            if let Some(path) = self.resolve(segments) {
+                self.reexports.insert(name, path);
             }
         } else {
-            continue;
-        };
-        // The longest known module the path starts with.
-        let segments: Vec<&str> = resolved.split("::").collect();
-        for len in (1..=segments.len()).rev() {
-            let candidate = segments[..len].join("::");
-            if known.contains(&candidate) {
-                if candidate != module {
-                    found.insert(candidate);
+            self.record(segments);
+        }
+    }
+
+    /// Every path a `use` tree names, groups expanded.
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(path) => {
+                prefix.push(path.ident.to_string());
+                self.use_tree(prefix, &path.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(name) => {
+                prefix.push(name.ident.to_string());
+                self.bind(prefix, name.ident.to_string());
+                prefix.pop();
+            }
+            syn::UseTree::Rename(rename) => {
+                prefix.push(rename.ident.to_string());
+                self.bind(prefix, rename.rename.to_string());
+                prefix.pop();
+            }
+            syn::UseTree::Glob(_) => self.record(prefix),
+            syn::UseTree::Group(group) => {
+                for tree in &group.items {
+                    self.use_tree(prefix, tree);
                 }
-                break;
             }
         }
     }
-    found
+}
+
+impl<'ast> Visit<'ast> for Paths<'_> {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        self.public = matches!(item.vis, syn::Visibility::Public(_));
+        self.use_tree(&mut Vec::new(), &item.tree);
+        self.public = false;
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        self.record(&segments);
+        syn::visit::visit_path(self, path);
+    }
+
+    /// `pub(super)` names who may see an item, not a module the file uses.
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
+
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        self.scope.push(item.ident.to_string());
+        syn::visit::visit_item_mod(self, item);
+        self.scope.pop();
+    }
+}
+
+/// The paths a module's file names and the names it re-exports.
+fn paths<'k>(module: &str, text: &str, known: &'k BTreeSet<String>) -> Paths<'k> {
+    let file = syn::parse_file(text).unwrap_or_else(|err| panic!("{module}: {err}"));
+    let scope: Vec<String> = module.split("::").map(str::to_string).collect();
+    let mut paths = Paths {
+        depth: scope.len(),
+        scope,
+        known,
+        found: BTreeSet::new(),
+        reexports: BTreeMap::new(),
+        crates: BTreeSet::new(),
+        public: false,
+    };
+    paths.visit_file(&file);
+    paths
+}
+
+/// The modules of `known` that `module` imports: for each path it names, seen through the
+/// re-exports of the module it goes through, the longest known module it starts with.
+fn imports(
+    module: &str,
+    found: &BTreeSet<Vec<String>>,
+    known: &BTreeSet<String>,
+    reexports: &BTreeMap<String, BTreeMap<String, Vec<String>>>,
+) -> BTreeSet<String> {
+    let mut imported = BTreeSet::new();
+    for path in found {
+        let Some(len) = (1..=path.len())
+            .rev()
+            .find(|len| known.contains(&path[..*len].join("::")))
+        else {
+            continue;
+        };
+        let through = path[..len].join("::");
+        let target = path
+            .get(len)
+            .and_then(|name| reexports.get(&through)?.get(name))
+            .and_then(|target| {
+                (1..=target.len())
+                    .rev()
+                    .map(|len| target[..len].join("::"))
+                    .find(|candidate| known.contains(candidate))
+            })
+            .unwrap_or(through);
+        if target != module {
+            imported.insert(target);
+        }
+    }
+    imported
+}
+
+/// The imports of one set of files, as (module path, text).
+fn graph_of(files: &[(String, String)]) -> BTreeMap<String, BTreeSet<String>> {
+    let known: BTreeSet<String> = files.iter().map(|(module, _)| module.clone()).collect();
+    let parsed: Vec<(&String, Paths<'_>)> = files
+        .iter()
+        .map(|(module, text)| (module, paths(module, text, &known)))
+        .collect();
+    let reexports: BTreeMap<String, BTreeMap<String, Vec<String>>> = parsed
+        .iter()
+        .map(|(module, paths)| ((*module).clone(), paths.reexports.clone()))
+        .collect();
+    parsed
+        .iter()
+        .map(|(module, paths)| ((*module).clone(), imports(module, &paths.found, &known, &reexports)))
+        .collect()
 }
 
 /// Depth-first search; panics with the cycle a back edge closes.
@@ -78,20 +245,22 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     modules(&src, "", &mut files);
-    let known: BTreeSet<String> = files.iter().map(|(module, _)| module.clone()).collect();
-    files
-        .iter()
-        .map(|(module, path)| {
-            let text = std::fs::read_to_string(path).expect("a source file");
-            (module.clone(), imports(module, &text, &known))
-        })
-        .collect()
+    let files: Vec<(String, String)> = files
+        .into_iter()
+        .map(|(module, path)| (module, std::fs::read_to_string(path).expect("a source file")))
+        .collect();
+    graph_of(&files)
+}
+
+/// The source a module belongs to, `None` for the core and the dispatch.
+fn source_of(module: &str) -> Option<&'static str> {
+    let top = module.split("::").next().expect("a module path");
+    SOURCES.iter().copied().find(|source| *source == top)
 }
 
 #[test]
 fn module_imports_have_no_cycle() {
     let graph = graph();
-    assert!(graph["codex_app_server::requests"].contains("codex_app_server::normalizer"));
     let mut done = BTreeSet::new();
     for node in graph.keys() {
         visit(node, &graph, &mut Vec::new(), &mut done);
@@ -101,26 +270,102 @@ fn module_imports_have_no_cycle() {
 #[test]
 fn the_core_imports_no_source_module() {
     let graph = graph();
-    let core = [
-        "ids",
-        "clock",
-        "frame",
-        "emit",
-        "ledger",
-        "source",
-        "normalizer",
-        "decision",
-        "answer",
-        "decode",
-        "canonicalize",
-    ];
+    let core: Vec<&String> = graph
+        .keys()
+        .filter(|module| source_of(module).is_none() && *module != DISPATCH)
+        .collect();
+    assert!(
+        core.iter().any(|module| *module == "ledger"),
+        "the core is found: {core:?}"
+    );
     for module in core {
         let outside: Vec<&String> = graph[module]
             .iter()
-            .filter(|dep| !core.contains(&dep.as_str()))
+            .filter(|dep| source_of(dep).is_some() || *dep == DISPATCH)
             .collect();
         assert!(outside.is_empty(), "core module `{module}` imports {outside:?}");
     }
+}
+
+#[test]
+fn a_source_module_imports_only_the_core_and_its_own_modules() {
+    let graph = graph();
+    for (module, deps) in &graph {
+        let Some(source) = source_of(module) else { continue };
+        let foreign: Vec<&String> = deps
+            .iter()
+            .filter(|dep| source_of(dep).is_some_and(|other| other != source) || *dep == DISPATCH)
+            .collect();
+        assert!(foreign.is_empty(), "source module `{module}` imports {foreign:?}");
+    }
+}
+
+/// The workspace crates each module names.
+fn crates() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    modules(&src, "", &mut files);
+    let known: BTreeSet<String> = files.iter().map(|(module, _)| module.clone()).collect();
+    files
+        .iter()
+        .map(|(module, path)| {
+            let text = std::fs::read_to_string(path).expect("a source file");
+            (module.clone(), paths(module, &text, &known).crates)
+        })
+        .collect()
+}
+
+/// The generated crates: the canonical model and one per source, by the source module that
+/// alone may read it.
+const GENERATED: &[(&str, &str)] = &[
+    ("agentwire_acp", "acp"),
+    ("agentwire_claude", "claude"),
+    ("agentwire_codex_app_server", "codex_app_server"),
+    ("agentwire_codex_exec", "codex_exec"),
+    ("agentwire_codex_rollout", "codex_rollout"),
+];
+
+#[test]
+fn a_generated_source_crate_is_read_by_its_source_module_only() {
+    let crates = crates();
+    assert!(
+        crates["acp::normalizer"].contains("agentwire_acp"),
+        "the crates are found"
+    );
+    for (module, used) in &crates {
+        for name in used {
+            let Some((_, owner)) = GENERATED.iter().find(|(generated, _)| generated == name) else {
+                continue;
+            };
+            assert_eq!(source_of(module), Some(*owner), "`{module}` reads `{name}`");
+        }
+    }
+}
+
+#[test]
+fn paths_in_code_groups_and_reexports_are_edges() {
+    let files = [
+        ("a", "pub use b::Item; pub use c::*;"),
+        (
+            "a::b",
+            "use super::{c, super::d};\nfn f() { crate::e::g(); f::h(); }\nmod tests { use super::*; }",
+        ),
+        ("a::b::f", ""),
+        ("a::c", "use super::Item;"),
+        ("d", "fn f() { crate::a::Item::new(); }"),
+        ("e", ""),
+    ]
+    .map(|(module, text)| (module.to_string(), text.to_string()));
+    let graph = graph_of(&files);
+    let edges = |module: &str| graph[module].iter().map(String::as_str).collect::<Vec<_>>();
+    assert_eq!(edges("a::b"), ["a::b::f", "a::c", "d", "e"]);
+    assert_eq!(edges("a::c"), ["a::b"], "through the parent's re-export");
+    assert_eq!(edges("d"), ["a::b"]);
+    assert_eq!(
+        edges("a"),
+        ["a::c"],
+        "a glob re-export stays an edge; a named one is an alias"
+    );
 }
 
 #[test]

@@ -11,47 +11,13 @@ use agentwire_codex_app_server::{self as codex, DecodeError, RawEnvelope, Reques
 use serde_json::{Value, json};
 
 use super::offer::CodexRequest;
-use super::wire::{self, Message, WireError};
+use super::wire::{self, Message, PushError, WireError};
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ledger::Ledger;
-use crate::normalizer::{Normalizer, Options, Problem, ProblemKind};
+use crate::normalizer::{Normalizer, Options, Problem};
 use crate::source::Source;
-
-/// A wire error as a host reports it: the method first, then where and why.
-#[derive(Debug)]
-pub struct PushError<'a>(pub &'a WireError);
-
-impl std::fmt::Display for PushError<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = self.0.to_string();
-        match self.0.method() {
-            Some(method) if !text.contains(method) => write!(f, "{method}: {text}"),
-            Some(_) | None => f.write_str(&text),
-        }
-    }
-}
-
-impl PushError<'_> {
-    /// The problem a host sees: a method the pinned schema does not declare is `Undeclared`.
-    pub fn problem(&self) -> Problem {
-        let kind = match self.0 {
-            WireError::Decode(DecodeError::UnknownMethod { .. }) => ProblemKind::Undeclared,
-            WireError::Decode(
-                DecodeError::NoMethod
-                | DecodeError::MissingId { .. }
-                | DecodeError::MissingParams { .. }
-                | DecodeError::UnexpectedParams { .. }
-                | DecodeError::Payload { .. },
-            )
-            | WireError::Envelope(_)
-            | WireError::NotJsonRpc
-            | WireError::UnmatchedResponse { .. } => ProblemKind::Undecodable,
-        };
-        Problem::new(kind, self.to_string())
-    }
-}
 
 /// Normalizes one `codex app-server` connection.
 pub struct CodexAppServerNormalizer {

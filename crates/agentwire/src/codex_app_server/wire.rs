@@ -12,6 +12,7 @@ use agentwire_codex_app_server::{
 use crate::decode::PathTracking;
 use crate::frame::{Direction, Frame};
 use crate::jsonrpc::Pending;
+use crate::normalizer::{Problem, ProblemKind};
 
 /// One decoded Codex app-server message.
 // One `Message` lives per frame and is matched by reference; boxing the large variants would
@@ -146,6 +147,40 @@ impl crate::normalizer::Conformer for Decoder {
     fn decode(&mut self, frame: &Frame<'_>) -> Result<(), crate::normalizer::Problem> {
         Decoder::decode(self, frame)
             .map(drop)
-            .map_err(|err| super::PushError(&err).problem())
+            .map_err(|err| PushError(&err).problem())
+    }
+}
+
+/// A wire error as a host reports it: the method first, then where and why.
+#[derive(Debug)]
+pub struct PushError<'a>(pub &'a WireError);
+
+impl std::fmt::Display for PushError<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.0.to_string();
+        match self.0.method() {
+            Some(method) if !text.contains(method) => write!(f, "{method}: {text}"),
+            Some(_) | None => f.write_str(&text),
+        }
+    }
+}
+
+impl PushError<'_> {
+    /// The problem a host sees: a method the pinned schema does not declare is `Undeclared`.
+    pub fn problem(&self) -> Problem {
+        let kind = match self.0 {
+            WireError::Decode(DecodeError::UnknownMethod { .. }) => ProblemKind::Undeclared,
+            WireError::Decode(
+                DecodeError::NoMethod
+                | DecodeError::MissingId { .. }
+                | DecodeError::MissingParams { .. }
+                | DecodeError::UnexpectedParams { .. }
+                | DecodeError::Payload { .. },
+            )
+            | WireError::Envelope(_)
+            | WireError::NotJsonRpc
+            | WireError::UnmatchedResponse { .. } => ProblemKind::Undecodable,
+        };
+        Problem::new(kind, self.to_string())
     }
 }

@@ -13,7 +13,22 @@
 //! which reports it; an object with an escaped key or more than [`KEPT`] members is checked but
 //! not outlined, and its readers take the serde_json path.
 
-use super::{MAX_DEPTH, beyond_f64};
+/// How deep a message may nest. serde_json (and most parsers) stop at 128 levels, and the
+/// canonical event carries the message three levels down (`raw.payload`), so a deeper message
+/// would make an event its consumers cannot read: it is reported as unreadable instead.
+pub const MAX_DEPTH: usize = 100;
+
+/// Whether `number` is beyond what a double holds (`1e400`, 400 digits). Such a number is valid JSON,
+/// but an event carrying it in `raw` would be unreadable to serde_json and read as an infinity
+/// by JavaScript, so its line is reported as unreadable instead. Without an exponent only 309
+/// digits or more can overflow, so the common number (a time in milliseconds) is not parsed.
+pub(super) fn beyond_f64(number: &str) -> bool {
+    const SHORTEST_INFINITE: usize = "1e309".len();
+    const DIGITS_OF_MAX: usize = 309;
+    let may_overflow = number.len() >= DIGITS_OF_MAX
+        || (number.len() >= SHORTEST_INFINITE && number.bytes().any(|byte| matches!(byte, b'e' | b'E')));
+    may_overflow && number.parse::<f64>().is_ok_and(f64::is_infinite)
+}
 
 /// How many members of an object an outline keeps: a JSON-RPC message has at most six, a
 /// transcript record three.
