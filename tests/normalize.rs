@@ -76,21 +76,12 @@ fn goldens_match() {
                 continue;
             };
             if expected != actual {
-                let difference = expected
-                    .lines()
-                    .zip(actual.lines())
-                    .position(|(e, a)| e != a)
-                    .map_or_else(
-                        || {
-                            format!(
-                                "line counts differ: golden {}, now {}",
-                                expected.lines().count(),
-                                actual.lines().count()
-                            )
-                        },
-                        |index| format!("first difference at line {}", index + 1),
-                    );
-                failures.push(format!("{}: {difference}", golden.display()));
+                let diff = similar::TextDiff::from_lines(&expected, &actual)
+                    .unified_diff()
+                    .context_radius(0)
+                    .header("golden", "now")
+                    .to_string();
+                failures.push(format!("{}:\n{diff}", golden.display()));
             }
         }
         let names: BTreeSet<String> = traces.iter().map(|trace| trace_name(trace)).collect();
@@ -112,7 +103,7 @@ fn goldens_match() {
     );
     assert!(
         failures.is_empty(),
-        "normalized output differs from the goldens:\n{}\nIf the change is deliberate: {BLESS}, then review the diff",
+        "normalized output differs from the goldens (every differing line):\n{}\nIf the change is deliberate: {BLESS}, then review the diff",
         failures.join("\n")
     );
 }
@@ -127,15 +118,20 @@ fn entries(dir: &std::path::Path) -> Vec<PathBuf> {
 #[test]
 fn every_trace_is_detected_as_its_source() {
     // `agentwire normalize FILE` without `--from` reads up to 64 lines to tell the format; the
-    // goldens are what it prints only if it tells each trace's source and line format.
+    // goldens are what it prints only if it tells each trace's source and line format. The
+    // corpus keeps one line format per folder: the capture harness's `{"dir","ts","msg"}`
+    // records for the two-way protocols, the program's own lines for the one-way streams.
     for &source in Source::ALL {
+        let format = match source {
+            Source::CodexAppServer | Source::ClaudeControl | Source::Acp | Source::Cursor => LineFormat::Transcript,
+            Source::Claude | Source::CodexExec | Source::CodexRollout => LineFormat::Bare,
+        };
         for trace in traces(source) {
             let text = std::fs::read_to_string(&trace).expect("readable trace");
-            let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
             let detected = Source::detect(text.lines().take(64));
             assert_eq!(
                 detected,
-                Some((source, LineFormat::of(first))),
+                Some((source, format)),
                 "{}: detected as {detected:?}",
                 trace.display()
             );
@@ -350,6 +346,41 @@ fn every_event_validates_against_the_canonical_schema() {
             assert!(errors.is_empty(), "{}: {errors:?}", sc.at(index));
         }
     }
+}
+
+/// The `raw.source` labels the goldens carry are exactly those the canonical schema declares:
+/// none emitted that the schema does not name, none declared that no trace exercises. The
+/// declared list is read from the schema file, not from the generated enum the code emits.
+#[test]
+fn every_raw_source_label_is_declared_and_emitted() {
+    let schema_path = workspace_root().join("schemas/canonical/provider-runtime.schema.json");
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(&schema_path).expect("the schema")).expect("JSON");
+    let declared: BTreeSet<String> = schema["$defs"]["RuntimeEventRawSource"]["enum"]
+        .as_array()
+        .expect("RuntimeEventRawSource lists its values")
+        .iter()
+        .map(|label| label.as_str().expect("a label").to_string())
+        .collect();
+    let mut emitted = BTreeSet::new();
+    for sc in corpus() {
+        for line in sc.norm.jsonl.lines() {
+            let event: Value = serde_json::from_str(line).expect("JSON");
+            if let Some(label) = event["raw"]["source"].as_str() {
+                emitted.insert(label.to_string());
+            }
+        }
+    }
+    let undeclared: Vec<&String> = emitted.difference(&declared).collect();
+    let unused: Vec<&String> = declared.difference(&emitted).collect();
+    assert!(
+        undeclared.is_empty(),
+        "raw sources the schema does not declare: {undeclared:?}"
+    );
+    assert!(
+        unused.is_empty(),
+        "raw sources the schema declares that no golden carries: {unused:?}"
+    );
 }
 
 #[test]
