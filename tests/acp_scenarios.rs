@@ -53,7 +53,7 @@ fn permission_cycle(sc: &Scenario, request_type: CanonicalRequestType) -> (usize
     let opened = carrying(sc, line, T::RequestOpened);
     let request = payload!(sc.event(opened), RequestOpened).expect("request.opened");
     assert_eq!(request.request_type, request_type, "{}", sc.at(opened));
-    assert_eq!(sc.raw_source(opened), Some(RuntimeEventRawSource::CursorAcpRequest));
+    assert_eq!(sc.raw_source(opened), Some(RuntimeEventRawSource::AcpRequest));
     assert_eq!(sc.provider_request_id(opened), Some(id.to_string().as_str()));
     let resolved = carrying(sc, answer, T::RequestResolved);
     assert_eq!(
@@ -68,7 +68,7 @@ fn permission_cycle(sc: &Scenario, request_type: CanonicalRequestType) -> (usize
         "{}",
         sc.at(resolved)
     );
-    assert_eq!(sc.raw_source(resolved), Some(RuntimeEventRawSource::CursorAcpResponse));
+    assert_eq!(sc.raw_source(resolved), Some(RuntimeEventRawSource::AcpResponse));
     assert!(opened < resolved);
     (opened, resolved, sc.msg(answer)["result"].clone())
 }

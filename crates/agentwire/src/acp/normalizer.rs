@@ -162,7 +162,7 @@ impl AcpNormalizer {
     /// A normalizer for one connection of `source` (`Acp` or `Cursor`).
     pub fn new(source: Source, options: Options) -> Self {
         let provider_fixed = options.provider.is_some();
-        AcpNormalizer {
+        let mut normalizer = AcpNormalizer {
             ledger: Ledger::new(source, options).with_positional_turns(),
             wire: wire::Decoder::default(),
             provider_fixed,
@@ -171,8 +171,10 @@ impl AcpNormalizer {
             last_session: None,
             agent_asks: BTreeMap::new(),
             terminals: BTreeMap::new(),
-            raw_source: RuntimeEventRawSource::CursorAcpNotification,
-        }
+            raw_source: RuntimeEventRawSource::AcpNotification,
+        };
+        normalizer.raw_source = normalizer.raw_source_of(None);
+        normalizer
     }
 
     pub(super) fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -184,12 +186,18 @@ impl AcpNormalizer {
         Raw::new(self.raw_source, method, frame.msg)
     }
 
-    /// The `raw.source` of a message: what travels as a request, a notification or an answer.
-    fn raw_source(kind: Option<MessageKind>) -> RuntimeEventRawSource {
-        match kind {
-            Some(MessageKind::Request) => RuntimeEventRawSource::CursorAcpRequest,
-            Some(MessageKind::Notification) | None => RuntimeEventRawSource::CursorAcpNotification,
-            Some(MessageKind::Response | MessageKind::Error) => RuntimeEventRawSource::CursorAcpResponse,
+    /// The `raw.source` of a message: what travels as a request, a notification or an answer,
+    /// labelled `cursor.acp.*` when read as Cursor's `agent acp` and `acp.*` otherwise (the
+    /// canonical schema keeps the proposal's `cursor.acp.*` for Cursor alone).
+    fn raw_source_of(&self, kind: Option<MessageKind>) -> RuntimeEventRawSource {
+        let cursor = self.ledger.source() == Source::Cursor;
+        match (kind, cursor) {
+            (Some(MessageKind::Request), true) => RuntimeEventRawSource::CursorAcpRequest,
+            (Some(MessageKind::Request), false) => RuntimeEventRawSource::AcpRequest,
+            (Some(MessageKind::Notification) | None, true) => RuntimeEventRawSource::CursorAcpNotification,
+            (Some(MessageKind::Notification) | None, false) => RuntimeEventRawSource::AcpNotification,
+            (Some(MessageKind::Response | MessageKind::Error), true) => RuntimeEventRawSource::CursorAcpResponse,
+            (Some(MessageKind::Response | MessageKind::Error), false) => RuntimeEventRawSource::AcpResponse,
         }
     }
 
@@ -350,7 +358,7 @@ impl AcpNormalizer {
 
     fn warn_undecodable(&mut self, frame: &Frame<'_>, err: &WireError, out: &mut Vec<ProviderRuntimeEvent>) {
         let envelope = serde_json::from_str::<RawEnvelope<'_>>(frame.msg.get()).ok();
-        self.raw_source = Self::raw_source(envelope.as_ref().and_then(RawEnvelope::kind));
+        self.raw_source = self.raw_source_of(envelope.as_ref().and_then(RawEnvelope::kind));
         let method = envelope
             .as_ref()
             .and_then(|e| e.method.as_deref().map(str::to_string))
@@ -959,7 +967,7 @@ impl Normalizer for AcpNormalizer {
         }
         let message = match self.wire.decode(frame) {
             Ok(message) => {
-                self.raw_source = Self::raw_source(Some(message.kind()));
+                self.raw_source = self.raw_source_of(Some(message.kind()));
                 message
             }
             Err(err) => {
