@@ -1270,11 +1270,11 @@ fn after_drops(tokens: &[String], edits: &[(usize, &Edit)], used: &mut [usize]) 
     let mut kept: Vec<String> = Vec::new();
     'tokens: for token in tokens {
         for &(index, edit) in edits {
-            if let Edit::Drop(_, removes) = edit {
-                if removes(token) {
-                    used[index] += 1;
-                    continue 'tokens;
-                }
+            if let Edit::Drop(_, removes) = edit
+                && removes(token)
+            {
+                used[index] += 1;
+                continue 'tokens;
             }
         }
         let state = token.starts_with("session.state.changed(");
