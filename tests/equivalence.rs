@@ -1,116 +1,124 @@
 //! Cross-provider equivalence (section 7 of the provider-runtime V2 proposal): a scenario
 //! captured through several sources becomes the same canonical *shape*, whichever source carried
-//! it, except for the reviewed differences of [`DEPARTURES`].
+//! it, except for reviewed differences.
 //!
 //! The shape of a trace is the sequence of its event types, with the item type and status of
-//! item events, the stream kind of `content.delta`, the request type of request events, the
-//! state of `turn.completed` and the session state changes; ids, times and text are left out. Two
-//! sources are compared after removing what either cannot carry (each removal a row of
-//! [`DEPARTURES`] with its reason); a `session.state.changed` that repeats the state before it
-//! is then no change and is left out too.
+//! item events, the stream kind of `content.delta`, the request type (and decision) of request
+//! events, the state of `turn.completed` and the session state changes; ids, times and text are
+//! left out. Two tests compare shapes:
 //!
-//! A source joins by adding it to [`COMPARED`]: [`CAPTURES`] already names its traces by source
-//! name, and its rows go into [`DEPARTURES`] once its normalizer's goldens are reviewed. Every
-//! row must remove something in some comparison, so the table cannot go stale.
-
-use std::str::FromStr;
+//! - [`every_capture_has_the_same_shape_through_every_source`]: the Codex sources ran the same
+//!   mock-model scenarios, so their whole shapes are compared pairwise, after removing what either
+//!   cannot carry (each removal a row of [`DEPARTURES`] with its reason); a
+//!   `session.state.changed` that repeats the state before it is then no change and is left out
+//!   too.
+//! - [`the_section_7_scenarios_have_one_shape_through_every_source`]: a refused shell command, a
+//!   stop at the approval prompt, a stop while a tool runs, a stop while the model writes, and an
+//!   API error, side by side for every source (and every agent behind ACP) that captured them.
+//!   The sources ran different mock scripts, so only the scenario's *outcome* is compared (see
+//!   [`outcome`]), against the canonical shape [`Scenario::reference`] writes down; each
+//!   difference is a row of [`SECTION_7_ROWS`], per column and scenario, with its reason.
+//!
+//! Every row must change something, so the tables cannot go stale. A row is either a limit of the
+//! source (it cannot carry the fact) or a known mapping bug: a bug row says what agentwire gets
+//! wrong and is deleted with the fix. A failing comparison prints both shapes whole, side by side.
 
 use agentwire::source::Source;
 use agentwire_canonical::{CanonicalItemType, CanonicalRuntimeEventType as T, ProviderRuntimeEvent, RuntimeEvent};
 use agentwire_tests::{corpus_dir, normalize, trace_name, traces};
 
 /// The sources whose captures are compared.
-const COMPARED: &[Source] = &[Source::CodexAppServer, Source::CodexExec];
+const COMPARED: &[Source] = &[Source::CodexAppServer, Source::CodexExec, Source::CodexRollout];
 
-/// One mock-model scenario and the trace each source captured of it (by source name, so a
-/// source not yet in [`COMPARED`] can be listed). A rollout file is the one codex wrote during
+/// One mock-model scenario and the trace each source captured of it; every source listed must be
+/// in [`COMPARED`], so no listed trace goes uncompared. A rollout file is the one codex wrote during
 /// the exec run of the row (same thread id) where the corpus has it (text, shell, patch, plan,
 /// failed, flaky500), else during the app-server run (mcp, error500, user_input), else during
 /// another exec run of the scenario (reasoning); `corpus/README.md` lists them.
 struct Capture {
     scenario: &'static str,
-    traces: &'static [(&'static str, &'static str)],
+    traces: &'static [(Source, &'static str)],
 }
 
 const CAPTURES: &[Capture] = &[
     Capture {
         scenario: "text",
         traces: &[
-            ("codex-app-server", "text"),
-            ("codex-exec", "text"),
-            ("codex-rollout", "rollout-64"),
+            (Source::CodexAppServer, "text"),
+            (Source::CodexExec, "text"),
+            (Source::CodexRollout, "rollout-64"),
         ],
     },
     Capture {
         scenario: "reasoning",
         traces: &[
-            ("codex-app-server", "reasoning"),
-            ("codex-exec", "reasoning"),
-            ("codex-rollout", "rollout-04"),
+            (Source::CodexAppServer, "reasoning"),
+            (Source::CodexExec, "reasoning"),
+            (Source::CodexRollout, "rollout-04"),
         ],
     },
     Capture {
         scenario: "shell",
         traces: &[
-            ("codex-app-server", "shell"),
-            ("codex-exec", "shell"),
-            ("codex-rollout", "rollout-66"),
+            (Source::CodexAppServer, "shell"),
+            (Source::CodexExec, "shell"),
+            (Source::CodexRollout, "rollout-66"),
         ],
     },
     Capture {
         scenario: "patch",
         traces: &[
-            ("codex-app-server", "patch"),
-            ("codex-exec", "patch"),
-            ("codex-rollout", "rollout-68"),
+            (Source::CodexAppServer, "patch"),
+            (Source::CodexExec, "patch"),
+            (Source::CodexRollout, "rollout-68"),
         ],
     },
     Capture {
         scenario: "plan",
         traces: &[
-            ("codex-app-server", "plan"),
-            ("codex-exec", "plan"),
-            ("codex-rollout", "rollout-71"),
+            (Source::CodexAppServer, "plan"),
+            (Source::CodexExec, "plan"),
+            (Source::CodexRollout, "rollout-71"),
         ],
     },
     Capture {
         scenario: "mcp",
         traces: &[
-            ("codex-app-server", "mcp"),
-            ("codex-exec", "mcp"),
-            ("codex-rollout", "rollout-52"),
+            (Source::CodexAppServer, "mcp"),
+            (Source::CodexExec, "mcp"),
+            (Source::CodexRollout, "rollout-52"),
         ],
     },
     Capture {
         scenario: "error500",
         traces: &[
-            ("codex-app-server", "error500"),
-            ("codex-exec", "error500"),
-            ("codex-rollout", "rollout-33"),
+            (Source::CodexAppServer, "error500"),
+            (Source::CodexExec, "error500"),
+            (Source::CodexRollout, "rollout-33"),
         ],
     },
     Capture {
         scenario: "failed",
         traces: &[
-            ("codex-app-server", "failed"),
-            ("codex-exec", "failed"),
-            ("codex-rollout", "rollout-79"),
+            (Source::CodexAppServer, "failed"),
+            (Source::CodexExec, "failed"),
+            (Source::CodexRollout, "rollout-79"),
         ],
     },
     Capture {
         scenario: "flaky500",
         traces: &[
-            ("codex-app-server", "flaky500_retry"),
-            ("codex-exec", "flaky500"),
-            ("codex-rollout", "rollout-81"),
+            (Source::CodexAppServer, "flaky500_retry"),
+            (Source::CodexExec, "flaky500"),
+            (Source::CodexRollout, "rollout-81"),
         ],
     },
     Capture {
         scenario: "user_input",
         traces: &[
-            ("codex-app-server", "user_input_plan_mode"),
-            ("codex-exec", "user_input"),
-            ("codex-rollout", "rollout-55"),
+            (Source::CodexAppServer, "user_input_plan_mode"),
+            (Source::CodexExec, "user_input"),
+            (Source::CodexRollout, "rollout-55"),
         ],
     },
 ];
@@ -171,7 +179,10 @@ fn token(event: &ProviderRuntimeEvent) -> Token {
         }
         RuntimeEvent::ContentDelta(p) => (p.stream_kind.as_str().to_string(), None),
         RuntimeEvent::RequestOpened(p) => (p.request_type.as_str().to_string(), None),
-        RuntimeEvent::RequestResolved(p) => (p.request_type.as_str().to_string(), None),
+        RuntimeEvent::RequestResolved(p) => match &p.decision {
+            Some(decision) => (format!("{},{decision}", p.request_type.as_str()), None),
+            None => (p.request_type.as_str().to_string(), None),
+        },
         RuntimeEvent::TurnCompleted(p) => (p.state.as_str().to_string(), None),
         RuntimeEvent::SessionStateChanged(p) => (p.state.as_str().to_string(), None),
         _ => (String::new(), None),
@@ -183,12 +194,31 @@ fn token(event: &ProviderRuntimeEvent) -> Token {
     }
 }
 
-/// A reviewed difference: what `lacking` cannot carry, removed from both sides whenever it is
-/// compared, and why.
+/// Whether a reviewed difference is the source's or agentwire's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// The source cannot carry it (or carries more): nothing to fix.
+    Limit,
+    /// agentwire maps it wrongly: the row goes when the mapping is fixed.
+    MappingBug,
+}
+
+impl Kind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::Limit => "limit",
+            Kind::MappingBug => "MAPPING BUG",
+        }
+    }
+}
+
+/// A reviewed difference of `source`'s shapes from the others': what its `removes` matches is
+/// removed from both sides whenever `source` is compared, and why.
 struct Departure {
-    lacking: Source,
+    source: Source,
     what: &'static str,
     removes: fn(&Token) -> bool,
+    kind: Kind,
     why: &'static str,
 }
 
@@ -199,7 +229,8 @@ fn item_of(token: &Token, types: &[CanonicalItemType]) -> bool {
 
 const DEPARTURES: &[Departure] = &[
     Departure {
-        lacking: Source::CodexExec,
+        source: Source::CodexExec,
+        kind: Kind::Limit,
         what: "session.started, session.configured, thread.metadata.updated",
         removes: |t| {
             matches!(
@@ -210,37 +241,43 @@ const DEPARTURES: &[Departure] = &[
         why: "exec prints no handshake: no `initialize`, no configuration listings, no thread object",
     },
     Departure {
-        lacking: Source::CodexExec,
+        source: Source::CodexExec,
+        kind: Kind::Limit,
         what: "thread.state.changed",
         removes: |t| t.event == T::ThreadStateChanged,
         why: "exec carries no thread status (`thread/status/changed`)",
     },
     Departure {
-        lacking: Source::CodexExec,
+        source: Source::CodexExec,
+        kind: Kind::Limit,
         what: "thread.token-usage.updated, account.rate-limits.updated",
         removes: |t| matches!(t.event, T::ThreadTokenUsageUpdated | T::AccountRateLimitsUpdated),
         why: "exec reports usage once, in `turn.completed.usage`, and no rate limits",
     },
     Departure {
-        lacking: Source::CodexExec,
+        source: Source::CodexExec,
+        kind: Kind::Limit,
         what: "mcp.status.updated",
         removes: |t| t.event == T::McpStatusUpdated,
         why: "exec prints no MCP server startup status",
     },
     Departure {
-        lacking: Source::CodexExec,
+        source: Source::CodexExec,
+        kind: Kind::Limit,
         what: "user_message items",
         removes: |t| item_of(t, &[CanonicalItemType::UserMessage]),
         why: "exec does not echo the prompt it was given",
     },
     Departure {
-        lacking: Source::CodexExec,
+        source: Source::CodexExec,
+        kind: Kind::Limit,
         what: "content.delta (every stream kind)",
         removes: |t| t.event == T::ContentDelta,
         why: "exec carries no deltas: items arrive whole",
     },
     Departure {
-        lacking: Source::CodexExec,
+        source: Source::CodexExec,
+        kind: Kind::Limit,
         what: "item.started and item.updated of assistant_message and reasoning",
         removes: |t| {
             matches!(t.event, T::ItemStarted | T::ItemUpdated)
@@ -249,13 +286,15 @@ const DEPARTURES: &[Departure] = &[
         why: "exec prints messages and reasoning only once complete (`item.completed`)",
     },
     Departure {
-        lacking: Source::CodexExec,
+        source: Source::CodexExec,
+        kind: Kind::Limit,
         what: "turn.diff.updated",
         removes: |t| t.event == T::TurnDiffUpdated,
         why: "exec carries no turn diff; the file_change item lists the files",
     },
     Departure {
-        lacking: Source::CodexExec,
+        source: Source::CodexExec,
+        kind: Kind::Limit,
         what: "request.*, user-input.*, and the session's `waiting` state",
         removes: |t| {
             matches!(
@@ -266,11 +305,82 @@ const DEPARTURES: &[Departure] = &[
         why: "exec carries no approvals and no questions: it runs with no client to ask, under its approval policy",
     },
     Departure {
-        lacking: Source::CodexAppServer,
+        source: Source::CodexAppServer,
+        kind: Kind::Limit,
         what: "plan items",
         removes: |t| item_of(t, &[CanonicalItemType::Plan]),
         why: "app-server reports an `update_plan` to-do list as `turn/plan/updated` only; exec also prints it as a \
               `todo_list` item (spec 6 maps it to a plan item)",
+    },
+    Departure {
+        source: Source::CodexAppServer,
+        kind: Kind::MappingBug,
+        what: "user-input.requested",
+        removes: |t| t.event == T::UserInputRequested,
+        why: "app-server emits `user-input.requested` before the `request.opened` of the same question; the rollout \
+              mapping (and ACP's, Cursor's) opens the request first",
+    },
+    Departure {
+        source: Source::CodexRollout,
+        kind: Kind::Limit,
+        what: "session.configured, thread.metadata.updated",
+        removes: |t| matches!(t.event, T::SessionConfigured | T::ThreadMetadataUpdated),
+        why: "a rollout records the settings (`session_meta`, `turn_context`, `thread_settings_applied`, `world_state`) \
+              and the model's history inside the turn; app-server lists its configuration and thread before it",
+    },
+    Departure {
+        source: Source::CodexRollout,
+        kind: Kind::Limit,
+        what: "thread.state.changed",
+        removes: |t| t.event == T::ThreadStateChanged,
+        why: "a rollout records no thread status",
+    },
+    Departure {
+        source: Source::CodexRollout,
+        kind: Kind::Limit,
+        what: "thread.token-usage.updated, account.rate-limits.updated",
+        removes: |t| matches!(t.event, T::ThreadTokenUsageUpdated | T::AccountRateLimitsUpdated),
+        why: "a rollout writes its `token_count` lines (rate limits inside) at other points than app-server notifies \
+              usage, and exec reports usage once",
+    },
+    Departure {
+        source: Source::CodexRollout,
+        kind: Kind::Limit,
+        what: "mcp.status.updated",
+        removes: |t| t.event == T::McpStatusUpdated,
+        why: "a rollout records no MCP server startup status",
+    },
+    Departure {
+        source: Source::CodexRollout,
+        kind: Kind::Limit,
+        what: "content.delta (every stream kind), item.updated of reasoning",
+        removes: |t| {
+            t.event == T::ContentDelta || (t.event == T::ItemUpdated && item_of(t, &[CanonicalItemType::Reasoning]))
+        },
+        why: "codex 0.171 persists no streaming events: messages and reasoning are written whole",
+    },
+    Departure {
+        source: Source::CodexRollout,
+        kind: Kind::Limit,
+        what: "turn.diff.updated",
+        removes: |t| t.event == T::TurnDiffUpdated,
+        why: "a rollout records no turn diff",
+    },
+    Departure {
+        source: Source::CodexRollout,
+        kind: Kind::Limit,
+        what: "tool.summary",
+        removes: |t| t.event == T::ToolSummary,
+        why: "a rollout holds the model's history: each tool output handed back to the model (`function_call_output`) \
+              is a `tool.summary`, which no live stream carries",
+    },
+    Departure {
+        source: Source::CodexRollout,
+        kind: Kind::Limit,
+        what: "plan items",
+        removes: |t| item_of(t, &[CanonicalItemType::Plan]),
+        why: "a rollout records `update_plan` as a function call and its `plan_update` (`turn.plan.updated`), no \
+              `todo_list` item",
     },
 ];
 
@@ -287,7 +397,7 @@ fn comparable(tokens: &[Token], a: Source, b: Source, used: &mut [usize]) -> Vec
     let mut state: Option<String> = None;
     'tokens: for token in tokens {
         for (index, departure) in DEPARTURES.iter().enumerate() {
-            if (departure.lacking == a || departure.lacking == b) && (departure.removes)(token) {
+            if (departure.source == a || departure.source == b) && (departure.removes)(token) {
                 used[index] += 1;
                 continue 'tokens;
             }
@@ -307,7 +417,7 @@ fn trace_of(capture: &Capture, source: Source) -> Option<&'static str> {
     capture
         .traces
         .iter()
-        .find(|(name, _)| *name == source.name())
+        .find(|(listed, _)| *listed == source)
         .map(|(_, trace)| *trace)
 }
 
@@ -342,18 +452,16 @@ fn every_capture_has_the_same_shape_through_every_source() {
                     if agrees { "same shape" } else { "DIFFERENT" }
                 ));
                 if !agrees {
-                    let show = |tokens: &[Token]| {
-                        tokens
-                            .iter()
-                            .map(ToString::to_string)
-                            .collect::<Vec<_>>()
-                            .join("\n      ")
-                    };
                     failures.push(format!(
-                        "scenario {}: {a}/{trace_a} and {b}/{trace_b} differ beyond the listed departures\n    {a}:\n      {}\n    {b}:\n      {}",
+                        "scenario {}: {a}/{trace_a} and {b}/{trace_b} differ beyond the listed departures \
+                         (both shapes whole, after the departures; `<` only left, `>` only right):\n{}",
                         capture.scenario,
-                        show(&left),
-                        show(&right)
+                        side_by_side(
+                            &format!("{a}/{trace_a}"),
+                            &strings(&left),
+                            &format!("{b}/{trace_b}"),
+                            &strings(&right)
+                        )
                     ));
                 }
             }
@@ -363,23 +471,63 @@ fn every_capture_has_the_same_shape_through_every_source() {
         "equivalence (events before -> after removing what the other cannot carry):\n{}",
         table.join("\n")
     );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!("\n| source | removed | events removed | kind | why |\n|---|---|---|---|---|");
+    for (departure, count) in DEPARTURES.iter().zip(&used) {
+        println!(
+            "| {} | {} | {count} | {} | {} |",
+            departure.source,
+            departure.what,
+            departure.kind.as_str(),
+            departure.why
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     let stale: Vec<&str> = DEPARTURES
         .iter()
         .zip(&used)
-        .filter(|(departure, count)| **count == 0 && COMPARED.contains(&departure.lacking))
+        .filter(|(departure, count)| **count == 0 && COMPARED.contains(&departure.source))
         .map(|(departure, _)| departure.what)
         .collect();
     assert!(
         stale.is_empty(),
         "departures that remove nothing in any comparison (delete or fix them): {stale:?}"
     );
-    for (departure, count) in DEPARTURES.iter().zip(&used) {
-        println!(
-            "  {count:4} removed: {} lacks {} ({})",
-            departure.lacking, departure.what, departure.why
-        );
+}
+
+fn strings(tokens: &[Token]) -> Vec<String> {
+    tokens.iter().map(ToString::to_string).collect()
+}
+
+/// Two shapes whole, side by side, lined up on their longest common subsequence: a line both
+/// have is unmarked, `<` marks a line only the left has, `>` one only the right has.
+fn side_by_side(left_name: &str, left: &[String], right_name: &str, right: &[String]) -> String {
+    // common[i][j]: the length of the longest common subsequence of left[i..] and right[j..].
+    let mut common = vec![vec![0usize; right.len() + 1]; left.len() + 1];
+    for i in (0..left.len()).rev() {
+        for j in (0..right.len()).rev() {
+            common[i][j] = if left[i] == right[j] {
+                common[i + 1][j + 1] + 1
+            } else {
+                common[i + 1][j].max(common[i][j + 1])
+            };
+        }
     }
+    let width = left.iter().map(String::len).chain([left_name.len()]).max().unwrap_or(0);
+    let mut lines = vec![format!("      {left_name:width$}   {right_name}")];
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() || j < right.len() {
+        if i < left.len() && j < right.len() && left[i] == right[j] {
+            lines.push(format!("      {:width$}   {}", left[i], right[j]));
+            (i, j) = (i + 1, j + 1);
+        } else if j == right.len() || (i < left.len() && common[i + 1][j] >= common[i][j + 1]) {
+            lines.push(format!("    < {:width$}", left[i]));
+            i += 1;
+        } else {
+            lines.push(format!("    > {:width$}   {}", "", right[j]));
+            j += 1;
+        }
+    }
+    lines.join("\n")
 }
 
 #[test]
@@ -438,12 +586,907 @@ fn every_trace_of_a_paired_source_is_paired_or_says_why_not() {
         }
     }
     for capture in CAPTURES {
-        for (name, _) in capture.traces {
+        for (source, _) in capture.traces {
             assert!(
-                Source::from_str(name).is_ok() || *name == "codex-rollout",
-                "scenario {}: unknown source {name}",
+                COMPARED.contains(source),
+                "scenario {}: {source} is listed but not compared (add it to COMPARED)",
                 capture.scenario
             );
         }
     }
+}
+
+/// A scenario of the section 7 comparison: what a person or the provider's API did, whatever
+/// mock script the source ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scenario {
+    /// The person refuses a shell command at its approval prompt; the turn goes on.
+    DeclinedShell,
+    /// The person's refusal at the approval prompt also stops the turn (Codex's `cancel` or
+    /// `abort`, Claude's deny with `interrupt`, a cancel while the prompt is open).
+    StopAtApproval,
+    /// The person stops the turn while a shell command runs.
+    StopMidTool,
+    /// The person stops the turn while the model writes (no tool running).
+    StopMidstream,
+    /// The model's API answers with an error and the provider gives up.
+    ApiError,
+}
+
+impl Scenario {
+    const ALL: [Scenario; 5] = [
+        Scenario::DeclinedShell,
+        Scenario::StopAtApproval,
+        Scenario::StopMidTool,
+        Scenario::StopMidstream,
+        Scenario::ApiError,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Scenario::DeclinedShell => "declined_shell",
+            Scenario::StopAtApproval => "stop_at_approval",
+            Scenario::StopMidTool => "stop_mid_tool",
+            Scenario::StopMidstream => "stop_midstream",
+            Scenario::ApiError => "api_error",
+        }
+    }
+
+    /// The canonical outcome the project chose, written down: a declined command is its item
+    /// completed `declined` (the turn goes on); a person's stop is `turn.completed(interrupted)`
+    /// with the tool it cut off `declined` (a stop at the prompt answers it `cancel`); an API
+    /// error is `runtime.error` and the turn `failed`.
+    fn reference(self) -> &'static [&'static str] {
+        match self {
+            Scenario::DeclinedShell => &[
+                "turn.started",
+                "session.state.changed(running)",
+                "item.started(command_execution,inProgress)",
+                "request.opened(command_execution_approval)",
+                "session.state.changed(waiting)",
+                "request.resolved(command_execution_approval,decline)",
+                "session.state.changed(running)",
+                "item.completed(command_execution,declined)",
+                "turn.completed(completed)",
+                "session.state.changed(ready)",
+                "session.state.changed(stopped)",
+            ],
+            Scenario::StopAtApproval => &[
+                "turn.started",
+                "session.state.changed(running)",
+                "item.started(command_execution,inProgress)",
+                "request.opened(command_execution_approval)",
+                "session.state.changed(waiting)",
+                "request.resolved(command_execution_approval,cancel)",
+                "session.state.changed(running)",
+                "item.completed(command_execution,declined)",
+                "turn.completed(interrupted)",
+                "session.state.changed(ready)",
+                "session.state.changed(stopped)",
+            ],
+            Scenario::StopMidTool => &[
+                "turn.started",
+                "session.state.changed(running)",
+                "item.started(command_execution,inProgress)",
+                "item.completed(command_execution,declined)",
+                "turn.completed(interrupted)",
+                "session.state.changed(ready)",
+                "session.state.changed(stopped)",
+            ],
+            Scenario::StopMidstream => &[
+                "turn.started",
+                "session.state.changed(running)",
+                "turn.completed(interrupted)",
+                "session.state.changed(ready)",
+                "session.state.changed(stopped)",
+            ],
+            Scenario::ApiError => &[
+                "turn.started",
+                "session.state.changed(running)",
+                "runtime.error",
+                "turn.completed(failed)",
+                "session.state.changed(ready)",
+                "session.state.changed(error)",
+            ],
+        }
+    }
+}
+
+/// A column of the section 7 comparison: a source, split where the same wire carries different
+/// programs (each agent behind ACP; the Claude control protocol under the SDK or under one of
+/// Zed's ACP adapters, which answer permissions their own way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Column {
+    CodexAppServer,
+    CodexExec,
+    CodexRollout,
+    Claude,
+    ClaudeControl,
+    ClaudeControlUnderAcp,
+    ClaudeControlUnderOldAcp,
+    AcpClaude,
+    AcpOldClaude,
+    AcpCodex,
+    AcpGemini,
+    Cursor,
+}
+
+impl Column {
+    const ALL: [Column; 12] = [
+        Column::CodexAppServer,
+        Column::CodexExec,
+        Column::CodexRollout,
+        Column::Claude,
+        Column::ClaudeControl,
+        Column::ClaudeControlUnderAcp,
+        Column::ClaudeControlUnderOldAcp,
+        Column::AcpClaude,
+        Column::AcpOldClaude,
+        Column::AcpCodex,
+        Column::AcpGemini,
+        Column::Cursor,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Column::CodexAppServer => "codex-app-server",
+            Column::CodexExec => "codex-exec",
+            Column::CodexRollout => "codex-rollout",
+            Column::Claude => "claude (stream-json, SDK query())",
+            Column::ClaudeControl => "claude-control (SDK host)",
+            Column::ClaudeControlUnderAcp => "claude-control (under claude-agent-acp)",
+            Column::ClaudeControlUnderOldAcp => "claude-control (under claude-code-acp)",
+            Column::AcpClaude => "acp (claude-agent-acp)",
+            Column::AcpOldClaude => "acp (claude-code-acp)",
+            Column::AcpCodex => "acp (codex-acp)",
+            Column::AcpGemini => "acp (gemini)",
+            Column::Cursor => "cursor (hand-made)",
+        }
+    }
+
+    fn source(self) -> Source {
+        match self {
+            Column::CodexAppServer => Source::CodexAppServer,
+            Column::CodexExec => Source::CodexExec,
+            Column::CodexRollout => Source::CodexRollout,
+            Column::Claude => Source::Claude,
+            Column::ClaudeControl | Column::ClaudeControlUnderAcp | Column::ClaudeControlUnderOldAcp => {
+                Source::ClaudeControl
+            }
+            Column::AcpClaude | Column::AcpOldClaude | Column::AcpCodex | Column::AcpGemini => Source::Acp,
+            Column::Cursor => Source::Cursor,
+        }
+    }
+}
+
+/// The traces of a scenario in a column (several when the column has captures of two versions
+/// or two runs of it).
+struct Case {
+    scenario: Scenario,
+    column: Column,
+    traces: &'static [&'static str],
+}
+
+const CASES: &[Case] = &[
+    Case {
+        scenario: Scenario::DeclinedShell,
+        column: Column::CodexAppServer,
+        traces: &["shell_approval_decline"],
+    },
+    Case {
+        // A shell_approval run of app-server answered `decline` (`Rejected("rejected by user")`).
+        scenario: Scenario::DeclinedShell,
+        column: Column::CodexRollout,
+        traces: &["rollout-37"],
+    },
+    Case {
+        scenario: Scenario::DeclinedShell,
+        column: Column::Claude,
+        traces: &["sdk_bash_touch_deny", "v0.3.332-sdk_bash_touch_deny"],
+    },
+    Case {
+        scenario: Scenario::DeclinedShell,
+        column: Column::ClaudeControl,
+        traces: &["sdk_bash_touch_deny", "v0.3.332-sdk_bash_touch_deny"],
+    },
+    Case {
+        scenario: Scenario::DeclinedShell,
+        column: Column::AcpClaude,
+        traces: &["tool_reject"],
+    },
+    Case {
+        scenario: Scenario::DeclinedShell,
+        column: Column::AcpOldClaude,
+        traces: &["old_terminal_reject"],
+    },
+    Case {
+        scenario: Scenario::DeclinedShell,
+        column: Column::AcpGemini,
+        traces: &["gemini_shell_reject"],
+    },
+    Case {
+        scenario: Scenario::StopAtApproval,
+        column: Column::CodexAppServer,
+        traces: &["shell_approval_cancel"],
+    },
+    Case {
+        // The rollout of the shell_approval_cancel run (same thread id).
+        scenario: Scenario::StopAtApproval,
+        column: Column::CodexRollout,
+        traces: &["rollout-38"],
+    },
+    Case {
+        scenario: Scenario::StopAtApproval,
+        column: Column::Claude,
+        traces: &[
+            "sdk_bash_touch_deny_interrupt",
+            "v0.3.332-sdk_bash_touch_deny_interrupt",
+        ],
+    },
+    Case {
+        scenario: Scenario::StopAtApproval,
+        column: Column::ClaudeControl,
+        traces: &[
+            "sdk_bash_touch_deny_interrupt",
+            "v0.3.332-sdk_bash_touch_deny_interrupt",
+        ],
+    },
+    Case {
+        scenario: Scenario::StopAtApproval,
+        column: Column::ClaudeControlUnderAcp,
+        traces: &["acp-cancel_during_permission"],
+    },
+    Case {
+        // The adapter answers the client's reject with `deny` + `interrupt: true`.
+        scenario: Scenario::StopAtApproval,
+        column: Column::ClaudeControlUnderOldAcp,
+        traces: &["acp-old_terminal_reject"],
+    },
+    Case {
+        // codex-acp's one reject option is `abort`.
+        scenario: Scenario::StopAtApproval,
+        column: Column::AcpCodex,
+        traces: &["codex_acp_shell_reject"],
+    },
+    Case {
+        scenario: Scenario::StopMidTool,
+        column: Column::ClaudeControlUnderAcp,
+        traces: &["acp-cancel_during_tool"],
+    },
+    Case {
+        scenario: Scenario::StopMidTool,
+        column: Column::ClaudeControlUnderOldAcp,
+        traces: &["acp-old_terminal_cancel"],
+    },
+    Case {
+        scenario: Scenario::StopMidTool,
+        column: Column::AcpClaude,
+        traces: &["cancel_during_tool"],
+    },
+    Case {
+        scenario: Scenario::StopMidstream,
+        column: Column::CodexAppServer,
+        traces: &["interrupt"],
+    },
+    Case {
+        // The rollout of the interrupt run (same thread id).
+        scenario: Scenario::StopMidstream,
+        column: Column::CodexRollout,
+        traces: &["rollout-43"],
+    },
+    Case {
+        scenario: Scenario::StopMidstream,
+        column: Column::Claude,
+        traces: &["sdk_interrupt_midstream", "v0.3.332-sdk_interrupt_midstream"],
+    },
+    Case {
+        scenario: Scenario::StopMidstream,
+        column: Column::ClaudeControl,
+        traces: &["sdk_interrupt_midstream", "v0.3.332-sdk_interrupt_midstream"],
+    },
+    Case {
+        scenario: Scenario::StopMidstream,
+        column: Column::AcpClaude,
+        traces: &["cancel_midstream"],
+    },
+    Case {
+        scenario: Scenario::StopMidstream,
+        column: Column::AcpCodex,
+        traces: &["codex_acp_cancel_midstream"],
+    },
+    Case {
+        scenario: Scenario::StopMidstream,
+        column: Column::AcpGemini,
+        traces: &["gemini_cancel_midstream"],
+    },
+    Case {
+        scenario: Scenario::ApiError,
+        column: Column::CodexAppServer,
+        traces: &["error500"],
+    },
+    Case {
+        scenario: Scenario::ApiError,
+        column: Column::CodexExec,
+        traces: &["error500"],
+    },
+    Case {
+        // The rollouts of the app-server and of the exec error500 runs.
+        scenario: Scenario::ApiError,
+        column: Column::CodexRollout,
+        traces: &["rollout-33", "rollout-08"],
+    },
+    Case {
+        scenario: Scenario::ApiError,
+        column: Column::Claude,
+        traces: &[
+            "sdk_error529",
+            "v0.3.332-sdk_error529",
+            "error500_noretry",
+            "error529_noretry",
+        ],
+    },
+    Case {
+        scenario: Scenario::ApiError,
+        column: Column::ClaudeControl,
+        traces: &["sdk_error529", "v0.3.332-sdk_error529"],
+    },
+    Case {
+        scenario: Scenario::ApiError,
+        column: Column::ClaudeControlUnderAcp,
+        traces: &["acp-error529"],
+    },
+    Case {
+        scenario: Scenario::ApiError,
+        column: Column::AcpClaude,
+        traces: &["error529"],
+    },
+    Case {
+        scenario: Scenario::ApiError,
+        column: Column::AcpCodex,
+        traces: &["codex_acp_error500"],
+    },
+    Case {
+        scenario: Scenario::ApiError,
+        column: Column::Cursor,
+        traces: &["error_as_text"],
+    },
+];
+
+/// The (column, scenario) pairs with no trace, and why: with [`CASES`] they fill the whole
+/// matrix, so a new capture or column is placed on purpose.
+const ABSENT: &[(Column, Scenario, &str)] = &[
+    (
+        Column::CodexExec,
+        Scenario::DeclinedShell,
+        "exec carries no approval requests: codex exec runs with approval `never` (its read-only sandbox refuses \
+         instead: shell_readonly_sandbox, a failed command)",
+    ),
+    (
+        Column::CodexExec,
+        Scenario::StopAtApproval,
+        "exec carries no approval requests: codex exec runs with approval `never`",
+    ),
+    (
+        Column::CodexExec,
+        Scenario::StopMidTool,
+        "exec has no interrupt: a stopped exec run is a killed process",
+    ),
+    (
+        Column::CodexExec,
+        Scenario::StopMidstream,
+        "exec has no interrupt: a stopped exec run is a killed process",
+    ),
+    (
+        Column::CodexAppServer,
+        Scenario::StopMidTool,
+        "no capture stops a running command (interrupt stops the model's text)",
+    ),
+    (
+        Column::CodexRollout,
+        Scenario::StopMidTool,
+        "no capture stops a running command (rollout-43 is the interrupt run)",
+    ),
+    (
+        Column::Claude,
+        Scenario::StopMidTool,
+        "the SDK captures stop at the approval prompt or mid-text, never while a tool runs",
+    ),
+    (
+        Column::ClaudeControl,
+        Scenario::StopMidTool,
+        "the SDK captures stop at the approval prompt or mid-text, never while a tool runs",
+    ),
+    (
+        Column::ClaudeControlUnderAcp,
+        Scenario::DeclinedShell,
+        "no CLI-side capture of claude-agent-acp's tool_reject run",
+    ),
+    (
+        Column::ClaudeControlUnderAcp,
+        Scenario::StopMidstream,
+        "no CLI-side capture of claude-agent-acp's cancel_midstream run",
+    ),
+    (
+        Column::ClaudeControlUnderOldAcp,
+        Scenario::DeclinedShell,
+        "claude-code-acp answers a refusal `deny` with `interrupt: true`: its reject stops the turn \
+         (acp-old_terminal_reject is a stop_at_approval)",
+    ),
+    (
+        Column::ClaudeControlUnderOldAcp,
+        Scenario::StopMidstream,
+        "no capture of claude-code-acp stopped mid-text",
+    ),
+    (
+        Column::ClaudeControlUnderOldAcp,
+        Scenario::ApiError,
+        "no capture of an API error under claude-code-acp",
+    ),
+    (
+        Column::AcpClaude,
+        Scenario::StopAtApproval,
+        "no ACP-side capture of the cancel during the permission prompt (claude-control has the CLI side: \
+         acp-cancel_during_permission)",
+    ),
+    (
+        Column::AcpOldClaude,
+        Scenario::StopAtApproval,
+        "claude-code-acp tells its client `end_turn` after the refusal it made interrupting: the ACP side of that \
+         run is a declined_shell (old_terminal_reject)",
+    ),
+    (
+        Column::AcpOldClaude,
+        Scenario::StopMidTool,
+        "no ACP-side capture of the old_terminal_cancel run (claude-control has the CLI side)",
+    ),
+    (
+        Column::AcpOldClaude,
+        Scenario::StopMidstream,
+        "no capture of claude-code-acp stopped mid-text",
+    ),
+    (
+        Column::AcpOldClaude,
+        Scenario::ApiError,
+        "no capture of an API error through claude-code-acp",
+    ),
+    (
+        Column::AcpCodex,
+        Scenario::DeclinedShell,
+        "codex-acp offers no refusal that lets the turn go on: its one reject option is Codex's `abort` \
+         (codex_acp_shell_reject is a stop_at_approval)",
+    ),
+    (
+        Column::AcpCodex,
+        Scenario::StopMidTool,
+        "no capture of codex-acp stopped while a command runs",
+    ),
+    (
+        Column::AcpGemini,
+        Scenario::StopAtApproval,
+        "no capture of gemini stopped at its permission prompt",
+    ),
+    (
+        Column::AcpGemini,
+        Scenario::StopMidTool,
+        "no capture of gemini stopped while a command runs",
+    ),
+    (
+        Column::AcpGemini,
+        Scenario::ApiError,
+        "no capture of an API error through gemini",
+    ),
+    (
+        Column::Cursor,
+        Scenario::DeclinedShell,
+        "the hand-made transcripts hold no refused permission (tool_permission is allowed)",
+    ),
+    (
+        Column::Cursor,
+        Scenario::StopAtApproval,
+        "the hand-made transcripts hold no refused permission",
+    ),
+    (
+        Column::Cursor,
+        Scenario::StopMidTool,
+        "the hand-made transcripts hold no stop while a tool runs",
+    ),
+    (
+        Column::Cursor,
+        Scenario::StopMidstream,
+        "cancel_unsupported holds two turns (a request-form cancel Cursor ignores, then a notification one); no \
+         single stopped turn",
+    ),
+];
+
+/// How a reviewed row changes the comparison of one column's shapes with the reference.
+enum Edit {
+    /// Events the column cannot carry, or carries beyond the reference: removed from both sides.
+    Drop(&'static str, fn(&str) -> bool),
+    /// Where the reference has the first event the column has the second.
+    Becomes(&'static str, &'static str),
+}
+
+/// A reviewed difference of one column's shapes from the reference of one scenario.
+struct Row {
+    column: Column,
+    scenario: Scenario,
+    edits: &'static [Edit],
+    kind: Kind,
+    why: &'static str,
+}
+
+fn is_request_or_wait(token: &str) -> bool {
+    token.starts_with("request.") || token == "session.state.changed(waiting)"
+}
+
+const SECTION_7_ROWS: &[Row] = &[
+    Row {
+        column: Column::CodexRollout,
+        scenario: Scenario::DeclinedShell,
+        edits: &[Edit::Drop("request.*, waiting", is_request_or_wait)],
+        kind: Kind::Limit,
+        why: "a rollout persists no approval request or answer: the refusal shows in the tool's output \
+              (`Rejected(\"rejected by user\")`)",
+    },
+    Row {
+        column: Column::CodexRollout,
+        scenario: Scenario::StopAtApproval,
+        edits: &[Edit::Drop("request.*, waiting", is_request_or_wait)],
+        kind: Kind::Limit,
+        why: "a rollout persists no approval request or answer",
+    },
+    Row {
+        column: Column::Claude,
+        scenario: Scenario::DeclinedShell,
+        edits: &[
+            Edit::Drop("request.*, waiting", is_request_or_wait),
+            Edit::Becomes(
+                "item.completed(command_execution,declined)",
+                "item.completed(command_execution,failed)",
+            ),
+        ],
+        kind: Kind::Limit,
+        why: "query() yields no `can_use_tool`: the `tool_result` (`is_error`) completes the item before anything \
+              says it was refused; the `result`'s `permission_denials` then opens and resolves the request at once",
+    },
+    Row {
+        column: Column::Claude,
+        scenario: Scenario::StopAtApproval,
+        edits: &[
+            Edit::Drop("request.*, waiting", is_request_or_wait),
+            Edit::Becomes(
+                "item.completed(command_execution,declined)",
+                "item.completed(command_execution,failed)",
+            ),
+        ],
+        kind: Kind::Limit,
+        why: "query() yields no `can_use_tool` (nor its `interrupt`): as for declined_shell, the denial comes after \
+              the fact in `permission_denials`; the interrupt note still makes the turn `interrupted`",
+    },
+    Row {
+        column: Column::Claude,
+        scenario: Scenario::StopAtApproval,
+        edits: &[Edit::Drop("runtime.warning", |t| t == "runtime.warning")],
+        kind: Kind::Limit,
+        why: "the capture driver's `_driver_error` line (query() threw) ends v0.3.332-sdk_bash_touch_deny_interrupt: \
+              no provider message, read as a warning",
+    },
+    Row {
+        column: Column::Claude,
+        scenario: Scenario::StopMidstream,
+        edits: &[Edit::Drop("runtime.warning", |t| t == "runtime.warning")],
+        kind: Kind::Limit,
+        why: "the capture driver's `_driver_error` line (query() threw) ends v0.3.332-sdk_interrupt_midstream: no \
+              provider message, read as a warning",
+    },
+    Row {
+        column: Column::Claude,
+        scenario: Scenario::ApiError,
+        edits: &[Edit::Drop("runtime.warning", |t| t == "runtime.warning")],
+        kind: Kind::Limit,
+        why: "the capture driver's `_driver_error` line (query() threw) ends both sdk_error529 traces: no provider \
+              message, read as a warning",
+    },
+    Row {
+        column: Column::ClaudeControlUnderOldAcp,
+        scenario: Scenario::StopMidTool,
+        edits: &[Edit::Drop("request.*, waiting", is_request_or_wait)],
+        kind: Kind::Limit,
+        why: "claude-code-acp asks before every terminal command: the request, accepted, precedes the run the person \
+              then stops",
+    },
+    Row {
+        column: Column::AcpCodex,
+        scenario: Scenario::StopAtApproval,
+        edits: &[Edit::Becomes(
+            "request.resolved(command_execution_approval,cancel)",
+            "request.resolved(command_execution_approval,decline)",
+        )],
+        kind: Kind::Limit,
+        why: "codex-acp files Codex's `abort` under option kind `reject_once`: the answer reads as a refusal, the stop \
+              shows only in the turn's end",
+    },
+    Row {
+        column: Column::AcpCodex,
+        scenario: Scenario::StopAtApproval,
+        edits: &[Edit::Becomes(
+            "turn.completed(interrupted)",
+            "turn.completed(cancelled)",
+        )],
+        kind: Kind::MappingBug,
+        why: "the person's `abort` stopped the turn (app-server's `cancel` of the same Codex decision is \
+              `interrupted`), but `stopReason: cancelled` with no `session/cancel` before it is read as a superseded \
+              prompt",
+    },
+    Row {
+        column: Column::Cursor,
+        scenario: Scenario::ApiError,
+        edits: &[
+            Edit::Drop("runtime.error", |t| t == "runtime.error"),
+            Edit::Becomes("turn.completed(failed)", "turn.completed(completed)"),
+            Edit::Becomes("session.state.changed(error)", "session.state.changed(stopped)"),
+        ],
+        kind: Kind::Limit,
+        why: "Cursor reports a run error only as assistant text (`\\n\\nError: ...`) and `end_turn` (per its \
+              documentation; the transcript is hand-made): nothing on the wire says the turn failed",
+    },
+];
+
+/// What a section 7 scenario is about, in a shape: from the scenario's turn on, the turn's start
+/// and end, tool items' start and end (the words of the conversation, user and assistant messages
+/// and reasoning, come from each source's own mock script), requests, runtime errors and warnings,
+/// and the session's state changes. Progress (`item.updated`, `content.delta`), usage,
+/// configuration and metadata are left out.
+fn outcome(source: Source, trace: &str) -> Vec<String> {
+    let words = [
+        CanonicalItemType::UserMessage,
+        CanonicalItemType::AssistantMessage,
+        CanonicalItemType::Reasoning,
+    ];
+    shape(source, trace)
+        .into_iter()
+        .skip_while(|t| t.event != T::TurnStarted)
+        .filter(|t| match t.event {
+            T::ItemStarted | T::ItemCompleted => !item_of(t, &words),
+            T::TurnStarted
+            | T::TurnCompleted
+            | T::TurnAborted
+            | T::RequestOpened
+            | T::RequestResolved
+            | T::UserInputRequested
+            | T::UserInputResolved
+            | T::RuntimeError
+            | T::RuntimeWarning
+            | T::SessionStateChanged => true,
+            _ => false,
+        })
+        .map(|t| t.to_string())
+        .collect()
+}
+
+/// A shape with the rows' drops applied (counting each edit's removals in `used`), then the
+/// session state changes that change nothing left out.
+fn after_drops(tokens: &[String], edits: &[(usize, &Edit)], used: &mut [usize]) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    'tokens: for token in tokens {
+        for &(index, edit) in edits {
+            if let Edit::Drop(_, removes) = edit
+                && removes(token)
+            {
+                used[index] += 1;
+                continue 'tokens;
+            }
+        }
+        let state = token.starts_with("session.state.changed(");
+        let last_state = kept.iter().rev().find(|t| t.starts_with("session.state.changed("));
+        if state && last_state == Some(token) {
+            continue;
+        }
+        kept.push(token.clone());
+    }
+    kept
+}
+
+/// The rows' edits of `column` in `scenario`, numbered across the whole table (row by row, edit
+/// by edit) to count their use.
+fn edits_of(column: Column, scenario: Scenario) -> Vec<(usize, &'static Edit)> {
+    SECTION_7_ROWS
+        .iter()
+        .flat_map(|row| row.edits.iter().map(move |edit| (row, edit)))
+        .enumerate()
+        .filter(|(_, (row, _))| row.column == column && row.scenario == scenario)
+        .map(|(index, (_, edit))| (index, edit))
+        .collect()
+}
+
+fn edit_count() -> usize {
+    SECTION_7_ROWS.iter().map(|row| row.edits.len()).sum()
+}
+
+/// The reference of `scenario` as `column` should carry it, and `trace`'s outcome, both after
+/// the rows' edits.
+fn compared(scenario: Scenario, column: Column, trace: &str, used: &mut [usize]) -> (Vec<String>, Vec<String>) {
+    let edits = edits_of(column, scenario);
+    let mut reference: Vec<String> = scenario.reference().iter().map(|t| (*t).to_string()).collect();
+    for &(index, edit) in &edits {
+        if let Edit::Becomes(from, to) = edit {
+            for token in reference.iter_mut().filter(|t| t.as_str() == *from) {
+                *token = (*to).to_string();
+                used[index] += 1;
+            }
+        }
+    }
+    let reference = after_drops(&reference, &edits, used);
+    let actual = after_drops(&outcome(column.source(), trace), &edits, used);
+    (reference, actual)
+}
+
+#[test]
+fn the_section_7_scenarios_have_one_shape_through_every_source() {
+    let mut used = vec![0; edit_count()];
+    let mut failures = Vec::new();
+    for case in CASES {
+        for trace in case.traces {
+            let (reference, actual) = compared(case.scenario, case.column, trace, &mut used);
+            if reference != actual {
+                failures.push(format!(
+                    "{} through {}: {}/{trace} differs from the reference beyond the rows of SECTION_7_ROWS \
+                     (both shapes whole, after the rows; `<` only the reference, `>` only the trace):\n{}",
+                    case.scenario.name(),
+                    case.column.name(),
+                    case.column.source(),
+                    side_by_side(
+                        "reference",
+                        &reference,
+                        &format!("{}/{trace}", case.column.source()),
+                        &actual
+                    )
+                ));
+            }
+        }
+    }
+    println!("{}", section_7_table(&used));
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let mut index = 0;
+    let mut stale = Vec::new();
+    for row in SECTION_7_ROWS {
+        for edit in row.edits {
+            if used[index] == 0 {
+                stale.push(format!(
+                    "{} / {}: {}",
+                    row.column.name(),
+                    row.scenario.name(),
+                    describe(edit)
+                ));
+            }
+            index += 1;
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "rows of SECTION_7_ROWS that change nothing (delete or fix them): {stale:#?}"
+    );
+}
+
+fn describe(edit: &Edit) -> String {
+    match edit {
+        Edit::Drop(what, _) => format!("no {what}"),
+        Edit::Becomes(from, to) => format!("{to} for {from}"),
+    }
+}
+
+/// The matrix and the reviewed rows as Markdown, to paste into a note.
+fn section_7_table(used: &[usize]) -> String {
+    let mut out = String::from("Section 7 scenarios (traces per column; `-` none, see ABSENT):\n\n| scenario |");
+    for column in Column::ALL {
+        out.push_str(&format!(" {} |", column.name()));
+    }
+    out.push_str(&format!("\n|---|{}\n", "---|".repeat(Column::ALL.len())));
+    for scenario in Scenario::ALL {
+        out.push_str(&format!("| {} |", scenario.name()));
+        for column in Column::ALL {
+            let traces = CASES
+                .iter()
+                .find(|case| case.scenario == scenario && case.column == column)
+                .map_or("-".to_string(), |case| case.traces.join(", "));
+            out.push_str(&format!(" {traces} |"));
+        }
+        out.push('\n');
+    }
+    out.push_str("\nReviewed differences from the reference shape:\n\n| column | scenario | difference | kind | why | uses |\n|---|---|---|---|---|---|\n");
+    let mut index = 0;
+    for row in SECTION_7_ROWS {
+        let differences: Vec<String> = row.edits.iter().map(describe).collect();
+        let uses: Vec<String> = row
+            .edits
+            .iter()
+            .map(|_| {
+                index += 1;
+                used[index - 1].to_string()
+            })
+            .collect();
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            row.column.name(),
+            row.scenario.name(),
+            differences.join("; "),
+            row.kind.as_str(),
+            row.why,
+            uses.join(", ")
+        ));
+    }
+    out
+}
+
+#[test]
+fn every_column_and_scenario_has_traces_or_says_why_not() {
+    for scenario in Scenario::ALL {
+        for column in Column::ALL {
+            let cases = CASES
+                .iter()
+                .filter(|case| case.scenario == scenario && case.column == column)
+                .count();
+            let absent = ABSENT.iter().filter(|(c, s, _)| *c == column && *s == scenario).count();
+            assert_eq!(
+                cases + absent,
+                1,
+                "{} / {}: must be in exactly one of CASES and ABSENT",
+                column.name(),
+                scenario.name()
+            );
+        }
+    }
+    for case in CASES {
+        assert!(
+            !case.traces.is_empty(),
+            "{} / {}: no trace",
+            case.column.name(),
+            case.scenario.name()
+        );
+    }
+}
+
+#[test]
+fn the_section_7_comparison_can_fail() {
+    // Each meaning the project chose is held: a declined command that failed, a stop that
+    // completed the turn, an API error without its runtime.error are not the reference.
+    let mut used = vec![0; edit_count()];
+    let (reference, declined) = compared(
+        Scenario::DeclinedShell,
+        Column::CodexAppServer,
+        "shell_approval_decline",
+        &mut used,
+    );
+    assert_eq!(reference, declined);
+    let failed: Vec<String> = declined
+        .iter()
+        .map(|t| t.replace("(command_execution,declined)", "(command_execution,failed)"))
+        .collect();
+    assert_ne!(reference, failed);
+    let (reference, stopped) = compared(Scenario::StopMidstream, Column::CodexAppServer, "interrupt", &mut used);
+    assert_eq!(reference, stopped);
+    let (reference, error) = compared(Scenario::ApiError, Column::CodexAppServer, "error500", &mut used);
+    let without_error: Vec<String> = error.iter().filter(|t| *t != "runtime.error").cloned().collect();
+    assert_ne!(reference, without_error);
+    // The reference of one scenario is not another's.
+    assert_ne!(
+        Scenario::DeclinedShell.reference(),
+        Scenario::StopAtApproval.reference()
+    );
+    // Only changes of state stay; the side-by-side view marks both sides' own lines.
+    let states: Vec<String> = ["running", "running", "ready"]
+        .iter()
+        .map(|s| format!("session.state.changed({s})"))
+        .collect();
+    assert_eq!(
+        after_drops(&states, &[], &mut used),
+        ["session.state.changed(running)", "session.state.changed(ready)"]
+    );
+    let view = side_by_side(
+        "a",
+        &["x".to_string(), "y".to_string()],
+        "b",
+        &["x".to_string(), "z".to_string()],
+    );
+    assert_eq!(view, "      a   b\n      x   x\n    < y\n    >     z");
 }
