@@ -356,6 +356,27 @@ fn a_method_the_agent_lacks_is_a_warning_and_bad_params_an_error() {
 }
 
 #[test]
+fn an_answer_that_stops_the_turn_ends_it_interrupted() {
+    // codex-acp's one refusal option is Codex's `abort`: the agent answers the prompt
+    // `cancelled` with no `session/cancel` and no newer prompt. The person stopped the turn.
+    let sc = load("codex_acp_shell_reject");
+    assert!(
+        sc.client_lines_where(|msg| msg["method"] == "session/cancel")
+            .is_empty(),
+        "the client sends no session/cancel"
+    );
+    let (_, completed) = sc.single_turn();
+    let turn = payload!(sc.event(completed), TurnCompleted).expect("turn.completed");
+    assert_eq!(
+        turn.stop_reason,
+        Some(Some("cancelled".to_string())),
+        "{}",
+        sc.at(completed)
+    );
+    assert_eq!(turn.state, TurnState::Interrupted, "{}", sc.at(completed));
+}
+
+#[test]
 fn a_superseded_prompt_ends_cancelled() {
     let mut lines = opening("some-agent");
     lines.push((

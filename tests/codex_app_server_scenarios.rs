@@ -594,6 +594,11 @@ fn user_input_plan_mode() {
         "{}: requestId of the request.opened",
         sc.at(requested)
     );
+    assert!(
+        cycle.opened < requested,
+        "{}: the questions follow the request they belong to",
+        sc.at(requested)
+    );
     let questions = &payload!(sc.event(requested), UserInputRequested)
         .expect("a user-input.requested")
         .questions;

@@ -19,9 +19,9 @@
 //!   [`outcome`]), against the canonical shape [`Scenario::reference`] writes down; each
 //!   difference is a row of [`SECTION_7_ROWS`], per column and scenario, with its reason.
 //!
-//! Every row must change something, so the tables cannot go stale. A row is either a limit of the
-//! source (it cannot carry the fact) or a known mapping bug: a bug row says what agentwire gets
-//! wrong and is deleted with the fix. A failing comparison prints both shapes whole, side by side.
+//! Every row must change something, so the tables cannot go stale. A row is a limit of the source
+//! (it cannot carry the fact, or carries more), never a mapping agentwire gets wrong: that is fixed
+//! in the mapping. A failing comparison prints both shapes whole, side by side.
 
 use agentwire::source::Source;
 use agentwire_canonical::{CanonicalItemType, CanonicalRuntimeEventType as T, ProviderRuntimeEvent, RuntimeEvent};
@@ -194,31 +194,12 @@ fn token(event: &ProviderRuntimeEvent) -> Token {
     }
 }
 
-/// Whether a reviewed difference is the source's or agentwire's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    /// The source cannot carry it (or carries more): nothing to fix.
-    Limit,
-    /// agentwire maps it wrongly: the row goes when the mapping is fixed.
-    MappingBug,
-}
-
-impl Kind {
-    fn as_str(self) -> &'static str {
-        match self {
-            Kind::Limit => "limit",
-            Kind::MappingBug => "MAPPING BUG",
-        }
-    }
-}
-
 /// A reviewed difference of `source`'s shapes from the others': what its `removes` matches is
 /// removed from both sides whenever `source` is compared, and why.
 struct Departure {
     source: Source,
     what: &'static str,
     removes: fn(&Token) -> bool,
-    kind: Kind,
     why: &'static str,
 }
 
@@ -230,7 +211,6 @@ fn item_of(token: &Token, types: &[CanonicalItemType]) -> bool {
 const DEPARTURES: &[Departure] = &[
     Departure {
         source: Source::CodexExec,
-        kind: Kind::Limit,
         what: "session.started, session.configured, thread.metadata.updated",
         removes: |t| {
             matches!(
@@ -242,42 +222,36 @@ const DEPARTURES: &[Departure] = &[
     },
     Departure {
         source: Source::CodexExec,
-        kind: Kind::Limit,
         what: "thread.state.changed",
         removes: |t| t.event == T::ThreadStateChanged,
         why: "exec carries no thread status (`thread/status/changed`)",
     },
     Departure {
         source: Source::CodexExec,
-        kind: Kind::Limit,
         what: "thread.token-usage.updated, account.rate-limits.updated",
         removes: |t| matches!(t.event, T::ThreadTokenUsageUpdated | T::AccountRateLimitsUpdated),
         why: "exec reports usage once, in `turn.completed.usage`, and no rate limits",
     },
     Departure {
         source: Source::CodexExec,
-        kind: Kind::Limit,
         what: "mcp.status.updated",
         removes: |t| t.event == T::McpStatusUpdated,
         why: "exec prints no MCP server startup status",
     },
     Departure {
         source: Source::CodexExec,
-        kind: Kind::Limit,
         what: "user_message items",
         removes: |t| item_of(t, &[CanonicalItemType::UserMessage]),
         why: "exec does not echo the prompt it was given",
     },
     Departure {
         source: Source::CodexExec,
-        kind: Kind::Limit,
         what: "content.delta (every stream kind)",
         removes: |t| t.event == T::ContentDelta,
         why: "exec carries no deltas: items arrive whole",
     },
     Departure {
         source: Source::CodexExec,
-        kind: Kind::Limit,
         what: "item.started and item.updated of assistant_message and reasoning",
         removes: |t| {
             matches!(t.event, T::ItemStarted | T::ItemUpdated)
@@ -287,14 +261,12 @@ const DEPARTURES: &[Departure] = &[
     },
     Departure {
         source: Source::CodexExec,
-        kind: Kind::Limit,
         what: "turn.diff.updated",
         removes: |t| t.event == T::TurnDiffUpdated,
         why: "exec carries no turn diff; the file_change item lists the files",
     },
     Departure {
         source: Source::CodexExec,
-        kind: Kind::Limit,
         what: "request.*, user-input.*, and the session's `waiting` state",
         removes: |t| {
             matches!(
@@ -306,23 +278,13 @@ const DEPARTURES: &[Departure] = &[
     },
     Departure {
         source: Source::CodexAppServer,
-        kind: Kind::Limit,
         what: "plan items",
         removes: |t| item_of(t, &[CanonicalItemType::Plan]),
         why: "app-server reports an `update_plan` to-do list as `turn/plan/updated` only; exec also prints it as a \
               `todo_list` item (spec 6 maps it to a plan item)",
     },
     Departure {
-        source: Source::CodexAppServer,
-        kind: Kind::MappingBug,
-        what: "user-input.requested",
-        removes: |t| t.event == T::UserInputRequested,
-        why: "app-server emits `user-input.requested` before the `request.opened` of the same question; the rollout \
-              mapping (and ACP's, Cursor's) opens the request first",
-    },
-    Departure {
         source: Source::CodexRollout,
-        kind: Kind::Limit,
         what: "session.configured, thread.metadata.updated",
         removes: |t| matches!(t.event, T::SessionConfigured | T::ThreadMetadataUpdated),
         why: "a rollout records the settings (`session_meta`, `turn_context`, `thread_settings_applied`, `world_state`) \
@@ -330,14 +292,12 @@ const DEPARTURES: &[Departure] = &[
     },
     Departure {
         source: Source::CodexRollout,
-        kind: Kind::Limit,
         what: "thread.state.changed",
         removes: |t| t.event == T::ThreadStateChanged,
         why: "a rollout records no thread status",
     },
     Departure {
         source: Source::CodexRollout,
-        kind: Kind::Limit,
         what: "thread.token-usage.updated, account.rate-limits.updated",
         removes: |t| matches!(t.event, T::ThreadTokenUsageUpdated | T::AccountRateLimitsUpdated),
         why: "a rollout writes its `token_count` lines (rate limits inside) at other points than app-server notifies \
@@ -345,14 +305,12 @@ const DEPARTURES: &[Departure] = &[
     },
     Departure {
         source: Source::CodexRollout,
-        kind: Kind::Limit,
         what: "mcp.status.updated",
         removes: |t| t.event == T::McpStatusUpdated,
         why: "a rollout records no MCP server startup status",
     },
     Departure {
         source: Source::CodexRollout,
-        kind: Kind::Limit,
         what: "content.delta (every stream kind), item.updated of reasoning",
         removes: |t| {
             t.event == T::ContentDelta || (t.event == T::ItemUpdated && item_of(t, &[CanonicalItemType::Reasoning]))
@@ -361,14 +319,12 @@ const DEPARTURES: &[Departure] = &[
     },
     Departure {
         source: Source::CodexRollout,
-        kind: Kind::Limit,
         what: "turn.diff.updated",
         removes: |t| t.event == T::TurnDiffUpdated,
         why: "a rollout records no turn diff",
     },
     Departure {
         source: Source::CodexRollout,
-        kind: Kind::Limit,
         what: "tool.summary",
         removes: |t| t.event == T::ToolSummary,
         why: "a rollout holds the model's history: each tool output handed back to the model (`function_call_output`) \
@@ -376,7 +332,6 @@ const DEPARTURES: &[Departure] = &[
     },
     Departure {
         source: Source::CodexRollout,
-        kind: Kind::Limit,
         what: "plan items",
         removes: |t| item_of(t, &[CanonicalItemType::Plan]),
         why: "a rollout records `update_plan` as a function call and its `plan_update` (`turn.plan.updated`), no \
@@ -471,14 +426,11 @@ fn every_capture_has_the_same_shape_through_every_source() {
         "equivalence (events before -> after removing what the other cannot carry):\n{}",
         table.join("\n")
     );
-    println!("\n| source | removed | events removed | kind | why |\n|---|---|---|---|---|");
+    println!("\n| source | removed | events removed | why |\n|---|---|---|---|");
     for (departure, count) in DEPARTURES.iter().zip(&used) {
         println!(
-            "| {} | {} | {count} | {} | {} |",
-            departure.source,
-            departure.what,
-            departure.kind.as_str(),
-            departure.why
+            "| {} | {} | {count} | {} |",
+            departure.source, departure.what, departure.why
         );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -1111,7 +1063,6 @@ struct Row {
     column: Column,
     scenario: Scenario,
     edits: &'static [Edit],
-    kind: Kind,
     why: &'static str,
 }
 
@@ -1124,7 +1075,6 @@ const SECTION_7_ROWS: &[Row] = &[
         column: Column::CodexRollout,
         scenario: Scenario::DeclinedShell,
         edits: &[Edit::Drop("request.*, waiting", is_request_or_wait)],
-        kind: Kind::Limit,
         why: "a rollout persists no approval request or answer: the refusal shows in the tool's output \
               (`Rejected(\"rejected by user\")`)",
     },
@@ -1132,7 +1082,6 @@ const SECTION_7_ROWS: &[Row] = &[
         column: Column::CodexRollout,
         scenario: Scenario::StopAtApproval,
         edits: &[Edit::Drop("request.*, waiting", is_request_or_wait)],
-        kind: Kind::Limit,
         why: "a rollout persists no approval request or answer",
     },
     Row {
@@ -1145,7 +1094,6 @@ const SECTION_7_ROWS: &[Row] = &[
                 "item.completed(command_execution,failed)",
             ),
         ],
-        kind: Kind::Limit,
         why: "query() yields no `can_use_tool`: the `tool_result` (`is_error`) completes the item before anything \
               says it was refused; the `result`'s `permission_denials` then opens and resolves the request at once",
     },
@@ -1159,7 +1107,6 @@ const SECTION_7_ROWS: &[Row] = &[
                 "item.completed(command_execution,failed)",
             ),
         ],
-        kind: Kind::Limit,
         why: "query() yields no `can_use_tool` (nor its `interrupt`): as for declined_shell, the denial comes after \
               the fact in `permission_denials`; the interrupt note still makes the turn `interrupted`",
     },
@@ -1167,7 +1114,6 @@ const SECTION_7_ROWS: &[Row] = &[
         column: Column::Claude,
         scenario: Scenario::StopAtApproval,
         edits: &[Edit::Drop("runtime.warning", |t| t == "runtime.warning")],
-        kind: Kind::Limit,
         why: "the capture driver's `_driver_error` line (query() threw) ends v0.3.332-sdk_bash_touch_deny_interrupt: \
               no provider message, read as a warning",
     },
@@ -1175,7 +1121,6 @@ const SECTION_7_ROWS: &[Row] = &[
         column: Column::Claude,
         scenario: Scenario::StopMidstream,
         edits: &[Edit::Drop("runtime.warning", |t| t == "runtime.warning")],
-        kind: Kind::Limit,
         why: "the capture driver's `_driver_error` line (query() threw) ends v0.3.332-sdk_interrupt_midstream: no \
               provider message, read as a warning",
     },
@@ -1183,7 +1128,6 @@ const SECTION_7_ROWS: &[Row] = &[
         column: Column::Claude,
         scenario: Scenario::ApiError,
         edits: &[Edit::Drop("runtime.warning", |t| t == "runtime.warning")],
-        kind: Kind::Limit,
         why: "the capture driver's `_driver_error` line (query() threw) ends both sdk_error529 traces: no provider \
               message, read as a warning",
     },
@@ -1191,7 +1135,6 @@ const SECTION_7_ROWS: &[Row] = &[
         column: Column::ClaudeControlUnderOldAcp,
         scenario: Scenario::StopMidTool,
         edits: &[Edit::Drop("request.*, waiting", is_request_or_wait)],
-        kind: Kind::Limit,
         why: "claude-code-acp asks before every terminal command: the request, accepted, precedes the run the person \
               then stops",
     },
@@ -1202,21 +1145,8 @@ const SECTION_7_ROWS: &[Row] = &[
             "request.resolved(command_execution_approval,cancel)",
             "request.resolved(command_execution_approval,decline)",
         )],
-        kind: Kind::Limit,
         why: "codex-acp files Codex's `abort` under option kind `reject_once`: the answer reads as a refusal, the stop \
               shows only in the turn's end",
-    },
-    Row {
-        column: Column::AcpCodex,
-        scenario: Scenario::StopAtApproval,
-        edits: &[Edit::Becomes(
-            "turn.completed(interrupted)",
-            "turn.completed(cancelled)",
-        )],
-        kind: Kind::MappingBug,
-        why: "the person's `abort` stopped the turn (app-server's `cancel` of the same Codex decision is \
-              `interrupted`), but `stopReason: cancelled` with no `session/cancel` before it is read as a superseded \
-              prompt",
     },
     Row {
         column: Column::Cursor,
@@ -1226,7 +1156,6 @@ const SECTION_7_ROWS: &[Row] = &[
             Edit::Becomes("turn.completed(failed)", "turn.completed(completed)"),
             Edit::Becomes("session.state.changed(error)", "session.state.changed(stopped)"),
         ],
-        kind: Kind::Limit,
         why: "Cursor reports a run error only as assistant text (`\\n\\nError: ...`) and `end_turn` (per its \
               documentation; the transcript is hand-made): nothing on the wire says the turn failed",
     },
@@ -1393,7 +1322,7 @@ fn section_7_table(used: &[usize]) -> String {
         }
         out.push('\n');
     }
-    out.push_str("\nReviewed differences from the reference shape:\n\n| column | scenario | difference | kind | why | uses |\n|---|---|---|---|---|---|\n");
+    out.push_str("\nReviewed differences from the reference shape:\n\n| column | scenario | difference | why | uses |\n|---|---|---|---|---|\n");
     let mut index = 0;
     for row in SECTION_7_ROWS {
         let differences: Vec<String> = row.edits.iter().map(describe).collect();
@@ -1406,11 +1335,10 @@ fn section_7_table(used: &[usize]) -> String {
             })
             .collect();
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} |\n",
             row.column.name(),
             row.scenario.name(),
             differences.join("; "),
-            row.kind.as_str(),
             row.why,
             uses.join(", ")
         ));

@@ -124,8 +124,7 @@ pub(super) struct AcpSession {
     /// Cursor's todo list (`cursor/update_todos` may merge into it by todo id).
     pub todos: Vec<(Option<String>, agentwire_canonical::TurnPlanStep)>,
     /// The client sent `session/cancel` since the last turn ended: a prompt answered
-    /// `cancelled` now was stopped by the person (`interrupted`), not superseded by a newer
-    /// prompt (`cancelled`, what the spec keeps that state for).
+    /// `cancelled` now was stopped by the person (`interrupted`) even if a newer prompt waits.
     pub stopped_by_client: bool,
 }
 
@@ -571,8 +570,17 @@ impl AcpNormalizer {
                     .sessions
                     .get_mut(&session)
                     .is_some_and(|open| std::mem::take(&mut open.stopped_by_client));
+                // A prompt answered `cancelled` while a newer prompt of its session waits was
+                // superseded by it (what the spec keeps `cancelled` for); any other was stopped by
+                // the person: by `session/cancel`, or by an answer that ends the turn (codex-acp's
+                // `abort` permission option).
+                let superseded = !stopped
+                    && self
+                        .client_asks
+                        .values()
+                        .any(|ask| matches!(ask, ClientAsk::Prompt { session: other, .. } if *other == session));
                 let state = match tools::turn_state(&response.stop_reason) {
-                    TurnState::Cancelled if stopped => TurnState::Interrupted,
+                    TurnState::Cancelled if !superseded => TurnState::Interrupted,
                     state => state,
                 };
                 let cutoff = match state {

@@ -118,6 +118,13 @@ impl CodexAppServerNormalizer {
         let context = self
             .ledger
             .request_context(&key, &provider_id, Direction::In, &place, Some(raw));
+        let payload = RequestOpenedPayload {
+            request_type,
+            detail: self.card_detail(request),
+            args: Some(self.card_args(request, args)),
+        };
+        self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
+        // The questions follow the request they belong to, as every other source orders them.
         let user_input = matches!(request, R::ItemToolRequestUserInput { .. });
         if let R::ItemToolRequestUserInput { params, .. } = request {
             let questions = to_json(&params.questions);
@@ -127,12 +134,6 @@ impl CodexAppServerNormalizer {
                 out,
             );
         }
-        let payload = RequestOpenedPayload {
-            request_type,
-            detail: self.card_detail(request),
-            args: Some(self.card_args(request, args)),
-        };
-        self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
         let open = OpenRequest {
             request_type,
             place,
