@@ -281,7 +281,7 @@ fn codex_upstream_md(version: &str, sha: &str) -> String {
         "# schemas/codex-app-server — vendored, do not edit\n\n\
          | | |\n|---|---|\n\
          | program | `codex app-server` from npm `{CODEX_PACKAGE}` |\n\
-         | version | {version} |\n\
+         | version | **{version}** |\n\
          | command | `codex app-server generate-json-schema --experimental --out DIR` (scratch `HOME`/`CODEX_HOME`) |\n\
          | bundle | `{CODEX_BUNDLE}`, sha256 `{sha}` |\n\n\
          The `--experimental` output is a superset of the stable one (the same server methods, more client\n\
@@ -364,7 +364,7 @@ fn acp_upstream_md(version: &str, vendored: &[Vendored]) -> String {
         "# schemas/acp — vendored Agent Client Protocol schema\n\n\
          | | |\n|---|---|\n\
          | package | npm `{ACP_PACKAGE}` |\n\
-         | version | {version} |\n\
+         | version | **{version}** |\n\
          | command | `npm install --ignore-scripts --save-exact --prefix <cache>/acp-sdk-{version} {ACP_PACKAGE}@{version}`, then copy |\n\n\
          | file | in the package | bytes | sha256 |\n|---|---|---|---|\n\
          {rows}\n\

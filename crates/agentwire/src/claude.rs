@@ -8,16 +8,13 @@ mod offer;
 mod tools;
 pub mod wire;
 
-use agentwire_claude::ClaudeStreamLine;
+use agentwire_claude::{ClaudeStreamLine, UPSTREAM_CLAUDE_CODE_VERSION, UPSTREAM_VERSION};
 
 use crate::frame::{Frame, LineFormat};
 
 pub use normalizer::ClaudeNormalizer;
 pub use offer::{DEFAULT_DENY_MESSAGE, permission_decision};
 pub use tools::{ToolKind, tool_kind};
-
-/// The pinned SDK version (`schemas/claude-agent-sdk/UPSTREAM.md`).
-const UPSTREAM_VERSION: &str = "0.2.62";
 
 /// Whether a frame is a Claude stream-json line in `format` (bare lines are [`Source::Claude`],
 /// transcript records [`Source::ClaudeControl`]): an object whose `type` the schema declares.
@@ -40,5 +37,5 @@ pub fn claims(frame: &Frame<'_>, format: LineFormat) -> bool {
 
 /// The pinned program and version, for `--version`.
 pub fn upstream() -> String {
-    format!("@anthropic-ai/claude-agent-sdk {UPSTREAM_VERSION} (Claude Code 2.1.62)")
+    format!("@anthropic-ai/claude-agent-sdk {UPSTREAM_VERSION} (Claude Code {UPSTREAM_CLAUDE_CODE_VERSION})")
 }

@@ -23,18 +23,21 @@ mod undeclared;
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use quote::quote;
 use serde_json::{Map, Value};
 
 use super::passes;
-use super::schema_source::{Customization, SchemaSource, top_level_definitions};
+use super::schema_source::{self, Customization, SchemaSource, top_level_definitions};
 use super::typify_runner::{Replacement, ShapeUnion};
 
 const SCHEMA_DIR: &str = "schemas/acp";
 
 pub fn source(root: &Path) -> Result<SchemaSource> {
-    let upstream = format!("@agentclientprotocol/sdk {}", upstream_version(&root.join(SCHEMA_DIR))?);
+    let upstream = format!(
+        "@agentclientprotocol/sdk {}",
+        schema_source::pinned(&root.join(SCHEMA_DIR), "version")?
+    );
     Ok(SchemaSource {
         schema: format!("{SCHEMA_DIR}/schema.json"),
         crate_dir: "generated/acp",
@@ -111,7 +114,7 @@ const SHAPE_UNIONS: &[ShapeUnion] = &[
 ];
 
 fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Customization> {
-    let version = upstream_version(&root.join(SCHEMA_DIR))?;
+    let version = schema_source::pinned(&root.join(SCHEMA_DIR), "version")?;
     let cursor_replies = cursor::merge(&root.join(SCHEMA_DIR), definitions)?;
     undeclared::graft(&root.join(SCHEMA_DIR), definitions)?;
     let methods = methods::extract(definitions)?;
@@ -168,13 +171,3 @@ const CRATE_DOCS: &str = "\
 // Payload enums are as large as the protocol's messages; boxing would change the public shape.
 #![allow(clippy::large_enum_variant)]
 ";
-
-/// Reads the pinned version from `UPSTREAM.md` (written by `cargo xtask sync-schemas acp`).
-fn upstream_version(schema_dir: &Path) -> Result<String> {
-    let path = schema_dir.join("UPSTREAM.md");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    text.lines()
-        .find_map(|line| line.strip_prefix("| version |"))
-        .map(|rest| rest.trim_end_matches('|').trim().to_string())
-        .with_context(|| format!("{}: no `| version | X |` row", path.display()))
-}

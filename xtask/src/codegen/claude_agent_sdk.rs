@@ -1,14 +1,16 @@
 //! `schemas/claude-agent-sdk/` -> `generated/claude-agent-sdk/`.
 //!
 //! The hand-written schema declares every union with `x-dispatch`, so the generic pipeline
-//! ([`schema_source`](super::schema_source)) needs no Claude step.
+//! ([`schema_source`](super::schema_source)) needs no Claude step beyond the pinned versions.
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
+use quote::quote;
+use serde_json::{Map, Value};
 
 use super::passes;
-use super::schema_source::{self, SchemaSource};
+use super::schema_source::{self, Customization, SchemaSource};
 use super::typify_runner::ShapeUnion;
 
 const SCHEMA_DIR: &str = "schemas/claude-agent-sdk";
@@ -16,7 +18,7 @@ const SCHEMA_DIR: &str = "schemas/claude-agent-sdk";
 pub fn source(root: &Path) -> Result<SchemaSource> {
     let upstream = format!(
         "@anthropic-ai/claude-agent-sdk {}",
-        upstream_version(&root.join(SCHEMA_DIR))?
+        schema_source::pinned(&root.join(SCHEMA_DIR), "version")?
     );
     Ok(SchemaSource {
         schema: format!("{SCHEMA_DIR}/claude-agent-sdk.schema.json"),
@@ -30,7 +32,23 @@ pub fn source(root: &Path) -> Result<SchemaSource> {
         passes: passes::ALL,
         shape_unions: SHAPE_UNIONS,
         definitions: schema_source::top_level_definitions,
-        customize: schema_source::no_customization,
+        customize,
+    })
+}
+
+/// The pinned versions, as constants the mapping crate reports (`--version`).
+fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Customization> {
+    let sdk = schema_source::pinned(&root.join(SCHEMA_DIR), "version")?;
+    let cli = schema_source::pinned(&root.join(SCHEMA_DIR), "Claude Code")?;
+    schema_source::no_customization(root, definitions)?;
+    Ok(Customization {
+        leading: quote! {
+            /// The `@anthropic-ai/claude-agent-sdk` version the schema was written against.
+            pub const UPSTREAM_VERSION: &str = #sdk;
+            /// The Claude Code CLI version that SDK release runs (its `claudeCodeVersion`).
+            pub const UPSTREAM_CLAUDE_CODE_VERSION: &str = #cli;
+        },
+        ..Customization::default()
     })
 }
 
@@ -65,17 +83,3 @@ const CRATE_DOCS: &str = "\
 // Payload enums are as large as the protocol's messages; boxing would change the public shape.
 #![allow(clippy::large_enum_variant)]
 ";
-
-/// Reads the pinned version from the `| version | **X** ... |` row of `UPSTREAM.md`.
-fn upstream_version(schema_dir: &Path) -> Result<String> {
-    let path = schema_dir.join("UPSTREAM.md");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("| version | **")
-            && let Some((version, _)) = rest.split_once("**")
-        {
-            return Ok(version.to_string());
-        }
-    }
-    bail!("{}: no `| version | **X** |` row", path.display())
-}

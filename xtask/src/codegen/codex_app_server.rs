@@ -11,19 +11,22 @@ mod unions;
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use quote::quote;
 use serde_json::{Map, Value};
 
 use super::passes;
-use super::schema_source::{Customization, SchemaSource};
+use super::schema_source::{self, Customization, SchemaSource};
 use super::typify_runner::ShapeUnion;
 use crate::sync_schemas::CODEX_BUNDLE;
 
 const SCHEMA_DIR: &str = "schemas/codex-app-server";
 
 pub fn source(root: &Path) -> Result<SchemaSource> {
-    let upstream = format!("@openai/codex {}", upstream_version(&root.join(SCHEMA_DIR))?);
+    let upstream = format!(
+        "@openai/codex {}",
+        schema_source::pinned(&root.join(SCHEMA_DIR), "version")?
+    );
     Ok(SchemaSource {
         schema: format!("{SCHEMA_DIR}/{CODEX_BUNDLE}"),
         crate_dir: "generated/codex-app-server",
@@ -67,7 +70,7 @@ const SHAPE_UNIONS: &[ShapeUnion] = &[
 /// The Codex step: the method unions, the protocol types that replace upstream definitions, the
 /// pinned version and the response tables.
 fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Customization> {
-    let version = upstream_version(&root.join(SCHEMA_DIR))?;
+    let version = schema_source::pinned(&root.join(SCHEMA_DIR), "version")?;
     let (unions, responses) = unions::extract(definitions)?;
     let tables = responses.iter().map(crate::codegen::dispatch::results::emit);
     Ok(Customization {
@@ -97,15 +100,3 @@ const CRATE_DOCS: &str = "\
 // Payload enums are as large as the protocol's messages; boxing would change the public shape.
 #![allow(clippy::large_enum_variant)]
 ";
-
-/// Reads the pinned version from `UPSTREAM.md` (written by `cargo xtask sync-schemas`).
-fn upstream_version(schema_dir: &Path) -> Result<String> {
-    let path = schema_dir.join("UPSTREAM.md");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("| version |") {
-            return Ok(rest.trim_end_matches('|').trim().to_string());
-        }
-    }
-    bail!("{}: no `| version | X |` row", path.display())
-}

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use quote::quote;
 use serde_json::{Map, Value};
 
@@ -16,7 +16,10 @@ use super::schema_source::{self, Customization, SchemaSource};
 const SCHEMA_DIR: &str = "schemas/codex-exec";
 
 pub fn source(root: &Path) -> Result<SchemaSource> {
-    let (sdk, program) = upstream_versions(&root.join(SCHEMA_DIR))?;
+    let (sdk, program) = (
+        schema_source::pinned(&root.join(SCHEMA_DIR), "types")?,
+        schema_source::pinned(&root.join(SCHEMA_DIR), "version")?,
+    );
     Ok(SchemaSource {
         schema: format!("{SCHEMA_DIR}/codex-exec.schema.json"),
         crate_dir: "generated/codex-exec",
@@ -38,7 +41,10 @@ pub fn source(root: &Path) -> Result<SchemaSource> {
 
 /// The pinned versions, as constants the mapping crate reports (`--version`) and checks.
 fn customize(root: &Path, _definitions: &mut Map<String, Value>) -> Result<Customization> {
-    let (sdk, program) = upstream_versions(&root.join(SCHEMA_DIR))?;
+    let (sdk, program) = (
+        schema_source::pinned(&root.join(SCHEMA_DIR), "types")?,
+        schema_source::pinned(&root.join(SCHEMA_DIR), "version")?,
+    );
     Ok(Customization {
         leading: quote! {
             /// The `@openai/codex` version whose `codex exec --json` output the schema was checked
@@ -65,22 +71,3 @@ const CRATE_DOCS: &str = "\
 // Item variants are as large as the items codex prints; boxing would change the public shape.
 #![allow(clippy::large_enum_variant)]
 ";
-
-/// The SDK and program versions from the `types` and `program` rows of `UPSTREAM.md`
-/// (`npm \`@openai/codex-sdk\` **0.163.0**`).
-fn upstream_versions(schema_dir: &Path) -> Result<(String, String)> {
-    let path = schema_dir.join("UPSTREAM.md");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let row = |name: &str| {
-        text.lines()
-            .find_map(|line| line.strip_prefix(&format!("| {name} |")))
-            .and_then(|rest| rest.split("**").nth(1))
-            .map(str::to_string)
-            .with_context(|| format!("{}: no `| {name} | ... **version** ... |` row", path.display()))
-    };
-    let (sdk, program) = (row("types")?, row("program")?);
-    if sdk.is_empty() || program.is_empty() {
-        bail!("{}: an empty version", path.display());
-    }
-    Ok((sdk, program))
-}

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use quote::quote;
 use serde_json::{Map, Value};
 
@@ -17,7 +17,10 @@ const SCHEMA_DIR: &str = "schemas/codex-rollout";
 const SCHEMA_FILE: &str = "codex-rollout.schema.json";
 
 pub fn source(root: &Path) -> Result<SchemaSource> {
-    let upstream = format!("@openai/codex {}", upstream_version(&root.join(SCHEMA_DIR))?);
+    let upstream = format!(
+        "@openai/codex {}",
+        schema_source::pinned(&root.join(SCHEMA_DIR), "version")?
+    );
     Ok(SchemaSource {
         schema: format!("{SCHEMA_DIR}/{SCHEMA_FILE}"),
         crate_dir: "generated/codex-rollout",
@@ -50,7 +53,7 @@ const SHAPE_UNIONS: &[ShapeUnion] = &[
 
 /// The pinned version, as a constant of the crate.
 fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Customization> {
-    let version = upstream_version(&root.join(SCHEMA_DIR))?;
+    let version = schema_source::pinned(&root.join(SCHEMA_DIR), "version")?;
     schema_source::no_customization(root, definitions)?;
     Ok(Customization {
         leading: quote! {
@@ -76,18 +79,3 @@ const CRATE_DOCS: &str = "\
 // Payload enums are as large as the protocol's messages; boxing would change the public shape.
 #![allow(clippy::large_enum_variant)]
 ";
-
-/// The version in `UPSTREAM.md`'s `| program |` row (`npm `@openai/codex` **X**`).
-fn upstream_version(schema_dir: &Path) -> Result<String> {
-    let path = schema_dir.join("UPSTREAM.md");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("| program |")
-            && let Some((_, after)) = rest.split_once("**")
-            && let Some((version, _)) = after.split_once("**")
-        {
-            return Ok(version.to_string());
-        }
-    }
-    bail!("{}: no `| program | ... **X** ... |` row", path.display())
-}

@@ -176,3 +176,33 @@ fn mark_raw_json(definitions: &mut Map<String, Value>) -> bool {
     definitions.values_mut().for_each(|schema| visit(schema, &mut found));
     found
 }
+
+/// The version a schema is pinned to: the bold text of the `| row | ... **X** ... |` row of its
+/// folder's `UPSTREAM.md`. Every source writes its pinned version in a `version` row this way
+/// (`cargo xtask sync-schemas` too); a source pinned to two releases names the second row.
+pub fn pinned(schema_dir: &Path, row: &str) -> Result<String> {
+    let path = schema_dir.join("UPSTREAM.md");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    pinned_in(&text, row).with_context(|| format!("{}: no `| {row} | ... **X** ... |` row", path.display()))
+}
+
+fn pinned_in(text: &str, row: &str) -> Option<String> {
+    let rest = text.lines().find_map(|line| line.strip_prefix(&format!("| {row} |")))?;
+    let version = rest.split("**").nth(1)?.trim();
+    (!version.is_empty()).then(|| version.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pinned_in;
+
+    #[test]
+    fn the_pinned_version_is_the_bold_text_of_its_row() {
+        let text = "| | |\n|---|---|\n| package | npm `x` |\n| version | **1.2.3** (tarball `ab`) |\n| types | npm `y` **0.9** |\n";
+        assert_eq!(pinned_in(text, "version").as_deref(), Some("1.2.3"));
+        assert_eq!(pinned_in(text, "types").as_deref(), Some("0.9"));
+        assert_eq!(pinned_in(text, "package"), None, "a row without a bold version");
+        assert_eq!(pinned_in(text, "program"), None, "no such row");
+        assert_eq!(pinned_in("| version | **** |", "version"), None, "an empty version");
+    }
+}
