@@ -942,3 +942,194 @@ fn an_error_message_carries_its_cause() {
         assert!(error.message.contains(&cause), "{name}: {}", error.message);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Claude's adapter: subagents
+
+/// A `session/update` of session `s1`.
+fn update(update: Value) -> (&'static str, Value) {
+    (
+        "in",
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":update}}),
+    )
+}
+
+/// The events that carry `msg` as `raw.payload`, as JSON.
+fn carried(norm: &Normalized, msg: &Value) -> Vec<Value> {
+    norm.events
+        .iter()
+        .map(|event| serde_json::to_value(event).expect("an event serializes"))
+        .filter(|event| event["raw"]["payload"] == *msg)
+        .collect()
+}
+
+/// A Task run through `claude-agent-acp` (0.19.1's shapes, `dist/acp-agent.js`
+/// `toAcpNotifications` and `tools.js`): the Task's `tool_call` (kind `think`,
+/// `_meta.claudeCode.toolName: "Task"`), the subagent's Bash call marked
+/// `_meta.claudeCode.parentToolUseId`, its permission (no `_meta`), its PostToolUse update (no
+/// parent either), its result, a text chunk of the subagent, then the Task's result.
+fn task_through_the_adapter() -> Vec<(&'static str, Value)> {
+    let mut lines = opening("@zed-industries/claude-agent-acp");
+    lines.extend([
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"Task"}},"toolCallId":"toolu_task","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Task","kind":"think","content":[]}),
+        ),
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"Task"}},"toolCallId":"toolu_task","sessionUpdate":"tool_call_update","rawInput":{"description":"List the files","prompt":"Run ls and report the files","subagent_type":"general-purpose"},"title":"List the files","kind":"think","content":[{"type":"content","content":{"type":"text","text":"Run ls and report the files"}}]}),
+        ),
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"Bash","parentToolUseId":"toolu_task"}},"toolCallId":"toolu_ls","sessionUpdate":"tool_call","rawInput":{"command":"ls","description":"List files"},"status":"pending","title":"ls","kind":"execute","content":[{"type":"content","content":{"type":"text","text":"List files"}}]}),
+        ),
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"options":[{"kind":"allow_always","name":"Always Allow","optionId":"allow_always"},{"kind":"allow_once","name":"Allow","optionId":"allow"},{"kind":"reject_once","name":"Reject","optionId":"reject"}],"sessionId":"s1","toolCall":{"toolCallId":"toolu_ls","rawInput":{"command":"ls","description":"List files"},"title":"ls","kind":"execute","content":[{"type":"content","content":{"type":"text","text":"List files"}}]}}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}),
+        ),
+        update(
+            json!({"_meta":{"claudeCode":{"toolResponse":{"stdout":"a.txt\nb.txt","stderr":"","interrupted":false,"isImage":false},"toolName":"Bash"}},"toolCallId":"toolu_ls","sessionUpdate":"tool_call_update"}),
+        ),
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"Bash","parentToolUseId":"toolu_task"}},"toolCallId":"toolu_ls","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"a.txt\nb.txt","content":[{"type":"content","content":{"type":"text","text":"```console\na.txt\nb.txt\n```"}}]}),
+        ),
+        update(
+            json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"I found two files."},"_meta":{"claudeCode":{"parentToolUseId":"toolu_task"}}}),
+        ),
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"Task"}},"toolCallId":"toolu_task","sessionUpdate":"tool_call_update","status":"completed","rawOutput":[{"type":"text","text":"Two files: a.txt and b.txt."}],"content":[{"type":"content","content":{"type":"text","text":"Two files: a.txt and b.txt."}}]}),
+        ),
+        update(json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"There are two files."}})),
+    ]);
+    lines
+}
+
+#[test]
+fn a_claude_task_through_acp_is_a_subagent_item_with_its_calls_under_it() {
+    let mut lines = task_through_the_adapter();
+    lines.push(("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})));
+    let norm = normalize_text(ACP, &transcript(&lines));
+    assert!(events_of(&norm, T::RuntimeWarning).is_empty(), "{}", norm.jsonl);
+    // Two cards: the Task and the answer; the subagent's Bash call is none of its own.
+    let started: Vec<_> = events_of(&norm, T::ItemStarted)
+        .into_iter()
+        .filter_map(|i| payload!(norm.events[i], ItemStarted).map(|p| (i, p.item_type)))
+        .collect();
+    assert_eq!(
+        started.iter().map(|(_, item_type)| *item_type).collect::<Vec<_>>(),
+        [
+            CanonicalItemType::CollabAgentToolCall,
+            CanonicalItemType::AssistantMessage
+        ],
+        "{}",
+        norm.jsonl
+    );
+    let task = &norm.events[started[0].0];
+    assert_eq!(
+        task.provider_refs
+            .as_ref()
+            .and_then(|r| r.provider_item_id.as_ref())
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("toolu_task")
+    );
+    let completed = events_of(&norm, T::ItemCompleted);
+    let task_end = completed
+        .iter()
+        .find(|&&i| norm.events[i].item_id == task.item_id)
+        .expect("the Task completes");
+    let end = payload!(norm.events[*task_end], ItemCompleted).expect("item.completed");
+    assert_eq!(end.item_type, CanonicalItemType::CollabAgentToolCall);
+    assert_eq!(end.status, Some(ItemStatus::Completed));
+    assert_eq!(end.title.as_deref(), Some("List the files"));
+    // Each report of the subagent's call (the two marked with the Task's id, and the one that
+    // is not) and its text are updates of the Task item carrying the report, never text of the
+    // turn.
+    let task_id = serde_json::to_value(&task.item_id).expect("an item id");
+    for line in [8, 11, 12, 13] {
+        let msg = &lines[line - 1].1;
+        let events = carried(&norm, msg);
+        assert_eq!(events.len(), 1, "line {line}: {}", norm.jsonl);
+        let event = &events[0];
+        assert_eq!(event["type"], "item.updated", "line {line}");
+        assert_eq!(event["itemId"], task_id, "line {line}: under the Task item");
+        assert_eq!(event["payload"]["itemType"], "collab_agent_tool_call", "line {line}");
+        assert_eq!(event["payload"]["status"], "inProgress", "line {line}");
+        assert_eq!(event["payload"]["title"], "List the files", "line {line}");
+        assert_eq!(event["payload"]["data"]["toolName"], "Task", "line {line}");
+        assert_eq!(
+            event["payload"]["data"]["subagentMessage"], msg["params"]["update"],
+            "line {line}: the report as sent"
+        );
+    }
+    // The subagent's permission asks for a command, on the Task's card.
+    let request = &lines[8].1;
+    let opened: Vec<Value> = carried(&norm, request)
+        .into_iter()
+        .filter(|event| event["type"] == "request.opened")
+        .collect();
+    assert_eq!(opened.len(), 1, "{}", norm.jsonl);
+    assert_eq!(opened[0]["payload"]["requestType"], "command_execution_approval");
+    assert_eq!(opened[0]["itemId"], task_id);
+    assert_eq!(decision_in(&norm).as_deref(), Some("accept"));
+    assert!(
+        norm.events.iter().all(|event| event
+            .provider_refs
+            .as_ref()
+            .and_then(|r| r.provider_item_id.as_ref())
+            .is_none_or(|id| id.to_string() != "toolu_ls")),
+        "no event names the subagent's call as an item: {}",
+        norm.jsonl
+    );
+}
+
+fn decision_in(norm: &Normalized) -> Option<String> {
+    payload!(norm.events[one(norm, T::RequestResolved)], RequestResolved).and_then(|p| p.decision.clone())
+}
+
+#[test]
+fn a_subagent_still_working_after_its_task_completed_is_task_progress() {
+    // A background subagent (`run_in_background`): the Task's result comes first, the
+    // subagent's calls after it; a completed item never reopens.
+    let mut lines = opening("@zed-industries/claude-agent-acp");
+    lines.extend([
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"Agent"}},"toolCallId":"toolu_bg","sessionUpdate":"tool_call","rawInput":{"description":"Watch the build","prompt":"watch","run_in_background":true},"status":"pending","title":"Watch the build","kind":"think","content":[]}),
+        ),
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"Agent"}},"toolCallId":"toolu_bg","sessionUpdate":"tool_call_update","status":"completed","rawOutput":[{"type":"text","text":"Async agent launched successfully."}]}),
+        ),
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"Bash","parentToolUseId":"toolu_bg"}},"toolCallId":"toolu_make","sessionUpdate":"tool_call","rawInput":{"command":"make"},"status":"pending","title":"make","kind":"execute","content":[]}),
+        ),
+        ("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})),
+    ]);
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let started = one(&norm, T::ItemStarted);
+    let item = payload!(norm.events[started], ItemStarted).expect("item.started");
+    assert_eq!(item.item_type, CanonicalItemType::CollabAgentToolCall);
+    let late = carried(&norm, &lines[7].1);
+    assert_eq!(late.len(), 1, "{}", norm.jsonl);
+    assert_eq!(late[0]["type"], "task.progress");
+    assert_eq!(late[0]["payload"]["description"], "the subagent uses Bash");
+    assert_eq!(
+        late[0]["itemId"],
+        serde_json::to_value(&norm.events[started].item_id).unwrap()
+    );
+}
+
+#[test]
+fn a_think_tool_call_that_is_no_task_stays_reasoning() {
+    let mut lines = opening("@zed-industries/claude-agent-acp");
+    lines.extend([
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"TodoWrite"}},"toolCallId":"toolu_todo","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"Update TODOs","kind":"think","content":[]}),
+        ),
+        ("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})),
+    ]);
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let started = one(&norm, T::ItemStarted);
+    let item = payload!(norm.events[started], ItemStarted).expect("item.started");
+    assert_eq!(item.item_type, CanonicalItemType::Reasoning);
+}

@@ -105,6 +105,9 @@ pub(super) struct ToolState {
     pub declined: bool,
     /// Terminal output already delivered as `content.delta`, in bytes.
     pub output_delivered: usize,
+    /// A subagent's tool call: the `toolCallId` of the Task that runs the subagent. It has no
+    /// item of its own; its reports are updates of the Task's item.
+    pub parent: Option<String>,
 }
 
 /// One ACP session (a canonical thread).
@@ -130,9 +133,10 @@ pub(super) struct AcpSession {
 
 impl AcpSession {
     /// Something of the session is open that the ledger does not track: a message being
-    /// streamed, or a tool call not completed (the session must not be forgotten).
+    /// streamed, or a tool call not completed (the session must not be forgotten). A
+    /// subagent's call is not: the Task it runs under is.
     fn busy(&self) -> bool {
-        self.text.is_some() || self.tools.values().any(|tool| !tool.done)
+        self.text.is_some() || self.tools.values().any(|tool| !tool.done && tool.parent.is_none())
     }
 }
 
@@ -277,7 +281,9 @@ impl AcpNormalizer {
         let refused: Vec<String> = open
             .tools
             .iter()
-            .filter(|(_, tool)| !tool.done && tool.declined && tool.turn.as_deref() == Some(turn))
+            .filter(|(_, tool)| {
+                !tool.done && tool.declined && tool.parent.is_none() && tool.turn.as_deref() == Some(turn)
+            })
             .map(|(id, _)| id.clone())
             .collect();
         for id in refused {
@@ -308,7 +314,7 @@ impl AcpNormalizer {
         let cut: Vec<String> = open
             .tools
             .iter()
-            .filter(|(_, tool)| !tool.done && tool.turn.is_none())
+            .filter(|(_, tool)| !tool.done && tool.turn.is_none() && tool.parent.is_none())
             .map(|(id, _)| id.clone())
             .collect();
         let detail = format!(

@@ -78,13 +78,20 @@ impl AcpNormalizer {
                         name: option.name.clone(),
                     })
                     .collect();
+                // A subagent's call has no item: its permission is asked on the Task's.
+                let item = self
+                    .sessions
+                    .get(&session)
+                    .and_then(|s| s.tools.get(&tool_call_id))
+                    .and_then(|tool| tool.parent.clone())
+                    .unwrap_or_else(|| tool_call_id.clone());
                 let opened = Opened {
                     request_type: tools::request_type(item_type),
                     detail: title,
                     args: json!({ "toolCall": sent["toolCall"], "options": sent["options"] }),
                     waits: true,
                     questions: None,
-                    item: Some(tool_call_id.clone()),
+                    item: Some(item),
                 };
                 let offer = Offer::Permission { tool_call_id, options };
                 self.open_request(raw, id, "session/request_permission", &session, offer, opened, out);
@@ -195,10 +202,15 @@ impl AcpNormalizer {
             });
             in_locations || in_input
         };
-        open.tools
-            .iter()
-            .find(|(_, tool)| !tool.done && names(&tool.data))
-            .or_else(|| only(open.tools.iter().filter(|(_, tool)| !tool.done)))
+        // A subagent's call has no item for the work to show on.
+        let open_calls = || {
+            open.tools
+                .iter()
+                .filter(|(_, tool)| !tool.done && tool.parent.is_none())
+        };
+        open_calls()
+            .find(|(_, tool)| names(&tool.data))
+            .or_else(|| only(open_calls()))
             .map(|(id, _)| id.clone())
     }
 
@@ -207,9 +219,9 @@ impl AcpNormalizer {
     fn tool_for_command(&self, session: &str, command: &str) -> Option<String> {
         let open = self.sessions.get(session)?;
         let commands = || {
-            open.tools
-                .iter()
-                .filter(|(_, tool)| !tool.done && tool.item_type == CanonicalItemType::CommandExecution)
+            open.tools.iter().filter(|(_, tool)| {
+                !tool.done && tool.parent.is_none() && tool.item_type == CanonicalItemType::CommandExecution
+            })
         };
         commands()
             .find(|(_, tool)| {

@@ -14,7 +14,8 @@ use crate::decision::Decision;
 ///
 /// `search` and `fetch` are `web_search` as the ACP kinds suggest, though Claude's adapter files
 /// Grep/Glob under `search` too; `think` is `reasoning`: the agent's own thinking step, not an
-/// action; `read`, `switch_mode` and `other` have no canonical type of their own and are
+/// action (Claude's adapter files its Task under `think` too: the caller knows it by its tool
+/// name); `read`, `switch_mode` and `other` have no canonical type of their own and are
 /// `dynamic_tool_call` (a tool the agent ran that the canonical model does not name).
 pub fn item_type(kind: Option<&ToolKind>) -> CanonicalItemType {
     match kind {

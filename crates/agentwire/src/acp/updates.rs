@@ -1,6 +1,6 @@
 //! `session/update` (section 5.2) and the other notifications: messages as items with a
-//! lifecycle, tool calls as items (deduplicated starts, partial updates merged), plans,
-//! configuration, usage, compaction.
+//! lifecycle, tool calls as items (deduplicated starts, partial updates merged; a subagent's
+//! calls as updates of its Task's item), plans, configuration, usage, compaction.
 //!
 //! Mapped to nothing richer than `runtime.warning`, deliberately:
 //! - `notice`: a message the agent shows the user (info, warning or error) that belongs to no
@@ -13,8 +13,8 @@ use agentwire_acp::{
 };
 use agentwire_canonical::{
     CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json, ProviderRuntimeEvent, RuntimeEvent,
-    ThreadMetadataUpdatedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, TurnPlanStep,
-    TurnPlanUpdatedPayload,
+    TaskProgressPayload, ThreadMetadataUpdatedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
+    TurnPlanStep, TurnPlanUpdatedPayload,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -22,9 +22,11 @@ use serde_json::{Map, Value, json};
 
 use super::normalizer::{AcpNormalizer, OpenText, TextKind, ToolState, delta, to_value};
 use super::tools;
+use crate::claude::tools::{ToolKind as ClaudeTool, tool_kind};
 use crate::decision::Decision;
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
+use crate::ids;
 use crate::ledger::{Answer, OpenItemFace};
 use crate::members;
 
@@ -151,20 +153,35 @@ impl AcpNormalizer {
     ) {
         match update {
             SessionUpdate::UserMessageChunk {
-                content, message_id, ..
+                content,
+                message_id,
+                meta,
             } => {
+                if let Some(parent) = parent_tool_use(meta.as_ref()) {
+                    return self.subagent(raw, session, parent, "reads a message", out);
+                }
                 let id = message_id.as_ref().map(|id| id.0.as_str());
                 self.on_chunk(raw, session, TextKind::User, content, id, out);
             }
             SessionUpdate::AgentMessageChunk {
-                content, message_id, ..
+                content,
+                message_id,
+                meta,
             } => {
+                if let Some(parent) = parent_tool_use(meta.as_ref()) {
+                    return self.subagent(raw, session, parent, "streams", out);
+                }
                 let id = message_id.as_ref().map(|id| id.0.as_str());
                 self.on_chunk(raw, session, TextKind::Assistant, content, id, out);
             }
             SessionUpdate::AgentThoughtChunk {
-                content, message_id, ..
+                content,
+                message_id,
+                meta,
             } => {
+                if let Some(parent) = parent_tool_use(meta.as_ref()) {
+                    return self.subagent(raw, session, parent, "streams", out);
+                }
                 let id = message_id.as_ref().map(|id| id.0.as_str());
                 self.on_chunk(raw, session, TextKind::Thought, content, id, out);
             }
@@ -403,17 +420,35 @@ impl AcpNormalizer {
         let Some(id) = fields.get("toolCallId").and_then(Value::as_str).map(str::to_string) else {
             return;
         };
+        // Claude's adapter marks a subagent's calls with the Task's id, but not every report
+        // of them (not its PostToolUse update, nor its permission request).
+        let parent = fields
+            .get("_meta")
+            .and_then(Value::as_object)
+            .and_then(|meta| parent_tool_use(Some(meta)))
+            .map(str::to_string)
+            .or_else(|| {
+                self.sessions
+                    .get(session)
+                    .and_then(|s| s.tools.get(&id))
+                    .and_then(|tool| tool.parent.clone())
+            });
+        if let Some(parent) = parent {
+            return self.subagent_tool(raw, session, &id, parent, fields, kind, status, out);
+        }
         let output = fields
             .get("_meta")
             .and_then(|meta| meta.get("terminal_output"))
             .and_then(|output| output.get("data"))
             .and_then(Value::as_str)
             .map(str::to_string);
-        // Cursor marks a subagent's tool call with `rawInput._toolName: "task"`.
+        // Cursor marks a subagent's tool call with `rawInput._toolName: "task"`; Claude's adapter
+        // files its Task (`Agent`) under kind `think`, the tool in `_meta.claudeCode.toolName`.
         let subagent = fields
             .get("rawInput")
             .and_then(|input| input.get("_toolName"))
-            .is_some_and(|name| name == "task");
+            .is_some_and(|name| name == "task")
+            || claude_tool_name(&fields).is_some_and(|name| tool_kind(name) == ClaudeTool::Subagent);
         let item = Item {
             id: &id,
             item_type: if subagent {
@@ -430,6 +465,92 @@ impl AcpNormalizer {
             let context = self.item_context(session, turn.as_deref(), &id, true, Some(raw));
             self.emit(&context, delta(ContentStreamKind::CommandOutput, &output), out);
         }
+    }
+
+    /// A report about a subagent's tool call (`parent` is the Task's `toolCallId`): merged into
+    /// what the call has said so far, and shown on the Task's item, as the direct Claude source
+    /// shows a subagent's messages. The call gets no item of its own, so a UI draws one tree
+    /// whichever source carried it.
+    #[allow(clippy::too_many_arguments)]
+    fn subagent_tool(
+        &mut self,
+        raw: Raw<'_>,
+        session: &str,
+        id: &str,
+        parent: String,
+        fields: Map<String, Value>,
+        kind: Option<&ToolKind>,
+        status: Option<&ToolCallStatus>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let turn = self.update_turn(session);
+        let tool = self
+            .session_mut(session)
+            .tools
+            .entry(id.to_string())
+            .or_insert_with(|| ToolState {
+                item_type: tools::item_type(kind),
+                turn,
+                title: None,
+                data: Map::new(),
+                done: false,
+                declined: false,
+                output_delivered: 0,
+                parent: Some(parent.clone()),
+            });
+        for (key, value) in fields {
+            if !value.is_null() {
+                tool.data.insert(key, value);
+            }
+        }
+        tool.done |= status.and_then(tools::final_status).is_some();
+        let name = claude_tool_name(&tool.data)
+            .or_else(|| tool.data.get("title").and_then(Value::as_str))
+            .unwrap_or("a tool");
+        let said = format!("uses {name}");
+        self.subagent(raw, session, &parent, &said, out);
+    }
+
+    /// What a subagent reports: `item.updated` of its Task's item, the report (the update, or
+    /// the tool call a permission request names) in `data.subagentMessage`. A Task item that
+    /// completed (a subagent in the background) never reopens: the subagent's later work is
+    /// `task.progress` of the task the Task's `toolCallId` names, `said` its description.
+    fn subagent(&mut self, raw: Raw<'_>, session: &str, parent: &str, said: &str, out: &mut Vec<ProviderRuntimeEvent>) {
+        let task = self
+            .sessions
+            .get(session)
+            .and_then(|s| s.tools.get(parent))
+            .filter(|task| !task.done)
+            .map(|task| {
+                let name = claude_tool_name(&task.data).unwrap_or("Task").to_string();
+                (task.item_type, task.turn.clone(), task.title.clone(), name)
+            });
+        let Some((item_type, turn, title, name)) = task else {
+            let turn = self.tool_turn(session, parent).or_else(|| self.update_turn(session));
+            let context = self.item_context(session, turn.as_deref(), parent, true, Some(raw));
+            let payload = TaskProgressPayload {
+                task_id: ids::task(self.ledger.source(), self.ledger.session(), parent),
+                description: format!("the subagent {said}"),
+                usage: None,
+                last_tool_name: None,
+            };
+            return self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
+        };
+        let mut message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
+        let mut params = message["params"].take();
+        let report = match params["update"].take() {
+            Value::Null => params["toolCall"].take(),
+            update => update,
+        };
+        let context = self.item_context(session, turn.as_deref(), parent, true, Some(raw));
+        let payload = ItemLifecyclePayload {
+            item_type,
+            status: Some(ItemStatus::InProgress),
+            title,
+            detail: Some("subagent message".to_string()),
+            data: Some(Json::from(json!({ "toolName": name, "subagentMessage": report }))),
+        };
+        self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
     }
 
     /// The turn a session's tool call belongs to.
@@ -490,6 +611,7 @@ impl AcpNormalizer {
                 done: false,
                 declined: false,
                 output_delivered: 0,
+                parent: None,
             },
         );
         true
@@ -607,4 +729,15 @@ pub(super) fn object(value: Value) -> Map<String, Value> {
         Value::Object(map) => map,
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) | Value::Array(_) => Map::new(),
     }
+}
+
+/// The Task a report of Claude's adapter says it belongs to: its
+/// `_meta.claudeCode.parentToolUseId`, set on what a subagent does.
+fn parent_tool_use(meta: Option<&Map<String, Value>>) -> Option<&str> {
+    meta?.get("claudeCode")?.get("parentToolUseId")?.as_str()
+}
+
+/// The Claude tool a tool call of Claude's adapter runs: its `_meta.claudeCode.toolName`.
+fn claude_tool_name(fields: &Map<String, Value>) -> Option<&str> {
+    fields.get("_meta")?.get("claudeCode")?.get("toolName")?.as_str()
 }
