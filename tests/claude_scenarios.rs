@@ -951,3 +951,67 @@ fn a_failed_task_update_leaves_the_plan() {
         norm.jsonl
     );
 }
+
+#[test]
+fn a_task_list_result_is_the_whole_plan() {
+    let listed = |second: &str| {
+        serde_json::json!({ "tasks": [
+            { "id": "1", "subject": "Write the migration", "status": "completed", "blockedBy": [] },
+            { "id": "3", "subject": "Review the patch", "status": second, "blockedBy": ["1"] }
+        ] })
+    };
+    let lines = [
+        // Tasks of an earlier session: an update of one this session never saw changes nothing...
+        task_call(
+            1,
+            "toolu_tu1",
+            "TaskUpdate",
+            serde_json::json!({ "taskId": "3", "status": "in_progress" }),
+        ),
+        task_result(1, "toolu_tu1", "Updated task #3 status", None),
+        // ... until TaskList names them all.
+        task_call(2, "toolu_tl1", "TaskList", serde_json::json!({})),
+        task_result(
+            2,
+            "toolu_tl1",
+            "#1 [completed] Write the migration\n#3 [in_progress] Review the patch",
+            Some(listed("in_progress")),
+        ),
+        task_call(
+            3,
+            "toolu_tu2",
+            "TaskUpdate",
+            serde_json::json!({ "taskId": "3", "status": "completed" }),
+        ),
+        task_result(3, "toolu_tu2", "Updated task #3 status", None),
+        // A list that says what is known already is no change.
+        task_call(4, "toolu_tl2", "TaskList", serde_json::json!({})),
+        task_result(
+            4,
+            "toolu_tl2",
+            "#1 [completed] Write the migration\n#3 [completed] Review the patch",
+            Some(listed("completed")),
+        ),
+    ];
+    let norm = agentwire_tests::normalize_text(BARE, &(lines.join("\n") + "\n"));
+    let events: Vec<Value> = norm.events.iter().map(|e| serde_json::to_value(e).unwrap()).collect();
+    let plans: Vec<&Value> = of_type(&events, "turn.plan.updated")
+        .into_iter()
+        .map(|event| &event["payload"]["plan"])
+        .collect();
+    assert_eq!(
+        plans,
+        [
+            &serde_json::json!([
+                { "step": "Write the migration", "status": "completed" },
+                { "step": "Review the patch", "status": "inProgress" }
+            ]),
+            &serde_json::json!([
+                { "step": "Write the migration", "status": "completed" },
+                { "step": "Review the patch", "status": "completed" }
+            ]),
+        ],
+        "{}",
+        norm.jsonl
+    );
+}

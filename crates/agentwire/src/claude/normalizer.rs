@@ -98,6 +98,7 @@ struct Tool {
 /// A task of the session's task list (Claude Code's `TaskCreate`/`TaskUpdate` tools): the id
 /// the CLI assigned, the subject (the plan step's text) and where it stands. The description has
 /// no place in a canonical plan step, so it is not kept.
+#[derive(PartialEq)]
 struct ListedTask {
     id: String,
     subject: String,
@@ -715,13 +716,15 @@ impl ClaudeNormalizer {
         }
     }
 
-    /// The change a `TaskCreate` or `TaskUpdate` call made to the session's task list, applied
-    /// when its result says it succeeded; true when the list changed. A created task's id is
+    /// What a `TaskCreate`, `TaskUpdate` or `TaskList` call says of the session's task list,
+    /// applied when its result says it succeeded; true when the list changed. A created task's id is
     /// assigned by the CLI and comes back only in the result: the structured `tool_use_result`
     /// (`{"task":{"id","subject"}}`), or, where a CLI gives none, the text "Task #<id> created
     /// successfully: <subject>". An update of a task this session never saw created (one kept
     /// from an earlier session) changes nothing: its subject is unknown, and the call stays
-    /// shown as its item.
+    /// shown as its item. A `TaskList` result whose structured output lists the tasks
+    /// (`{"tasks":[{"id","subject","status"}]}`) is the CLI's whole list: it replaces the one
+    /// kept here (so tasks of an earlier session join the plan).
     ///
     /// The calls stay `dynamic_tool_call` items ("TaskCreate <subject>"), unlike `TodoWrite`'s
     /// `plan` item: a `TodoWrite` input is the whole list, a task call changes one task, so a
@@ -762,16 +765,12 @@ impl ClaudeNormalizer {
                 let Some(index) = id.and_then(|id| self.task_list.iter().position(|listed| listed.id == id)) else {
                     return false;
                 };
-                let status = match input.get("status").and_then(Value::as_str) {
-                    Some("deleted") => {
-                        self.task_list.remove(index);
-                        return true;
-                    }
-                    Some("pending") => Some(PlanStepStatus::Pending),
-                    Some("in_progress") => Some(PlanStepStatus::InProgress),
-                    Some("completed") => Some(PlanStepStatus::Completed),
-                    _ => None,
-                };
+                let status = input.get("status").and_then(Value::as_str);
+                if status == Some("deleted") {
+                    self.task_list.remove(index);
+                    return true;
+                }
+                let status = status.and_then(task_status);
                 let listed = &mut self.task_list[index];
                 let mut changed = false;
                 if let Some(status) = status
@@ -786,6 +785,27 @@ impl ClaudeNormalizer {
                     listed.subject = subject.to_string();
                     changed = true;
                 }
+                changed
+            }
+            "TaskList" => {
+                let Some(tasks) = reported
+                    .and_then(|reported| reported.get("tasks"))
+                    .and_then(Value::as_array)
+                else {
+                    return false;
+                };
+                let listed: Vec<ListedTask> = tasks
+                    .iter()
+                    .filter_map(|task| {
+                        Some(ListedTask {
+                            id: task.get("id")?.as_str()?.to_string(),
+                            subject: task.get("subject")?.as_str()?.to_string(),
+                            status: task_status(task.get("status")?.as_str()?)?,
+                        })
+                    })
+                    .collect();
+                let changed = listed != self.task_list;
+                self.task_list = listed;
                 changed
             }
             _ => false,
@@ -1906,6 +1926,16 @@ fn sent_field<T: serde::de::DeserializeOwned>(members: &[(Cow<'_, str>, &RawValu
 /// at `path` from the top; only that field is parsed into a `Value`.
 fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
     serde_json::from_str(members::at(raw.payload.get(), path)?.get()).ok()
+}
+
+/// The plan step status of a task status (`TaskUpdateInput.status`, `TaskListOutput`).
+fn task_status(status: &str) -> Option<PlanStepStatus> {
+    match status {
+        "pending" => Some(PlanStepStatus::Pending),
+        "in_progress" => Some(PlanStepStatus::InProgress),
+        "completed" => Some(PlanStepStatus::Completed),
+        _ => None,
+    }
 }
 
 /// The task id in a `TaskCreate` result's text, "Task #<id> created successfully: <subject>".
