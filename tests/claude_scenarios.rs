@@ -722,3 +722,296 @@ fn a_timestamp_that_is_no_instant_is_a_warning_not_a_moved_event() {
         }
     }
 }
+
+// -------------------------------------------------------------------------------------------
+// The task list of Claude Code 0.3.x (`TaskCreate` / `TaskUpdate`), inline: no corpus trace uses
+// it. Shapes from `sdk-tools.d.ts` of `@anthropic-ai/claude-agent-sdk` 0.3.336
+// (`TaskCreateInput`, `TaskCreateOutput`, `TaskUpdateInput`, `TaskUpdateOutput`); result texts
+// as the CLI writes them ("Task #1 created successfully: ...", "Updated task #1 status").
+
+const TASKS_SESSION: &str = "5d1c7a52-8f0e-4b6a-9c1d-2e3f4a5b6c7d";
+
+/// A `tool_use` of `name` with `input`, as the `assistant` message `n` of the session.
+fn task_call(n: u32, id: &str, name: &str, input: Value) -> String {
+    serde_json::json!({
+        "type": "assistant",
+        "message": {
+            "id": format!("msg_tasks_{n}"), "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+            "content": [{ "type": "tool_use", "id": id, "name": name, "input": input }],
+            "stop_reason": null, "stop_sequence": null,
+            "usage": { "input_tokens": 10, "output_tokens": 5 }
+        },
+        "parent_tool_use_id": null, "session_id": TASKS_SESSION, "uuid": format!("a-{n}"),
+        "timestamp": format!("2026-12-01T03:00:{:02}.000Z", 10 + n)
+    })
+    .to_string()
+}
+
+/// The `tool_result` of call `id`: `text`, and the structured output if the CLI gives one.
+fn task_result(n: u32, id: &str, text: &str, structured: Option<Value>) -> String {
+    let mut message = serde_json::json!({
+        "type": "user",
+        "message": { "role": "user", "content": [
+            { "type": "tool_result", "tool_use_id": id, "content": text, "is_error": false }
+        ] },
+        "parent_tool_use_id": null, "session_id": TASKS_SESSION, "uuid": format!("u-{n}"),
+        "timestamp": format!("2026-12-01T03:00:{:02}.500Z", 10 + n)
+    });
+    if let Some(structured) = structured {
+        message["tool_use_result"] = structured;
+    }
+    message.to_string()
+}
+
+#[test]
+fn task_create_and_update_keep_the_plan() {
+    // The CLI's own `init` and `result` (every field its schema asks), moved to this session.
+    let corpus = std::fs::read_to_string(agentwire_tests::corpus_dir(BARE).join("v0.3.332-plain.jsonl")).unwrap();
+    let of_session = |kind: &str| {
+        let mut message: Value = corpus
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .find(|message| message["type"] == kind)
+            .expect(kind);
+        message["session_id"] = Value::from(TASKS_SESSION);
+        message.to_string()
+    };
+    let (init, result) = (of_session("system"), of_session("result"));
+    let lines = [
+        init,
+        task_call(
+            1,
+            "toolu_tc1",
+            "TaskCreate",
+            serde_json::json!({
+                "subject": "Install ffmpeg",
+                "description": "Install ffmpeg with the package manager",
+                "activeForm": "Installing ffmpeg"
+            }),
+        ),
+        // The structured output names the id (newer CLIs)...
+        task_result(
+            1,
+            "toolu_tc1",
+            "Task #1 created successfully: Install ffmpeg",
+            Some(serde_json::json!({ "task": { "id": "1", "subject": "Install ffmpeg" } })),
+        ),
+        task_call(
+            2,
+            "toolu_tc2",
+            "TaskCreate",
+            serde_json::json!({ "subject": "Convert the video", "description": "Convert clip.mov to mp4" }),
+        ),
+        // ... only the text does here.
+        task_result(2, "toolu_tc2", "Task #2 created successfully: Convert the video", None),
+        task_call(
+            3,
+            "toolu_tu1",
+            "TaskUpdate",
+            serde_json::json!({ "taskId": "1", "status": "in_progress" }),
+        ),
+        task_result(
+            3,
+            "toolu_tu1",
+            "Updated task #1 status",
+            Some(serde_json::json!({
+                "success": true, "taskId": "1", "updatedFields": ["status"],
+                "statusChange": { "from": "pending", "to": "in_progress" }
+            })),
+        ),
+        task_call(
+            4,
+            "toolu_tu2",
+            "TaskUpdate",
+            serde_json::json!({ "taskId": "1", "status": "completed" }),
+        ),
+        task_result(
+            4,
+            "toolu_tu2",
+            "Updated task #1 status",
+            Some(serde_json::json!({
+                "success": true, "taskId": "1", "updatedFields": ["status"],
+                "statusChange": { "from": "in_progress", "to": "completed" }
+            })),
+        ),
+        result,
+    ];
+    let norm = agentwire_tests::normalize_text(BARE, &(lines.join("\n") + "\n"));
+    let events: Vec<Value> = norm.events.iter().map(|e| serde_json::to_value(e).unwrap()).collect();
+    assert!(of_type(&events, "runtime.warning").is_empty(), "{}", norm.jsonl);
+
+    // One whole plan after each change, each on the line of the result that made it.
+    let plans: Vec<Vec<(String, String)>> = of_type(&events, "turn.plan.updated")
+        .into_iter()
+        .map(|event| {
+            event["payload"]["plan"]
+                .as_array()
+                .expect("plan")
+                .iter()
+                .map(|step| {
+                    (
+                        step["step"].as_str().unwrap().to_string(),
+                        step["status"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let step = |text: &str, status: &str| (text.to_string(), status.to_string());
+    assert_eq!(
+        plans,
+        vec![
+            vec![step("Install ffmpeg", "pending")],
+            vec![step("Install ffmpeg", "pending"), step("Convert the video", "pending")],
+            vec![
+                step("Install ffmpeg", "inProgress"),
+                step("Convert the video", "pending")
+            ],
+            vec![
+                step("Install ffmpeg", "completed"),
+                step("Convert the video", "pending")
+            ],
+        ],
+        "{}",
+        norm.jsonl
+    );
+    let plan_lines: Vec<Option<usize>> = events
+        .iter()
+        .zip(&norm.lines)
+        .filter(|(event, _)| event["type"] == "turn.plan.updated")
+        .map(|(_, line)| *line)
+        .collect();
+    assert_eq!(plan_lines, [Some(3), Some(5), Some(7), Some(9)]);
+
+    // Each call stays its own completed tool item, titled by what it does.
+    let started: Vec<(&str, &str)> = of_type(&events, "item.started")
+        .into_iter()
+        .map(|event| {
+            (
+                event["payload"]["itemType"].as_str().unwrap(),
+                event["payload"]["title"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        started,
+        [
+            ("dynamic_tool_call", "TaskCreate Install ffmpeg"),
+            ("dynamic_tool_call", "TaskCreate Convert the video"),
+            ("dynamic_tool_call", "TaskUpdate"),
+            ("dynamic_tool_call", "TaskUpdate"),
+        ]
+    );
+    let completed = of_type(&events, "item.completed");
+    assert_eq!(completed.len(), 4);
+    assert!(completed.iter().all(|event| event["payload"]["status"] == "completed"));
+}
+
+#[test]
+fn a_failed_task_update_leaves_the_plan() {
+    let lines = [
+        task_call(1, "toolu_tc1", "TaskCreate", serde_json::json!({ "subject": "Run tests", "description": "d" })),
+        task_result(1, "toolu_tc1", "Task #1 created successfully: Run tests", None),
+        // An error result, a refused update and an update of a task never created change nothing.
+        task_call(2, "toolu_tu1", "TaskUpdate", serde_json::json!({ "taskId": "1", "status": "completed" })),
+        serde_json::json!({
+            "type": "user",
+            "message": { "role": "user", "content": [
+                { "type": "tool_result", "tool_use_id": "toolu_tu1", "content": "<tool_use_error>boom</tool_use_error>", "is_error": true }
+            ] },
+            "parent_tool_use_id": null, "session_id": TASKS_SESSION, "uuid": "u-err"
+        })
+        .to_string(),
+        task_call(3, "toolu_tu2", "TaskUpdate", serde_json::json!({ "taskId": "1", "status": "completed" })),
+        task_result(
+            3,
+            "toolu_tu2",
+            "Task #1 not found",
+            Some(serde_json::json!({ "success": false, "taskId": "1", "updatedFields": [], "error": "Task not found" })),
+        ),
+        task_call(4, "toolu_tu3", "TaskUpdate", serde_json::json!({ "taskId": "7", "status": "completed" })),
+        task_result(4, "toolu_tu3", "Updated task #7 status", None),
+        // A deleted task leaves the plan.
+        task_call(5, "toolu_tu4", "TaskUpdate", serde_json::json!({ "taskId": "1", "status": "deleted" })),
+        task_result(5, "toolu_tu4", "Updated task #1 deleted", None),
+    ];
+    let norm = agentwire_tests::normalize_text(BARE, &(lines.join("\n") + "\n"));
+    let events: Vec<Value> = norm.events.iter().map(|e| serde_json::to_value(e).unwrap()).collect();
+    let plans: Vec<&Value> = of_type(&events, "turn.plan.updated")
+        .into_iter()
+        .map(|event| &event["payload"]["plan"])
+        .collect();
+    assert_eq!(
+        plans,
+        [
+            &serde_json::json!([{ "step": "Run tests", "status": "pending" }]),
+            &serde_json::json!([]),
+        ],
+        "{}",
+        norm.jsonl
+    );
+}
+
+#[test]
+fn a_task_list_result_is_the_whole_plan() {
+    let listed = |second: &str| {
+        serde_json::json!({ "tasks": [
+            { "id": "1", "subject": "Write the migration", "status": "completed", "blockedBy": [] },
+            { "id": "3", "subject": "Review the patch", "status": second, "blockedBy": ["1"] }
+        ] })
+    };
+    let lines = [
+        // Tasks of an earlier session: an update of one this session never saw changes nothing...
+        task_call(
+            1,
+            "toolu_tu1",
+            "TaskUpdate",
+            serde_json::json!({ "taskId": "3", "status": "in_progress" }),
+        ),
+        task_result(1, "toolu_tu1", "Updated task #3 status", None),
+        // ... until TaskList names them all.
+        task_call(2, "toolu_tl1", "TaskList", serde_json::json!({})),
+        task_result(
+            2,
+            "toolu_tl1",
+            "#1 [completed] Write the migration\n#3 [in_progress] Review the patch",
+            Some(listed("in_progress")),
+        ),
+        task_call(
+            3,
+            "toolu_tu2",
+            "TaskUpdate",
+            serde_json::json!({ "taskId": "3", "status": "completed" }),
+        ),
+        task_result(3, "toolu_tu2", "Updated task #3 status", None),
+        // A list that says what is known already is no change.
+        task_call(4, "toolu_tl2", "TaskList", serde_json::json!({})),
+        task_result(
+            4,
+            "toolu_tl2",
+            "#1 [completed] Write the migration\n#3 [completed] Review the patch",
+            Some(listed("completed")),
+        ),
+    ];
+    let norm = agentwire_tests::normalize_text(BARE, &(lines.join("\n") + "\n"));
+    let events: Vec<Value> = norm.events.iter().map(|e| serde_json::to_value(e).unwrap()).collect();
+    let plans: Vec<&Value> = of_type(&events, "turn.plan.updated")
+        .into_iter()
+        .map(|event| &event["payload"]["plan"])
+        .collect();
+    assert_eq!(
+        plans,
+        [
+            &serde_json::json!([
+                { "step": "Write the migration", "status": "completed" },
+                { "step": "Review the patch", "status": "inProgress" }
+            ]),
+            &serde_json::json!([
+                { "step": "Write the migration", "status": "completed" },
+                { "step": "Review the patch", "status": "completed" }
+            ]),
+        ],
+        "{}",
+        norm.jsonl
+    );
+}

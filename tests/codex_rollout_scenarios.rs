@@ -205,6 +205,80 @@ fn a_question_waits_on_the_user_and_its_retained_answer_settles_it() {
     assert_eq!(waiting, 1, "the session waits while the question is open");
 }
 
+/// A question no `verified_answer` settles ends with its `function_call_output`: before, the
+/// session stayed `waiting` until `turn.completed` cut the request off. rollout-55 without its
+/// retained answer, the output once the refusal codex writes outside Plan mode and once the
+/// tool's answer itself.
+#[test]
+fn a_question_ends_with_its_output_when_no_retained_answer_settles_it() {
+    let path = agentwire_tests::corpus_dir(Source::CodexRollout).join("rollout-55.jsonl");
+    let clean = std::fs::read_to_string(&path).expect("the trace");
+    let answer = r#""output":"{\"answers\":{\"favorite_color\":{\"answers\":[\"yes\"]}}}""#;
+    assert!(clean.contains(answer), "rollout-55's output");
+    let without_retained: String = clean
+        .lines()
+        .filter(|line| !line.contains(r#""type":"verified_answer""#))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert_eq!(without_retained.lines().count() + 1, clean.lines().count());
+    let refused = r#""output":"request_user_input is unavailable in Default mode""#;
+    for (output, decision, answers) in [
+        (refused, "error", Value::Null),
+        (
+            answer,
+            "answered",
+            serde_json::json!({ "favorite_color": { "answers": ["yes"] } }),
+        ),
+    ] {
+        let text = without_retained.replacen(answer, output, 1);
+        let norm = agentwire_tests::normalize_text(Source::CodexRollout, &text);
+        let output_line = text
+            .lines()
+            .position(|line| line.contains(r#""type":"function_call_output""#))
+            .expect("the output")
+            + 1;
+        let of_line: Vec<&agentwire_canonical::ProviderRuntimeEvent> = (0..norm.events.len())
+            .filter(|&i| norm.lines[i] == Some(output_line))
+            .map(|i| &norm.events[i])
+            .collect();
+        let kinds: Vec<T> = of_line.iter().map(|event| event.event.event_type()).collect();
+        assert_eq!(
+            kinds,
+            [T::UserInputResolved, T::RequestResolved, T::SessionStateChanged],
+            "{decision}: {}",
+            norm.jsonl
+        );
+        assert_eq!(
+            payload!(of_line[0], UserInputResolved).expect("answers").answers,
+            answers
+        );
+        let resolved = payload!(of_line[1], RequestResolved).expect("request.resolved");
+        assert_eq!(resolved.request_type, CanonicalRequestType::ToolUserInput);
+        assert_eq!(resolved.decision.as_deref(), Some(decision));
+        assert_eq!(
+            payload!(of_line[2], SessionStateChanged).expect("state").state,
+            SessionState::Running,
+            "{decision}: the session runs on before the turn ends"
+        );
+        let states: Vec<SessionState> = norm
+            .events
+            .iter()
+            .filter_map(|event| payload!(event, SessionStateChanged).map(|p| p.state))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                SessionState::Running,
+                SessionState::Waiting,
+                SessionState::Running,
+                SessionState::Ready,
+                SessionState::Stopped
+            ],
+            "{decision}"
+        );
+    }
+}
+
 #[test]
 fn a_patch_codex_reports_no_item_for_failed() {
     let sc = rollout("rollout-30");

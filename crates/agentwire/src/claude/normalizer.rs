@@ -95,6 +95,16 @@ struct Tool {
     input_final: bool,
 }
 
+/// A task of the session's task list (Claude Code's `TaskCreate`/`TaskUpdate` tools): the id
+/// the CLI assigned, the subject (the plan step's text) and where it stands. The description has
+/// no place in a canonical plan step, so it is not kept.
+#[derive(PartialEq)]
+struct ListedTask {
+    id: String,
+    subject: String,
+    status: PlanStepStatus,
+}
+
 /// What a streamed content block opens.
 enum Streamed {
     /// A tool call: its `tool_use` id, tool name and (empty) input.
@@ -137,6 +147,10 @@ pub struct ClaudeNormalizer {
     /// Subagent tasks, by the Task's `tool_use` id -> the task id and whether `task.completed`
     /// was sent.
     tasks: BTreeMap<String, (String, bool)>,
+    /// The session's task list, in creation order: Claude Code 0.3.x keeps its to-do list with
+    /// `TaskCreate`/`TaskUpdate` calls that each change one task, so the whole plan a
+    /// `turn.plan.updated` carries is kept here (a task list outlives its turn).
+    task_list: Vec<ListedTask>,
 }
 
 impl ClaudeNormalizer {
@@ -157,6 +171,7 @@ impl ClaudeNormalizer {
             hooks: BTreeMap::new(),
             prompts: VecDeque::new(),
             tasks: BTreeMap::new(),
+            task_list: Vec::new(),
         }
     }
 
@@ -671,6 +686,7 @@ impl ClaudeNormalizer {
             self.delta(tool_use_id, stream, text, None, raw, out);
         }
         let background = kind == ToolKind::Subagent && launched_in_background(&result);
+        let plan_changed = !failed && self.change_task_list(name, &input, text, &result);
         let mut face = Self::tool_face(name, kind, &input);
         if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
             data.insert("result".into(), result);
@@ -687,6 +703,9 @@ impl ClaudeNormalizer {
             (true, false) => ItemStatus::Failed,
         };
         self.complete_item(tool_use_id, face, status, raw, out);
+        if plan_changed {
+            self.emit_task_list(raw, out);
+        }
         if kind == ToolKind::Subagent && !background {
             let status = if failed {
                 TaskStatus::Failed
@@ -695,6 +714,120 @@ impl ClaudeNormalizer {
             };
             self.settle_task(tool_use_id, status, Some(text.to_string()), Some(raw), out);
         }
+    }
+
+    /// What a `TaskCreate`, `TaskUpdate` or `TaskList` call says of the session's task list,
+    /// applied when its result says it succeeded; true when the list changed. A created task's id is
+    /// assigned by the CLI and comes back only in the result: the structured `tool_use_result`
+    /// (`{"task":{"id","subject"}}`), or, where a CLI gives none, the text "Task #<id> created
+    /// successfully: <subject>". An update of a task this session never saw created (one kept
+    /// from an earlier session) changes nothing: its subject is unknown, and the call stays
+    /// shown as its item. A `TaskList` result whose structured output lists the tasks
+    /// (`{"tasks":[{"id","subject","status"}]}`) is the CLI's whole list: it replaces the one
+    /// kept here (so tasks of an earlier session join the plan).
+    ///
+    /// The calls stay `dynamic_tool_call` items ("TaskCreate <subject>"), unlike `TodoWrite`'s
+    /// `plan` item: a `TodoWrite` input is the whole list, a task call changes one task, so a
+    /// `plan` item would show one task as if it were the plan. The plan is `turn.plan.updated`.
+    fn change_task_list(&mut self, name: &str, input: &Value, text: &str, result: &Value) -> bool {
+        let reported = result.get("toolUseResult");
+        match builtin(name) {
+            "TaskCreate" => {
+                let created = reported.and_then(|reported| reported.get("task"));
+                let id = created
+                    .and_then(|task| task.get("id"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .or_else(|| created_task_id(text));
+                let subject = created
+                    .and_then(|task| task.get("subject"))
+                    .or_else(|| input.get("subject"))
+                    .and_then(Value::as_str);
+                let (Some(id), Some(subject)) = (id, subject) else {
+                    return false;
+                };
+                let task = ListedTask {
+                    id,
+                    subject: subject.to_string(),
+                    status: PlanStepStatus::Pending,
+                };
+                match self.task_list.iter_mut().find(|listed| listed.id == task.id) {
+                    Some(listed) => *listed = task,
+                    None => self.task_list.push(task),
+                }
+                true
+            }
+            "TaskUpdate" => {
+                if reported.and_then(|reported| reported.get("success")) == Some(&Value::Bool(false)) {
+                    return false;
+                }
+                let id = input.get("taskId").and_then(Value::as_str);
+                let Some(index) = id.and_then(|id| self.task_list.iter().position(|listed| listed.id == id)) else {
+                    return false;
+                };
+                let status = input.get("status").and_then(Value::as_str);
+                if status == Some("deleted") {
+                    self.task_list.remove(index);
+                    return true;
+                }
+                let status = status.and_then(task_status);
+                let listed = &mut self.task_list[index];
+                let mut changed = false;
+                if let Some(status) = status
+                    && status != listed.status
+                {
+                    listed.status = status;
+                    changed = true;
+                }
+                if let Some(subject) = input.get("subject").and_then(Value::as_str)
+                    && subject != listed.subject
+                {
+                    listed.subject = subject.to_string();
+                    changed = true;
+                }
+                changed
+            }
+            "TaskList" => {
+                let Some(tasks) = reported
+                    .and_then(|reported| reported.get("tasks"))
+                    .and_then(Value::as_array)
+                else {
+                    return false;
+                };
+                let listed: Vec<ListedTask> = tasks
+                    .iter()
+                    .filter_map(|task| {
+                        Some(ListedTask {
+                            id: task.get("id")?.as_str()?.to_string(),
+                            subject: task.get("subject")?.as_str()?.to_string(),
+                            status: task_status(task.get("status")?.as_str()?)?,
+                        })
+                    })
+                    .collect();
+                let changed = listed != self.task_list;
+                self.task_list = listed;
+                changed
+            }
+            _ => false,
+        }
+    }
+
+    /// `turn.plan.updated` with the session's whole task list.
+    fn emit_task_list(&mut self, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let plan = self
+            .task_list
+            .iter()
+            .map(|task| TurnPlanStep {
+                step: task.subject.clone(),
+                status: task.status,
+            })
+            .collect();
+        let context = self.context(Some(raw));
+        let payload = TurnPlanUpdatedPayload {
+            explanation: None,
+            plan,
+        };
+        self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
     }
 
     /// `task.completed` of the task a Task call started, unless it was reported ended.
@@ -1793,6 +1926,22 @@ fn sent_field<T: serde::de::DeserializeOwned>(members: &[(Cow<'_, str>, &RawValu
 /// at `path` from the top; only that field is parsed into a `Value`.
 fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
     serde_json::from_str(members::at(raw.payload.get(), path)?.get()).ok()
+}
+
+/// The plan step status of a task status (`TaskUpdateInput.status`, `TaskListOutput`).
+fn task_status(status: &str) -> Option<PlanStepStatus> {
+    match status {
+        "pending" => Some(PlanStepStatus::Pending),
+        "in_progress" => Some(PlanStepStatus::InProgress),
+        "completed" => Some(PlanStepStatus::Completed),
+        _ => None,
+    }
+}
+
+/// The task id in a `TaskCreate` result's text, "Task #<id> created successfully: <subject>".
+fn created_task_id(text: &str) -> Option<String> {
+    let (id, rest) = text.strip_prefix("Task #")?.split_once(' ')?;
+    rest.starts_with("created").then(|| id.to_string())
 }
 
 /// Whether a Task call's result says its subagent went on in the background (0.3.x

@@ -474,6 +474,37 @@ impl CodexRolloutNormalizer {
         }
     }
 
+    /// The output of a question still open (no `verified_answer` settled it) ends it: the
+    /// question is over once the model has the tool's output, and the session runs on. An output
+    /// carrying `answers` (the tool's answer, `{"answers":{<id>:{"answers":[...]}}}`) is
+    /// `answered`. Any other output is the tool saying it could not ask ("request_user_input is
+    /// unavailable in Default mode", "... is not supported in exec mode"): the question never
+    /// reached the person, so it was neither declined (a person's refusal) nor cancelled (the
+    /// turn stopped, or nobody answered before the stream ended); `error`, "answered with an
+    /// error instead of a result", is what happened, the output's text in `resolution`.
+    fn question_output(&mut self, call_id: &str, data: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let text = output_text(&data);
+        let answers = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|output| output.get("answers").cloned());
+        let Some(request) = self.ledger.request_mut(call_id) else {
+            return;
+        };
+        request.answer = Some(match answers {
+            Some(answers) => Answer {
+                decision: Decision::Answered,
+                resolution: data,
+                answers: Some(answers),
+            },
+            None => Answer {
+                decision: Decision::Error,
+                resolution: data,
+                answers: None,
+            },
+        });
+        self.ledger.resolve_request(call_id, Some(raw), out);
+    }
+
     /// A tool's output as the model saw it. An item still open (codex reported no item for it:
     /// a command or patch that never ran) completes with it; otherwise the output is a
     /// `tool.summary` of the call.
@@ -488,6 +519,11 @@ impl CodexRolloutNormalizer {
         let raw = line.raw(message_type);
         // A call gets one output: forgetting it here keeps memory bounded by open calls.
         let call = self.calls.remove(call_id);
+        if call.as_ref().is_some_and(|call| call.kind == CallKind::Question)
+            && self.ledger.request_mut(call_id).is_some()
+        {
+            return self.question_output(call_id, data, raw, out);
+        }
         let name = call.as_ref().map(|call| call.name.clone());
         if self.item_open(call_id) {
             let (item_type, title) = {
@@ -541,7 +577,18 @@ impl CodexRolloutNormalizer {
 /// its output says a person (or the approval policy) refused it, `failed` otherwise (a patch
 /// that did not verify, a process that could not start).
 fn unrun_status(output: &Value) -> ItemStatus {
-    let text = match &output["output"] {
+    let text = output_text(output);
+    let refused = ["rejected by user", "aborted by user", "reject command"];
+    if refused.iter().any(|phrase| text.contains(phrase)) {
+        ItemStatus::Declined
+    } else {
+        ItemStatus::Failed
+    }
+}
+
+/// The text of a tool output item: its `output` string, or the text of its content items.
+fn output_text(output: &Value) -> String {
+    match &output["output"] {
         Value::String(text) => text.clone(),
         Value::Array(parts) => parts
             .iter()
@@ -549,12 +596,6 @@ fn unrun_status(output: &Value) -> ItemStatus {
             .collect::<Vec<_>>()
             .join("\n"),
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => String::new(),
-    };
-    let refused = ["rejected by user", "aborted by user", "reject command"];
-    if refused.iter().any(|phrase| text.contains(phrase)) {
-        ItemStatus::Declined
-    } else {
-        ItemStatus::Failed
     }
 }
 
