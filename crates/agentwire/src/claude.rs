@@ -5,7 +5,7 @@
 
 mod normalizer;
 mod offer;
-pub(crate) mod tools;
+mod tools;
 pub mod wire;
 
 use agentwire_claude::{ClaudeStreamLine, UPSTREAM_CLAUDE_CODE_VERSION, UPSTREAM_VERSION};

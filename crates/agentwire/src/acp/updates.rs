@@ -22,13 +22,16 @@ use serde_json::{Map, Value, json};
 
 use super::normalizer::{AcpNormalizer, OpenText, TextKind, ToolState, delta, to_value};
 use super::tools;
-use crate::claude::tools::{ToolKind as ClaudeTool, tool_kind};
 use crate::decision::Decision;
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ids;
 use crate::ledger::{Answer, OpenItemFace};
 use crate::members;
+
+/// The names Claude's adapter gives Claude's subagent tool in `_meta.claudeCode.toolName`
+/// (`Task`, `Agent` in newer Claude Code releases).
+const CLAUDE_SUBAGENT_TOOLS: &[&str] = &["Task", "Agent"];
 
 /// The `sessionUpdate` tag of an update.
 fn tag(update: &SessionUpdate) -> &'static str {
@@ -448,7 +451,7 @@ impl AcpNormalizer {
             .get("rawInput")
             .and_then(|input| input.get("_toolName"))
             .is_some_and(|name| name == "task")
-            || claude_tool_name(&fields).is_some_and(|name| tool_kind(name) == ClaudeTool::Subagent);
+            || claude_tool_name(&fields).is_some_and(|name| CLAUDE_SUBAGENT_TOOLS.contains(&name));
         let item = Item {
             id: &id,
             item_type: if subagent {
