@@ -237,6 +237,41 @@ fn validate_names_the_line_and_field() {
     assert!(stdout.contains(&format!(":{}: not JSON", lines.len())), "{stdout}");
 }
 
+/// One fault, one line: a bad time names the field, the value and the rule, with no cascade
+/// about the fields the failing branch declared; an unknown type is one line, not the event;
+/// a field no event declares is named alone.
+#[test]
+fn validate_reports_each_fault_once() {
+    let trace = corpus("text.jsonl");
+    let (_, stdout, _) = run(&["normalize", trace.to_str().expect("UTF-8 path")]);
+    let mut lines: Vec<String> = stdout.lines().take(3).map(str::to_string).collect();
+    let mut events: Vec<Value> = lines
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    events[0]["createdAt"] = Value::from("2026-02-31T25:61:61Z");
+    events[1]["type"] = Value::from("thread.exploded");
+    events[2]["createdAt"] = Value::from("yesterday");
+    events[2]["colour"] = Value::from("red");
+    for (line, event) in lines.iter_mut().zip(&events) {
+        *line = event.to_string();
+    }
+    let path = temp_file("faults", &(lines.join("\n") + "\n"));
+    let (code, stdout, _) = run(&["validate", path.to_str().expect("UTF-8 path")]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(code, 1);
+    let name = path.display().to_string();
+    let expected = format!(
+        "{name}:1: /createdAt: \"2026-02-31T25:61:61Z\" is not a \"date-time\"\n\
+         {name}:2: /type: \"thread.exploded\" is not one of the 45 canonical event types\n\
+         {name}:3: /createdAt: \"yesterday\" is not a \"date-time\"\n\
+         {name}:3: [\"colour\"]: not a field of a {} event\n\
+         {name}: 0/3 valid\n",
+        events[2]["type"].as_str().expect("a type")
+    );
+    assert_eq!(stdout, expected);
+}
+
 #[test]
 fn version_lists_the_pinned_provider_versions() {
     let (code, stdout, _) = run(&["--version"]);
