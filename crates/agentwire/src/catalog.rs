@@ -3,6 +3,7 @@
 //! through it and name no provider's types.
 
 use crate::frame::{Frame, LineFormat};
+use crate::lifecycle::Lifecycle;
 use crate::normalizer::{Conformer, Normalizer, Options};
 use crate::source::Source;
 use crate::{acp, claude, codex_app_server, codex_exec, codex_rollout};
@@ -13,7 +14,7 @@ impl Source {
         match self {
             Self::CodexAppServer => Box::new(codex_app_server::CodexAppServerNormalizer::new(options)),
             Self::Claude | Self::ClaudeControl => Box::new(claude::ClaudeNormalizer::new(self, options)),
-            Self::CodexExec => Box::new(codex_exec::CodexExecNormalizer::new(options)),
+            Self::CodexExec => Box::new(Lifecycle::new(codex_exec::CodexExecNormalizer::new(options))),
             Self::CodexRollout => Box::new(codex_rollout::CodexRolloutNormalizer::new(options)),
             Self::Acp | Self::Cursor => Box::new(acp::AcpNormalizer::new(self, options)),
         }

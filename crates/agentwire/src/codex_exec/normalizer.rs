@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     ItemLifecyclePayload, ItemStatus, Json, ProviderItemId, ProviderRuntimeEvent, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload, ThreadStartedPayload,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload, ThreadStartedPayload,
     TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_codex_exec::{ThreadEvent, ThreadItem};
@@ -22,7 +22,9 @@ use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ids;
 use crate::ledger::{Cutoff, Ledger, OpenItemFace};
-use crate::normalizer::{Normalizer, Options, Problem};
+use crate::answer::{AnswerError, Reply, ReplyFrame};
+use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
+use crate::normalizer::Options;
 use crate::source::Source;
 
 /// How codex begins the `error` it prints while it retries a dropped stream (exec has no
@@ -297,58 +299,49 @@ impl CodexExecNormalizer {
     }
 }
 
-impl Normalizer for CodexExecNormalizer {
-    /// `codex exec --json` is the output of a run that asks nobody: approvals follow its policy.
-    fn answer(
-        &self,
-        _request: &agentwire_canonical::RuntimeRequestId,
-        _reply: &crate::answer::Reply,
-    ) -> Result<crate::answer::ReplyFrame, crate::answer::AnswerError> {
-        Err(crate::answer::AnswerError::Unanswerable(Source::CodexExec))
+impl Mapping for CodexExecNormalizer {
+    type Request = ();
+    type Message<'a> = ThreadEvent;
+
+    fn ledger(&mut self) -> &mut Ledger<()> {
+        &mut self.ledger
     }
 
-    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
-        self.ledger.begin(frame.line, frame.ts, None);
+    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, ThreadEvent>, Misfit<'a>> {
+        match wire::decode(frame) {
+            Ok(event) => Ok(Decoded {
+                raw: Raw::new(RuntimeEventRawSource::CodexSdkThreadEvent, Some(event.tag()), frame.msg),
+                message: event,
+                time: ProviderTime::None,
+            }),
+            Err(problem) => Err(Misfit {
+                problem,
+                raw: Raw::new(RuntimeEventRawSource::CodexSdkThreadEvent, wire::tag(frame), frame.msg),
+                tag_field: "type",
+                time: ProviderTime::None,
+            }),
+        }
+    }
+
+    fn map<'a>(&mut self, _frame: &Frame<'a>, event: ThreadEvent, raw: Raw<'a>, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.on_event(raw, &event, out);
+    }
+
+    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
+        match raw {
+            Some(raw) => self.turn_or_thread_context(Some(raw)),
+            None => Context::default(),
+        }
+    }
+
+    fn forget_idle(&mut self) {
         for thread in self.ledger.forget_idle_threads(|_| false) {
             self.turns_started.remove(&thread);
         }
-        match wire::decode(frame) {
-            Ok(event) => {
-                let raw = Raw::new(RuntimeEventRawSource::CodexSdkThreadEvent, Some(event.tag()), frame.msg);
-                self.on_event(raw, &event, out);
-                Ok(())
-            }
-            Err(problem) => {
-                let tag = serde_json::from_str::<Value>(frame.msg.get())
-                    .ok()
-                    .and_then(|value| value.get("type")?.as_str().map(str::to_string));
-                let raw = Raw::new(RuntimeEventRawSource::CodexSdkThreadEvent, tag.as_deref(), frame.msg);
-                let context = self.turn_or_thread_context(Some(raw));
-                let what = match problem.kind {
-                    crate::normalizer::ProblemKind::Undeclared => "message the pinned schema does not declare",
-                    crate::normalizer::ProblemKind::Undecodable | crate::normalizer::ProblemKind::Unreadable => {
-                        "undecodable message"
-                    }
-                };
-                let message = format!("{what} from codex exec: {}", problem.message);
-                self.warn(
-                    &context,
-                    message,
-                    Some(json!({ "error": problem.message, "type": tag })),
-                    out,
-                );
-                Err(problem)
-            }
-        }
     }
 
-    fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.ledger.begin(line, None, None);
-        let message = format!("unreadable input line: {reason}");
-        self.warn(&Context::default(), message, Some(Value::String(line.to_string())), out);
-    }
-
-    fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.ledger.finish(out);
+    /// `codex exec --json` is the output of a run that asks nobody: approvals follow its policy.
+    fn answer(&self, _request: &RuntimeRequestId, _reply: &Reply) -> Result<ReplyFrame, AnswerError> {
+        Err(AnswerError::Unanswerable(Source::CodexExec))
     }
 }
