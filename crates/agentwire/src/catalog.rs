@@ -12,7 +12,7 @@ impl Source {
     /// A normalizer for one stream of this source.
     pub fn normalizer(self, options: Options) -> Box<dyn Normalizer> {
         match self {
-            Self::CodexAppServer => Box::new(codex_app_server::CodexAppServerNormalizer::new(options)),
+            Self::CodexAppServer => Box::new(Lifecycle::new(codex_app_server::CodexAppServerNormalizer::new(options))),
             Self::Claude | Self::ClaudeControl => Box::new(claude::ClaudeNormalizer::new(self, options)),
             Self::CodexExec => Box::new(Lifecycle::new(codex_exec::CodexExecNormalizer::new(options))),
             Self::CodexRollout => Box::new(codex_rollout::CodexRolloutNormalizer::new(options)),

@@ -59,7 +59,7 @@ pub mod frame;
 pub mod ids;
 pub mod jsonrpc;
 pub mod ledger;
-pub mod lifecycle;
+mod lifecycle;
 pub mod members;
 pub mod normalizer;
 pub mod secrets;

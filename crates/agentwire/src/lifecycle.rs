@@ -50,7 +50,7 @@ pub struct Misfit<'a> {
 }
 
 /// What one source supplies: its decoder and its mapping decisions, over its session ledger.
-pub trait Mapping {
+pub(crate) trait Mapping {
     /// What the source keeps with each open request (the ledger's request payload).
     type Request;
     /// The source's typed message.
@@ -59,7 +59,8 @@ pub trait Mapping {
     fn ledger(&mut self) -> &mut Ledger<Self::Request>;
 
     /// Reads a frame into the source's typed message.
-    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, Self::Message<'a>>, Misfit<'a>>;
+    /// A misfit is boxed: it is the rare case, and the common one should not carry its size.
+    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, Self::Message<'a>>, Box<Misfit<'a>>>;
 
     /// The source's decisions over one decoded message: the events it means.
     fn map<'a>(
@@ -122,7 +123,9 @@ impl<M: Mapping> Lifecycle<M> {
             message,
             detail: Some(detail),
         };
-        self.0.ledger().emit(context, RuntimeEvent::RuntimeWarning(payload), out);
+        self.0
+            .ledger()
+            .emit(context, RuntimeEvent::RuntimeWarning(payload), out);
     }
 }
 
@@ -157,6 +160,7 @@ impl<M: Mapping> Normalizer for Lifecycle<M> {
                 time_problem.map_or(Ok(()), Err)
             }
             Err(misfit) => {
+                let misfit = *misfit;
                 let program = self.0.ledger().source().program();
                 let message = misfit_message(&misfit, frame.dir, program);
                 let mut detail = json!({ "error": misfit.problem.message });

@@ -7,16 +7,17 @@ use agentwire_canonical::{
     ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource,
     RuntimeRequestId, RuntimeWarningPayload,
 };
-use agentwire_codex_app_server::{self as codex, DecodeError, RawEnvelope, RequestId};
-use serde_json::{Value, json};
+use agentwire_codex_app_server::{self as codex, RequestId};
+use serde_json::json;
 
 use super::offer::CodexRequest;
-use super::wire::{self, Message, PushError, WireError};
+use super::wire::{self, Message};
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ledger::Ledger;
-use crate::normalizer::{Normalizer, Options, Problem};
+use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
+use crate::normalizer::Options;
 use crate::source::Source;
 
 /// Normalizes one `codex app-server` connection.
@@ -71,49 +72,6 @@ impl CodexAppServerNormalizer {
         self.turn_starts.remove(id)
     }
 
-    fn warn_undecodable(&mut self, frame: &Frame<'_>, err: &WireError, out: &mut Vec<ProviderRuntimeEvent>) {
-        let envelope = serde_json::from_str::<RawEnvelope>(frame.msg.get()).ok();
-        let method = envelope
-            .as_ref()
-            .and_then(|e| e.method.as_deref().map(str::to_string))
-            .or_else(|| err.method().map(str::to_string));
-        let source = match (frame.dir, envelope.as_ref().and_then(RawEnvelope::kind)) {
-            (Direction::In, Some(codex::MessageKind::Request)) => RuntimeEventRawSource::CodexAppServerRequest,
-            (Direction::In, Some(codex::MessageKind::Response | codex::MessageKind::Error)) => {
-                RuntimeEventRawSource::CodexAppServerResponse
-            }
-            (Direction::Out, Some(codex::MessageKind::Response | codex::MessageKind::Error)) => {
-                RuntimeEventRawSource::CodexAppServerClientResponse
-            }
-            (Direction::In, Some(codex::MessageKind::Notification) | None)
-            | (Direction::Out, Some(codex::MessageKind::Request | codex::MessageKind::Notification) | None) => {
-                RuntimeEventRawSource::CodexAppServerNotification
-            }
-        };
-        let context = Context::bare(Raw::new(source, method.as_deref(), frame.msg));
-        let direction = match frame.dir {
-            Direction::In => "from codex app-server",
-            Direction::Out => "from the client",
-        };
-        let what = match err {
-            WireError::Decode(DecodeError::UnknownMethod { .. }) => "message the pinned schema does not declare",
-            WireError::Decode(_)
-            | WireError::Envelope(_)
-            | WireError::NotJsonRpc
-            | WireError::UnmatchedResponse { .. } => "undecodable message",
-        };
-        let message = format!("{what} {direction}: {}", PushError(err));
-        let detail = json!({ "error": err.to_string(), "method": method });
-        self.emit(
-            &context,
-            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload {
-                message,
-                detail: Some(detail),
-            }),
-            out,
-        );
-    }
-
     /// A JSON-RPC error response.
     fn on_error(
         &mut self,
@@ -154,23 +112,37 @@ impl CodexAppServerNormalizer {
     }
 }
 
-impl Normalizer for CodexAppServerNormalizer {
-    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
-        let message = match self.wire.decode(frame) {
-            Ok(message) => message,
-            Err(err) => {
-                self.ledger.begin(frame.line, frame.ts, None);
-                self.warn_undecodable(frame, &err, out);
-                return Err(PushError(&err).problem());
+impl Mapping for CodexAppServerNormalizer {
+    type Request = CodexRequest;
+    type Message<'a> = Message;
+
+    fn ledger(&mut self) -> &mut Ledger<CodexRequest> {
+        &mut self.ledger
+    }
+
+    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, Message>, Box<Misfit<'a>>> {
+        match self.wire.decode(frame) {
+            Ok(message) => {
+                let time = match &message {
+                    Message::ServerNotification(notification) => notification
+                        .emitted_at_ms()
+                        .map_or(ProviderTime::None, ProviderTime::Millis),
+                    Message::ServerRequest(_)
+                    | Message::ClientRequest(_)
+                    | Message::ClientNotification(_)
+                    | Message::ClientRequestResult { .. }
+                    | Message::ServerRequestResult { .. }
+                    | Message::Error { .. } => ProviderTime::None,
+                };
+                // The mapping names each event's method itself, from the typed message.
+                let raw = Raw::new(message.raw_source(), None, frame.msg);
+                Ok(Decoded { message, raw, time })
             }
-        };
-        let provider_time = if let Message::ServerNotification(notification) = &message {
-            notification.emitted_at_ms()
-        } else {
-            None
-        };
-        self.ledger.begin(frame.line, frame.ts, provider_time);
-        self.ledger.forget_idle_threads(|_| false);
+            Err(err) => Err(Box::new(wire::misfit(frame, &err))),
+        }
+    }
+
+    fn map<'a>(&mut self, frame: &Frame<'a>, message: Message, _raw: Raw<'a>, out: &mut Vec<ProviderRuntimeEvent>) {
         match &message {
             Message::ServerNotification(notification) => self.on_notification(frame, notification, out),
             Message::ServerRequest(request) => self.on_server_request(frame, request, out),
@@ -186,24 +158,14 @@ impl Normalizer for CodexAppServerNormalizer {
             Message::ServerRequestResult { id, result } => self.on_client_answer(frame, id, result, out),
             Message::Error { id, method, error } => self.on_error(frame, id, method.as_deref(), error, out),
         }
-        Ok(())
+    }
+
+    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
+        raw.map_or_else(Context::default, Context::bare)
     }
 
     fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         let (_, open) = self.ledger.find_request(request)?;
         open.extra.answer(request, reply)
-    }
-
-    fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.ledger.begin(line, None, None);
-        let payload = RuntimeWarningPayload {
-            message: format!("unreadable input line: {reason}"),
-            detail: Some(Value::String(line.to_string())),
-        };
-        self.emit(&Context::default(), RuntimeEvent::RuntimeWarning(payload), out);
-    }
-
-    fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.ledger.finish(out);
     }
 }

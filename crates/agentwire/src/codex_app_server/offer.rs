@@ -20,7 +20,7 @@ use crate::decision::Decision;
 use crate::jsonrpc;
 
 /// What Codex remembers of an open server request beyond the ledger's facts.
-pub(super) struct CodexRequest {
+pub(crate) struct CodexRequest {
     /// The request's method, for `raw.method` of its resolution.
     pub method: &'static str,
     /// The JSON-RPC id, with its type (a reply carries it back as sent).
@@ -31,7 +31,7 @@ pub(super) struct CodexRequest {
 }
 
 /// What a server request offered, as needed to write its answer.
-pub(super) enum Offer {
+pub(crate) enum Offer {
     /// A command approval: the decisions offered (`availableDecisions`, else the four plain ones).
     Command(Vec<CommandDecision>),
     FileChange,

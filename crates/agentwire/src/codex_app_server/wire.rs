@@ -9,9 +9,14 @@ use agentwire_codex_app_server::{
     ServerNotification, ServerRequest, ServerRequestResult,
 };
 
+use agentwire_canonical::RuntimeEventRawSource;
+use agentwire_codex_app_server::RawEnvelope;
+
 use crate::decode::PathTracking;
+use crate::emit::Raw;
 use crate::frame::{Direction, Frame};
 use crate::jsonrpc::Pending;
+use crate::lifecycle::{Misfit, ProviderTime};
 use crate::normalizer::{Problem, ProblemKind};
 
 /// One decoded Codex app-server message.
@@ -183,4 +188,63 @@ impl PushError<'_> {
         };
         Problem::new(kind, self.to_string())
     }
+}
+
+impl Message {
+    /// The protocol surface the message came from, as `raw.source` names it.
+    pub fn raw_source(&self) -> RuntimeEventRawSource {
+        match self {
+            Self::ServerNotification(_) | Self::ClientRequest(_) | Self::ClientNotification(_) => {
+                RuntimeEventRawSource::CodexAppServerNotification
+            }
+            Self::ServerRequest(_) => RuntimeEventRawSource::CodexAppServerRequest,
+            Self::ClientRequestResult { .. } => RuntimeEventRawSource::CodexAppServerResponse,
+            Self::ServerRequestResult { .. } => RuntimeEventRawSource::CodexAppServerClientResponse,
+            Self::Error { .. } => RuntimeEventRawSource::CodexAppServerResponse,
+        }
+    }
+}
+
+/// What the core reports of a frame that did not decode: the problem, and the message's surface
+/// and method as far as its envelope still tells them.
+pub fn misfit<'a>(frame: &Frame<'a>, err: &WireError) -> Misfit<'a> {
+    let envelope = serde_json::from_str::<RawEnvelope<'a>>(frame.msg.get()).ok();
+    let method = match envelope.as_ref().and_then(|envelope| envelope.method.clone()) {
+        Some(std::borrow::Cow::Borrowed(method)) => Some(method),
+        Some(std::borrow::Cow::Owned(_)) | None => err.method().and_then(declared_method),
+    };
+    let source = match (frame.dir, envelope.as_ref().and_then(RawEnvelope::kind)) {
+        (Direction::In, Some(MessageKind::Request)) => RuntimeEventRawSource::CodexAppServerRequest,
+        (Direction::In, Some(MessageKind::Response | MessageKind::Error)) => {
+            RuntimeEventRawSource::CodexAppServerResponse
+        }
+        (Direction::Out, Some(MessageKind::Response | MessageKind::Error)) => {
+            RuntimeEventRawSource::CodexAppServerClientResponse
+        }
+        (Direction::In, Some(MessageKind::Notification) | None)
+        | (Direction::Out, Some(MessageKind::Request | MessageKind::Notification) | None) => {
+            RuntimeEventRawSource::CodexAppServerNotification
+        }
+    };
+    Misfit {
+        problem: PushError(err).problem(),
+        raw: Raw::new(source, method, frame.msg),
+        tag_field: "method",
+        time: ProviderTime::None,
+    }
+}
+
+/// The schema's own spelling of a method a decode error names (a response carries none: its
+/// method is the request's).
+fn declared_method(name: &str) -> Option<&'static str> {
+    [
+        ClientRequest::METHODS,
+        ServerRequest::METHODS,
+        ServerNotification::METHODS,
+        ClientNotification::METHODS,
+    ]
+    .into_iter()
+    .flatten()
+    .copied()
+    .find(|method| *method == name)
 }

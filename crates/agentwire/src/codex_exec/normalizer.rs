@@ -9,20 +9,20 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     ItemLifecyclePayload, ItemStatus, Json, ProviderItemId, ProviderRuntimeEvent, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload, ThreadStartedPayload,
-    TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload,
+    ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_codex_exec::{ThreadEvent, ThreadItem};
 use serde_json::{Value, json};
 
 use super::items::{item_detail, item_id, item_status, item_title, plan_steps};
 use super::wire;
+use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::canonicalize::Canonicalize;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ids;
 use crate::ledger::{Cutoff, Ledger, OpenItemFace};
-use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use crate::normalizer::Options;
 use crate::source::Source;
@@ -307,19 +307,19 @@ impl Mapping for CodexExecNormalizer {
         &mut self.ledger
     }
 
-    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, ThreadEvent>, Misfit<'a>> {
+    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, ThreadEvent>, Box<Misfit<'a>>> {
         match wire::decode(frame) {
             Ok(event) => Ok(Decoded {
                 raw: Raw::new(RuntimeEventRawSource::CodexSdkThreadEvent, Some(event.tag()), frame.msg),
                 message: event,
                 time: ProviderTime::None,
             }),
-            Err(problem) => Err(Misfit {
+            Err(problem) => Err(Box::new(Misfit {
                 problem,
                 raw: Raw::new(RuntimeEventRawSource::CodexSdkThreadEvent, wire::tag(frame), frame.msg),
                 tag_field: "type",
                 time: ProviderTime::None,
-            }),
+            })),
         }
     }
 
