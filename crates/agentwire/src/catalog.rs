@@ -15,7 +15,7 @@ impl Source {
             Self::CodexAppServer => Box::new(Lifecycle::new(codex_app_server::CodexAppServerNormalizer::new(options))),
             Self::Claude | Self::ClaudeControl => Box::new(claude::ClaudeNormalizer::new(self, options)),
             Self::CodexExec => Box::new(Lifecycle::new(codex_exec::CodexExecNormalizer::new(options))),
-            Self::CodexRollout => Box::new(codex_rollout::CodexRolloutNormalizer::new(options)),
+            Self::CodexRollout => Box::new(Lifecycle::new(codex_rollout::CodexRolloutNormalizer::new(options))),
             Self::Acp | Self::Cursor => Box::new(acp::AcpNormalizer::new(self, options)),
         }
     }

@@ -127,6 +127,22 @@ impl<'a> Frame<'a> {
         )
     }
 
+    /// The string value of the message's member `name` (a tag like `type`), read apart from any
+    /// typed decoding: for a message that did not decode. A value written with escapes, or a
+    /// member that is not a string, reads as `None`.
+    pub fn tag(&self, name: &str) -> Option<&'a str> {
+        let value = match self.members() {
+            Some(mut members) => members.find(|(key, _)| *key == name)?.1,
+            None => {
+                let members: std::collections::HashMap<&'a str, &'a RawValue> =
+                    serde_json::from_str(self.msg.get()).ok()?;
+                *members.get(name)?
+            }
+        };
+        let text = value.get().strip_prefix('"')?.strip_suffix('"')?;
+        (!text.contains('\\')).then_some(text)
+    }
+
     /// Reads one line in `format`. The line is checked and outlined in one pass and the message
     /// borrowed from it; a line that pass is not sure of is read again with serde_json, which
     /// tells what is wrong with it.

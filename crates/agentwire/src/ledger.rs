@@ -235,6 +235,8 @@ pub struct Ledger<Q> {
     positional_turns: bool,
     last_turn_id: LastDerived<TurnId>,
     last_item_id: LastDerived<RuntimeItemId>,
+    /// Lines begun so far.
+    lines: u64,
 }
 
 impl<Q> Ledger<Q> {
@@ -261,6 +263,7 @@ impl<Q> Ledger<Q> {
             positional_turns: false,
             last_turn_id: LastDerived::new(),
             last_item_id: LastDerived::new(),
+            lines: 0,
         }
     }
 
@@ -308,9 +311,16 @@ impl<Q> Ledger<Q> {
         self.source
     }
 
+    /// The number of the line being read, from 1 (unreadable lines count): the name of what a
+    /// provider gives no id.
+    pub fn line_number(&self) -> u64 {
+        self.lines
+    }
+
     /// Begins a line: fixes the session id from the first one and advances the clock to the
     /// line's time (`recorded`, else `provider`).
     pub fn begin(&mut self, line: &str, recorded: Option<i64>, provider: Option<i64>) {
+        self.lines += 1;
         self.emitter.ensure_session(line.as_bytes());
         self.emitter.next_frame(line);
         self.emitter.clock.tick(recorded, provider);

@@ -8,6 +8,8 @@
 //! ([`Mapping::settle`]) and the ledger the rest. A source writes none of this: its decoder and
 //! its decisions are all it supplies.
 
+use std::borrow::Cow;
+
 use agentwire_canonical::{ProviderRuntimeEvent, RuntimeEvent, RuntimeRequestId, RuntimeWarningPayload};
 use serde_json::{Value, json};
 
@@ -18,7 +20,7 @@ use crate::ledger::Ledger;
 use crate::normalizer::{Normalizer, Problem, ProblemKind};
 
 /// When the provider says a message was made, as its decoder read it.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub enum ProviderTime<'a> {
     /// The message carries no time of its own.
     #[default]
@@ -27,7 +29,7 @@ pub enum ProviderTime<'a> {
     Millis(i64),
     /// RFC 3339 text in `field` (a rollout line's or a Claude message's `timestamp`), read
     /// strictly by the core; a text that is no instant is reported, naming the field.
-    Text { field: &'static str, text: &'a str },
+    Text { field: &'static str, text: Cow<'a, str> },
 }
 
 /// A frame the source's decoder read: the typed message, the `raw` its events carry (the
@@ -110,7 +112,7 @@ impl<M: Mapping> Lifecycle<M> {
             ProviderTime::Millis(millis) => ledger.begin(frame.line, frame.ts, Some(millis)),
             ProviderTime::Text { field, text } => {
                 return ledger
-                    .begin_with_time_text(frame.line, frame.ts, Some(text))
+                    .begin_with_time_text(frame.line, frame.ts, Some(&text))
                     .err()
                     .map(|invalid| (invalid, field));
             }
@@ -143,19 +145,23 @@ fn misfit_message(misfit: &Misfit<'_>, dir: Direction, program: &str) -> String 
 
 impl<M: Mapping> Normalizer for Lifecycle<M> {
     fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
-        let decoded = self.0.decode(frame);
-        let time = match &decoded {
-            Ok(decoded) => decoded.time,
-            Err(misfit) => misfit.time,
+        let mut decoded = self.0.decode(frame);
+        let time = match &mut decoded {
+            Ok(decoded) => std::mem::take(&mut decoded.time),
+            Err(misfit) => std::mem::take(&mut misfit.time),
         };
         let invalid_time = self.begin(frame, time);
         self.0.forget_idle();
+        let raw = match &decoded {
+            Ok(decoded) => decoded.raw,
+            Err(misfit) => misfit.raw,
+        };
+        let time_problem = invalid_time.map(|(invalid, field)| {
+            let context = self.0.context(Some(raw));
+            self.0.ledger().warn_invalid_time(&invalid, field, &context, out)
+        });
         match decoded {
             Ok(Decoded { message, raw, .. }) => {
-                let time_problem = invalid_time.map(|(invalid, field)| {
-                    let context = self.0.context(Some(raw));
-                    self.0.ledger().warn_invalid_time(&invalid, field, &context, out)
-                });
                 self.0.map(frame, message, raw, out);
                 time_problem.map_or(Ok(()), Err)
             }

@@ -316,7 +316,7 @@ impl Mapping for CodexExecNormalizer {
             }),
             Err(problem) => Err(Box::new(Misfit {
                 problem,
-                raw: Raw::new(RuntimeEventRawSource::CodexSdkThreadEvent, wire::tag(frame), frame.msg),
+                raw: Raw::new(RuntimeEventRawSource::CodexSdkThreadEvent, frame.tag("type"), frame.msg),
                 tag_field: "type",
                 time: ProviderTime::None,
             })),

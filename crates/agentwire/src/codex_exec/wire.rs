@@ -29,17 +29,6 @@ fn problem(frame: &Frame<'_>, err: &TagDecodeError) -> Problem {
     Problem::new(kind, message)
 }
 
-/// The line's `type`, read apart from its typed decoding (for a line that did not decode; a
-/// `type` written with escapes is not read).
-pub fn tag<'a>(frame: &Frame<'a>) -> Option<&'a str> {
-    #[derive(serde::Deserialize)]
-    struct Tag<'a> {
-        #[serde(borrow, rename = "type")]
-        tag: Option<&'a str>,
-    }
-    serde_json::from_str::<Tag<'a>>(frame.msg.get()).ok()?.tag
-}
-
 /// The `item.type` of an `item.*` line when the pinned `ThreadItem` does not declare it.
 pub fn undeclared_item_type(frame: &Frame<'_>) -> Option<String> {
     let value: Value = serde_json::from_str(frame.msg.get()).ok()?;

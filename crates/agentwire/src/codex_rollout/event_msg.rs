@@ -509,7 +509,7 @@ impl CodexRolloutNormalizer {
         raw: crate::emit::Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let item = format!("line-{}", self.line_number);
+        let item = format!("line-{}", self.ledger.line_number());
         let face = Face {
             item_type,
             title: None,

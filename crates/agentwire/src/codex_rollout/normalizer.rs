@@ -17,12 +17,15 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::wire;
-use crate::clock::InvalidTime;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ledger::{Ledger, Place};
 use crate::members;
-use crate::normalizer::{Normalizer, Options, Problem, ProblemKind};
+use agentwire_canonical::RuntimeRequestId;
+
+use crate::answer::{AnswerError, Reply, ReplyFrame};
+use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
+use crate::normalizer::{Options, Problem, ProblemKind};
 use crate::source::Source;
 
 /// A tool call seen in the model's history (`function_call`, `custom_tool_call`, ...), by call
@@ -123,8 +126,6 @@ pub struct CodexRolloutNormalizer {
     pub(super) calls: BTreeMap<String, Call>,
     /// A provider version other than the pinned one was reported.
     version_reported: bool,
-    /// The number of the line being read, from 1: the name of what codex gives no id.
-    pub(super) line_number: u64,
 }
 
 impl CodexRolloutNormalizer {
@@ -135,7 +136,6 @@ impl CodexRolloutNormalizer {
             turn: None,
             calls: BTreeMap::new(),
             version_reported: false,
-            line_number: 0,
         }
     }
 
@@ -160,38 +160,6 @@ impl CodexRolloutNormalizer {
     /// The file's thread id as the ledger keys it (empty before any `session_meta`).
     pub(super) fn thread_key(&self) -> String {
         self.thread.clone().unwrap_or_default()
-    }
-
-    fn warn_undecodable(&mut self, frame: &Frame<'_>, problem: &Problem, out: &mut Vec<ProviderRuntimeEvent>) {
-        let kind = line_type(frame);
-        let raw = Raw::new(RuntimeEventRawSource::CodexRollout, kind.as_deref(), frame.msg);
-        let message = format!("rollout line the pinned schema does not fit: {problem}");
-        let detail = json!({ "error": problem.message, "type": kind });
-        let place = self.place(self.turn.clone().as_deref(), None);
-        let context = self.context(&place, Some(raw));
-        self.emit(
-            &context,
-            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload {
-                message,
-                detail: Some(detail),
-            }),
-            out,
-        );
-    }
-
-    /// A line whose `timestamp` is no RFC 3339 instant: reported in the running turn, with the
-    /// whole line as `raw` (the line still maps, its events at the time before it).
-    fn warn_invalid_time(
-        &mut self,
-        frame: &Frame<'_>,
-        invalid: &InvalidTime,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) -> Problem {
-        let kind = line_type(frame);
-        let raw = Raw::new(RuntimeEventRawSource::CodexRollout, kind.as_deref(), frame.msg);
-        let place = self.place(self.turn.clone().as_deref(), None);
-        let context = self.context(&place, Some(raw));
-        self.ledger.warn_invalid_time(invalid, "timestamp", &context, out)
     }
 
     /// `session_meta`: the session and its thread start (a second one, written when a session
@@ -357,13 +325,6 @@ fn session_metadata(meta: &rollout::SessionMeta) -> Map<String, Value> {
     metadata
 }
 
-/// The line's `type`, read apart from its typed decoding (for a line that is reported whole).
-fn line_type(frame: &Frame<'_>) -> Option<String> {
-    serde_json::from_str::<Map<String, Value>>(frame.msg.get())
-        .ok()
-        .and_then(|line| line.get("type").and_then(Value::as_str).map(str::to_string))
-}
-
 /// A JSON object as a map (empty for anything else).
 pub(super) fn object(value: Value) -> Map<String, Value> {
     match value {
@@ -372,49 +333,68 @@ pub(super) fn object(value: Value) -> Map<String, Value> {
     }
 }
 
-impl Normalizer for CodexRolloutNormalizer {
-    /// A rollout file records a session after the fact: its requests were answered on another wire.
-    fn answer(
-        &self,
-        _request: &agentwire_canonical::RuntimeRequestId,
-        _reply: &crate::answer::Reply,
-    ) -> Result<crate::answer::ReplyFrame, crate::answer::AnswerError> {
-        Err(crate::answer::AnswerError::Unanswerable(Source::CodexRollout))
+/// A rollout line read: the typed line, and its `payload` as written (what `raw` of its events
+/// carries apart from the whole line, and what mappings keep in `data`).
+pub struct Read<'a> {
+    line: RolloutLine,
+    payload: &'a RawValue,
+}
+
+impl Mapping for CodexRolloutNormalizer {
+    type Request = ();
+    type Message<'a> = Read<'a>;
+
+    fn ledger(&mut self) -> &mut Ledger<()> {
+        &mut self.ledger
     }
 
-    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
-        self.line_number += 1;
+    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, Read<'a>>, Box<Misfit<'a>>> {
         let envelope = Envelope::of(frame);
-        let time = envelope
-            .as_ref()
-            .ok()
-            .and_then(|envelope| envelope.timestamp.as_deref());
-        let invalid_time = self.ledger.begin_with_time_text(frame.line, frame.ts, time).err();
-        self.ledger.forget_idle_threads(|_| false);
-        let time_problem = invalid_time.map(|invalid| self.warn_invalid_time(frame, &invalid, out));
-        let (line, envelope) = match (wire::decode(frame), envelope) {
-            (Ok(line), Ok(envelope)) => (line, envelope),
-            (Err(err), _) => {
-                let problem = wire::problem(&err);
-                self.warn_undecodable(frame, &problem, out);
-                return Err(problem);
-            }
+        let time = match &envelope {
+            Ok(Envelope {
+                timestamp: Some(text), ..
+            }) => ProviderTime::Text {
+                field: "timestamp",
+                text: text.clone(),
+            },
+            Ok(Envelope { timestamp: None, .. }) | Err(_) => ProviderTime::None,
+        };
+        let misfit = |problem, time| {
+            Box::new(Misfit {
+                problem,
+                raw: Raw::new(RuntimeEventRawSource::CodexRollout, frame.tag("type"), frame.msg),
+                tag_field: "type",
+                time,
+            })
+        };
+        match (wire::decode(frame), envelope) {
+            (Ok(line), Ok(envelope)) => Ok(Decoded {
+                raw: Raw::new(RuntimeEventRawSource::CodexRollout, Some(line.tag()), frame.msg),
+                message: Read {
+                    line,
+                    payload: envelope.payload,
+                },
+                time,
+            }),
+            (Err(err), _) => Err(misfit(wire::problem(&err), time)),
             // The typed line decoded, so this is not expected; reported, never a panic.
-            (Ok(_), Err(err)) => {
-                let problem = Problem::new(
+            (Ok(_), Err(err)) => Err(misfit(
+                Problem::new(
                     ProblemKind::Undecodable,
                     format!("the line's `payload` or `timestamp` cannot be read: {err}"),
-                );
-                self.warn_undecodable(frame, &problem, out);
-                return Err(problem);
-            }
-        };
+                ),
+                time,
+            )),
+        }
+    }
+
+    fn map<'a>(&mut self, frame: &Frame<'a>, read: Read<'a>, _raw: Raw<'a>, out: &mut Vec<ProviderRuntimeEvent>) {
         let pieces = |kind| Line {
             msg: frame.msg,
             kind,
-            payload: envelope.payload,
+            payload: read.payload,
         };
-        match &line {
+        match &read.line {
             RolloutLine::SessionMeta(meta) => self.on_session_meta(pieces("session_meta"), &meta.payload, out),
             RolloutLine::ResponseItem(item) => self.on_response_item(pieces("response_item"), &item.payload, out),
             RolloutLine::Compacted(compacted) => self.on_compacted(pieces("compacted"), &compacted.payload, out),
@@ -428,20 +408,21 @@ impl Normalizer for CodexRolloutNormalizer {
                 self.on_retained(pieces("retained_context"), &retained.payload, out);
             }
         }
-        time_problem.map_or(Ok(()), Err)
     }
 
-    fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.line_number += 1;
-        self.ledger.begin(line, None, None);
-        let payload = RuntimeWarningPayload {
-            message: format!("unreadable input line: {reason}"),
-            detail: Some(Value::String(line.to_string())),
-        };
-        self.emit(&Context::default(), RuntimeEvent::RuntimeWarning(payload), out);
+    /// A warning about a line belongs to the running turn.
+    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
+        match raw {
+            Some(raw) => {
+                let place = self.place(self.turn.clone().as_deref(), None);
+                self.context(&place, Some(raw))
+            }
+            None => Context::default(),
+        }
     }
 
-    fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.ledger.finish(out);
+    /// A rollout file records a session after the fact: its requests were answered on another wire.
+    fn answer(&self, _request: &RuntimeRequestId, _reply: &Reply) -> Result<ReplyFrame, AnswerError> {
+        Err(AnswerError::Unanswerable(Source::CodexRollout))
     }
 }
