@@ -16,7 +16,7 @@ impl Source {
             Self::Claude | Self::ClaudeControl => Box::new(claude::ClaudeNormalizer::new(self, options)),
             Self::CodexExec => Box::new(Lifecycle::new(codex_exec::CodexExecNormalizer::new(options))),
             Self::CodexRollout => Box::new(Lifecycle::new(codex_rollout::CodexRolloutNormalizer::new(options))),
-            Self::Acp | Self::Cursor => Box::new(acp::AcpNormalizer::new(self, options)),
+            Self::Acp | Self::Cursor => Box::new(Lifecycle::new(acp::AcpNormalizer::new(self, options))),
         }
     }
 

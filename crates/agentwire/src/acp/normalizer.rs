@@ -16,8 +16,9 @@ use agentwire_acp::{
 use agentwire_canonical::{
     AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
     Json, ProviderItemId, ProviderRuntimeEvent, ProviderSessionId, RuntimeErrorClass, RuntimeErrorPayload,
-    RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload, SessionConfiguredPayload, SessionStartedPayload,
-    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
+    RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload, SessionConfiguredPayload,
+    SessionStartedPayload, ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, TurnCompletedPayload,
+    TurnStartedPayload, TurnState,
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -25,13 +26,15 @@ use serde_json::{Map, Value, json};
 
 use super::offer::{AcpRequest, Work};
 use super::tools;
-use super::wire::{self, Message, WireError};
+use super::wire::{self, Message};
+use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ids;
 use crate::ledger::{Cutoff, Ledger};
+use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use crate::members;
-use crate::normalizer::{Normalizer, Options, Problem};
+use crate::normalizer::Options;
 use crate::source::Source;
 
 /// What the client asked, kept until the agent answers (the answer alone does not say: a
@@ -359,29 +362,6 @@ impl AcpNormalizer {
             RuntimeEvent::RuntimeWarning(RuntimeWarningPayload { message, detail }),
             out,
         );
-    }
-
-    fn warn_undecodable(&mut self, frame: &Frame<'_>, err: &WireError, out: &mut Vec<ProviderRuntimeEvent>) {
-        let envelope = serde_json::from_str::<RawEnvelope<'_>>(frame.msg.get()).ok();
-        self.raw_source = self.raw_source_of(envelope.as_ref().and_then(RawEnvelope::kind));
-        let method = envelope
-            .as_ref()
-            .and_then(|e| e.method.as_deref().map(str::to_string))
-            .or_else(|| err.method().map(str::to_string));
-        let context = Context::bare(self.raw(frame, method.as_deref()));
-        let direction = match frame.dir {
-            Direction::In => "from the agent",
-            Direction::Out => "from the client",
-        };
-        let problem = err.problem();
-        let what = match problem.kind {
-            crate::normalizer::ProblemKind::Undeclared => "message the pinned schema does not declare",
-            crate::normalizer::ProblemKind::Undecodable | crate::normalizer::ProblemKind::Unreadable => {
-                "undecodable message"
-            }
-        };
-        let detail = json!({ "error": err.to_string(), "method": method });
-        self.warn(&context, format!("{what} {direction}: {problem}"), Some(detail), out);
     }
 
     // --- the client's requests ---
@@ -960,35 +940,43 @@ pub(super) fn delta(kind: ContentStreamKind, text: &str) -> RuntimeEvent {
     })
 }
 
-impl Normalizer for AcpNormalizer {
-    fn answer(
-        &self,
-        request: &agentwire_canonical::RuntimeRequestId,
-        reply: &crate::answer::Reply,
-    ) -> Result<crate::answer::ReplyFrame, crate::answer::AnswerError> {
-        let (_, open) = self.ledger.find_request(request)?;
-        open.extra.answer(request, reply)
+impl Mapping for AcpNormalizer {
+    type Request = AcpRequest;
+    type Message<'a> = Message;
+
+    fn ledger(&mut self) -> &mut Ledger<AcpRequest> {
+        &mut self.ledger
     }
 
-    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
-        self.ledger.begin(frame.line, frame.ts, None);
-        let sessions = &self.sessions;
-        for session in self
-            .ledger
-            .forget_idle_threads(|session| sessions.get(session).is_some_and(AcpSession::busy))
-        {
-            self.sessions.remove(&session);
-        }
-        let message = match self.wire.decode(frame) {
+    /// Decodes a frame and labels what its events carry by the message's JSON-RPC shape.
+    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, Message>, Box<Misfit<'a>>> {
+        match self.wire.decode(frame) {
             Ok(message) => {
                 self.raw_source = self.raw_source_of(Some(message.kind()));
-                message
+                Ok(Decoded {
+                    raw: Raw::new(self.raw_source, None, frame.msg),
+                    message,
+                    time: ProviderTime::None,
+                })
             }
             Err(err) => {
-                self.warn_undecodable(frame, &err, out);
-                return Err(err.problem());
+                let envelope = serde_json::from_str::<RawEnvelope<'a>>(frame.msg.get()).ok();
+                self.raw_source = self.raw_source_of(envelope.as_ref().and_then(RawEnvelope::kind));
+                let method = match envelope.and_then(|envelope| envelope.method) {
+                    Some(Cow::Borrowed(method)) => Some(method),
+                    Some(Cow::Owned(_)) | None => err.method().and_then(wire::declared_method),
+                };
+                Err(Box::new(Misfit {
+                    problem: err.problem(),
+                    raw: Raw::new(self.raw_source, method, frame.msg),
+                    tag_field: "method",
+                    time: ProviderTime::None,
+                }))
             }
-        };
+        }
+    }
+
+    fn map<'a>(&mut self, frame: &Frame<'a>, message: Message, _raw: Raw<'a>, out: &mut Vec<ProviderRuntimeEvent>) {
         match &message {
             Message::ClientRequest(request) => self.on_client_request(frame, request, out),
             Message::ClientNotification(notification) => self.on_client_notification(frame, notification, out),
@@ -1009,24 +997,34 @@ impl Normalizer for AcpNormalizer {
             }
             Message::Error { id, method, error, .. } => self.on_error(frame, id, method.as_deref(), error, out),
         }
-        Ok(())
     }
 
-    fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.ledger.begin(line, None, None);
-        let payload = RuntimeWarningPayload {
-            message: format!("unreadable input line: {reason}"),
-            detail: Some(Value::String(line.to_string())),
-        };
-        self.emit(&Context::default(), RuntimeEvent::RuntimeWarning(payload), out);
+    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
+        raw.map_or_else(Context::default, Context::bare)
     }
 
-    fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
+    /// A session stays busy while its prompt runs or a tool of its is open.
+    fn forget_idle(&mut self) {
+        let sessions = &self.sessions;
+        for session in self
+            .ledger
+            .forget_idle_threads(|session| sessions.get(session).is_some_and(AcpSession::busy))
+        {
+            self.sessions.remove(&session);
+        }
+    }
+
+    /// Text still streaming ends, and tool calls no turn holds are cut off.
+    fn settle(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
         let sessions: Vec<String> = self.sessions.keys().cloned().collect();
         for session in &sessions {
             self.close_text(session, out);
             self.cut_off_turnless_tools(session, out);
         }
-        self.ledger.finish(out);
+    }
+
+    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
+        let (_, open) = self.ledger.find_request(request)?;
+        open.extra.answer(request, reply)
     }
 }

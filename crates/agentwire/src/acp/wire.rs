@@ -242,3 +242,21 @@ impl crate::normalizer::Conformer for Decoder {
         Decoder::decode(self, frame).map(drop).map_err(|err| err.problem())
     }
 }
+
+/// The schema's own spelling of a method a decode error names (a response carries none: its
+/// method is the request's).
+pub fn declared_method(name: &str) -> Option<&'static str> {
+    [
+        ClientRequest::METHODS,
+        ClientNotification::METHODS,
+        AgentRequest::METHODS,
+        AgentNotification::METHODS,
+        ProtocolNotification::METHODS,
+        CursorAgentRequest::METHODS,
+        CursorClientRequest::METHODS,
+    ]
+    .into_iter()
+    .flatten()
+    .copied()
+    .find(|method| *method == name)
+}
