@@ -59,8 +59,8 @@ pub mod frame;
 pub mod ids;
 pub mod jsonrpc;
 pub mod ledger;
-pub mod members;
 pub mod normalizer;
+pub mod object_text;
 pub mod secrets;
 pub mod source;
 #[cfg(test)]
