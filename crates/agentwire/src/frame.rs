@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 pub use outline::MAX_DEPTH;
-use outline::{Members, beyond_f64, outline};
+use outline::{Spans, beyond_f64, outline};
 
 /// Which way a message travelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
@@ -36,7 +36,7 @@ pub struct Frame<'a> {
     /// receives messages, not lines): the default session id is derived from the first one.
     pub line: &'a str,
     /// Where the message's members lie in `line`, when the line's check found them.
-    members: Option<Members>,
+    spans: Option<Spans>,
 }
 
 /// How the lines of an input are framed.
@@ -109,34 +109,30 @@ impl<'a> Frame<'a> {
             ts,
             msg,
             line: msg.get(),
-            members: None,
+            spans: None,
         }
     }
 
-    /// The message's members in order, each key (never escaped) with its value, when the line's
-    /// check found them: its readers take them instead of parsing the message again. `None` for
-    /// a message that is not an object, has an escaped key or more members than a protocol
-    /// envelope, or did not come from a line.
-    pub fn members(&self) -> Option<impl Iterator<Item = (&'a str, &'a RawValue)>> {
-        // A frame has members only when its message was borrowed this way.
+    /// The message's fields (its object's members) in order, each key (never escaped) with its
+    /// value, when the line's check found them: its readers take them instead of parsing the
+    /// message again. `None` for a message that is not an object, has an escaped key or more
+    /// members than a protocol envelope, or did not come from a line.
+    pub fn fields(&self) -> Option<impl Iterator<Item = (&'a str, &'a RawValue)>> {
+        // A frame has fields only when its message was borrowed this way.
         let borrow = |text| raw_value_unchecked(text).expect("the raw-value scheme is known");
-        Some(
-            self.members?
-                .of(self.line)
-                .map(move |(key, value)| (key, borrow(value))),
-        )
+        Some(self.spans?.of(self.line).map(move |(key, value)| (key, borrow(value))))
     }
 
     /// The string value of the message's member `name` (a tag like `type`), read apart from any
     /// typed decoding: for a message that did not decode. A value written with escapes, or a
     /// member that is not a string, reads as `None`.
     pub fn tag(&self, name: &str) -> Option<&'a str> {
-        let value = match self.members() {
-            Some(mut members) => members.find(|(key, _)| *key == name)?.1,
+        let value = match self.fields() {
+            Some(mut fields) => fields.find(|(key, _)| *key == name)?.1,
             None => {
-                let members: std::collections::HashMap<&'a str, &'a RawValue> =
+                let fields: std::collections::HashMap<&'a str, &'a RawValue> =
                     serde_json::from_str(self.msg.get()).ok()?;
-                *members.get(name)?
+                *fields.get(name)?
             }
         };
         let text = value.get().strip_prefix('"')?.strip_suffix('"')?;
@@ -155,7 +151,7 @@ impl<'a> Frame<'a> {
 
     /// Reads one line in `format` with serde_json, without the checking pass: what
     /// [`Frame::parse`] falls back to, and what it is tested against. The frame has no
-    /// [`Frame::members`].
+    /// [`Frame::fields`].
     pub fn parse_with_serde_json(line: &'a str, format: LineFormat) -> Result<Self, FrameError> {
         if let Some(err) = unfit(line) {
             return Err(err);
@@ -168,7 +164,7 @@ impl<'a> Frame<'a> {
                     ts: None,
                     msg,
                     line,
-                    members: None,
+                    spans: None,
                 })
             }
             LineFormat::Transcript => match serde_json::from_str::<Record<'a>>(line) {
@@ -180,7 +176,7 @@ impl<'a> Frame<'a> {
                     ts: record.ts,
                     msg: record.msg,
                     line,
-                    members: None,
+                    spans: None,
                 }),
                 // Only on failure: is it JSON at all?
                 Err(err) => match serde_json::from_str::<serde::de::IgnoredAny>(line) {
@@ -206,13 +202,13 @@ impl<'a> Frame<'a> {
                     ts: None,
                     msg: raw_value_unchecked(text(outline.value))?,
                     line,
-                    members: outline.members,
+                    spans: outline.spans,
                 })
             }
             LineFormat::Transcript => {
                 let outline = outline(line, Some("msg"))?;
                 let (mut dir, mut ts, mut msg) = (None, None, None);
-                for (key, value) in outline.members?.of(line) {
+                for (key, value) in outline.spans?.of(line) {
                     let slot = match key {
                         "dir" => dir
                             .replace(match value {
@@ -238,7 +234,7 @@ impl<'a> Frame<'a> {
                     ts,
                     msg: raw_value_unchecked(msg?)?,
                     line,
-                    members: outline.inner,
+                    spans: outline.inner,
                 })
             }
         }
@@ -375,8 +371,8 @@ mod tests {
                 read.msg.get().as_ptr(),
                 "the same bytes: {line:?}"
             );
-            if let Some(members) = frame.members() {
-                let found: Vec<_> = members.map(|(key, value)| (key.to_string(), value.get())).collect();
+            if let Some(fields) = frame.fields() {
+                let found: Vec<_> = fields.map(|(key, value)| (key.to_string(), value.get())).collect();
                 assert_eq!(found, members_in_order(frame.msg.get()), "{format:?}: {line:?}");
             }
         }
@@ -406,7 +402,7 @@ mod tests {
 
     #[test]
     fn the_checking_pass_reads_every_corpus_line_as_serde_json_does() {
-        let (mut lines, mut json, mut outlined, mut with_members) = (0, 0, 0, 0);
+        let (mut lines, mut json, mut outlined, mut with_fields) = (0, 0, 0, 0);
         for path in crate::test_corpus::files() {
             if path.extension().is_none_or(|ext| ext != "jsonl") {
                 continue;
@@ -417,19 +413,19 @@ mod tests {
                 json += usize::from(Frame::parse_with_serde_json(line, LineFormat::Bare).is_ok());
                 outlined += usize::from(both_ways(line) > 0);
                 let transcript = Frame::outlined(line, LineFormat::of(line));
-                with_members += usize::from(transcript.is_some_and(|frame| frame.members().is_some()));
+                with_fields += usize::from(transcript.is_some_and(|frame| frame.fields().is_some()));
                 for near in near(line).iter().take(if lines % 10 == 0 { usize::MAX } else { 24 }) {
                     both_ways(near);
                 }
             }
         }
         // Every corpus line serde_json reads is read by the pass (the rest are the corpus's own
-        // bad lines), and its members are found for nearly all.
+        // bad lines), and its fields are found for nearly all.
         assert!(lines > 4000 && json + 20 > lines, "{json} of {lines} lines are JSON");
         assert_eq!(outlined, json, "of {lines} lines");
         assert!(
-            with_members * 100 >= json * 95,
-            "{with_members} of {json} outlined with members"
+            with_fields * 100 >= json * 95,
+            "{with_fields} of {json} outlined with fields"
         );
     }
 
@@ -505,17 +501,13 @@ mod tests {
             outlined(&lines[7], LineFormat::Transcript),
             "a time before 1970, in range"
         );
-        let members = |line: &str| {
-            Frame::outlined(line, LineFormat::Transcript).and_then(|frame| frame.members().map(Iterator::count))
+        let fields = |line: &str| {
+            Frame::outlined(line, LineFormat::Transcript).and_then(|frame| frame.fields().map(Iterator::count))
         };
-        assert_eq!(members(&lines[3]), Some(1));
-        assert_eq!(
-            members(&lines[17]),
-            None,
-            "an escaped key: serde_json reads the message"
-        );
-        assert_eq!(members(&lines[18]), None, "more members than an envelope");
-        assert_eq!(members(&lines[9]), None, "a message that is not an object");
+        assert_eq!(fields(&lines[3]), Some(1));
+        assert_eq!(fields(&lines[17]), None, "an escaped key: serde_json reads the message");
+        assert_eq!(fields(&lines[18]), None, "more members than an envelope");
+        assert_eq!(fields(&lines[9]), None, "a message that is not an object");
     }
 
     fn out_of_range(json: &str) -> bool {

@@ -60,8 +60,8 @@ pub mod ids;
 pub mod jsonrpc;
 pub mod ledger;
 mod lifecycle;
-pub mod members;
 pub mod normalizer;
+pub mod object_text;
 pub mod secrets;
 pub mod source;
 #[cfg(test)]

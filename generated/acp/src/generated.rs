@@ -7069,6 +7069,178 @@ pub mod error {
         }
     }
 }
+impl ContentBlock {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "text",
+        "image",
+        "audio",
+        "resource_link",
+        "resource",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Text { .. } => "text",
+            Self::Image { .. } => "image",
+            Self::Audio { .. } => "audio",
+            Self::ResourceLink { .. } => "resource_link",
+            Self::Resource { .. } => "resource",
+        }
+    }
+}
+impl CursorAskQuestionOutcome {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "outcome";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["answered", "skipped", "cancelled"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Answered { .. } => "answered",
+            Self::Skipped { .. } => "skipped",
+            Self::Cancelled { .. } => "cancelled",
+        }
+    }
+}
+impl CursorCreatePlanOutcome {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "outcome";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["accepted", "rejected", "cancelled"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Accepted { .. } => "accepted",
+            Self::Rejected { .. } => "rejected",
+            Self::Cancelled { .. } => "cancelled",
+        }
+    }
+}
+impl CursorGenerateImageOutcome {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "outcome";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["generated", "rejected", "cancelled"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Generated { .. } => "generated",
+            Self::Rejected { .. } => "rejected",
+            Self::Cancelled { .. } => "cancelled",
+        }
+    }
+}
+impl CursorTaskOutcome {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "outcome";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["completed", "rejected", "cancelled"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Completed { .. } => "completed",
+            Self::Rejected { .. } => "rejected",
+            Self::Cancelled { .. } => "cancelled",
+        }
+    }
+}
+impl CursorUpdateTodosOutcome {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "outcome";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["accepted", "rejected", "cancelled"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Accepted { .. } => "accepted",
+            Self::Rejected { .. } => "rejected",
+            Self::Cancelled { .. } => "cancelled",
+        }
+    }
+}
+impl RequestPermissionOutcome {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "outcome";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["cancelled", "selected"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Cancelled { .. } => "cancelled",
+            Self::Selected { .. } => "selected",
+        }
+    }
+}
+impl SessionConfigOption {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["select", "boolean"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Select { .. } => "select",
+            Self::Boolean { .. } => "boolean",
+        }
+    }
+}
+impl SessionUpdate {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "sessionUpdate";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "user_message_chunk",
+        "agent_message_chunk",
+        "agent_thought_chunk",
+        "tool_call",
+        "tool_call_update",
+        "plan",
+        "available_commands_update",
+        "current_mode_update",
+        "config_option_update",
+        "session_info_update",
+        "usage_update",
+        "notice",
+        "compaction_update",
+        "compaction_summary_chunk",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::UserMessageChunk { .. } => "user_message_chunk",
+            Self::AgentMessageChunk { .. } => "agent_message_chunk",
+            Self::AgentThoughtChunk { .. } => "agent_thought_chunk",
+            Self::ToolCall { .. } => "tool_call",
+            Self::ToolCallUpdate { .. } => "tool_call_update",
+            Self::Plan { .. } => "plan",
+            Self::AvailableCommandsUpdate { .. } => "available_commands_update",
+            Self::CurrentModeUpdate { .. } => "current_mode_update",
+            Self::ConfigOptionUpdate { .. } => "config_option_update",
+            Self::SessionInfoUpdate { .. } => "session_info_update",
+            Self::UsageUpdate { .. } => "usage_update",
+            Self::Notice { .. } => "notice",
+            Self::CompactionUpdate { .. } => "compaction_update",
+            Self::CompactionSummaryChunk { .. } => "compaction_summary_chunk",
+        }
+    }
+}
+impl ToolCallContent {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["content", "diff", "terminal"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Content { .. } => "content",
+            Self::Diff { .. } => "diff",
+            Self::Terminal { .. } => "terminal",
+        }
+    }
+}
 /// A JSON-RPC request object.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientRequest {

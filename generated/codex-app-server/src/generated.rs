@@ -24670,6 +24670,973 @@ pub mod error {
         }
     }
 }
+impl Account {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "apiKey",
+        "chatgpt",
+        "amazonBedrock",
+        "gcp",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::ApiKey { .. } => "apiKey",
+            Self::Chatgpt { .. } => "chatgpt",
+            Self::AmazonBedrock { .. } => "amazonBedrock",
+            Self::Gcp { .. } => "gcp",
+        }
+    }
+}
+impl AgentMessageDisplay {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "mode";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["show", "hide", "block"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Show { .. } => "show",
+            Self::Hide { .. } => "hide",
+            Self::Block { .. } => "block",
+        }
+    }
+}
+impl AgentMessageInputContent {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["input_text", "encrypted_content"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::InputText { .. } => "input_text",
+            Self::EncryptedContent { .. } => "encrypted_content",
+        }
+    }
+}
+impl AnswerAnnotation {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "kind";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["wellbeingHelpline"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::WellbeingHelpline { .. } => "wellbeingHelpline",
+        }
+    }
+}
+impl BedrockSetupParams {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["profile", "environment"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Profile { .. } => "profile",
+            Self::Environment { .. } => "environment",
+        }
+    }
+}
+impl BlockReason {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "kind";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["protection", "cyber"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Protection { .. } => "protection",
+            Self::Cyber { .. } => "cyber",
+        }
+    }
+}
+impl CapabilityRootLocation {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["environment"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Environment { .. } => "environment",
+        }
+    }
+}
+impl CommandAction {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "read",
+        "listFiles",
+        "search",
+        "unknown",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Read { .. } => "read",
+            Self::ListFiles { .. } => "listFiles",
+            Self::Search { .. } => "search",
+            Self::Unknown { .. } => "unknown",
+        }
+    }
+}
+impl ConfigLayerSource {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "packagedDefaults",
+        "mdm",
+        "system",
+        "enterpriseManaged",
+        "user",
+        "project",
+        "sessionFlags",
+        "legacyManagedConfigTomlFromFile",
+        "legacyManagedConfigTomlFromMdm",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::PackagedDefaults { .. } => "packagedDefaults",
+            Self::Mdm { .. } => "mdm",
+            Self::System { .. } => "system",
+            Self::EnterpriseManaged { .. } => "enterpriseManaged",
+            Self::User { .. } => "user",
+            Self::Project { .. } => "project",
+            Self::SessionFlags { .. } => "sessionFlags",
+            Self::LegacyManagedConfigTomlFromFile { .. } => {
+                "legacyManagedConfigTomlFromFile"
+            }
+            Self::LegacyManagedConfigTomlFromMdm { .. } => {
+                "legacyManagedConfigTomlFromMdm"
+            }
+        }
+    }
+}
+impl ConfiguredHookHandler {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "command",
+        "mcp_tool",
+        "prompt",
+        "agent",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Command { .. } => "command",
+            Self::McpTool { .. } => "mcp_tool",
+            Self::Prompt { .. } => "prompt",
+            Self::Agent { .. } => "agent",
+        }
+    }
+}
+impl ContentItem {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "input_text",
+        "input_image",
+        "input_audio",
+        "output_text",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::InputText { .. } => "input_text",
+            Self::InputImage { .. } => "input_image",
+            Self::InputAudio { .. } => "input_audio",
+            Self::OutputText { .. } => "output_text",
+        }
+    }
+}
+impl DynamicToolCallOutputContentItem {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["inputText", "inputImage", "inputAudio"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::InputText { .. } => "inputText",
+            Self::InputImage { .. } => "inputImage",
+            Self::InputAudio { .. } => "inputAudio",
+        }
+    }
+}
+impl DynamicToolNamespaceTool {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["function"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Function { .. } => "function",
+        }
+    }
+}
+impl DynamicToolSpec {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["function", "namespace"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Function { .. } => "function",
+            Self::Namespace { .. } => "namespace",
+        }
+    }
+}
+impl FileChange {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["add", "delete", "update"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Add { .. } => "add",
+            Self::Delete { .. } => "delete",
+            Self::Update { .. } => "update",
+        }
+    }
+}
+impl FileSystemPath {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["path", "glob_pattern", "special"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Path { .. } => "path",
+            Self::GlobPattern { .. } => "glob_pattern",
+            Self::Special { .. } => "special",
+        }
+    }
+}
+impl FileSystemSpecialPath {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "kind";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "root",
+        "minimal",
+        "project_roots",
+        "tmpdir",
+        "slash_tmp",
+        "unknown",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Root { .. } => "root",
+            Self::Minimal { .. } => "minimal",
+            Self::ProjectRoots { .. } => "project_roots",
+            Self::Tmpdir { .. } => "tmpdir",
+            Self::SlashTmp { .. } => "slash_tmp",
+            Self::Unknown { .. } => "unknown",
+        }
+    }
+}
+impl FunctionCallOutputContentItem {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "input_text",
+        "input_image",
+        "input_audio",
+        "encrypted_content",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::InputText { .. } => "input_text",
+            Self::InputImage { .. } => "input_image",
+            Self::InputAudio { .. } => "input_audio",
+            Self::EncryptedContent { .. } => "encrypted_content",
+        }
+    }
+}
+impl GatewayAuth {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "mode";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "none",
+        "environmentVariable",
+        "externallyConfigured",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::None { .. } => "none",
+            Self::EnvironmentVariable { .. } => "environmentVariable",
+            Self::ExternallyConfigured { .. } => "externallyConfigured",
+        }
+    }
+}
+impl GuardianApprovalReviewAction {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "command",
+        "execve",
+        "writeStdin",
+        "applyPatch",
+        "networkAccess",
+        "mcpToolCall",
+        "requestPermissions",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Command { .. } => "command",
+            Self::Execve { .. } => "execve",
+            Self::WriteStdin { .. } => "writeStdin",
+            Self::ApplyPatch { .. } => "applyPatch",
+            Self::NetworkAccess { .. } => "networkAccess",
+            Self::McpToolCall { .. } => "mcpToolCall",
+            Self::RequestPermissions { .. } => "requestPermissions",
+        }
+    }
+}
+impl HookMetadata {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "handlerType";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["command", "mcpTool", "prompt", "agent"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Command { .. } => "command",
+            Self::McpTool { .. } => "mcpTool",
+            Self::Prompt { .. } => "prompt",
+            Self::Agent { .. } => "agent",
+        }
+    }
+}
+impl ImageGenerationFailure {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["usageLimitExceeded"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::UsageLimitExceeded { .. } => "usageLimitExceeded",
+        }
+    }
+}
+impl LocalShellAction {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["exec"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Exec { .. } => "exec",
+        }
+    }
+}
+impl LoginAccountParams {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "apiKey",
+        "chatgpt",
+        "chatgptDeviceCode",
+        "chatgptAuthTokens",
+        "amazonBedrock",
+        "amazonBedrockAccessKeys",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::ApiKey { .. } => "apiKey",
+            Self::Chatgpt { .. } => "chatgpt",
+            Self::ChatgptDeviceCode { .. } => "chatgptDeviceCode",
+            Self::ChatgptAuthTokens { .. } => "chatgptAuthTokens",
+            Self::AmazonBedrock { .. } => "amazonBedrock",
+            Self::AmazonBedrockAccessKeys { .. } => "amazonBedrockAccessKeys",
+        }
+    }
+}
+impl LoginAccountResponse {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "apiKey",
+        "chatgpt",
+        "chatgptDeviceCode",
+        "chatgptAuthTokens",
+        "amazonBedrock",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::ApiKey { .. } => "apiKey",
+            Self::Chatgpt { .. } => "chatgpt",
+            Self::ChatgptDeviceCode { .. } => "chatgptDeviceCode",
+            Self::ChatgptAuthTokens { .. } => "chatgptAuthTokens",
+            Self::AmazonBedrock { .. } => "amazonBedrock",
+        }
+    }
+}
+impl McpServerElicitationRequestParams {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "mode";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "openai/userVerification",
+        "form",
+        "openai/form",
+        "openaiForm",
+        "url",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::OpenaiXuserVerification { .. } => "openai/userVerification",
+            Self::Form { .. } => "form",
+            Self::OpenaiXform { .. } => "openai/form",
+            Self::OpenaiForm { .. } => "openaiForm",
+            Self::Url { .. } => "url",
+        }
+    }
+}
+impl ModelProviderError {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "modelProviderMismatch",
+        "modelProviderNotConfigured",
+        "modelProviderPolicyConflict",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::ModelProviderMismatch { .. } => "modelProviderMismatch",
+            Self::ModelProviderNotConfigured { .. } => "modelProviderNotConfigured",
+            Self::ModelProviderPolicyConflict { .. } => "modelProviderPolicyConflict",
+        }
+    }
+}
+impl ParsedCommand {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "read",
+        "list_files",
+        "search",
+        "unknown",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Read { .. } => "read",
+            Self::ListFiles { .. } => "list_files",
+            Self::Search { .. } => "search",
+            Self::Unknown { .. } => "unknown",
+        }
+    }
+}
+impl PatchChangeKind {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["add", "delete", "update"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Add { .. } => "add",
+            Self::Delete { .. } => "delete",
+            Self::Update { .. } => "update",
+        }
+    }
+}
+impl PluginSource {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["local", "git", "npm", "remote"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Local { .. } => "local",
+            Self::Git { .. } => "git",
+            Self::Npm { .. } => "npm",
+            Self::Remote { .. } => "remote",
+        }
+    }
+}
+impl ProviderSettings {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "openai",
+        "customGateway",
+        "bedrock",
+        "gcp",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Openai { .. } => "openai",
+            Self::CustomGateway { .. } => "customGateway",
+            Self::Bedrock { .. } => "bedrock",
+            Self::Gcp { .. } => "gcp",
+        }
+    }
+}
+impl ProviderSettingsPatch {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["customGateway", "bedrock", "gcp"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::CustomGateway { .. } => "customGateway",
+            Self::Bedrock { .. } => "bedrock",
+            Self::Gcp { .. } => "gcp",
+        }
+    }
+}
+impl ReasoningItemContent {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["reasoning_text", "text"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::ReasoningText { .. } => "reasoning_text",
+            Self::Text { .. } => "text",
+        }
+    }
+}
+impl ReasoningItemReasoningSummary {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["summary_text"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::SummaryText { .. } => "summary_text",
+        }
+    }
+}
+impl ResponseItem {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "additional_tools",
+        "message",
+        "agent_message",
+        "reasoning",
+        "local_shell_call",
+        "function_call",
+        "tool_search_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "tool_search_output",
+        "web_search_call",
+        "image_generation_call",
+        "compaction",
+        "configuration_update",
+        "compaction_trigger",
+        "context_compaction",
+        "other",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::AdditionalTools { .. } => "additional_tools",
+            Self::Message { .. } => "message",
+            Self::AgentMessage { .. } => "agent_message",
+            Self::Reasoning { .. } => "reasoning",
+            Self::LocalShellCall { .. } => "local_shell_call",
+            Self::FunctionCall { .. } => "function_call",
+            Self::ToolSearchCall { .. } => "tool_search_call",
+            Self::FunctionCallOutput { .. } => "function_call_output",
+            Self::CustomToolCall { .. } => "custom_tool_call",
+            Self::CustomToolCallOutput { .. } => "custom_tool_call_output",
+            Self::ToolSearchOutput { .. } => "tool_search_output",
+            Self::WebSearchCall { .. } => "web_search_call",
+            Self::ImageGenerationCall { .. } => "image_generation_call",
+            Self::Compaction { .. } => "compaction",
+            Self::ConfigurationUpdate { .. } => "configuration_update",
+            Self::CompactionTrigger { .. } => "compaction_trigger",
+            Self::ContextCompaction { .. } => "context_compaction",
+            Self::Other { .. } => "other",
+        }
+    }
+}
+impl ResponsesApiWebSearchAction {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "search",
+        "open_page",
+        "find_in_page",
+        "other",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Search { .. } => "search",
+            Self::OpenPage { .. } => "open_page",
+            Self::FindInPage { .. } => "find_in_page",
+            Self::Other { .. } => "other",
+        }
+    }
+}
+impl ReviewTarget {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "uncommittedChanges",
+        "baseBranch",
+        "commit",
+        "custom",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::UncommittedChanges { .. } => "uncommittedChanges",
+            Self::BaseBranch { .. } => "baseBranch",
+            Self::Commit { .. } => "commit",
+            Self::Custom { .. } => "custom",
+        }
+    }
+}
+impl SandboxPolicy {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "dangerFullAccess",
+        "readOnly",
+        "externalSandbox",
+        "workspaceWrite",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::DangerFullAccess { .. } => "dangerFullAccess",
+            Self::ReadOnly { .. } => "readOnly",
+            Self::ExternalSandbox { .. } => "externalSandbox",
+            Self::WorkspaceWrite { .. } => "workspaceWrite",
+        }
+    }
+}
+impl ScheduledTaskSchedule {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["hourly", "daily", "weekdays", "weekly"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Hourly { .. } => "hourly",
+            Self::Daily { .. } => "daily",
+            Self::Weekdays { .. } => "weekdays",
+            Self::Weekly { .. } => "weekly",
+        }
+    }
+}
+impl ThreadItem {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "userMessage",
+        "hookPrompt",
+        "agentMessage",
+        "functionCallOutput",
+        "plan",
+        "reasoning",
+        "commandExecution",
+        "fileChange",
+        "mcpToolCall",
+        "dynamicToolCall",
+        "collabAgentToolCall",
+        "subAgentActivity",
+        "webSearch",
+        "imageView",
+        "sleep",
+        "imageGeneration",
+        "enteredReviewMode",
+        "exitedReviewMode",
+        "contextCompaction",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::UserMessage { .. } => "userMessage",
+            Self::HookPrompt { .. } => "hookPrompt",
+            Self::AgentMessage { .. } => "agentMessage",
+            Self::FunctionCallOutput { .. } => "functionCallOutput",
+            Self::Plan { .. } => "plan",
+            Self::Reasoning { .. } => "reasoning",
+            Self::CommandExecution { .. } => "commandExecution",
+            Self::FileChange { .. } => "fileChange",
+            Self::McpToolCall { .. } => "mcpToolCall",
+            Self::DynamicToolCall { .. } => "dynamicToolCall",
+            Self::CollabAgentToolCall { .. } => "collabAgentToolCall",
+            Self::SubAgentActivity { .. } => "subAgentActivity",
+            Self::WebSearch { .. } => "webSearch",
+            Self::ImageView { .. } => "imageView",
+            Self::Sleep { .. } => "sleep",
+            Self::ImageGeneration { .. } => "imageGeneration",
+            Self::EnteredReviewMode { .. } => "enteredReviewMode",
+            Self::ExitedReviewMode { .. } => "exitedReviewMode",
+            Self::ContextCompaction { .. } => "contextCompaction",
+        }
+    }
+}
+impl ThreadItemsListAnchor {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["item"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Item { .. } => "item",
+        }
+    }
+}
+impl ThreadPredictionResult {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["completed", "failed"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Completed { .. } => "completed",
+            Self::Failed { .. } => "failed",
+        }
+    }
+}
+impl ThreadReadStateOperation {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["read", "unread"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Read { .. } => "read",
+            Self::Unread { .. } => "unread",
+        }
+    }
+}
+impl ThreadRealtimeBemItemPresentation {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "wholeItem",
+        "inlineMarkdown",
+        "inlineVisualization",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::WholeItem { .. } => "wholeItem",
+            Self::InlineMarkdown { .. } => "inlineMarkdown",
+            Self::InlineVisualization { .. } => "inlineVisualization",
+        }
+    }
+}
+impl ThreadRealtimeItem {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "realtimeSessionStarted",
+        "frame",
+        "transcriptSegment",
+        "bemItemPromoted",
+        "realtimeSessionClosed",
+        "turnInputAccepted",
+        "sessionEndInputSaved",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::RealtimeSessionStarted { .. } => "realtimeSessionStarted",
+            Self::Frame { .. } => "frame",
+            Self::TranscriptSegment { .. } => "transcriptSegment",
+            Self::BemItemPromoted { .. } => "bemItemPromoted",
+            Self::RealtimeSessionClosed { .. } => "realtimeSessionClosed",
+            Self::TurnInputAccepted { .. } => "turnInputAccepted",
+            Self::SessionEndInputSaved { .. } => "sessionEndInputSaved",
+        }
+    }
+}
+impl ThreadRealtimeStartTransport {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["websocket", "webrtc", "existingCall"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Websocket { .. } => "websocket",
+            Self::Webrtc { .. } => "webrtc",
+            Self::ExistingCall { .. } => "existingCall",
+        }
+    }
+}
+impl ThreadStatus {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "notLoaded",
+        "idle",
+        "systemError",
+        "active",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::NotLoaded { .. } => "notLoaded",
+            Self::Idle { .. } => "idle",
+            Self::SystemError { .. } => "systemError",
+            Self::Active { .. } => "active",
+        }
+    }
+}
+impl ThreadTimelineEntry {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "item",
+        "realtime",
+        "turnStarted",
+        "turnCompleted",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Item { .. } => "item",
+            Self::Realtime { .. } => "realtime",
+            Self::TurnStarted { .. } => "turnStarted",
+            Self::TurnCompleted { .. } => "turnCompleted",
+        }
+    }
+}
+impl ThreadUnreadPosition {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["threadStart", "turn"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::ThreadStart { .. } => "threadStart",
+            Self::Turn { .. } => "turn",
+        }
+    }
+}
+impl UserInput {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "text",
+        "image",
+        "localImage",
+        "audio",
+        "localAudio",
+        "skill",
+        "mention",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Text { .. } => "text",
+            Self::Image { .. } => "image",
+            Self::LocalImage { .. } => "localImage",
+            Self::Audio { .. } => "audio",
+            Self::LocalAudio { .. } => "localAudio",
+            Self::Skill { .. } => "skill",
+            Self::Mention { .. } => "mention",
+        }
+    }
+}
+impl UserVerificationErrorDetails {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "invalidRequest",
+        "unavailable",
+        "cancelled",
+        "failed",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::InvalidRequest { .. } => "invalidRequest",
+            Self::Unavailable { .. } => "unavailable",
+            Self::Cancelled { .. } => "cancelled",
+            Self::Failed { .. } => "failed",
+        }
+    }
+}
+impl WebSearchAction {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "search",
+        "openPage",
+        "findInPage",
+        "other",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Search { .. } => "search",
+            Self::OpenPage { .. } => "openPage",
+            Self::FindInPage { .. } => "findInPage",
+            Self::Other { .. } => "other",
+        }
+    }
+}
 /// Notification sent from the server to the client.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ServerNotification {

@@ -14,10 +14,15 @@
 //! Unions come from the schema's `x-dispatch` annotations ([`annotation`], documented in
 //! `schemas/README.md`) or from a source's own reading of its schema (Codex's method unions);
 //! both produce the [`Union`] model below. [`jsonrpc`] and [`tagged`] emit the two styles.
+//!
+//! The internally tagged enums typify keeps (`#[serde(tag = ...)]`, whose variants serde tells
+//! apart by the tag alone) get the same `TAG`, `TAGS` and `tag()` from [`serde_tagged`], read
+//! from typify's output.
 
 pub mod annotation;
 mod jsonrpc;
 pub mod results;
+pub mod serde_tagged;
 mod tagged;
 
 use proc_macro2::{Ident, TokenStream};

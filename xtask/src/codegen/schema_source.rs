@@ -8,7 +8,8 @@
 //! 3. the `x-dispatch` unions ([`dispatch::annotation`]) and `x-raw-json` properties;
 //! 4. the generic passes the source picks ([`passes`]);
 //! 5. typify for the payload types, its untagged enums checked against the source's shape-union
-//!    allow list; the dispatch emitter for the unions;
+//!    allow list, its internally tagged enums given their tags; the dispatch emitter for the
+//!    unions;
 //! 6. the crate: `Cargo.toml` (serde, serde_json, agentwire-protocol), `lib.rs`, `generated.rs`.
 
 use std::path::Path;
@@ -132,12 +133,14 @@ fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::Fil
     passes::run(&mut definitions, source.passes);
 
     let payloads = typify_runner::generate(&source.schema, &definitions, &replacements)?;
+    let payload_tags = dispatch::serde_tagged::emit(&payloads)?;
     let dispatch = dispatch::emit(&unions);
     let file = rust_output::parse(
         source.crate_dir,
         quote::quote! {
             #leading
             #payloads
+            #payload_tags
             #dispatch
             #trailing
         },

@@ -33,8 +33,8 @@ use crate::frame::{Direction, Frame};
 use crate::ids;
 use crate::ledger::{Cutoff, Ledger};
 use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
-use crate::members;
 use crate::normalizer::Options;
+use crate::object_text;
 use crate::source::Source;
 
 /// What the client asked, kept until the agent answers (the answer alone does not say: a
@@ -469,7 +469,7 @@ impl AcpNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let ask = self.client_asks.remove(id).unwrap_or(ClientAsk::Other);
-        let method = client_result_method(result);
+        let method = result.method();
         let raw = self.raw(frame, Some(method)).with_type("result");
         match result {
             ClientRequestResult::Initialize(init) => {
@@ -494,10 +494,10 @@ impl AcpNormalizer {
                 }
                 let result = sent_result(frame);
                 let no_methods = serde_json::from_str::<&RawValue>("[]").expect("an empty array");
-                let config = members::object(
+                let config = object_text::object(
                     ["protocolVersion", "agentCapabilities", "authMethods", "agentInfo"]
                         .into_iter()
-                        .filter_map(|key| match (key, members::find(&result, key)) {
+                        .filter_map(|key| match (key, object_text::find(&result, key)) {
                             (_, Some(value)) => Some((key, value)),
                             ("authMethods", None) => Some((key, no_methods)),
                             (_, None) => None,
@@ -581,7 +581,7 @@ impl AcpNormalizer {
                     .or_else(|| response.meta.as_ref().and_then(|meta| meta.get("quota")).cloned());
                 let payload = TurnCompletedPayload {
                     state,
-                    stop_reason: Some(Some(tools::stop_reason_name(&response.stop_reason).to_string())),
+                    stop_reason: Some(Some(response.stop_reason.to_string())),
                     usage,
                     model_usage: None,
                     total_cost_usd: None,
@@ -603,19 +603,19 @@ impl AcpNormalizer {
                 };
                 let mut config = Map::new();
                 config.insert("currentModeId".into(), mode);
-                self.configured(raw, session.as_deref(), members::from_map(&config), out);
+                self.configured(raw, session.as_deref(), object_text::from_map(&config), out);
             }
             ClientRequestResult::SessionSetConfigOption(set) => {
                 let mut config = Map::new();
                 config.insert("configOptions".into(), to_value(&set.config_options));
                 let session = ask_session(&ask);
-                self.configured(raw, session.as_deref(), members::from_map(&config), out);
+                self.configured(raw, session.as_deref(), object_text::from_map(&config), out);
             }
             ClientRequestResult::SessionList(list) => {
                 let mut config = Map::new();
                 config.insert("sessions".into(), to_value(&list.sessions));
                 insert_some(&mut config, "nextCursor", list.next_cursor.as_ref());
-                self.configured(raw, None, members::from_map(&config), out);
+                self.configured(raw, None, object_text::from_map(&config), out);
             }
             ClientRequestResult::SessionClose(_) => self.thread_state(raw, &ask, ThreadState::Closed, out),
             ClientRequestResult::SessionDelete(_) => self.thread_state(raw, &ask, ThreadState::Archived, out),
@@ -830,13 +830,11 @@ impl AcpNormalizer {
         self.client_asks.remove(id);
         match result {
             CursorClientRequestResult::CursorListAvailableModels(models) => {
-                let raw = self
-                    .raw(frame, Some("cursor/list_available_models"))
-                    .with_type("result");
+                let raw = self.raw(frame, Some(result.method())).with_type("result");
                 let mut config = Map::new();
                 config.insert("availableModels".into(), to_value(&models.models));
                 let session = self.last_session.clone();
-                self.configured(raw, session.as_deref(), members::from_map(&config), out);
+                self.configured(raw, session.as_deref(), object_text::from_map(&config), out);
             }
         }
     }
@@ -876,23 +874,6 @@ fn ask_session(ask: &ClientAsk) -> Option<String> {
     }
 }
 
-fn client_result_method(result: &ClientRequestResult) -> &'static str {
-    match result {
-        ClientRequestResult::Initialize(_) => "initialize",
-        ClientRequestResult::Authenticate(_) => "authenticate",
-        ClientRequestResult::Logout(_) => "logout",
-        ClientRequestResult::SessionNew(_) => "session/new",
-        ClientRequestResult::SessionLoad(_) => "session/load",
-        ClientRequestResult::SessionList(_) => "session/list",
-        ClientRequestResult::SessionDelete(_) => "session/delete",
-        ClientRequestResult::SessionResume(_) => "session/resume",
-        ClientRequestResult::SessionClose(_) => "session/close",
-        ClientRequestResult::SessionSetMode(_) => "session/set_mode",
-        ClientRequestResult::SessionSetConfigOption(_) => "session/set_config_option",
-        ClientRequestResult::SessionPrompt(_) => "session/prompt",
-    }
-}
-
 /// The message of a frame as JSON, exactly as sent (a generated value re-encoded gains the
 /// defaults of fields the sender left out, like an empty `auth` capability).
 pub(super) fn wire_json(frame: &Frame<'_>) -> Value {
@@ -910,17 +891,17 @@ fn session_config(frame: &Frame<'_>) -> Option<Box<RawValue>> {
     let result = sent_result(frame);
     let config: Vec<(&str, &RawValue)> = ["modes", "models", "configOptions"]
         .into_iter()
-        .filter_map(|key| Some((key, members::find(&result, key)?)))
+        .filter_map(|key| Some((key, object_text::find(&result, key)?)))
         .collect();
-    (!config.is_empty()).then(|| members::object(config))
+    (!config.is_empty()).then(|| object_text::object(config))
 }
 
 /// The members of the `result` object of a response frame as sent, as text (none if it is not
 /// an object): with Cursor's model and option lists, these results are a fifth of the ACP
 /// corpus's bytes, copied into `session.configured` without being parsed into maps.
 fn sent_result<'a>(frame: &Frame<'a>) -> Vec<(Cow<'a, str>, &'a RawValue)> {
-    members::at(frame.msg.get(), &["result"])
-        .and_then(|result| members::members(result.get()))
+    object_text::at(frame.msg.get(), &["result"])
+        .and_then(|result| object_text::entries(result.get()))
         .unwrap_or_default()
 }
 

@@ -42,7 +42,8 @@ impl AcpNormalizer {
         request: &AgentRequest,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let raw = self.raw(frame, Some(request.method()));
+        let method = request.method();
+        let raw = self.raw(frame, Some(method));
         match request {
             AgentRequest::SessionRequestPermission { id, params } => {
                 let session = params.session_id.0.clone();
@@ -94,7 +95,7 @@ impl AcpNormalizer {
                     item: Some(item),
                 };
                 let offer = Offer::Permission { tool_call_id, options };
-                self.open_request(raw, id, "session/request_permission", &session, offer, opened, out);
+                self.open_request(raw, id, method, &session, offer, opened, out);
             }
             AgentRequest::ElicitationCreate { id, params } => {
                 let session = self.last_session.clone().unwrap_or_default();
@@ -114,17 +115,17 @@ impl AcpNormalizer {
                     item: None,
                 };
                 let offer = Offer::Elicitation(params.clone());
-                self.open_request(raw, id, "elicitation/create", &session, offer, opened, out);
+                self.open_request(raw, id, method, &session, offer, opened, out);
             }
             AgentRequest::FsReadTextFile { id, params } => {
                 let tool = self.tool_for_path(&params.session_id.0, &params.path);
                 let summary = format!("reading {}", params.path);
-                self.work(raw, id, "fs/read_text_file", &params.session_id.0, tool, summary, out);
+                self.work(raw, id, method, &params.session_id.0, tool, summary, out);
             }
             AgentRequest::FsWriteTextFile { id, params } => {
                 let tool = self.tool_for_path(&params.session_id.0, &params.path);
                 let summary = format!("writing {}", params.path);
-                self.work(raw, id, "fs/write_text_file", &params.session_id.0, tool, summary, out);
+                self.work(raw, id, method, &params.session_id.0, tool, summary, out);
             }
             AgentRequest::TerminalCreate { id, params } => {
                 let mut command = params.command.clone();
@@ -134,14 +135,14 @@ impl AcpNormalizer {
                 }
                 let tool = self.tool_for_command(&params.session_id.0, &command);
                 let summary = format!("running {command}");
-                self.work(raw, id, "terminal/create", &params.session_id.0, tool, summary, out);
+                self.work(raw, id, method, &params.session_id.0, tool, summary, out);
             }
             AgentRequest::TerminalOutput { id, params } => {
                 let tool = self.terminal_tool(&params.terminal_id.0);
                 self.work(
                     raw,
                     id,
-                    "terminal/output",
+                    method,
                     &params.session_id.0,
                     tool,
                     "reading the terminal output".into(),
@@ -151,22 +152,14 @@ impl AcpNormalizer {
             AgentRequest::TerminalWaitForExit { id, params } => {
                 let tool = self.terminal_tool(&params.terminal_id.0);
                 let summary = "waiting for the command to exit".to_string();
-                self.work(
-                    raw,
-                    id,
-                    "terminal/wait_for_exit",
-                    &params.session_id.0,
-                    tool,
-                    summary,
-                    out,
-                );
+                self.work(raw, id, method, &params.session_id.0, tool, summary, out);
             }
             AgentRequest::TerminalKill { id, params } => {
                 let tool = self.terminal_tool(&params.terminal_id.0);
                 self.work(
                     raw,
                     id,
-                    "terminal/kill",
+                    method,
                     &params.session_id.0,
                     tool,
                     "killing the command".into(),
@@ -177,7 +170,7 @@ impl AcpNormalizer {
                 // A released terminal's id is no longer valid: forget it.
                 let tool = self.terminals.remove(&params.terminal_id.0).map(|(_, tool)| tool);
                 let summary = "releasing the terminal".to_string();
-                self.work(raw, id, "terminal/release", &params.session_id.0, tool, summary, out);
+                self.work(raw, id, method, &params.session_id.0, tool, summary, out);
             }
         }
     }
@@ -355,9 +348,9 @@ impl AcpNormalizer {
         result: &AgentRequestResult,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
+        let raw = self.raw(frame, Some(result.method())).with_type("result");
         match result {
             AgentRequestResult::SessionRequestPermission(response) => {
-                let raw = self.raw(frame, Some("session/request_permission")).with_type("result");
                 let options = match self.ledger.request(&key_of(id)).map(|request| &request.extra.offer) {
                     Some(Offer::Permission { options, .. }) => options.clone(),
                     Some(
@@ -383,7 +376,7 @@ impl AcpNormalizer {
                                 resolution: json!({
                                     "outcome": "selected",
                                     "optionId": option.option_id,
-                                    "kind": tools::option_kind_name(&option.kind),
+                                    "kind": option.kind.to_string(),
                                     "name": option.name,
                                 }),
                                 answers: None,
@@ -418,7 +411,6 @@ impl AcpNormalizer {
                 self.settle(raw, id, answer, out);
             }
             AgentRequestResult::ElicitationCreate(response) => {
-                let raw = self.raw(frame, Some("elicitation/create")).with_type("result");
                 let decision = elicitation_decision(response);
                 let answer = Answer {
                     decision,
@@ -442,7 +434,6 @@ impl AcpNormalizer {
                 let Some(tool) = work.tool else {
                     return;
                 };
-                let raw = self.raw(frame, Some(work.method)).with_type("result");
                 self.deliver_output(raw, &work.session, &tool, &output.output, out);
             }
             // The client did the work; the tool call's own updates report its outcome.
@@ -561,9 +552,10 @@ impl AcpNormalizer {
     ) {
         let session = self.last_session.clone().unwrap_or_default();
         let sent = wire_json(frame)["params"].take();
+        let method = request.method();
         match request {
             CursorAgentRequest::CursorAskQuestion { id, params } => {
-                let raw = self.raw(frame, Some("cursor/ask_question"));
+                let raw = self.raw(frame, Some(method));
                 let opened = Opened {
                     request_type: CanonicalRequestType::ToolUserInput,
                     detail: params.title.clone(),
@@ -573,10 +565,10 @@ impl AcpNormalizer {
                     item: Some(params.tool_call_id.0.clone()),
                 };
                 let offer = Offer::AskQuestion(params.clone());
-                self.open_request(raw, id, "cursor/ask_question", &session, offer, opened, out);
+                self.open_request(raw, id, method, &session, offer, opened, out);
             }
             CursorAgentRequest::CursorCreatePlan { id, params } => {
-                let raw = self.raw(frame, Some("cursor/create_plan"));
+                let raw = self.raw(frame, Some(method));
                 let title = params.name.clone().or_else(|| Some("Plan".to_string()));
                 let item = Item {
                     id: &params.tool_call_id.0,
@@ -606,10 +598,10 @@ impl AcpNormalizer {
                     item: Some(params.tool_call_id.0.clone()),
                 };
                 let offer = Offer::CreatePlan(params.clone());
-                self.open_request(raw, id, "cursor/create_plan", &session, offer, opened, out);
+                self.open_request(raw, id, method, &session, offer, opened, out);
             }
             CursorAgentRequest::CursorUpdateTodos { id, params } => {
-                let raw = self.raw(frame, Some("cursor/update_todos"));
+                let raw = self.raw(frame, Some(method));
                 let plan = self.merge_todos(&session, params);
                 self.plan_updated(raw, &session, None, plan, out);
                 let opened = Opened {
@@ -621,10 +613,10 @@ impl AcpNormalizer {
                     item: Some(params.tool_call_id.0.clone()),
                 };
                 let offer = Offer::UpdateTodos(params.clone());
-                self.open_request(raw, id, "cursor/update_todos", &session, offer, opened, out);
+                self.open_request(raw, id, method, &session, offer, opened, out);
             }
             CursorAgentRequest::CursorTask { id, params } => {
-                let raw = self.raw(frame, Some("cursor/task"));
+                let raw = self.raw(frame, Some(method));
                 let item = Item {
                     id: &params.tool_call_id.0,
                     item_type: CanonicalItemType::CollabAgentToolCall,
@@ -640,10 +632,10 @@ impl AcpNormalizer {
                     item: Some(params.tool_call_id.0.clone()),
                 };
                 let offer = Offer::Task(params.clone());
-                self.open_request(raw, id, "cursor/task", &session, offer, opened, out);
+                self.open_request(raw, id, method, &session, offer, opened, out);
             }
             CursorAgentRequest::CursorGenerateImage { id, params } => {
-                let raw = self.raw(frame, Some("cursor/generate_image"));
+                let raw = self.raw(frame, Some(method));
                 let item = Item {
                     id: &params.tool_call_id.0,
                     item_type: CanonicalItemType::ImageGeneration,
@@ -659,7 +651,7 @@ impl AcpNormalizer {
                     item: Some(params.tool_call_id.0.clone()),
                 };
                 let offer = Offer::GenerateImage(params.clone());
-                self.open_request(raw, id, "cursor/generate_image", &session, offer, opened, out);
+                self.open_request(raw, id, method, &session, offer, opened, out);
             }
         }
     }
@@ -719,33 +711,27 @@ impl AcpNormalizer {
         let request = self.ledger.request(&key).map(|request| request.extra.clone());
         let session = request.as_ref().map(|r| r.session.clone()).unwrap_or_default();
         let item = request.as_ref().and_then(|r| cursor_item(&r.offer));
-        let (method, decision, answers, status) = match result {
+        let (decision, answers, status) = match result {
             CursorAgentRequestResult::CursorAskQuestion(response) => {
                 let answers = match &response.outcome {
                     CursorAskQuestionOutcome::Answered { answers } => Some(to_value(answers)),
                     CursorAskQuestionOutcome::Skipped { .. } | CursorAskQuestionOutcome::Cancelled => None,
                 };
                 let decision = ask_question_decision(&response.outcome);
-                ("cursor/ask_question", decision, answers, None)
+                (decision, answers, None)
             }
-            CursorAgentRequestResult::CursorCreatePlan(response) => (
-                "cursor/create_plan",
-                create_plan_decision(&response.outcome),
-                None,
-                None,
-            ),
-            CursorAgentRequestResult::CursorUpdateTodos(response) => (
-                "cursor/update_todos",
-                update_todos_decision(&response.outcome),
-                None,
-                None,
-            ),
+            CursorAgentRequestResult::CursorCreatePlan(response) => {
+                (create_plan_decision(&response.outcome), None, None)
+            }
+            CursorAgentRequestResult::CursorUpdateTodos(response) => {
+                (update_todos_decision(&response.outcome), None, None)
+            }
             CursorAgentRequestResult::CursorTask(response) => {
                 let status = match &response.outcome {
                     CursorTaskOutcome::Completed { .. } => ItemStatus::Completed,
                     CursorTaskOutcome::Rejected { .. } | CursorTaskOutcome::Cancelled => ItemStatus::Declined,
                 };
-                ("cursor/task", task_decision(&response.outcome), None, Some(status))
+                (task_decision(&response.outcome), None, Some(status))
             }
             CursorAgentRequestResult::CursorGenerateImage(response) => {
                 let status = match &response.outcome {
@@ -754,15 +740,10 @@ impl AcpNormalizer {
                         ItemStatus::Declined
                     }
                 };
-                (
-                    "cursor/generate_image",
-                    generate_image_decision(&response.outcome),
-                    None,
-                    Some(status),
-                )
+                (generate_image_decision(&response.outcome), None, Some(status))
             }
         };
-        let raw = self.raw(frame, Some(method)).with_type("result");
+        let raw = self.raw(frame, Some(result.method())).with_type("result");
         let resolution = with_message(to_value(result), cursor_refusal_reason(result));
         if let (Some(item), Some(status)) = (item, status) {
             let fields = object(json!({ "outcome": resolution.get("outcome").cloned().unwrap_or(Value::Null) }));

@@ -73,33 +73,12 @@ pub fn turn_state(reason: &StopReason) -> TurnState {
     }
 }
 
-/// The wire value of a stop reason.
-pub fn stop_reason_name(reason: &StopReason) -> &'static str {
-    match reason {
-        StopReason::EndTurn => "end_turn",
-        StopReason::MaxTokens => "max_tokens",
-        StopReason::MaxTurnRequests => "max_turn_requests",
-        StopReason::Refusal => "refusal",
-        StopReason::Cancelled => "cancelled",
-    }
-}
-
 /// The canonical decision of choosing an option of `kind`.
 pub fn decision(kind: &PermissionOptionKind) -> Decision {
     match kind {
         PermissionOptionKind::AllowOnce => Decision::Accept,
         PermissionOptionKind::AllowAlways => Decision::AcceptForSession,
         PermissionOptionKind::RejectOnce | PermissionOptionKind::RejectAlways => Decision::Decline,
-    }
-}
-
-/// The wire value of a permission option kind.
-pub fn option_kind_name(kind: &PermissionOptionKind) -> &'static str {
-    match kind {
-        PermissionOptionKind::AllowOnce => "allow_once",
-        PermissionOptionKind::AllowAlways => "allow_always",
-        PermissionOptionKind::RejectOnce => "reject_once",
-        PermissionOptionKind::RejectAlways => "reject_always",
     }
 }
 

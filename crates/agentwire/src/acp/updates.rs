@@ -27,31 +27,11 @@ use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ids;
 use crate::ledger::{Answer, OpenItemFace};
-use crate::members;
+use crate::object_text;
 
 /// The names Claude's adapter gives Claude's subagent tool in `_meta.claudeCode.toolName`
 /// (`Task`, `Agent` in newer Claude Code releases).
 const CLAUDE_SUBAGENT_TOOLS: &[&str] = &["Task", "Agent"];
-
-/// The `sessionUpdate` tag of an update.
-fn tag(update: &SessionUpdate) -> &'static str {
-    match update {
-        SessionUpdate::UserMessageChunk { .. } => "user_message_chunk",
-        SessionUpdate::AgentMessageChunk { .. } => "agent_message_chunk",
-        SessionUpdate::AgentThoughtChunk { .. } => "agent_thought_chunk",
-        SessionUpdate::ToolCall { .. } => "tool_call",
-        SessionUpdate::ToolCallUpdate { .. } => "tool_call_update",
-        SessionUpdate::Plan { .. } => "plan",
-        SessionUpdate::AvailableCommandsUpdate { .. } => "available_commands_update",
-        SessionUpdate::CurrentModeUpdate { .. } => "current_mode_update",
-        SessionUpdate::ConfigOptionUpdate { .. } => "config_option_update",
-        SessionUpdate::SessionInfoUpdate { .. } => "session_info_update",
-        SessionUpdate::UsageUpdate { .. } => "usage_update",
-        SessionUpdate::Notice { .. } => "notice",
-        SessionUpdate::CompactionUpdate { .. } => "compaction_update",
-        SessionUpdate::CompactionSummaryChunk { .. } => "compaction_summary_chunk",
-    }
-}
 
 /// The `update` of a `session/update` as JSON, exactly as sent: read again only by the updates
 /// whose fields go into an event as they are (tool calls, commands, options, usage), not by the
@@ -64,8 +44,8 @@ fn sent_update(frame: &Frame<'_>) -> Value {
 /// command list is a sixth of the ACP corpus's bytes.
 fn sent_update_member(frame: &Frame<'_>, key: &str) -> Box<RawValue> {
     let null = serde_json::from_str::<&RawValue>("null").expect("JSON null");
-    let value = members::at(frame.msg.get(), &["params", "update", key]).unwrap_or(null);
-    members::object([(key, value)])
+    let value = object_text::at(frame.msg.get(), &["params", "update", key]).unwrap_or(null);
+    object_text::object([(key, value)])
 }
 
 impl AcpNormalizer {
@@ -77,12 +57,14 @@ impl AcpNormalizer {
     ) {
         match notification {
             AgentNotification::SessionUpdate { params } => {
-                let raw = self.raw(frame, Some("session/update")).with_type(tag(&params.update));
+                let raw = self
+                    .raw(frame, Some(notification.method()))
+                    .with_type(params.update.tag());
                 self.on_session_update(frame, raw, &params.session_id.0, &params.update, out);
             }
             // A URL-mode elicitation finished out of band: progress of the client-side work.
             AgentNotification::ElicitationComplete { params } => {
-                let raw = self.raw(frame, Some("elicitation/complete"));
+                let raw = self.raw(frame, Some(notification.method()));
                 let payload = ToolProgressPayload {
                     tool_use_id: None,
                     tool_name: Some("elicitation".to_string()),
@@ -126,7 +108,7 @@ impl AcpNormalizer {
                 if dir == Direction::Out {
                     return;
                 }
-                let raw = self.raw(frame, Some("$/cancel_request"));
+                let raw = self.raw(frame, Some(notification.method()));
                 let key = serde_json::to_string(&params.request_id).unwrap_or_default();
                 match self.ledger.request_mut(&key) {
                     Some(request) => {
@@ -215,7 +197,7 @@ impl AcpNormalizer {
             SessionUpdate::CurrentModeUpdate { current_mode_id, .. } => {
                 let mut config = Map::new();
                 config.insert("currentModeId".into(), Value::String(current_mode_id.0.clone()));
-                self.configured(raw, Some(session), members::from_map(&config), out);
+                self.configured(raw, Some(session), object_text::from_map(&config), out);
             }
             SessionUpdate::ConfigOptionUpdate { .. } => {
                 let config = sent_update_member(frame, "configOptions");

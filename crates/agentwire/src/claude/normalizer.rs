@@ -49,8 +49,8 @@ use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ids;
 use crate::ledger::{Answer, Cutoff, Ledger, OpenItemFace, OpenRequest, Place};
-use crate::members;
 use crate::normalizer::{Normalizer, Options, Problem};
+use crate::object_text;
 use crate::source::Source;
 
 /// How the tool result of a call the CLI's permission rules refused reads (0.2.x reports the
@@ -1154,46 +1154,28 @@ impl ClaudeNormalizer {
     fn result(&mut self, result: &SdkResultMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         // The fields the typed result does not carry as sent, parsed one by one, not the whole
         // message (its `result` text and permission denials).
-        let sent = members::members(raw.payload.get()).unwrap_or_default();
+        let sent = object_text::entries(raw.payload.get()).unwrap_or_default();
         let field = |key: &str| sent_field::<Value>(&sent, key);
         self.ensure_turn(None, raw, out);
-        let (subtype, is_error, terminal, denials, errors) = match result {
-            SdkResultMessage::Success(r) => ("success", r.is_error, r.terminal_reason, &r.permission_denials, None),
-            SdkResultMessage::ErrorDuringExecution(r) => (
-                "error_during_execution",
-                true,
-                r.terminal_reason,
-                &r.permission_denials,
-                Some(&r.errors),
-            ),
-            SdkResultMessage::ErrorMaxTurns(r) => (
-                "error_max_turns",
-                true,
-                r.terminal_reason,
-                &r.permission_denials,
-                Some(&r.errors),
-            ),
-            SdkResultMessage::ErrorMaxBudgetUsd(r) => (
-                "error_max_budget_usd",
-                true,
-                r.terminal_reason,
-                &r.permission_denials,
-                Some(&r.errors),
-            ),
-            SdkResultMessage::ErrorMaxStructuredOutputRetries(r) => (
-                "error_max_structured_output_retries",
-                true,
-                r.terminal_reason,
-                &r.permission_denials,
-                Some(&r.errors),
-            ),
+        let subtype = result.tag();
+        let success = matches!(result, SdkResultMessage::Success(_));
+        let (is_error, terminal, denials, errors) = match result {
+            SdkResultMessage::Success(r) => (r.is_error, r.terminal_reason, &r.permission_denials, None),
+            SdkResultMessage::ErrorDuringExecution(r) => {
+                (true, r.terminal_reason, &r.permission_denials, Some(&r.errors))
+            }
+            SdkResultMessage::ErrorMaxTurns(r) => (true, r.terminal_reason, &r.permission_denials, Some(&r.errors)),
+            SdkResultMessage::ErrorMaxBudgetUsd(r) => (true, r.terminal_reason, &r.permission_denials, Some(&r.errors)),
+            SdkResultMessage::ErrorMaxStructuredOutputRetries(r) => {
+                (true, r.terminal_reason, &r.permission_denials, Some(&r.errors))
+            }
         };
         self.report_denials(denials, raw, out);
         let aborted = matches!(
             terminal,
             Some(TerminalReason::AbortedStreaming | TerminalReason::AbortedTools)
         );
-        let interrupted = (self.interrupted || aborted) && subtype != "success";
+        let interrupted = (self.interrupted || aborted) && !success;
         let state = match (is_error, interrupted) {
             (_, true) => TurnState::Interrupted,
             (true, false) => TurnState::Failed,
@@ -1233,9 +1215,10 @@ impl ClaudeNormalizer {
         self.blocks_seen.clear();
         // An `error_*` result stopped the turn for its subtype; the model's last stop reason
         // stays in `raw` (and in the runtime.error's detail).
-        let stop_reason = match subtype {
-            "success" => field("stop_reason").and_then(|reason| reason.as_str().map(str::to_string)),
-            _ => Some(subtype.to_string()),
+        let stop_reason = if success {
+            field("stop_reason").and_then(|reason| reason.as_str().map(str::to_string))
+        } else {
+            Some(subtype.to_string())
         };
         let payload = TurnCompletedPayload {
             state,
@@ -1320,8 +1303,8 @@ impl ClaudeNormalizer {
                 self.see_session(&init.session_id, raw, out);
                 // The `init` message as sent, but for its tag: its tool, command and server lists
                 // are copied as text, not parsed.
-                let config = members::object(
-                    members::members(raw.payload.get())
+                let config = object_text::object(
+                    object_text::entries(raw.payload.get())
                         .unwrap_or_default()
                         .iter()
                         .filter(|(key, _)| key != "type" && key != "subtype")
@@ -1737,7 +1720,7 @@ impl ClaudeNormalizer {
                 self.emit(
                     &context,
                     RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
-                        config: members::from_map(&config),
+                        config: object_text::from_map(&config),
                     }),
                     out,
                 );
@@ -1869,7 +1852,7 @@ impl ClaudeNormalizer {
                 self.emit(
                     &context,
                     RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
-                        config: members::from_map(&config),
+                        config: object_text::from_map(&config),
                     }),
                     out,
                 );
@@ -1919,13 +1902,13 @@ fn permission_detail(tool: &str, kind: ToolKind, input: &Map<String, Value>) -> 
 
 /// The member `key` of a message's `members`, parsed as a `T` (`None` if absent or not a `T`).
 fn sent_field<T: serde::de::DeserializeOwned>(members: &[(Cow<'_, str>, &RawValue)], key: &str) -> Option<T> {
-    serde_json::from_str(members::find(members, key)?.get()).ok()
+    serde_json::from_str(object_text::find(members, key)?.get()).ok()
 }
 
 /// A field of the message as the provider wrote it (the generated types hold counts as floats),
 /// at `path` from the top; only that field is parsed into a `Value`.
 fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
-    serde_json::from_str(members::at(raw.payload.get(), path)?.get()).ok()
+    serde_json::from_str(object_text::at(raw.payload.get(), path)?.get()).ok()
 }
 
 /// The plan step status of a task status (`TaskUpdateInput.status`, `TaskListOutput`).

@@ -141,14 +141,7 @@ pub fn item_detail(item: &codex::ThreadItem) -> Option<String> {
         I::FileChange { changes, .. } => Some(
             changes
                 .iter()
-                .map(|change| {
-                    let kind = match &change.kind {
-                        codex::PatchChangeKind::Add => "add",
-                        codex::PatchChangeKind::Delete => "delete",
-                        codex::PatchChangeKind::Update { .. } => "update",
-                    };
-                    format!("{kind} {}", change.path)
-                })
+                .map(|change| format!("{} {}", change.kind.tag(), change.path))
                 .collect::<Vec<_>>()
                 .join(", "),
         ),
@@ -219,32 +212,6 @@ pub fn item_id(item: &codex::ThreadItem) -> &str {
         | I::EnteredReviewMode { id, .. }
         | I::ExitedReviewMode { id, .. }
         | I::ContextCompaction { id, .. } => id,
-    }
-}
-
-/// The `type` tag of the item on the wire (`commandExecution`), for `raw.messageType`.
-pub fn item_wire_type(item: &codex::ThreadItem) -> &'static str {
-    use codex::ThreadItem as I;
-    match item {
-        I::UserMessage { .. } => "userMessage",
-        I::HookPrompt { .. } => "hookPrompt",
-        I::AgentMessage { .. } => "agentMessage",
-        I::FunctionCallOutput { .. } => "functionCallOutput",
-        I::Plan { .. } => "plan",
-        I::Reasoning { .. } => "reasoning",
-        I::CommandExecution { .. } => "commandExecution",
-        I::FileChange { .. } => "fileChange",
-        I::McpToolCall { .. } => "mcpToolCall",
-        I::DynamicToolCall { .. } => "dynamicToolCall",
-        I::CollabAgentToolCall { .. } => "collabAgentToolCall",
-        I::SubAgentActivity { .. } => "subAgentActivity",
-        I::WebSearch { .. } => "webSearch",
-        I::ImageView { .. } => "imageView",
-        I::Sleep { .. } => "sleep",
-        I::ImageGeneration { .. } => "imageGeneration",
-        I::EnteredReviewMode { .. } => "enteredReviewMode",
-        I::ExitedReviewMode { .. } => "exitedReviewMode",
-        I::ContextCompaction { .. } => "contextCompaction",
     }
 }
 

@@ -18,7 +18,7 @@ use super::canonicalize::{to_json, to_text};
 use super::normalizer::CodexAppServerNormalizer;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
-use crate::members;
+use crate::object_text;
 
 impl CodexAppServerNormalizer {
     pub(super) fn on_client_request_result(
@@ -93,7 +93,7 @@ impl CodexAppServerNormalizer {
             }
             R::ConfigRead(response) => {
                 let payload = SessionConfiguredPayload {
-                    config: members::from_map(&config_of(to_json(response))),
+                    config: object_text::from_map(&config_of(to_json(response))),
                 };
                 self.emit(&bare, RuntimeEvent::SessionConfigured(payload), out);
             }
@@ -133,7 +133,7 @@ impl CodexAppServerNormalizer {
                 self.emit(
                     &bare,
                     RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
-                        config: members::from_map(&config),
+                        config: object_text::from_map(&config),
                     }),
                     out,
                 );
@@ -324,7 +324,7 @@ impl CodexAppServerNormalizer {
         self.emit(
             &context,
             RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
-                config: members::from_map(&config),
+                config: object_text::from_map(&config),
             }),
             out,
         );

@@ -20,14 +20,14 @@ use agentwire_canonical::{
 use agentwire_codex_app_server::{self as codex, ServerNotification};
 use serde_json::{Map, Value, json};
 
-use super::canonicalize::{item_detail, item_id, item_status, item_title, item_wire_type, to_json, to_text};
+use super::canonicalize::{item_detail, item_id, item_status, item_title, to_json, to_text};
 use super::normalizer::CodexAppServerNormalizer;
 use crate::canonicalize::Canonicalize;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ids;
 use crate::ledger::{Cutoff, OpenItemFace};
-use crate::members;
+use crate::object_text;
 
 impl CodexAppServerNormalizer {
     pub(super) fn on_notification(
@@ -524,7 +524,7 @@ impl CodexAppServerNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let provider_item = item_id(item);
-        let raw = raw.with_type(item_wire_type(item));
+        let raw = raw.with_type(item.tag());
         let context = self.ledger.item_context(thread, turn, provider_item, Some(raw));
         let item_type = item.canonical();
         let status = item_status(item);
@@ -691,7 +691,7 @@ impl CodexAppServerNormalizer {
         self.emit(
             context,
             RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
-                config: members::from_map(&config),
+                config: object_text::from_map(&config),
             }),
             out,
         );

@@ -1,9 +1,7 @@
 //! `ThreadItem`s -> canonical item types, statuses, titles and plan steps.
 
 use agentwire_canonical::{CanonicalItemType, ItemStatus, PlanStepStatus, TurnPlanStep};
-use agentwire_codex_exec::{
-    self as exec, CommandExecutionStatus, McpToolCallStatus, PatchApplyStatus, PatchChangeKind, ThreadItem,
-};
+use agentwire_codex_exec::{self as exec, CommandExecutionStatus, McpToolCallStatus, PatchApplyStatus, ThreadItem};
 
 use crate::canonicalize::Canonicalize;
 
@@ -116,14 +114,7 @@ pub fn item_detail(item: &ThreadItem) -> Option<String> {
             change
                 .changes
                 .iter()
-                .map(|file| {
-                    let kind = match file.kind {
-                        PatchChangeKind::Add => "add",
-                        PatchChangeKind::Delete => "delete",
-                        PatchChangeKind::Update => "update",
-                    };
-                    format!("{kind} {}", file.path)
-                })
+                .map(|file| format!("{} {}", file.kind, file.path))
                 .collect::<Vec<_>>()
                 .join(", "),
         ),

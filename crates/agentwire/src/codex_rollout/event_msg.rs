@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use super::items::{Face, TurnEnd, plan_steps, status_of, turn_item_face};
 use super::normalizer::{CodexRolloutNormalizer, Line, object};
 use crate::ledger::Cutoff;
-use crate::members;
+use crate::object_text;
 
 /// A string field of a JSON object.
 fn text(value: &Value, key: &str) -> Option<String> {
@@ -140,14 +140,14 @@ impl CodexRolloutNormalizer {
             }
             EventMsg::ThreadRolledBack(_) => {
                 let payload = SessionConfiguredPayload {
-                    config: members::from_map(&object(json!({ "threadRolledBack": value }))),
+                    config: object_text::from_map(&object(json!({ "threadRolledBack": value }))),
                 };
                 self.turn_event(None, raw, RuntimeEvent::SessionConfigured(payload), out);
             }
             EventMsg::ThreadSettingsApplied(_) => {
                 let settings = value.get("thread_settings").cloned().unwrap_or(Value::Null);
                 let payload = SessionConfiguredPayload {
-                    config: members::from_map(&object(json!({ "threadSettings": settings }))),
+                    config: object_text::from_map(&object(json!({ "threadSettings": settings }))),
                 };
                 self.turn_event(None, raw, RuntimeEvent::SessionConfigured(payload), out);
             }

@@ -348,6 +348,7 @@ impl CodexRolloutNormalizer {
         item: &ResponseItem,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
+        let kind = item.tag();
         match item {
             ResponseItem::FunctionCall(call) => {
                 let arguments: Value =
@@ -358,52 +359,50 @@ impl CodexRolloutNormalizer {
                     .map(|namespace| format!("{namespace}.{}", call.name));
                 let name = namespaced.unwrap_or_else(|| call.name.clone());
                 let data = serde_json::to_value(call).unwrap_or(Value::Null);
-                self.on_tool_call(line, &call.call_id, &name, arguments, data, "function_call", out);
+                self.on_tool_call(line, &call.call_id, &name, arguments, data, kind, out);
             }
             ResponseItem::CustomToolCall(call) => {
                 let data = serde_json::to_value(call).unwrap_or(Value::Null);
                 let input = Value::String(call.input.clone());
-                self.on_tool_call(line, &call.call_id, &call.name, input, data, "custom_tool_call", out);
+                self.on_tool_call(line, &call.call_id, &call.name, input, data, kind, out);
             }
             ResponseItem::LocalShellCall(call) => {
                 let data = serde_json::to_value(call).unwrap_or(Value::Null);
                 match call.call_id.as_deref().or(call.id.as_deref()) {
                     Some(call_id) => {
                         let action = Value::Object(call.action.clone());
-                        self.on_tool_call(line, call_id, "local_shell", action, data, "local_shell_call", out);
+                        self.on_tool_call(line, call_id, "local_shell", action, data, kind, out);
                     }
-                    None => self.history(line, "local_shell_call", data, out),
+                    None => self.history(line, kind, data, out),
                 }
             }
             ResponseItem::FunctionCallOutput(output) => {
                 let data = serde_json::to_value(output).unwrap_or(Value::Null);
-                self.on_tool_output(line, &output.call_id, data, "function_call_output", out);
+                self.on_tool_output(line, &output.call_id, data, kind, out);
             }
             ResponseItem::CustomToolCallOutput(output) => {
                 let data = serde_json::to_value(output).unwrap_or(Value::Null);
-                self.on_tool_output(line, &output.call_id, data, "custom_tool_call_output", out);
+                self.on_tool_output(line, &output.call_id, data, kind, out);
             }
             ResponseItem::WebSearchCall(call) => {
                 // codex reports the search as a `WebSearch` item first.
-                let data = json!({ "type": "web_search_call", "id": call.id });
-                self.history(line, "web_search_call", data, out);
+                let data = json!({ "type": kind, "id": call.id });
+                self.history(line, kind, data, out);
             }
             ResponseItem::ImageGenerationCall(call) => {
                 let data = serde_json::to_value(call).unwrap_or(Value::Null);
-                self.history(line, "image_generation_call", data, out);
+                self.history(line, kind, data, out);
             }
             ResponseItem::Message(message) => {
-                let data = json!({ "type": "message", "role": message.role, "id": message.id });
-                self.history(line, "message", data, out);
+                let data = json!({ "type": kind, "role": message.role, "id": message.id });
+                self.history(line, kind, data, out);
             }
             ResponseItem::Reasoning(reasoning) => {
-                let data = json!({ "type": "reasoning", "id": reasoning.id });
-                self.history(line, "reasoning", data, out);
+                let data = json!({ "type": kind, "id": reasoning.id });
+                self.history(line, kind, data, out);
             }
-            ResponseItem::GhostSnapshot(_) => {
-                self.history(line, "ghost_snapshot", json!({ "type": "ghost_snapshot" }), out)
-            }
-            ResponseItem::Compaction(_) => self.history(line, "compaction", json!({ "type": "compaction" }), out),
+            ResponseItem::GhostSnapshot(_) => self.history(line, kind, json!({ "type": kind }), out),
+            ResponseItem::Compaction(_) => self.history(line, kind, json!({ "type": kind }), out),
         }
     }
 

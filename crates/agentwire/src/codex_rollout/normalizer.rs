@@ -20,12 +20,12 @@ use super::wire;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ledger::{Ledger, Place};
-use crate::members;
 use agentwire_canonical::RuntimeRequestId;
 
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use crate::normalizer::{Options, Problem, ProblemKind};
+use crate::object_text;
 use crate::source::Source;
 
 /// A tool call seen in the model's history (`function_call`, `custom_tool_call`, ...), by call
@@ -86,7 +86,7 @@ impl<'a> Envelope<'a> {
     /// when it found none or they are not a plain envelope (a member given twice, a `timestamp`
     /// that is not a string), which serde_json then reports.
     fn of(frame: &Frame<'a>) -> serde_json::Result<Self> {
-        match frame.members().and_then(Self::from_members) {
+        match frame.fields().and_then(Self::from_members) {
             Some(envelope) => Ok(envelope),
             None => serde_json::from_str(frame.msg.get()),
         }
@@ -170,7 +170,7 @@ impl CodexRolloutNormalizer {
             self.thread = Some(meta.id.clone());
         }
         let place = self.place(None, None);
-        let mut context = self.context(&place, Some(line.raw("session_meta")));
+        let mut context = self.context(&place, Some(line.raw(line.kind)));
         context.refs.provider_session_id = meta
             .session_id
             .as_deref()
@@ -238,12 +238,12 @@ impl CodexRolloutNormalizer {
     ) {
         let turn = item.turn_id.clone().or_else(|| self.turn.clone());
         let place = self.place(turn.as_deref(), None);
-        let context = self.context(&place, Some(line.raw("turn_context")));
+        let context = self.context(&place, Some(line.raw(line.kind)));
         let config = json!({ "turnContext": serde_json::to_value(item).unwrap_or(Value::Null) });
         self.emit(
             &context,
             RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
-                config: members::from_map(&object(config)),
+                config: object_text::from_map(&object(config)),
             }),
             out,
         );
@@ -257,7 +257,7 @@ impl CodexRolloutNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let place = self.place(Some(&record.turn_id), None);
-        let context = self.context(&place, Some(line.raw("token_usage_record")));
+        let context = self.context(&place, Some(line.raw(line.kind)));
         let usage = json!({
             "last": record.usage,
             "turn": record.turn_token_usage,
@@ -284,7 +284,7 @@ impl CodexRolloutNormalizer {
     /// `world_state`: the environment the model was shown (a full snapshot or a change).
     fn on_world_state(&mut self, line: Line<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let place = self.place(self.turn.clone().as_deref(), None);
-        let context = self.context(&place, Some(line.raw("world_state")));
+        let context = self.context(&place, Some(line.raw(line.kind)));
         let state: Value = serde_json::from_str(line.payload.get()).unwrap_or(Value::Null);
         let payload = ThreadMetadataUpdatedPayload {
             name: None,
@@ -296,7 +296,7 @@ impl CodexRolloutNormalizer {
     /// `compacted`: the history was replaced by a summary.
     fn on_compacted(&mut self, line: Line<'_>, item: &rollout::CompactedItem, out: &mut Vec<ProviderRuntimeEvent>) {
         let place = self.place(None, None);
-        let context = self.context(&place, Some(line.raw("compacted")));
+        let context = self.context(&place, Some(line.raw(line.kind)));
         let payload = ThreadStateChangedPayload {
             state: ThreadState::Compacted,
             detail: Some(json!({ "message": item.message })),
@@ -389,23 +389,23 @@ impl Mapping for CodexRolloutNormalizer {
     }
 
     fn map<'a>(&mut self, frame: &Frame<'a>, read: Read<'a>, _raw: Raw<'a>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let pieces = |kind| Line {
+        let pieces = Line {
             msg: frame.msg,
-            kind,
+            kind: read.line.tag(),
             payload: read.payload,
         };
         match &read.line {
-            RolloutLine::SessionMeta(meta) => self.on_session_meta(pieces("session_meta"), &meta.payload, out),
-            RolloutLine::ResponseItem(item) => self.on_response_item(pieces("response_item"), &item.payload, out),
-            RolloutLine::Compacted(compacted) => self.on_compacted(pieces("compacted"), &compacted.payload, out),
-            RolloutLine::TurnContext(context) => self.on_turn_context(pieces("turn_context"), &context.payload, out),
-            RolloutLine::EventMsg(event) => self.on_event_msg(pieces("event_msg"), &event.payload, out),
-            RolloutLine::WorldState(_) => self.on_world_state(pieces("world_state"), out),
+            RolloutLine::SessionMeta(meta) => self.on_session_meta(pieces, &meta.payload, out),
+            RolloutLine::ResponseItem(item) => self.on_response_item(pieces, &item.payload, out),
+            RolloutLine::Compacted(compacted) => self.on_compacted(pieces, &compacted.payload, out),
+            RolloutLine::TurnContext(context) => self.on_turn_context(pieces, &context.payload, out),
+            RolloutLine::EventMsg(event) => self.on_event_msg(pieces, &event.payload, out),
+            RolloutLine::WorldState(_) => self.on_world_state(pieces, out),
             RolloutLine::TokenUsageRecord(record) => {
-                self.on_token_usage(pieces("token_usage_record"), &record.payload, out);
+                self.on_token_usage(pieces, &record.payload, out);
             }
             RolloutLine::RetainedContext(retained) => {
-                self.on_retained(pieces("retained_context"), &retained.payload, out);
+                self.on_retained(pieces, &retained.payload, out);
             }
         }
     }

@@ -37,26 +37,26 @@ const KEPT: usize = 8;
 /// Where one member of an outlined object lies in the line: its key without the quotes, and its
 /// value without the whitespace around it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Member {
+struct Span {
     key: (u32, u32),
     value: (u32, u32),
 }
 
-/// The members of one object of a line, in order, none of their keys escaped.
+/// Where the members of one object of a line lie, in order, none of their keys escaped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Members {
+pub struct Spans {
     len: u8,
-    members: [Member; KEPT],
+    spans: [Span; KEPT],
 }
 
-impl Members {
+impl Spans {
     /// Each member's key and value text, in order, from `line`, the line the outline was made of.
     pub fn of(self, line: &str) -> impl Iterator<Item = (&str, &str)> {
         let text = move |(start, end): (u32, u32)| &line[start as usize..end as usize];
-        self.members
+        self.spans
             .into_iter()
             .take(usize::from(self.len))
-            .map(move |member| (text(member.key), text(member.value)))
+            .map(move |span| (text(span.key), text(span.value)))
     }
 }
 
@@ -65,10 +65,10 @@ impl Members {
 pub struct Outline {
     /// Where the value lies, without the whitespace around it.
     pub value: (u32, u32),
-    /// The members of the value, when it is an object the outline could keep.
-    pub members: Option<Members>,
-    /// The members of the object under the value's member named by the caller, likewise.
-    pub inner: Option<Members>,
+    /// Where the members of the value lie, when it is an object the outline could keep.
+    pub spans: Option<Spans>,
+    /// Where the members of the object under the value's member named by the caller lie, likewise.
+    pub inner: Option<Spans>,
 }
 
 /// Checks `line` and outlines it; `inner` names the member whose object is outlined too. `None`
@@ -148,8 +148,8 @@ pub fn outline(line: &str, inner: Option<&str>) -> Option<Outline> {
                     let object = bytes[start] == b'{';
                     return Some(Outline {
                         value: (start as u32, end as u32),
-                        members: top.members().filter(|_| object),
-                        inner: under.members().filter(|_| inner_seen && top.inner_object),
+                        spans: top.spans().filter(|_| object),
+                        inner: under.spans().filter(|_| inner_seen && top.inner_object),
                     });
                 }
                 1 => {
@@ -200,11 +200,11 @@ pub fn outline(line: &str, inner: Option<&str>) -> Option<Outline> {
     }
 }
 
-/// The members of one object as the pass meets them.
+/// Where the members of one object lie, recorded as the pass meets them.
 #[derive(Default)]
 struct Recorder {
     len: usize,
-    members: [Member; KEPT],
+    spans: [Span; KEPT],
     /// A member's key, waiting for its value to end.
     pending: Option<((u32, u32), u32)>,
     /// Too many members, or an escaped key: the object is checked but not outlined.
@@ -223,9 +223,9 @@ impl Recorder {
     fn end(&mut self, end: usize) -> Option<(u32, u32)> {
         let (key, start) = self.pending.take()?;
         let value = (start, end as u32);
-        match self.members.get_mut(self.len) {
+        match self.spans.get_mut(self.len) {
             Some(slot) => {
-                *slot = Member { key, value };
+                *slot = Span { key, value };
                 self.len += 1;
             }
             None => self.spoiled = true,
@@ -237,10 +237,10 @@ impl Recorder {
         self.spoiled = true;
     }
 
-    fn members(&self) -> Option<Members> {
-        (!self.spoiled).then_some(Members {
+    fn spans(&self) -> Option<Spans> {
+        (!self.spoiled).then_some(Spans {
             len: self.len as u8,
-            members: self.members,
+            spans: self.spans,
         })
     }
 }

@@ -1,4 +1,4 @@
-//! JSON objects assembled from members carried as text.
+//! JSON objects read and written as the text of their members.
 //!
 //! A canonical field carried as raw JSON (a session's `config`) is mostly members of a provider
 //! message copied as sent. Reading the message's members as borrowed text and writing them into
@@ -20,9 +20,9 @@ use serde_json::{Map, Value};
 /// The members of the JSON object `json` in order, each value borrowed as its text; a key given
 /// twice keeps its first place and its last value, as a `serde_json::Map` reads it. `None` when
 /// `json` is not an object.
-pub fn members(json: &str) -> Option<Vec<(Cow<'_, str>, &RawValue)>> {
+pub fn entries(json: &str) -> Option<Vec<(Cow<'_, str>, &RawValue)>> {
     serde_json::Deserializer::from_str(json)
-        .deserialize_map(MembersVisitor)
+        .deserialize_map(EntriesVisitor)
         .ok()
 }
 
@@ -41,16 +41,17 @@ pub fn at<'a>(json: &'a str, path: &[&str]) -> Option<&'a RawValue> {
         .try_fold(member(json, first)?, |value, key| member(value.get(), key))
 }
 
-/// The member `key` among `members` (as [`members`] gives them).
-pub fn find<'a>(members: &[(Cow<'_, str>, &'a RawValue)], key: &str) -> Option<&'a RawValue> {
-    members.iter().find_map(|(name, value)| (name == key).then_some(*value))
+/// The member `key` among `entries` (as [`entries`] gives them).
+pub fn find<'a>(entries: &[(Cow<'_, str>, &'a RawValue)], key: &str) -> Option<&'a RawValue> {
+    entries.iter().find_map(|(name, value)| (name == key).then_some(*value))
 }
 
 /// A JSON object of `members`, in their order, each value copied as its text.
 pub fn object<'a>(members: impl IntoIterator<Item = (&'a str, &'a RawValue)>) -> Box<RawValue> {
-    struct Members<'a>(Vec<(&'a str, &'a RawValue)>);
+    /// The entries, serialized as one object.
+    struct Object<'a>(Vec<(&'a str, &'a RawValue)>);
 
-    impl serde::Serialize for Members<'_> {
+    impl serde::Serialize for Object<'_> {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             let mut map = serializer.serialize_map(Some(self.0.len()))?;
             for (key, value) in &self.0 {
@@ -60,7 +61,7 @@ pub fn object<'a>(members: impl IntoIterator<Item = (&'a str, &'a RawValue)>) ->
         }
     }
 
-    serde_json::value::to_raw_value(&Members(members.into_iter().collect())).expect("keys and raw JSON serialize")
+    serde_json::value::to_raw_value(&Object(members.into_iter().collect())).expect("keys and raw JSON serialize")
 }
 
 /// A `serde_json::Map` as a raw object, for the configurations built member by member.
@@ -73,9 +74,9 @@ pub fn from_map(map: &Map<String, Value>) -> Box<RawValue> {
 /// one.
 const SCANNED: usize = 16;
 
-struct MembersVisitor;
+struct EntriesVisitor;
 
-impl<'de> Visitor<'de> for MembersVisitor {
+impl<'de> Visitor<'de> for EntriesVisitor {
     type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -135,14 +136,14 @@ impl<'de> Visitor<'de> for MemberVisitor<'_> {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::{at, find, from_map, member, members, object};
+    use super::{at, entries, find, from_map, member, object};
 
     /// Members come back as sent, in order; a repeated key keeps its first place and last value,
     /// and the object written from them reads back as the `Value` parse of the original.
     #[test]
-    fn members_round_trip_as_a_map_reads_them() {
+    fn entries_round_trip_as_a_map_reads_them() {
         let json = r#"{"b":[1, 2.50],"a\u0041":{"x":"\u00e9"},"b":null,"c":"s"}"#;
-        let found = members(json).expect("an object");
+        let found = entries(json).expect("an object");
         let keys: Vec<&str> = found.iter().map(|(key, _)| key.as_ref()).collect();
         assert_eq!(keys, ["b", "aA", "c"]);
         assert_eq!(found[1].1.get(), r#"{"x":"\u00e9"}"#);
@@ -153,7 +154,7 @@ mod tests {
         assert_eq!(member(json, "c").map(|value| value.get()), Some(r#""s""#));
         assert_eq!(at(json, &["aA", "x"]).map(|value| value.get()), Some(r#""\u00e9""#));
         assert_eq!(find(&found, "b").map(|value| value.get()), Some("null"));
-        assert!(members("[1]").is_none() && members("{").is_none());
+        assert!(entries("[1]").is_none() && entries("{").is_none());
         assert_eq!(object([]).get(), "{}");
     }
 
@@ -166,7 +167,7 @@ mod tests {
             json.push_str(&format!(r#""k{}":{at},"#, at % 70));
         }
         json.push_str(r#""last":true}"#);
-        let found = members(&json).expect("an object");
+        let found = entries(&json).expect("an object");
         let rebuilt = object(found.iter().map(|(key, value)| (key.as_ref(), *value)));
         assert_eq!(
             rebuilt.get(),
