@@ -137,7 +137,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     >,
     ///Relative importance of this content when clients choose what to surface.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub priority: ::std::option::Option<f64>,
+    pub priority: ::std::option::Option<::serde_json::Number>,
 }
 ///Audio provided to or from an LLM.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1143,7 +1143,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Cost {
     ///Total cumulative cost for session.
-    pub amount: f64,
+    pub amount: ::serde_json::Number,
     /**Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
 unit such as "credits".*/
     pub currency: ::std::string::String,
@@ -1958,7 +1958,7 @@ Supplying `{}` means the client supports URL-based elicitation.*/
 pub enum ElicitationContentValue {
     String(::std::string::String),
     Integer(i64),
-    Number(f64),
+    Number(::serde_json::Number),
     Boolean(bool),
     StringArray(::std::vec::Vec<::std::string::String>),
 }
@@ -1967,8 +1967,8 @@ impl ::std::convert::From<i64> for ElicitationContentValue {
         Self::Integer(value)
     }
 }
-impl ::std::convert::From<f64> for ElicitationContentValue {
-    fn from(value: f64) -> Self {
+impl ::std::convert::From<::serde_json::Number> for ElicitationContentValue {
+    fn from(value: ::serde_json::Number) -> Self {
         Self::Number(value)
     }
 }
@@ -2166,7 +2166,7 @@ pub struct ElicitationPropertySchemaSubtype1 {
 
 Optional. Omitted and `null` are equivalent and mean no default value is provided.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<f64>,
+    pub default: ::std::option::Option<::serde_json::Number>,
     /**Human-readable description.
 
 Optional. Omitted and `null` are equivalent and mean no description is provided.*/
@@ -2176,7 +2176,7 @@ Optional. Omitted and `null` are equivalent and mean no description is provided.
 
 Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub maximum: ::std::option::Option<f64>,
+    pub maximum: ::std::option::Option<::serde_json::Number>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -2192,7 +2192,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 
 Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub minimum: ::std::option::Option<f64>,
+    pub minimum: ::std::option::Option<::serde_json::Number>,
     /**Optional title for the property.
 
 Optional. Omitted and `null` are equivalent and mean no title is provided.*/
@@ -3670,7 +3670,7 @@ pub struct NumberPropertySchema {
 
 Optional. Omitted and `null` are equivalent and mean no default value is provided.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<f64>,
+    pub default: ::std::option::Option<::serde_json::Number>,
     /**Human-readable description.
 
 Optional. Omitted and `null` are equivalent and mean no description is provided.*/
@@ -3680,7 +3680,7 @@ Optional. Omitted and `null` are equivalent and mean no description is provided.
 
 Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub maximum: ::std::option::Option<f64>,
+    pub maximum: ::std::option::Option<::serde_json::Number>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -3696,7 +3696,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 
 Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub minimum: ::std::option::Option<f64>,
+    pub minimum: ::std::option::Option<::serde_json::Number>,
     /**Optional title for the property.
 
 Optional. Omitted and `null` are equivalent and mean no title is provided.*/

@@ -9249,13 +9249,13 @@ pub struct McpElicitationMultiSelectEnumSchema {
 #[serde(deny_unknown_fields)]
 pub struct McpElicitationNumberSchema {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<f64>,
+    pub default: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub maximum: ::std::option::Option<f64>,
+    pub maximum: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub minimum: ::std::option::Option<f64>,
+    pub minimum: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     #[serde(rename = "type")]
@@ -17796,7 +17796,7 @@ pub struct ThreadBackgroundTerminal {
         rename = "cpuPercent",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub cpu_percent: ::std::option::Option<f64>,
+    pub cpu_percent: ::std::option::Option<::serde_json::Number>,
     pub cwd: LegacyAppPathString,
     #[serde(rename = "itemId")]
     pub item_id: ::std::string::String,

@@ -1237,6 +1237,10 @@ impl ClaudeNormalizer {
                 self.emit(&context, RuntimeEvent::HookProgress(payload), out);
             }
             SdkSystemMessage::HookResponse(hook) => {
+                let exit_code = hook.exit_code.as_ref().map(|code| (code.as_i64(), code));
+                if let Some((None, code)) = exit_code {
+                    self.warning(format!("hook exit code {code} is not an integer"), None, raw, out);
+                }
                 let context = self.context(Some(raw));
                 let payload = HookCompletedPayload {
                     hook_id: hook.hook_id.clone(),
@@ -1248,7 +1252,7 @@ impl ClaudeNormalizer {
                     output: Some(hook.output.clone()),
                     stdout: Some(hook.stdout.clone()),
                     stderr: Some(hook.stderr.clone()),
-                    exit_code: hook.exit_code.map(|code| code as i64),
+                    exit_code: exit_code.and_then(|(code, _)| code),
                 };
                 self.emit(&context, RuntimeEvent::HookCompleted(payload), out);
             }
@@ -1699,7 +1703,7 @@ impl ClaudeNormalizer {
                     tool_use_id: Some(progress.tool_use_id.clone()),
                     tool_name: Some(progress.tool_name.clone()),
                     summary: None,
-                    elapsed_seconds: Some(progress.elapsed_time_seconds),
+                    elapsed_seconds: progress.elapsed_time_seconds.as_f64(),
                 };
                 self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
             }
