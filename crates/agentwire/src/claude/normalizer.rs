@@ -1019,19 +1019,30 @@ impl ClaudeNormalizer {
     }
 
     fn result(&mut self, result: &SdkResultMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        // The fields the typed result does not carry as sent, parsed one by one, not the whole
-        // message (its `result` text and permission denials).
+        // The usage objects as sent: newer CLIs add members the pinned types do not model
+        // (`output_tokens_details`, `modelUsage`'s `costBasis`), which a typed re-encoding drops.
         let sent = members::members(raw.payload.get()).unwrap_or_default();
-        let field = |key: &str| sent_field::<Value>(&sent, key);
         self.ensure_turn(None, raw, out);
-        let (subtype, is_error, terminal, denials, errors) = match result {
-            SdkResultMessage::Success(r) => ("success", r.is_error, r.terminal_reason, &r.permission_denials, None),
+        let (subtype, is_error, terminal, denials, errors, cost, stop, text) = match result {
+            SdkResultMessage::Success(r) => (
+                "success",
+                r.is_error,
+                r.terminal_reason,
+                &r.permission_denials,
+                None,
+                &r.total_cost_usd,
+                &r.stop_reason,
+                Some(&r.result),
+            ),
             SdkResultMessage::ErrorDuringExecution(r) => (
                 "error_during_execution",
                 true,
                 r.terminal_reason,
                 &r.permission_denials,
                 Some(&r.errors),
+                &r.total_cost_usd,
+                &r.stop_reason,
+                None,
             ),
             SdkResultMessage::ErrorMaxTurns(r) => (
                 "error_max_turns",
@@ -1039,6 +1050,9 @@ impl ClaudeNormalizer {
                 r.terminal_reason,
                 &r.permission_denials,
                 Some(&r.errors),
+                &r.total_cost_usd,
+                &r.stop_reason,
+                None,
             ),
             SdkResultMessage::ErrorMaxBudgetUsd(r) => (
                 "error_max_budget_usd",
@@ -1046,6 +1060,9 @@ impl ClaudeNormalizer {
                 r.terminal_reason,
                 &r.permission_denials,
                 Some(&r.errors),
+                &r.total_cost_usd,
+                &r.stop_reason,
+                None,
             ),
             SdkResultMessage::ErrorMaxStructuredOutputRetries(r) => (
                 "error_max_structured_output_retries",
@@ -1053,6 +1070,9 @@ impl ClaudeNormalizer {
                 r.terminal_reason,
                 &r.permission_denials,
                 Some(&r.errors),
+                &r.total_cost_usd,
+                &r.stop_reason,
+                None,
             ),
         };
         self.report_denials(denials, raw, out);
@@ -1069,7 +1089,7 @@ impl ClaudeNormalizer {
         let error_message = match (state, errors) {
             (TurnState::Failed, Some(errors)) if !errors.is_empty() => Some(errors.join("; ")),
             (TurnState::Failed, Some(_)) => Some(format!("Claude ended the turn with `{subtype}`")),
-            (TurnState::Failed, None) => field("result").and_then(|text| text.as_str().map(str::to_string)),
+            (TurnState::Failed, None) => text.cloned(),
             (TurnState::Completed | TurnState::Interrupted | TurnState::Cancelled, _) => None,
         };
         let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) else {
@@ -1085,7 +1105,7 @@ impl ClaudeNormalizer {
                     "error": self.assistant_error,
                     "errors": errors,
                     "terminalReason": terminal,
-                    "stopReason": field("stop_reason"),
+                    "stopReason": stop,
                 })),
             };
             self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
@@ -1101,15 +1121,15 @@ impl ClaudeNormalizer {
         // An `error_*` result stopped the turn for its subtype; the model's last stop reason
         // stays in `raw` (and in the runtime.error's detail).
         let stop_reason = match subtype {
-            "success" => field("stop_reason").and_then(|reason| reason.as_str().map(str::to_string)),
+            "success" => stop.clone(),
             _ => Some(subtype.to_string()),
         };
         let payload = TurnCompletedPayload {
             state,
             stop_reason: Some(stop_reason),
-            usage: field("usage"),
+            usage: sent_field(&sent, "usage"),
             model_usage: sent_field(&sent, "modelUsage"),
-            total_cost_usd: field("total_cost_usd").as_ref().and_then(Value::as_f64),
+            total_cost_usd: cost.as_f64(),
             error_message,
         };
         self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
@@ -1793,8 +1813,9 @@ fn sent_field<T: serde::de::DeserializeOwned>(members: &[(Cow<'_, str>, &RawValu
     serde_json::from_str(members::find(members, key)?.get()).ok()
 }
 
-/// A field of the message as the provider wrote it (the generated types hold counts as floats),
-/// at `path` from the top; only that field is parsed into a `Value`.
+/// A field of the message as the provider wrote it, at `path` from the top; only that field is
+/// parsed into a `Value`. For the usage objects: newer CLIs add members the pinned types do not
+/// model (`output_tokens_details`, `fallback_credit`), which a typed re-encoding would drop.
 fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
     serde_json::from_str(members::at(raw.payload.get(), path)?.get()).ok()
 }
