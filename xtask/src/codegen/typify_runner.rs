@@ -252,6 +252,35 @@ mod tests {
         assert!(text.contains("definition Broken"), "{text}");
     }
 
+    /// Every shape of `number` becomes `serde_json::Number`; `integer` stays an integer type.
+    #[test]
+    fn numbers_are_lossless_and_integers_stay_integers() {
+        let mut definitions = serde_json::Map::new();
+        definitions.insert(
+            "Limits".into(),
+            json!({
+                "type": "object",
+                "required": ["resetsAt", "ratio", "count"],
+                "properties": {
+                    "resetsAt": { "type": "number", "description": "epoch seconds" },
+                    "ratio": { "type": "number", "format": "double", "x-note": "kept" },
+                    "overage": { "type": ["number", "null"], "format": "double" },
+                    "count": { "type": "integer", "format": "uint64", "minimum": 0 }
+                }
+            }),
+        );
+        let text = super::generate("s.json", &definitions, &[]).unwrap().to_string();
+        let fields: String = text.split_whitespace().collect();
+        assert!(fields.contains("pubresets_at:::serde_json::Number,"), "{text}");
+        assert!(fields.contains("pubratio:::serde_json::Number,"), "{text}");
+        assert!(
+            fields.contains("puboverage:::std::option::Option<::serde_json::Number>,"),
+            "{text}"
+        );
+        assert!(fields.contains("pubcount:u64,"), "{text}");
+        assert!(!text.contains("f64"), "{text}");
+    }
+
     fn untagged_source() -> syn::File {
         let mut definitions = serde_json::Map::new();
         definitions.insert(
