@@ -1015,3 +1015,55 @@ fn a_task_list_result_is_the_whole_plan() {
         norm.jsonl
     );
 }
+
+#[test]
+fn rate_limit_numbers_print_as_claude_wrote_them() {
+    let path = agentwire_tests::corpus_dir(BARE).join("v0.3.332-sdk_plain.jsonl");
+    let text = std::fs::read_to_string(path).expect("corpus");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    // The CLI writes epoch seconds as integers and utilization as a fraction.
+    let rate_limit = r#"{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1771606800,"rateLimitType":"five_hour","utilization":0.91,"overageResetsAt":1772000000},"uuid":"0b6f2f5e-2d0c-4d53-9d36-0d2a4c1e7a11","session_id":"85a30629-3b84-4b33-9573-83d619e3fbee"}"#;
+    lines.insert(1, rate_limit.to_string());
+    let norm = agentwire_tests::normalize_text(BARE, &(lines.join("\n") + "\n"));
+    let updates: Vec<String> = norm
+        .events
+        .iter()
+        .map(|event| serde_json::to_string(event).unwrap())
+        .filter(|event| event.contains(r#""type":"account.rate-limits.updated""#))
+        .collect();
+    assert_eq!(updates.len(), 1, "one rate-limit update");
+    let event: Value = serde_json::from_str(&updates[0]).unwrap();
+    let limits = &event["payload"]["rateLimits"];
+    assert_eq!(limits["resetsAt"].as_u64(), Some(1_771_606_800), "{limits}");
+    assert_eq!(limits["overageResetsAt"].as_u64(), Some(1_772_000_000), "{limits}");
+    assert_eq!(limits["utilization"].as_f64(), Some(0.91), "{limits}");
+    // The text a UI receives, not only the value: no `1771606800.0`.
+    assert!(updates[0].contains(r#""resetsAt":1771606800,"#), "{}", updates[0]);
+    assert!(updates[0].contains(r#""overageResetsAt":1772000000"#), "{}", updates[0]);
+}
+
+#[test]
+fn a_hook_exit_code_that_is_no_integer_is_a_warning() {
+    let path = agentwire_tests::corpus_dir(BARE).join("v0.3.332-sdk_plain.jsonl");
+    let text = std::fs::read_to_string(path).expect("corpus");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let hook = |id: &str, code: &str| {
+        format!(
+            r#"{{"type":"system","subtype":"hook_response","hook_id":"{id}","hook_name":"SessionStart:startup","hook_event":"SessionStart","output":"","stdout":"","stderr":"","exit_code":{code},"outcome":"success","uuid":"5d1c1f0e-8a4b-4a55-9d0e-1c2b3a4d5e6f","session_id":"85a30629-3b84-4b33-9573-83d619e3fbee"}}"#
+        )
+    };
+    lines.insert(1, hook("h-whole", "2"));
+    lines.insert(2, hook("h-half", "1.5"));
+    let norm = agentwire_tests::normalize_text(BARE, &(lines.join("\n") + "\n"));
+    let events: Vec<Value> = norm.events.iter().map(|e| serde_json::to_value(e).unwrap()).collect();
+    let hooks = of_type(&events, "hook.completed");
+    assert_eq!(hooks.len(), 2, "both hooks complete");
+    assert_eq!(hooks[0]["payload"]["exitCode"], 2);
+    // 1.5 is no exit status: it is not truncated to 1, and it is named.
+    assert!(hooks[1]["payload"].get("exitCode").is_none(), "{}", hooks[1]);
+    let warnings: Vec<&Value> = of_type(&events, "runtime.warning")
+        .into_iter()
+        .filter(|event| event["payload"]["message"] == "hook exit code 1.5 is not an integer")
+        .collect();
+    assert_eq!(warnings.len(), 1, "the fractional exit code is named once");
+}

@@ -66,20 +66,29 @@ Advertised during initialization to inform the client about
 available features and content types.
 
 See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct AgentCapabilities {
-    ///Authentication-related capabilities supported by the agent.
-    #[serde(default = "defaults::agent_capabilities_auth")]
-    pub auth: AgentAuthCapabilities,
-    ///Whether the agent supports `session/load`.
-    #[serde(rename = "loadSession", default)]
-    pub load_session: bool,
-    ///MCP capabilities supported by the agent.
+    /**Authentication-related capabilities supported by the agent.
+
+Absent means `{}`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub auth: ::std::option::Option<AgentAuthCapabilities>,
+    /**Whether the agent supports `session/load`.
+
+Absent means `false`.*/
+    #[serde(
+        rename = "loadSession",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub load_session: ::std::option::Option<bool>,
+    /**MCP capabilities supported by the agent.
+
+Absent means `{"http":false,"sse":false}`.*/
     #[serde(
         rename = "mcpCapabilities",
-        default = "defaults::agent_capabilities_mcp_capabilities"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub mcp_capabilities: McpCapabilities,
+    pub mcp_capabilities: ::std::option::Option<McpCapabilities>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -89,30 +98,22 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    ///Prompt capabilities supported by the agent.
+    /**Prompt capabilities supported by the agent.
+
+Absent means `{"image":false,"audio":false,"embeddedContext":false}`.*/
     #[serde(
         rename = "promptCapabilities",
-        default = "defaults::agent_capabilities_prompt_capabilities"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub prompt_capabilities: PromptCapabilities,
-    ///Session lifecycle and prompt capabilities advertised by the agent.
+    pub prompt_capabilities: ::std::option::Option<PromptCapabilities>,
+    /**Session lifecycle and prompt capabilities advertised by the agent.
+
+Absent means `{}`.*/
     #[serde(
         rename = "sessionCapabilities",
-        default = "defaults::agent_capabilities_session_capabilities"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub session_capabilities: SessionCapabilities,
-}
-impl ::std::default::Default for AgentCapabilities {
-    fn default() -> Self {
-        Self {
-            auth: defaults::agent_capabilities_auth(),
-            load_session: Default::default(),
-            mcp_capabilities: defaults::agent_capabilities_mcp_capabilities(),
-            meta: Default::default(),
-            prompt_capabilities: defaults::agent_capabilities_prompt_capabilities(),
-            session_capabilities: defaults::agent_capabilities_session_capabilities(),
-        }
-    }
+    pub session_capabilities: ::std::option::Option<SessionCapabilities>,
 }
 ///Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -137,7 +138,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     >,
     ///Relative importance of this content when clients choose what to surface.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub priority: ::std::option::Option<f64>,
+    pub priority: ::std::option::Option<::serde_json::Number>,
 }
 ///Audio provided to or from an LLM.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -180,9 +181,11 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 
 The client should set this to `true` only when it can reproduce the
 configured agent invocation in an interactive terminal. When `true`, the
-agent may include `terminal` entries in its authentication methods.*/
-    #[serde(default)]
-    pub terminal: bool,
+agent may include `terminal` entries in its authentication methods.
+
+Absent means `false`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub terminal: ::std::option::Option<bool>,
 }
 /**Describes an available authentication method.
 
@@ -594,13 +597,15 @@ Advertised during initialization to inform the agent about
 available features and methods.
 
 See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilities {
     /**Authentication capabilities supported by the client.
 Determines which authentication method types the agent may include
-in its `InitializeResponse`.*/
-    #[serde(default = "defaults::client_capabilities_auth")]
-    pub auth: AuthCapabilities,
+in its `InitializeResponse`.
+
+Absent means `{"terminal":false}`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub auth: ::std::option::Option<AuthCapabilities>,
     /**Elicitation capabilities supported by the client.
 Determines which elicitation modes the agent may use.
 
@@ -609,9 +614,11 @@ elicitation support.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub elicitation: ::std::option::Option<ElicitationCapabilities>,
     /**File system capabilities supported by the client.
-Determines which file operations the agent can request.*/
-    #[serde(default = "defaults::client_capabilities_fs")]
-    pub fs: FileSystemCapabilities,
+Determines which file operations the agent can request.
+
+Absent means `{"readTextFile":false,"writeTextFile":false}`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub fs: ::std::option::Option<FileSystemCapabilities>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -627,21 +634,9 @@ Optional. Omitted or `null` both mean the client does not advertise any
 session-related extensions.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub session: ::std::option::Option<ClientSessionCapabilities>,
-    ///Whether the Client support all `terminal/*` methods.
-    #[serde(default)]
-    pub terminal: bool,
-}
-impl ::std::default::Default for ClientCapabilities {
-    fn default() -> Self {
-        Self {
-            auth: defaults::client_capabilities_auth(),
-            elicitation: Default::default(),
-            fs: defaults::client_capabilities_fs(),
-            meta: Default::default(),
-            session: Default::default(),
-            terminal: Default::default(),
-        }
-    }
+    #[doc = "Whether the Client support all `terminal/*` methods.\n\nAbsent means `false`."]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub terminal: ::std::option::Option<bool>,
 }
 ///Session-related capabilities supported by the client.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -1143,7 +1138,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct Cost {
     ///Total cumulative cost for session.
-    pub amount: f64,
+    pub amount: ::serde_json::Number,
     /**Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
 unit such as "credits".*/
     pub currency: ::std::string::String,
@@ -1958,7 +1953,7 @@ Supplying `{}` means the client supports URL-based elicitation.*/
 pub enum ElicitationContentValue {
     String(::std::string::String),
     Integer(i64),
-    Number(f64),
+    Number(::serde_json::Number),
     Boolean(bool),
     StringArray(::std::vec::Vec<::std::string::String>),
 }
@@ -1967,8 +1962,8 @@ impl ::std::convert::From<i64> for ElicitationContentValue {
         Self::Integer(value)
     }
 }
-impl ::std::convert::From<f64> for ElicitationContentValue {
-    fn from(value: f64) -> Self {
+impl ::std::convert::From<::serde_json::Number> for ElicitationContentValue {
+    fn from(value: ::serde_json::Number) -> Self {
         Self::Number(value)
     }
 }
@@ -2166,7 +2161,7 @@ pub struct ElicitationPropertySchemaSubtype1 {
 
 Optional. Omitted and `null` are equivalent and mean no default value is provided.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<f64>,
+    pub default: ::std::option::Option<::serde_json::Number>,
     /**Human-readable description.
 
 Optional. Omitted and `null` are equivalent and mean no description is provided.*/
@@ -2176,7 +2171,7 @@ Optional. Omitted and `null` are equivalent and mean no description is provided.
 
 Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub maximum: ::std::option::Option<f64>,
+    pub maximum: ::std::option::Option<::serde_json::Number>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -2192,7 +2187,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 
 Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub minimum: ::std::option::Option<f64>,
+    pub minimum: ::std::option::Option<::serde_json::Number>,
     /**Optional title for the property.
 
 Optional. Omitted and `null` are equivalent and mean no title is provided.*/
@@ -2287,7 +2282,7 @@ pub struct ElicitationRequestScope {
 
 This represents a JSON Schema object with primitive-typed properties,
 as required by the elicitation specification.*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct ElicitationSchema {
     /**Optional description of what this schema represents.
 
@@ -2320,21 +2315,11 @@ Optional. Omitted and `null` are equivalent and mean no property names are requi
 Optional. Omitted and `null` are equivalent and mean no title is provided.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    ///Type discriminator. Always `"object"`.
-    #[serde(rename = "type", default = "defaults::elicitation_schema_type")]
-    pub type_: ElicitationSchemaType,
-}
-impl ::std::default::Default for ElicitationSchema {
-    fn default() -> Self {
-        Self {
-            description: Default::default(),
-            meta: Default::default(),
-            properties: Default::default(),
-            required: Default::default(),
-            title: Default::default(),
-            type_: defaults::elicitation_schema_type(),
-        }
-    }
+    /**Type discriminator. Always `"object"`.
+
+Absent means `"object"`.*/
+    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+    pub type_: ::std::option::Option<ElicitationSchemaType>,
 }
 ///Type discriminator for elicitation schemas.
 #[derive(
@@ -2712,12 +2697,22 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    ///Whether the Client supports `fs/read_text_file` requests.
-    #[serde(rename = "readTextFile", default)]
-    pub read_text_file: bool,
-    ///Whether the Client supports `fs/write_text_file` requests.
-    #[serde(rename = "writeTextFile", default)]
-    pub write_text_file: bool,
+    /**Whether the Client supports `fs/read_text_file` requests.
+
+Absent means `false`.*/
+    #[serde(
+        rename = "readTextFile",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub read_text_file: ::std::option::Option<bool>,
+    /**Whether the Client supports `fs/write_text_file` requests.
+
+Absent means `false`.*/
+    #[serde(
+        rename = "writeTextFile",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub write_text_file: ::std::option::Option<bool>,
 }
 ///An HTTP header to set when making requests to the MCP server.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2845,12 +2840,14 @@ Sent by the client to establish connection and negotiate capabilities.
 See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct InitializeRequest {
-    ///Capabilities supported by the client.
+    /**Capabilities supported by the client.
+
+Absent means `{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"auth":{"terminal":false}}`.*/
     #[serde(
         rename = "clientCapabilities",
-        default = "defaults::initialize_request_client_capabilities"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub client_capabilities: ClientCapabilities,
+    pub client_capabilities: ::std::option::Option<ClientCapabilities>,
     /**Information about the Client name and version sent to the Agent.
 
 Note: in future versions of the protocol, this will be required.*/
@@ -2879,12 +2876,14 @@ Contains the negotiated protocol version and agent capabilities.
 See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct InitializeResponse {
-    ///Capabilities supported by the agent.
+    /**Capabilities supported by the agent.
+
+Absent means `{"loadSession":false,"promptCapabilities":{"image":false,"audio":false,"embeddedContext":false},"mcpCapabilities":{"http":false,"sse":false},"sessionCapabilities":{},"auth":{}}`.*/
     #[serde(
         rename = "agentCapabilities",
-        default = "defaults::initialize_response_agent_capabilities"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub agent_capabilities: AgentCapabilities,
+    pub agent_capabilities: ::std::option::Option<AgentCapabilities>,
     /**Information about the Agent name and version sent to the Client.
 
 Note: in future versions of the protocol, this will be required.*/
@@ -3184,12 +3183,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 ///MCP capabilities supported by the agent
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct McpCapabilities {
-    #[doc = "**UNSTABLE**\n\nThis capability is not part of the spec yet, and may be removed or changed at any point.\n\nAgent supports `acp` MCP servers."]
-    #[serde(default)]
-    pub acp: bool,
-    ///Agent supports `http` MCP servers.
-    #[serde(default)]
-    pub http: bool,
+    #[doc = "**UNSTABLE**\n\nThis capability is not part of the spec yet, and may be removed or changed at any point.\n\nAgent supports `acp` MCP servers.\n\nAbsent means `false`."]
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub acp: ::std::option::Option<bool>,
+    /**Agent supports `http` MCP servers.
+
+Absent means `false`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub http: ::std::option::Option<bool>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -3199,9 +3200,11 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    ///Agent supports `sse` MCP servers.
-    #[serde(default)]
-    pub sse: bool,
+    /**Agent supports `sse` MCP servers.
+
+Absent means `false`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub sse: ::std::option::Option<bool>,
 }
 /**Configuration for connecting to an MCP (Model Context Protocol) server.
 
@@ -3670,7 +3673,7 @@ pub struct NumberPropertySchema {
 
 Optional. Omitted and `null` are equivalent and mean no default value is provided.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<f64>,
+    pub default: ::std::option::Option<::serde_json::Number>,
     /**Human-readable description.
 
 Optional. Omitted and `null` are equivalent and mean no description is provided.*/
@@ -3680,7 +3683,7 @@ Optional. Omitted and `null` are equivalent and mean no description is provided.
 
 Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub maximum: ::std::option::Option<f64>,
+    pub maximum: ::std::option::Option<::serde_json::Number>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -3696,7 +3699,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 
 Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub minimum: ::std::option::Option<f64>,
+    pub minimum: ::std::option::Option<::serde_json::Number>,
     /**Optional title for the property.
 
 Optional. Omitted and `null` are equivalent and mean no title is provided.*/
@@ -4045,18 +4048,27 @@ the agent can process.
 See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#prompt-capabilities)*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct PromptCapabilities {
-    ///Agent supports `audio` content blocks.
-    #[serde(default)]
-    pub audio: bool,
+    /**Agent supports `audio` content blocks.
+
+Absent means `false`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub audio: ::std::option::Option<bool>,
     /**Agent supports embedded context in `session/prompt` requests.
 
 When enabled, the Client is allowed to include `resource` content blocks
-in prompt requests for pieces of context that are referenced in the message.*/
-    #[serde(rename = "embeddedContext", default)]
-    pub embedded_context: bool,
-    ///Agent supports `image` content blocks.
-    #[serde(default)]
-    pub image: bool,
+in prompt requests for pieces of context that are referenced in the message.
+
+Absent means `false`.*/
+    #[serde(
+        rename = "embeddedContext",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub embedded_context: ::std::option::Option<bool>,
+    /**Agent supports `image` content blocks.
+
+Absent means `false`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub image: ::std::option::Option<bool>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -6936,106 +6948,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-}
-/// Generation of default values for serde.
-pub mod defaults {
-    pub(super) fn agent_capabilities_auth() -> super::AgentAuthCapabilities {
-        super::AgentAuthCapabilities {
-            logout: Default::default(),
-            meta: Default::default(),
-        }
-    }
-    pub(super) fn agent_capabilities_mcp_capabilities() -> super::McpCapabilities {
-        super::McpCapabilities {
-            acp: Default::default(),
-            http: false,
-            meta: Default::default(),
-            sse: false,
-        }
-    }
-    pub(super) fn agent_capabilities_prompt_capabilities() -> super::PromptCapabilities {
-        super::PromptCapabilities {
-            audio: false,
-            embedded_context: false,
-            image: false,
-            meta: Default::default(),
-        }
-    }
-    pub(super) fn agent_capabilities_session_capabilities() -> super::SessionCapabilities {
-        super::SessionCapabilities {
-            additional_directories: Default::default(),
-            close: Default::default(),
-            delete: Default::default(),
-            fork: Default::default(),
-            list: Default::default(),
-            meta: Default::default(),
-            resume: Default::default(),
-        }
-    }
-    pub(super) fn client_capabilities_auth() -> super::AuthCapabilities {
-        super::AuthCapabilities {
-            meta: Default::default(),
-            terminal: false,
-        }
-    }
-    pub(super) fn client_capabilities_fs() -> super::FileSystemCapabilities {
-        super::FileSystemCapabilities {
-            meta: Default::default(),
-            read_text_file: false,
-            write_text_file: false,
-        }
-    }
-    pub(super) fn elicitation_schema_type() -> super::ElicitationSchemaType {
-        super::ElicitationSchemaType::Object
-    }
-    pub(super) fn initialize_request_client_capabilities() -> super::ClientCapabilities {
-        super::ClientCapabilities {
-            auth: super::AuthCapabilities {
-                meta: Default::default(),
-                terminal: false,
-            },
-            elicitation: Default::default(),
-            fs: super::FileSystemCapabilities {
-                meta: Default::default(),
-                read_text_file: false,
-                write_text_file: false,
-            },
-            meta: Default::default(),
-            session: Default::default(),
-            terminal: false,
-        }
-    }
-    pub(super) fn initialize_response_agent_capabilities() -> super::AgentCapabilities {
-        super::AgentCapabilities {
-            auth: super::AgentAuthCapabilities {
-                logout: Default::default(),
-                meta: Default::default(),
-            },
-            load_session: false,
-            mcp_capabilities: super::McpCapabilities {
-                acp: Default::default(),
-                http: false,
-                meta: Default::default(),
-                sse: false,
-            },
-            meta: Default::default(),
-            prompt_capabilities: super::PromptCapabilities {
-                audio: false,
-                embedded_context: false,
-                image: false,
-                meta: Default::default(),
-            },
-            session_capabilities: super::SessionCapabilities {
-                additional_directories: Default::default(),
-                close: Default::default(),
-                delete: Default::default(),
-                fork: Default::default(),
-                list: Default::default(),
-                meta: Default::default(),
-                resume: Default::default(),
-            },
-        }
-    }
 }
 /// Error types.
 pub mod error {

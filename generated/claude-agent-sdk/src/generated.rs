@@ -43,7 +43,7 @@ pub struct AgentDefinition {
     )]
     pub disallowed_tools: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     #[serde(rename = "maxTurns", skip_serializing_if = "::std::option::Option::is_none")]
-    pub max_turns: ::std::option::Option<f64>,
+    pub max_turns: ::std::option::Option<::serde_json::Number>,
     #[serde(
         rename = "mcpServers",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -129,53 +129,53 @@ pub struct BetaBashCodeExecutionToolResultBlock {
 ///Cache-creation tokens by TTL.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct BetaCacheCreation {
-    pub ephemeral_1h_input_tokens: f64,
-    pub ephemeral_5m_input_tokens: f64,
+    pub ephemeral_1h_input_tokens: ::serde_json::Number,
+    pub ephemeral_5m_input_tokens: ::serde_json::Number,
 }
 ///A character range of a document.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct BetaCitationCharLocation {
     pub cited_text: ::std::string::String,
-    pub document_index: f64,
+    pub document_index: ::serde_json::Number,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub document_title: ::std::option::Option<::std::string::String>,
-    pub end_char_index: f64,
+    pub end_char_index: ::serde_json::Number,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub file_id: ::std::option::Option<::std::string::String>,
-    pub start_char_index: f64,
+    pub start_char_index: ::serde_json::Number,
 }
 ///A block range of a document.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct BetaCitationContentBlockLocation {
     pub cited_text: ::std::string::String,
-    pub document_index: f64,
+    pub document_index: ::serde_json::Number,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub document_title: ::std::option::Option<::std::string::String>,
-    pub end_block_index: f64,
+    pub end_block_index: ::serde_json::Number,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub file_id: ::std::option::Option<::std::string::String>,
-    pub start_block_index: f64,
+    pub start_block_index: ::serde_json::Number,
 }
 ///A page range of a document.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct BetaCitationPageLocation {
     pub cited_text: ::std::string::String,
-    pub document_index: f64,
+    pub document_index: ::serde_json::Number,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub document_title: ::std::option::Option<::std::string::String>,
-    pub end_page_number: f64,
+    pub end_page_number: ::serde_json::Number,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub file_id: ::std::option::Option<::std::string::String>,
-    pub start_page_number: f64,
+    pub start_page_number: ::serde_json::Number,
 }
 ///A block range of a search result.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct BetaCitationSearchResultLocation {
     pub cited_text: ::std::string::String,
-    pub end_block_index: f64,
-    pub search_result_index: f64,
+    pub end_block_index: ::serde_json::Number,
+    pub search_result_index: ::serde_json::Number,
     pub source: ::std::string::String,
-    pub start_block_index: f64,
+    pub start_block_index: ::serde_json::Number,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
@@ -217,11 +217,11 @@ pub struct BetaCompactionIterationUsage {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cache_creation: ::std::option::Option<BetaCacheCreation>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cache_creation_input_tokens: ::std::option::Option<f64>,
+    pub cache_creation_input_tokens: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cache_read_input_tokens: ::std::option::Option<f64>,
-    pub input_tokens: f64,
-    pub output_tokens: f64,
+    pub cache_read_input_tokens: ::std::option::Option<::serde_json::Number>,
+    pub input_tokens: ::serde_json::Number,
+    pub output_tokens: ::serde_json::Number,
 }
 ///The code-execution container used (`BetaContainer`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -314,14 +314,14 @@ pub struct BetaMessage {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct BetaMessageDeltaUsage {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cache_creation_input_tokens: ::std::option::Option<f64>,
+    pub cache_creation_input_tokens: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cache_read_input_tokens: ::std::option::Option<f64>,
+    pub cache_read_input_tokens: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub input_tokens: ::std::option::Option<f64>,
+    pub input_tokens: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub iterations: ::std::option::Option<::std::vec::Vec<BetaIterationUsage>>,
-    pub output_tokens: f64,
+    pub output_tokens: ::serde_json::Number,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub server_tool_use: ::std::option::Option<BetaServerToolUsage>,
 }
@@ -331,11 +331,11 @@ pub struct BetaMessageIterationUsage {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cache_creation: ::std::option::Option<BetaCacheCreation>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cache_creation_input_tokens: ::std::option::Option<f64>,
+    pub cache_creation_input_tokens: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cache_read_input_tokens: ::std::option::Option<f64>,
-    pub input_tokens: f64,
-    pub output_tokens: f64,
+    pub cache_read_input_tokens: ::std::option::Option<::serde_json::Number>,
+    pub input_tokens: ::serde_json::Number,
+    pub output_tokens: ::serde_json::Number,
 }
 ///A delta to the content block at `index`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -391,9 +391,9 @@ pub struct BetaServerToolCaller {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct BetaServerToolUsage {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub web_fetch_requests: ::std::option::Option<f64>,
+    pub web_fetch_requests: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub web_search_requests: ::std::option::Option<f64>,
+    pub web_search_requests: ::std::option::Option<::serde_json::Number>,
 }
 ///A server tool call run by the API.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -615,15 +615,15 @@ pub struct BetaUsage {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cache_creation: ::std::option::Option<BetaCacheCreation>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cache_creation_input_tokens: ::std::option::Option<f64>,
+    pub cache_creation_input_tokens: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cache_read_input_tokens: ::std::option::Option<f64>,
+    pub cache_read_input_tokens: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub inference_geo: ::std::option::Option<::std::string::String>,
-    pub input_tokens: f64,
+    pub input_tokens: ::serde_json::Number,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub iterations: ::std::option::Option<::std::vec::Vec<BetaIterationUsage>>,
-    pub output_tokens: f64,
+    pub output_tokens: ::serde_json::Number,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub server_tool_use: ::std::option::Option<BetaServerToolUsage>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1275,32 +1275,32 @@ pub struct ModelInfo {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ModelUsage {
     #[serde(rename = "cacheCreationInputTokens")]
-    pub cache_creation_input_tokens: f64,
+    pub cache_creation_input_tokens: ::serde_json::Number,
     #[serde(rename = "cacheReadInputTokens")]
-    pub cache_read_input_tokens: f64,
+    pub cache_read_input_tokens: ::serde_json::Number,
     #[serde(rename = "contextWindow")]
-    pub context_window: f64,
+    pub context_window: ::serde_json::Number,
     #[serde(rename = "costUSD")]
-    pub cost_usd: f64,
+    pub cost_usd: ::serde_json::Number,
     #[serde(rename = "inputTokens")]
-    pub input_tokens: f64,
+    pub input_tokens: ::serde_json::Number,
     #[serde(rename = "maxOutputTokens")]
-    pub max_output_tokens: f64,
+    pub max_output_tokens: ::serde_json::Number,
     #[serde(rename = "outputTokens")]
-    pub output_tokens: f64,
+    pub output_tokens: ::serde_json::Number,
     #[serde(rename = "webSearchRequests")]
-    pub web_search_requests: f64,
+    pub web_search_requests: ::serde_json::Number,
 }
 ///Usage totals in a result (`NonNullableUsage`: `BetaUsage` with every key present and non-null).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct NonNullableUsage {
     pub cache_creation: BetaCacheCreation,
-    pub cache_creation_input_tokens: f64,
-    pub cache_read_input_tokens: f64,
+    pub cache_creation_input_tokens: ::serde_json::Number,
+    pub cache_read_input_tokens: ::serde_json::Number,
     pub inference_geo: ::std::string::String,
-    pub input_tokens: f64,
+    pub input_tokens: ::serde_json::Number,
     pub iterations: ::std::vec::Vec<BetaIterationUsage>,
-    pub output_tokens: f64,
+    pub output_tokens: ::serde_json::Number,
     pub server_tool_use: BetaServerToolUsage,
     pub service_tier: NonNullableUsageServiceTier,
     pub speed: NonNullableUsageSpeed,
@@ -1873,7 +1873,7 @@ pub struct SdkCompactBoundaryMessage {
 ///How and when compaction ran.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkCompactBoundaryMessageCompactMetadata {
-    pub pre_tokens: f64,
+    pub pre_tokens: ::serde_json::Number,
     pub trigger: SdkCompactBoundaryMessageCompactMetadataTrigger,
 }
 ///`SdkCompactBoundaryMessageCompactMetadataTrigger`
@@ -1991,7 +1991,7 @@ pub struct SdkControlInitializeResponse {
     pub output_style: ::std::string::String,
     ///The CLI's process id (on the wire, undeclared in sdk.d.ts).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub pid: ::std::option::Option<f64>,
+    pub pid: ::std::option::Option<::serde_json::Number>,
 }
 ///The body of the success answer to `interrupt` (`SDKControlInterruptResponse`): queued messages that will still run.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2094,7 +2094,7 @@ pub struct SdkControlRewindFilesRequest {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkControlSetMaxThinkingTokensRequest {
     #[serde(deserialize_with = "::std::option::Option::deserialize")]
-    pub max_thinking_tokens: ::std::option::Option<f64>,
+    pub max_thinking_tokens: ::std::option::Option<::serde_json::Number>,
 }
 ///SDK -> CLI: switch the model (absent: the default). The 0.3.x CLI answers with a body that sdk.d.ts does not type.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -2148,7 +2148,7 @@ pub struct SdkHookCallbackMatcher {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub matcher: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub timeout: ::std::option::Option<f64>,
+    pub timeout: ::std::option::Option<::serde_json::Number>,
 }
 ///CLI -> SDK: run the SDK hook callback `callback_id`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2209,7 +2209,7 @@ pub struct SdkHookProgressMessage {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkHookResponseMessage {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub exit_code: ::std::option::Option<f64>,
+    pub exit_code: ::std::option::Option<::serde_json::Number>,
     pub hook_event: ::std::string::String,
     pub hook_id: ::std::string::String,
     pub hook_name: ::std::string::String,
@@ -2396,7 +2396,7 @@ pub struct SdkRateLimitInfo {
         rename = "overageResetsAt",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub overage_resets_at: ::std::option::Option<f64>,
+    pub overage_resets_at: ::std::option::Option<::serde_json::Number>,
     #[serde(
         rename = "overageStatus",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -2408,15 +2408,15 @@ pub struct SdkRateLimitInfo {
     )]
     pub rate_limit_type: ::std::option::Option<SdkRateLimitInfoRateLimitType>,
     #[serde(rename = "resetsAt", skip_serializing_if = "::std::option::Option::is_none")]
-    pub resets_at: ::std::option::Option<f64>,
+    pub resets_at: ::std::option::Option<::serde_json::Number>,
     pub status: SdkRateLimitInfoStatus,
     #[serde(
         rename = "surpassedThreshold",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub surpassed_threshold: ::std::option::Option<f64>,
+    pub surpassed_threshold: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub utilization: ::std::option::Option<f64>,
+    pub utilization: ::std::option::Option<::serde_json::Number>,
 }
 ///`SdkRateLimitInfoOverageDisabledReason`
 #[derive(
@@ -2708,14 +2708,14 @@ impl ::std::convert::TryFrom<::std::string::String> for SdkRateLimitInfoStatus {
 ///A query that ended on an in-stream error, an interrupt, or a deny with interrupt (`SDKResultError` with subtype `error_during_execution`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkResultErrorDuringExecution {
-    pub duration_api_ms: f64,
-    pub duration_ms: f64,
+    pub duration_api_ms: ::serde_json::Number,
+    pub duration_ms: ::serde_json::Number,
     pub errors: ::std::vec::Vec<::std::string::String>,
     ///True for every `error_*` subtype since 0.2.89; with subtype `success` it marks an API error reported after a synthetic assistant message.
     pub is_error: bool,
     #[serde(rename = "modelUsage")]
     pub model_usage: ::std::collections::BTreeMap<::std::string::String, ModelUsage>,
-    pub num_turns: f64,
+    pub num_turns: ::serde_json::Number,
     ///What triggered the prompt this result answers; a second result for one prompt (a background subagent finished) has `kind: "task-notification"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub origin: ::std::option::Option<SdkMessageOrigin>,
@@ -2726,7 +2726,7 @@ pub struct SdkResultErrorDuringExecution {
     ///Why the query loop ended.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub terminal_reason: ::std::option::Option<TerminalReason>,
-    pub total_cost_usd: f64,
+    pub total_cost_usd: ::serde_json::Number,
     pub usage: NonNullableUsage,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
@@ -2734,14 +2734,14 @@ pub struct SdkResultErrorDuringExecution {
 ///A query that ended on the `maxBudgetUsd` limit (`SDKResultError` with subtype `error_max_budget_usd`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkResultErrorMaxBudgetUsd {
-    pub duration_api_ms: f64,
-    pub duration_ms: f64,
+    pub duration_api_ms: ::serde_json::Number,
+    pub duration_ms: ::serde_json::Number,
     pub errors: ::std::vec::Vec<::std::string::String>,
     ///True for every `error_*` subtype since 0.2.89; with subtype `success` it marks an API error reported after a synthetic assistant message.
     pub is_error: bool,
     #[serde(rename = "modelUsage")]
     pub model_usage: ::std::collections::BTreeMap<::std::string::String, ModelUsage>,
-    pub num_turns: f64,
+    pub num_turns: ::serde_json::Number,
     ///What triggered the prompt this result answers; a second result for one prompt (a background subagent finished) has `kind: "task-notification"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub origin: ::std::option::Option<SdkMessageOrigin>,
@@ -2752,7 +2752,7 @@ pub struct SdkResultErrorMaxBudgetUsd {
     ///Why the query loop ended.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub terminal_reason: ::std::option::Option<TerminalReason>,
-    pub total_cost_usd: f64,
+    pub total_cost_usd: ::serde_json::Number,
     pub usage: NonNullableUsage,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
@@ -2760,14 +2760,14 @@ pub struct SdkResultErrorMaxBudgetUsd {
 ///A query that ended on too many structured-output retries (`SDKResultError` with subtype `error_max_structured_output_retries`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkResultErrorMaxStructuredOutputRetries {
-    pub duration_api_ms: f64,
-    pub duration_ms: f64,
+    pub duration_api_ms: ::serde_json::Number,
+    pub duration_ms: ::serde_json::Number,
     pub errors: ::std::vec::Vec<::std::string::String>,
     ///True for every `error_*` subtype since 0.2.89; with subtype `success` it marks an API error reported after a synthetic assistant message.
     pub is_error: bool,
     #[serde(rename = "modelUsage")]
     pub model_usage: ::std::collections::BTreeMap<::std::string::String, ModelUsage>,
-    pub num_turns: f64,
+    pub num_turns: ::serde_json::Number,
     ///What triggered the prompt this result answers; a second result for one prompt (a background subagent finished) has `kind: "task-notification"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub origin: ::std::option::Option<SdkMessageOrigin>,
@@ -2778,7 +2778,7 @@ pub struct SdkResultErrorMaxStructuredOutputRetries {
     ///Why the query loop ended.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub terminal_reason: ::std::option::Option<TerminalReason>,
-    pub total_cost_usd: f64,
+    pub total_cost_usd: ::serde_json::Number,
     pub usage: NonNullableUsage,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
@@ -2786,14 +2786,14 @@ pub struct SdkResultErrorMaxStructuredOutputRetries {
 ///A query that ended on the `maxTurns` limit (`SDKResultError` with subtype `error_max_turns`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkResultErrorMaxTurns {
-    pub duration_api_ms: f64,
-    pub duration_ms: f64,
+    pub duration_api_ms: ::serde_json::Number,
+    pub duration_ms: ::serde_json::Number,
     pub errors: ::std::vec::Vec<::std::string::String>,
     ///True for every `error_*` subtype since 0.2.89; with subtype `success` it marks an API error reported after a synthetic assistant message.
     pub is_error: bool,
     #[serde(rename = "modelUsage")]
     pub model_usage: ::std::collections::BTreeMap<::std::string::String, ModelUsage>,
-    pub num_turns: f64,
+    pub num_turns: ::serde_json::Number,
     ///What triggered the prompt this result answers; a second result for one prompt (a background subagent finished) has `kind: "task-notification"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub origin: ::std::option::Option<SdkMessageOrigin>,
@@ -2804,7 +2804,7 @@ pub struct SdkResultErrorMaxTurns {
     ///Why the query loop ended.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub terminal_reason: ::std::option::Option<TerminalReason>,
-    pub total_cost_usd: f64,
+    pub total_cost_usd: ::serde_json::Number,
     pub usage: NonNullableUsage,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
@@ -2812,13 +2812,13 @@ pub struct SdkResultErrorMaxTurns {
 ///A query that ran to its end (`SDKResultSuccess`); `is_error` may still be true (an API error after a synthetic assistant message).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkResultSuccess {
-    pub duration_api_ms: f64,
-    pub duration_ms: f64,
+    pub duration_api_ms: ::serde_json::Number,
+    pub duration_ms: ::serde_json::Number,
     ///True for every `error_*` subtype since 0.2.89; with subtype `success` it marks an API error reported after a synthetic assistant message.
     pub is_error: bool,
     #[serde(rename = "modelUsage")]
     pub model_usage: ::std::collections::BTreeMap<::std::string::String, ModelUsage>,
-    pub num_turns: f64,
+    pub num_turns: ::serde_json::Number,
     ///What triggered the prompt this result answers; a second result for one prompt (a background subagent finished) has `kind: "task-notification"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub origin: ::std::option::Option<SdkMessageOrigin>,
@@ -2832,7 +2832,7 @@ pub struct SdkResultSuccess {
     ///Why the query loop ended.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub terminal_reason: ::std::option::Option<TerminalReason>,
-    pub total_cost_usd: f64,
+    pub total_cost_usd: ::serde_json::Number,
     pub usage: NonNullableUsage,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
@@ -3113,9 +3113,9 @@ for SdkTaskNotificationMessageStatus {
 ///Cumulative usage of a task.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkTaskNotificationMessageUsage {
-    pub duration_ms: f64,
-    pub tool_uses: f64,
-    pub total_tokens: f64,
+    pub duration_ms: ::serde_json::Number,
+    pub tool_uses: ::serde_json::Number,
+    pub total_tokens: ::serde_json::Number,
 }
 ///Progress of a running task with cumulative usage (`SDKTaskProgressMessage`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3140,9 +3140,9 @@ pub struct SdkTaskProgressMessage {
 ///Cumulative usage of a task.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkTaskProgressMessageUsage {
-    pub duration_ms: f64,
-    pub tool_uses: f64,
-    pub total_tokens: f64,
+    pub duration_ms: ::serde_json::Number,
+    pub tool_uses: ::serde_json::Number,
+    pub total_tokens: ::serde_json::Number,
 }
 ///A subagent or background task was registered (`SDKTaskStartedMessage`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3177,7 +3177,7 @@ pub struct SdkTaskUpdatedMessagePatch {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub end_time: ::std::option::Option<f64>,
+    pub end_time: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -3185,7 +3185,7 @@ pub struct SdkTaskUpdatedMessagePatch {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<SdkTaskUpdatedMessagePatchStatus>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub total_paused_ms: ::std::option::Option<f64>,
+    pub total_paused_ms: ::std::option::Option<::serde_json::Number>,
 }
 ///`SdkTaskUpdatedMessagePatchStatus`
 #[derive(
@@ -3262,8 +3262,8 @@ for SdkTaskUpdatedMessagePatchStatus {
 ///Estimated thinking tokens so far (`SDKThinkingTokensMessage`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkThinkingTokensMessage {
-    pub estimated_tokens: f64,
-    pub estimated_tokens_delta: f64,
+    pub estimated_tokens: ::serde_json::Number,
+    pub estimated_tokens_delta: ::serde_json::Number,
     pub session_id: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user_message_uuid: ::std::option::Option<::std::string::String>,
@@ -3273,7 +3273,7 @@ pub struct SdkThinkingTokensMessage {
 ///A tool is still running (`SDKToolProgressMessage`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkToolProgressMessage {
-    pub elapsed_time_seconds: f64,
+    pub elapsed_time_seconds: ::serde_json::Number,
     ///The Task tool_use id when the message comes from a subagent, else null.
     #[serde(deserialize_with = "::std::option::Option::deserialize")]
     pub parent_tool_use_id: ::std::option::Option<::std::string::String>,
@@ -3349,12 +3349,12 @@ pub struct SdkUserMessageReplay {
 ///The CLI is retrying a transient API error (`SDKAPIRetryMessage`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkapiRetryMessage {
-    pub attempt: f64,
+    pub attempt: ::serde_json::Number,
     pub error: SdkAssistantMessageError,
     #[serde(deserialize_with = "::std::option::Option::deserialize")]
-    pub error_status: ::std::option::Option<f64>,
-    pub max_retries: f64,
-    pub retry_delay_ms: f64,
+    pub error_status: ::std::option::Option<::serde_json::Number>,
+    pub max_retries: ::serde_json::Number,
+    pub retry_delay_ms: ::serde_json::Number,
     pub session_id: ::std::string::String,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,

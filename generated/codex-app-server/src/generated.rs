@@ -68,8 +68,12 @@ pub enum Account {
     ///AmazonBedrockAccount
     #[serde(rename = "amazonBedrock")]
     AmazonBedrock {
-        #[serde(rename = "usesCodexManagedCredentials", default)]
-        uses_codex_managed_credentials: bool,
+        ///Absent means `false`.
+        #[serde(
+            rename = "usesCodexManagedCredentials",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        uses_codex_managed_credentials: ::std::option::Option<bool>,
     },
     #[serde(rename = "gcp")]
     Gcp,
@@ -420,7 +424,9 @@ pub struct AccountUpdatedNotification {
 ///`ActivePermissionProfile`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ActivePermissionProfile {
-    ///Parent profile identifier from the selected permissions profile's `extends` setting, when present.
+    /**Parent profile identifier from the selected permissions profile's `extends` setting, when present.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub extends: ::std::option::Option<::std::string::String>,
     ///Identifier from `default_permissions` or the implicit built-in default, such as `:workspace` or a user-defined `[permissions.<id>]` profile.
@@ -969,7 +975,7 @@ pub struct AppBranding {
     pub website: ::std::option::Option<::std::string::String>,
 }
 ///`AppConfig`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct AppConfig {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub approvals_reviewer: ::std::option::Option<ApprovalsReviewer>,
@@ -979,8 +985,9 @@ pub struct AppConfig {
     pub default_tools_enabled: ::std::option::Option<bool>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub destructive_enabled: ::std::option::Option<bool>,
-    #[serde(default = "defaults::default_bool::<true>")]
-    pub enabled: bool,
+    ///Absent means `true`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub enabled: ::std::option::Option<bool>,
     ///Per-account approval settings keyed by link ID.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub links: ::std::option::Option<AppLinksConfig>,
@@ -991,21 +998,6 @@ pub struct AppConfig {
     pub open_world_enabled: ::std::option::Option<bool>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<AppToolsConfig>,
-}
-impl ::std::default::Default for AppConfig {
-    fn default() -> Self {
-        Self {
-            approvals_reviewer: Default::default(),
-            default_tools_approval_mode: Default::default(),
-            default_tools_enabled: Default::default(),
-            destructive_enabled: Default::default(),
-            enabled: defaults::default_bool::<true>(),
-            links: Default::default(),
-            omit_tools_from: Default::default(),
-            open_world_enabled: Default::default(),
-            tools: Default::default(),
-        }
-    }
 }
 ///EXPERIMENTAL - app metadata returned by app-list APIs.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1044,11 +1036,20 @@ pub struct AppInfo {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub install_url: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "isAccessible", default)]
-    pub is_accessible: bool,
-    ///Whether this app is enabled in config.toml. Example: ```toml [apps.bad_app] enabled = false ```
-    #[serde(rename = "isEnabled", default = "defaults::default_bool::<true>")]
-    pub is_enabled: bool,
+    ///Absent means `false`.
+    #[serde(
+        rename = "isAccessible",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub is_accessible: ::std::option::Option<bool>,
+    /**Whether this app is enabled in config.toml. Example: ```toml [apps.bad_app] enabled = false ```
+
+Absent means `true`.*/
+    #[serde(
+        rename = "isEnabled",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub is_enabled: ::std::option::Option<bool>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub labels: ::std::option::Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
@@ -1346,10 +1347,18 @@ pub struct AppToolSummary {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub disabled_reason: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "isEnabled", default = "defaults::default_bool::<true>")]
-    pub is_enabled: bool,
-    #[serde(rename = "isReadOnly", default)]
-    pub is_read_only: bool,
+    ///Absent means `true`.
+    #[serde(
+        rename = "isEnabled",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub is_enabled: ::std::option::Option<bool>,
+    ///Absent means `false`.
+    #[serde(
+        rename = "isReadOnly",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub is_read_only: ::std::option::Option<bool>,
     pub name: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
@@ -1499,33 +1508,26 @@ impl ::std::convert::TryFrom<::std::string::String> for ApprovalsReviewer {
 ///`AppsConfig`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct AppsConfig {
+    ///Absent means `null`.
     #[serde(rename = "_default", skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<AppsDefaultConfig>,
 }
 ///`AppsDefaultConfig`
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct AppsDefaultConfig {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub approvals_reviewer: ::std::option::Option<ApprovalsReviewer>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub default_tools_approval_mode: ::std::option::Option<AppToolApproval>,
-    #[serde(default = "defaults::default_bool::<true>")]
-    pub destructive_enabled: bool,
-    #[serde(default = "defaults::default_bool::<true>")]
-    pub enabled: bool,
-    #[serde(default = "defaults::default_bool::<true>")]
-    pub open_world_enabled: bool,
-}
-impl ::std::default::Default for AppsDefaultConfig {
-    fn default() -> Self {
-        Self {
-            approvals_reviewer: Default::default(),
-            default_tools_approval_mode: Default::default(),
-            destructive_enabled: defaults::default_bool::<true>(),
-            enabled: defaults::default_bool::<true>(),
-            open_world_enabled: defaults::default_bool::<true>(),
-        }
-    }
+    ///Absent means `true`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub destructive_enabled: ::std::option::Option<bool>,
+    ///Absent means `true`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub enabled: ::std::option::Option<bool>,
+    ///Absent means `true`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub open_world_enabled: ::std::option::Option<bool>,
 }
 ///Read the committed installed connector runtime snapshot.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -1610,12 +1612,14 @@ pub enum AskForApproval {
     #[serde(rename = "granular")]
     Granular {
         mcp_elicitations: bool,
-        #[serde(default)]
-        request_permissions: bool,
+        ///Absent means `false`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        request_permissions: ::std::option::Option<bool>,
         rules: bool,
         sandbox_approval: bool,
-        #[serde(default)]
-        skill_approval: bool,
+        ///Absent means `false`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        skill_approval: ::std::option::Option<bool>,
     },
 }
 ///`AsyncUserInputQuestion`
@@ -3444,7 +3448,9 @@ For zsh-exec-bridge subcommand approvals, multiple callbacks can belong to one p
     ///The command's working directory.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cwd: ::std::option::Option<LegacyAppPathString>,
-    ///Environment in which the command will run.
+    /**Environment in which the command will run.
+
+Absent means `null`.*/
     #[serde(
         rename = "environmentId",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -3452,9 +3458,11 @@ For zsh-exec-bridge subcommand approvals, multiple callbacks can belong to one p
     pub environment_id: ::std::option::Option<::std::string::String>,
     #[serde(rename = "itemId")]
     pub item_id: ::std::string::String,
-    ///Kind of action under review. Defaults to `command` for older servers.
-    #[serde(default = "defaults::command_execution_request_approval_params_kind")]
-    pub kind: CommandExecutionApprovalKind,
+    /**Kind of action under review. Defaults to `command` for older servers.
+
+Absent means `"command"`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub kind: ::std::option::Option<CommandExecutionApprovalKind>,
     ///Optional context for a managed-network approval prompt.
     #[serde(
         rename = "networkApprovalContext",
@@ -3729,6 +3737,7 @@ pub struct Config {
     ///[UNSTABLE] Optional default for where approval requests are routed for review.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub approvals_reviewer: ::std::option::Option<ApprovalsReviewer>,
+    ///Absent means `null`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub apps: ::std::option::Option<AppsConfig>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4087,7 +4096,9 @@ pub struct ConfigRequirementsReadResponse {
     ///Null if no requirements are configured (e.g. no requirements.toml/MDM entries).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub requirements: ::std::option::Option<ConfigRequirements>,
-    ///Whether Fast and Ultra Fast requirements are enforced independently. Older servers omit this field and use Fast mode as a shared speed gate.
+    /**Whether Fast and Ultra Fast requirements are enforced independently. Older servers omit this field and use Fast mode as a shared speed gate.
+
+Absent means `null`.*/
     #[serde(
         rename = "supportsIndependentSpeedModes",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -5144,7 +5155,9 @@ pub struct ExternalAgentConfigImportHistoryRecordSuccessParams {
     pub source: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub target: ::std::option::Option<::std::string::String>,
-    ///Original title for an imported session, when available.
+    /**Original title for an imported session, when available.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
@@ -5190,7 +5203,9 @@ pub struct ExternalAgentConfigImportItemTypeSuccess {
     pub source: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub target: ::std::option::Option<::std::string::String>,
-    ///Original title for an imported session; null for other item types.
+    /**Original title for an imported session; null for other item types.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
@@ -5533,7 +5548,9 @@ pub struct FeedbackUploadParams {
 ///`FeedbackUploadResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct FeedbackUploadResponse {
-    ///Whitespace-normalized SHA-256 of the session base instructions, matching the uploaded `prompt_hash` tag. Does not include later developer messages. Null when the reported rollout has no prompt metadata.
+    /**Whitespace-normalized SHA-256 of the session base instructions, matching the uploaded `prompt_hash` tag. Does not include later developer messages. Null when the reported rollout has no prompt metadata.
+
+Absent means `null`.*/
     #[serde(
         rename = "promptHash",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -6481,9 +6498,14 @@ pub struct GatewayOAuthReadResponse {
     ///Null when the effective provider does not use gateway OAuth.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<GatewayOAuthStatus>,
-    ///Whether the administrator configured a device authorization endpoint.
-    #[serde(rename = "supportsDeviceAuth", default)]
-    pub supports_device_auth: bool,
+    /**Whether the administrator configured a device authorization endpoint.
+
+Absent means `false`.*/
+    #[serde(
+        rename = "supportsDeviceAuth",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub supports_device_auth: ::std::option::Option<bool>,
 }
 ///`GatewayOAuthStatus`
 #[derive(
@@ -6713,7 +6735,9 @@ pub struct GetAccountResponse {
     pub account: ::std::option::Option<Account>,
     #[serde(rename = "requiresOpenaiAuth")]
     pub requires_openai_auth: bool,
-    ///ChatGPT user ID belonging to this account response, when available.
+    /**ChatGPT user ID belonging to this account response, when available.
+
+Absent means `null`.*/
     #[serde(rename = "userId", skip_serializing_if = "::std::option::Option::is_none")]
     pub user_id: ::std::option::Option<::std::string::String>,
     #[serde(
@@ -6746,7 +6770,9 @@ pub struct GetAccountTokenUsageResponse {
         ::std::vec::Vec<AccountTokenUsageDailyBucket>,
     >,
     pub summary: AccountTokenUsageSummary,
-    ///Estimated usage when a thread was requested and its billing route is available.
+    /**Estimated usage when a thread was requested and its billing route is available.
+
+Absent means `null`.*/
     #[serde(
         rename = "threadUsage",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -7491,8 +7517,12 @@ pub enum HookMetadata {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         additional_context_limit: ::std::option::Option<u32>,
-        #[serde(rename = "async", default)]
-        async_: bool,
+        ///Absent means `false`.
+        #[serde(
+            rename = "async",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        async_: ::std::option::Option<bool>,
         command: ::std::string::String,
         #[serde(rename = "currentHash")]
         current_hash: ::std::string::String,
@@ -7844,8 +7874,9 @@ pub struct HookRunSummary {
     pub handler_type: HookHandlerType,
     pub id: ::std::string::String,
     pub scope: HookScope,
-    #[serde(default = "defaults::hook_run_summary_source")]
-    pub source: HookSource,
+    ///Absent means `"unknown"`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub source: ::std::option::Option<HookSource>,
     #[serde(rename = "sourcePath")]
     pub source_path: LegacyAppPathString,
     #[serde(rename = "startedAt")]
@@ -8196,9 +8227,14 @@ pub struct InAppBrowserRequirements {
 ///Client-declared capabilities negotiated during initialize.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct InitializeCapabilities {
-    ///Opt into receiving experimental API methods and fields.
-    #[serde(rename = "experimentalApi", default)]
-    pub experimental_api: bool,
+    /**Opt into receiving experimental API methods and fields.
+
+Absent means `false`.*/
+    #[serde(
+        rename = "experimentalApi",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub experimental_api: ::std::option::Option<bool>,
     ///Use explicit gateway OAuth login instead of automatic browser authorization. Applies to this app-server's gateway runtime; later connections cannot undo it.
     #[serde(
         rename = "explicitGatewayOauth",
@@ -8226,9 +8262,14 @@ New clients should declare `openai/form` in [`Self::extensions`].*/
     pub opt_out_notification_methods: ::std::option::Option<
         ::std::vec::Vec<::std::string::String>,
     >,
-    ///Opt into `attestation/generate` requests for upstream `x-oai-attestation`.
-    #[serde(rename = "requestAttestation", default)]
-    pub request_attestation: bool,
+    /**Opt into `attestation/generate` requests for upstream `x-oai-attestation`.
+
+Absent means `false`.*/
+    #[serde(
+        rename = "requestAttestation",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub request_attestation: ::std::option::Option<bool>,
     ///Present `humanCommand` approvals to a person and return only a one-time decision. Requires `experimentalApi`. Pending requests can be replayed to compatible clients.
     #[serde(
         rename = "requiredHumanApproval",
@@ -8351,7 +8392,9 @@ pub struct ItemCompletedNotification {
     ///Unix timestamp (in milliseconds) when this item lifecycle completed.
     #[serde(rename = "completedAtMs")]
     pub completed_at_ms: i64,
-    ///Native content tokens for the completed assistant message, including a sampled footer. Null when unavailable. Completion telemetry is not part of the stored thread item.
+    /**Native content tokens for the completed assistant message, including a sampled footer. Null when unavailable. Completion telemetry is not part of the stored thread item.
+
+Absent means `null`.*/
     #[serde(
         rename = "contentTokenCount",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -8638,6 +8681,7 @@ pub enum LoginAccountParams {
     ///Chatgptv2::LoginAccountParams
     #[serde(rename = "chatgpt")]
     Chatgpt {
+        ///Absent means `null`.
         #[serde(
             rename = "appBrand",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -9249,13 +9293,13 @@ pub struct McpElicitationMultiSelectEnumSchema {
 #[serde(deny_unknown_fields)]
 pub struct McpElicitationNumberSchema {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<f64>,
+    pub default: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub description: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub maximum: ::std::option::Option<f64>,
+    pub maximum: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub minimum: ::std::option::Option<f64>,
+    pub minimum: ::std::option::Option<::serde_json::Number>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     #[serde(rename = "type")]
@@ -10199,7 +10243,9 @@ pub struct McpServerOauthLoginParams {
 pub struct McpServerOauthLoginResponse {
     #[serde(rename = "authorizationUrl")]
     pub authorization_url: ::std::string::String,
-    ///Identifies this login attempt across the response and completion notification. Older servers omit this field; current servers always return it.
+    /**Identifies this login attempt across the response and completion notification. Older servers omit this field; current servers always return it.
+
+Absent means `null`.*/
     #[serde(rename = "loginId", skip_serializing_if = "::std::option::Option::is_none")]
     pub login_id: ::std::option::Option<::std::string::String>,
 }
@@ -10933,7 +10979,9 @@ pub struct Model {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub availability_nux: ::std::option::Option<ModelAvailabilityNux>,
-    ///Null when the catalog does not provide access-program metadata.
+    /**Null when the catalog does not provide access-program metadata.
+
+Absent means `null`.*/
     #[serde(
         rename = "availableAccessPrograms",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -10941,7 +10989,9 @@ pub struct Model {
     pub available_access_programs: ::std::option::Option<ModelAccessPrograms>,
     #[serde(rename = "defaultReasoningEffort")]
     pub default_reasoning_effort: ReasoningEffort,
-    ///Catalog default service tier id for this model, when one is configured.
+    /**Catalog default service tier id for this model, when one is configured.
+
+Absent means `null`.*/
     #[serde(
         rename = "defaultServiceTier",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -10960,6 +11010,7 @@ pub struct Model {
     #[serde(rename = "isDefault")]
     pub is_default: bool,
     pub model: ::std::string::String,
+    ///Absent means `null`.
     #[serde(
         rename = "modelSpecialty",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -10978,9 +11029,14 @@ pub struct Model {
     pub service_tiers: ::std::option::Option<::std::vec::Vec<ModelServiceTier>>,
     #[serde(rename = "supportedReasoningEfforts")]
     pub supported_reasoning_efforts: ::std::vec::Vec<ReasoningEffortOption>,
-    ///@deprecated Always false; models no longer support personality selection.
-    #[serde(rename = "supportsPersonality", default)]
-    pub supports_personality: bool,
+    /**@deprecated Always false; models no longer support personality selection.
+
+Absent means `false`.*/
+    #[serde(
+        rename = "supportsPersonality",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub supports_personality: ::std::option::Option<bool>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub upgrade: ::std::option::Option<::std::string::String>,
     #[serde(
@@ -12405,6 +12461,7 @@ pub struct PermissionProfileSummary {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct PermissionsRequestApprovalParams {
     pub cwd: LegacyAppPathString,
+    ///Absent means `null`.
     #[serde(
         rename = "environmentId",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -12427,8 +12484,9 @@ pub struct PermissionsRequestApprovalParams {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct PermissionsRequestApprovalResponse {
     pub permissions: GrantedPermissionProfile,
-    #[serde(default = "defaults::permissions_request_approval_response_scope")]
-    pub scope: PermissionGrantScope,
+    ///Absent means `"turn"`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub scope: ::std::option::Option<PermissionGrantScope>,
     ///Review every subsequent command in this turn before normal sandboxed execution.
     #[serde(
         rename = "strictAutoReview",
@@ -12763,7 +12821,9 @@ pub struct PluginDetail {
     pub marketplace_path: ::std::option::Option<AbsolutePathBuf>,
     #[serde(rename = "mcpServers")]
     pub mcp_servers: ::std::vec::Vec<::std::string::String>,
-    ///The declared onboarding skill, when the plugin and visible skill are enabled.
+    /**The declared onboarding skill, when the plugin and visible skill are enabled.
+
+Absent means `null`.*/
     #[serde(
         rename = "onboardingSkill",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -13404,6 +13464,7 @@ pub struct PluginShareCheckoutResponse {
 ///`PluginShareContext`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct PluginShareContext {
+    ///Absent means `null`.
     #[serde(
         rename = "canPublishToWorkspace",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -13423,7 +13484,9 @@ pub struct PluginShareContext {
     pub discoverability: ::std::option::Option<PluginShareDiscoverability>,
     #[serde(rename = "remotePluginId")]
     pub remote_plugin_id: ::std::string::String,
-    ///Version of the remote shared plugin release when available.
+    /**Version of the remote shared plugin release when available.
+
+Absent means `null`.*/
     #[serde(
         rename = "remoteVersion",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -13718,6 +13781,7 @@ pub struct PluginShareSaveParams {
 ///`PluginShareSaveResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct PluginShareSaveResponse {
+    ///Absent means `null`.
     #[serde(
         rename = "canPublishToWorkspace",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -13923,16 +13987,22 @@ pub enum PluginSource {
 pub struct PluginSummary {
     #[serde(rename = "authPolicy")]
     pub auth_policy: PluginAuthPolicy,
-    ///Availability state for installing and using the plugin.
-    #[serde(default = "defaults::plugin_summary_availability")]
-    pub availability: PluginAvailability,
-    ///Why the remote plugin is unavailable, when provided by plugin-service.
+    /**Availability state for installing and using the plugin.
+
+Absent means `"AVAILABLE"`.*/
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub availability: ::std::option::Option<PluginAvailability>,
+    /**Why the remote plugin is unavailable, when provided by plugin-service.
+
+Absent means `null`.*/
     #[serde(
         rename = "disabledReason",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub disabled_reason: ::std::option::Option<PluginDisabledReason>,
-    ///Raw plugin-service plan identifiers eligible to install the plugin.
+    /**Raw plugin-service plan identifiers eligible to install the plugin.
+
+Absent means `null`.*/
     #[serde(
         rename = "eligiblePlanTypes",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -13950,7 +14020,9 @@ pub struct PluginSummary {
     )]
     pub install_policy_source: ::std::option::Option<PluginInstallPolicySource>,
     pub installed: bool,
-    ///Unix timestamp in seconds when the remote plugin was installed, when available.
+    /**Unix timestamp in seconds when the remote plugin was installed, when available.
+
+Absent means `null`.*/
     #[serde(
         rename = "installedAt",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -13960,12 +14032,15 @@ pub struct PluginSummary {
     pub interface: ::std::option::Option<PluginInterface>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub keywords: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    ///Version of the locally materialized plugin package when available.
+    /**Version of the locally materialized plugin package when available.
+
+Absent means `null`.*/
     #[serde(
         rename = "localVersion",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub local_version: ::std::option::Option<::std::string::String>,
+    ///Absent means `null`.
     #[serde(
         rename = "mustShowInstallationInterstitial",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -13985,7 +14060,9 @@ pub struct PluginSummary {
     )]
     pub share_context: ::std::option::Option<PluginShareContext>,
     pub source: PluginSource,
-    ///Version advertised by the remote marketplace backend when available.
+    /**Version advertised by the remote marketplace backend when available.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub version: ::std::option::Option<::std::string::String>,
 }
@@ -16084,6 +16161,7 @@ pub enum ResponseItem {
     ///ReasoningResponseItem
     #[serde(rename = "reasoning")]
     Reasoning {
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         content: ::std::option::Option<::std::vec::Vec<ReasoningItemContent>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -16406,7 +16484,9 @@ impl ::std::convert::TryFrom<::std::string::String> for ReviewDelivery {
 ///`ReviewStartParams`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ReviewStartParams {
-    ///Reviews run inline on the supplied thread. Omit this field or pass `inline`. To review on a separate thread, start a thread first and use its id.
+    /**Reviews run inline on the supplied thread. Omit this field or pass `inline`. To review on a separate thread, start a thread first and use its id.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub delivery: ::std::option::Option<ReviewDelivery>,
     pub target: ReviewTarget,
@@ -16541,25 +16621,45 @@ pub enum SandboxPolicy {
     DangerFullAccess,
     ///ReadOnlySandboxPolicy
     #[serde(rename = "readOnly")]
-    ReadOnly { #[serde(rename = "networkAccess", default)] network_access: bool },
+    ReadOnly {
+        ///Absent means `false`.
+        #[serde(
+            rename = "networkAccess",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        network_access: ::std::option::Option<bool>,
+    },
     ///ExternalSandboxSandboxPolicy
     #[serde(rename = "externalSandbox")]
     ExternalSandbox {
+        ///Absent means `"restricted"`.
         #[serde(
             rename = "networkAccess",
-            default = "defaults::sandbox_policy_external_sandbox_network_access"
+            skip_serializing_if = "::std::option::Option::is_none"
         )]
-        network_access: NetworkAccess,
+        network_access: ::std::option::Option<NetworkAccess>,
     },
     ///WorkspaceWriteSandboxPolicy
     #[serde(rename = "workspaceWrite")]
     WorkspaceWrite {
-        #[serde(rename = "excludeSlashTmp", default)]
-        exclude_slash_tmp: bool,
-        #[serde(rename = "excludeTmpdirEnvVar", default)]
-        exclude_tmpdir_env_var: bool,
-        #[serde(rename = "networkAccess", default)]
-        network_access: bool,
+        ///Absent means `false`.
+        #[serde(
+            rename = "excludeSlashTmp",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        exclude_slash_tmp: ::std::option::Option<bool>,
+        ///Absent means `false`.
+        #[serde(
+            rename = "excludeTmpdirEnvVar",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        exclude_tmpdir_env_var: ::std::option::Option<bool>,
+        ///Absent means `false`.
+        #[serde(
+            rename = "networkAccess",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        network_access: ::std::option::Option<bool>,
         #[serde(
             rename = "writableRoots",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -16570,12 +16670,15 @@ pub enum SandboxPolicy {
 ///`SandboxWorkspaceWrite`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct SandboxWorkspaceWrite {
-    #[serde(default)]
-    pub exclude_slash_tmp: bool,
-    #[serde(default)]
-    pub exclude_tmpdir_env_var: bool,
-    #[serde(default)]
-    pub network_access: bool,
+    ///Absent means `false`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub exclude_slash_tmp: ::std::option::Option<bool>,
+    ///Absent means `false`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub exclude_tmpdir_env_var: ::std::option::Option<bool>,
+    ///Absent means `false`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub network_access: ::std::option::Option<bool>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub writable_roots: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
@@ -17234,10 +17337,13 @@ pub enum SubAgentSource {
     MemoryConsolidation,
     #[serde(rename = "thread_spawn")]
     ThreadSpawn {
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         agent_nickname: ::std::option::Option<::std::string::String>,
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         agent_path: ::std::option::Option<AgentPath>,
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         agent_role: ::std::option::Option<::std::string::String>,
         depth: i32,
@@ -17329,7 +17435,9 @@ pub struct Thread {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub daybreak_enabled: ::std::option::Option<bool>,
-    ///Current environments for a loaded thread, in priority order, primary first. `null` means the thread is not loaded or the server does not expose its selection. An empty list means no environments are selected. This does not report connection status.
+    /**Current environments for a loaded thread, in priority order, primary first. `null` means the thread is not loaded or the server does not expose its selection. An empty list means no environments are selected. This does not report connection status.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub environments: ::std::option::Option<::std::vec::Vec<ThreadEnvironment>>,
     ///Whether the thread is ephemeral and should not be materialized on disk.
@@ -17346,9 +17454,14 @@ pub struct Thread {
     ///Optional Git metadata captured when the thread was created.
     #[serde(rename = "gitInfo", skip_serializing_if = "::std::option::Option::is_none")]
     pub git_info: ::std::option::Option<GitInfo>,
-    ///Persisted thread history contract selected when this thread was created.
-    #[serde(rename = "historyMode", default = "defaults::thread_history_mode")]
-    pub history_mode: ThreadHistoryMode,
+    /**Persisted thread history contract selected when this thread was created.
+
+Absent means `"legacy"`.*/
+    #[serde(
+        rename = "historyMode",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub history_mode: ::std::option::Option<ThreadHistoryMode>,
     ///Identifier for this thread. Codex-generated thread IDs are UUIDv7.
     pub id: ::std::string::String,
     ///Current configured model when loaded, otherwise the latest persisted model. Null when unavailable. This is not per-turn execution telemetry.
@@ -17392,10 +17505,14 @@ pub struct Thread {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub recency_at: ::std::option::Option<i64>,
-    ///The independently persisted section selected for this thread, if any.
+    /**The independently persisted section selected for this thread, if any.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub section: ::std::option::Option<ThreadSection>,
-    ///Unix timestamp in seconds when the thread entered its current section.
+    /**Unix timestamp in seconds when the thread entered its current section.
+
+Absent means `null`.*/
     #[serde(
         rename = "sectionEnteredAt",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -17796,7 +17913,7 @@ pub struct ThreadBackgroundTerminal {
         rename = "cpuPercent",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub cpu_percent: ::std::option::Option<f64>,
+    pub cpu_percent: ::std::option::Option<::serde_json::Number>,
     pub cwd: LegacyAppPathString,
     #[serde(rename = "itemId")]
     pub item_id: ::std::string::String,
@@ -18089,7 +18206,9 @@ When specified, turns after `last_turn_id` are omitted from the fork. The refere
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub model_provider: ::std::option::Option<::std::string::String>,
-    ///[UNSTABLE] Specify the rollout path to fork from. If specified, the thread_id param will be ignored.
+    /**[UNSTABLE] Specify the rollout path to fork from. If specified, the thread_id param will be ignored.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub path: ::std::option::Option<::std::string::String>,
     ///Named profile id for the forked thread. Cannot be combined with `sandbox`.
@@ -18120,7 +18239,9 @@ When specified, turns after `last_turn_id` are omitted from the fork. The refere
 ///`ThreadForkResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ThreadForkResponse {
-    ///Named or implicit built-in profile that produced the active permissions, when known.
+    /**Named or implicit built-in profile that produced the active permissions, when known.
+
+Absent means `null`.*/
     #[serde(
         rename = "activePermissionProfile",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -18149,12 +18270,14 @@ pub struct ThreadForkResponse {
     pub model: ::std::string::String,
     #[serde(rename = "modelProvider")]
     pub model_provider: ::std::string::String,
-    ///@deprecated Always `explicitRequestOnly`. Use `reasoningEffort` for Ultra behavior.
+    /**@deprecated Always `explicitRequestOnly`. Use `reasoningEffort` for Ultra behavior.
+
+Absent means `"explicitRequestOnly"`.*/
     #[serde(
         rename = "multiAgentMode",
-        default = "defaults::thread_fork_response_multi_agent_mode"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub multi_agent_mode: MultiAgentMode,
+    pub multi_agent_mode: ::std::option::Option<MultiAgentMode>,
     #[serde(
         rename = "reasoningEffort",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -18610,18 +18733,23 @@ pub enum ThreadItem {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         completed_at_ms: ::std::option::Option<i64>,
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         delivery: ::std::option::Option<AgentMessageDelivery>,
         id: ::std::string::String,
+        ///Absent means `null`.
         #[serde(
             rename = "memoryCitation",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         memory_citation: ::std::option::Option<MemoryCitation>,
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         moderation: ::std::option::Option<AgentMessageModeration>,
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         phase: ::std::option::Option<MessagePhase>,
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         questions: ::std::option::Option<::std::vec::Vec<AsyncUserInputQuestion>>,
         ///Unix timestamp in milliseconds when the item started, if recorded.
@@ -18729,7 +18857,9 @@ EXPERIMENTAL - proposed plan item content. The completed plan item is authoritat
         )]
         exit_code: ::std::option::Option<i32>,
         id: ::std::string::String,
-        ///Trusted first-party plugin id when this command resolves to one plugin script.
+        /**Trusted first-party plugin id when this command resolves to one plugin script.
+
+Absent means `null`.*/
         #[serde(
             rename = "pluginId",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -18741,14 +18871,17 @@ EXPERIMENTAL - proposed plan item content. The completed plan item is authoritat
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         process_id: ::std::option::Option<::std::string::String>,
-        ///Safe plugin-relative path when this command resolves to one plugin script.
+        /**Safe plugin-relative path when this command resolves to one plugin script.
+
+Absent means `null`.*/
         #[serde(
             rename = "scriptPath",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         script_path: ::std::option::Option<::std::string::String>,
-        #[serde(default = "defaults::thread_item_command_execution_source")]
-        source: CommandExecutionSource,
+        ///Absent means `"agent"`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        source: ::std::option::Option<CommandExecutionSource>,
         ///Unix timestamp in milliseconds when the item started, if recorded.
         #[serde(
             rename = "startedAtMs",
@@ -18969,7 +19102,9 @@ EXPERIMENTAL - proposed plan item content. The completed plan item is authoritat
         query: ::std::string::String,
         /**Structured search results returned out-of-band by standalone web search.
 
-These stay as opaque JSON at the extension/app-server boundary so new result fields and result types can pass through without a Codex release.*/
+These stay as opaque JSON at the extension/app-server boundary so new result fields and result types can pass through without a Codex release.
+
+Absent means `null`.*/
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         results: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
         ///Unix timestamp in milliseconds when the item started, if recorded.
@@ -19031,6 +19166,7 @@ Either inline generated-image data or its durable attachment-store identity.
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         completed_at_ms: ::std::option::Option<i64>,
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         failure: ::std::option::Option<ImageGenerationFailure>,
         #[serde(
@@ -19038,7 +19174,9 @@ Either inline generated-image data or its durable attachment-store identity.
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         file_id: ::std::option::Option<::std::string::String>,
-        ///Image generation identifier for the generated image, when provided by the image backend.
+        /**Image generation identifier for the generated image, when provided by the image backend.
+
+Absent means `null`.*/
         #[serde(
             rename = "generationId",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -19070,6 +19208,7 @@ Either inline generated-image data or its durable attachment-store identity.
         )]
         started_at_ms: ::std::option::Option<i64>,
         status: ::std::string::String,
+        ///Absent means `null`.
         #[serde(
             rename = "transparentBackground",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -19979,8 +20118,9 @@ for ThreadRealtimeAppendSpeechResponse {
 ///EXPERIMENTAL - append text input to thread realtime.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ThreadRealtimeAppendTextParams {
-    #[serde(default = "defaults::thread_realtime_append_text_params_role")]
-    pub role: ConversationTextRole,
+    ///Absent means `"user"`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub role: ::std::option::Option<ConversationTextRole>,
     pub text: ::std::string::String,
     #[serde(rename = "threadId")]
     pub thread_id: ::std::string::String,
@@ -20910,7 +21050,9 @@ pub struct ThreadResumeParams {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub model_provider: ::std::option::Option<::std::string::String>,
-    ///[UNSTABLE] Specify the rollout path to resume from. If specified for a non-running thread, the thread_id param will be ignored. If thread_id identifies a running thread, the path must match the active rollout path.
+    /**[UNSTABLE] Specify the rollout path to resume from. If specified for a non-running thread, the thread_id param will be ignored. If thread_id identifies a running thread, the path must match the active rollout path.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub path: ::std::option::Option<::std::string::String>,
     ///Named profile id for the resumed thread. Cannot be combined with `sandbox`.
@@ -20938,7 +21080,9 @@ pub struct ThreadResumeParams {
 ///`ThreadResumeResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ThreadResumeResponse {
-    ///Named or implicit built-in profile that produced the active permissions, when known.
+    /**Named or implicit built-in profile that produced the active permissions, when known.
+
+Absent means `null`.*/
     #[serde(
         rename = "activePermissionProfile",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -20964,7 +21108,9 @@ pub struct ThreadResumeResponse {
     pub disabled_plugin_ids: ::std::option::Option<
         ::std::vec::Vec<::std::string::String>,
     >,
-    ///`thread/turns/list` page returned when requested by `initialTurnsPage`.
+    /**`thread/turns/list` page returned when requested by `initialTurnsPage`.
+
+Absent means `null`.*/
     #[serde(
         rename = "initialTurnsPage",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -20978,7 +21124,9 @@ pub struct ThreadResumeResponse {
     pub instruction_sources: ::std::option::Option<::std::vec::Vec<LegacyAppPathString>>,
     /**Opaque cursor for hydrating paginated items backwards.
 
-Pass this as `cursor` to `thread/items/list` with `sortDirection: "desc"`. The first page includes the item identified by the cursor.*/
+Pass this as `cursor` to `thread/items/list` with `sortDirection: "desc"`. The first page includes the item identified by the cursor.
+
+Absent means `null`.*/
     #[serde(
         rename = "itemsBackwardsCursor",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -20987,12 +21135,14 @@ Pass this as `cursor` to `thread/items/list` with `sortDirection: "desc"`. The f
     pub model: ::std::string::String,
     #[serde(rename = "modelProvider")]
     pub model_provider: ::std::string::String,
-    ///@deprecated Always `explicitRequestOnly`. Use `reasoningEffort` for Ultra behavior.
+    /**@deprecated Always `explicitRequestOnly`. Use `reasoningEffort` for Ultra behavior.
+
+Absent means `"explicitRequestOnly"`.*/
     #[serde(
         rename = "multiAgentMode",
-        default = "defaults::thread_resume_response_multi_agent_mode"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub multi_agent_mode: MultiAgentMode,
+    pub multi_agent_mode: ::std::option::Option<MultiAgentMode>,
     #[serde(
         rename = "reasoningEffort",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -21014,7 +21164,9 @@ Pass this as `cursor` to `thread/items/list` with `sortDirection: "desc"`. The f
     pub thread: Thread,
     /**Opaque cursor for hydrating paginated turns backwards.
 
-Pass this as `cursor` to `thread/turns/list` with `sortDirection: "desc"`. The first page includes the turn identified by the cursor.*/
+Pass this as `cursor` to `thread/turns/list` with `sortDirection: "desc"`. The first page includes the turn identified by the cursor.
+
+Absent means `null`.*/
     #[serde(
         rename = "turnsBackwardsCursor",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -21385,7 +21537,9 @@ pub struct ThreadSearchTextRange {
 ///An independently persisted, user-visible thread section.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ThreadSection {
-    ///Optional appearance synchronized across clients.
+    /**Optional appearance synchronized across clients.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub appearance: ::std::option::Option<ThreadSectionAppearance>,
     ///Opaque UUIDv7 identity that remains stable when the section is renamed.
@@ -21416,6 +21570,7 @@ pub struct ThreadSectionChangedNotification {
 ///Parameters for creating an independently persisted thread section.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ThreadSectionCreateParams {
+    ///Absent means `null`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub appearance: ::std::option::Option<ThreadSectionAppearance>,
     ///The user-visible name of the section.
@@ -21600,18 +21755,22 @@ pub struct ThreadSettings {
     >,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub effort: ::std::option::Option<ReasoningEffort>,
-    ///Environments configured for future turns, in priority order, primary first. `null` means the server does not expose the selection; [] means none are selected.
+    /**Environments configured for future turns, in priority order, primary first. `null` means the server does not expose the selection; [] means none are selected.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub environments: ::std::option::Option<::std::vec::Vec<ThreadEnvironment>>,
     pub model: ::std::string::String,
     #[serde(rename = "modelProvider")]
     pub model_provider: ::std::string::String,
-    ///@deprecated Always `explicitRequestOnly`. Use `effort` for Ultra behavior.
+    /**@deprecated Always `explicitRequestOnly`. Use `effort` for Ultra behavior.
+
+Absent means `"explicitRequestOnly"`.*/
     #[serde(
         rename = "multiAgentMode",
-        default = "defaults::thread_settings_multi_agent_mode"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub multi_agent_mode: MultiAgentMode,
+    pub multi_agent_mode: ::std::option::Option<MultiAgentMode>,
     ///@deprecated Reports the saved setting; `friendly` and `pragmatic` no longer select a style.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub personality: ::std::option::Option<Personality>,
@@ -22005,6 +22164,7 @@ pub struct ThreadStartParams {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub developer_instructions: ::std::option::Option<::std::string::String>,
+    ///Absent means `null`.
     #[serde(
         rename = "dynamicTools",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -22101,7 +22261,9 @@ Omitted selects the default environment when environment access is enabled. Empt
 ///`ThreadStartResponse`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ThreadStartResponse {
-    ///Named or implicit built-in profile that produced the active permissions, when known.
+    /**Named or implicit built-in profile that produced the active permissions, when known.
+
+Absent means `null`.*/
     #[serde(
         rename = "activePermissionProfile",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -22130,12 +22292,14 @@ pub struct ThreadStartResponse {
     pub model: ::std::string::String,
     #[serde(rename = "modelProvider")]
     pub model_provider: ::std::string::String,
-    ///@deprecated Always `explicitRequestOnly`. Use `reasoningEffort` for Ultra behavior.
+    /**@deprecated Always `explicitRequestOnly`. Use `reasoningEffort` for Ultra behavior.
+
+Absent means `"explicitRequestOnly"`.*/
     #[serde(
         rename = "multiAgentMode",
-        default = "defaults::thread_start_response_multi_agent_mode"
+        skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub multi_agent_mode: MultiAgentMode,
+    pub multi_agent_mode: ::std::option::Option<MultiAgentMode>,
     #[serde(
         rename = "reasoningEffort",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -22532,8 +22696,12 @@ pub struct ThreadUsageBreakdownGroup {
 ///`TokenUsageBreakdown`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct TokenUsageBreakdown {
-    #[serde(rename = "cacheWriteInputTokens", default)]
-    pub cache_write_input_tokens: i64,
+    ///Absent means `0`.
+    #[serde(
+        rename = "cacheWriteInputTokens",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub cache_write_input_tokens: ::std::option::Option<i64>,
     #[serde(rename = "cachedInputTokens")]
     pub cached_input_tokens: i64,
     #[serde(rename = "inputTokens")]
@@ -22644,7 +22812,9 @@ pub struct ToolRequestUserInputOption {
 ///EXPERIMENTAL. Params sent with a request_user_input event.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct ToolRequestUserInputParams {
-    ///@deprecated Use `isBlocking` to decide whether the request should block.
+    /**@deprecated Use `isBlocking` to decide whether the request should block.
+
+Absent means `null`.*/
     #[serde(
         rename = "autoResolutionMs",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -22665,10 +22835,12 @@ pub struct ToolRequestUserInputParams {
 pub struct ToolRequestUserInputQuestion {
     pub header: ::std::string::String,
     pub id: ::std::string::String,
-    #[serde(rename = "isOther", default)]
-    pub is_other: bool,
-    #[serde(rename = "isSecret", default)]
-    pub is_secret: bool,
+    ///Absent means `false`.
+    #[serde(rename = "isOther", skip_serializing_if = "::std::option::Option::is_none")]
+    pub is_other: ::std::option::Option<bool>,
+    ///Absent means `false`.
+    #[serde(rename = "isSecret", skip_serializing_if = "::std::option::Option::is_none")]
+    pub is_secret: ::std::option::Option<bool>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub options: ::std::option::Option<::std::vec::Vec<ToolRequestUserInputOption>>,
     pub question: ::std::string::String,
@@ -22764,9 +22936,14 @@ pub struct Turn {
     pub id: ::std::string::String,
     ///Thread items currently included in this turn payload.
     pub items: ::std::vec::Vec<ThreadItem>,
-    ///Describes how much of `items` has been loaded for this turn.
-    #[serde(rename = "itemsView", default = "defaults::turn_items_view")]
-    pub items_view: TurnItemsView,
+    /**Describes how much of `items` has been loaded for this turn.
+
+Absent means `"full"`.*/
+    #[serde(
+        rename = "itemsView",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub items_view: ::std::option::Option<TurnItemsView>,
     ///ID of the first turn in the chain of work that led to this turn. Pass this as `rootTurnId` when starting work on behalf of this turn. May be null in older history or a `review/start` response.
     #[serde(
         rename = "rootTurnId",
@@ -22815,6 +22992,7 @@ pub struct TurnEnvironmentParams {
 ///`TurnError`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct TurnError {
+    ///Absent means `null`.
     #[serde(
         rename = "additionalDetails",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -22826,7 +23004,9 @@ pub struct TurnError {
     )]
     pub codex_error_info: ::std::option::Option<CodexErrorInfo>,
     pub message: ::std::string::String,
-    ///Optional public explanation and continuation instruction for a misalignment block.
+    /**Optional public explanation and continuation instruction for a misalignment block.
+
+Absent means `null`.*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub misalignment: ::std::option::Option<MisalignmentErrorDetails>,
 }
@@ -23429,6 +23609,7 @@ pub enum UserInput {
     ///ImageUserInput
     #[serde(rename = "image")]
     Image {
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         detail: ::std::option::Option<ImageDetail>,
         #[serde(
@@ -23442,6 +23623,7 @@ pub enum UserInput {
     ///LocalImageUserInput
     #[serde(rename = "localImage")]
     LocalImage {
+        ///Absent means `null`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         detail: ::std::option::Option<ImageDetail>,
         path: ::std::string::String,
@@ -24591,51 +24773,6 @@ impl ::std::convert::TryFrom<::std::string::String> for WriteStatus {
         value: ::std::string::String,
     ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
-    }
-}
-/// Generation of default values for serde.
-pub mod defaults {
-    pub(super) fn default_bool<const V: bool>() -> bool {
-        V
-    }
-    pub(super) fn command_execution_request_approval_params_kind() -> super::CommandExecutionApprovalKind {
-        super::CommandExecutionApprovalKind::Command
-    }
-    pub(super) fn hook_run_summary_source() -> super::HookSource {
-        super::HookSource::Unknown
-    }
-    pub(super) fn permissions_request_approval_response_scope() -> super::PermissionGrantScope {
-        super::PermissionGrantScope::Turn
-    }
-    pub(super) fn plugin_summary_availability() -> super::PluginAvailability {
-        super::PluginAvailability::Available
-    }
-    pub(super) fn sandbox_policy_external_sandbox_network_access() -> super::NetworkAccess {
-        super::NetworkAccess::Restricted
-    }
-    pub(super) fn thread_history_mode() -> super::ThreadHistoryMode {
-        super::ThreadHistoryMode::Legacy
-    }
-    pub(super) fn thread_fork_response_multi_agent_mode() -> super::MultiAgentMode {
-        super::MultiAgentMode::ExplicitRequestOnly
-    }
-    pub(super) fn thread_item_command_execution_source() -> super::CommandExecutionSource {
-        super::CommandExecutionSource::Agent
-    }
-    pub(super) fn thread_realtime_append_text_params_role() -> super::ConversationTextRole {
-        super::ConversationTextRole::User
-    }
-    pub(super) fn thread_resume_response_multi_agent_mode() -> super::MultiAgentMode {
-        super::MultiAgentMode::ExplicitRequestOnly
-    }
-    pub(super) fn thread_settings_multi_agent_mode() -> super::MultiAgentMode {
-        super::MultiAgentMode::ExplicitRequestOnly
-    }
-    pub(super) fn thread_start_response_multi_agent_mode() -> super::MultiAgentMode {
-        super::MultiAgentMode::ExplicitRequestOnly
-    }
-    pub(super) fn turn_items_view() -> super::TurnItemsView {
-        super::TurnItemsView::Full
     }
 }
 /// Error types.

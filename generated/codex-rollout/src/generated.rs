@@ -1280,7 +1280,7 @@ pub struct ReviewOutput {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Confidence, 0 to 1.
-    pub overall_confidence_score: f64,
+    pub overall_confidence_score: ::serde_json::Number,
     ///Verdict.
     pub overall_correctness: ::std::string::String,
     ///Explanation.

@@ -22,6 +22,11 @@
 //!   optional array as `Vec<T>` and a map as `Map` skipped when empty, so an explicit `[]` or
 //!   `{}` on the wire would vanish on re-encoding (a Claude allow's `updatedInput: {}` would
 //!   reach the CLI without it); as `Option<_>` absent and empty stay apart.
+//! - [`Pass::AbsentStaysAbsent`]: an optional property's `default` moves into its description
+//!   ("Absent means ..."): typify would make it a plain field filled with the default when the
+//!   sender left it out, so a re-encoded message would gain members nobody sent (an ACP
+//!   `initialize` an empty `auth` capability). As `Option<_>` absent stays absent, and the
+//!   mapping code that needs the value says which default it takes.
 
 use serde_json::{Map, Value};
 
@@ -35,6 +40,7 @@ pub enum Pass {
     MergeAnyOfObjects,
     TitleUntitledBranches,
     OptionalArraysKeepEmpty,
+    AbsentStaysAbsent,
 }
 
 /// Every pass, in the order they run on a node.
@@ -46,6 +52,7 @@ pub const ALL: &[Pass] = &[
     Pass::MergeAnyOfObjects,
     Pass::TitleUntitledBranches,
     Pass::OptionalArraysKeepEmpty,
+    Pass::AbsentStaysAbsent,
 ];
 
 /// Applies `passes` to every definition, depth first.
@@ -71,6 +78,7 @@ fn run_on(value: &mut Value, passes: &[Pass]) {
                     Pass::MergeAnyOfObjects => merge_any_of_objects(map),
                     Pass::TitleUntitledBranches => title_untitled_branches(map),
                     Pass::OptionalArraysKeepEmpty => keep_empty_optional_arrays(map),
+                    Pass::AbsentStaysAbsent => absent_stays_absent(map),
                 }
             }
         }
@@ -302,5 +310,63 @@ fn keep_empty_optional_arrays(map: &mut Map<String, Value>) {
             Value::Array(vec![array, serde_json::json!({ "type": "null" })]),
         );
         *schema = Value::Object(wrapper);
+    }
+}
+
+/// Optional properties with a `default` lose it to their description.
+fn absent_stays_absent(map: &mut Map<String, Value>) {
+    let required = map_required(map.get("required"));
+    let Some(Value::Object(properties)) = map.get_mut("properties") else {
+        return;
+    };
+    for (name, schema) in properties.iter_mut() {
+        if required.contains(name) {
+            continue;
+        }
+        let Some(property) = schema.as_object_mut() else {
+            continue;
+        };
+        let Some(default) = property.remove("default") else {
+            continue;
+        };
+        let note = format!("Absent means `{default}`.");
+        let description = match property.get("description").and_then(Value::as_str) {
+            Some(description) => format!("{description}\n\n{note}"),
+            None => note,
+        };
+        property.insert("description".into(), Value::String(description));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    #[test]
+    fn an_optional_default_becomes_a_note_and_a_required_one_stays() {
+        let mut definitions = Map::new();
+        definitions.insert(
+            "Capabilities".into(),
+            json!({
+                "type": "object",
+                "required": ["version"],
+                "properties": {
+                    "terminal": { "type": "boolean", "default": false, "description": "Runs commands." },
+                    "version": { "type": "integer", "default": 1 }
+                }
+            }),
+        );
+        super::run(&mut definitions, &[super::Pass::AbsentStaysAbsent]);
+        let properties = &definitions["Capabilities"]["properties"];
+        assert_eq!(
+            properties["terminal"],
+            json!({ "type": "boolean", "description": "Runs commands.\n\nAbsent means `false`." })
+        );
+        assert_eq!(properties["version"]["default"], Value::from(1));
+        let text = crate::codegen::typify_runner::generate("s.json", &definitions, &[])
+            .unwrap()
+            .to_string();
+        let fields: String = text.split_whitespace().collect();
+        assert!(fields.contains("pubterminal:::std::option::Option<bool>,"), "{text}");
     }
 }

@@ -6,6 +6,10 @@
 //! union it finds no tag for into a `#[serde(untagged)]` enum, which decodes by trial and error
 //! and reports no useful error, so each one must be listed with the reason only its shape tells
 //! its branches apart.
+//!
+//! A JSON `number` becomes `serde_json::Number`, not typify's `f64`: the provider's text is read
+//! once and must print back as written, so a Claude `resetsAt: 1771606800` stays an integer
+//! instead of turning into `1771606800.0`. `integer` keeps typify's `i64`/`u64`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -56,6 +60,13 @@ fn run(definitions: &Map<String, Value>, replacements: &[Replacement]) -> Result
         let name = type_ident(&replacement.definition).to_string();
         settings.with_replacement(name, &replacement.rust_type, std::iter::empty());
     }
+    for number in number_schemas(definitions) {
+        settings.with_conversion(
+            number,
+            "::serde_json::Number",
+            [typify::TypeSpaceImpl::Display, typify::TypeSpaceImpl::FromStr].into_iter(),
+        );
+    }
     let mut type_space = typify::TypeSpace::new(&settings);
     let schemas = match definitions
         .iter()
@@ -83,6 +94,45 @@ fn run(definitions: &Map<String, Value>, replacements: &[Replacement]) -> Result
             .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
             .unwrap_or_else(|| "(no message)".to_string())),
     }
+}
+
+/// The distinct `number` schemas of `definitions`, as typify looks them up: typify matches a
+/// conversion against the whole schema but its metadata (description, default, ...), so each
+/// shape (`format`, extensions) is listed, and a nullable `["number", "null"]` as the `number`
+/// typify makes the inside of its `Option` from.
+fn number_schemas(definitions: &Map<String, Value>) -> Vec<schemars::schema::SchemaObject> {
+    fn walk(value: &Value, into: &mut Vec<schemars::schema::SchemaObject>) {
+        match value {
+            Value::Object(map) => {
+                let nullable_number = |types: &Vec<Value>| {
+                    types.len() == 2 && types.contains(&Value::from("number")) && types.contains(&Value::from("null"))
+                };
+                let is_number = match map.get("type") {
+                    Some(Value::String(kind)) => kind == "number",
+                    Some(Value::Array(types)) => nullable_number(types),
+                    _ => false,
+                };
+                if is_number {
+                    let mut number = map.clone();
+                    number.insert("type".into(), Value::from("number"));
+                    if let Ok(schemars::schema::Schema::Object(mut object)) =
+                        serde_json::from_value(Value::Object(number))
+                    {
+                        object.metadata = None;
+                        if !into.contains(&object) {
+                            into.push(object);
+                        }
+                    }
+                }
+                map.values().for_each(|child| walk(child, into));
+            }
+            Value::Array(items) => items.iter().for_each(|item| walk(item, into)),
+            _ => {}
+        }
+    }
+    let mut numbers = Vec::new();
+    definitions.values().for_each(|schema| walk(schema, &mut numbers));
+    numbers
 }
 
 /// `name` and every definition it refers to, transitively.
@@ -200,6 +250,35 @@ mod tests {
         let text = format!("{err:#}");
         assert!(text.contains("schemas/x/x.json"), "{text}");
         assert!(text.contains("definition Broken"), "{text}");
+    }
+
+    /// Every shape of `number` becomes `serde_json::Number`; `integer` stays an integer type.
+    #[test]
+    fn numbers_are_lossless_and_integers_stay_integers() {
+        let mut definitions = serde_json::Map::new();
+        definitions.insert(
+            "Limits".into(),
+            json!({
+                "type": "object",
+                "required": ["resetsAt", "ratio", "count"],
+                "properties": {
+                    "resetsAt": { "type": "number", "description": "epoch seconds" },
+                    "ratio": { "type": "number", "format": "double", "x-note": "kept" },
+                    "overage": { "type": ["number", "null"], "format": "double" },
+                    "count": { "type": "integer", "format": "uint64", "minimum": 0 }
+                }
+            }),
+        );
+        let text = super::generate("s.json", &definitions, &[]).unwrap().to_string();
+        let fields: String = text.split_whitespace().collect();
+        assert!(fields.contains("pubresets_at:::serde_json::Number,"), "{text}");
+        assert!(fields.contains("pubratio:::serde_json::Number,"), "{text}");
+        assert!(
+            fields.contains("puboverage:::std::option::Option<::serde_json::Number>,"),
+            "{text}"
+        );
+        assert!(fields.contains("pubcount:u64,"), "{text}");
+        assert!(!text.contains("f64"), "{text}");
     }
 
     fn untagged_source() -> syn::File {

@@ -1152,23 +1152,58 @@ impl ClaudeNormalizer {
     }
 
     fn result(&mut self, result: &SdkResultMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        // The fields the typed result does not carry as sent, parsed one by one, not the whole
-        // message (its `result` text and permission denials).
+        // The usage objects as sent: newer CLIs add members the pinned types do not model
+        // (`output_tokens_details`, `modelUsage`'s `costBasis`), which a typed re-encoding drops.
         let sent = object_text::entries(raw.payload.get()).unwrap_or_default();
-        let field = |key: &str| sent_field::<Value>(&sent, key);
         self.ensure_turn(None, raw, out);
         let subtype = result.tag();
         let success = matches!(result, SdkResultMessage::Success(_));
-        let (is_error, terminal, denials, errors) = match result {
-            SdkResultMessage::Success(r) => (r.is_error, r.terminal_reason, &r.permission_denials, None),
-            SdkResultMessage::ErrorDuringExecution(r) => {
-                (true, r.terminal_reason, &r.permission_denials, Some(&r.errors))
-            }
-            SdkResultMessage::ErrorMaxTurns(r) => (true, r.terminal_reason, &r.permission_denials, Some(&r.errors)),
-            SdkResultMessage::ErrorMaxBudgetUsd(r) => (true, r.terminal_reason, &r.permission_denials, Some(&r.errors)),
-            SdkResultMessage::ErrorMaxStructuredOutputRetries(r) => {
-                (true, r.terminal_reason, &r.permission_denials, Some(&r.errors))
-            }
+        let (is_error, terminal, denials, errors, cost, stop, text) = match result {
+            SdkResultMessage::Success(r) => (
+                r.is_error,
+                r.terminal_reason,
+                &r.permission_denials,
+                None,
+                &r.total_cost_usd,
+                &r.stop_reason,
+                Some(&r.result),
+            ),
+            SdkResultMessage::ErrorDuringExecution(r) => (
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+                &r.total_cost_usd,
+                &r.stop_reason,
+                None,
+            ),
+            SdkResultMessage::ErrorMaxTurns(r) => (
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+                &r.total_cost_usd,
+                &r.stop_reason,
+                None,
+            ),
+            SdkResultMessage::ErrorMaxBudgetUsd(r) => (
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+                &r.total_cost_usd,
+                &r.stop_reason,
+                None,
+            ),
+            SdkResultMessage::ErrorMaxStructuredOutputRetries(r) => (
+                true,
+                r.terminal_reason,
+                &r.permission_denials,
+                Some(&r.errors),
+                &r.total_cost_usd,
+                &r.stop_reason,
+                None,
+            ),
         };
         self.report_denials(denials, raw, out);
         let aborted = matches!(
@@ -1184,7 +1219,7 @@ impl ClaudeNormalizer {
         let error_message = match (state, errors) {
             (TurnState::Failed, Some(errors)) if !errors.is_empty() => Some(errors.join("; ")),
             (TurnState::Failed, Some(_)) => Some(format!("Claude ended the turn with `{subtype}`")),
-            (TurnState::Failed, None) => field("result").and_then(|text| text.as_str().map(str::to_string)),
+            (TurnState::Failed, None) => text.cloned(),
             (TurnState::Completed | TurnState::Interrupted | TurnState::Cancelled, _) => None,
         };
         let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) else {
@@ -1200,7 +1235,7 @@ impl ClaudeNormalizer {
                     "error": self.assistant_error,
                     "errors": errors,
                     "terminalReason": terminal,
-                    "stopReason": field("stop_reason"),
+                    "stopReason": stop,
                 })),
             };
             self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
@@ -1216,16 +1251,16 @@ impl ClaudeNormalizer {
         // An `error_*` result stopped the turn for its subtype; the model's last stop reason
         // stays in `raw` (and in the runtime.error's detail).
         let stop_reason = if success {
-            field("stop_reason").and_then(|reason| reason.as_str().map(str::to_string))
+            stop.clone()
         } else {
             Some(subtype.to_string())
         };
         let payload = TurnCompletedPayload {
             state,
             stop_reason: Some(stop_reason),
-            usage: field("usage"),
+            usage: sent_field(&sent, "usage"),
             model_usage: sent_field(&sent, "modelUsage"),
-            total_cost_usd: field("total_cost_usd").as_ref().and_then(Value::as_f64),
+            total_cost_usd: cost.as_f64(),
             error_message,
         };
         self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
@@ -1353,6 +1388,10 @@ impl ClaudeNormalizer {
                 self.emit(&context, RuntimeEvent::HookProgress(payload), out);
             }
             SdkSystemMessage::HookResponse(hook) => {
+                let exit_code = hook.exit_code.as_ref().map(|code| (code.as_i64(), code));
+                if let Some((None, code)) = exit_code {
+                    self.warning(format!("hook exit code {code} is not an integer"), None, raw, out);
+                }
                 let context = self.context(Some(raw));
                 let payload = HookCompletedPayload {
                     hook_id: hook.hook_id.clone(),
@@ -1364,7 +1403,7 @@ impl ClaudeNormalizer {
                     output: Some(hook.output.clone()),
                     stdout: Some(hook.stdout.clone()),
                     stderr: Some(hook.stderr.clone()),
-                    exit_code: hook.exit_code.map(|code| code as i64),
+                    exit_code: exit_code.and_then(|(code, _)| code),
                 };
                 self.emit(&context, RuntimeEvent::HookCompleted(payload), out);
             }
@@ -1815,7 +1854,7 @@ impl ClaudeNormalizer {
                     tool_use_id: Some(progress.tool_use_id.clone()),
                     tool_name: Some(progress.tool_name.clone()),
                     summary: None,
-                    elapsed_seconds: Some(progress.elapsed_time_seconds),
+                    elapsed_seconds: progress.elapsed_time_seconds.as_f64(),
                 };
                 self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
             }
@@ -1905,8 +1944,9 @@ fn sent_field<T: serde::de::DeserializeOwned>(members: &[(Cow<'_, str>, &RawValu
     serde_json::from_str(object_text::find(members, key)?.get()).ok()
 }
 
-/// A field of the message as the provider wrote it (the generated types hold counts as floats),
-/// at `path` from the top; only that field is parsed into a `Value`.
+/// A field of the message as the provider wrote it, at `path` from the top; only that field is
+/// parsed into a `Value`. For the usage objects: newer CLIs add members the pinned types do not
+/// model (`output_tokens_details`, `fallback_credit`), which a typed re-encoding would drop.
 fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
     serde_json::from_str(object_text::at(raw.payload.get(), path)?.get()).ok()
 }

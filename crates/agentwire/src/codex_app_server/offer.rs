@@ -155,9 +155,9 @@ impl CodexRequest {
                     strict_auto_review: None,
                 };
                 let candidates = [
-                    response(granted.clone(), codex::PermissionGrantScope::Turn),
-                    response(granted, codex::PermissionGrantScope::Session),
-                    response(none, codex::PermissionGrantScope::Turn),
+                    response(granted.clone(), Some(codex::PermissionGrantScope::Turn)),
+                    response(granted, Some(codex::PermissionGrantScope::Session)),
+                    response(none, Some(codex::PermissionGrantScope::Turn)),
                 ]
                 .into_iter()
                 .map(|response| (permissions_decision(&response), response));
@@ -239,9 +239,10 @@ pub fn elicitation_decision(action: &codex::McpServerElicitationAction) -> Decis
 }
 
 /// Granting nothing is a refusal, whatever the scope; a grant for the session is more than this
-/// one request.
+/// one request. An answer that names no scope grants for the turn (the schema's default).
 pub fn permissions_decision(answer: &codex::PermissionsRequestApprovalResponse) -> Decision {
-    match (permissions_granted(&answer.permissions), &answer.scope) {
+    let scope = answer.scope.unwrap_or(codex::PermissionGrantScope::Turn);
+    match (permissions_granted(&answer.permissions), scope) {
         (false, _) => Decision::Decline,
         (true, codex::PermissionGrantScope::Turn) => Decision::Accept,
         (true, codex::PermissionGrantScope::Session) => Decision::AcceptForSession,
