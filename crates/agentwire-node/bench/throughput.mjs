@@ -2,9 +2,11 @@
 // ~20 MB of lines, each pass of a trace one session (a new normalizer), through `received` /
 // `sent` by the record's `dir` with its `ts`. Usage (from the crate's folder, after
 // `node build.mjs --release`):
-//   /usr/bin/time -v node bench/throughput.mjs json|objects|text [MB]
-// json: the addon's JSON text, JSON.parse'd here (what index.js does); objects: the addon
-// builds the objects itself; text: the JSON text, not parsed (the cost of parsing is json - text).
+//   /usr/bin/time -v node bench/throughput.mjs json|text [MB]
+// json: the addon's JSON text, JSON.parse'd here (what index.js does); text: the JSON text, not
+// parsed (the cost of parsing is json - text). The addon of commit 9214b7f also had
+// `receivedObjects` / `sentObjects`, building the objects in Rust (mode `objects`); README.md has
+// the figures that chose JSON text.
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -33,7 +35,6 @@ const traces = readdirSync(corpus)
 const push = {
   json: (n, { dir, at, msg }) => JSON.parse(dir === "in" ? n.received(msg, at) : n.sent(msg, at)),
   text: (n, { dir, at, msg }) => (dir === "in" ? n.received(msg, at) : n.sent(msg, at)),
-  objects: (n, { dir, at, msg }) => (dir === "in" ? n.receivedObjects(msg, at) : n.sentObjects(msg, at)),
 }[mode];
 
 let bytes = 0;

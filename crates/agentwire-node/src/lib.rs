@@ -117,27 +117,6 @@ impl NativeNormalizer {
         Ok(self.take_json())
     }
 
-    /// A line the agent wrote: the events as JavaScript objects built here (measured against
-    /// [`NativeNormalizer::received`]).
-    #[napi]
-    pub fn received_objects(&mut self, line: String, at: Option<f64>) -> Result<Vec<serde_json::Value>> {
-        self.push(&line, at, Direction::Received)?;
-        self.events
-            .drain(..)
-            .map(|event| serde_json::to_value(event).map_err(|err| Error::from_reason(err.to_string())))
-            .collect()
-    }
-
-    /// A line the host wrote: the events as JavaScript objects built here.
-    #[napi]
-    pub fn sent_objects(&mut self, line: String, at: Option<f64>) -> Result<Vec<serde_json::Value>> {
-        self.push(&line, at, Direction::Sent)?;
-        self.events
-            .drain(..)
-            .map(|event| serde_json::to_value(event).map_err(|err| Error::from_reason(err.to_string())))
-            .collect()
-    }
-
     /// Settles what is still open: the events as one JSON array text.
     #[napi]
     pub fn finish(&mut self) -> String {
@@ -148,8 +127,8 @@ impl NativeNormalizer {
     /// The provider-native reply to an open request, as the line to write to the agent's stdin.
     #[napi]
     pub fn answer(&self, answer: AnswerOptions) -> Result<String> {
-        let request = RuntimeRequestId::new(answer.request_id)
-            .map_err(|err| Error::from_reason(format!("requestId: {err}")))?;
+        let request =
+            RuntimeRequestId::new(answer.request_id).map_err(|err| Error::from_reason(format!("requestId: {err}")))?;
         let reply = Reply {
             decision: answer.decision.parse().map_err(Error::from_reason)?,
             answers: answer.answers,

@@ -142,6 +142,22 @@ const replay = (trace: Trace, normalizer = new Normalizer(options(trace))): Arra
 
 const all = traces();
 
+describe("the installed package", () => {
+  const built = fileURLToPath(new URL("../../../crates/agentwire-node/", import.meta.url));
+
+  it("holds the loader, its types and the addon built for this platform", () => {
+    expect(readdirSync(installed).sort()).toEqual(
+      ["README.md", addonFile, "index.d.ts", "index.js", "package.json", "platform.js"].sort(),
+    );
+  });
+
+  it("is the crate's build (else run `npm ci` again)", () => {
+    for (const file of readdirSync(installed)) {
+      expect(readFileSync(join(installed, file)).equals(readFileSync(join(built, file))), file).toBe(true);
+    }
+  });
+});
+
 describe("the addon replays every corpus trace", () => {
   it(`has the ${all.length} traces of every source with goldens`, () => {
     expect(new Set(all.map((trace) => trace.source)).size).toBe(7);
