@@ -52,6 +52,7 @@ pub struct AnswerOptions {
 /// A line that did not map cleanly. Its events, the `runtime.warning` reporting it included,
 /// were returned all the same.
 #[napi(object)]
+#[derive(Clone)]
 pub struct LineProblem {
     /// The line's number among the lines pushed (`received` and `sent` together), from 1.
     pub line: u32,
@@ -63,14 +64,13 @@ pub struct LineProblem {
 }
 
 /// One agent session's normalizer: the lines of one agent process in, canonical events out.
-#[napi(js_name = "NativeNormalizer")]
+#[napi]
 pub struct NativeNormalizer {
     inner: Box<dyn Normalizer + Send>,
     /// Lines pushed so far, for the problems' line numbers.
     lines: u32,
     problems: Vec<LineProblem>,
     events: Vec<ProviderRuntimeEvent>,
-    text: Vec<u8>,
 }
 
 #[napi]
@@ -99,7 +99,6 @@ impl NativeNormalizer {
             lines: 0,
             problems: Vec::new(),
             events: Vec::new(),
-            text: Vec::new(),
         })
     }
 
@@ -145,14 +144,7 @@ impl NativeNormalizer {
     /// The problems of the lines pushed so far, in order.
     #[napi(getter)]
     pub fn problems(&self) -> Vec<LineProblem> {
-        self.problems
-            .iter()
-            .map(|problem| LineProblem {
-                line: problem.line,
-                kind: problem.kind.clone(),
-                message: problem.message.clone(),
-            })
-            .collect()
+        self.problems.clone()
     }
 }
 
@@ -167,7 +159,7 @@ impl NativeNormalizer {
     /// Maps one line; a line that did not map cleanly is recorded in `problems` (its events
     /// are kept). Throws only for a call that cannot be a line's time: `at` not an integer.
     fn push(&mut self, line: &str, at: Option<f64>, direction: Direction) -> Result<()> {
-        self.lines += 1;
+        self.lines = self.lines.saturating_add(1);
         let at = at
             .map(millis)
             .transpose()
@@ -191,20 +183,18 @@ impl NativeNormalizer {
         Ok(())
     }
 
-    /// The pending events as one JSON array text, written as `agentwire normalize` writes them.
+    /// The pending events as one JSON array text, each written as `agentwire normalize` writes
+    /// it.
     fn take_json(&mut self) -> String {
-        self.text.clear();
-        self.text.push(b'[');
+        let mut text = vec![b'['];
         for (index, event) in self.events.drain(..).enumerate() {
             if index > 0 {
-                self.text.push(b',');
+                text.push(b',');
             }
-            event
-                .write_json(&mut self.text)
-                .expect("writing into a Vec cannot fail");
+            event.write_json(&mut text).expect("writing into a Vec cannot fail");
         }
-        self.text.push(b']');
-        String::from_utf8(std::mem::take(&mut self.text)).expect("events are written as UTF-8")
+        text.push(b']');
+        String::from_utf8(text).expect("events are written as UTF-8")
     }
 }
 
