@@ -1,7 +1,9 @@
 //! `cargo xtask test`: every check of the project, in the order a failure is cheapest to see.
 //!
 //! This is the README's test command and what `.ci/run` runs: formatting, the generated tree's
-//! freshness, clippy, every Rust test, then both configurations of the TypeScript harness (`npm ci`
+//! freshness, clippy, every Rust test, the Node addon (`crates/agentwire-node/build.mjs`: a debug
+//! `cargo build -p agentwire-node`, the library copied beside the package's `index.js`, before
+//! `npm ci` installs that package), then both configurations of the TypeScript harness (`npm ci`
 //! and `npm test` in `tests/typescript`, the project's own strict one, and in
 //! `tests/typescript/host`, T3 Code's pins, options and formatter); they need node 20 and the npm
 //! registry.
@@ -15,7 +17,8 @@ pub fn run(root: &Path) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let typescript = root.join("tests/typescript");
     let host = root.join("tests/typescript/host");
-    let steps: [(&str, &str, Vec<&str>, &Path); 8] = [
+    let addon = root.join("crates/agentwire-node");
+    let steps: [(&str, &str, Vec<&str>, &Path); 9] = [
         ("format", &cargo, vec!["fmt", "--all", "--", "--check"], root),
         ("generated tree", &cargo, vec!["xtask", "codegen", "--check"], root),
         (
@@ -25,6 +28,7 @@ pub fn run(root: &Path) -> Result<()> {
             root,
         ),
         ("rust tests", &cargo, vec!["test", "--workspace"], root),
+        ("node addon", "node", vec!["build.mjs"], &addon),
         ("npm ci", "npm", vec!["ci", "--no-audit", "--no-fund"], &typescript),
         ("typescript tests", "npm", vec!["test"], &typescript),
         ("npm ci (host)", "npm", vec!["ci", "--no-audit", "--no-fund"], &host),

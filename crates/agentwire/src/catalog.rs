@@ -9,8 +9,9 @@ use crate::source::Source;
 use crate::{acp, claude, codex_app_server, codex_exec, codex_rollout};
 
 impl Source {
-    /// A normalizer for one stream of this source.
-    pub fn normalizer(self, options: Options) -> Box<dyn Normalizer> {
+    /// A normalizer for one stream of this source. It is `Send`, so a host may keep it on
+    /// whichever thread serves the stream (a Node addon's object, an async task).
+    pub fn normalizer(self, options: Options) -> Box<dyn Normalizer + Send> {
         match self {
             Self::CodexAppServer => Box::new(Lifecycle::new(codex_app_server::CodexAppServerNormalizer::new(options))),
             Self::Claude | Self::ClaudeControl => Box::new(claude::ClaudeNormalizer::new(self, options)),

@@ -139,6 +139,19 @@ impl<'a> Frame<'a> {
         (!text.contains('\\')).then_some(text)
     }
 
+    /// Reads one bare message a host saw travel `dir` at `at` (Unix milliseconds, when it knows):
+    /// a live host holds no transcript records, only the lines the agent wrote and the lines it
+    /// wrote to the agent. The frame is the one [`Frame::parse`] reads from the transcript record
+    /// `{"dir","ts":at,"msg":line}`, with the same checks (an `at` outside the years 0000-9999 is
+    /// [`FrameError::TimeOutOfRange`]); its `line` is the message itself.
+    pub fn parse_message(line: &'a str, dir: Direction, at: Option<i64>) -> Result<Self, FrameError> {
+        let frame = Self::parse(line, LineFormat::Bare)?;
+        match at {
+            Some(at) if !crate::clock::TIMES.contains(&at) => Err(FrameError::TimeOutOfRange(at)),
+            _ => Ok(Frame { dir, ts: at, ..frame }),
+        }
+    }
+
     /// Reads one line in `format`. The line is checked and outlined in one pass and the message
     /// borrowed from it; a line that pass is not sure of is read again with serde_json, which
     /// tells what is wrong with it.

@@ -4,7 +4,7 @@ use agentwire_canonical::{ProviderKind, ProviderRuntimeEvent, RuntimeRequestId, 
 
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::clock::ClockSource;
-use crate::frame::{Frame, LineFormat};
+use crate::frame::{Direction, Frame, FrameError, LineFormat};
 
 /// Why a line did not map cleanly. The events, including the `runtime.warning` that reports
 /// it, were emitted anyway; a host logs this with the line number.
@@ -64,14 +64,24 @@ pub trait Normalizer {
         format: LineFormat,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) -> Result<(), Problem> {
-        match Frame::parse(line, format) {
-            Ok(frame) => self.push(&frame, out),
-            Err(err) => {
-                let reason = err.to_string();
-                self.push_unreadable(line, &reason, out);
-                Err(Problem::new(ProblemKind::Unreadable, reason))
-            }
-        }
+        push_read(self, line, Frame::parse(line, format), out)
+    }
+
+    /// Maps one line the agent wrote (its stdout), the bare message as the program printed it,
+    /// received at `at` (Unix milliseconds) when the host knows when. A live host holds no
+    /// transcript records: the events are those [`Normalizer::push_line`] gives for the record
+    /// `{"dir":"in","ts":at,"msg":line}`, but for the default session id, which derives from the
+    /// first message itself ([`Options::session_id`] makes both the same). An unreadable line is
+    /// reported as `push_line` reports it.
+    fn received(&mut self, line: &str, at: Option<i64>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
+        push_read(self, line, Frame::parse_message(line, Direction::In, at), out)
+    }
+
+    /// Maps one line the host wrote to the agent (its stdin), sent at `at`: as
+    /// [`Normalizer::received`], for the record `{"dir":"out","ts":at,"msg":line}`. A reply built
+    /// by [`Normalizer::answer`] resolves its request once it is pushed here.
+    fn sent(&mut self, line: &str, at: Option<i64>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
+        push_read(self, line, Frame::parse_message(line, Direction::Out, at), out)
     }
 
     /// Settles what is still open at the end of the stream: a turn never completed gets
@@ -84,6 +94,24 @@ pub trait Normalizer {
     /// the decision its reply type allows. The request stays open: the reply, once sent and
     /// pushed like any other frame, resolves it.
     fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError>;
+}
+
+/// Maps `line` read as `frame`, or reports why it is not one: a `runtime.warning` with the line
+/// in `detail`, and the reason as an [`ProblemKind::Unreadable`] problem.
+fn push_read<N: Normalizer + ?Sized>(
+    normalizer: &mut N,
+    line: &str,
+    frame: Result<Frame<'_>, FrameError>,
+    out: &mut Vec<ProviderRuntimeEvent>,
+) -> Result<(), Problem> {
+    match frame {
+        Ok(frame) => normalizer.push(&frame, out),
+        Err(err) => {
+            let reason = err.to_string();
+            normalizer.push_unreadable(line, &reason, out);
+            Err(Problem::new(ProblemKind::Unreadable, reason))
+        }
+    }
 }
 
 /// What a host may choose; the defaults give byte-identical output for the same input.
@@ -104,4 +132,112 @@ pub struct Options {
 /// line that does not fit is an error naming the method, the JSON path and the reason.
 pub trait Conformer {
     fn decode(&mut self, frame: &Frame<'_>) -> Result<(), Problem>;
+}
+
+#[cfg(test)]
+mod tests {
+    use agentwire_canonical::ProviderRuntimeEvent;
+
+    use super::{Options, ProblemKind};
+    use crate::frame::{Direction, Frame, LineFormat};
+    use crate::ids;
+    use crate::source::Source;
+
+    fn jsonl(events: &[ProviderRuntimeEvent]) -> Vec<String> {
+        events
+            .iter()
+            .map(|event| serde_json::to_string(event).expect("events serialize"))
+            .collect()
+    }
+
+    /// The events of a corpus trace read line by line with `push_line`, and the same trace fed as
+    /// a live host feeds it: each record's bare `msg` through `received` or `sent` by its `dir`,
+    /// its `ts` as the time, with the session id the first record would give.
+    #[test]
+    fn received_and_sent_map_a_transcript_as_push_line_does() {
+        let (mut traces, mut records) = (0, 0);
+        for path in crate::test_corpus::files() {
+            let Some(source) = path
+                .parent()
+                .and_then(|dir| dir.file_name())
+                .and_then(|name| name.to_str()?.parse::<Source>().ok())
+            else {
+                continue;
+            };
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+            let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
+            let Some(first) = lines.first() else { continue };
+            let format = LineFormat::of(first);
+            let (mut read, mut expected) = (source.normalizer(Options::default()), Vec::new());
+            let live_options = Options {
+                session_id: (format == LineFormat::Transcript).then(|| ids::default_session(first.as_bytes())),
+                ..Options::default()
+            };
+            let (mut live, mut actual) = (source.normalizer(live_options), Vec::new());
+            for line in &lines {
+                let by_line = read.push_line(line, format, &mut expected);
+                let by_message = match format {
+                    LineFormat::Bare => live.received(line, None, &mut actual),
+                    LineFormat::Transcript => {
+                        records += 1;
+                        let record = Frame::parse(line, format)
+                            .unwrap_or_else(|err| panic!("{}: a corpus record: {err}", path.display()));
+                        match record.dir {
+                            Direction::In => live.received(record.msg.get(), record.ts, &mut actual),
+                            Direction::Out => live.sent(record.msg.get(), record.ts, &mut actual),
+                        }
+                    }
+                };
+                assert_eq!(by_message, by_line, "{}: {line}", path.display());
+            }
+            read.finish(&mut expected);
+            live.finish(&mut actual);
+            assert_eq!(jsonl(&actual), jsonl(&expected), "{}", path.display());
+            traces += 1;
+        }
+        assert!(traces > 200 && records > 2000, "{traces} traces, {records} records");
+    }
+
+    #[test]
+    fn an_unreadable_line_received_is_a_warning_and_a_problem() {
+        let mut normalizer = Source::CodexAppServer.normalizer(Options::default());
+        let mut events = Vec::new();
+        let problem = normalizer
+            .received("{\"id\":1,", Some(1_796_016_332_007), &mut events)
+            .expect_err("not JSON");
+        assert_eq!(problem.kind, ProblemKind::Unreadable);
+        assert!(problem.message.starts_with("not JSON: "), "{problem}");
+        let problem = normalizer
+            .sent(r#"{"id":2,"method":"turn/interrupt"}"#, Some(i64::MAX), &mut events)
+            .expect_err("a time beyond the year 9999");
+        assert_eq!(
+            problem.message,
+            "`ts` 9223372036854775807 is outside the years 0000-9999 (RFC 3339)"
+        );
+        normalizer.finish(&mut events);
+        let warnings: Vec<String> = jsonl(&events)
+            .into_iter()
+            .filter(|event| event.contains(r#""type":"runtime.warning""#))
+            .collect();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0].contains(r#"{\"id\":1,"#),
+            "the line in detail: {}",
+            warnings[0]
+        );
+        assert!(
+            warnings[1].contains("turn/interrupt"),
+            "the line in detail: {}",
+            warnings[1]
+        );
+    }
+
+    /// A host may move a normalizer to another thread (a Node addon's object, an async task).
+    #[test]
+    fn every_normalizer_is_send() {
+        fn send<T: Send>(_: &T) {}
+        for source in Source::ALL {
+            send(&source.normalizer(Options::default()));
+        }
+    }
 }
