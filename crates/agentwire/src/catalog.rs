@@ -14,7 +14,9 @@ impl Source {
     pub fn normalizer(self, options: Options) -> Box<dyn Normalizer + Send> {
         match self {
             Self::CodexAppServer => Box::new(Lifecycle::new(codex_app_server::CodexAppServerNormalizer::new(options))),
-            Self::Claude | Self::ClaudeControl => Box::new(claude::ClaudeNormalizer::new(self, options)),
+            Self::Claude | Self::ClaudeControl => {
+                Box::new(Lifecycle::new(claude::ClaudeNormalizer::new(self, options)))
+            }
             Self::CodexExec => Box::new(Lifecycle::new(codex_exec::CodexExecNormalizer::new(options))),
             Self::CodexRollout => Box::new(Lifecycle::new(codex_rollout::CodexRolloutNormalizer::new(options))),
             Self::Acp | Self::Cursor => Box::new(Lifecycle::new(acp::AcpNormalizer::new(self, options))),

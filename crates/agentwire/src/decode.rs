@@ -1,6 +1,22 @@
 //! Payload decoding that reports where in the payload a value did not fit.
 
+use agentwire_protocol::tagged::TagDecodeError;
 use agentwire_protocol::{PayloadDecoder, PayloadError};
+
+use crate::normalizer::ProblemKind;
+
+/// The one reading of a tag-first decode error (Claude, codex exec, rollout) as a problem kind:
+/// a tag the pinned schema does not know is a newer provider (`Undeclared`); a message without
+/// its tag, one that is not an object, or a payload that does not fit its tag's type is
+/// `Undecodable`.
+pub fn tag_problem_kind(err: &TagDecodeError) -> ProblemKind {
+    match err {
+        TagDecodeError::UnknownTag { .. } => ProblemKind::Undeclared,
+        TagDecodeError::MissingTag { .. } | TagDecodeError::NotAnObject { .. } | TagDecodeError::Payload { .. } => {
+            ProblemKind::Undecodable
+        }
+    }
+}
 
 /// A [`PayloadDecoder`] that reports the JSON path of a failure (`.thread.status.type`), so a
 /// decode error names the method and the exact field. Payloads decode with plain serde_json

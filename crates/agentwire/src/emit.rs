@@ -112,6 +112,9 @@ pub struct Emitter {
     /// Reused to write derived payloads for their secrets check, and to scan them.
     scratch: Vec<u8>,
     scratch_needles: secrets::Needles,
+    /// What of an event's provider refs the source may claim as the provider's own ids (see
+    /// [`crate::ledger::Ledger::with_provider_refs`]); `None` keeps them all.
+    refs_policy: Option<fn(&mut ProviderRefs)>,
 }
 
 impl Emitter {
@@ -132,6 +135,7 @@ impl Emitter {
             scanned: None,
             scratch: Vec::new(),
             scratch_needles: secrets::Needles::default(),
+            refs_policy: None,
         }
     }
 
@@ -230,11 +234,23 @@ impl Emitter {
         }
     }
 
+    /// Passes every event's provider refs through `policy` before the event is built.
+    pub fn set_refs_policy(&mut self, policy: fn(&mut ProviderRefs)) {
+        self.refs_policy = Some(policy);
+    }
+
     fn build(&mut self, context: &Context<'_>, event: RuntimeEvent) -> ProviderRuntimeEvent {
         let session_id = self.session().clone();
         let event_id = ids::event_id(self.event_base, self.seq);
         self.seq += 1;
-        let has_refs = context.refs != ProviderRefs::default();
+        let refs = match self.refs_policy {
+            None => (context.refs != ProviderRefs::default()).then(|| context.refs.clone()),
+            Some(policy) => {
+                let mut refs = context.refs.clone();
+                policy(&mut refs);
+                (refs != ProviderRefs::default()).then_some(refs)
+            }
+        };
         let (check_payload, raw_payload) = match context.raw {
             Some(raw) if self.redact => match self.redacted(raw.payload) {
                 // The message held a secret: what the payload copied from it may hold it too.
@@ -255,7 +271,7 @@ impl Emitter {
             turn_id: context.turn_id.clone(),
             item_id: context.item_id.clone(),
             request_id: context.request_id.clone(),
-            provider_refs: has_refs.then(|| context.refs.clone()),
+            provider_refs: refs,
             event,
             raw: context.raw.map(|raw| RuntimeEventRaw {
                 source: raw.source,

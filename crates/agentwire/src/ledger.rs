@@ -275,6 +275,14 @@ impl<Q> Ledger<Q> {
         self
     }
 
+    /// A ledger for a source that names some of what it keys by itself (a turn's position, a
+    /// block's `<message id>:<index>`): `policy` takes those keys out of each event's
+    /// `providerRefs` (spec 1.6: provider ids are the provider's), whatever emits the event.
+    pub fn with_provider_refs(mut self, policy: fn(&mut agentwire_canonical::ProviderRefs)) -> Self {
+        self.emitter.set_refs_policy(policy);
+        self
+    }
+
     /// A ledger for a stream that carries no time at all: events are stamped with the clock's
     /// fallback as they come instead of waiting for a time that never arrives.
     pub fn with_untimed_stream(mut self) -> Self {

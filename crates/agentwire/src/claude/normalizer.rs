@@ -49,7 +49,8 @@ use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
 use crate::ids;
 use crate::ledger::{Answer, Cutoff, Ledger, OpenItemFace, OpenRequest, Place};
-use crate::normalizer::{Normalizer, Options, Problem};
+use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
+use crate::normalizer::Options;
 use crate::object_text;
 use crate::source::Source;
 
@@ -156,7 +157,7 @@ pub struct ClaudeNormalizer {
 impl ClaudeNormalizer {
     pub fn new(source: Source, options: Options) -> Self {
         ClaudeNormalizer {
-            ledger: Ledger::new(source, options),
+            ledger: Ledger::new(source, options).with_provider_refs(drop_synthesized_refs),
             thread: None,
             turn: None,
             turns: 0,
@@ -1829,7 +1830,13 @@ impl ClaudeNormalizer {
         self.ledger.resolve_request(request_id, Some(permission), out);
     }
 
-    fn map(&mut self, frame: &Frame<'_>, line: &ClaudeStreamLine, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn map_line(
+        &mut self,
+        frame: &Frame<'_>,
+        line: &ClaudeStreamLine,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         match line {
             ClaudeStreamLine::Assistant(message) => {
                 self.see_session(&message.session_id, raw, out);
@@ -1993,47 +2000,60 @@ fn content_text(content: &Value) -> String {
 /// Claude has no turn ids, and no ids for text and reasoning blocks: the keys the ledger holds
 /// them under (a turn's position, `<message id>:<block index>`; Claude's own ids never hold a
 /// `:`) are synthesized, so they are no provider ids and leave `providerRefs`.
-fn drop_synthesized_refs(events: &mut [ProviderRuntimeEvent]) {
-    for event in events {
-        let Some(refs) = event.provider_refs.as_mut() else {
-            continue;
-        };
-        refs.provider_turn_id = None;
-        if refs
-            .provider_item_id
-            .as_ref()
-            .is_some_and(|item| item.as_str().contains(':'))
-        {
-            refs.provider_item_id = None;
-        }
-        if *refs == ProviderRefs::default() {
-            event.provider_refs = None;
-        }
+fn drop_synthesized_refs(refs: &mut ProviderRefs) {
+    refs.provider_turn_id = None;
+    if refs
+        .provider_item_id
+        .as_ref()
+        .is_some_and(|item| item.as_str().contains(':'))
+    {
+        refs.provider_item_id = None;
     }
 }
 
-impl Normalizer for ClaudeNormalizer {
-    fn push(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
-        let start = out.len();
-        let result = self.push_frame(frame, out);
-        drop_synthesized_refs(&mut out[start..]);
-        result
+impl Mapping for ClaudeNormalizer {
+    type Request = Pending;
+    type Message<'a> = ClaudeStreamLine;
+
+    fn ledger(&mut self) -> &mut Ledger<Pending> {
+        &mut self.ledger
     }
 
-    fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
-        let start = out.len();
-        self.ledger.begin(line, None, None);
-        let context = self.context(None);
-        let payload = RuntimeWarningPayload {
-            message: format!("unreadable line: {reason}"),
-            detail: Some(Value::String(line.to_string())),
-        };
-        self.emit(&context, RuntimeEvent::RuntimeWarning(payload), out);
-        drop_synthesized_refs(&mut out[start..]);
+    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, ClaudeStreamLine>, Box<Misfit<'a>>> {
+        match wire::decode(frame) {
+            Ok(line) => Ok(Decoded {
+                raw: Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, Some(line.tag()), frame.msg),
+                time: wire::timestamp(&line).map_or(ProviderTime::None, |text| ProviderTime::Text {
+                    field: "timestamp",
+                    text: Cow::Owned(text.to_string()),
+                }),
+                message: line,
+            }),
+            Err(problem) => Err(Box::new(Misfit {
+                problem,
+                raw: Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, frame.tag("type"), frame.msg),
+                tag_field: "type",
+                time: ProviderTime::None,
+            })),
+        }
     }
 
-    fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
-        let start = out.len();
+    fn map<'a>(
+        &mut self,
+        frame: &Frame<'a>,
+        line: ClaudeStreamLine,
+        raw: Raw<'a>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.map_line(frame, &line, raw, out);
+    }
+
+    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
+        ClaudeNormalizer::context(self, raw)
+    }
+
+    /// Hooks the host never answered end `cancelled`; tasks that never reported their end stop.
+    fn settle(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
         for (request_id, tool_use_id) in std::mem::take(&mut self.hooks) {
             let reason = "the stream ended before the host answered the hook";
             self.hook_answered(&request_id, tool_use_id, Err(reason), None, out);
@@ -2048,8 +2068,6 @@ impl Normalizer for ClaudeNormalizer {
             let summary = Some("the stream ended before the task reported its end".to_string());
             self.settle_task(&tool_use_id, TaskStatus::Stopped, summary, None, out);
         }
-        self.ledger.finish(out);
-        drop_synthesized_refs(&mut out[start..]);
     }
 
     /// Only a transcript has a client side: the bare stream is what `claude -p` printed, its
@@ -2060,42 +2078,5 @@ impl Normalizer for ClaudeNormalizer {
         }
         let (_, open) = self.ledger.find_request(request)?;
         open.extra.answer(request, reply)
-    }
-}
-
-impl ClaudeNormalizer {
-    fn push_frame(&mut self, frame: &Frame<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
-        let decoded = wire::decode(frame);
-        let provider_time = decoded.as_ref().ok().and_then(wire::timestamp);
-        let invalid_time = self
-            .ledger
-            .begin_with_time_text(frame.line, frame.ts, provider_time)
-            .err();
-        self.ledger.forget_idle_threads(|_| false);
-        let method = match &decoded {
-            Ok(line) => Some(line.tag()),
-            Err(_) => None,
-        };
-        let raw = Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, method, frame.msg);
-        match decoded {
-            Ok(line) => {
-                let time_problem = invalid_time.map(|invalid| {
-                    let context = self.context(Some(raw));
-                    self.ledger.warn_invalid_time(&invalid, "timestamp", &context, out)
-                });
-                self.map(frame, &line, raw, out);
-                time_problem.map_or(Ok(()), Err)
-            }
-            Err(problem) => {
-                if frame.dir == Direction::In {
-                    let message = format!(
-                        "{} sent a message agentwire cannot read: {problem}",
-                        self.ledger.source().program()
-                    );
-                    self.warning(message, None, raw, out);
-                }
-                Err(problem)
-            }
-        }
     }
 }

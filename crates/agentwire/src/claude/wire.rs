@@ -1,20 +1,15 @@
 //! Claude frames -> typed messages ([`ClaudeStreamLine`]), for the normalizer and `conform`.
 
-use agentwire_claude::{ClaudeStreamLine, TagDecodeError};
+use agentwire_claude::ClaudeStreamLine;
 
-use crate::decode::PathTracking;
+use crate::decode::{PathTracking, tag_problem_kind};
 use crate::frame::Frame;
-use crate::normalizer::{Conformer, Problem, ProblemKind};
+use crate::normalizer::{Conformer, Problem};
 
 /// Decodes one message; the problem names the tag and the JSON path where it did not fit.
 pub fn decode(frame: &Frame<'_>) -> Result<ClaudeStreamLine, Problem> {
-    ClaudeStreamLine::decode(frame.msg.get(), &mut PathTracking).map_err(|err| {
-        let kind = match &err {
-            TagDecodeError::UnknownTag { .. } | TagDecodeError::MissingTag { .. } => ProblemKind::Undeclared,
-            TagDecodeError::NotAnObject { .. } | TagDecodeError::Payload { .. } => ProblemKind::Undecodable,
-        };
-        Problem::new(kind, err.to_string())
-    })
+    ClaudeStreamLine::decode(frame.msg.get(), &mut PathTracking)
+        .map_err(|err| Problem::new(tag_problem_kind(&err), err.to_string()))
 }
 
 /// The strict decoder of `agentwire conform --from claude|claude-control`.

@@ -3,7 +3,7 @@
 use agentwire_codex_exec::{TagDecodeError, ThreadEvent, ThreadItem};
 use serde_json::Value;
 
-use crate::decode::PathTracking;
+use crate::decode::{PathTracking, tag_problem_kind};
 use crate::frame::Frame;
 use crate::normalizer::{Conformer, Problem, ProblemKind};
 
@@ -16,11 +16,11 @@ pub fn decode(frame: &Frame<'_>) -> Result<ThreadEvent, Problem> {
 /// `item` of an `item.*` line (a newer codex), is `Undeclared`; the rest is `Undecodable`.
 fn problem(frame: &Frame<'_>, err: &TagDecodeError) -> Problem {
     let kind = match err {
-        TagDecodeError::UnknownTag { .. } => ProblemKind::Undeclared,
         TagDecodeError::Payload { .. } if undeclared_item_type(frame).is_some() => ProblemKind::Undeclared,
-        TagDecodeError::Payload { .. } | TagDecodeError::NotAnObject { .. } | TagDecodeError::MissingTag { .. } => {
-            ProblemKind::Undecodable
-        }
+        TagDecodeError::UnknownTag { .. }
+        | TagDecodeError::Payload { .. }
+        | TagDecodeError::NotAnObject { .. }
+        | TagDecodeError::MissingTag { .. } => tag_problem_kind(err),
     };
     let message = match undeclared_item_type(frame) {
         Some(item_type) => format!("item type {item_type:?} is not declared by the pinned schema: {err}"),

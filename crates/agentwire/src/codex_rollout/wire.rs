@@ -2,7 +2,7 @@
 
 use agentwire_codex_rollout::{RolloutLine, TagDecodeError};
 
-use crate::decode::PathTracking;
+use crate::decode::{PathTracking, tag_problem_kind};
 use crate::frame::Frame;
 use crate::normalizer::{Conformer, Problem, ProblemKind};
 
@@ -17,12 +17,12 @@ pub fn decode(frame: &Frame<'_>) -> Result<RolloutLine, TagDecodeError> {
 pub fn problem(err: &TagDecodeError) -> Problem {
     let text = err.to_string();
     let kind = match err {
-        TagDecodeError::UnknownTag { .. } => ProblemKind::Undeclared,
         // A nested union's unknown tag arrives as a payload error that says so.
         TagDecodeError::Payload { .. } if text.contains(": unknown `type`") => ProblemKind::Undeclared,
-        TagDecodeError::Payload { .. } | TagDecodeError::NotAnObject { .. } | TagDecodeError::MissingTag { .. } => {
-            ProblemKind::Undecodable
-        }
+        TagDecodeError::UnknownTag { .. }
+        | TagDecodeError::Payload { .. }
+        | TagDecodeError::NotAnObject { .. }
+        | TagDecodeError::MissingTag { .. } => tag_problem_kind(err),
     };
     Problem::new(kind, text)
 }
