@@ -39,7 +39,8 @@
 //! canonical [`answer::Reply`] in, the provider's own reply frame out.
 //!
 //! The crate is a shared core ([`answer`], [`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
-//! [`decision`], [`jsonrpc`], [`normalizer`], [`secrets`], [`source`]) that imports no source module, and one module of
+//! the line lifecycle every source's normalizer is, [`decision`], [`jsonrpc`], [`normalizer`],
+//! [`secrets`], [`source`]) that imports no source module, and one module of
 //! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`acp`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
