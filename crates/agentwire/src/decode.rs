@@ -1,9 +1,23 @@
 //! Payload decoding that reports where in the payload a value did not fit.
 
 use agentwire_protocol::tagged::TagDecodeError;
-use agentwire_protocol::{PayloadDecoder, PayloadError};
+use agentwire_protocol::{DecodeError, PayloadDecoder, PayloadError};
 
 use crate::normalizer::ProblemKind;
+
+/// The one reading of a JSON-RPC decode error (codex app-server, ACP) as a problem kind: a method
+/// the pinned schema does not know is a newer provider (`Undeclared`); a message without its
+/// method or id, or with params that do not fit, is `Undecodable`.
+pub fn method_problem_kind(err: &DecodeError) -> ProblemKind {
+    match err {
+        DecodeError::UnknownMethod { .. } => ProblemKind::Undeclared,
+        DecodeError::NoMethod
+        | DecodeError::MissingId { .. }
+        | DecodeError::MissingParams { .. }
+        | DecodeError::UnexpectedParams { .. }
+        | DecodeError::Payload { .. } => ProblemKind::Undecodable,
+    }
+}
 
 /// The one reading of a tag-first decode error (Claude, codex exec, rollout) as a problem kind:
 /// a tag the pinned schema does not know is a newer provider (`Undeclared`); a message without

@@ -53,6 +53,28 @@ pub fn envelope<'a>(frame: &Frame<'a>) -> serde_json::Result<RawEnvelope<'a>> {
     }
 }
 
+/// The method of a message that did not decode, borrowed from the line: its envelope's (read
+/// again, as the decode failed), else the method `named` by the decode error (a response names
+/// none: its request's) in the schema's own spelling, found in the unions' `tables`.
+pub fn misfit_method<'a>(
+    frame: &Frame<'a>,
+    named: Option<&str>,
+    tables: &[&'static [&'static str]],
+) -> (Option<RawEnvelope<'a>>, Option<&'a str>) {
+    let envelope = serde_json::from_str::<RawEnvelope<'a>>(frame.msg.get()).ok();
+    let method = match envelope.as_ref().and_then(|envelope| envelope.method.clone()) {
+        Some(std::borrow::Cow::Borrowed(method)) => Some(method),
+        Some(std::borrow::Cow::Owned(_)) | None => named.and_then(|name| {
+            tables
+                .iter()
+                .flat_map(|table| table.iter())
+                .copied()
+                .find(|method| *method == name)
+        }),
+    };
+    (envelope, method)
+}
+
 /// Whether a message carries the `"jsonrpc": "2.0"` member (Codex app-server leaves it out;
 /// a reply speaks as the request did).
 pub fn carries_version(msg: &RawValue) -> bool {

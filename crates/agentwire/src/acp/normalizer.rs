@@ -941,12 +941,8 @@ impl Mapping for AcpNormalizer {
                 })
             }
             Err(err) => {
-                let envelope = serde_json::from_str::<RawEnvelope<'a>>(frame.msg.get()).ok();
+                let (envelope, method) = crate::jsonrpc::misfit_method(frame, err.method(), &wire::METHOD_TABLES);
                 self.raw_source = self.raw_source_of(envelope.as_ref().and_then(RawEnvelope::kind));
-                let method = match envelope.and_then(|envelope| envelope.method) {
-                    Some(Cow::Borrowed(method)) => Some(method),
-                    Some(Cow::Owned(_)) | None => err.method().and_then(wire::declared_method),
-                };
                 Err(Box::new(Misfit {
                     problem: err.problem(),
                     raw: Raw::new(self.raw_source, method, frame.msg),

@@ -124,18 +124,10 @@ impl WireError {
     pub fn problem(&self) -> crate::normalizer::Problem {
         use crate::normalizer::{Problem, ProblemKind};
         let kind = match self {
-            Self::Decode(DecodeError::UnknownMethod { .. }) => ProblemKind::Undeclared,
-            Self::Decode(
-                DecodeError::NoMethod
-                | DecodeError::MissingId { .. }
-                | DecodeError::MissingParams { .. }
-                | DecodeError::UnexpectedParams { .. }
-                | DecodeError::Payload { .. },
-            )
-            | Self::Envelope(_)
-            | Self::NotJsonRpc
-            | Self::ErrorObject(_)
-            | Self::UnmatchedResponse { .. } => ProblemKind::Undecodable,
+            Self::Decode(err) => crate::decode::method_problem_kind(err),
+            Self::Envelope(_) | Self::NotJsonRpc | Self::ErrorObject(_) | Self::UnmatchedResponse { .. } => {
+                ProblemKind::Undecodable
+            }
         };
         let text = self.to_string();
         let message = match self.method() {
@@ -243,20 +235,13 @@ impl crate::normalizer::Conformer for Decoder {
     }
 }
 
-/// The schema's own spelling of a method a decode error names (a response carries none: its
-/// method is the request's).
-pub fn declared_method(name: &str) -> Option<&'static str> {
-    [
-        ClientRequest::METHODS,
-        ClientNotification::METHODS,
-        AgentRequest::METHODS,
-        AgentNotification::METHODS,
-        ProtocolNotification::METHODS,
-        CursorAgentRequest::METHODS,
-        CursorClientRequest::METHODS,
-    ]
-    .into_iter()
-    .flatten()
-    .copied()
-    .find(|method| *method == name)
-}
+/// The method tables of every union an ACP or Cursor message may belong to.
+pub const METHOD_TABLES: [&[&str]; 7] = [
+    ClientRequest::METHODS,
+    ClientNotification::METHODS,
+    AgentRequest::METHODS,
+    AgentNotification::METHODS,
+    ProtocolNotification::METHODS,
+    CursorAgentRequest::METHODS,
+    CursorClientRequest::METHODS,
+];

@@ -174,17 +174,10 @@ impl PushError<'_> {
     /// The problem a host sees: a method the pinned schema does not declare is `Undeclared`.
     pub fn problem(&self) -> Problem {
         let kind = match self.0 {
-            WireError::Decode(DecodeError::UnknownMethod { .. }) => ProblemKind::Undeclared,
-            WireError::Decode(
-                DecodeError::NoMethod
-                | DecodeError::MissingId { .. }
-                | DecodeError::MissingParams { .. }
-                | DecodeError::UnexpectedParams { .. }
-                | DecodeError::Payload { .. },
-            )
-            | WireError::Envelope(_)
-            | WireError::NotJsonRpc
-            | WireError::UnmatchedResponse { .. } => ProblemKind::Undecodable,
+            WireError::Decode(err) => crate::decode::method_problem_kind(err),
+            WireError::Envelope(_) | WireError::NotJsonRpc | WireError::UnmatchedResponse { .. } => {
+                ProblemKind::Undecodable
+            }
         };
         Problem::new(kind, self.to_string())
     }
@@ -208,11 +201,13 @@ impl Message {
 /// What the core reports of a frame that did not decode: the problem, and the message's surface
 /// and method as far as its envelope still tells them.
 pub fn misfit<'a>(frame: &Frame<'a>, err: &WireError) -> Misfit<'a> {
-    let envelope = serde_json::from_str::<RawEnvelope<'a>>(frame.msg.get()).ok();
-    let method = match envelope.as_ref().and_then(|envelope| envelope.method.clone()) {
-        Some(std::borrow::Cow::Borrowed(method)) => Some(method),
-        Some(std::borrow::Cow::Owned(_)) | None => err.method().and_then(declared_method),
-    };
+    let tables = [
+        ClientRequest::METHODS,
+        ServerRequest::METHODS,
+        ServerNotification::METHODS,
+        ClientNotification::METHODS,
+    ];
+    let (envelope, method) = crate::jsonrpc::misfit_method(frame, err.method(), &tables);
     let source = match (frame.dir, envelope.as_ref().and_then(RawEnvelope::kind)) {
         (Direction::In, Some(MessageKind::Request)) => RuntimeEventRawSource::CodexAppServerRequest,
         (Direction::In, Some(MessageKind::Response | MessageKind::Error)) => {
@@ -232,19 +227,4 @@ pub fn misfit<'a>(frame: &Frame<'a>, err: &WireError) -> Misfit<'a> {
         tag_field: "method",
         time: ProviderTime::None,
     }
-}
-
-/// The schema's own spelling of a method a decode error names (a response carries none: its
-/// method is the request's).
-fn declared_method(name: &str) -> Option<&'static str> {
-    [
-        ClientRequest::METHODS,
-        ServerRequest::METHODS,
-        ServerNotification::METHODS,
-        ClientNotification::METHODS,
-    ]
-    .into_iter()
-    .flatten()
-    .copied()
-    .find(|method| *method == name)
 }
