@@ -456,3 +456,33 @@ fn token_counts_report_usage_and_only_limits_with_a_value() {
         }
     }
 }
+
+#[test]
+fn a_file_another_codex_wrote_says_so_once_and_maps_on() {
+    let path = agentwire_tests::corpus_dir(Source::CodexRollout).join("rollout-64.jsonl");
+    let clean = std::fs::read_to_string(&path).expect("the trace");
+    assert!(clean.contains(r#""cli_version":"0.171.0""#));
+    let text = clean.replace(r#""cli_version":"0.171.0""#, r#""cli_version":"0.999.0""#);
+    let norm = agentwire_tests::normalize_text(Source::CodexRollout, &text);
+    let warnings: Vec<Value> = norm
+        .jsonl
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("JSON"))
+        .filter(|event| event["type"] == "runtime.warning")
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(
+        warnings[0]["payload"]["message"],
+        "codex reports version 0.999.0; agentwire's types were generated from 0.171.0"
+    );
+    assert_eq!(
+        warnings[0]["payload"]["detail"],
+        serde_json::json!({ "reported": "0.999.0", "pinned": "0.171.0" })
+    );
+    let clean_norm = agentwire_tests::normalize_text(Source::CodexRollout, &clean);
+    assert_eq!(
+        norm.events.len(),
+        clean_norm.events.len() + 1,
+        "the file maps as before"
+    );
+}

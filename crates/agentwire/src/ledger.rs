@@ -237,6 +237,8 @@ pub struct Ledger<Q> {
     last_item_id: LastDerived<RuntimeItemId>,
     /// Lines begun so far.
     lines: u64,
+    /// A provider version other than the pinned one was reported.
+    version_reported: bool,
 }
 
 impl<Q> Ledger<Q> {
@@ -264,6 +266,7 @@ impl<Q> Ledger<Q> {
             last_turn_id: LastDerived::new(),
             last_item_id: LastDerived::new(),
             lines: 0,
+            version_reported: false,
         }
     }
 
@@ -390,6 +393,39 @@ impl<Q> Ledger<Q> {
 
     pub fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
         self.emitter.emit(context, event, out);
+    }
+
+    /// A `runtime.warning` in `context`.
+    pub fn warn(
+        &mut self,
+        context: &Context<'_>,
+        message: String,
+        detail: Option<Value>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let payload = RuntimeWarningPayload { message, detail };
+        self.emit(context, RuntimeEvent::RuntimeWarning(payload), out);
+    }
+
+    /// Reports, once per stream, a provider version other than the one the source's types were
+    /// generated from (`pinned`): the mapping goes on, and a reader knows why a field may not fit.
+    pub fn check_version(
+        &mut self,
+        reported: &str,
+        pinned: &str,
+        context: &Context<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        if self.version_reported || reported == pinned {
+            return;
+        }
+        self.version_reported = true;
+        let message = format!(
+            "{} reports version {reported}; agentwire's types were generated from {pinned}",
+            self.source.program()
+        );
+        let detail = json!({ "reported": reported, "pinned": pinned });
+        self.warn(context, message, Some(detail), out);
     }
 
     // --- contexts ---

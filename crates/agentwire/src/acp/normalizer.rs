@@ -16,9 +16,8 @@ use agentwire_acp::{
 use agentwire_canonical::{
     AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
     Json, ProviderItemId, ProviderRuntimeEvent, ProviderSessionId, RuntimeErrorClass, RuntimeErrorPayload,
-    RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload, SessionConfiguredPayload,
-    SessionStartedPayload, ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, TurnCompletedPayload,
-    TurnStartedPayload, TurnState,
+    RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, SessionStartedPayload,
+    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -349,21 +348,6 @@ impl AcpNormalizer {
         format!("turn-{turn}:{}-{}", kind.word(), open.texts)
     }
 
-    /// A `runtime.warning` carrying a frame.
-    pub(super) fn warn(
-        &mut self,
-        context: &Context<'_>,
-        message: String,
-        detail: Option<Value>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        self.emit(
-            context,
-            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload { message, detail }),
-            out,
-        );
-    }
-
     // --- the client's requests ---
 
     fn on_client_request(&mut self, frame: &Frame<'_>, request: &ClientRequest, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -544,7 +528,7 @@ impl AcpNormalizer {
             }
             ClientRequestResult::SessionPrompt(response) => {
                 let ClientAsk::Prompt { session, turn } = ask else {
-                    self.warn(
+                    self.ledger.warn(
                         &Context::bare(raw),
                         "session/prompt answered for a prompt never sent".to_string(),
                         None,
@@ -681,7 +665,7 @@ impl AcpNormalizer {
             | ClientAsk::Session { .. }
             | ClientAsk::Authenticate { .. }
             | ClientAsk::Other => {
-                self.warn(
+                self.ledger.warn(
                     &Context::bare(raw),
                     "a session was loaded by a request never seen".to_string(),
                     None,
@@ -805,7 +789,7 @@ impl AcpNormalizer {
                                 method.unwrap_or("a request"),
                                 error.message
                             );
-                            self.warn(&context, message, Some(detail), out);
+                            self.ledger.warn(&context, message, Some(detail), out);
                         } else {
                             let payload = RuntimeErrorPayload {
                                 message: text,

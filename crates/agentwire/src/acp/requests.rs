@@ -500,7 +500,8 @@ impl AcpNormalizer {
                 "the client answered request {id} of the agent, which is not open, with an error: {}",
                 error.message
             );
-            self.warn(&Context::bare(raw), message, Some(json!({ "error": error })), out);
+            self.ledger
+                .warn(&Context::bare(raw), message, Some(json!({ "error": error })), out);
             return;
         };
         // The agent asked for the work and reads the error: the tool call's own updates say

@@ -121,7 +121,7 @@ impl AcpNormalizer {
                     }
                     None => {
                         let message = format!("the agent cancelled request {}, which is not open", params.request_id);
-                        self.warn(&Context::bare(raw), message, None, out);
+                        self.ledger.warn(&Context::bare(raw), message, None, out);
                     }
                 }
             }
@@ -235,7 +235,8 @@ impl AcpNormalizer {
                     Some(description) => format!("{}: {description}", title.as_str()),
                     None => title.as_str().to_string(),
                 };
-                self.warn(&context, message, Some(json!({ "severity": severity })), out);
+                self.ledger
+                    .warn(&context, message, Some(json!({ "severity": severity })), out);
             }
             SessionUpdate::CompactionUpdate {
                 compaction_id,

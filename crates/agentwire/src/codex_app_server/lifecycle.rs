@@ -40,7 +40,7 @@ impl CodexAppServerNormalizer {
                 };
                 self.emit(&bare, RuntimeEvent::SessionStarted(payload), out);
                 if let Some(version) = user_agent_version(&init.user_agent) {
-                    self.check_version(version, &bare, out);
+                    self.ledger.check_version(version, codex::UPSTREAM_VERSION, &bare, out);
                 }
             }
             R::ThreadStart(response) => {
@@ -355,7 +355,8 @@ impl CodexAppServerNormalizer {
             };
             self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
         }
-        self.check_version(&thread.cli_version, &context, out);
+        self.ledger
+            .check_version(&thread.cli_version, codex::UPSTREAM_VERSION, &context, out);
     }
 
     /// A turn reported by the `turn/start` result or `turn/started`: `turn.started` the first

@@ -1,11 +1,10 @@
 //! The Codex app-server normalizer: frame dispatch and the few facts only Codex needs on top of
-//! the session [`Ledger`] (which `turn/start` a result answers, whether the version was checked).
+//! the session [`Ledger`] (which `turn/start` a result answers).
 
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource,
-    RuntimeRequestId, RuntimeWarningPayload,
+    ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId,
 };
 use agentwire_codex_app_server::{self as codex, RequestId};
 use serde_json::json;
@@ -27,8 +26,6 @@ pub struct CodexAppServerNormalizer {
     /// `turn/start` requests awaiting their result, by JSON-RPC id: the thread they start in
     /// (the result names only the turn).
     turn_starts: BTreeMap<RequestId, String>,
-    /// A provider version other than the pinned one was reported (once per connection).
-    version_reported: bool,
 }
 
 impl CodexAppServerNormalizer {
@@ -38,33 +35,11 @@ impl CodexAppServerNormalizer {
             ledger: Ledger::new(Source::CodexAppServer, options),
             wire: wire::Decoder::default(),
             turn_starts: BTreeMap::new(),
-            version_reported: false,
         }
     }
 
     pub(super) fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
         self.ledger.emit(context, event, out);
-    }
-
-    /// Reports once per connection a provider version other than the pinned schema's.
-    pub(super) fn check_version(&mut self, reported: &str, context: &Context<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if self.version_reported || reported == codex::UPSTREAM_VERSION {
-            return;
-        }
-        self.version_reported = true;
-        let message = format!(
-            "codex app-server reports version {reported}; agentwire's types were generated from {}",
-            codex::UPSTREAM_VERSION
-        );
-        let detail = json!({ "reported": reported, "pinned": codex::UPSTREAM_VERSION });
-        self.emit(
-            context,
-            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload {
-                message,
-                detail: Some(detail),
-            }),
-            out,
-        );
     }
 
     /// The thread of the `turn/start` request `id` answers.

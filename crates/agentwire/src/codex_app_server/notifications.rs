@@ -10,8 +10,8 @@ use agentwire_canonical::{
     ContentDeltaPayload, ContentStreamKind, DeprecationNoticePayload, HookCompletedPayload, HookOutcome,
     HookStartedPayload, ItemLifecyclePayload, ItemStatus, McpOauthCompletedPayload, McpStatusUpdatedPayload,
     ModelReroutedPayload, ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
-    RuntimeEventRawSource, RuntimeTaskId, RuntimeWarningPayload, SessionConfiguredPayload, SessionState,
-    SessionStateChangedPayload, TaskCompletedPayload, TaskProgressPayload, TaskStatus, ThreadMetadataUpdatedPayload,
+    RuntimeEventRawSource, RuntimeTaskId, SessionConfiguredPayload, SessionState, SessionStateChangedPayload,
+    TaskCompletedPayload, TaskProgressPayload, TaskStatus, ThreadMetadataUpdatedPayload,
     ThreadRealtimeAudioDeltaPayload, ThreadRealtimeClosedPayload, ThreadRealtimeErrorPayload,
     ThreadRealtimeItemAddedPayload, ThreadRealtimeStartedPayload, ThreadState, ThreadStateChangedPayload,
     ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload,
@@ -53,7 +53,7 @@ impl CodexAppServerNormalizer {
                 // warning (a departure from the spec's table, documented in the README).
                 if params.will_retry {
                     let message = format!("{} (retrying)", params.error.message);
-                    self.warn(&context, message, Some(detail), out);
+                    self.ledger.warn(&context, message, Some(detail), out);
                 } else if self.ledger.report_turn_error(&params.thread_id, &params.turn_id) {
                     let payload = RuntimeErrorPayload {
                         message: params.error.message.clone(),
@@ -64,7 +64,7 @@ impl CodexAppServerNormalizer {
                 } else {
                     // One failure, one runtime.error: a further report of it is a warning.
                     let message = format!("{} (the turn's failure was already reported)", params.error.message);
-                    self.warn(&context, message, Some(detail), out);
+                    self.ledger.warn(&context, message, Some(detail), out);
                 }
             }
 
@@ -409,11 +409,11 @@ impl CodexAppServerNormalizer {
                     Some(thread) => self.ledger.thread_context(thread, Some(raw)),
                     None => bare.clone(),
                 };
-                self.warn(&context, params.message.clone(), None, out);
+                self.ledger.warn(&context, params.message.clone(), None, out);
             }
             N::GuardianWarning { params, .. } => {
                 let context = self.ledger.thread_context(&params.thread_id, Some(raw));
-                self.warn(&context, format!("guardian: {}", params.message), None, out);
+                self.ledger.warn(&context, format!("guardian: {}", params.message), None, out);
             }
             N::DeprecationNotice { params, .. } => {
                 let payload = DeprecationNoticePayload { summary: params.summary.clone(), details: params.details.clone() };
@@ -430,7 +430,7 @@ impl CodexAppServerNormalizer {
             }
             N::WindowsWorldWritableWarning { params, .. } => {
                 let message = format!("world-writable paths found ({} more than listed)", params.extra_count);
-                self.warn(&bare, message, Some(to_json(params)), out);
+                self.ledger.warn(&bare, message, Some(to_json(params)), out);
             }
             N::WindowsSandboxSetupCompleted { params, .. } => {
                 let state = if params.success { SessionState::Ready } else { SessionState::Error };
@@ -442,7 +442,7 @@ impl CodexAppServerNormalizer {
                 self.emit(&bare, RuntimeEvent::SessionStateChanged(payload), out);
                 if !params.success {
                     let message = format!("windows sandbox setup failed: {}", params.error.as_deref().unwrap_or("no reason given"));
-                    self.warn(&bare, message, Some(to_json(params)), out);
+                    self.ledger.warn(&bare, message, Some(to_json(params)), out);
                 }
             }
 
@@ -717,23 +717,10 @@ impl CodexAppServerNormalizer {
         ids::task(self.ledger.source(), self.ledger.session(), import_id)
     }
 
-    fn warn(
-        &mut self,
-        context: &Context<'_>,
-        message: String,
-        detail: Option<Value>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        self.emit(
-            context,
-            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload { message, detail }),
-            out,
-        );
-    }
-
     /// A method listed above as having no canonical event.
     fn unmapped(&mut self, context: &Context<'_>, method: &str, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.warn(context, format!("`{method}` has no canonical event"), None, out);
+        self.ledger
+            .warn(context, format!("`{method}` has no canonical event"), None, out);
     }
 }
 

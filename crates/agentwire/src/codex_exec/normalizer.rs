@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     ItemLifecyclePayload, ItemStatus, Json, ProviderItemId, ProviderRuntimeEvent, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload,
-    ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, ThreadStartedPayload,
+    TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_codex_exec::{ThreadEvent, ThreadItem};
 use serde_json::{Value, json};
@@ -82,17 +82,6 @@ impl CodexExecNormalizer {
         }
     }
 
-    fn warn(
-        &mut self,
-        context: &Context<'_>,
-        message: String,
-        detail: Option<Value>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        let payload = RuntimeWarningPayload { message, detail };
-        self.ledger.emit(context, RuntimeEvent::RuntimeWarning(payload), out);
-    }
-
     fn error(&mut self, context: &Context<'_>, message: String, detail: Value, out: &mut Vec<ProviderRuntimeEvent>) {
         let payload = RuntimeErrorPayload {
             message,
@@ -155,7 +144,7 @@ impl CodexExecNormalizer {
                 // Codex retrying a dropped stream ("Reconnecting... 1/5 (...)"): the turn goes on,
                 // as app-server's `error` with `willRetry: true` says; a warning, not its failure.
                 if error.message.starts_with(RECONNECTING) {
-                    return self.warn(&context, error.message.clone(), Some(detail), out);
+                    return self.ledger.warn(&context, error.message.clone(), Some(detail), out);
                 }
                 let first = match self.turn.clone() {
                     Some(turn) => self.ledger.report_turn_error(&self.thread(), &turn),
@@ -165,7 +154,7 @@ impl CodexExecNormalizer {
                     self.error(&context, error.message.clone(), detail, out);
                 } else {
                     let message = format!("{} (the turn's failure was already reported)", error.message);
-                    self.warn(&context, message, Some(detail), out);
+                    self.ledger.warn(&context, message, Some(detail), out);
                 }
             }
             ThreadEvent::ItemStarted(started) => self.on_item(raw, &started.item, Phase::Started, out),
@@ -188,7 +177,9 @@ impl CodexExecNormalizer {
             let context = self.turn_or_thread_context(Some(raw));
             match failure {
                 Some((message, detail)) => self.error(&context, message, detail, out),
-                None => self.warn(&context, "turn.completed with no turn running".to_string(), None, out),
+                None => self
+                    .ledger
+                    .warn(&context, "turn.completed with no turn running".to_string(), None, out),
             }
             return;
         };

@@ -6,9 +6,9 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    ProviderRuntimeEvent, ProviderSessionId, RuntimeEvent, RuntimeEventRawSource, RuntimeWarningPayload,
-    SessionConfiguredPayload, SessionStartedPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, ThreadState,
-    ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
+    ProviderRuntimeEvent, ProviderSessionId, RuntimeEvent, RuntimeEventRawSource, SessionConfiguredPayload,
+    SessionStartedPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, ThreadState, ThreadStateChangedPayload,
+    ThreadTokenUsageUpdatedPayload,
 };
 use agentwire_codex_rollout::{self as rollout, RetainedContext, RolloutLine};
 use agentwire_protocol::tagged::Str;
@@ -124,8 +124,6 @@ pub struct CodexRolloutNormalizer {
     pub(super) turn: Option<String>,
     /// Tool calls of the model's history awaiting their output, by call id.
     pub(super) calls: BTreeMap<String, Call>,
-    /// A provider version other than the pinned one was reported.
-    version_reported: bool,
 }
 
 impl CodexRolloutNormalizer {
@@ -135,7 +133,6 @@ impl CodexRolloutNormalizer {
             thread: None,
             turn: None,
             calls: BTreeMap::new(),
-            version_reported: false,
         }
     }
 
@@ -205,26 +202,10 @@ impl CodexRolloutNormalizer {
             };
             self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
         }
-        self.check_version(&meta.cli_version, &context.without_raw(), out);
-    }
-
-    /// Reports once a codex version other than the pinned schema's.
-    fn check_version(&mut self, reported: &str, context: &Context<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if self.version_reported || reported == rollout::UPSTREAM_VERSION {
-            return;
-        }
-        self.version_reported = true;
-        let message = format!(
-            "the rollout file was written by codex {reported}; agentwire's types were written against {}",
-            rollout::UPSTREAM_VERSION
-        );
-        let detail = json!({ "reported": reported, "pinned": rollout::UPSTREAM_VERSION });
-        self.emit(
-            context,
-            RuntimeEvent::RuntimeWarning(RuntimeWarningPayload {
-                message,
-                detail: Some(detail),
-            }),
+        self.ledger.check_version(
+            &meta.cli_version,
+            rollout::UPSTREAM_VERSION,
+            &context.without_raw(),
             out,
         );
     }
