@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use agentwire_canonical::{ProviderRuntimeEvent, RuntimeEvent, RuntimeRequestId, RuntimeWarningPayload};
+use agentwire_canonical::{ProviderRuntimeEvent, RuntimeRequestId};
 use serde_json::{Value, json};
 
 use crate::answer::{AnswerError, Reply, ReplyFrame};
@@ -119,16 +119,6 @@ impl<M: Mapping> Lifecycle<M> {
         }
         None
     }
-
-    fn warn(&mut self, context: &Context<'_>, message: String, detail: Value, out: &mut Vec<ProviderRuntimeEvent>) {
-        let payload = RuntimeWarningPayload {
-            message,
-            detail: Some(detail),
-        };
-        self.0
-            .ledger()
-            .emit(context, RuntimeEvent::RuntimeWarning(payload), out);
-    }
 }
 
 /// The one wording of a message that did not decode: what it is, who sent it, why.
@@ -172,7 +162,7 @@ impl<M: Mapping> Normalizer for Lifecycle<M> {
                 let mut detail = json!({ "error": misfit.problem.message });
                 detail[misfit.tag_field] = misfit.raw.method.map_or(Value::Null, Value::from);
                 let context = self.0.context(Some(misfit.raw));
-                self.warn(&context, message, detail, out);
+                self.0.ledger().warn(&context, message, Some(detail), out);
                 Err(misfit.problem)
             }
         }
@@ -182,7 +172,8 @@ impl<M: Mapping> Normalizer for Lifecycle<M> {
         self.0.ledger().begin(line, None, None);
         let context = self.0.context(None);
         let message = format!("unreadable input line: {reason}");
-        self.warn(&context, message, Value::String(line.to_string()), out);
+        let detail = Value::String(line.to_string());
+        self.0.ledger().warn(&context, message, Some(detail), out);
     }
 
     fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
