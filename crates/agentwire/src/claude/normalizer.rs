@@ -645,19 +645,14 @@ impl ClaudeNormalizer {
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_string(),
-                    status: match todo.get("status").and_then(Value::as_str) {
-                        Some("completed") => PlanStepStatus::Completed,
-                        Some("in_progress") => PlanStepStatus::InProgress,
-                        _ => PlanStepStatus::Pending,
-                    },
+                    status: todo
+                        .get("status")
+                        .and_then(Value::as_str)
+                        .and_then(task_status)
+                        .unwrap_or(PlanStepStatus::Pending),
                 })
                 .collect();
-            let context = self.context(Some(raw));
-            let payload = TurnPlanUpdatedPayload {
-                explanation: None,
-                plan,
-            };
-            self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+            self.emit_plan(plan, raw, out);
         }
     }
 
@@ -823,6 +818,11 @@ impl ClaudeNormalizer {
                 status: task.status,
             })
             .collect();
+        self.emit_plan(plan, raw, out);
+    }
+
+    /// `turn.plan.updated` with `plan`, the whole list (TodoWrite's or the task list).
+    fn emit_plan(&mut self, plan: Vec<TurnPlanStep>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let context = self.context(Some(raw));
         let payload = TurnPlanUpdatedPayload {
             explanation: None,
