@@ -394,6 +394,20 @@ pub enum DecodeError {
     },
 }
 
+impl DecodeError {
+    /// The method the failing message named, when it named one.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Self::UnknownMethod { method, .. }
+            | Self::MissingId { method }
+            | Self::MissingParams { method }
+            | Self::UnexpectedParams { method }
+            | Self::Payload { method, .. } => Some(method),
+            Self::NoMethod => None,
+        }
+    }
+}
+
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

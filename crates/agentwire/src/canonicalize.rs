@@ -11,3 +11,22 @@ pub trait Canonicalize {
     /// The canonical value.
     fn canonical(&self) -> Self::Canonical;
 }
+
+/// Implements [`Canonicalize`] for a provider item status whose every variant has the canonical
+/// [`ItemStatus`](agentwire_canonical::ItemStatus) of the same name. The expansion is an
+/// exhaustive `match`, so a status upstream adds still breaks the build at the invocation.
+macro_rules! same_named_item_status {
+    ($($provider:ty: $($variant:ident),+;)+) => {$(
+        impl $crate::canonicalize::Canonicalize for $provider {
+            type Canonical = agentwire_canonical::ItemStatus;
+
+            fn canonical(&self) -> agentwire_canonical::ItemStatus {
+                match self {
+                    $(Self::$variant => agentwire_canonical::ItemStatus::$variant,)+
+                }
+            }
+        }
+    )+};
+}
+
+pub(crate) use same_named_item_status;

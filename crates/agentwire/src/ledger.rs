@@ -19,9 +19,9 @@ use foldhash::fast::FixedState;
 
 use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, Json, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
-    ProviderTurnId, RequestResolvedPayload, RuntimeEvent, RuntimeItemId, RuntimeRequestId, RuntimeSessionId,
-    RuntimeWarningPayload, SessionState, SessionStateChangedPayload, ThreadId, TrimmedNonEmptyString,
-    TurnAbortedPayload, TurnId, UserInputResolvedPayload,
+    ProviderTurnId, RequestOpenedPayload, RequestResolvedPayload, RuntimeEvent, RuntimeItemId, RuntimeRequestId,
+    RuntimeSessionId, RuntimeWarningPayload, SessionState, SessionStateChangedPayload, ThreadId, TrimmedNonEmptyString,
+    TurnAbortedPayload, TurnId, UserInputRequestedPayload, UserInputResolvedPayload,
 };
 use serde_json::{Value, json};
 
@@ -755,8 +755,29 @@ impl<Q> Ledger<Q> {
 
     // --- requests ---
 
+    /// A request the provider asks, in the order every source gives it: `request.opened`, then
+    /// `user-input.requested` when it asks the user `questions` (both carrying the asking line),
+    /// then the session's wait while it is open.
+    pub fn ask(
+        &mut self,
+        key: String,
+        mut request: OpenRequest<Q>,
+        opened: RequestOpenedPayload,
+        questions: Option<Value>,
+        context: &Context<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.emit(context, RuntimeEvent::RequestOpened(opened), out);
+        request.user_input = questions.is_some();
+        if let Some(questions) = questions {
+            let payload = UserInputRequestedPayload { questions };
+            self.emit(context, RuntimeEvent::UserInputRequested(payload), out);
+        }
+        self.open_request(key, request, context, out);
+    }
+
     /// Remembers a request as open; the session waits while it is, if it waits on a person.
-    pub fn open_request(
+    fn open_request(
         &mut self,
         key: String,
         request: OpenRequest<Q>,

@@ -13,7 +13,7 @@ use agentwire_acp::{
 };
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, ContentStreamKind, ItemStatus, ProviderRuntimeEvent, RequestOpenedPayload,
-    RuntimeEvent, ToolProgressPayload, TurnPlanStep, TurnPlanUpdatedPayload, UserInputRequestedPayload,
+    RuntimeEvent, ToolProgressPayload, TurnPlanStep, TurnPlanUpdatedPayload,
 };
 use serde_json::{Map, Value, json};
 
@@ -306,19 +306,13 @@ impl AcpNormalizer {
             detail: opened.detail,
             args: Some(opened.args),
         };
-        self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
-        let user_input = opened.questions.is_some();
-        if let Some(questions) = opened.questions {
-            let payload = UserInputRequestedPayload { questions };
-            self.emit(&context, RuntimeEvent::UserInputRequested(payload), out);
-        }
         let request = OpenRequest {
             request_type: opened.request_type,
             place,
             provider_id,
             dir: Direction::In,
             waits: opened.waits,
-            user_input,
+            user_input: false,
             answer: None,
             extra: AcpRequest {
                 method,
@@ -328,7 +322,7 @@ impl AcpNormalizer {
                 offer,
             },
         };
-        self.ledger.open_request(key, request, &context, out);
+        self.ledger.ask(key, request, payload, opened.questions, &context, out);
     }
 
     /// Settles an open request with the client's answer, carried by `raw`.

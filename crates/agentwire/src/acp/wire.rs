@@ -105,18 +105,8 @@ impl WireError {
     /// The method the failing message named or answered, when known.
     pub fn method(&self) -> Option<&str> {
         match self {
-            Self::Decode(
-                DecodeError::UnknownMethod { method, .. }
-                | DecodeError::MissingId { method }
-                | DecodeError::MissingParams { method }
-                | DecodeError::UnexpectedParams { method }
-                | DecodeError::Payload { method, .. },
-            ) => Some(method),
-            Self::Decode(DecodeError::NoMethod)
-            | Self::Envelope(_)
-            | Self::NotJsonRpc
-            | Self::ErrorObject(_)
-            | Self::UnmatchedResponse { .. } => None,
+            Self::Decode(error) => error.method(),
+            Self::Envelope(_) | Self::NotJsonRpc | Self::ErrorObject(_) | Self::UnmatchedResponse { .. } => None,
         }
     }
 

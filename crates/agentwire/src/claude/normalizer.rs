@@ -1617,12 +1617,11 @@ impl ClaudeNormalizer {
         let context = self
             .ledger
             .request_context(request_id, request_id, Direction::In, &place, Some(permission));
-        let payload = RequestOpenedPayload {
+        let opened = RequestOpenedPayload {
             request_type,
             detail: Some(detail),
             args: Some(args),
         };
-        self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
         let open = OpenRequest {
             request_type,
             place,
@@ -1637,7 +1636,8 @@ impl ClaudeNormalizer {
                 offer,
             },
         };
-        self.ledger.open_request(request_id.to_string(), open, &context, out);
+        self.ledger
+            .ask(request_id.to_string(), open, opened, None, &context, out);
     }
 
     /// `hook_callback`: the CLI runs a hook the SDK host registered. Plumbing, not a decision:

@@ -215,50 +215,11 @@ pub fn item_id(item: &codex::ThreadItem) -> &str {
     }
 }
 
-impl Canonicalize for codex::CommandExecutionStatus {
-    type Canonical = ItemStatus;
-    fn canonical(&self) -> ItemStatus {
-        match self {
-            Self::InProgress => ItemStatus::InProgress,
-            Self::Completed => ItemStatus::Completed,
-            Self::Failed => ItemStatus::Failed,
-            Self::Declined => ItemStatus::Declined,
-        }
-    }
-}
-
-impl Canonicalize for codex::PatchApplyStatus {
-    type Canonical = ItemStatus;
-    fn canonical(&self) -> ItemStatus {
-        match self {
-            Self::InProgress => ItemStatus::InProgress,
-            Self::Completed => ItemStatus::Completed,
-            Self::Failed => ItemStatus::Failed,
-            Self::Declined => ItemStatus::Declined,
-        }
-    }
-}
-
-impl Canonicalize for codex::McpToolCallStatus {
-    type Canonical = ItemStatus;
-    fn canonical(&self) -> ItemStatus {
-        match self {
-            Self::InProgress => ItemStatus::InProgress,
-            Self::Completed => ItemStatus::Completed,
-            Self::Failed => ItemStatus::Failed,
-        }
-    }
-}
-
-impl Canonicalize for codex::DynamicToolCallStatus {
-    type Canonical = ItemStatus;
-    fn canonical(&self) -> ItemStatus {
-        match self {
-            Self::InProgress => ItemStatus::InProgress,
-            Self::Completed => ItemStatus::Completed,
-            Self::Failed => ItemStatus::Failed,
-        }
-    }
+crate::canonicalize::same_named_item_status! {
+    codex::CommandExecutionStatus: InProgress, Completed, Failed, Declined;
+    codex::PatchApplyStatus: InProgress, Completed, Failed, Declined;
+    codex::McpToolCallStatus: InProgress, Completed, Failed;
+    codex::DynamicToolCallStatus: InProgress, Completed, Failed;
 }
 
 impl Canonicalize for codex::CollabAgentToolCallStatus {

@@ -12,7 +12,7 @@
 
 use agentwire_canonical::{
     CanonicalRequestType, Json, ProviderRuntimeEvent, RequestOpenedPayload, RequestResolvedPayload, RuntimeEvent,
-    RuntimeEventRawSource, UserInputRequestedPayload,
+    RuntimeEventRawSource,
 };
 use agentwire_codex_app_server::{self as codex, RequestId, ServerRequest, ServerRequestResult};
 use serde_json::{Value, json};
@@ -118,29 +118,22 @@ impl CodexAppServerNormalizer {
         let context = self
             .ledger
             .request_context(&key, &provider_id, Direction::In, &place, Some(raw));
-        let payload = RequestOpenedPayload {
+        let opened = RequestOpenedPayload {
             request_type,
             detail: self.card_detail(request),
             args: Some(self.card_args(request, args)),
         };
-        self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
-        // The questions follow the request they belong to, as every other source orders them.
-        let user_input = matches!(request, R::ItemToolRequestUserInput { .. });
-        if let R::ItemToolRequestUserInput { params, .. } = request {
-            let questions = to_json(&params.questions);
-            self.emit(
-                &context,
-                RuntimeEvent::UserInputRequested(UserInputRequestedPayload { questions }),
-                out,
-            );
-        }
+        let questions = match request {
+            R::ItemToolRequestUserInput { params, .. } => Some(to_json(&params.questions)),
+            _ => None,
+        };
         let open = OpenRequest {
             request_type,
             place,
             provider_id,
             dir: Direction::In,
             waits,
-            user_input,
+            user_input: false,
             answer: None,
             extra: CodexRequest {
                 method,
@@ -149,7 +142,7 @@ impl CodexAppServerNormalizer {
                 offer: Offer::of(request),
             },
         };
-        self.ledger.open_request(key, open, &context, out);
+        self.ledger.ask(key, open, opened, questions, &context, out);
     }
 
     /// The client answered a server request. Dynamic tool calls resolve here; the others wait

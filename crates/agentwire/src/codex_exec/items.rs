@@ -23,41 +23,10 @@ impl Canonicalize for ThreadItem {
     }
 }
 
-impl Canonicalize for CommandExecutionStatus {
-    type Canonical = ItemStatus;
-
-    fn canonical(&self) -> ItemStatus {
-        match self {
-            Self::InProgress => ItemStatus::InProgress,
-            Self::Completed => ItemStatus::Completed,
-            Self::Failed => ItemStatus::Failed,
-            Self::Declined => ItemStatus::Declined,
-        }
-    }
-}
-
-impl Canonicalize for PatchApplyStatus {
-    type Canonical = ItemStatus;
-
-    fn canonical(&self) -> ItemStatus {
-        match self {
-            Self::InProgress => ItemStatus::InProgress,
-            Self::Completed => ItemStatus::Completed,
-            Self::Failed => ItemStatus::Failed,
-        }
-    }
-}
-
-impl Canonicalize for McpToolCallStatus {
-    type Canonical = ItemStatus;
-
-    fn canonical(&self) -> ItemStatus {
-        match self {
-            Self::InProgress => ItemStatus::InProgress,
-            Self::Completed => ItemStatus::Completed,
-            Self::Failed => ItemStatus::Failed,
-        }
-    }
+crate::canonicalize::same_named_item_status! {
+    CommandExecutionStatus: InProgress, Completed, Failed, Declined;
+    PatchApplyStatus: InProgress, Completed, Failed;
+    McpToolCallStatus: InProgress, Completed, Failed;
 }
 
 /// The provider's id of an item (`item_0`, ...).

@@ -5,7 +5,7 @@
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, ItemLifecyclePayload, ItemStatus, PlanStepStatus, ProviderRuntimeEvent,
     RequestOpenedPayload, RuntimeEvent, ThreadMetadataUpdatedPayload, ToolSummaryPayload, TurnCompletedPayload,
-    TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState, UserInputRequestedPayload,
+    TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_codex_rollout::{ResponseItem, TurnItem};
 use serde_json::{Value, json};
@@ -224,12 +224,11 @@ impl CodexRolloutNormalizer {
             .and_then(Value::as_array)
             .map(|parts| parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "))
             .or_else(|| args.get("reason").and_then(Value::as_str).map(str::to_string));
-        let payload = RequestOpenedPayload {
+        let opened = RequestOpenedPayload {
             request_type,
             detail,
             args: Some(args),
         };
-        self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
         let request = OpenRequest {
             request_type,
             place,
@@ -240,7 +239,8 @@ impl CodexRolloutNormalizer {
             answer: None,
             extra: (),
         };
-        self.ledger.open_request(call_id.to_string(), request, &context, out);
+        self.ledger
+            .ask(call_id.to_string(), request, opened, None, &context, out);
     }
 
     /// Settles the approval of a call whose item ended with `status`.
@@ -282,27 +282,23 @@ impl CodexRolloutNormalizer {
                     .join(" / ")
             })
             .filter(|text| !text.is_empty());
-        let payload = RequestOpenedPayload {
+        let opened = RequestOpenedPayload {
             request_type: CanonicalRequestType::ToolUserInput,
             detail,
             args: Some(json!({ "questions": questions })),
         };
-        self.emit(&context, RuntimeEvent::RequestOpened(payload), out);
-        let payload = UserInputRequestedPayload {
-            questions: questions.clone(),
-        };
-        self.emit(&context.without_raw(), RuntimeEvent::UserInputRequested(payload), out);
         let request = OpenRequest {
             request_type: CanonicalRequestType::ToolUserInput,
             place,
             provider_id: call_id.to_string(),
             dir: Direction::In,
             waits: true,
-            user_input: true,
+            user_input: false,
             answer: None,
             extra: (),
         };
-        self.ledger.open_request(call_id.to_string(), request, &context, out);
+        self.ledger
+            .ask(call_id.to_string(), request, opened, Some(questions), &context, out);
     }
 
     /// The answer to a question: `user-input.resolved` and `request.resolved(answered)`, the
