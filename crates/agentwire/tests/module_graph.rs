@@ -4,6 +4,9 @@
 //!
 //! Every `crate::` and `super::` path counts, in `use` trees (groups included) and in code
 //! alike, so a module cannot hide an edge by naming a path inline.
+//!
+//! And a source's mapping decides on typed values: only its decoder (`wire`) and its detection
+//! read the message's text; every other read of it is listed in [`TEXT_READS`] with its reason.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -377,4 +380,221 @@ fn a_cycle_is_found() {
     .into();
     let found = std::panic::catch_unwind(|| visit("a", &graph, &mut Vec::new(), &mut BTreeSet::new()));
     assert!(found.is_err(), "a -> b -> a is a cycle");
+}
+
+/// What a source module does when it reads a message's text rather than its typed value.
+struct TextReads {
+    /// The enclosing functions, innermost last.
+    functions: Vec<String>,
+    /// (function, what it calls).
+    found: BTreeSet<(String, String)>,
+}
+
+impl TextReads {
+    fn record(&mut self, what: String) {
+        let function = self.functions.last().cloned().unwrap_or_default();
+        self.found.insert((function, what));
+    }
+}
+
+impl<'ast> Visit<'ast> for TextReads {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        let test = item
+            .attrs
+            .iter()
+            .any(|attr| attr.path().is_ident("cfg") && attr.parse_args::<syn::Ident>().is_ok_and(|arg| arg == "test"));
+        if !test {
+            syn::visit::visit_item_mod(self, item);
+        }
+    }
+
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        self.functions.push(item.sig.ident.to_string());
+        syn::visit::visit_item_fn(self, item);
+        self.functions.pop();
+    }
+
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        self.functions.push(item.sig.ident.to_string());
+        syn::visit::visit_impl_item_fn(self, item);
+        self.functions.pop();
+    }
+
+    /// `serde_json::from_str(..)` and friends, and `object_text`'s readers of a text.
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(path) = &*call.func {
+            let names: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if let [.., module, function] = names.as_slice() {
+                let parses =
+                    module == "serde_json" && matches!(function.as_str(), "from_str" | "from_slice" | "from_reader");
+                let reads = module == "object_text" && matches!(function.as_str(), "at" | "entries" | "find");
+                if parses || reads {
+                    self.record(format!("{module}::{function}"));
+                }
+            }
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+
+    /// `frame.msg.get()` / `raw.payload.get()`: the message's text itself.
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if call.method == "get"
+            && call.args.is_empty()
+            && let syn::Expr::Field(field) = &*call.receiver
+            && let syn::Member::Named(name) = &field.member
+            && (name == "msg" || name == "payload")
+        {
+            self.record(format!(".{name}.get()"));
+        }
+        syn::visit::visit_expr_method_call(self, call);
+    }
+}
+
+/// Every read of a message's text in a source module outside its decoder (`<source>::wire`) and
+/// its detection (the source's own top module), as (module, function, what).
+fn text_reads() -> BTreeSet<(String, String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    modules(&src, "", &mut files);
+    let mut reads = BTreeSet::new();
+    for (module, path) in files {
+        let Some(source) = source_of(&module) else { continue };
+        if module == source || module == format!("{source}::wire") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("a source file");
+        let file = syn::parse_file(&text).unwrap_or_else(|err| panic!("{module}: {err}"));
+        let mut visitor = TextReads {
+            functions: Vec::new(),
+            found: BTreeSet::new(),
+        };
+        visitor.visit_file(&file);
+        reads.extend(
+            visitor
+                .found
+                .into_iter()
+                .map(|(function, what)| (module.clone(), function, what)),
+        );
+    }
+    reads
+}
+
+/// The functions of a source's mapping that read the message's text, each with its reason. The
+/// common one: a typed re-encoding prints members in the schema's order, not the provider's, and
+/// drops the members a newer provider adds beyond the pinned schema, so what goes into an event
+/// as the provider wrote it is copied from the text.
+const TEXT_READS: &[(&str, &str, &str)] = &[
+    (
+        "acp::normalizer",
+        "on_client_request_result",
+        "`initialize`'s result goes into `session.configured` as the agent wrote it",
+    ),
+    (
+        "acp::normalizer",
+        "sent_result",
+        "session results' model and option lists (a fifth of the ACP corpus's bytes) are copied as text, never parsed",
+    ),
+    ("acp::normalizer", "session_config", "reads `sent_result`'s members"),
+    (
+        "acp::normalizer",
+        "wire_json",
+        "tool calls, permission requests and elicitations go into `data`/`args` as sent",
+    ),
+    (
+        "acp::updates",
+        "sent_update_member",
+        "command and option lists (a sixth of the ACP corpus's bytes) are copied as text",
+    ),
+    (
+        "acp::updates",
+        "subagent",
+        "a subagent's update rides whole in `data.subagentMessage`",
+    ),
+    (
+        "claude::normalizer",
+        "raw_field",
+        "usage as sent: newer CLIs add members the pinned types lack (`output_tokens_details`)",
+    ),
+    (
+        "claude::normalizer",
+        "sent_field",
+        "`result`'s usage and model usage as sent",
+    ),
+    (
+        "claude::normalizer",
+        "result",
+        "reads `result`'s members once for `sent_field`",
+    ),
+    (
+        "claude::normalizer",
+        "subagent",
+        "a subagent's message rides whole in `data.subagentMessage`",
+    ),
+    (
+        "claude::normalizer",
+        "system",
+        "`init` goes into `session.configured` as text (its tool, command and server lists), an API retry's detail as sent",
+    ),
+    (
+        "codex_rollout::items",
+        "on_response_item",
+        "a function call's `arguments` is JSON the model wrote inside a string: no schema types it",
+    ),
+    (
+        "codex_rollout::items",
+        "question_output",
+        "a question's answers are JSON inside the tool output's text",
+    ),
+];
+
+#[test]
+fn a_source_mapping_reads_the_message_text_only_where_listed() {
+    let reads = text_reads();
+    let listed: BTreeSet<(&str, &str)> = TEXT_READS
+        .iter()
+        .map(|(module, function, _)| (*module, *function))
+        .collect();
+    let unlisted: Vec<_> = reads
+        .iter()
+        .filter(|(module, function, _)| !listed.contains(&(module.as_str(), function.as_str())))
+        .collect();
+    assert!(
+        unlisted.is_empty(),
+        "a mapping reads the message's text instead of its typed value (decide on the typed value, or \
+         list the function in TEXT_READS with its reason): {unlisted:#?}"
+    );
+    let unused: Vec<_> = listed
+        .iter()
+        .filter(|(module, function)| !reads.iter().any(|(m, f, _)| m == module && f == function))
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "TEXT_READS lists functions that no longer read text: {unused:?}"
+    );
+}
+
+#[test]
+fn text_reads_are_found_in_calls_and_method_calls() {
+    let file = syn::parse_file(
+        "fn a(frame: &Frame) { let v: Value = serde_json::from_str(frame.msg.get()).unwrap(); }\n\
+         impl X { fn b(&self, raw: Raw) { object_text::at(raw.payload.get(), &[]); } }\n\
+         fn c(line: &str) { line.get(); typed.payload.len(); }\n\
+         #[cfg(test)] mod tests { fn d() { serde_json::from_str::<Value>(\"1\"); } }",
+    )
+    .expect("Rust");
+    let mut visitor = TextReads {
+        functions: Vec::new(),
+        found: BTreeSet::new(),
+    };
+    visitor.visit_file(&file);
+    let found: Vec<(&str, &str)> = visitor.found.iter().map(|(f, w)| (f.as_str(), w.as_str())).collect();
+    assert_eq!(
+        found,
+        [
+            ("a", ".msg.get()"),
+            ("a", "serde_json::from_str"),
+            ("b", ".payload.get()"),
+            ("b", "object_text::at"),
+        ]
+    );
 }

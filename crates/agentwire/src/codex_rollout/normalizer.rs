@@ -2,7 +2,6 @@
 //! few facts a replay needs on top of the session [`Ledger`] (the file's thread, the turn
 //! running, the tool calls seen in the model's history).
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
@@ -11,8 +10,6 @@ use agentwire_canonical::{
     ThreadTokenUsageUpdatedPayload,
 };
 use agentwire_codex_rollout::{self as rollout, RetainedContext, RolloutLine};
-use agentwire_protocol::tagged::Str;
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -69,49 +66,6 @@ impl<'a> Line<'a> {
     /// beyond the one carrying the line.
     pub fn event_msg_raw(&self, event_type: &'a str) -> Raw<'a> {
         Raw::new(RuntimeEventRawSource::CodexEventmsg, Some(event_type), self.payload)
-    }
-}
-
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow)]
-    payload: &'a RawValue,
-    /// Borrowed unless it holds an escape.
-    #[serde(borrow)]
-    timestamp: Option<Cow<'a, str>>,
-}
-
-impl<'a> Envelope<'a> {
-    /// The line's envelope: from the members the line's check found, or read with serde_json
-    /// when it found none or they are not a plain envelope (a member given twice, a `timestamp`
-    /// that is not a string), which serde_json then reports.
-    fn of(frame: &Frame<'a>) -> serde_json::Result<Self> {
-        match frame.fields().and_then(Self::from_members) {
-            Some(envelope) => Ok(envelope),
-            None => serde_json::from_str(frame.msg.get()),
-        }
-    }
-
-    fn from_members(members: impl Iterator<Item = (&'a str, &'a RawValue)>) -> Option<Self> {
-        let (mut payload, mut timestamp) = (None, None);
-        for (key, value) in members {
-            let slot = match key {
-                "payload" => payload.replace(value).is_none(),
-                "timestamp" => timestamp.replace(value).is_none(),
-                _ => true,
-            };
-            if !slot {
-                return None;
-            }
-        }
-        let timestamp = match timestamp.map(RawValue::get) {
-            None | Some("null") => None,
-            Some(text) => Some(serde_json::from_str::<Str<'a>>(text).ok()?.0),
-        };
-        Some(Envelope {
-            payload: payload?,
-            timestamp,
-        })
     }
 }
 
@@ -263,10 +217,10 @@ impl CodexRolloutNormalizer {
     }
 
     /// `world_state`: the environment the model was shown (a full snapshot or a change).
-    fn on_world_state(&mut self, line: Line<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn on_world_state(&mut self, line: Line<'_>, world: &rollout::WorldState, out: &mut Vec<ProviderRuntimeEvent>) {
         let place = self.place(self.turn.clone().as_deref(), None);
         let context = self.context(&place, Some(line.raw(line.kind)));
-        let state: Value = serde_json::from_str(line.payload.get()).unwrap_or(Value::Null);
+        let state = serde_json::to_value(world).unwrap_or(Value::Null);
         let payload = ThreadMetadataUpdatedPayload {
             name: None,
             metadata: Some(object(json!({ "worldState": state }))),
@@ -330,15 +284,15 @@ impl Mapping for CodexRolloutNormalizer {
     }
 
     fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, Read<'a>>, Box<Misfit<'a>>> {
-        let envelope = Envelope::of(frame);
+        let envelope = wire::Envelope::of(frame);
         let time = match &envelope {
-            Ok(Envelope {
+            Ok(wire::Envelope {
                 timestamp: Some(text), ..
             }) => ProviderTime::Text {
                 field: "timestamp",
                 text: text.clone(),
             },
-            Ok(Envelope { timestamp: None, .. }) | Err(_) => ProviderTime::None,
+            Ok(wire::Envelope { timestamp: None, .. }) | Err(_) => ProviderTime::None,
         };
         let misfit = |problem, time| {
             Box::new(Misfit {
@@ -381,7 +335,7 @@ impl Mapping for CodexRolloutNormalizer {
             RolloutLine::Compacted(compacted) => self.on_compacted(pieces, &compacted.payload, out),
             RolloutLine::TurnContext(context) => self.on_turn_context(pieces, &context.payload, out),
             RolloutLine::EventMsg(event) => self.on_event_msg(pieces, &event.payload, out),
-            RolloutLine::WorldState(_) => self.on_world_state(pieces, out),
+            RolloutLine::WorldState(world) => self.on_world_state(pieces, &world.payload, out),
             RolloutLine::TokenUsageRecord(record) => {
                 self.on_token_usage(pieces, &record.payload, out);
             }
