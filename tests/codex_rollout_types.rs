@@ -94,6 +94,31 @@ fn the_loss_check_can_fail() {
 }
 
 #[test]
+fn a_nested_undeclared_type_is_undeclared_and_a_bad_nested_payload_undecodable() {
+    let kind = |line: &str| {
+        let frame = Frame::parse(line, LineFormat::Bare).expect("JSON");
+        Source::CodexRollout
+            .conformer()
+            .decode(&frame)
+            .expect_err("does not decode")
+            .kind
+    };
+    let at = r#""timestamp":"2026-11-30T05:25:05.102Z""#;
+    assert_eq!(
+        kind(&format!(
+            r#"{{{at},"type":"response_item","payload":{{"type":"hologram_call"}}}}"#
+        )),
+        agentwire::normalizer::ProblemKind::Undeclared
+    );
+    assert_eq!(
+        kind(&format!(
+            r#"{{{at},"type":"response_item","payload":{{"type":"function_call"}}}}"#
+        )),
+        agentwire::normalizer::ProblemKind::Undecodable
+    );
+}
+
+#[test]
 fn an_undeclared_event_msg_is_named() {
     let line = r#"{"timestamp":"2026-11-30T05:25:05.102Z","type":"event_msg","payload":{"type":"brand_new_event"}}"#;
     let frame = Frame::parse(line, LineFormat::Bare).expect("JSON");

@@ -200,7 +200,7 @@ impl<'a> RawEnvelope<'a> {
                 method: method.into(),
                 error: PayloadError {
                     path: format!(".{key}{}", error.path),
-                    message: error.message,
+                    ..error
                 },
             })
     }

@@ -2,6 +2,8 @@
 
 use serde::de::DeserializeOwned;
 
+use crate::tagged::TagDecodeError;
+
 /// Decodes one payload. [`SerdeJson`] is the plain decoder; a caller that wants the JSON path of
 /// a failure inside the payload passes its own (e.g. one built on `serde_path_to_error`).
 pub trait PayloadDecoder {
@@ -15,10 +17,7 @@ pub struct SerdeJson;
 
 impl PayloadDecoder for SerdeJson {
     fn decode<T: DeserializeOwned>(&mut self, json: &str) -> Result<T, PayloadError> {
-        serde_json::from_str(json).map_err(|error| PayloadError {
-            path: String::new(),
-            message: error.to_string(),
-        })
+        serde_json::from_str(json).map_err(|error| PayloadError::new(String::new(), error.to_string()))
     }
 }
 
@@ -29,6 +28,22 @@ pub struct PayloadError {
     pub path: String,
     /// The decoder's message.
     pub message: String,
+    /// The [`TagDecodeError::UnknownTag`] of a union nested in the payload, when a tag it does
+    /// not know is why the payload failed: a newer provider, not a broken message.
+    pub unknown_tag: Option<Box<TagDecodeError>>,
+}
+
+impl PayloadError {
+    /// The error a decoder reports, with the nested union's unknown tag behind `message`, if
+    /// one is (see [`crate::tagged::nested_error`]).
+    pub fn new(path: String, message: String) -> Self {
+        let unknown_tag = crate::tagged::unknown_tag_behind(&message);
+        PayloadError {
+            path,
+            message,
+            unknown_tag,
+        }
+    }
 }
 
 impl std::fmt::Display for PayloadError {

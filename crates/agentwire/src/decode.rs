@@ -20,12 +20,14 @@ pub fn method_problem_kind(err: &DecodeError) -> ProblemKind {
 }
 
 /// The one reading of a tag-first decode error (Claude, codex exec, rollout) as a problem kind:
-/// a tag the pinned schema does not know is a newer provider (`Undeclared`); a message without
+/// a tag the pinned schema does not know, on the message or on a union nested in its payload, is
+/// a newer provider (`Undeclared`); a message without
 /// its tag, one that is not an object, or a payload that does not fit its tag's type is
 /// `Undecodable`.
 pub fn tag_problem_kind(err: &TagDecodeError) -> ProblemKind {
     match err {
         TagDecodeError::UnknownTag { .. } => ProblemKind::Undeclared,
+        TagDecodeError::Payload { error, .. } if error.unknown_tag.is_some() => ProblemKind::Undeclared,
         TagDecodeError::MissingTag { .. } | TagDecodeError::NotAnObject { .. } | TagDecodeError::Payload { .. } => {
             ProblemKind::Undecodable
         }
@@ -47,10 +49,10 @@ impl PayloadDecoder for PathTracking {
         let mut deserializer = serde_json::Deserializer::from_str(json);
         serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
             let path = err.path().to_string();
-            PayloadError {
-                path: if path == "." { String::new() } else { path },
-                message: err.into_inner().to_string(),
-            }
+            PayloadError::new(
+                if path == "." { String::new() } else { path },
+                err.into_inner().to_string(),
+            )
         })
     }
 }

@@ -3883,6 +3883,8 @@ pub enum ClaudeStreamLine {
     KeepAlive,
 }
 impl ClaudeStreamLine {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "ClaudeStreamLine";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -4203,7 +4205,7 @@ impl<'de> ::serde::Deserialize<'de> for ClaudeStreamLine {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// What triggered a message (`SDKMessageOrigin`). A result or `system/init` with `kind: "task-notification"` follows a background task's completion, not a user prompt.
@@ -4247,6 +4249,8 @@ pub enum SdkMessageOrigin {
     ObserverActivity,
 }
 impl SdkMessageOrigin {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "SdkMessageOrigin";
     /// The field that names the variant.
     pub const TAG: &'static str = "kind";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -4438,7 +4442,7 @@ impl<'de> ::serde::Deserialize<'de> for SdkMessageOrigin {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// The end of a query (`SDKResultMessage`), tagged on `subtype`.
@@ -4466,6 +4470,8 @@ pub enum SdkResultMessage {
     ErrorMaxStructuredOutputRetries(SdkResultErrorMaxStructuredOutputRetries),
 }
 impl SdkResultMessage {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "SdkResultMessage";
     /// The field that names the variant.
     pub const TAG: &'static str = "subtype";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -4630,7 +4636,7 @@ impl<'de> ::serde::Deserialize<'de> for SdkResultMessage {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A `type: "system"` message, tagged on `subtype`. (The SDK calls only the `init` member `SDKSystemMessage`; here that member is `SDKSystemInitMessage` and this name is the union.) Subtypes added after 0.2.62 carry `x-since`.
@@ -4702,6 +4708,8 @@ pub enum SdkSystemMessage {
     ThinkingTokens(SdkThinkingTokensMessage),
 }
 impl SdkSystemMessage {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "SdkSystemMessage";
     /// The field that names the variant.
     pub const TAG: &'static str = "subtype";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -5095,7 +5103,7 @@ impl<'de> ::serde::Deserialize<'de> for SdkSystemMessage {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// The payload of a control request, tagged on `subtype` (`SDKControlRequestInner`). `x-response` on a variant names the definition of the `response` body of its success answer, where the SDK types one.
@@ -5171,6 +5179,8 @@ pub enum SdkControlRequestInner {
     ApplyFlagSettings(SdkControlApplyFlagSettingsRequest),
 }
 impl SdkControlRequestInner {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "SdkControlRequestInner";
     /// The field that names the variant.
     pub const TAG: &'static str = "subtype";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -5563,7 +5573,7 @@ impl<'de> ::serde::Deserialize<'de> for SdkControlRequestInner {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// Success or error of a control request (`ControlResponse | ControlErrorResponse`), tagged on `subtype`.
@@ -5579,6 +5589,8 @@ pub enum SdkControlResponsePayload {
     Error(ControlErrorResponse),
 }
 impl SdkControlResponsePayload {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "SdkControlResponsePayload";
     /// The field that names the variant.
     pub const TAG: &'static str = "subtype";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -5675,7 +5687,7 @@ impl<'de> ::serde::Deserialize<'de> for SdkControlResponsePayload {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// The SDK's answer to `can_use_tool` (`PermissionResult`), tagged on `behavior`.
@@ -5691,6 +5703,8 @@ pub enum PermissionResult {
     Deny(PermissionResultDeny),
 }
 impl PermissionResult {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "PermissionResult";
     /// The field that names the variant.
     pub const TAG: &'static str = "behavior";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -5787,7 +5801,7 @@ impl<'de> ::serde::Deserialize<'de> for PermissionResult {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A change to the permission rules, suggested by the CLI or applied by the SDK (`PermissionUpdate`), tagged on `type`.
@@ -5819,6 +5833,8 @@ pub enum PermissionUpdate {
     RemoveDirectories(PermissionUpdateRemoveDirectories),
 }
 impl PermissionUpdate {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "PermissionUpdate";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -6002,7 +6018,7 @@ impl<'de> ::serde::Deserialize<'de> for PermissionUpdate {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// Usage of one sampling iteration, tagged on `type`.
@@ -6018,6 +6034,8 @@ pub enum BetaIterationUsage {
     Compaction(BetaCompactionIterationUsage),
 }
 impl BetaIterationUsage {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "BetaIterationUsage";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -6114,7 +6132,7 @@ impl<'de> ::serde::Deserialize<'de> for BetaIterationUsage {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A citation in a text block (`BetaTextCitation`), tagged on `type`.
@@ -6142,6 +6160,8 @@ pub enum BetaTextCitation {
     SearchResultLocation(BetaCitationSearchResultLocation),
 }
 impl BetaTextCitation {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "BetaTextCitation";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -6304,7 +6324,7 @@ impl<'de> ::serde::Deserialize<'de> for BetaTextCitation {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// Who called a tool (`BetaDirectCaller | BetaServerToolCaller`), tagged on `type`.
@@ -6320,6 +6340,8 @@ pub enum BetaToolCaller {
     CodeExecution20250825(BetaServerToolCaller),
 }
 impl BetaToolCaller {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "BetaToolCaller";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -6405,7 +6427,7 @@ impl<'de> ::serde::Deserialize<'de> for BetaToolCaller {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A content block of an assistant message (`BetaContentBlock`), tagged on `type`.
@@ -6473,6 +6495,8 @@ pub enum BetaContentBlock {
     Compaction(BetaCompactionBlock),
 }
 impl BetaContentBlock {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "BetaContentBlock";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -6847,7 +6871,7 @@ impl<'de> ::serde::Deserialize<'de> for BetaContentBlock {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A server-sent event of the streaming Messages API (`BetaRawMessageStreamEvent`), tagged on `type`.
@@ -6879,6 +6903,8 @@ pub enum BetaRawMessageStreamEvent {
     ContentBlockStop(BetaRawContentBlockStopEvent),
 }
 impl BetaRawMessageStreamEvent {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "BetaRawMessageStreamEvent";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -7051,7 +7077,7 @@ impl<'de> ::serde::Deserialize<'de> for BetaRawMessageStreamEvent {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A content block delta (`BetaRawContentBlockDelta`), tagged on `type`.
@@ -7083,6 +7109,8 @@ pub enum BetaRawContentBlockDelta {
     CompactionDelta(BetaCompactionContentBlockDelta),
 }
 impl BetaRawContentBlockDelta {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "BetaRawContentBlockDelta";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -7266,7 +7294,7 @@ impl<'de> ::serde::Deserialize<'de> for BetaRawContentBlockDelta {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A content block of a message sent to the API (`ContentBlockParam`), tagged on `type`.
@@ -7314,6 +7342,8 @@ pub enum ContentBlockParam {
     WebSearchToolResult(WebSearchToolResultBlockParam),
 }
 impl ContentBlockParam {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "ContentBlockParam";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -7581,7 +7611,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlockParam {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A block inside a tool result, tagged on `type`. `tool_reference` (ToolSearch results) is the beta `BetaToolReferenceBlockParam`: CLI 2.1.62 already produces it, and it was first measured on the 0.3.x wire.
@@ -7609,6 +7639,8 @@ pub enum ToolResultContentBlockParam {
     ToolReference(ToolReferenceBlockParam),
 }
 impl ToolResultContentBlockParam {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "ToolResultContentBlockParam";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -7771,6 +7803,6 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContentBlockParam {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }

@@ -505,6 +505,8 @@ pub enum ThreadEvent {
     Error(ThreadErrorEvent),
 }
 impl ThreadEvent {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "ThreadEvent";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -719,7 +721,7 @@ impl<'de> ::serde::Deserialize<'de> for ThreadEvent {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// An item of a thread, tagged on `type`.
@@ -759,6 +761,8 @@ pub enum ThreadItem {
     Error(ErrorItem),
 }
 impl ThreadItem {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "ThreadItem";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -980,6 +984,6 @@ impl<'de> ::serde::Deserialize<'de> for ThreadItem {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }

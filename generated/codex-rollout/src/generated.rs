@@ -1982,6 +1982,8 @@ pub enum RolloutLine {
     RetainedContext(RetainedContextLine),
 }
 impl RolloutLine {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "RolloutLine";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -2207,7 +2209,7 @@ impl<'de> ::serde::Deserialize<'de> for RolloutLine {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A content part of a `message` response item, tagged on `type`.
@@ -2227,6 +2229,8 @@ pub enum ContentItem {
     OutputText(OutputTextContent),
 }
 impl ContentItem {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "ContentItem";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -2347,7 +2351,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentItem {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// Upstream `models::ResponseItem`, tagged on `type`: one item of the model-visible history.
@@ -2399,6 +2403,8 @@ pub enum ResponseItem {
     Compaction(CompactionResponseItem),
 }
 impl ResponseItem {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "ResponseItem";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -2687,7 +2693,7 @@ impl<'de> ::serde::Deserialize<'de> for ResponseItem {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A retained context fact, tagged on `type`.
@@ -2699,6 +2705,8 @@ pub enum RetainedContext {
     VerifiedAnswer(VerifiedAnswerRetainedContext),
 }
 impl RetainedContext {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "RetainedContext";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -2775,7 +2783,7 @@ impl<'de> ::serde::Deserialize<'de> for RetainedContext {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// Upstream `protocol::EventMsg` as persisted in rollout files, tagged on `type` (snake_case). Covers every variant the provider-runtime V2 proposal maps plus the ones codex 0.171.0 writes; see UPSTREAM.md for the variants left out.
@@ -3015,6 +3023,8 @@ pub enum EventMsg {
     CollabResumeEnd(CollabResumeEndEvent),
 }
 impl EventMsg {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "EventMsg";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -4264,7 +4274,7 @@ impl<'de> ::serde::Deserialize<'de> for EventMsg {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// Upstream `protocol::FileChange`, tagged on `type`.
@@ -4284,6 +4294,8 @@ pub enum FileChange {
     Update(UpdateFileChange),
 }
 impl FileChange {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "FileChange";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -4396,7 +4408,7 @@ impl<'de> ::serde::Deserialize<'de> for FileChange {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// Upstream `items::TurnItem`, tagged on `type` (PascalCase), carried by `item_started` / `item_completed`.
@@ -4452,6 +4464,8 @@ pub enum TurnItem {
     ContextCompaction(ContextCompactionTurnItem),
 }
 impl TurnItem {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "TurnItem";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -4757,6 +4771,6 @@ impl<'de> ::serde::Deserialize<'de> for TurnItem {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 
 use crate::decode::{PathTracking, tag_problem_kind};
 use crate::frame::Frame;
-use crate::normalizer::{Conformer, Problem, ProblemKind};
+use crate::normalizer::{Conformer, Problem};
 
 /// Decodes one line: the line kind by `type`, then the payload its kind names (an `event_msg`'s
 /// `EventMsg` by its own `type`), tracking JSON paths on failure.
@@ -20,16 +20,7 @@ pub fn decode(frame: &Frame<'_>) -> Result<RolloutLine, TagDecodeError> {
 /// The problem a decoding error is: a line kind, `EventMsg`, response item or turn item the
 /// pinned schema does not declare is `Undeclared`, anything else `Undecodable`.
 pub fn problem(err: &TagDecodeError) -> Problem {
-    let text = err.to_string();
-    let kind = match err {
-        // A nested union's unknown tag arrives as a payload error that says so.
-        TagDecodeError::Payload { .. } if text.contains(": unknown `type`") => ProblemKind::Undeclared,
-        TagDecodeError::UnknownTag { .. }
-        | TagDecodeError::Payload { .. }
-        | TagDecodeError::NotAnObject { .. }
-        | TagDecodeError::MissingTag { .. } => tag_problem_kind(err),
-    };
-    Problem::new(kind, text)
+    Problem::new(tag_problem_kind(err), err.to_string())
 }
 
 /// The strict decoder of `agentwire conform --from codex-rollout`.

@@ -75,6 +75,9 @@ pub fn emit(union: &Union, field: &str) -> TokenStream {
         }
 
         impl #name {
+            /// The union's name, as its decode errors give it.
+            pub const NAME: &'static str = #union_name;
+
             /// The field that names the variant.
             pub const TAG: &'static str = #field;
 
@@ -116,7 +119,7 @@ pub fn emit(union: &Union, field: &str) -> TokenStream {
         impl<'de> ::serde::Deserialize<'de> for #name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
                 let json = ::agentwire_protocol::json_text(deserializer)?;
-                Self::decode(&json, &mut ::agentwire_protocol::SerdeJson).map_err(::serde::de::Error::custom)
+                Self::decode(&json, &mut ::agentwire_protocol::SerdeJson).map_err(::agentwire_protocol::tagged::nested_error)
             }
         }
     }

@@ -163,6 +163,8 @@ pub enum StreamMessage {
     Result(ResultMessage),
 }
 impl StreamMessage {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "StreamMessage";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -269,7 +271,7 @@ impl<'de> ::serde::Deserialize<'de> for StreamMessage {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// System lines, told apart by `subtype`.
@@ -283,6 +285,8 @@ pub enum SystemMessage {
     CompactBoundary(SystemCompactBoundary),
 }
 impl SystemMessage {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "SystemMessage";
     /// The field that names the variant.
     pub const TAG: &'static str = "subtype";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -379,7 +383,7 @@ impl<'de> ::serde::Deserialize<'de> for SystemMessage {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A rollout file line: the kind of line in `type`, its content in `payload`.
@@ -391,6 +395,8 @@ pub enum RolloutLine {
     TurnContext(TurnContextLine),
 }
 impl RolloutLine {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "RolloutLine";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -487,7 +493,7 @@ impl<'de> ::serde::Deserialize<'de> for RolloutLine {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// The payload of an `event_msg` line, tagged by its own `type`.
@@ -503,6 +509,8 @@ pub enum EventMsg {
     TurnStarted,
 }
 impl EventMsg {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "EventMsg";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -608,7 +616,7 @@ impl<'de> ::serde::Deserialize<'de> for EventMsg {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A codex exec item, tagged by `type` inside the event.
@@ -618,6 +626,8 @@ pub enum ExecItem {
     AgentMessage(AgentMessageItem),
 }
 impl ExecItem {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "ExecItem";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -690,6 +700,6 @@ impl<'de> ::serde::Deserialize<'de> for ExecItem {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
