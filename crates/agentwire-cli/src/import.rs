@@ -245,11 +245,8 @@ fn walk(path: &Path, skip: Option<&Path>, inputs: &mut Vec<PathBuf>, failures: &
             let path = entry.path();
             match entry.file_type() {
                 Ok(kind) if kind.is_dir() => folders.push(path),
-                Ok(_) if path.extension().is_some_and(|ext| ext == "jsonl") => {
-                    if path.is_file() {
-                        inputs.push(path);
-                    }
-                }
+                // A link to nowhere is taken too: its import reports it.
+                Ok(_) if path.extension().is_some_and(|ext| ext == "jsonl") => inputs.push(path),
                 Ok(_) => {}
                 Err(err) => failures.push(format!("{}: {err}", path.display())),
             }
