@@ -200,15 +200,22 @@ fn assign_sessions(
     firsts: Vec<Option<RuntimeSessionId>>,
     mut taken: BTreeSet<String>,
 ) -> Vec<Option<RuntimeSessionId>> {
+    // The last `k` given for each first line: thousands of files opening alike cost one try each.
+    let mut last_k: BTreeMap<RuntimeSessionId, u64> = BTreeMap::new();
     firsts
         .into_iter()
         .map(|first| {
             let first = first?;
+            let k = last_k.entry(first.clone()).or_insert(1);
             let mut session = first.clone();
-            let mut k = 1;
-            while taken.contains(session.as_str()) {
-                k += 1;
-                session = ids::default_session(format!("{}#{k}", first.as_str()).as_bytes());
+            if *k > 1 || taken.contains(session.as_str()) {
+                loop {
+                    *k += 1;
+                    session = ids::default_session(format!("{}#{k}", first.as_str()).as_bytes());
+                    if !taken.contains(session.as_str()) {
+                        break;
+                    }
+                }
             }
             taken.insert(session.as_str().to_owned());
             Some(session)
