@@ -35,6 +35,9 @@ use crate::input::{Input, UNDETECTED};
 /// The index file in the output folder.
 const INDEX: &str = "sessions.jsonl";
 
+/// Failures the closing summary lists one by one, so it stays one screen.
+const FAILURES_SHOWN: usize = 20;
+
 /// Where part files are written before they are renamed into place.
 const PARTS: &str = ".partial";
 
@@ -78,6 +81,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
     let mut inputs = Vec::new();
     for path in &args.paths {
         walk(path, skip_dir.as_deref(), &mut inputs, &mut walk_failures);
+    }
+    for failure in &walk_failures {
+        eprintln!("{failure}");
     }
     inputs.sort();
     inputs.dedup();
@@ -293,7 +299,8 @@ fn write_index(out_dir: &Path, entries: &[Entry]) -> anyhow::Result<()> {
         serde_json::to_writer(&mut out, entry)?;
         out.write_all(b"\n")?;
     }
-    out.into_inner().map_err(|err| err.into_error())?.sync_all()?;
+    out.flush()?;
+    drop(out);
     fs::rename(&part, out_dir.join(INDEX))?;
     Ok(())
 }
@@ -333,6 +340,9 @@ impl Job<'_> {
             Some(entry) => Outcome::Kept(entry.clone()),
             None => self.normalize(number, path, name, session),
         };
+        if let Outcome::Failed(reason) = &outcome {
+            self.bar.suspend(|| eprintln!("{reason}"));
+        }
         if let Ok(meta) = fs::metadata(path) {
             self.bar.inc(meta.len());
         }
@@ -522,8 +532,12 @@ impl Summary {
             text.push_str(&row.line(source));
         }
         text.push_str(&total.line("total"));
-        for failure in &self.failures {
+        for failure in self.failures.iter().take(FAILURES_SHOWN) {
             text.push_str(&format!("failed: {failure}\n"));
+        }
+        if self.failures.len() > FAILURES_SHOWN {
+            let more = self.failures.len() - FAILURES_SHOWN;
+            text.push_str(&format!("... and {more} more failure(s), each reported above\n"));
         }
         text
     }
