@@ -148,6 +148,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
                 if let Some(old) = previous.get(&entry.input) {
                     replaced.push(old.output.clone());
                 }
+                if entry.unreadable_lines > 0 {
+                    summary.failures.push(format!(
+                        "{}: {} unreadable line(s), each reported above as FILE:LINE",
+                        entry.input, entry.unreadable_lines
+                    ));
+                }
                 summary.imported += 1;
                 entries.push(entry);
             }
@@ -172,14 +178,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
     let _ = fs::remove_dir(&parts);
 
     summary.failures.splice(0..0, walk_failures);
-    for entry in &entries {
-        if entry.unreadable_lines > 0 {
-            summary.failures.push(format!(
-                "{}: {} unreadable line(s), each reported above as FILE:LINE",
-                entry.input, entry.unreadable_lines
-            ));
-        }
-    }
     eprint!("{}", summary.render(&entries, started.elapsed()));
     Ok(if summary.failures.is_empty() {
         ExitStatus::Success
