@@ -61,9 +61,9 @@ pub struct Args {
 /// What became of one input file.
 enum Outcome {
     /// Normalized into a part file, renamed into place once the outcomes are gathered.
-    Imported { entry: Entry, part: PathBuf },
-    /// Up to date: the previous index entry stands.
-    Kept(Entry),
+    Imported { entry: Box<Entry>, part: PathBuf },
+    /// Up to date: the previous index entry stands (moved out of the previous index, not copied).
+    Kept,
     /// Not a supported trace.
     Skipped(String),
     /// Unreadable or cut short (the reason names the path); no output.
@@ -87,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
     }
     inputs.sort();
     inputs.dedup();
-    let previous = read_index(&out_dir.join(INDEX))?;
+    let mut previous = read_index(&out_dir.join(INDEX))?;
     let parts = out_dir.join(PARTS);
     fs::create_dir_all(&parts).with_context(|| format!("creating {}", parts.display()))?;
 
@@ -108,9 +108,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
     // there: importing `~/.codex` and then `~/.claude` into one folder indexes both.
     let walked: BTreeSet<String> = inputs.iter().map(|path| path.display().to_string()).collect();
     let mut entries: Vec<Entry> = previous
-        .values()
-        .filter(|entry| !walked.contains(&entry.input) && out_dir.join(&entry.output).is_file())
-        .cloned()
+        .extract_if(.., |input, entry| {
+            !walked.contains(input) && out_dir.join(&entry.output).is_file()
+        })
+        .map(|(_, entry)| entry)
         .collect();
     let firsts: Vec<Option<RuntimeSessionId>> =
         pool.install(|| inputs.par_iter().map(|path| first_line_session(path)).collect());
@@ -145,8 +146,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
                 fs::create_dir_all(target.parent().expect("<source>/<id>.jsonl has a folder"))?;
                 fs::rename(&part, &target)
                     .with_context(|| format!("moving {} to {}", part.display(), target.display()))?;
-                if let Some(old) = previous.get(&entry.input) {
-                    replaced.push(old.output.clone());
+                if let Some(old) = previous.remove(&entry.input) {
+                    replaced.push(old.output);
                 }
                 if entry.unreadable_lines > 0 {
                     summary.failures.push(format!(
@@ -155,11 +156,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
                     ));
                 }
                 summary.imported += 1;
-                entries.push(entry);
+                entries.push(*entry);
             }
-            Outcome::Kept(entry) => {
+            Outcome::Kept => {
+                let name = path.display().to_string();
                 summary.kept += 1;
-                entries.push(entry);
+                entries.extend(previous.remove(&name));
             }
             Outcome::Skipped(reason) => {
                 eprintln!("{}: skipped: {reason}", path.display());
@@ -335,7 +337,7 @@ impl Job<'_> {
     fn import(&self, number: usize, path: &Path, session: Option<RuntimeSessionId>) -> Outcome {
         let name = path.display().to_string();
         let outcome = match self.up_to_date(path, &name, session.as_ref()) {
-            Some(entry) => Outcome::Kept(entry.clone()),
+            Some(_) => Outcome::Kept,
             None => self.normalize(number, path, name, session),
         };
         if let Outcome::Failed(reason) = &outcome {
@@ -389,7 +391,10 @@ impl Job<'_> {
             });
         match streamed {
             Ok((tally, unreadable)) => match tally.entry(source.name(), name.clone(), unreadable) {
-                Some(entry) => Outcome::Imported { entry, part },
+                Some(entry) => Outcome::Imported {
+                    entry: Box::new(entry),
+                    part,
+                },
                 None => {
                     let _ = fs::remove_file(&part);
                     Outcome::Failed(format!("{name}: no events"))
