@@ -4,12 +4,16 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
 
 use agentwire::frame::LineFormat;
 use agentwire::source::Source;
 
 /// How many lines format detection may look at.
 const DETECT_LINES: usize = 64;
+
+/// Why an input's source is unknown when detection found none.
+pub const UNDETECTED: &str = "cannot tell the format from its first 64 lines";
 
 /// An opened input: its display name and a buffered reader.
 pub struct Input {
@@ -21,7 +25,7 @@ pub struct Input {
     pub read: u64,
     /// Lines handed out so far, blank ones included (the 1-based number of the last one).
     number: usize,
-    reader: BufReader<Box<dyn Read>>,
+    reader: BufReader<Box<dyn Read + Send>>,
     /// Lines read ahead by [`Input::detect`], handed out before reading more.
     ahead: VecDeque<Vec<u8>>,
 }
@@ -29,25 +33,34 @@ pub struct Input {
 impl Input {
     /// Opens `path`; `-` is stdin.
     pub fn open(path: &str) -> anyhow::Result<Self> {
-        let (name, len, source): (String, Option<u64>, Box<dyn Read>) = if path == "-" {
-            ("<stdin>".into(), None, Box::new(io::stdin()))
-        } else {
-            let file = File::open(path).map_err(|err| anyhow::anyhow!("{path}: {err}"))?;
-            let meta = file.metadata().map_err(|err| anyhow::anyhow!("{path}: {err}"))?;
-            if meta.is_dir() {
-                anyhow::bail!("{path}: is a directory, not a trace (give a file, or - for stdin)");
-            }
-            let len = meta.is_file().then_some(meta.len());
-            (path.into(), len, Box::new(file))
-        };
-        Ok(Input {
+        if path == "-" {
+            return Ok(Self::from_reader("<stdin>".into(), None, Box::new(io::stdin())));
+        }
+        Self::open_file(Path::new(path)).map_err(|err| anyhow::anyhow!("{path}: {err}"))
+    }
+
+    /// Opens the file at `path` (never stdin), named by its path as displayed.
+    pub fn open_file(path: &Path) -> io::Result<Self> {
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        if meta.is_dir() {
+            return Err(io::Error::other(
+                "is a directory, not a trace (give a file, or - for stdin)",
+            ));
+        }
+        let len = meta.is_file().then_some(meta.len());
+        Ok(Self::from_reader(path.display().to_string(), len, Box::new(file)))
+    }
+
+    fn from_reader(name: String, len: Option<u64>, source: Box<dyn Read + Send>) -> Self {
+        Input {
             name,
             len,
             read: 0,
             number: 0,
             reader: BufReader::with_capacity(1 << 16, source),
             ahead: VecDeque::new(),
-        })
+        }
     }
 
     /// Reads the next line that is not blank into `buf` (without its line ending) and returns
@@ -89,35 +102,53 @@ impl Input {
     /// The source and line format: `from` if given (the line format then comes from the first
     /// non-empty line), else detected from up to 64 lines read ahead.
     pub fn detect(&mut self, from: Option<Source>) -> anyhow::Result<(Source, LineFormat)> {
+        match from {
+            Some(source) => Ok((source, self.line_format()?)),
+            None => match self.detect_source()? {
+                Some(found) => Ok(found),
+                None => anyhow::bail!(
+                    "{}: {}; pass --from ({})",
+                    self.name,
+                    UNDETECTED,
+                    Source::names().join(", ")
+                ),
+            },
+        }
+    }
+
+    /// The source and line format [`Source::detect`] finds in up to 64 lines read ahead, `None`
+    /// when none of them tells (the lines stay ahead, handed out by [`Input::next_line`]).
+    pub fn detect_source(&mut self) -> io::Result<Option<(Source, LineFormat)>> {
+        while let Some(text) = self.read_ahead()? {
+            if let Some(found) = Source::detect([text.as_str()]) {
+                return Ok(Some(found));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The line format of the first non-empty line, transcript records when there is none.
+    fn line_format(&mut self) -> io::Result<LineFormat> {
+        Ok(self
+            .read_ahead()?
+            .map_or(LineFormat::Transcript, |text| LineFormat::of(&text)))
+    }
+
+    /// Reads lines ahead up to the next non-blank one and returns its text (lossy UTF-8), or
+    /// `None` at the end of the input or when 64 lines are ahead.
+    fn read_ahead(&mut self) -> io::Result<Option<String>> {
         while self.ahead.len() < DETECT_LINES {
             let mut line = Vec::new();
             if !self.read_line(&mut line)? {
-                break;
+                return Ok(None);
             }
             let text = String::from_utf8_lossy(&line).into_owned();
             self.ahead.push_back(line);
-            if text.trim().is_empty() {
-                continue;
-            }
-            match from {
-                Some(source) => return Ok((source, LineFormat::of(&text))),
-                None => {
-                    if let Some(found) = Source::detect([text.as_str()]) {
-                        return Ok(found);
-                    }
-                }
+            if !text.trim().is_empty() {
+                return Ok(Some(text));
             }
         }
-        match from {
-            Some(source) => Ok((source, LineFormat::Transcript)),
-            None => {
-                anyhow::bail!(
-                    "{}: cannot tell the format from its first {DETECT_LINES} lines; pass --from ({})",
-                    self.name,
-                    Source::names().join(", ")
-                )
-            }
-        }
+        Ok(None)
     }
 
     /// Whether the next line can be read without waiting for the producer. Output is flushed

@@ -8,6 +8,7 @@
 
 mod answer;
 mod conform;
+mod import;
 mod input;
 mod normalize;
 mod stats;
@@ -32,6 +33,9 @@ struct Cli {
 enum Command {
     /// Normalize a provider trace to canonical events (JSONL on stdout).
     Normalize(normalize::Args),
+    /// Normalize every trace under the given files and folders on every core: one canonical
+    /// JSONL per session under DIR/<source>/, and the index DIR/sessions.jsonl.
+    Import(import::Args),
     /// Answer an open request of a trace: print the provider-native reply frame (one JSON line,
     /// what the client writes to the agent's stdin).
     Answer(answer::Args),
@@ -128,6 +132,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Normalize(args) => normalize::run(args, &mut out),
         Command::Answer(args) => answer::run(args, &mut out),
+        Command::Import(args) => import::run(args),
         Command::Validate { json, file } => validate::run(&file, json, &mut out),
         Command::Stats { json, file } => stats::run(&file, json, &mut out),
         Command::Conform { from, files } => conform::run(from, &files, &mut out),

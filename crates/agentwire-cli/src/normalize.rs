@@ -141,7 +141,10 @@ pub fn feed(
 
 /// Appends `events` to `text` as JSON lines, written with [`WriteJson`] (the same bytes as
 /// serde_json's).
-fn write_events(events: &mut Vec<agentwire_canonical::ProviderRuntimeEvent>, text: &mut Vec<u8>) -> anyhow::Result<()> {
+pub fn write_events(
+    events: &mut Vec<agentwire_canonical::ProviderRuntimeEvent>,
+    text: &mut Vec<u8>,
+) -> anyhow::Result<()> {
     for event in events.drain(..) {
         event.write_json(text)?;
         text.push(b'\n');

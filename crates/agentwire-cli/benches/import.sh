@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# `agentwire import` of a whole history on one and on two cores (see README.md here).
+#
+#   crates/agentwire-cli/benches/import.sh             # ~300 MB archive
+#   BENCH_MB=50 BENCH_JOBS="1 2 4" crates/agentwire-cli/benches/import.sh
+#
+# Builds release, then writes an archive into a temporary folder (removed on exit) laid out as a
+# home folder: every trace of tests/corpus/ repeated under new ids until the archive holds
+# ~BENCH_MB MB, rollouts under .codex/sessions/2026/MM/DD/, Claude traces under
+# .claude/projects/<project>/, the other sources under traces/<source>/<repetition>/. Each
+# repetition gives every UUID its last eight hex digits XOR the repetition (as `cargo xtask
+# bench` does), so no two rollouts or Claude runs share a session; the transcripts that open
+# with the same record (ACP's `initialize`) share their first line, as real ones do.
+# Then, for each -j in BENCH_JOBS (default "1 2"), one import into an empty folder under GNU
+# `/usr/bin/time -v` (wall, user + system CPU, peak RSS), and one more run over the finished
+# folder (everything up to date). Installs nothing.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+MB="${BENCH_MB:-300}"
+JOBS="${BENCH_JOBS:-1 2}"
+
+cd "$ROOT"
+echo "== build (release)"
+cargo build --release -p agentwire-cli --bins
+AGENTWIRE="$TARGET/release/agentwire"
+
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/agentwire-import-bench.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+HOME_DIR="$TMP/home"
+
+corpus_bytes=$(cat tests/corpus/*/*.jsonl | wc -c)
+repetitions=$(((MB * 1000000 + corpus_bytes - 1) / corpus_bytes))
+echo "== archive: $repetitions repetitions of tests/corpus/*/*.jsonl ($corpus_bytes bytes)"
+perl -e '
+  use strict; use warnings;
+  my ($home, $repetitions, @files) = @ARGV;
+  my %text;
+  for my $file (@files) { local $/; open my $in, "<", $file or die "$file: $!"; $text{$file} = <$in>; }
+  for my $rep (0 .. $repetitions - 1) {
+    my ($month, $day) = (1 + int($rep / 28) % 12, 1 + $rep % 28);
+    for my $file (@files) {
+      my ($source, $name) = $file =~ m{([^/]+)/([^/]+)\.jsonl$} or die $file;
+      my $dir = $source eq "codex-rollout" ? sprintf("%s/.codex/sessions/2026/%02d/%02d", $home, $month, $day)
+              : $source eq "claude"        ? sprintf("%s/.claude/projects/-home-dev-project-%02d", $home, $rep % 20)
+              :                              "$home/traces/$source/$rep";
+      my $path = $source eq "codex-rollout" ? "$dir/rollout-$name-$rep.jsonl" : "$dir/$name-$rep.jsonl";
+      system("mkdir", "-p", $dir) unless -d $dir;
+      my $text = $text{$file};
+      $text =~ s{(?<![0-9A-Za-z])([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4})([0-9a-fA-F]{8})(?![0-9A-Za-z])}{
+        my $tail = sprintf(($2 =~ /[A-F]/ ? "%08X" : "%08x"), hex($2) ^ $rep); "$1$tail" }ge if $rep;
+      open my $out, ">", $path or die "$path: $!"; print $out $text; close $out;
+    }
+  }' "$HOME_DIR" "$repetitions" tests/corpus/*/*.jsonl
+read -r files bytes < <(find "$HOME_DIR" -name '*.jsonl' -printf '%s\n' | awk '{n++; s+=$1} END {print n, s}')
+echo "$files files, $bytes bytes"
+find "$HOME_DIR" -name '*.jsonl' -exec cat {} + >/dev/null # into the page cache
+
+field() { grep -F "$1" "$2" | sed 's/.*: //'; }
+seconds() { awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }'; }
+printf '\n| run | wall s | CPU s (user + sys) | CPU / wall | peak RSS MB |\n|---|---|---|---|---|\n' >"$TMP/table"
+declare -A wall
+for j in $JOBS; do
+  out="$TMP/out-j$j"
+  /usr/bin/time -v "$AGENTWIRE" import -j "$j" "$HOME_DIR" --out "$out" 2>"$TMP/time-j$j" || true
+  wall[$j]=$(field "Elapsed (wall clock)" "$TMP/time-j$j" | seconds)
+  cpu=$(echo "$(field "User time" "$TMP/time-j$j") + $(field "System time" "$TMP/time-j$j")" | bc)
+  rss=$(field "Maximum resident set size" "$TMP/time-j$j")
+  printf '| import -j%s | %.2f | %.2f | %.2f | %.1f |\n' "$j" "${wall[$j]}" "$cpu" "$(echo "$cpu / ${wall[$j]}" | bc -l)" "$(echo "$rss / 1024" | bc -l)" >>"$TMP/table"
+done
+last_j="${JOBS##* }"
+/usr/bin/time -v "$AGENTWIRE" import -j "$last_j" "$HOME_DIR" --out "$TMP/out-j$last_j" 2>"$TMP/time-again" || true
+again=$(field "Elapsed (wall clock)" "$TMP/time-again" | seconds)
+printf '| again, all up to date (-j%s) | %.2f | %.2f | | %.1f |\n' "$last_j" "$again" \
+  "$(echo "$(field "User time" "$TMP/time-again") + $(field "System time" "$TMP/time-again")" | bc)" \
+  "$(echo "$(field "Maximum resident set size" "$TMP/time-again") / 1024" | bc -l)" >>"$TMP/table"
+
+first_j="${JOBS%% *}"
+if [[ -d "$TMP/out-j$first_j" && -d "$TMP/out-j$last_j" ]]; then
+  diff -rq "$TMP/out-j$first_j" "$TMP/out-j$last_j" >/dev/null && same="byte-identical" || same="DIFFERENT"
+  echo "== -j$first_j and -j$last_j outputs: $same ($(du -sb "$TMP/out-j$last_j" | cut -f1) bytes)"
+fi
+echo "== summary printed by the -j$last_j import"
+sed '/Command being timed/,$d' "$TMP/time-j$last_j" | grep -v ': skipped: \|: unknown \|: ClaudeStreamLine\|:[0-9]*: '
+echo "== $files files, $bytes bytes, $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'))"
+cat "$TMP/table"
+for j in $JOBS; do
+  [[ $j == "$first_j" ]] || printf 'speedup -j%s over -j%s: %.2fx\n' "$j" "$first_j" "$(echo "${wall[$first_j]} / ${wall[$j]}" | bc -l)"
+done

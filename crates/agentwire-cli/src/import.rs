@@ -1,0 +1,547 @@
+//! `agentwire import`: a whole history of traces (Codex's `~/.codex/sessions`, Claude's
+//! `~/.claude/projects`, any folder of supported `.jsonl` files) normalized on every core into one
+//! canonical JSONL per session, with an index.
+//!
+//! A session is one input file: the canonical stream `normalize` makes of it, whose events share
+//! one `sessionId`. A file holding several threads (a Claude run with subagents, an app-server
+//! transcript that started two threads) stays one session; the index counts its threads.
+//!
+//! Each file is streamed line by line into its own normalizer and its events are written as they
+//! come, to a part file renamed into place once the stream is settled: a worker holds one line,
+//! one chunk of output and the index counters of the file at hand, whatever the archive's size.
+//! Outcomes are gathered in input order, so the output is the same bytes for any number of jobs.
+
+mod index;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use agentwire::ids;
+use agentwire::normalizer::{Normalizer, Options, ProblemKind};
+use agentwire_canonical::RuntimeSessionId;
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use self::index::{Entry, Tally, Tokens};
+use crate::ExitStatus;
+use crate::input::{Input, UNDETECTED};
+
+/// The index file in the output folder.
+const INDEX: &str = "sessions.jsonl";
+
+/// Failures the closing summary lists one by one, so it stays one screen.
+const FAILURES_SHOWN: usize = 20;
+
+/// Where part files are written before they are renamed into place.
+const PARTS: &str = ".partial";
+
+/// `agentwire import`'s arguments.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Trace files and folders (walked for `*.jsonl`); each file's source is detected.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// The output folder: `<source>/<session id>.jsonl` per session and the index `sessions.jsonl`.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Files normalized at once; default: every core.
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<NonZeroUsize>,
+    /// Import every file again, even those whose output is newer than the input.
+    #[arg(long)]
+    force: bool,
+}
+
+/// What became of one input file.
+enum Outcome {
+    /// Normalized into a part file, renamed into place once the outcomes are gathered.
+    Imported { entry: Box<Entry>, part: PathBuf },
+    /// Up to date: the previous index entry stands (moved out of the previous index, not copied).
+    Kept,
+    /// Not a supported trace.
+    Skipped(String),
+    /// Unreadable or cut short (the reason names the path); no output.
+    Failed(String),
+}
+
+/// Imports every trace under `args.paths` into `args.out`; the status is a failure when a file
+/// could not be read (or held unreadable lines), or a folder could not be walked.
+pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
+    let started = Instant::now();
+    let mut walk_failures = Vec::new();
+    let out_dir = args.out.clone();
+    fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let skip_dir = fs::canonicalize(&out_dir).ok();
+    let mut inputs = Vec::new();
+    for path in &args.paths {
+        walk(path, skip_dir.as_deref(), &mut inputs, &mut walk_failures);
+    }
+    for failure in &walk_failures {
+        eprintln!("{failure}");
+    }
+    inputs.sort();
+    inputs.dedup();
+    let mut previous = read_index(&out_dir.join(INDEX))?;
+    let parts = out_dir.join(PARTS);
+    fs::create_dir_all(&parts).with_context(|| format!("creating {}", parts.display()))?;
+
+    let total_bytes = inputs
+        .iter()
+        .map(|path| fs::metadata(path).map_or(0, |meta| meta.len()))
+        .sum();
+    let bar = progress_bar(total_bytes, inputs.len());
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+        NonZeroUsize::get,
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .context("starting the worker threads")?;
+    // Previous sessions whose input is not walked this time stay listed while their output is
+    // there: importing `~/.codex` and then `~/.claude` into one folder indexes both.
+    let walked: BTreeSet<String> = inputs.iter().map(|path| path.display().to_string()).collect();
+    let mut entries: Vec<Entry> = previous
+        .extract_if(.., |input, entry| {
+            !walked.contains(input) && out_dir.join(&entry.output).is_file()
+        })
+        .map(|(_, entry)| entry)
+        .collect();
+    let firsts: Vec<Option<RuntimeSessionId>> =
+        pool.install(|| inputs.par_iter().map(|path| first_line_session(path)).collect());
+    let taken = entries.iter().map(|entry| entry.session_id.clone()).collect();
+    let sessions = assign_sessions(firsts, taken);
+
+    let job = Job {
+        out_dir: &out_dir,
+        parts: &parts,
+        previous: &previous,
+        force: args.force,
+        bar: &bar,
+        done: AtomicUsize::new(0),
+        files: inputs.len(),
+    };
+    let outcomes: Vec<Outcome> = pool.install(|| {
+        inputs
+            .par_iter()
+            .zip(sessions)
+            .enumerate()
+            .map(|(number, (path, session))| job.import(number, path, session))
+            .collect()
+    });
+    bar.finish_and_clear();
+
+    let mut summary = Summary::default();
+    let mut replaced = Vec::new();
+    for (path, outcome) in inputs.iter().zip(outcomes) {
+        match outcome {
+            Outcome::Imported { entry, part } => {
+                let target = out_dir.join(&entry.output);
+                fs::create_dir_all(target.parent().expect("<source>/<id>.jsonl has a folder"))?;
+                fs::rename(&part, &target)
+                    .with_context(|| format!("moving {} to {}", part.display(), target.display()))?;
+                if let Some(old) = previous.remove(&entry.input) {
+                    replaced.push(old.output);
+                }
+                if entry.unreadable_lines > 0 {
+                    summary.failures.push(format!(
+                        "{}: {} unreadable line(s), each reported above as FILE:LINE",
+                        entry.input, entry.unreadable_lines
+                    ));
+                }
+                summary.imported += 1;
+                entries.push(*entry);
+            }
+            Outcome::Kept => {
+                let name = path.display().to_string();
+                summary.kept += 1;
+                entries.extend(previous.remove(&name));
+            }
+            Outcome::Skipped(reason) => {
+                eprintln!("{}: skipped: {reason}", path.display());
+                summary.skipped += 1;
+            }
+            Outcome::Failed(reason) => summary.failures.push(reason),
+        }
+    }
+    // A file that now opens another session leaves an output no entry describes.
+    let outputs: BTreeSet<&str> = entries.iter().map(|entry| entry.output.as_str()).collect();
+    for old in replaced.iter().filter(|old| !outputs.contains(old.as_str())) {
+        let _ = fs::remove_file(out_dir.join(old));
+    }
+    entries.sort_by(|one, other| (&one.input, &one.session_id).cmp(&(&other.input, &other.session_id)));
+    write_index(&out_dir, &entries)?;
+    let _ = fs::remove_dir(&parts);
+
+    summary.failures.splice(0..0, walk_failures);
+    eprint!("{}", summary.render(&entries, started.elapsed()));
+    Ok(if summary.failures.is_empty() {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+/// The default session id of the file at `path` (that of its first non-blank line, as
+/// `normalize` gives it); `None` when the file has no line or cannot be read (its import reports
+/// why).
+fn first_line_session(path: &Path) -> Option<RuntimeSessionId> {
+    let mut input = Input::open_file(path).ok()?;
+    let mut line = Vec::new();
+    input.next_line(&mut line).ok()??;
+    Some(ids::default_session(&line))
+}
+
+/// The session id of each file: its default one, unless an earlier file (in path order) or a
+/// session of the index in `taken` has it already. The same first line opens many a transcript
+/// (an ACP client's `initialize` without a time); the `k`th such file gets UUIDv5 of
+/// `<default id>#<k>`, the first unused. Same inputs, same ids, whatever the number of jobs.
+fn assign_sessions(
+    firsts: Vec<Option<RuntimeSessionId>>,
+    mut taken: BTreeSet<String>,
+) -> Vec<Option<RuntimeSessionId>> {
+    // The last `k` given for each first line: thousands of files opening alike cost one try each.
+    let mut last_k: BTreeMap<RuntimeSessionId, u64> = BTreeMap::new();
+    firsts
+        .into_iter()
+        .map(|first| {
+            let first = first?;
+            let k = last_k.entry(first.clone()).or_insert(1);
+            let mut session = first.clone();
+            if *k > 1 || taken.contains(session.as_str()) {
+                loop {
+                    *k += 1;
+                    session = ids::default_session(format!("{}#{k}", first.as_str()).as_bytes());
+                    if !taken.contains(session.as_str()) {
+                        break;
+                    }
+                }
+            }
+            taken.insert(session.as_str().to_owned());
+            Some(session)
+        })
+        .collect()
+}
+
+/// Adds the `.jsonl` files under `path` to `inputs` (a file given by name is taken whatever its
+/// name); folders are walked in name order, symbolic links to folders are not followed, and
+/// `skip` (the output folder) is left out.
+fn walk(path: &Path, skip: Option<&Path>, inputs: &mut Vec<PathBuf>, failures: &mut Vec<String>) {
+    let meta = match fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(err) => return failures.push(format!("{}: {err}", path.display())),
+    };
+    if !meta.is_dir() {
+        inputs.push(path.to_path_buf());
+        return;
+    }
+    let mut pending = vec![path.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        if skip.is_some_and(|skip| fs::canonicalize(&dir).is_ok_and(|dir| dir == skip)) {
+            continue;
+        }
+        let listing = match fs::read_dir(&dir).and_then(|entries| entries.collect::<Result<Vec<_>, _>>()) {
+            Ok(listing) => listing,
+            Err(err) => {
+                failures.push(format!("{}: {err}", dir.display()));
+                continue;
+            }
+        };
+        let mut folders = Vec::new();
+        for entry in listing {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => folders.push(path),
+                // A link to nowhere is taken too: its import reports it.
+                Ok(_) if path.extension().is_some_and(|ext| ext == "jsonl") => inputs.push(path),
+                Ok(_) => {}
+                Err(err) => failures.push(format!("{}: {err}", path.display())),
+            }
+        }
+        folders.sort_by(|one, other| other.cmp(one));
+        pending.extend(folders);
+    }
+}
+
+/// The previous index by input path; empty when there is none.
+fn read_index(path: &Path) -> anyhow::Result<BTreeMap<String, Entry>> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(err) => return Err(err).with_context(|| format!("reading {}", path.display())),
+    };
+    let mut entries = BTreeMap::new();
+    for (number, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("reading {}", path.display()))?;
+        let entry: Entry = serde_json::from_str(&line).with_context(|| {
+            format!(
+                "{}:{}: not an index line (remove the file, or import with --force into a new folder)",
+                path.display(),
+                number + 1
+            )
+        })?;
+        entries.insert(entry.input.clone(), entry);
+    }
+    Ok(entries)
+}
+
+/// Writes the index through a part file, so an interrupted run leaves the previous one whole.
+fn write_index(out_dir: &Path, entries: &[Entry]) -> anyhow::Result<()> {
+    let part = out_dir.join(format!("{INDEX}.part"));
+    let mut out = BufWriter::new(File::create(&part).with_context(|| format!("writing {}", part.display()))?);
+    for entry in entries {
+        serde_json::to_writer(&mut out, entry)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    drop(out);
+    fs::rename(&part, out_dir.join(INDEX))?;
+    Ok(())
+}
+
+/// A progress bar over the input bytes on a terminal's stderr; hidden otherwise.
+fn progress_bar(total_bytes: u64, files: usize) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::hidden());
+    if std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg} ETA {eta}").expect("a valid template"),
+        );
+        bar.set_message(format!("0/{files} files"));
+        bar.enable_steady_tick(Duration::from_millis(200));
+    }
+    bar.set_length(total_bytes);
+    bar
+}
+
+/// What every file's import shares.
+struct Job<'a> {
+    out_dir: &'a Path,
+    parts: &'a Path,
+    previous: &'a BTreeMap<String, Entry>,
+    force: bool,
+    bar: &'a ProgressBar,
+    /// Files done so far, of `files`, for the progress bar.
+    done: AtomicUsize,
+    files: usize,
+}
+
+impl Job<'_> {
+    /// Imports the `number`th input, unless its output is up to date.
+    fn import(&self, number: usize, path: &Path, session: Option<RuntimeSessionId>) -> Outcome {
+        let name = path.display().to_string();
+        let outcome = match self.up_to_date(path, &name, session.as_ref()) {
+            Some(_) => Outcome::Kept,
+            None => self.normalize(number, path, name, session),
+        };
+        if let Outcome::Failed(reason) = &outcome {
+            self.bar.suspend(|| eprintln!("{reason}"));
+        }
+        if let Ok(meta) = fs::metadata(path) {
+            self.bar.inc(meta.len());
+        }
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        self.bar.set_message(format!("{done}/{} files", self.files));
+        outcome
+    }
+
+    /// The previous entry of `path` when it has the session id given to the file now, its output
+    /// is newer than the file, and the file had no unreadable line (such a file is read again,
+    /// so its problems are reported again).
+    fn up_to_date(&self, path: &Path, name: &str, session: Option<&RuntimeSessionId>) -> Option<&Entry> {
+        if self.force {
+            return None;
+        }
+        let entry = self.previous.get(name)?;
+        if Some(entry.session_id.as_str()) != session.map(RuntimeSessionId::as_str) {
+            return None;
+        }
+        let modified = |path: &Path| fs::metadata(path).and_then(|meta| meta.modified()).ok();
+        let input: SystemTime = modified(path)?;
+        let output = modified(&self.out_dir.join(&entry.output))?;
+        (entry.unreadable_lines == 0 && output > input).then_some(entry)
+    }
+
+    /// Streams the file into its source's normalizer and its events into a part file.
+    fn normalize(&self, number: usize, path: &Path, name: String, session_id: Option<RuntimeSessionId>) -> Outcome {
+        let mut input = match Input::open_file(path) {
+            Ok(input) => input,
+            Err(err) => return Outcome::Failed(format!("{name}: {err}")),
+        };
+        let (source, format) = match input.detect_source() {
+            Ok(Some(found)) => found,
+            Ok(None) => return Outcome::Skipped(format!("not a supported trace: {UNDETECTED}")),
+            Err(err) => return Outcome::Failed(err.to_string()),
+        };
+        let part = self.parts.join(format!("{number}.jsonl"));
+        let streamed = File::create(&part)
+            .map_err(|err| anyhow::anyhow!("writing {}: {err}", part.display()))
+            .and_then(|file| {
+                let mut normalizer = source.normalizer(Options {
+                    session_id,
+                    ..Options::default()
+                });
+                stream(&mut input, format, normalizer.as_mut(), (file, &part), self.bar)
+            });
+        match streamed {
+            Ok((tally, unreadable)) => match tally.entry(source.name(), name.clone(), unreadable) {
+                Some(entry) => Outcome::Imported {
+                    entry: Box::new(entry),
+                    part,
+                },
+                None => {
+                    let _ = fs::remove_file(&part);
+                    Outcome::Failed(format!("{name}: no events"))
+                }
+            },
+            Err(err) => {
+                let _ = fs::remove_file(&part);
+                Outcome::Failed(format!("{err:#}"))
+            }
+        }
+    }
+}
+
+/// Pushes every line of `input` into `normalizer` and writes the events to `file` as they come;
+/// returns the index counters and the number of unreadable lines (each reported on stderr with
+/// its line number, as `normalize` reports them).
+fn stream(
+    input: &mut Input,
+    format: agentwire::frame::LineFormat,
+    normalizer: &mut (dyn Normalizer + Send),
+    (mut out, part): (File, &Path),
+    bar: &ProgressBar,
+) -> anyhow::Result<(Tally, u64)> {
+    let written = |result: std::io::Result<()>| result.with_context(|| format!("writing {}", part.display()));
+    let (mut tally, mut unreadable) = (Tally::default(), 0);
+    let (mut events, mut buf, mut text) = (Vec::new(), Vec::new(), Vec::new());
+    while let Some(number) = input.next_line(&mut buf)? {
+        let problem = match std::str::from_utf8(&buf) {
+            Err(err) => {
+                let line = String::from_utf8_lossy(&buf);
+                let reason = format!("not UTF-8: {err}");
+                normalizer.push_unreadable(&line, &reason, &mut events);
+                Some((ProblemKind::Unreadable, reason))
+            }
+            Ok(line) => normalizer
+                .push_line(line, format, &mut events)
+                .err()
+                .map(|problem| (problem.kind, problem.message)),
+        };
+        if let Some((kind, reason)) = problem {
+            bar.suspend(|| eprintln!("{}:{number}: {reason}", input.name));
+            if kind == ProblemKind::Unreadable {
+                unreadable += 1;
+            }
+        }
+        for event in &events {
+            tally.observe(event);
+        }
+        crate::normalize::write_events(&mut events, &mut text)?;
+        if text.len() >= crate::normalize::OUTPUT_CHUNK {
+            written(out.write_all(&text))?;
+            text.clear();
+        }
+    }
+    normalizer.finish(&mut events);
+    for event in &events {
+        tally.observe(event);
+    }
+    crate::normalize::write_events(&mut events, &mut text)?;
+    written(out.write_all(&text))?;
+    Ok((tally, unreadable))
+}
+
+/// What the run did, for the closing summary.
+#[derive(Default)]
+struct Summary {
+    imported: usize,
+    kept: usize,
+    skipped: usize,
+    failures: Vec<String>,
+}
+
+/// One row of the summary table.
+#[derive(Default)]
+struct Row {
+    sessions: u64,
+    turns: u64,
+    items: u64,
+    errors: u64,
+    tokens: Tokens,
+    /// `None` when no session of the row reports a cost.
+    cost_usd: Option<f64>,
+}
+
+impl Row {
+    fn add(&mut self, entry: &Entry) {
+        self.sessions += 1;
+        self.turns += entry.turns;
+        self.items += entry.items;
+        self.errors += entry.errors;
+        self.tokens += entry.tokens.unwrap_or_default();
+        if let Some(cost) = entry.cost_usd {
+            *self.cost_usd.get_or_insert(0.0) += cost;
+        }
+    }
+
+    fn line(&self, name: &str) -> String {
+        format!(
+            "{name:<18}{:>9}{:>8}{:>9}{:>14}{:>12}{:>14}{:>11}{:>8}\n",
+            self.sessions,
+            self.turns,
+            self.items,
+            self.tokens.input,
+            self.tokens.output,
+            self.tokens.cached,
+            self.cost_usd
+                .map_or_else(|| "-".to_owned(), |cost| format!("{cost:.4}")),
+            self.errors
+        )
+    }
+}
+
+impl Summary {
+    /// One screen: what happened to the files, then sessions, turns, tokens and cost by source,
+    /// then each failure.
+    fn render(&self, entries: &[Entry], elapsed: Duration) -> String {
+        let mut by_source: BTreeMap<&str, Row> = BTreeMap::new();
+        let mut total = Row::default();
+        for entry in entries {
+            by_source.entry(&entry.source).or_default().add(entry);
+            total.add(entry);
+        }
+        let mut text = format!(
+            "imported {} session(s), {} up to date, {} file(s) skipped, {} failure(s) in {:.1} s; \
+             the index lists {} session(s):\n",
+            self.imported,
+            self.kept,
+            self.skipped,
+            self.failures.len(),
+            elapsed.as_secs_f64(),
+            entries.len()
+        );
+        text.push_str(&format!(
+            "{:<18}{:>9}{:>8}{:>9}{:>14}{:>12}{:>14}{:>11}{:>8}\n",
+            "source", "sessions", "turns", "items", "input tok", "output tok", "cached tok", "cost USD", "errors"
+        ));
+        for (source, row) in &by_source {
+            text.push_str(&row.line(source));
+        }
+        text.push_str(&total.line("total"));
+        for failure in self.failures.iter().take(FAILURES_SHOWN) {
+            text.push_str(&format!("failed: {failure}\n"));
+        }
+        if self.failures.len() > FAILURES_SHOWN {
+            let more = self.failures.len() - FAILURES_SHOWN;
+            text.push_str(&format!("... and {more} more failure(s), each reported above\n"));
+        }
+        text
+    }
+}

@@ -1,0 +1,256 @@
+//! One line of `sessions.jsonl`: what a session holds, counted from its canonical events as they
+//! stream past (a few counters and the last usage total of each thread, never the events).
+
+use std::collections::BTreeMap;
+
+use agentwire_canonical::{ProviderRuntimeEvent, RuntimeEvent, TurnState};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A session of the index: the canonical stream of one input file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    /// The canonical `sessionId` of every event of the stream.
+    pub session_id: String,
+    /// The source `detect` found (`--from` name).
+    pub source: String,
+    /// The canonical `provider` of the events.
+    pub provider: String,
+    /// The input file, as walked (a given path joined with the names below it).
+    pub input: String,
+    /// The canonical JSONL, relative to the output folder: `<source>/<session id>.jsonl`.
+    pub output: String,
+    /// The working folder the session configuration names, when the stream carries one.
+    pub cwd: Option<String>,
+    /// The first model the stream names.
+    pub model: Option<String>,
+    /// `createdAt` of the first event.
+    pub started_at: String,
+    /// The latest `createdAt`.
+    pub ended_at: String,
+    /// `thread.started` events: a file holding several threads (subagents, a resumed thread)
+    /// is still one session.
+    pub threads: u64,
+    /// `turn.started` events.
+    pub turns: u64,
+    /// `turn.completed` events whose state is `failed`.
+    pub failed_turns: u64,
+    /// `item.completed` events (every item completes once the stream is settled).
+    pub items: u64,
+    /// `runtime.error` events.
+    pub errors: u64,
+    /// Token counts as the usage events report them; `null` when none reports any.
+    pub tokens: Option<Tokens>,
+    /// US dollars, when the provider reports a cost.
+    pub cost_usd: Option<f64>,
+    /// Canonical events written.
+    pub events: u64,
+    /// Input lines that could not be read at all (each reported with its line number).
+    pub unreadable_lines: u64,
+}
+
+/// Input, output and cached tokens. Each provider's own reading: Codex counts cached tokens
+/// inside `input`, Anthropic's `input` leaves cache reads out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cached: u64,
+}
+
+impl std::ops::AddAssign for Tokens {
+    fn add_assign(&mut self, other: Tokens) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cached += other.cached;
+    }
+}
+
+/// The names the sources give each count: Codex (`snake_case` in rollout files and exec,
+/// camelCase over app-server), Anthropic's, ACP's and Gemini's.
+const INPUT: &[&str] = &["input_tokens", "inputTokens"];
+const OUTPUT: &[&str] = &["output_tokens", "outputTokens"];
+const CACHED: &[&str] = &[
+    "cached_input_tokens",
+    "cachedInputTokens",
+    "cache_read_input_tokens",
+    "cachedReadTokens",
+];
+
+/// How deep the search for `cwd` and the model goes into a configuration or a raw message.
+const LOOKUP_DEPTH: usize = 3;
+
+/// The index fields of a stream so far.
+#[derive(Default)]
+pub struct Tally {
+    session_id: Option<String>,
+    provider: Option<String>,
+    cwd: Option<String>,
+    model: Option<String>,
+    started_at: Option<String>,
+    ended_at: Option<String>,
+    threads: u64,
+    turns: u64,
+    failed_turns: u64,
+    items: u64,
+    errors: u64,
+    /// The running total of each thread whose usage reports carry one (Codex), by thread id.
+    thread_totals: BTreeMap<String, Tokens>,
+    /// The sum of the turns' own usage (Claude, codex exec, ACP), read when no thread total is
+    /// reported.
+    turn_sum: Option<Tokens>,
+    cost_usd: Option<f64>,
+    events: u64,
+}
+
+impl Tally {
+    /// Counts one event.
+    pub fn observe(&mut self, event: &ProviderRuntimeEvent) {
+        self.events += 1;
+        self.session_id
+            .get_or_insert_with(|| event.session_id.as_str().to_owned());
+        self.provider.get_or_insert_with(|| event.provider.as_str().to_owned());
+        let at = event.created_at.as_str();
+        self.started_at.get_or_insert_with(|| at.to_owned());
+        if self.ended_at.as_deref().is_none_or(|ended| ended < at) {
+            self.ended_at = Some(at.to_owned());
+        }
+        match &event.event {
+            RuntimeEvent::SessionStarted(_) => self.look_up_raw(event),
+            RuntimeEvent::SessionConfigured(payload) => {
+                if let Ok(config) = serde_json::from_str::<Value>(payload.config.get()) {
+                    self.look_up(&config);
+                }
+            }
+            RuntimeEvent::ThreadStarted(_) => {
+                self.threads += 1;
+                self.look_up_raw(event);
+            }
+            RuntimeEvent::TurnStarted(_) => self.turns += 1,
+            RuntimeEvent::TurnCompleted(payload) => {
+                if payload.state == TurnState::Failed {
+                    self.failed_turns += 1;
+                }
+                if let Some(usage) = &payload.usage {
+                    let usage = usage.get("token_count").unwrap_or(usage);
+                    if let Some(tokens) = tokens(usage) {
+                        *self.turn_sum.get_or_insert_default() += tokens;
+                    }
+                }
+                // Claude reports the session's running cost with every result.
+                if let Some(cost) = payload.total_cost_usd {
+                    self.cost_usd = Some(cost);
+                }
+            }
+            RuntimeEvent::ThreadTokenUsageUpdated(payload) => {
+                let usage = payload.usage.to_value();
+                let total = ["total", "total_token_usage"].iter().find_map(|key| usage.get(key));
+                if let (Some(total), Some(thread)) = (total.and_then(tokens), &event.thread_id) {
+                    self.thread_totals.insert(thread.as_str().to_owned(), total);
+                }
+                // ACP's `usage_update` carries the session's running cost.
+                let cost = usage
+                    .get("cost")
+                    .filter(|cost| cost.get("currency").and_then(Value::as_str) == Some("USD"));
+                if let Some(amount) = cost.and_then(|cost| cost.get("amount")).and_then(Value::as_f64) {
+                    self.cost_usd = Some(amount);
+                }
+            }
+            RuntimeEvent::ItemCompleted(_) => self.items += 1,
+            RuntimeEvent::RuntimeError(_) => self.errors += 1,
+            _ => {}
+        }
+    }
+
+    /// `cwd` and the model from a provider's own answer to starting a session or thread (Codex
+    /// app-server's `thread/start` result, ACP's `session/new` result).
+    fn look_up_raw(&mut self, event: &ProviderRuntimeEvent) {
+        if self.cwd.is_some() && self.model.is_some() {
+            return;
+        }
+        if let Some(raw) = &event.raw
+            && let Ok(message) = serde_json::from_str::<Value>(raw.payload.get())
+        {
+            self.look_up(&message);
+        }
+    }
+
+    /// Fills `cwd` and the model, when still unknown, from the shallowest `cwd` and `model` (or
+    /// ACP's `currentModelId`) text in `value`.
+    fn look_up(&mut self, value: &Value) {
+        if self.cwd.is_none() {
+            self.cwd = shallowest(value, &["cwd"]);
+        }
+        if self.model.is_none() {
+            self.model = shallowest(value, &["model", "currentModelId"]);
+        }
+    }
+
+    /// The index entry; `None` when the stream had no event.
+    pub fn entry(self, source: &str, input: String, unreadable_lines: u64) -> Option<Entry> {
+        let session_id = self.session_id?;
+        let tokens = if self.thread_totals.is_empty() {
+            self.turn_sum
+        } else {
+            let mut sum = Tokens::default();
+            for total in self.thread_totals.into_values() {
+                sum += total;
+            }
+            Some(sum)
+        };
+        Some(Entry {
+            output: format!("{source}/{session_id}.jsonl"),
+            session_id,
+            source: source.to_owned(),
+            provider: self.provider.unwrap_or_default(),
+            input,
+            cwd: self.cwd,
+            model: self.model,
+            started_at: self.started_at.unwrap_or_default(),
+            ended_at: self.ended_at.unwrap_or_default(),
+            threads: self.threads,
+            turns: self.turns,
+            failed_turns: self.failed_turns,
+            items: self.items,
+            errors: self.errors,
+            tokens,
+            cost_usd: self.cost_usd,
+            events: self.events,
+            unreadable_lines,
+        })
+    }
+}
+
+/// The counts of one usage object; `None` when it names neither input nor output tokens.
+fn tokens(usage: &Value) -> Option<Tokens> {
+    let count = |keys: &[&str]| keys.iter().find_map(|key| usage.get(key).and_then(Value::as_u64));
+    let (input, output) = (count(INPUT), count(OUTPUT));
+    (input.is_some() || output.is_some()).then(|| Tokens {
+        input: input.unwrap_or(0),
+        output: output.unwrap_or(0),
+        cached: count(CACHED).unwrap_or(0),
+    })
+}
+
+/// The first non-empty text under one of `keys`, breadth first, at most [`LOOKUP_DEPTH`] levels
+/// down (objects only: an array of agents or models lists choices, not the one in use).
+fn shallowest(value: &Value, keys: &[&str]) -> Option<String> {
+    let mut level = vec![value];
+    for _ in 0..LOOKUP_DEPTH {
+        let mut next = Vec::new();
+        for object in level.iter().filter_map(|value| value.as_object()) {
+            for (key, value) in object {
+                match value {
+                    Value::String(text) if !text.is_empty() && keys.contains(&key.as_str()) => {
+                        return Some(text.clone());
+                    }
+                    Value::Object(_) => next.push(value),
+                    _ => {}
+                }
+            }
+        }
+        level = next;
+    }
+    None
+}

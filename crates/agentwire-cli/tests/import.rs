@@ -1,0 +1,357 @@
+//! `agentwire import` over a home folder laid out as Codex and Claude lay out theirs
+//! (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, `~/.claude/projects/<project>/<session>.jsonl`)
+//! plus folders of other traces, filled with corpus traces. The index expectations are read off
+//! the traces by hand (each one's source comment says where).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agentwire");
+
+/// Where each corpus trace goes in the home folder.
+const HOME: &[(&str, &str)] = &[
+    (
+        "codex-rollout/rollout-44.jsonl",
+        ".codex/sessions/2026/11/30/rollout-2026-11-30T05-25-47-01a22aeb.jsonl",
+    ),
+    (
+        "codex-rollout/rollout-08.jsonl",
+        ".codex/sessions/2026/11/30/rollout-2026-11-30T05-24-07-01a22ae9.jsonl",
+    ),
+    (
+        "claude/v0.3.332-stream_input_two_turns.jsonl",
+        ".claude/projects/-home-dev-work-cli-stream-input-two-turns/3c1e7d0e.jsonl",
+    ),
+    ("codex-exec/shell.jsonl", "exec/shell.jsonl"),
+    ("acp/plain.jsonl", "acp/plain.jsonl"),
+    ("acp/tool_allow.jsonl", "acp/tool_allow.jsonl"),
+];
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus")
+        .join(name)
+}
+
+/// A fresh folder for one test, holding `home/` (the traces, a settings file that is no trace,
+/// a text file) and room for outputs.
+fn scratch(tag: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("agentwire-import-{tag}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    for (trace, place) in HOME {
+        let target = root.join("home").join(place);
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        fs::copy(corpus(trace), &target).unwrap_or_else(|err| panic!("{trace}: {err}"));
+    }
+    let project = root.join("home/.claude/projects/-home-dev-project");
+    fs::create_dir_all(&project).unwrap();
+    fs::write(project.join("settings.jsonl"), "{\"theme\":\"dark\"}\n").unwrap();
+    fs::write(project.join("notes.txt"), "not a trace\n").unwrap();
+    root
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(BIN).args(args).output().expect("run agentwire");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+fn import(root: &Path, out: &str, extra: &[&str]) -> (i32, String) {
+    let home = root.join("home");
+    let out = root.join(out);
+    let mut args = vec!["import", home.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(stdout, "", "import writes nothing on stdout");
+    (code, stderr)
+}
+
+/// The index lines by input, relative to `home/`.
+fn index(root: &Path, out: &str) -> BTreeMap<String, Value> {
+    let text = fs::read_to_string(root.join(out).join("sessions.jsonl")).expect("the index");
+    let home = format!("{}/", root.join("home").display());
+    text.lines()
+        .map(|line| {
+            let entry: Value = serde_json::from_str(line).expect("an index line is JSON");
+            let input = entry["input"].as_str().unwrap().strip_prefix(&home).unwrap().to_owned();
+            (input, entry)
+        })
+        .collect()
+}
+
+/// Every file under `dir` (relative path) with its bytes.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut found = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                found.insert(name, fs::read(&path).unwrap());
+            }
+        }
+    }
+    found
+}
+
+/// The fields an index line has whatever the trace, checked against what the test reads off it.
+fn expect(entry: &Value, expected: Value) {
+    for (key, value) in expected.as_object().unwrap() {
+        assert_eq!(&entry[key], value, "{key} of {entry}");
+    }
+}
+
+#[test]
+fn every_trace_becomes_one_session_file_and_one_index_line() {
+    let root = scratch("layout");
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(".claude/projects/-home-dev-project/settings.jsonl: skipped: not a supported trace: cannot tell the format from its first 64 lines"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("notes.txt"), "only .jsonl files are walked: {stderr}");
+    assert!(
+        stderr.contains("imported 6 session(s), 0 up to date, 1 file(s) skipped, 0 failure(s)"),
+        "{stderr}"
+    );
+
+    let index = index(&root, "out");
+    let inputs: Vec<&str> = index.keys().map(String::as_str).collect();
+    let mut expected_inputs: Vec<&str> = HOME.iter().map(|(_, place)| *place).collect();
+    expected_inputs.sort();
+    assert_eq!(inputs, expected_inputs);
+    let raw_index = fs::read_to_string(root.join("out/sessions.jsonl")).unwrap();
+    let order: Vec<String> = raw_index
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap()["input"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted, "index lines in input path order");
+
+    // The layout: <source>/<session id>.jsonl, each line an event of that session, nothing else.
+    let mut expected_files: Vec<String> = vec!["sessions.jsonl".into()];
+    for entry in index.values() {
+        let (source, session) = (entry["source"].as_str().unwrap(), entry["sessionId"].as_str().unwrap());
+        assert_eq!(entry["output"], format!("{source}/{session}.jsonl"));
+        expected_files.push(format!("{source}/{session}.jsonl"));
+        let text = fs::read_to_string(root.join("out").join(format!("{source}/{session}.jsonl"))).unwrap();
+        assert_eq!(text.lines().count() as u64, entry["events"].as_u64().unwrap());
+        for line in text.lines() {
+            let event: Value = serde_json::from_str(line).unwrap();
+            assert_eq!(event["sessionId"], session);
+        }
+    }
+    expected_files.sort();
+    assert_eq!(files(&root.join("out")).into_keys().collect::<Vec<_>>(), expected_files);
+
+    // rollout-44: session_meta and turn_context name /home/dev/project and mock-model; three
+    // task_started; eight item_completed; the last token_count's total_token_usage is input 560,
+    // cached 128, output 82; first and last timestamps.
+    expect(
+        &index[".codex/sessions/2026/11/30/rollout-2026-11-30T05-25-47-01a22aeb.jsonl"],
+        json!({
+            "source": "codex-rollout", "provider": "codex", "cwd": "/home/dev/project", "model": "mock-model",
+            "startedAt": "2026-11-30T05:25:47.710Z", "endedAt": "2026-11-30T05:25:48.459Z",
+            "threads": 1, "turns": 3, "failedTurns": 0, "items": 8, "errors": 0,
+            "tokens": {"input": 560, "output": 82, "cached": 128}, "costUsd": null, "unreadableLines": 0,
+        }),
+    );
+    // rollout-08: one turn whose task_complete carries an internal_server_error, no token_count.
+    expect(
+        &index[".codex/sessions/2026/11/30/rollout-2026-11-30T05-24-07-01a22ae9.jsonl"],
+        json!({
+            "source": "codex-rollout", "startedAt": "2026-11-30T05:24:07.582Z", "endedAt": "2026-11-30T05:24:07.640Z",
+            "turns": 1, "failedTurns": 1, "errors": 1, "tokens": null, "costUsd": null,
+        }),
+    );
+    // Two `result`s: usage 223 + 113 input and 69 + 18 output tokens; total_cost_usd is the
+    // session's running total (0.002272, then 0.003084); system:init names cwd and model.
+    expect(
+        &index[".claude/projects/-home-dev-work-cli-stream-input-two-turns/3c1e7d0e.jsonl"],
+        json!({
+            "source": "claude", "provider": "claudeAgent",
+            "cwd": "/home/dev/work/cli-stream_input_two_turns", "model": "claude-opus-5-5",
+            "threads": 1, "turns": 2, "failedTurns": 0, "errors": 0,
+            "tokens": {"input": 336, "output": 87, "cached": 0}, "costUsd": 0.003084,
+        }),
+    );
+    // turn.completed usage: input 350, cached 128, output 28; codex exec prints no time.
+    expect(
+        &index["exec/shell.jsonl"],
+        json!({
+            "source": "codex-exec", "provider": "codex", "cwd": null, "model": null,
+            "startedAt": "1970-01-01T00:00:00.000Z", "turns": 1, "errors": 0,
+            "tokens": {"input": 350, "output": 28, "cached": 128}, "costUsd": null,
+        }),
+    );
+
+    // Both ACP transcripts open with the same `initialize` record: the first (in path order)
+    // keeps the session id `normalize` gives, the second gets its own, and each file holds
+    // exactly what `normalize` writes under that id.
+    let (plain, tool) = (&index["acp/plain.jsonl"], &index["acp/tool_allow.jsonl"]);
+    assert_ne!(plain["sessionId"], tool["sessionId"]);
+    let (code, normalized, _) = run(&["normalize", corpus("acp/plain.jsonl").to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        fs::read_to_string(root.join("out").join(plain["output"].as_str().unwrap())).unwrap(),
+        normalized
+    );
+    let (code, normalized, _) = run(&[
+        "normalize",
+        "--session-id",
+        tool["sessionId"].as_str().unwrap(),
+        corpus("acp/tool_allow.jsonl").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        fs::read_to_string(root.join("out").join(tool["output"].as_str().unwrap())).unwrap(),
+        normalized
+    );
+
+    // The summary: a row per source and the total.
+    let row = |name: &str| {
+        stderr
+            .lines()
+            .find(|line| line.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} row: {stderr}"))
+            .split_whitespace()
+            .skip(1)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    // sessions, turns, items, input, output, cached tokens, cost, errors
+    assert_eq!(row("codex-rollout")[..2], ["2", "4"]);
+    assert_eq!(row("codex-rollout")[3..], ["560", "82", "128", "-", "1"]);
+    assert_eq!(row("claude")[..2], ["1", "2"]);
+    assert_eq!(row("claude")[3..7], ["336", "87", "0", "0.0031"]);
+    assert_eq!(row("total")[0], "6");
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn the_number_of_jobs_changes_no_byte() {
+    let root = scratch("jobs");
+    assert_eq!(import(&root, "one", &["-j1"]).0, 0);
+    assert_eq!(import(&root, "four", &["-j", "4"]).0, 0);
+    let (one, four) = (files(&root.join("one")), files(&root.join("four")));
+    assert_eq!(one.len(), 7);
+    assert!(one == four, "-j1 and -j4 wrote different folders");
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_second_run_skips_what_is_up_to_date_and_force_redoes_it() {
+    let root = scratch("skip");
+    assert_eq!(import(&root, "out", &[]).0, 0);
+    let first = files(&root.join("out"));
+    let modified = |path: &Path| fs::metadata(path).unwrap().modified().unwrap();
+    let output_of = |input: &str| {
+        root.join("out")
+            .join(index(&root, "out")[input]["output"].as_str().unwrap())
+    };
+    let exec_output = output_of("exec/shell.jsonl");
+    let written = modified(&exec_output);
+
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("imported 0 session(s), 6 up to date"), "{stderr}");
+    assert!(stderr.contains("the index lists 6 session(s)"), "{stderr}");
+    assert!(
+        files(&root.join("out")) == first,
+        "a skip-run leaves every byte, the index included"
+    );
+    assert_eq!(modified(&exec_output), written, "an up-to-date output is not rewritten");
+
+    // An input changed after its output was written is imported again (a millisecond later:
+    // the new output, written now, is newer again).
+    let later = written + Duration::from_millis(1);
+    let input = fs::File::options()
+        .append(true)
+        .open(root.join("home/exec/shell.jsonl"))
+        .unwrap();
+    input.set_modified(later).unwrap();
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("imported 1 session(s), 5 up to date"), "{stderr}");
+    assert!(files(&root.join("out")) == first);
+    assert!(modified(&exec_output) > written);
+
+    let (code, stderr) = import(&root, "out", &["--force"]);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("imported 6 session(s), 0 up to date"), "{stderr}");
+    assert!(files(&root.join("out")) == first);
+
+    // A narrower walk keeps the sessions of the inputs it did not walk in the index.
+    let exec = root.join("home/exec");
+    let out = root.join("out");
+    let (code, _, stderr) = run(&["import", exec.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stderr.contains("imported 0 session(s), 1 up to date"), "{stderr}");
+    assert!(files(&root.join("out")) == first);
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_bad_file_is_reported_with_its_path_and_the_rest_go_on() {
+    let root = scratch("bad");
+    let home = root.join("home");
+    // A rollout cut in the middle of its last line, as a crash leaves it.
+    let whole = fs::read(corpus("codex-rollout/rollout-44.jsonl")).unwrap();
+    let cut = whole.len() - 40;
+    fs::write(home.join(".codex/sessions/2026/11/30/rollout-cut.jsonl"), &whole[..cut]).unwrap();
+    let lines = whole[..cut].iter().filter(|byte| **byte == b'\n').count() + 1;
+    // A session file whose target is gone.
+    std::os::unix::fs::symlink(home.join("gone.jsonl"), home.join("exec/dangling.jsonl")).unwrap();
+
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 1, "{stderr}");
+    let cut_name = home
+        .join(".codex/sessions/2026/11/30/rollout-cut.jsonl")
+        .display()
+        .to_string();
+    assert!(stderr.contains(&format!("{cut_name}:{lines}: not JSON")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("failed: {cut_name}: 1 unreadable line(s)")),
+        "{stderr}"
+    );
+    let dangling = home.join("exec/dangling.jsonl").display().to_string();
+    assert!(
+        stderr.contains(&format!("failed: {dangling}: No such file or directory")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("imported 7 session(s), 0 up to date, 1 file(s) skipped, 2 failure(s)"),
+        "{stderr}"
+    );
+    let index = index(&root, "out");
+    assert_eq!(index.len(), 7, "the six traces and what the cut one held");
+    expect(
+        &index[".codex/sessions/2026/11/30/rollout-cut.jsonl"],
+        json!({"source": "codex-rollout", "unreadableLines": 1}),
+    );
+
+    // The cut file is read again (its problem reported again), the rest is up to date.
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains(&format!("{cut_name}:{lines}: not JSON")), "{stderr}");
+    assert!(stderr.contains("imported 1 session(s), 6 up to date"), "{stderr}");
+    fs::remove_dir_all(&root).unwrap();
+}
