@@ -55,6 +55,8 @@ export class Host {
   private readonly timings: Array<number>;
   private readonly exited: Promise<number | null>;
   private stderr = "";
+  /** Set when the agent has exited: a wait begun after that fails at once. */
+  private exitError: Error | undefined;
   private eventWaiters: Array<Waiter<ProviderRuntimeEvent>> = [];
   private messageWaiters: Array<Waiter<Message>> = [];
 
@@ -71,8 +73,8 @@ export class Host {
     createInterface({ input: this.child.stdout }).on("line", (line) => this.receive(line));
     this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
     void this.exited.then((code) => {
-      const error = new Error(`${agent.family} exited (${code}) while waiting; stderr:\n${this.stderr}`);
-      for (const waiter of [...this.eventWaiters, ...this.messageWaiters]) waiter.reject(error);
+      this.exitError = new Error(`${agent.family} exited (${code}) while waiting; stderr:\n${this.stderr}`);
+      for (const waiter of [...this.eventWaiters, ...this.messageWaiters]) waiter.reject(this.exitError);
       this.eventWaiters = [];
       this.messageWaiters = [];
     });
@@ -170,6 +172,10 @@ export class Host {
 
   private wait<T>(label: string, test: (value: T) => boolean, waiters: Array<Waiter<T>>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      if (this.exitError !== undefined) {
+        reject(this.exitError);
+        return;
+      }
       const timer = setTimeout(() => {
         reject(new Error(`${this.agent.family}: no ${label} after ${WAIT_MS} ms; events: ${this.events.map((event) => event.type).join(", ")}; stderr:\n${this.stderr}`));
       }, WAIT_MS);
