@@ -5,8 +5,10 @@
 //! `cargo build -p agentwire-node`, the library copied beside the package's `index.js`, before
 //! `npm ci` installs that package), then both configurations of the TypeScript harness (`npm ci`
 //! and `npm test` in `tests/typescript`, the project's own strict one, and in
-//! `tests/typescript/host`, T3 Code's pins, options and formatter); they need node 20 and the npm
-//! registry.
+//! `tests/typescript/host`, T3 Code's pins, options and formatter), then the live agent tests
+//! (`tests/typescript/live`: the addon fed by the real, pinned `codex app-server`, Claude Code CLI
+//! and Claude ACP adapter, driven against a mock model server on 127.0.0.1); they need node 20
+//! and the npm registry.
 
 use std::path::Path;
 use std::process::Command;
@@ -17,8 +19,9 @@ pub fn run(root: &Path) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let typescript = root.join("tests/typescript");
     let host = root.join("tests/typescript/host");
+    let live = root.join("tests/typescript/live");
     let addon = root.join("crates/agentwire-node");
-    let steps: [(&str, &str, Vec<&str>, &Path); 9] = [
+    let steps: [(&str, &str, Vec<&str>, &Path); 11] = [
         ("format", &cargo, vec!["fmt", "--all", "--", "--check"], root),
         ("generated tree", &cargo, vec!["xtask", "codegen", "--check"], root),
         (
@@ -33,6 +36,15 @@ pub fn run(root: &Path) -> Result<()> {
         ("typescript tests", "npm", vec!["test"], &typescript),
         ("npm ci (host)", "npm", vec!["ci", "--no-audit", "--no-fund"], &host),
         ("typescript tests (host)", "npm", vec!["test"], &host),
+        // The agents' packages run no install scripts: codex's binary comes as an optional
+        // dependency, Claude Code's cli.js inside the Agent SDK's package.
+        (
+            "npm ci (live)",
+            "npm",
+            vec!["ci", "--no-audit", "--no-fund", "--ignore-scripts"],
+            &live,
+        ),
+        ("live agent tests", "npm", vec!["test"], &live),
     ];
     for (name, program, args, dir) in steps {
         eprintln!("==> {name}: {program} {}", args.join(" "));

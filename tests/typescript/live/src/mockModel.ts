@@ -1,0 +1,207 @@
+/**
+ * A scripted model server for the live agent tests: the OpenAI Responses API (SSE) Codex calls
+ * and the Anthropic Messages API (SSE) the Claude Code CLI calls, on 127.0.0.1 at a free port.
+ * Nothing leaves the machine; every agent under test is configured to reach only this server.
+ *
+ * Both scripts are one tool call, then a final text: the first model request of a turn (no tool
+ * result after the user's message yet) is answered with a shell command, the request carrying
+ * its result with a closing sentence. A Claude request without tools is a side query (a title,
+ * a topic) and gets a short text.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** The command both scripts run: it writes a file, so no agent runs it without asking. */
+export const COMMAND = "touch made_by_agent.txt && echo done";
+
+/** What the mock was asked, for the tests' diagnostics when an agent misbehaves. */
+export interface Request {
+  readonly method: string;
+  readonly path: string;
+  readonly api: "responses" | "messages" | "other";
+}
+
+export interface MockModel {
+  /** `http://127.0.0.1:<port>`, without a trailing slash. */
+  readonly url: string;
+  readonly requests: ReadonlyArray<Request>;
+  close(): Promise<void>;
+}
+
+type Json = Record<string, unknown>;
+
+const readBody = async (request: IncomingMessage): Promise<Json> => {
+  const chunks: Array<Buffer> = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text === "") return {};
+  const parsed: unknown = JSON.parse(text);
+  return typeof parsed === "object" && parsed !== null ? (parsed as Json) : {};
+};
+
+const sendJson = (response: ServerResponse, status: number, body: unknown): void => {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  response.end(text);
+};
+
+/** An SSE stream: `event: <type>` and one JSON `data` line per event. */
+const openStream = (response: ServerResponse): ((type: string, data: Json) => void) => {
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "close" });
+  return (type, data) => {
+    response.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  };
+};
+
+const pieces = (text: string, size: number): Array<string> => {
+  const out: Array<string> = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out.length === 0 ? [""] : out;
+};
+
+const array = (value: unknown): Array<Json> => (Array.isArray(value) ? (value as Array<Json>) : []);
+
+// ---- OpenAI Responses API (Codex) ----
+
+/** The tool results after the last user message: 0 asks for the command, more for the end. */
+const responsesStep = (body: Json): number => {
+  const input = array(body.input);
+  let lastUser = -1;
+  input.forEach((item, index) => {
+    if (item.type === "message" && item.role === "user") lastUser = index;
+  });
+  return input.slice(lastUser + 1).filter((item) => String(item.type).endsWith("_call_output")).length;
+};
+
+/** The arguments of Codex's shell tool, in the shape of whichever one it registered. */
+const shellCall = (body: Json): { name: string; args: Json } => {
+  const names = new Set(array(body.tools).map((tool) => String(tool.name ?? tool.type)));
+  if (names.has("exec_command")) return { name: "exec_command", args: { cmd: COMMAND, yield_time_ms: 5000 } };
+  if (names.has("shell_command")) return { name: "shell_command", args: { command: COMMAND, timeout_ms: 10000 } };
+  return { name: "shell", args: { command: ["bash", "-lc", COMMAND], timeout_ms: 10000 } };
+};
+
+const responses = (body: Json, response: ServerResponse, serial: number): void => {
+  const id = `resp_${serial}`;
+  const model = String(body.model ?? "mock-model");
+  let sequence = 0;
+  const write = openStream(response);
+  const send = (type: string, data: Json): void => write(type, { sequence_number: sequence++, ...data });
+  const envelope = (status: string): Json => ({ id, object: "response", status, model, output: [] });
+  send("response.created", { response: envelope("in_progress") });
+  send("response.in_progress", { response: envelope("in_progress") });
+  if (responsesStep(body) === 0) {
+    const { name, args } = shellCall(body);
+    const item = { type: "function_call", id: `fc_${serial}`, call_id: `call_${serial}`, name };
+    const text = JSON.stringify(args);
+    send("response.output_item.added", { output_index: 0, item: { ...item, arguments: "", status: "in_progress" } });
+    for (const delta of pieces(text, 16)) send("response.function_call_arguments.delta", { item_id: item.id, output_index: 0, delta });
+    send("response.function_call_arguments.done", { item_id: item.id, output_index: 0, arguments: text });
+    send("response.output_item.done", { output_index: 0, item: { ...item, arguments: text, status: "completed" } });
+  } else {
+    const text = "The command has run.";
+    const item = { type: "message", id: `msg_${serial}`, role: "assistant" };
+    const part = { type: "output_text", annotations: [] };
+    send("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", content: [] } });
+    send("response.content_part.added", { item_id: item.id, output_index: 0, content_index: 0, part: { ...part, text: "" } });
+    for (const delta of pieces(text, 8)) send("response.output_text.delta", { item_id: item.id, output_index: 0, content_index: 0, delta });
+    send("response.output_text.done", { item_id: item.id, output_index: 0, content_index: 0, text });
+    send("response.content_part.done", { item_id: item.id, output_index: 0, content_index: 0, part: { ...part, text } });
+    send("response.output_item.done", { output_index: 0, item: { ...item, status: "completed", content: [{ ...part, text }] } });
+  }
+  const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 };
+  send("response.completed", { response: { ...envelope("completed"), usage } });
+  response.end();
+};
+
+// ---- Anthropic Messages API (Claude Code) ----
+
+type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Json };
+
+const messagesTurn = (body: Json, serial: number): Array<Block> => {
+  if (array(body.tools).length === 0) return [{ type: "text", text: "Mock side answer" }];
+  const answered = array(body.messages).some((message) => message.role === "assistant");
+  if (answered) return [{ type: "text", text: "The command has run." }];
+  return [
+    { type: "text", text: "I will run the command." },
+    { type: "tool_use", id: `toolu_mock_${serial}`, name: "Bash", input: { command: COMMAND, description: "Create a file" } },
+  ];
+};
+
+const messages = (body: Json, response: ServerResponse, serial: number): void => {
+  const blocks = messagesTurn(body, serial);
+  const model = String(body.model ?? "claude-mock");
+  const id = `msg_mock_${serial}`;
+  const stopReason = blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";
+  const usage = { input_tokens: 100, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 };
+  if (body.stream !== true) {
+    sendJson(response, 200, { id, type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage: { ...usage, output_tokens: 20 } });
+    return;
+  }
+  const send = openStream(response);
+  send("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage } });
+  send("ping", {});
+  blocks.forEach((block, index) => {
+    if (block.type === "text") {
+      send("content_block_start", { index, content_block: { type: "text", text: "" } });
+      for (const text of pieces(block.text, 12)) send("content_block_delta", { index, delta: { type: "text_delta", text } });
+    } else {
+      send("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
+      for (const partial_json of pieces(JSON.stringify(block.input), 20)) send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } });
+    }
+    send("content_block_stop", { index });
+  });
+  send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } });
+  send("message_stop", {});
+  response.end();
+};
+
+const MODELS = {
+  object: "list",
+  data: [
+    { type: "model", id: "claude-sonnet-4-6", display_name: "Claude Sonnet 4.6 (mock)", created_at: "2025-01-01T00:00:00Z", object: "model", owned_by: "mock" },
+    { type: "model", id: "mock-model", display_name: "Mock Model", created_at: "2025-01-01T00:00:00Z", object: "model", owned_by: "mock" },
+  ],
+  has_more: false,
+  first_id: null,
+  last_id: null,
+};
+
+/** Starts the server on 127.0.0.1 at a port the system picks. */
+export const startMockModel = async (): Promise<MockModel> => {
+  const requests: Array<Request> = [];
+  let serial = 0;
+  const server: Server = createServer((request, response) => {
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    const method = request.method ?? "GET";
+    serial += 1;
+    const current = serial;
+    void readBody(request)
+      .then((body) => {
+        if (method === "POST" && path.endsWith("/responses")) {
+          requests.push({ method, path, api: "responses" });
+          responses(body, response, current);
+        } else if (method === "POST" && path.endsWith("/messages")) {
+          requests.push({ method, path, api: "messages" });
+          messages(body, response, current);
+        } else {
+          requests.push({ method, path, api: "other" });
+          if (path.endsWith("/count_tokens")) sendJson(response, 200, { input_tokens: 100 });
+          else if (path.includes("/models")) sendJson(response, 200, MODELS);
+          else sendJson(response, method === "HEAD" ? 200 : 404, { error: { message: `mock: no ${method} ${path}` } });
+        }
+      })
+      .catch((error: unknown) => sendJson(response, 500, { error: { message: String(error) } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+};
