@@ -781,10 +781,9 @@ impl ClaudeSessionNormalizer {
             }
             SessionRecord::CustomTitle(title) => self.name(&title.custom_title, None, raw, out),
             // The prompt queue and the file backups for rewinding: the prompt record that
-            // follows a dequeue starts its turn, and a backup is no conversation.
-            SessionRecord::QueueOperation(_) | SessionRecord::FileHistorySnapshot(_) => {
-                self.current_state("the CLI's bookkeeping", raw, out)
-            }
+            // follows a dequeue starts its turn, and a backup is no conversation. Not even a
+            // state: the session has none before its first prompt, as live.
+            SessionRecord::QueueOperation(_) | SessionRecord::FileHistorySnapshot(_) => {}
         }
     }
 }
