@@ -1493,7 +1493,9 @@ fn the_section_7_comparison_can_fail() {
 /// trace of the same run, beside the corpus so the `claude-control` goldens do not read it twice
 /// (`corpus/claude-control/` holds earlier runs of the same scenarios).
 fn live_transcript(run: &str) -> std::path::PathBuf {
-    agentwire_tests::tests_dir().join("fixtures/claude-session/live").join(format!("{run}.jsonl"))
+    agentwire_tests::tests_dir()
+        .join("fixtures/claude-session/live")
+        .join(format!("{run}.jsonl"))
 }
 
 fn tokens_of(source: Source, path: &std::path::Path) -> (Vec<Token>, Vec<ProviderRuntimeEvent>) {
@@ -1541,7 +1543,11 @@ fn every_claude_session_file_has_the_shape_and_ids_of_its_live_run() {
     for trace in traces(file) {
         let run = trace_name(&trace);
         let live_path = live_transcript(&run);
-        assert!(live_path.is_file(), "{run}: no live transcript at {}", live_path.display());
+        assert!(
+            live_path.is_file(),
+            "{run}: no live transcript at {}",
+            live_path.display()
+        );
         let (full_file, file_events) = tokens_of(file, &trace);
         let (full_live, live_events) = tokens_of(live, &live_path);
         let mut this_run = |tokens: Vec<Token>| -> Vec<Token> {
@@ -1578,7 +1584,9 @@ fn every_claude_session_file_has_the_shape_and_ids_of_its_live_run() {
             ));
         }
         if ids_file != ids_live {
-            failures.push(format!("{run}: ids differ:\n  file: {ids_file:?}\n  live: {ids_live:?}"));
+            failures.push(format!(
+                "{run}: ids differ:\n  file: {ids_file:?}\n  live: {ids_live:?}"
+            ));
         }
     }
     println!(
@@ -1608,7 +1616,10 @@ fn every_claude_session_file_has_the_shape_and_ids_of_its_live_run() {
                 .map(|(row, _)| row.what),
         )
         .collect();
-    assert!(stale.is_empty(), "departures that remove nothing (delete or fix them): {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "departures that remove nothing (delete or fix them): {stale:?}"
+    );
 }
 
 /// The canonical ids a UI keys on: the thread, the turns in order, and every item (with its

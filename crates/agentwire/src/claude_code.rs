@@ -4,9 +4,7 @@
 //! for it opens, how its item is titled), the text the CLI writes in no one's name, and the ids
 //! agentwire synthesizes where Claude has none.
 
-use agentwire_canonical::{
-    CanonicalItemType, CanonicalRequestType, Json, PlanStepStatus, ProviderRefs, TurnPlanStep,
-};
+use agentwire_canonical::{CanonicalItemType, CanonicalRequestType, Json, PlanStepStatus, ProviderRefs, TurnPlanStep};
 use serde_json::{Value, json};
 
 use crate::ledger::OpenItemFace;

@@ -12,7 +12,14 @@ use syn::visit::Visit;
 
 /// The modules holding one source's mapping decisions; `catalog` is the one place that
 /// dispatches to them, and every other module is the core.
-const SOURCES: &[&str] = &["acp", "claude", "claude_session", "codex_app_server", "codex_exec", "codex_rollout"];
+const SOURCES: &[&str] = &[
+    "acp",
+    "claude",
+    "claude_session",
+    "codex_app_server",
+    "codex_exec",
+    "codex_rollout",
+];
 const DISPATCH: &str = "catalog";
 
 /// Every `.rs` file under `dir`, as (module path like `codex_app_server::requests`, file).

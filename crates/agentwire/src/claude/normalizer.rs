@@ -21,12 +21,11 @@ use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
     FilesPersistedPayload, HookCompletedPayload, HookOutcome, HookProgressPayload, HookStartedPayload,
     ItemLifecyclePayload, ItemStatus, Json, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderItemId,
-    ProviderRuntimeEvent, ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload,
-    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId,
-    RuntimeWarningPayload, SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload,
-    TaskStatus, ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
-    ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload,
-    TurnStartedPayload, TurnState,
+    ProviderRuntimeEvent, ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload,
+    SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus,
+    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
+    ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
@@ -43,8 +42,8 @@ use super::offer::{Offer, Pending, permission_decision};
 use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::claude_code::{
-    CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, builtin, cli_denial, drop_synthesized_refs, subject_key, task_status,
-    todo_plan, tool_face, tool_kind,
+    CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, builtin, cli_denial, drop_synthesized_refs, subject_key,
+    task_status, todo_plan, tool_face, tool_kind,
 };
 use crate::decision::Decision;
 use crate::decode::PathTracking;
@@ -639,9 +638,7 @@ impl ClaudeNormalizer {
         }
         // A call the person (or the permission rules) refused, or one cut off when the person
         // stopped the turn, was declined: it did not fail.
-        let refused = self.denials_reported.contains(&tool_use_id.to_string())
-            || self.interrupted
-            || cli_denial(text);
+        let refused = self.denials_reported.contains(&tool_use_id.to_string()) || self.interrupted || cli_denial(text);
         let status = match (failed, refused) {
             (false, _) => ItemStatus::Completed,
             (true, true) => ItemStatus::Declined,

@@ -11,15 +11,16 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json,
-    ProviderItemId, ProviderRuntimeEvent, ProviderThreadId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json, ProviderItemId,
+    ProviderRuntimeEvent, ProviderThreadId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
     RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
     ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
     TurnCompletedPayload, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_claude_session::{
     AssistantRecord, BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent, ProgressRecord,
-    SessionRecord, SystemRecord, ToolResultBlockParamContent, ToolResultContentBlockParam, UPSTREAM_VERSION, UserRecord,
+    SessionRecord, SystemRecord, ToolResultBlockParamContent, ToolResultContentBlockParam, UPSTREAM_VERSION,
+    UserRecord,
 };
 use serde_json::{Map, Value, json};
 
@@ -756,7 +757,13 @@ impl ClaudeSessionNormalizer {
     }
 
     /// The session's name: a `summary` (the CLI's title for a conversation) or `custom-title`.
-    fn name(&mut self, name: &str, metadata: Option<Map<String, Value>>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn name(
+        &mut self,
+        name: &str,
+        metadata: Option<Map<String, Value>>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let context = self.context(Some(raw));
         let payload = ThreadMetadataUpdatedPayload {
             name: Some(name.to_string()),
