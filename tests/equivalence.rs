@@ -18,6 +18,11 @@
 //!   The sources ran different mock scripts, so only the scenario's *outcome* is compared (see
 //!   [`outcome`]), against the canonical shape [`Scenario::reference`] writes down; each
 //!   difference is a row of [`SECTION_7_ROWS`], per column and scenario, with its reason.
+//! - [`every_claude_session_file_has_the_shape_and_ids_of_its_live_run`]: each Claude Code
+//!   session file (`corpus/claude-session/`) against the live SDK <-> CLI transcript of the same
+//!   run (`fixtures/claude-session/live/`, read `--from claude-control`): the whole shapes after
+//!   the [`DEPARTURES`] of [`Source::ClaudeSession`] (what no session file carries) and the
+//!   [`SESSION_RUN_DEPARTURES`] of one run, and the same thread, turn and item ids, in order.
 //!
 //! Every row must change something, so the tables cannot go stale. A row is a limit of the source
 //! (it cannot carry the fact, or carries more), never a mapping agentwire gets wrong: that is fixed
@@ -336,6 +341,69 @@ const DEPARTURES: &[Departure] = &[
         removes: |t| item_of(t, &[CanonicalItemType::Plan]),
         why: "a rollout records `update_plan` as a function call and its `plan_update` (`turn.plan.updated`), no \
               `todo_list` item",
+    },
+    Departure {
+        source: Source::ClaudeSession,
+        what: "session.configured",
+        removes: |t| t.event == T::SessionConfigured,
+        why: "a session file states where and how the session ran (`cwd`, `gitBranch`, `version`, permission mode, \
+              model) on its records; the live run lists the CLI's `init` and the answers to the client's control \
+              requests instead",
+    },
+    Departure {
+        source: Source::ClaudeSession,
+        what: "thread.token-usage.updated",
+        removes: |t| t.event == T::ThreadTokenUsageUpdated,
+        why: "the file keeps one usage per model message (on its last block's record); the live stream reports it \
+              at `message_start` and `message_delta`",
+    },
+    Departure {
+        source: Source::ClaudeSession,
+        what: "content.delta of assistant and reasoning text, item.updated of every item but the Task's",
+        removes: |t| {
+            (t.event == T::ContentDelta && matches!(t.detail.as_str(), "assistant_text" | "reasoning_text"))
+                || (t.event == T::ItemUpdated && t.item_type != Some(CanonicalItemType::CollabAgentToolCall))
+        },
+        why: "the file holds each block whole: no streamed text, no streamed tool input, no `assistant` message \
+              finalizing a streamed block",
+    },
+    Departure {
+        source: Source::ClaudeSession,
+        what: "request.*, and the session's `waiting` state",
+        removes: |t| {
+            matches!(t.event, T::RequestOpened | T::RequestResolved)
+                || (t.event == T::SessionStateChanged && t.detail == "waiting")
+        },
+        why: "the file keeps no permission request and no answer: only the tool result that followed",
+    },
+    Departure {
+        source: Source::ClaudeSession,
+        what: "item.completed of a tool call, failed or declined",
+        removes: |t| {
+            t.event == T::ItemCompleted
+                && (t.detail.ends_with(",failed") || t.detail.ends_with(",declined"))
+                && !item_of(
+                    t,
+                    &[
+                        CanonicalItemType::AssistantMessage,
+                        CanonicalItemType::Reasoning,
+                        CanonicalItemType::UserMessage,
+                    ],
+                )
+        },
+        why: "a call the host refused is an `is_error` tool result in the file, with the host's own text: \
+              `failed`, where the live run saw the refusal (`declined`); a call cut off by an interrupt says so in \
+              its text and is `declined` in both",
+    },
+    Departure {
+        source: Source::ClaudeSession,
+        what: "item.updated of the Task item, task.*",
+        removes: |t| {
+            matches!(t.event, T::TaskStarted | T::TaskProgress | T::TaskCompleted)
+                || (t.event == T::ItemUpdated && t.item_type == Some(CanonicalItemType::CollabAgentToolCall))
+        },
+        why: "the file keeps one record per subagent message block, the live run also the subagent's stream events \
+              (each an update of the Task item), and its `task_started` (the file has no task but the Task call)",
     },
 ];
 
@@ -1417,4 +1485,178 @@ fn the_section_7_comparison_can_fail() {
         &["x".to_string(), "z".to_string()],
     );
     assert_eq!(view, "      a   b\n      x   x\n    < y\n    >     z");
+}
+
+// --- Claude Code's session files against the live runs they record ---
+
+/// Where the live SDK <-> CLI transcript of each session file's run is kept: a `claude-control`
+/// trace of the same run, beside the corpus so the `claude-control` goldens do not read it twice
+/// (`corpus/claude-control/` holds earlier runs of the same scenarios).
+fn live_transcript(run: &str) -> std::path::PathBuf {
+    agentwire_tests::tests_dir()
+        .join("fixtures/claude-session/live")
+        .join(format!("{run}.jsonl"))
+}
+
+fn tokens_of(source: Source, path: &std::path::Path) -> (Vec<Token>, Vec<ProviderRuntimeEvent>) {
+    let events = normalize(source, path).events;
+    (events.iter().map(token).collect(), events)
+}
+
+/// A difference of one run's session file from its live run beyond what every session file
+/// lacks ([`DEPARTURES`] of [`Source::ClaudeSession`]): removed from both sides of that run.
+struct RunDeparture {
+    run: &'static str,
+    what: &'static str,
+    removes: fn(&Token) -> bool,
+    why: &'static str,
+}
+
+const SESSION_RUN_DEPARTURES: &[RunDeparture] = &[
+    RunDeparture {
+        run: "interrupt_midstream",
+        what: "the assistant_message item cut off",
+        removes: |t| item_of(t, &[CanonicalItemType::AssistantMessage]) || t.event == T::ContentDelta,
+        why: "the CLI writes a block to the file when it is whole: the text streamed before the interrupt is in no \
+              record",
+    },
+    RunDeparture {
+        run: "stream_error",
+        what: "runtime.error, turn.completed, the final session state",
+        removes: |t| {
+            matches!(t.event, T::RuntimeError | T::TurnCompleted)
+                || (t.event == T::SessionStateChanged && matches!(t.detail.as_str(), "stopped" | "error"))
+        },
+        why: "the stream broke mid-message: the CLI wrote the message it had (no content, `stop_reason: end_turn`) \
+              and no record of the error, which the live run reads from its `result` (a failed turn); the file \
+              reads as a turn that completed with nothing said",
+    },
+];
+
+#[test]
+fn every_claude_session_file_has_the_shape_and_ids_of_its_live_run() {
+    let (file, live) = (Source::ClaudeSession, Source::ClaudeControl);
+    let mut used = vec![0; DEPARTURES.len()];
+    let mut run_used = vec![0; SESSION_RUN_DEPARTURES.len()];
+    let mut failures = Vec::new();
+    let mut table = Vec::new();
+    for trace in traces(file) {
+        let run = trace_name(&trace);
+        let live_path = live_transcript(&run);
+        assert!(
+            live_path.is_file(),
+            "{run}: no live transcript at {}",
+            live_path.display()
+        );
+        let (full_file, file_events) = tokens_of(file, &trace);
+        let (full_live, live_events) = tokens_of(live, &live_path);
+        let mut this_run = |tokens: Vec<Token>| -> Vec<Token> {
+            tokens
+                .into_iter()
+                .filter(|token| {
+                    let removed = SESSION_RUN_DEPARTURES
+                        .iter()
+                        .position(|row| row.run == run && (row.removes)(token));
+                    if let Some(index) = removed {
+                        run_used[index] += 1;
+                    }
+                    removed.is_none()
+                })
+                .collect()
+        };
+        let left = this_run(comparable(&full_file, file, live, &mut used));
+        let right = this_run(comparable(&full_live, live, file, &mut used));
+        let ids_file = ids_of(&file_events, &run);
+        let ids_live = ids_of(&live_events, &run);
+        let agrees = left == right && ids_file == ids_live;
+        table.push(format!(
+            "  {run:28} session file ({} -> {}) vs live ({} -> {}): {}",
+            full_file.len(),
+            left.len(),
+            full_live.len(),
+            right.len(),
+            if agrees { "same shape and ids" } else { "DIFFERENT" }
+        ));
+        if left != right {
+            failures.push(format!(
+                "{run}: the session file and the live run differ beyond the listed departures:\n{}",
+                side_by_side("session file", &strings(&left), "live", &strings(&right))
+            ));
+        }
+        if ids_file != ids_live {
+            failures.push(format!(
+                "{run}: ids differ:\n  file: {ids_file:?}\n  live: {ids_live:?}"
+            ));
+        }
+    }
+    println!(
+        "session file vs live run (events before -> after the departures):\n{}",
+        table.join("\n")
+    );
+    println!("\n| run | removed | events removed | why |\n|---|---|---|---|");
+    for (departure, count) in DEPARTURES.iter().zip(&used) {
+        if departure.source == file {
+            println!("| every run | {} | {count} | {} |", departure.what, departure.why);
+        }
+    }
+    for (row, count) in SESSION_RUN_DEPARTURES.iter().zip(&run_used) {
+        println!("| {} | {} | {count} | {} |", row.run, row.what, row.why);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let stale: Vec<&str> = DEPARTURES
+        .iter()
+        .zip(&used)
+        .filter(|(departure, count)| departure.source == file && **count == 0)
+        .map(|(departure, _)| departure.what)
+        .chain(
+            SESSION_RUN_DEPARTURES
+                .iter()
+                .zip(&run_used)
+                .filter(|(_, count)| **count == 0)
+                .map(|(row, _)| row.what),
+        )
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "departures that remove nothing (delete or fix them): {stale:?}"
+    );
+}
+
+/// The canonical ids a UI keys on: the thread, the turns in order, and every item (with its
+/// type) in the order it started, but the items a departure of `run` removes.
+#[derive(Debug, PartialEq, Eq)]
+struct Ids {
+    threads: Vec<String>,
+    turns: Vec<String>,
+    items: Vec<(String, CanonicalItemType)>,
+}
+
+fn ids_of(events: &[ProviderRuntimeEvent], run: &str) -> Ids {
+    let mut ids = Ids {
+        threads: Vec::new(),
+        turns: Vec::new(),
+        items: Vec::new(),
+    };
+    for event in events {
+        let text = serde_json::to_value(event).expect("an event serializes");
+        let note = |list: &mut Vec<String>, key: &str| {
+            if let Some(id) = text[key].as_str()
+                && !list.iter().any(|seen| seen == id)
+            {
+                list.push(id.to_string());
+            }
+        };
+        note(&mut ids.threads, "threadId");
+        note(&mut ids.turns, "turnId");
+        let removed = SESSION_RUN_DEPARTURES
+            .iter()
+            .any(|row| row.run == run && (row.removes)(&token(event)));
+        if let RuntimeEvent::ItemStarted(item) = &event.event
+            && let Some(id) = text["itemId"].as_str()
+            && !removed
+        {
+            ids.items.push((id.to_string(), item.item_type));
+        }
+    }
+    ids
 }

@@ -124,7 +124,7 @@ fn every_trace_is_detected_as_its_source() {
     for &source in Source::ALL {
         let format = match source {
             Source::CodexAppServer | Source::ClaudeControl | Source::Acp | Source::Cursor => LineFormat::Transcript,
-            Source::Claude | Source::CodexExec | Source::CodexRollout => LineFormat::Bare,
+            Source::Claude | Source::CodexExec | Source::CodexRollout | Source::ClaudeSession => LineFormat::Bare,
         };
         for trace in traces(source) {
             let text = std::fs::read_to_string(&trace).expect("readable trace");
@@ -182,6 +182,11 @@ const QUIET_FRAMES: &[(&str, &str, &str)] = &[
         "claude",
         "control_response/interrupt",
         "the CLI acknowledges the client's interrupt; the `result` ends the turn `interrupted`",
+    ),
+    (
+        "claude-session",
+        "queue-operation",
+        "the CLI's prompt queue (`enqueue`, `dequeue`): the prompt record that follows starts the turn",
     ),
     (
         "codex-rollout",
@@ -259,6 +264,7 @@ fn family(source: Source) -> &'static str {
         Source::CodexAppServer => "codex-app-server",
         Source::CodexExec => "codex-exec",
         Source::CodexRollout => "codex-rollout",
+        Source::ClaudeSession => "claude-session",
     }
 }
 

@@ -66,6 +66,7 @@ export type ProviderKind = typeof ProviderKind.Type;
  * - `acp.request`: Addition: a JSON-RPC request from an ACP agent other than Cursor to the client (`session/request_permission`, `fs/*`, `terminal/*`).
  * - `acp.response`: Addition: a JSON-RPC response between the client and an ACP agent other than Cursor (`initialize`, `session/new`, `session/prompt` results and errors, or the client's answer to an agent request).
  * - `claude.sdk.control`: Addition: a Claude SDK<->CLI `control_request` / `control_response` frame other than the `can_use_tool` permission flow (e.g. `initialize`, `interrupt`, `set_permission_mode`, hook callbacks, MCP messages).
+ * - `claude.session.record`: Addition: one line of a Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`): a `user`, `assistant`, `system`, `summary`, ... record.
  */
 export const RuntimeEventRawSource = Schema.Literals([
   "codex.app-server.notification",
@@ -84,6 +85,7 @@ export const RuntimeEventRawSource = Schema.Literals([
   "acp.request",
   "acp.response",
   "claude.sdk.control",
+  "claude.session.record",
 ]).annotate({
   identifier: "RuntimeEventRawSource",
   description: "Which provider protocol surface the raw message of an event came from.",

@@ -26,7 +26,7 @@ use anyhow::{Context, Result, bail, ensure};
 const USAGE: &str = "usage: cargo xtask bench [--quick] [--skip-build-times]";
 
 /// The sources, by their `--from` name and corpus folder (`Source::ALL`, in its order).
-const SOURCES: [&str; 7] = [
+const SOURCES: [&str; 8] = [
     "codex-app-server",
     "claude",
     "claude-control",
@@ -34,14 +34,16 @@ const SOURCES: [&str; 7] = [
     "codex-rollout",
     "acp",
     "cursor",
+    "claude-session",
 ];
 
 /// The crates whose build times are reported: every generated crate and the core.
-const BUILT_CRATES: [(&str, &str); 7] = [
+const BUILT_CRATES: [(&str, &str); 8] = [
     ("agentwire-codex-app-server", "generated/codex-app-server/src/lib.rs"),
     ("agentwire-codex-exec", "generated/codex-exec/src/lib.rs"),
     ("agentwire-codex-rollout", "generated/codex-rollout/src/lib.rs"),
     ("agentwire-claude", "generated/claude-agent-sdk/src/lib.rs"),
+    ("agentwire-claude-session", "generated/claude-session/src/lib.rs"),
     ("agentwire-acp", "generated/acp/src/lib.rs"),
     ("agentwire-canonical", "generated/canonical/src/lib.rs"),
     ("agentwire", "crates/agentwire/src/lib.rs"),

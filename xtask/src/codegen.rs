@@ -10,6 +10,7 @@ mod acp;
 mod canonical_model;
 mod canonical_rust;
 mod claude_agent_sdk;
+mod claude_session;
 mod codex_app_server;
 mod codex_exec;
 mod codex_rollout;
@@ -97,6 +98,7 @@ fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
         codex_exec::source(root)?,
         codex_rollout::source(root)?,
         claude_agent_sdk::source(root)?,
+        claude_session::source(root)?,
         acp::source(root)?,
     ])
 }

@@ -179,6 +179,26 @@ fn fixtures() -> Vec<Fixture> {
             )),
             second_turn: (r#""method":"session/prompt""#, r#""id":4"#, r#""id":44"#, 1),
         },
+        Fixture {
+            source: Source::ClaudeSession,
+            trace: "thinking.jsonl",
+            text: "Hi there! (I thought about it first.)",
+            number: (r#""output_tokens":60"#, r#""output_tokens":60"#),
+            unknown: r#"{"type":"teleported","sessionId":"80abe59e-d8b6-463a-a2d7-6b98c0ab4113","uuid":"u","timestamp":"2026-12-04T17:46:55.000Z"}"#,
+            wrong_typed: r#"{"type":"summary","summary":7}"#,
+            // A session file records no requests by id, so no response or settlement to mismatch.
+            unmatched_response: None,
+            // It records whole blocks, not deltas: the nearest case is a tool result for a call
+            // it never recorded.
+            before_start: Some(concat!(
+                r#"{"type":"user","sessionId":"80abe59e-d8b6-463a-a2d7-6b98c0ab4113","uuid":"u2","#,
+                r#""timestamp":"2026-12-04T17:46:55.000Z","message":{"role":"user","content":"#,
+                r#"[{"type":"tool_result","tool_use_id":"never-called","content":"early"}]}}"#
+            )),
+            resolved_unknown: None,
+            // A prompt inside a turn ends it and starts the next.
+            second_turn: (r#""permissionMode":"default""#, "", "", 1),
+        },
     ];
     let mut covered: Vec<Source> = fixtures.iter().map(|fixture| fixture.source).collect();
     covered.sort();

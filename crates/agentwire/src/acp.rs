@@ -79,8 +79,11 @@ pub fn claims(frame: &Frame<'_>, source: Source) -> bool {
     match source {
         Source::Cursor => cursor,
         Source::Acp => !cursor,
-        Source::CodexAppServer | Source::Claude | Source::ClaudeControl | Source::CodexExec | Source::CodexRollout => {
-            false
-        }
+        Source::CodexAppServer
+        | Source::Claude
+        | Source::ClaudeControl
+        | Source::CodexExec
+        | Source::CodexRollout
+        | Source::ClaudeSession => false,
     }
 }

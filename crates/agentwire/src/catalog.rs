@@ -6,7 +6,7 @@ use crate::frame::{Frame, LineFormat};
 use crate::lifecycle::Lifecycle;
 use crate::normalizer::{Conformer, Normalizer, Options};
 use crate::source::Source;
-use crate::{acp, claude, codex_app_server, codex_exec, codex_rollout};
+use crate::{acp, claude, claude_session, codex_app_server, codex_exec, codex_rollout};
 
 impl Source {
     /// A normalizer for one stream of this source. It is `Send`, so a host may keep it on
@@ -20,6 +20,7 @@ impl Source {
             Self::CodexExec => Box::new(Lifecycle::new(codex_exec::CodexExecNormalizer::new(options))),
             Self::CodexRollout => Box::new(Lifecycle::new(codex_rollout::CodexRolloutNormalizer::new(options))),
             Self::Acp | Self::Cursor => Box::new(Lifecycle::new(acp::AcpNormalizer::new(self, options))),
+            Self::ClaudeSession => Box::new(Lifecycle::new(claude_session::ClaudeSessionNormalizer::new(options))),
         }
     }
 
@@ -31,6 +32,7 @@ impl Source {
             Self::CodexExec => Box::new(codex_exec::wire::Decoder),
             Self::CodexRollout => Box::new(codex_rollout::wire::Decoder),
             Self::Acp | Self::Cursor => Box::new(acp::wire::Decoder::default()),
+            Self::ClaudeSession => Box::new(claude_session::wire::Decoder),
         }
     }
 
@@ -42,6 +44,7 @@ impl Source {
             Self::CodexExec => codex_exec::upstream(),
             Self::CodexRollout => codex_rollout::upstream(),
             Self::Acp | Self::Cursor => acp::upstream(),
+            Self::ClaudeSession => claude_session::upstream(),
         }
     }
 
@@ -54,6 +57,7 @@ impl Source {
             Self::CodexExec => codex_exec::claims(frame),
             Self::CodexRollout => codex_rollout::claims(frame),
             Self::Acp | Self::Cursor => acp::claims(frame, self),
+            Self::ClaudeSession => claude_session::claims(frame),
         }
     }
 

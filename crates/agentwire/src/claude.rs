@@ -5,16 +5,15 @@
 
 mod normalizer;
 mod offer;
-mod tools;
 pub mod wire;
 
 use agentwire_claude::{ClaudeStreamLine, UPSTREAM_CLAUDE_CODE_VERSION, UPSTREAM_VERSION};
 
 use crate::frame::{Frame, LineFormat};
 
+pub use crate::claude_code::{ToolKind, tool_kind};
 pub use normalizer::ClaudeNormalizer;
 pub use offer::{DEFAULT_DENY_MESSAGE, permission_decision};
-pub use tools::{ToolKind, tool_kind};
 
 /// Whether a frame is a Claude stream-json line in `format` (bare lines are [`Source::Claude`],
 /// transcript records [`Source::ClaudeControl`]): an object whose `type` the schema declares.

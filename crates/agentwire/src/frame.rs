@@ -415,18 +415,24 @@ mod tests {
 
     #[test]
     fn the_checking_pass_reads_every_corpus_line_as_serde_json_does() {
-        let (mut lines, mut json, mut outlined, mut with_fields) = (0, 0, 0, 0);
+        let (mut lines, mut json, mut outlined) = (0, 0, 0);
+        let (mut enveloped, mut with_fields) = (0, 0);
         for path in crate::test_corpus::files() {
             if path.extension().is_none_or(|ext| ext != "jsonl") {
                 continue;
             }
+            // A Claude session record holds a dozen members or more, beyond what an outline
+            // keeps, and its source reads none through `fields()`: no envelope to find.
+            let envelope = !path.components().any(|part| part.as_os_str() == "claude-session");
             let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
             for line in text.lines() {
                 lines += 1;
-                json += usize::from(Frame::parse_with_serde_json(line, LineFormat::Bare).is_ok());
+                let is_json = Frame::parse_with_serde_json(line, LineFormat::Bare).is_ok();
+                json += usize::from(is_json);
                 outlined += usize::from(both_ways(line) > 0);
                 let transcript = Frame::outlined(line, LineFormat::of(line));
-                with_fields += usize::from(transcript.is_some_and(|frame| frame.fields().is_some()));
+                enveloped += usize::from(envelope && is_json);
+                with_fields += usize::from(envelope && transcript.is_some_and(|frame| frame.fields().is_some()));
                 for near in near(line).iter().take(if lines % 10 == 0 { usize::MAX } else { 24 }) {
                     both_ways(near);
                 }
@@ -437,8 +443,8 @@ mod tests {
         assert!(lines > 4000 && json + 20 > lines, "{json} of {lines} lines are JSON");
         assert_eq!(outlined, json, "of {lines} lines");
         assert!(
-            with_fields * 100 >= json * 95,
-            "{with_fields} of {json} outlined with fields"
+            with_fields * 100 >= enveloped * 95,
+            "{with_fields} of {enveloped} outlined with fields"
         );
     }
 

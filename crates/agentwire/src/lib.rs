@@ -40,8 +40,8 @@
 //!
 //! The crate is a shared core ([`answer`], [`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
 //! the line lifecycle every source's normalizer is, [`decision`], [`jsonrpc`], [`normalizer`],
-//! [`secrets`], [`source`]) that imports no source module, and one module of
-//! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`acp`]) on top of it; the `catalog` module is the
+//! [`secrets`], [`source`], and [`claude_code`], what both Claude sources share) that imports no source module, and one module of
+//! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`claude_session`], [`acp`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
 pub mod acp;
@@ -49,6 +49,8 @@ pub mod answer;
 pub mod canonicalize;
 mod catalog;
 pub mod claude;
+pub mod claude_code;
+pub mod claude_session;
 pub mod clock;
 pub mod codex_app_server;
 pub mod codex_exec;

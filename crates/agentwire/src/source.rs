@@ -33,6 +33,9 @@ pub enum Source {
     /// Cursor's `agent acp`: ACP plus Cursor's `cursor/*` extension requests, as transcript
     /// records.
     Cursor,
+    /// Claude Code session files (`~/.claude/projects/<project>/<session id>.jsonl`): one
+    /// record per line, replayed into the session they record.
+    ClaudeSession,
 }
 
 impl Source {
@@ -41,6 +44,9 @@ impl Source {
         Source::CodexAppServer,
         Source::CodexExec,
         Source::CodexRollout,
+        // Before `Claude`: a session file's `user` and `assistant` records share their `type`
+        // with stream-json messages.
+        Source::ClaudeSession,
         Source::Claude,
         Source::ClaudeControl,
         Source::Acp,
@@ -57,6 +63,7 @@ impl Source {
             Self::CodexRollout => "codex-rollout",
             Self::Acp => "acp",
             Self::Cursor => "cursor",
+            Self::ClaudeSession => "claude-session",
         }
     }
 
@@ -70,6 +77,7 @@ impl Source {
             Self::CodexRollout => "codex",
             Self::Acp => "the ACP agent",
             Self::Cursor => "Cursor's agent acp",
+            Self::ClaudeSession => "Claude Code (its session file)",
         }
     }
 
@@ -77,7 +85,7 @@ impl Source {
     pub fn provider_kind(self) -> ProviderKind {
         match self {
             Self::CodexAppServer | Self::CodexExec | Self::CodexRollout => ProviderKind::Codex,
-            Self::Claude | Self::ClaudeControl => ProviderKind::ClaudeAgent,
+            Self::Claude | Self::ClaudeControl | Self::ClaudeSession => ProviderKind::ClaudeAgent,
             Self::Acp => ProviderKind::Acp,
             Self::Cursor => ProviderKind::Cursor,
         }
@@ -88,7 +96,7 @@ impl Source {
     pub fn id_scope(self) -> &'static str {
         match self {
             Self::CodexAppServer | Self::CodexExec | Self::CodexRollout => "codex",
-            Self::Claude | Self::ClaudeControl => "claude",
+            Self::Claude | Self::ClaudeControl | Self::ClaudeSession => "claude",
             Self::Acp | Self::Cursor => "acp",
         }
     }

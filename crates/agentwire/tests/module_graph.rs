@@ -15,7 +15,14 @@ use syn::visit::Visit;
 
 /// The modules holding one source's mapping decisions; `catalog` is the one place that
 /// dispatches to them, and every other module is the core.
-const SOURCES: &[&str] = &["acp", "claude", "codex_app_server", "codex_exec", "codex_rollout"];
+const SOURCES: &[&str] = &[
+    "acp",
+    "claude",
+    "claude_session",
+    "codex_app_server",
+    "codex_exec",
+    "codex_rollout",
+];
 const DISPATCH: &str = "catalog";
 
 /// Every `.rs` file under `dir`, as (module path like `codex_app_server::requests`, file).
@@ -323,6 +330,7 @@ fn crates() -> BTreeMap<String, BTreeSet<String>> {
 const GENERATED: &[(&str, &str)] = &[
     ("agentwire_acp", "acp"),
     ("agentwire_claude", "claude"),
+    ("agentwire_claude_session", "claude_session"),
     ("agentwire_codex_app_server", "codex_app_server"),
     ("agentwire_codex_exec", "codex_exec"),
     ("agentwire_codex_rollout", "codex_rollout"),

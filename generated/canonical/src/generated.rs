@@ -885,6 +885,9 @@ pub enum RuntimeEventRawSource {
     /// Addition: a Claude SDK<->CLI `control_request` / `control_response` frame other than the `can_use_tool` permission flow (e.g. `initialize`, `interrupt`, `set_permission_mode`, hook callbacks, MCP messages).
     #[serde(rename = "claude.sdk.control")]
     ClaudeSdkControl,
+    /// Addition: one line of a Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`): a `user`, `assistant`, `system`, `summary`, ... record.
+    #[serde(rename = "claude.session.record")]
+    ClaudeSessionRecord,
 }
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
@@ -905,6 +908,7 @@ impl RuntimeEventRawSource {
         Self::AcpRequest,
         Self::AcpResponse,
         Self::ClaudeSdkControl,
+        Self::ClaudeSessionRecord,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -925,6 +929,7 @@ impl RuntimeEventRawSource {
             Self::AcpRequest => "acp.request",
             Self::AcpResponse => "acp.response",
             Self::ClaudeSdkControl => "claude.sdk.control",
+            Self::ClaudeSessionRecord => "claude.session.record",
         }
     }
 }
@@ -955,6 +960,7 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::AcpRequest => b"\"acp.request\"",
                 Self::AcpResponse => b"\"acp.response\"",
                 Self::ClaudeSdkControl => b"\"claude.sdk.control\"",
+                Self::ClaudeSessionRecord => b"\"claude.session.record\"",
             },
         );
         Ok(())
@@ -981,6 +987,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "acp.request" => Ok(Self::AcpRequest),
             "acp.response" => Ok(Self::AcpResponse),
             "claude.sdk.control" => Ok(Self::ClaudeSdkControl),
+            "claude.session.record" => Ok(Self::ClaudeSessionRecord),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1002,6 +1009,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "acp.request",
                             "acp.response",
                             "claude.sdk.control",
+                            "claude.session.record",
                         ],
                     ),
                 )

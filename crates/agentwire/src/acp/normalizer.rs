@@ -470,7 +470,8 @@ impl AcpNormalizer {
                             | Source::Claude
                             | Source::ClaudeControl
                             | Source::CodexExec
-                            | Source::CodexRollout,
+                            | Source::CodexRollout
+                            | Source::ClaudeSession,
                             _,
                         ) => self.ledger.source().provider_kind(),
                     };

@@ -21,12 +21,11 @@ use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
     FilesPersistedPayload, HookCompletedPayload, HookOutcome, HookProgressPayload, HookStartedPayload,
     ItemLifecyclePayload, ItemStatus, Json, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderItemId,
-    ProviderRefs, ProviderRuntimeEvent, ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload,
-    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId,
-    RuntimeWarningPayload, SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload,
-    TaskStatus, ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
-    ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload,
-    TurnStartedPayload, TurnState,
+    ProviderRuntimeEvent, ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload,
+    SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus,
+    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
+    ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
@@ -40,9 +39,12 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::offer::{Offer, Pending, permission_decision};
-use super::tools::{ToolKind, builtin, subject_key, tool_kind};
 use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
+use crate::claude_code::{
+    CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, builtin, cli_denial, drop_synthesized_refs, subject_key,
+    task_status, todo_plan, tool_face, tool_kind,
+};
 use crate::decision::Decision;
 use crate::decode::PathTracking;
 use crate::emit::{Context, Raw};
@@ -54,31 +56,8 @@ use crate::normalizer::Options;
 use crate::object_text;
 use crate::source::Source;
 
-/// How the tool result of a call the CLI's permission rules refused reads (0.2.x reports the
-/// denial only later, in the `result`): "Claude requested permissions to <do it>, but you
-/// haven't granted it yet."
-const CLI_DENIAL: (&str, &str) = ("Claude requested permissions to ", "but you haven't granted it yet");
-
 /// The key under `params._meta` of an MCP `tools/call` naming the `tool_use` it serves.
 const MCP_TOOL_USE_ID: &str = "claudecode/toolUseId";
-
-/// The model name of the messages the CLI writes itself (an API error it reports as the
-/// assistant's answer).
-const SYNTHETIC_MODEL: &str = "<synthetic>";
-
-/// The note the CLI injects as a user message when the person stops a turn.
-const INTERRUPT_NOTE: &str = "[Request interrupted by user";
-
-/// How user-message text the CLI injects itself begins: the interrupt note and the echoes of
-/// local commands (`/model`, ...). Nobody typed it, so it is not shown as a prompt.
-const CLI_NOTES: [&str; 6] = [
-    INTERRUPT_NOTE,
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<local-command-caveat>",
-    "<command-name>",
-    "<command-message>",
-];
 
 /// How many reported denials a session remembers: a result repeats the denials of its own
 /// turn, so the recent ones suffice, and memory stays bounded over a long session.
@@ -578,26 +557,10 @@ impl ClaudeNormalizer {
         self.complete_item(key, face, ItemStatus::Completed, raw, out);
     }
 
-    /// A tool item's face: titled by what it acts on (the command, the path, ...; "Read
-    /// notes.txt" for a tool whose kind does not say what it does).
-    fn tool_face(name: &str, kind: ToolKind, input: &Value) -> OpenItemFace {
-        let subject = subject_key(name).and_then(|key| input.get(key)).and_then(Value::as_str);
-        let title = match (kind, subject) {
-            (ToolKind::Other, Some(subject)) => format!("{} {subject}", builtin(name)),
-            (_, Some(subject)) => subject.to_string(),
-            (_, None) => builtin(name).to_string(),
-        };
-        OpenItemFace {
-            item_type: kind.item_type(),
-            title: Some(title),
-            data: Some(Json::from(json!({ "toolName": name, "input": input }))),
-        }
-    }
-
     /// A `tool_use` block in an `assistant` message: the input is final.
     fn tool_call(&mut self, id: &str, name: &str, input: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let kind = tool_kind(name);
-        let face = Self::tool_face(name, kind, &input);
+        let face = tool_face(name, kind, &input);
         if let Some(tool) = self.tools.get_mut(id)
             && std::mem::replace(&mut tool.input_final, true)
         {
@@ -635,23 +598,8 @@ impl ClaudeNormalizer {
             );
         }
         if kind == ToolKind::Plan
-            && let Some(todos) = input.get("todos").and_then(Value::as_array)
+            && let Some(plan) = todo_plan(&input)
         {
-            let plan = todos
-                .iter()
-                .map(|todo| TurnPlanStep {
-                    step: todo
-                        .get("content")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string(),
-                    status: todo
-                        .get("status")
-                        .and_then(Value::as_str)
-                        .and_then(task_status)
-                        .unwrap_or(PlanStepStatus::Pending),
-                })
-                .collect();
             self.emit_plan(plan, raw, out);
         }
     }
@@ -683,16 +631,14 @@ impl ClaudeNormalizer {
         }
         let background = kind == ToolKind::Subagent && launched_in_background(&result);
         let plan_changed = !failed && self.change_task_list(name, &input, text, &result);
-        let mut face = Self::tool_face(name, kind, &input);
+        let mut face = tool_face(name, kind, &input);
         if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
             data.insert("result".into(), result);
             data.insert("isError".into(), Value::Bool(failed));
         }
         // A call the person (or the permission rules) refused, or one cut off when the person
         // stopped the turn, was declined: it did not fail.
-        let refused = self.denials_reported.contains(&tool_use_id.to_string())
-            || self.interrupted
-            || (text.starts_with(CLI_DENIAL.0) && text.contains(CLI_DENIAL.1));
+        let refused = self.denials_reported.contains(&tool_use_id.to_string()) || self.interrupted || cli_denial(text);
         let status = match (failed, refused) {
             (false, _) => ItemStatus::Completed,
             (true, true) => ItemStatus::Declined,
@@ -1040,7 +986,7 @@ impl ClaudeNormalizer {
                     Some(Streamed::Tool(id, name, input)) => {
                         self.streamed_blocks.insert(start.index, id.clone());
                         let kind = tool_kind(&name);
-                        let face = Self::tool_face(&name, kind, &input);
+                        let face = tool_face(&name, kind, &input);
                         self.tools.insert(
                             id.clone(),
                             Tool {
@@ -1128,7 +1074,7 @@ impl ClaudeNormalizer {
                     if std::mem::replace(&mut tool.input_final, true) {
                         return self.current_state("the tool's input was final", raw, out);
                     }
-                    let face = Self::tool_face(&tool.name, tool.kind, &tool.input);
+                    let face = tool_face(&tool.name, tool.kind, &tool.input);
                     let (item_type, data) = (face.item_type, face.data.map_or(Value::Null, Json::into_value));
                     return self.update_item(&key, item_type, Some("input final"), data, raw, out);
                 }
@@ -1958,16 +1904,6 @@ fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
     serde_json::from_str(object_text::at(raw.payload.get(), path)?.get()).ok()
 }
 
-/// The plan step status of a task status (`TaskUpdateInput.status`, `TaskListOutput`).
-fn task_status(status: &str) -> Option<PlanStepStatus> {
-    match status {
-        "pending" => Some(PlanStepStatus::Pending),
-        "in_progress" => Some(PlanStepStatus::InProgress),
-        "completed" => Some(PlanStepStatus::Completed),
-        _ => None,
-    }
-}
-
 /// The task id in a `TaskCreate` result's text, "Task #<id> created successfully: <subject>".
 fn created_task_id(text: &str) -> Option<String> {
     let (id, rest) = text.strip_prefix("Task #")?.split_once(' ')?;
@@ -1994,20 +1930,6 @@ fn content_text(content: &Value) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         _ => String::new(),
-    }
-}
-
-/// Claude has no turn ids, and no ids for text and reasoning blocks: the keys the ledger holds
-/// them under (a turn's position, `<message id>:<block index>`; Claude's own ids never hold a
-/// `:`) are synthesized, so they are no provider ids and leave `providerRefs`.
-fn drop_synthesized_refs(refs: &mut ProviderRefs) {
-    refs.provider_turn_id = None;
-    if refs
-        .provider_item_id
-        .as_ref()
-        .is_some_and(|item| item.as_str().contains(':'))
-    {
-        refs.provider_item_id = None;
     }
 }
 

@@ -1,7 +1,104 @@
-//! The tool-name table: which canonical item a Claude tool call is, and which request type a
-//! permission request for it opens.
+//! What every reader of Claude Code's output shares, whichever way the output came (the
+//! stream-json and control protocol of `claude`, the session files of `claude_session`): the
+//! tool-name table (which canonical item a tool call is, which request type a permission request
+//! for it opens, how its item is titled), the text the CLI writes in no one's name, and the ids
+//! agentwire synthesizes where Claude has none.
 
-use agentwire_canonical::{CanonicalItemType, CanonicalRequestType};
+use agentwire_canonical::{CanonicalItemType, CanonicalRequestType, Json, PlanStepStatus, ProviderRefs, TurnPlanStep};
+use serde_json::{Value, json};
+
+use crate::ledger::OpenItemFace;
+
+/// How the tool result of a call the CLI's permission rules refused reads (0.2.x reports the
+/// denial only later, in the `result`): "Claude requested permissions to <do it>, but you
+/// haven't granted it yet."
+pub const CLI_DENIAL: (&str, &str) = ("Claude requested permissions to ", "but you haven't granted it yet");
+
+/// The model name of the messages the CLI writes itself (an API error it reports as the
+/// assistant's answer).
+pub const SYNTHETIC_MODEL: &str = "<synthetic>";
+
+/// The note the CLI injects as a user message when the person stops a turn.
+pub const INTERRUPT_NOTE: &str = "[Request interrupted by user";
+
+/// How user-message text the CLI injects itself begins: the interrupt note and the echoes of
+/// local commands (`/model`, ...). Nobody typed it, so it is not shown as a prompt.
+pub const CLI_NOTES: [&str; 6] = [
+    INTERRUPT_NOTE,
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<command-name>",
+    "<command-message>",
+];
+
+/// Whether a tool result's text is the CLI's own refusal (its permission rules denied the call).
+pub fn cli_denial(text: &str) -> bool {
+    text.starts_with(CLI_DENIAL.0) && text.contains(CLI_DENIAL.1)
+}
+
+/// A tool item's face: titled by what it acts on (the command, the path, ...; "Read
+/// notes.txt" for a tool whose kind does not say what it does).
+pub fn tool_face(name: &str, kind: ToolKind, input: &Value) -> OpenItemFace {
+    let subject = subject_key(name).and_then(|key| input.get(key)).and_then(Value::as_str);
+    let title = match (kind, subject) {
+        (ToolKind::Other, Some(subject)) => format!("{} {subject}", builtin(name)),
+        (_, Some(subject)) => subject.to_string(),
+        (_, None) => builtin(name).to_string(),
+    };
+    OpenItemFace {
+        item_type: kind.item_type(),
+        title: Some(title),
+        data: Some(Json::from(json!({ "toolName": name, "input": input }))),
+    }
+}
+
+/// The plan a `TodoWrite` input holds (its `todos`, each a step), if it holds one.
+pub fn todo_plan(input: &Value) -> Option<Vec<TurnPlanStep>> {
+    let todos = input.get("todos")?.as_array()?;
+    Some(
+        todos
+            .iter()
+            .map(|todo| TurnPlanStep {
+                step: todo
+                    .get("content")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                status: todo
+                    .get("status")
+                    .and_then(Value::as_str)
+                    .and_then(task_status)
+                    .unwrap_or(PlanStepStatus::Pending),
+            })
+            .collect(),
+    )
+}
+
+/// The plan step status of a task status (`TodoWrite`'s todos, `TaskUpdateInput.status`,
+/// `TaskListOutput`).
+pub fn task_status(status: &str) -> Option<PlanStepStatus> {
+    match status {
+        "pending" => Some(PlanStepStatus::Pending),
+        "in_progress" => Some(PlanStepStatus::InProgress),
+        "completed" => Some(PlanStepStatus::Completed),
+        _ => None,
+    }
+}
+
+/// Claude has no turn ids, and no ids for text and reasoning blocks: the keys the ledger holds
+/// them under (a turn's position, `<message id>:<block index>`, `prompt:<turn>`; Claude's own
+/// ids never hold a `:`) are synthesized, so they are no provider ids and leave `providerRefs`.
+pub fn drop_synthesized_refs(refs: &mut ProviderRefs) {
+    refs.provider_turn_id = None;
+    if refs
+        .provider_item_id
+        .as_ref()
+        .is_some_and(|item| item.as_str().contains(':'))
+    {
+        refs.provider_item_id = None;
+    }
+}
 
 /// The MCP server through which Zed's Claude adapter (`claude-agent-acp`) serves Claude's own
 /// tools to the editor: `mcp__acp__Bash` is `Bash`, run by the client.

@@ -1,0 +1,849 @@
+//! The session-file normalizer: one Claude Code session file, record by record.
+//!
+//! What the file has and the live stream has not: every record's `timestamp`, `cwd`, `gitBranch`
+//! and `version` (`session.configured` when they change). What it lacks: turn boundaries (see
+//! the module docs), permission requests and their answers (a refused call is a failed tool
+//! result), streaming (each block arrives whole), and the text of a message cut off by an
+//! interrupt. Subagent records (`isSidechain`) ride on their Task item as `item.updated`, as the
+//! live source carries them.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use agentwire_canonical::{
+    CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json, ProviderItemId,
+    ProviderRuntimeEvent, ProviderThreadId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
+    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
+    TurnCompletedPayload, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+};
+use agentwire_claude_session::{
+    AssistantRecord, BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent, ProgressRecord,
+    SessionRecord, SystemRecord, ToolResultBlockParamContent, ToolResultContentBlockParam, UPSTREAM_VERSION,
+    UserRecord,
+};
+use serde_json::{Map, Value, json};
+
+use super::wire;
+use crate::answer::{AnswerError, Reply, ReplyFrame};
+use crate::claude_code::{
+    CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, cli_denial, drop_synthesized_refs, todo_plan, tool_face,
+    tool_kind,
+};
+use crate::emit::{Context, Raw};
+use crate::frame::Frame;
+use crate::ids;
+use crate::ledger::{Cutoff, Ledger, OpenItemFace};
+use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
+use crate::normalizer::Options;
+use crate::object_text;
+use crate::source::Source;
+
+/// A tool call seen and not yet answered by its `tool_result`.
+struct Tool {
+    kind: ToolKind,
+    name: String,
+    input: Value,
+}
+
+/// The session settings a record carries, as last reported in `session.configured`.
+#[derive(Default, PartialEq)]
+struct Settings {
+    cwd: Option<String>,
+    git_branch: Option<String>,
+    version: Option<String>,
+    permission_mode: Option<String>,
+    model: Option<String>,
+}
+
+/// The normalizer of one session file.
+pub struct ClaudeSessionNormalizer {
+    ledger: Ledger<()>,
+    /// The `sessionId` (the thread), once known.
+    thread: Option<String>,
+    /// The open turn's key (its position), if one is open.
+    turn: Option<String>,
+    turns: u64,
+    /// The open turn was interrupted (the interrupt note, or a tool result cut off by it).
+    interrupted: bool,
+    /// Content blocks seen per message id in the open turn (one record per block).
+    blocks_seen: BTreeMap<String, usize>,
+    /// Tool calls not yet answered, by `tool_use` id.
+    tools: BTreeMap<String, Tool>,
+    /// Subagents by `agentId` -> the `tool_use` id of the Task call that runs them.
+    agents: BTreeMap<String, String>,
+    settings: Settings,
+}
+
+impl ClaudeSessionNormalizer {
+    pub fn new(options: Options) -> Self {
+        ClaudeSessionNormalizer {
+            ledger: Ledger::new(Source::ClaudeSession, options).with_provider_refs(drop_synthesized_refs),
+            thread: None,
+            turn: None,
+            turns: 0,
+            interrupted: false,
+            blocks_seen: BTreeMap::new(),
+            tools: BTreeMap::new(),
+            agents: BTreeMap::new(),
+            settings: Settings::default(),
+        }
+    }
+
+    /// The context of the open turn (the thread, or the session, when there is none).
+    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
+        match (self.thread.clone(), self.turn.clone()) {
+            (Some(thread), Some(turn)) => self.ledger.turn_context(&thread, &turn, raw),
+            (Some(thread), None) => self.ledger.thread_context(&thread, raw),
+            (None, _) => Context {
+                raw,
+                ..Context::default()
+            },
+        }
+    }
+
+    /// The context of an item of the open turn (of the thread when no turn is open).
+    fn item_context<'a>(&mut self, item: &str, raw: Option<Raw<'a>>) -> Context<'a> {
+        match (self.thread.clone(), self.turn.clone()) {
+            (Some(thread), Some(turn)) => self.ledger.item_context(&thread, &turn, item, raw),
+            (Some(thread), None) => {
+                let mut context = self.ledger.thread_context(&thread, raw);
+                context.item_id = Some(ids::item(self.ledger.source(), &thread, item));
+                context.refs.provider_item_id = ProviderItemId::new(item).ok();
+                context
+            }
+            (None, _) => Context {
+                raw,
+                ..Context::default()
+            },
+        }
+    }
+
+    fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.ledger.emit(context, event, out);
+    }
+
+    /// A record that says nothing new: the session state, if it changed.
+    fn current_state(&mut self, reason: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let context = self.context(Some(raw));
+        self.ledger.settle_state_carrying(&context, Some(reason), out);
+    }
+
+    /// Learns the thread from a record's `sessionId`: `thread.started` the first time.
+    fn see_session(&mut self, session_id: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if session_id.is_empty() || self.thread.as_deref() == Some(session_id) {
+            return;
+        }
+        self.thread = Some(session_id.to_string());
+        if self.ledger.start_thread(session_id) {
+            let context = self.ledger.thread_context(session_id, Some(raw));
+            let payload = ThreadStartedPayload {
+                provider_thread_id: ProviderThreadId::new(session_id).ok(),
+            };
+            self.emit(&context, RuntimeEvent::ThreadStarted(payload), out);
+        }
+    }
+
+    /// `session.configured` with the settings a record states that differ from the last ones
+    /// reported (where the session runs, on which branch, with which CLI, mode and model).
+    fn configure(&mut self, settings: Settings, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let mut config = Map::new();
+        let mut note = |key: &str, new: Option<String>, old: &mut Option<String>| {
+            if new.is_some() && new != *old {
+                config.insert(key.to_string(), json!(new));
+                *old = new;
+            }
+        };
+        let old = &mut self.settings;
+        note("cwd", settings.cwd, &mut old.cwd);
+        note("gitBranch", settings.git_branch, &mut old.git_branch);
+        note("version", settings.version.clone(), &mut old.version);
+        note("permissionMode", settings.permission_mode, &mut old.permission_mode);
+        note("model", settings.model, &mut old.model);
+        if config.is_empty() {
+            return;
+        }
+        let context = self.context(Some(raw));
+        self.emit(
+            &context,
+            RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
+                config: object_text::from_map(&config),
+            }),
+            out,
+        );
+        if let Some(version) = settings.version {
+            self.ledger
+                .check_version(&version, UPSTREAM_VERSION, &context.without_raw(), out);
+        }
+    }
+
+    /// Opens a turn: `turn.started`, the session `running`.
+    fn start_turn(&mut self, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let Some(thread) = self.thread.clone() else {
+            return;
+        };
+        self.turns += 1;
+        let turn = self.turns.to_string();
+        self.turn = Some(turn.clone());
+        self.interrupted = false;
+        self.ledger.start_turn(&thread, &turn);
+        let context = self.ledger.turn_context(&thread, &turn, Some(raw));
+        let payload = TurnStartedPayload {
+            model: self.settings.model.clone(),
+            effort: None,
+        };
+        self.emit(&context, RuntimeEvent::TurnStarted(payload), out);
+        self.ledger.settle_state(&context, Some("a turn started"), out);
+    }
+
+    /// Ends the open turn as `state`: its open items cut off, `turn.completed`, the session
+    /// `ready`.
+    fn end_turn(
+        &mut self,
+        state: TurnState,
+        stop_reason: Option<String>,
+        error: Option<String>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.take()) else {
+            return;
+        };
+        let context = self.ledger.turn_context(&thread, &turn, Some(raw));
+        let cutoff = match state {
+            TurnState::Interrupted => Cutoff::Interrupted,
+            TurnState::Failed => Cutoff::Failed,
+            TurnState::Completed | TurnState::Cancelled => Cutoff::TurnCompleted,
+        };
+        self.ledger.end_turn(&context, &thread, &turn, cutoff, out);
+        self.blocks_seen.clear();
+        let payload = TurnCompletedPayload {
+            state,
+            stop_reason: Some(stop_reason),
+            usage: None,
+            model_usage: None,
+            total_cost_usd: None,
+            error_message: error,
+        };
+        self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
+        self.ledger.settle_state(&context, Some("the turn ended"), out);
+    }
+
+    /// Ends the open turn, if any, as what was seen of it says: a turn a new prompt follows, or
+    /// whose end a `turn_duration` record reports.
+    fn end_open_turn(&mut self, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> bool {
+        if self.turn.is_none() {
+            return false;
+        }
+        let state = if self.interrupted {
+            TurnState::Interrupted
+        } else {
+            TurnState::Completed
+        };
+        self.end_turn(state, None, None, raw, out);
+        true
+    }
+
+    // --- items ---
+
+    fn start_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) {
+            let open = OpenItemFace {
+                item_type: face.item_type,
+                title: face.title.clone(),
+                data: face.data.clone(),
+            };
+            self.ledger.open_item((&thread, &turn, key), open);
+        }
+        let context = self.item_context(key, Some(raw));
+        let payload = ItemLifecyclePayload {
+            item_type: face.item_type,
+            status: Some(ItemStatus::InProgress),
+            title: face.title,
+            detail: None,
+            data: face.data,
+        };
+        self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
+    }
+
+    fn complete_item(
+        &mut self,
+        key: &str,
+        face: OpenItemFace,
+        status: ItemStatus,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let open = self
+            .thread
+            .clone()
+            .and_then(|thread| self.ledger.close_item(&thread, key));
+        let context = self.item_context(key, Some(raw));
+        let payload = ItemLifecyclePayload {
+            item_type: face.item_type,
+            status: Some(status),
+            title: face.title.or_else(|| open.as_ref().and_then(|open| open.title.clone())),
+            detail: None,
+            data: face.data.or_else(|| open.and_then(|open| open.data)),
+        };
+        self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+    }
+
+    /// An item the file holds whole (a text, a prompt): started and completed at once.
+    fn whole_item(
+        &mut self,
+        key: &str,
+        item_type: CanonicalItemType,
+        data: Value,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let face = || OpenItemFace {
+            item_type,
+            title: None,
+            data: Some(Json::from(data.clone())),
+        };
+        self.start_item(key, face(), raw, out);
+        self.complete_item(key, face(), ItemStatus::Completed, raw, out);
+    }
+
+    // --- records ---
+
+    fn user(&mut self, record: &UserRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if record.is_sidechain == Some(true) {
+            let prompt = match &record.message.content {
+                MessageParamContent::String(text) => Some(text.as_str()),
+                MessageParamContent::Array(_) => None,
+            };
+            return self.subagent(record.agent_id.as_deref(), prompt, raw, out);
+        }
+        self.see_session(&record.session_id, raw, out);
+        let blocks: Vec<&ContentBlockParam> = match &record.message.content {
+            MessageParamContent::String(text) => return self.user_text(record, text, raw, out),
+            MessageParamContent::Array(blocks) => blocks.iter().collect(),
+        };
+        let mut mapped = false;
+        for block in blocks {
+            match block {
+                ContentBlockParam::ToolResult(result) => {
+                    let text = match &result.content {
+                        Some(ToolResultBlockParamContent::String(text)) => text.clone(),
+                        Some(ToolResultBlockParamContent::Array(parts)) => parts
+                            .iter()
+                            .filter_map(|part| match part {
+                                ToolResultContentBlockParam::Text(text) => Some(text.text.as_str()),
+                                ToolResultContentBlockParam::Image(_)
+                                | ToolResultContentBlockParam::SearchResult(_)
+                                | ToolResultContentBlockParam::Document(_)
+                                | ToolResultContentBlockParam::ToolReference(_) => None,
+                            })
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                        None => String::new(),
+                    };
+                    let result_value = json!({
+                        "content": result.content,
+                        "toolUseResult": record.tool_use_result,
+                    });
+                    let failed = result.is_error.unwrap_or(false);
+                    self.tool_result(&result.tool_use_id, &text, failed, result_value, raw, out);
+                    mapped = true;
+                }
+                ContentBlockParam::Text(text) => {
+                    self.user_text(record, &text.text, raw, out);
+                    mapped = true;
+                }
+                ContentBlockParam::Image(_)
+                | ContentBlockParam::Document(_)
+                | ContentBlockParam::SearchResult(_)
+                | ContentBlockParam::Thinking(_)
+                | ContentBlockParam::RedactedThinking(_)
+                | ContentBlockParam::ToolUse(_)
+                | ContentBlockParam::ServerToolUse(_)
+                | ContentBlockParam::WebSearchToolResult(_) => {}
+            }
+        }
+        if !mapped {
+            self.current_state("a user record with no prompt or tool result", raw, out);
+        }
+    }
+
+    /// The text of a user record: a prompt (a new turn, its first item the person's words), the
+    /// summary that replaces the history after a compaction, or a note the CLI injects (context
+    /// for the model, the interrupt note, which ends the turn `interrupted`).
+    fn user_text(&mut self, record: &UserRecord, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if record.is_compact_summary == Some(true) {
+            let data = json!({ "text": text });
+            return self.whole_item(&record.uuid, CanonicalItemType::ContextCompaction, data, raw, out);
+        }
+        if text.starts_with(INTERRUPT_NOTE) {
+            self.interrupted = true;
+            if self.turn.is_some() {
+                let stop = Some("interrupted".to_string());
+                return self.end_turn(TurnState::Interrupted, stop, None, raw, out);
+            }
+        }
+        if record.is_meta == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note)) {
+            return self.current_state("the CLI injected a message", raw, out);
+        }
+        self.end_open_turn(raw, out);
+        self.configure(
+            Settings {
+                cwd: record.cwd.clone(),
+                git_branch: record.git_branch.clone(),
+                version: record.version.clone(),
+                permission_mode: record.permission_mode.clone(),
+                model: None,
+            },
+            raw,
+            out,
+        );
+        self.start_turn(raw, out);
+        let key = format!("prompt:{}", self.turns);
+        self.whole_item(&key, CanonicalItemType::UserMessage, json!({ "text": text }), raw, out);
+    }
+
+    fn assistant(&mut self, record: &AssistantRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if record.is_sidechain == Some(true) {
+            return self.subagent(record.agent_id.as_deref(), None, raw, out);
+        }
+        self.see_session(&record.session_id, raw, out);
+        let message = &record.message;
+        let synthetic = message.model == SYNTHETIC_MODEL;
+        if !synthetic {
+            let settings = Settings {
+                model: Some(message.model.clone()),
+                ..Settings::default()
+            };
+            self.configure(settings, raw, out);
+        }
+        if self.turn.is_none() {
+            // A file that begins inside a turn (a session resumed from a summary, a copy cut
+            // short): the turn has no prompt.
+            self.start_turn(raw, out);
+        }
+        if synthetic {
+            return self.api_error(record, raw, out);
+        }
+        for block in &message.content {
+            let seen = self.blocks_seen.entry(message.id.clone()).or_default();
+            let index = *seen;
+            *seen += 1;
+            let key = format!("{}:{index}", message.id);
+            self.assistant_block(&key, block, raw, out);
+        }
+        let Some(stop) = message.stop_reason else {
+            if message.content.is_empty() {
+                self.current_state("an empty assistant record", raw, out);
+            }
+            return;
+        };
+        // One usage per model message: the record that carries its stop reason.
+        let usage = object_text::at(raw.payload.get(), &["message", "usage"])
+            .and_then(|usage| serde_json::from_str::<Value>(usage.get()).ok())
+            .unwrap_or(Value::Null);
+        let context = self.context(Some(raw));
+        let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
+        self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+        match stop {
+            BetaStopReason::ToolUse | BetaStopReason::PauseTurn | BetaStopReason::Compaction => {}
+            BetaStopReason::EndTurn
+            | BetaStopReason::MaxTokens
+            | BetaStopReason::StopSequence
+            | BetaStopReason::Refusal
+            | BetaStopReason::ModelContextWindowExceeded => {
+                let state = if self.interrupted {
+                    TurnState::Interrupted
+                } else {
+                    TurnState::Completed
+                };
+                self.end_turn(state, Some(stop.to_string()), None, raw, out);
+            }
+        }
+    }
+
+    fn assistant_block(
+        &mut self,
+        key: &str,
+        block: &BetaContentBlock,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let text = |text: &str| json!({ "text": text });
+        match block {
+            BetaContentBlock::Text(block) => {
+                self.whole_item(key, CanonicalItemType::AssistantMessage, text(&block.text), raw, out)
+            }
+            BetaContentBlock::Thinking(block) => {
+                self.whole_item(key, CanonicalItemType::Reasoning, text(&block.thinking), raw, out)
+            }
+            BetaContentBlock::RedactedThinking(_) => {
+                self.whole_item(key, CanonicalItemType::Reasoning, text(""), raw, out)
+            }
+            BetaContentBlock::Compaction(_) => {
+                self.whole_item(key, CanonicalItemType::ContextCompaction, json!({}), raw, out)
+            }
+            BetaContentBlock::ToolUse(tool) => self.tool_call(&tool.id, &tool.name, tool.input.clone(), raw, out),
+            BetaContentBlock::ServerToolUse(tool) => {
+                let name = tool.name.to_string();
+                self.tool_call(&tool.id, &name, Value::Object(tool.input.clone()), raw, out)
+            }
+            BetaContentBlock::McpToolUse(tool) => {
+                let name = format!("mcp__{}__{}", tool.server_name, tool.name);
+                self.tool_call(&tool.id, &name, tool.input.clone(), raw, out)
+            }
+            BetaContentBlock::WebSearchToolResult(_)
+            | BetaContentBlock::WebFetchToolResult(_)
+            | BetaContentBlock::CodeExecutionToolResult(_)
+            | BetaContentBlock::BashCodeExecutionToolResult(_)
+            | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
+            | BetaContentBlock::ToolSearchToolResult(_)
+            | BetaContentBlock::McpToolResult(_)
+            | BetaContentBlock::ContainerUpload(_) => {
+                // A server tool's result completes its call: the API ran it within the message.
+                let value = serde_json::to_value(block).unwrap_or(Value::Null);
+                match value.get("tool_use_id").and_then(Value::as_str) {
+                    Some(tool_use_id) => {
+                        let failed = value.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+                        self.tool_result(tool_use_id, "", failed, value.clone(), raw, out)
+                    }
+                    None => self.current_state("an assistant content block", raw, out),
+                }
+            }
+        }
+    }
+
+    /// The message the CLI writes in the model's name when the API failed: the turn's
+    /// `runtime.error` (its text the message), and the turn ends `failed`.
+    fn api_error(&mut self, record: &AssistantRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let text: Vec<&str> = record
+            .message
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                BetaContentBlock::Text(text) => Some(text.text.as_str()),
+                BetaContentBlock::Thinking(_)
+                | BetaContentBlock::RedactedThinking(_)
+                | BetaContentBlock::ToolUse(_)
+                | BetaContentBlock::ServerToolUse(_)
+                | BetaContentBlock::McpToolUse(_)
+                | BetaContentBlock::Compaction(_)
+                | BetaContentBlock::WebSearchToolResult(_)
+                | BetaContentBlock::WebFetchToolResult(_)
+                | BetaContentBlock::CodeExecutionToolResult(_)
+                | BetaContentBlock::BashCodeExecutionToolResult(_)
+                | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
+                | BetaContentBlock::ToolSearchToolResult(_)
+                | BetaContentBlock::McpToolResult(_)
+                | BetaContentBlock::ContainerUpload(_) => None,
+            })
+            .collect();
+        let message = text.join("\n");
+        if let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone())
+            && self.ledger.report_turn_error(&thread, &turn)
+        {
+            let context = self.ledger.turn_context(&thread, &turn, Some(raw));
+            let payload = RuntimeErrorPayload {
+                message: message.clone(),
+                class: Some(RuntimeErrorClass::ProviderError),
+                detail: Some(json!({ "error": record.error })),
+            };
+            self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+        }
+        self.end_turn(TurnState::Failed, None, Some(message), raw, out);
+    }
+
+    /// A `tool_use` block: the call's item starts (its input is whole); a `TodoWrite` is also
+    /// the turn's plan.
+    fn tool_call(&mut self, id: &str, name: &str, input: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let kind = tool_kind(name);
+        let face = tool_face(name, kind, &input);
+        self.start_item(id, face, raw, out);
+        if kind == ToolKind::Plan
+            && let Some(plan) = todo_plan(&input)
+        {
+            let context = self.context(Some(raw));
+            let payload = TurnPlanUpdatedPayload {
+                explanation: None,
+                plan,
+            };
+            self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+        }
+        let tool = Tool {
+            kind,
+            name: name.to_string(),
+            input,
+        };
+        self.tools.insert(id.to_string(), tool);
+    }
+
+    /// A tool's result: its output as a delta where the item streams one, then `item.completed`
+    /// (`declined` when the CLI refused the call or an interrupt cut it off, `failed` for any
+    /// other error).
+    fn tool_result(
+        &mut self,
+        tool_use_id: &str,
+        text: &str,
+        failed: bool,
+        result: Value,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let tool = self.tools.remove(tool_use_id);
+        let (kind, name, input) = match tool {
+            Some(tool) => (tool.kind, tool.name, tool.input),
+            None => (ToolKind::Other, String::new(), Value::Null),
+        };
+        let stream = match kind {
+            ToolKind::Command => Some(ContentStreamKind::CommandOutput),
+            ToolKind::FileChange => Some(ContentStreamKind::FileChangeOutput),
+            ToolKind::Mcp | ToolKind::Subagent | ToolKind::Web | ToolKind::Plan | ToolKind::Other => None,
+        };
+        if let Some(stream) = stream
+            && !text.is_empty()
+        {
+            let context = self.item_context(tool_use_id, Some(raw));
+            let payload = ContentDeltaPayload {
+                stream_kind: stream,
+                delta: text.to_string(),
+                content_index: None,
+                summary_index: None,
+            };
+            self.emit(&context, RuntimeEvent::ContentDelta(payload), out);
+        }
+        if let Some(agent) = result
+            .get("toolUseResult")
+            .and_then(|reported| reported.get("agentId"))
+            .and_then(Value::as_str)
+        {
+            self.agents.insert(agent.to_string(), tool_use_id.to_string());
+        }
+        if text.contains(INTERRUPT_NOTE) {
+            self.interrupted = true;
+        }
+        let mut face = tool_face(&name, kind, &input);
+        if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
+            data.insert("result".into(), result);
+            data.insert("isError".into(), Value::Bool(failed));
+        }
+        let refused = self.interrupted || cli_denial(text);
+        let status = match (failed, refused) {
+            (false, _) => ItemStatus::Completed,
+            (true, true) => ItemStatus::Declined,
+            (true, false) => ItemStatus::Failed,
+        };
+        self.complete_item(tool_use_id, face, status, raw, out);
+    }
+
+    /// A subagent's record: `item.updated` of the Task item that runs it, the record in `data`.
+    /// The Task is the one whose result named the agent, else the open Task call whose prompt
+    /// the subagent's first message is, else the open Task call started last.
+    fn subagent(
+        &mut self,
+        agent: Option<&str>,
+        prompt: Option<&str>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let known = agent.and_then(|agent| self.agents.get(agent)).cloned();
+        let task = known.or_else(|| {
+            let open: Vec<(&String, &Tool)> = self
+                .tools
+                .iter()
+                .filter(|(_, tool)| tool.kind == ToolKind::Subagent)
+                .collect();
+            let by_prompt = open
+                .iter()
+                .find(|(_, tool)| prompt.is_some() && tool.input.get("prompt").and_then(Value::as_str) == prompt);
+            by_prompt.or(open.last()).map(|(id, _)| (*id).clone())
+        });
+        let Some(task) = task.filter(|task| {
+            self.thread
+                .as_deref()
+                .is_some_and(|thread| self.ledger.item(thread, task).is_some())
+        }) else {
+            let context = self.context(Some(raw));
+            let message = format!(
+                "a subagent's record (agent {}) while no Task call of this file is open",
+                agent.unwrap_or("unnamed")
+            );
+            return self.ledger.warn(&context, message, None, out);
+        };
+        if let Some(agent) = agent {
+            self.agents.insert(agent.to_string(), task.clone());
+        }
+        let message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
+        let title = self
+            .thread
+            .as_deref()
+            .and_then(|thread| self.ledger.item(thread, &task))
+            .and_then(|open| open.title.clone());
+        let context = self.item_context(&task, Some(raw));
+        let payload = ItemLifecyclePayload {
+            item_type: CanonicalItemType::CollabAgentToolCall,
+            status: Some(ItemStatus::InProgress),
+            title,
+            detail: Some("subagent message".to_string()),
+            data: Some(json!({ "toolName": "Task", "subagentMessage": message }).into()),
+        };
+        self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+    }
+
+    fn system(&mut self, record: &SystemRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let compacted = |detail: Option<Value>| ThreadStateChangedPayload {
+            state: ThreadState::Compacted,
+            detail,
+        };
+        match record {
+            SystemRecord::CompactBoundary(boundary) => {
+                let detail = serde_json::to_value(&boundary.compact_metadata).ok();
+                let context = self.context(Some(raw));
+                self.emit(&context, RuntimeEvent::ThreadStateChanged(compacted(detail)), out);
+            }
+            SystemRecord::MicrocompactBoundary(boundary) => {
+                let detail = boundary.microcompact_metadata.clone().map(Value::Object);
+                let context = self.context(Some(raw));
+                self.emit(&context, RuntimeEvent::ThreadStateChanged(compacted(detail)), out);
+            }
+            SystemRecord::ApiError(_) => {
+                let context = self.context(Some(raw));
+                let detail = serde_json::from_str(raw.payload.get()).ok();
+                let message = "Claude API error, retrying".to_string();
+                self.ledger.warn(&context, message, detail, out);
+            }
+            SystemRecord::Informational(notice) => match notice.level.as_deref() {
+                Some("warning" | "error") => {
+                    let context = self.context(Some(raw));
+                    let message = notice.content.clone().unwrap_or_default();
+                    self.ledger.warn(&context, message, None, out);
+                }
+                _ => self.current_state("a notice the CLI showed", raw, out),
+            },
+            SystemRecord::TurnDuration(_) => {
+                if !self.end_open_turn(raw, out) {
+                    self.current_state("the turn's duration", raw, out);
+                }
+            }
+            // The output of a local command and the Stop hooks' summary: what the CLI showed
+            // the person, no conversation.
+            SystemRecord::LocalCommand(_) | SystemRecord::StopHookSummary(_) => {
+                self.current_state("the CLI's own output", raw, out)
+            }
+        }
+    }
+
+    /// A running tool's progress: `tool.progress` on its item (its subagent's Task item when it
+    /// runs inside one).
+    fn progress(&mut self, record: &ProgressRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if record.is_sidechain == Some(true) {
+            return self.subagent(record.agent_id.as_deref(), None, raw, out);
+        }
+        let tool_name = record
+            .tool_use_id
+            .as_ref()
+            .and_then(|id| self.tools.get(id))
+            .map(|tool| tool.name.clone());
+        let context = match &record.tool_use_id {
+            Some(id) => self.item_context(id, Some(raw)),
+            None => self.context(Some(raw)),
+        };
+        let payload = ToolProgressPayload {
+            tool_use_id: record.tool_use_id.clone(),
+            tool_name,
+            summary: record.data.get("type").and_then(Value::as_str).map(str::to_string),
+            elapsed_seconds: None,
+        };
+        self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
+    }
+
+    /// The session's name: a `summary` (the CLI's title for a conversation) or `custom-title`.
+    fn name(
+        &mut self,
+        name: &str,
+        metadata: Option<Map<String, Value>>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.context(Some(raw));
+        let payload = ThreadMetadataUpdatedPayload {
+            name: Some(name.to_string()),
+            metadata,
+        };
+        self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+    }
+
+    fn map_record(&mut self, record: &SessionRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        match record {
+            SessionRecord::User(record) => self.user(record, raw, out),
+            SessionRecord::Assistant(record) => self.assistant(record, raw, out),
+            SessionRecord::System(record) => self.system(record, raw, out),
+            SessionRecord::Progress(record) => self.progress(record, raw, out),
+            SessionRecord::Summary(summary) => {
+                let metadata = summary.leaf_uuid.as_ref().map(|leaf| {
+                    let mut metadata = Map::new();
+                    metadata.insert("leafUuid".into(), json!(leaf));
+                    metadata
+                });
+                self.name(&summary.summary, metadata, raw, out)
+            }
+            SessionRecord::CustomTitle(title) => self.name(&title.custom_title, None, raw, out),
+            // The prompt queue and the file backups for rewinding: the prompt record that
+            // follows a dequeue starts its turn, and a backup is no conversation. Not even a
+            // state: the session has none before its first prompt, as live.
+            SessionRecord::QueueOperation(_) | SessionRecord::FileHistorySnapshot(_) => {}
+        }
+    }
+}
+
+impl Mapping for ClaudeSessionNormalizer {
+    type Request = ();
+    type Message<'a> = SessionRecord;
+
+    fn ledger(&mut self) -> &mut Ledger<()> {
+        &mut self.ledger
+    }
+
+    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, SessionRecord>, Box<Misfit<'a>>> {
+        let source = RuntimeEventRawSource::ClaudeSessionRecord;
+        match wire::decode(frame) {
+            Ok(record) => Ok(Decoded {
+                raw: Raw::new(source, Some(record.tag()), frame.msg),
+                time: wire::timestamp(&record).map_or(ProviderTime::None, |text| ProviderTime::Text {
+                    field: "timestamp",
+                    text: Cow::Owned(text.to_string()),
+                }),
+                message: record,
+            }),
+            Err(problem) => Err(Box::new(Misfit {
+                problem,
+                raw: Raw::new(source, frame.tag("type"), frame.msg),
+                tag_field: "type",
+                time: frame
+                    .tag("timestamp")
+                    .map_or(ProviderTime::None, |text| ProviderTime::Text {
+                        field: "timestamp",
+                        text: Cow::Borrowed(text),
+                    }),
+            })),
+        }
+    }
+
+    fn map<'a>(
+        &mut self,
+        _frame: &Frame<'a>,
+        record: SessionRecord,
+        raw: Raw<'a>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.map_record(&record, raw, out);
+    }
+
+    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
+        ClaudeSessionNormalizer::context(self, raw)
+    }
+
+    /// A file is a record of the past: no one can answer from it.
+    fn answer(&self, _request: &RuntimeRequestId, _reply: &Reply) -> Result<ReplyFrame, AnswerError> {
+        Err(AnswerError::Unanswerable(Source::ClaudeSession))
+    }
+}

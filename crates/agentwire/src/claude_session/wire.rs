@@ -1,0 +1,44 @@
+//! Session-file lines -> typed records ([`SessionRecord`]), for the normalizer and `conform`.
+
+use agentwire_claude_session::{SessionRecord, SystemRecord};
+
+use crate::decode::{PathTracking, tag_problem_kind};
+use crate::frame::Frame;
+use crate::normalizer::{Conformer, Problem};
+
+/// Decodes one record; the problem names the tag and the JSON path where it did not fit.
+pub fn decode(frame: &Frame<'_>) -> Result<SessionRecord, Problem> {
+    SessionRecord::decode(frame.msg.get(), &mut PathTracking)
+        .map_err(|err| Problem::new(tag_problem_kind(&err), err.to_string()))
+}
+
+/// The strict decoder of `agentwire conform --from claude-session`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Decoder;
+
+impl Conformer for Decoder {
+    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), Problem> {
+        decode(frame).map(|_| ())
+    }
+}
+
+/// When the CLI wrote a record, where it says: every conversation and system record, and the
+/// queue operations; the names and snapshots carry none.
+pub fn timestamp(record: &SessionRecord) -> Option<&str> {
+    match record {
+        SessionRecord::User(record) => Some(&record.timestamp),
+        SessionRecord::Assistant(record) => Some(&record.timestamp),
+        SessionRecord::Progress(record) => Some(&record.timestamp),
+        SessionRecord::QueueOperation(record) => Some(&record.timestamp),
+        SessionRecord::System(system) => Some(match system {
+            SystemRecord::CompactBoundary(record) => &record.timestamp,
+            SystemRecord::MicrocompactBoundary(record) => &record.timestamp,
+            SystemRecord::ApiError(record) => &record.timestamp,
+            SystemRecord::LocalCommand(record) => &record.timestamp,
+            SystemRecord::Informational(record) => &record.timestamp,
+            SystemRecord::TurnDuration(record) => &record.timestamp,
+            SystemRecord::StopHookSummary(record) => &record.timestamp,
+        }),
+        SessionRecord::Summary(_) | SessionRecord::CustomTitle(_) | SessionRecord::FileHistorySnapshot(_) => None,
+    }
+}
