@@ -544,6 +544,21 @@ const TEXT_READS: &[(&str, &str, &str)] = &[
         "`init` goes into `session.configured` as text (its tool, command and server lists), an API retry's detail as sent",
     ),
     (
+        "claude_session::normalizer",
+        "assistant",
+        "a message's usage as the CLI wrote it (members the pinned types lack)",
+    ),
+    (
+        "claude_session::normalizer",
+        "subagent",
+        "a subagent's record rides whole in `data.subagentMessage`",
+    ),
+    (
+        "claude_session::normalizer",
+        "system",
+        "an API error's detail as the CLI wrote it",
+    ),
+    (
         "codex_rollout::items",
         "on_response_item",
         "a function call's `arguments` is JSON the model wrote inside a string: no schema types it",

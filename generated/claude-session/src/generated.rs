@@ -2063,6 +2063,8 @@ pub enum SessionRecord {
     Progress(ProgressRecord),
 }
 impl SessionRecord {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "SessionRecord";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -2278,7 +2280,7 @@ impl<'de> ::serde::Deserialize<'de> for SessionRecord {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A record the CLI writes about the session itself, dispatched on `subtype`.
@@ -2314,6 +2316,8 @@ pub enum SystemRecord {
     StopHookSummary(StopHookSummaryRecord),
 }
 impl SystemRecord {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "SystemRecord";
     /// The field that names the variant.
     pub const TAG: &'static str = "subtype";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -2518,7 +2522,7 @@ impl<'de> ::serde::Deserialize<'de> for SystemRecord {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// Usage of one sampling iteration, tagged on `type`.
@@ -2534,6 +2538,8 @@ pub enum BetaIterationUsage {
     Compaction(BetaCompactionIterationUsage),
 }
 impl BetaIterationUsage {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "BetaIterationUsage";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -2630,7 +2636,7 @@ impl<'de> ::serde::Deserialize<'de> for BetaIterationUsage {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A content block of an assistant message (`BetaContentBlock`), tagged on `type`.
@@ -2698,6 +2704,8 @@ pub enum BetaContentBlock {
     Compaction(BetaCompactionBlock),
 }
 impl BetaContentBlock {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "BetaContentBlock";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -3072,7 +3080,7 @@ impl<'de> ::serde::Deserialize<'de> for BetaContentBlock {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A citation in a text block (`BetaTextCitation`), tagged on `type`.
@@ -3100,6 +3108,8 @@ pub enum BetaTextCitation {
     SearchResultLocation(BetaCitationSearchResultLocation),
 }
 impl BetaTextCitation {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "BetaTextCitation";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -3262,7 +3272,7 @@ impl<'de> ::serde::Deserialize<'de> for BetaTextCitation {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// Who called a tool (`BetaDirectCaller | BetaServerToolCaller`), tagged on `type`.
@@ -3278,6 +3288,8 @@ pub enum BetaToolCaller {
     CodeExecution20250825(BetaServerToolCaller),
 }
 impl BetaToolCaller {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "BetaToolCaller";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -3363,7 +3375,7 @@ impl<'de> ::serde::Deserialize<'de> for BetaToolCaller {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A content block of a message sent to the API (`ContentBlockParam`), tagged on `type`.
@@ -3411,6 +3423,8 @@ pub enum ContentBlockParam {
     WebSearchToolResult(WebSearchToolResultBlockParam),
 }
 impl ContentBlockParam {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "ContentBlockParam";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -3678,7 +3692,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlockParam {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 /// A block inside a tool result, tagged on `type`. `tool_reference` (ToolSearch results) is the beta `BetaToolReferenceBlockParam`: CLI 2.1.62 already produces it, and it was first measured on the 0.3.x wire.
@@ -3706,6 +3720,8 @@ pub enum ToolResultContentBlockParam {
     ToolReference(ToolReferenceBlockParam),
 }
 impl ToolResultContentBlockParam {
+    /// The union's name, as its decode errors give it.
+    pub const NAME: &'static str = "ToolResultContentBlockParam";
     /// The field that names the variant.
     pub const TAG: &'static str = "type";
     /// Every value of [`Self::TAG`] this union knows, in schema order.
@@ -3868,6 +3884,6 @@ impl<'de> ::serde::Deserialize<'de> for ToolResultContentBlockParam {
     ) -> ::std::result::Result<Self, D::Error> {
         let json = ::agentwire_protocol::json_text(deserializer)?;
         Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
-            .map_err(::serde::de::Error::custom)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
