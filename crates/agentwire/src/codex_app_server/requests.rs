@@ -123,9 +123,10 @@ impl CodexAppServerNormalizer {
             detail: self.card_detail(request),
             args: Some(self.card_args(request, args)),
         };
-        let questions = match request {
-            R::ItemToolRequestUserInput { params, .. } => Some(to_json(&params.questions)),
-            _ => None,
+        let questions = if let R::ItemToolRequestUserInput { params, .. } = request {
+            Some(to_json(&params.questions))
+        } else {
+            None
         };
         let open = OpenRequest {
             request_type,
