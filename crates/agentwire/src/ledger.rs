@@ -540,6 +540,26 @@ impl<Q> Ledger<Q> {
         context
     }
 
+    /// A context for an item in its turn, or, when no turn is open (a configuration warning before
+    /// the first), in its thread.
+    pub fn item_context_in<'a>(
+        &mut self,
+        provider_thread: &str,
+        provider_turn: Option<&str>,
+        provider_item: &str,
+        raw: Option<Raw<'a>>,
+    ) -> Context<'a> {
+        match provider_turn {
+            Some(turn) => self.item_context(provider_thread, turn, provider_item, raw),
+            None => {
+                let mut context = self.thread_context(provider_thread, raw);
+                context.item_id = Some(ids::item(self.source, provider_thread, provider_item));
+                context.refs.provider_item_id = ProviderItemId::new(provider_item).ok();
+                context
+            }
+        }
+    }
+
     /// A context for whatever `place` names (the session when it names no thread).
     pub fn place_context<'a>(&mut self, place: &Place, raw: Option<Raw<'a>>) -> Context<'a> {
         match place {

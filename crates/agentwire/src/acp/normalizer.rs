@@ -15,9 +15,9 @@ use agentwire_acp::{
 };
 use agentwire_canonical::{
     AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
-    Json, ProviderItemId, ProviderRuntimeEvent, ProviderSessionId, RuntimeErrorClass, RuntimeErrorPayload,
-    RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, SessionStartedPayload,
-    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
+    Json, ProviderRuntimeEvent, ProviderSessionId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, SessionStartedPayload, ThreadStartedPayload,
+    ThreadState, ThreadStateChangedPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -29,7 +29,6 @@ use super::wire::{self, Message};
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
-use crate::ids;
 use crate::ledger::{Cutoff, Ledger};
 use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use crate::normalizer::Options;
@@ -226,15 +225,7 @@ impl AcpNormalizer {
         provider_keyed: bool,
         raw: Option<Raw<'a>>,
     ) -> Context<'a> {
-        let mut context = match turn {
-            Some(turn) => self.ledger.item_context(session, turn, item, raw),
-            None => {
-                let mut context = self.ledger.thread_context(session, raw);
-                context.item_id = Some(ids::item(self.ledger.source(), session, item));
-                context.refs.provider_item_id = ProviderItemId::new(item).ok();
-                context
-            }
-        };
+        let mut context = self.ledger.item_context_in(session, turn, item, raw);
         if !provider_keyed {
             context.refs.provider_item_id = None;
         }

@@ -20,12 +20,12 @@ use std::collections::{BTreeMap, VecDeque};
 use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
     FilesPersistedPayload, HookCompletedPayload, HookOutcome, HookProgressPayload, HookStartedPayload,
-    ItemLifecyclePayload, ItemStatus, Json, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderItemId,
-    ProviderRuntimeEvent, ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload,
-    SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus,
-    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
-    ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    ItemLifecyclePayload, ItemStatus, Json, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderRuntimeEvent,
+    ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass, RuntimeErrorPayload,
+    RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload, SessionConfiguredPayload,
+    TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus, ThreadStartedPayload, ThreadState,
+    ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload,
+    TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
@@ -157,27 +157,21 @@ impl ClaudeNormalizer {
 
     /// The context of the open turn (the thread, or the session, when there is none).
     fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
-        match (self.thread.clone(), self.turn.clone()) {
-            (Some(thread), Some(turn)) => self.ledger.turn_context(&thread, &turn, raw),
-            (Some(thread), None) => self.ledger.thread_context(&thread, raw),
-            (None, _) => Context {
-                raw,
-                ..Context::default()
-            },
-        }
+        let place = Place {
+            thread: self.thread.clone(),
+            turn: self.turn.clone(),
+            item: None,
+        };
+        self.ledger.place_context(&place, raw)
     }
 
-    /// The context of an item of the open turn.
+    /// The context of an item of the open turn (of the thread when no turn is open).
     fn item_context<'a>(&mut self, item: &str, raw: Option<Raw<'a>>) -> Context<'a> {
-        match (self.thread.clone(), self.turn.clone()) {
-            (Some(thread), Some(turn)) => self.ledger.item_context(&thread, &turn, item, raw),
-            (Some(thread), None) => {
-                let mut context = self.ledger.thread_context(&thread, raw);
-                context.item_id = Some(ids::item(self.ledger.source(), &thread, item));
-                context.refs.provider_item_id = ProviderItemId::new(item).ok();
-                context
-            }
-            (None, _) => Context {
+        match self.thread.clone() {
+            Some(thread) => self
+                .ledger
+                .item_context_in(&thread, self.turn.clone().as_deref(), item, raw),
+            None => Context {
                 raw,
                 ..Context::default()
             },

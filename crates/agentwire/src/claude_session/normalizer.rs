@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json, ProviderItemId,
+    CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json,
     ProviderRuntimeEvent, ProviderThreadId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
     RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
     ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
@@ -32,8 +32,7 @@ use crate::claude_code::{
 };
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
-use crate::ids;
-use crate::ledger::{Cutoff, Ledger, OpenItemFace};
+use crate::ledger::{Cutoff, Ledger, OpenItemFace, Place};
 use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use crate::normalizer::Options;
 use crate::object_text;
@@ -92,27 +91,21 @@ impl ClaudeSessionNormalizer {
 
     /// The context of the open turn (the thread, or the session, when there is none).
     fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
-        match (self.thread.clone(), self.turn.clone()) {
-            (Some(thread), Some(turn)) => self.ledger.turn_context(&thread, &turn, raw),
-            (Some(thread), None) => self.ledger.thread_context(&thread, raw),
-            (None, _) => Context {
-                raw,
-                ..Context::default()
-            },
-        }
+        let place = Place {
+            thread: self.thread.clone(),
+            turn: self.turn.clone(),
+            item: None,
+        };
+        self.ledger.place_context(&place, raw)
     }
 
     /// The context of an item of the open turn (of the thread when no turn is open).
     fn item_context<'a>(&mut self, item: &str, raw: Option<Raw<'a>>) -> Context<'a> {
-        match (self.thread.clone(), self.turn.clone()) {
-            (Some(thread), Some(turn)) => self.ledger.item_context(&thread, &turn, item, raw),
-            (Some(thread), None) => {
-                let mut context = self.ledger.thread_context(&thread, raw);
-                context.item_id = Some(ids::item(self.ledger.source(), &thread, item));
-                context.refs.provider_item_id = ProviderItemId::new(item).ok();
-                context
-            }
-            (None, _) => Context {
+        match self.thread.clone() {
+            Some(thread) => self
+                .ledger
+                .item_context_in(&thread, self.turn.clone().as_deref(), item, raw),
+            None => Context {
                 raw,
                 ..Context::default()
             },

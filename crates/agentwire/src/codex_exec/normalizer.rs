@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    ItemLifecyclePayload, ItemStatus, Json, ProviderItemId, ProviderRuntimeEvent, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, ThreadStartedPayload,
-    TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    ItemLifecyclePayload, ItemStatus, Json, ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    RuntimeEventRawSource, RuntimeRequestId, ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep,
+    TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_codex_exec::{ThreadEvent, ThreadItem};
 use serde_json::{Value, json};
@@ -21,7 +21,6 @@ use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::canonicalize::Canonicalize;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
-use crate::ids;
 use crate::ledger::{Cutoff, Ledger, OpenItemFace};
 use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use crate::normalizer::Options;
@@ -212,16 +211,10 @@ impl CodexExecNormalizer {
         let thread = self.thread();
         let provider_item = item_id(item);
         let raw = raw.with_type(item.tag());
-        let context = match self.turn.clone() {
-            Some(turn) => self.ledger.item_context(&thread, &turn, provider_item, Some(raw)),
-            // An item outside any turn (a configuration warning before the first): the thread's.
-            None => {
-                let mut context = self.ledger.thread_context(&thread, Some(raw));
-                context.item_id = Some(ids::item(Source::CodexExec, &thread, provider_item));
-                context.refs.provider_item_id = ProviderItemId::new(provider_item).ok();
-                context
-            }
-        };
+        let turn = self.turn.clone();
+        let context = self
+            .ledger
+            .item_context_in(&thread, turn.as_deref(), provider_item, Some(raw));
         let item_type = item.canonical();
         let status = match (phase, item_status(item)) {
             (_, Some(status)) => status,
