@@ -160,7 +160,7 @@ describe("the installed package", () => {
 
 describe("the addon replays every corpus trace", () => {
   it(`has the ${all.length} traces of every source with goldens`, () => {
-    expect(new Set(all.map((trace) => trace.source)).size).toBe(7);
+    expect(new Set(all.map((trace) => trace.source)).size).toBe(8);
     expect(all.length).toBeGreaterThan(200);
   });
 
