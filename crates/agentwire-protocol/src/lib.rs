@@ -8,12 +8,15 @@
 //! - [`jsonrpc`]: `method`/`id`/`params` messages, read into a [`RawEnvelope`];
 //! - [`tagged`]: objects whose kind is a string field (`type`, then `subtype` nested inside it).
 //!
+//! [`scan`] is the one JSON lexer: where a string, number or literal ends, as serde_json reads it.
+//!
 //! [`RawJson`] carries a field byte for byte, for schemas that mark a property as raw JSON;
 //! [`json_text`] gives a type that decodes from text the text of the value it is asked to decode.
 
 pub mod jsonrpc;
 mod payload;
 mod raw_json;
+pub mod scan;
 pub mod tagged;
 
 pub use jsonrpc::{DecodeError, ErrorObject, MessageKind, RawEnvelope, RequestId};

@@ -15,6 +15,7 @@ use serde::ser::{Impossible, SerializeMap, SerializeStruct};
 use serde::{Deserializer, Serialize, Serializer};
 
 use crate::payload::{PayloadDecoder, PayloadError};
+use crate::scan;
 
 /// Why a message did not decode into a tag-field dispatch union.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,33 +112,26 @@ pub fn read_tag<'a>(json: &'a str, union: &'static str, tag: &'static str) -> Re
 /// one read either way.
 fn leading_tag<'a>(json: &'a str, tag: &str) -> Option<&'a str> {
     let bytes = json.as_bytes();
-    let mut at = skip_whitespace(bytes, 0);
+    let mut at = scan::skip_whitespace(bytes, 0);
     if bytes.get(at) != Some(&b'{') {
         return None;
     }
     loop {
-        at = skip_whitespace(bytes, at + 1);
+        at = scan::skip_whitespace(bytes, at + 1);
         let key = plain_string(bytes, at)?;
-        at = skip_whitespace(bytes, key.end + 1);
+        at = scan::skip_whitespace(bytes, key.end + 1);
         if bytes.get(at) != Some(&b':') {
             return None;
         }
-        at = skip_whitespace(bytes, at + 1);
+        at = scan::skip_whitespace(bytes, at + 1);
         if &bytes[key] == tag.as_bytes() {
             return plain_string(bytes, at).map(|value| &json[value]);
         }
-        at = skip_whitespace(bytes, skip_scalar(bytes, at)?);
+        at = scan::skip_whitespace(bytes, scan::scalar_end(bytes, at)?);
         if bytes.get(at) != Some(&b',') {
             return None;
         }
     }
-}
-
-fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
-        at += 1;
-    }
-    at
 }
 
 /// The contents of the string starting at `at` when it has no escape.
@@ -145,32 +139,8 @@ fn plain_string(bytes: &[u8], at: usize) -> Option<std::ops::Range<usize>> {
     if bytes.get(at) != Some(&b'"') {
         return None;
     }
-    let start = at + 1;
-    let end = start + memchr::memchr2(b'"', b'\\', bytes.get(start..)?)?;
-    (bytes[end] == b'"').then_some(start..end)
-}
-
-/// Where the string, number, `true`, `false` or `null` starting at `at` ends; `None` for an
-/// object, an array or anything else.
-fn skip_scalar(bytes: &[u8], at: usize) -> Option<usize> {
-    match *bytes.get(at)? {
-        b'"' => {
-            let mut at = at + 1;
-            loop {
-                at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
-                match bytes[at] {
-                    b'"' => return Some(at + 1),
-                    _ => at += 2,
-                }
-            }
-        }
-        b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => Some(
-            at + bytes[at..]
-                .iter()
-                .position(|byte| matches!(byte, b',' | b'}' | b' ' | b'\t' | b'\n' | b'\r'))?,
-        ),
-        _ => None,
-    }
+    let (end, escaped) = scan::string_end(bytes, at)?;
+    (!escaped).then_some(at + 1..end - 1)
 }
 
 /// Decodes the payload of the variant `value` of `union` from the whole object `json`.

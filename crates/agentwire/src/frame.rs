@@ -10,8 +10,9 @@ use agentwire_protocol::raw_value_unchecked;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use agentwire_protocol::scan;
 pub use outline::MAX_DEPTH;
-use outline::{Spans, beyond_f64, outline};
+use outline::{Spans, outline};
 
 /// Which way a message travelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
@@ -270,9 +271,10 @@ fn time(value: &str) -> Option<Option<i64>> {
 }
 
 /// What makes valid JSON unfit to ride in an event: nesting deeper than [`MAX_DEPTH`] (reported
-/// first), or a number beyond the range of a double. One pass over the bytes outside string
-/// literals: a string is skipped with one `memchr2` per escape or end, the structure and the
-/// numbers are read byte by byte. Syntax errors are left to the parser that follows.
+/// first), or a number beyond the range of a double. One pass that counts brackets and takes
+/// strings and numbers from [`scan`], the lexer the outline pass reads too; it checks no other
+/// grammar, and stops at the first string or number that does not lex: syntax errors are left to
+/// the parser that follows.
 fn unfit(json: &str) -> Option<FrameError> {
     let bytes = json.as_bytes();
     let mut depth = 0usize;
@@ -280,40 +282,33 @@ fn unfit(json: &str) -> Option<FrameError> {
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
         match byte {
-            b'"' => {
-                at += 1;
-                // An unterminated string ends the pass: the parser reports the line.
-                at = loop {
-                    match bytes.get(at..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) {
-                        Some(found) if bytes[at + found] == b'"' => break at + found,
-                        Some(found) => at += found + 2,
-                        None => break bytes.len(),
-                    }
-                };
-            }
+            // A string or a number that does not lex ends the pass: the parser reports the line.
+            b'"' => match scan::string_end(bytes, at) {
+                Some((end, _)) => at = end,
+                None => break,
+            },
+            b'-' | b'0'..=b'9' => match scan::number_end(bytes, at) {
+                Some(end) => {
+                    out_of_range |= scan::beyond_f64(&json[at..end]);
+                    at = end;
+                }
+                None => break,
+            },
             b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_DEPTH {
                     return Some(FrameError::TooDeep);
                 }
+                at += 1;
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b'-' | b'0'..=b'9' => {
-                let start = at;
-                while bytes.get(at + 1).is_some_and(|byte| is_number_byte(*byte)) {
-                    at += 1;
-                }
-                out_of_range |= beyond_f64(&json[start..=at]);
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                at += 1;
             }
-            _ => {}
+            _ => at += 1,
         }
-        at += 1;
     }
     out_of_range.then_some(FrameError::NumberOutOfRange)
-}
-
-fn is_number_byte(byte: u8) -> bool {
-    byte.is_ascii_digit() || matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E')
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub mod rules;
 use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
+use agentwire_protocol::scan;
 use regex::{Captures, Regex};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -700,8 +701,9 @@ fn string_changes(text: &str, open: usize, close: usize, escaped: bool) -> bool 
     }
 }
 
-/// The strings of JSON text in order, as `(opening quote, closing quote, holds an escape)`.
-/// Outside strings JSON holds no quote and no backslash, so the next quote opens one.
+/// The strings of JSON text in order, as `(opening quote, closing quote, holds an escape)`, each
+/// read by [`scan::string_end`]. Outside strings JSON holds no quote, so the next quote opens one;
+/// a string that does not lex ends the walk.
 struct Strings<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -712,17 +714,9 @@ impl Iterator for Strings<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let open = self.at + memchr::memchr(b'"', self.bytes.get(self.at..)?)?;
-        let mut at = open + 1;
-        let mut escaped = false;
-        loop {
-            let found = at + memchr::memchr2(b'"', b'\\', self.bytes.get(at..)?)?;
-            if self.bytes[found] == b'"' {
-                self.at = found + 1;
-                return Some((open, found, escaped));
-            }
-            escaped = true;
-            at = found + 2;
-        }
+        let (end, escaped) = scan::string_end(self.bytes, open)?;
+        self.at = end;
+        Some((open, end - 1, escaped))
     }
 }
 

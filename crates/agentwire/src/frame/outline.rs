@@ -11,24 +11,15 @@
 //! It accepts only what serde_json accepts. What it is not sure of (a syntax error, nesting past
 //! [`MAX_DEPTH`], a number beyond a double) makes it give up, and the line is read as before,
 //! which reports it; an object with an escaped key or more than [`KEPT`] members is checked but
-//! not outlined, and its readers take the serde_json path.
+//! not outlined, and its readers take the serde_json path. Its tokens are
+//! [`agentwire_protocol::scan`]'s, the lexer every pass over JSON text shares.
+
+use agentwire_protocol::scan::{self, beyond_f64};
 
 /// How deep a message may nest. serde_json (and most parsers) stop at 128 levels, and the
 /// canonical event carries the message three levels down (`raw.payload`), so a deeper message
 /// would make an event its consumers cannot read: it is reported as unreadable instead.
 pub const MAX_DEPTH: usize = 100;
-
-/// Whether `number` is beyond what a double holds (`1e400`, 400 digits). Such a number is valid JSON,
-/// but an event carrying it in `raw` would be unreadable to serde_json and read as an infinity
-/// by JavaScript, so its line is reported as unreadable instead. Without an exponent only 309
-/// digits or more can overflow, so the common number (a time in milliseconds) is not parsed.
-pub(super) fn beyond_f64(number: &str) -> bool {
-    const SHORTEST_INFINITE: usize = "1e309".len();
-    const DIGITS_OF_MAX: usize = 309;
-    let may_overflow = number.len() >= DIGITS_OF_MAX
-        || (number.len() >= SHORTEST_INFINITE && number.bytes().any(|byte| matches!(byte, b'e' | b'E')));
-    may_overflow && number.parse::<f64>().is_ok_and(f64::is_infinite)
-}
 
 /// How many members of an object an outline keeps: a JSON-RPC message has at most six, a
 /// transcript record three.
@@ -131,9 +122,7 @@ pub fn outline(line: &str, inner: Option<&str>) -> Option<Outline> {
                 scan.string()?;
             }
             b'-' | b'0'..=b'9' => scan.number()?,
-            b't' => scan.literal(b"true")?,
-            b'f' => scan.literal(b"false")?,
-            b'n' => scan.literal(b"null")?,
+            b't' | b'f' | b'n' => scan.literal()?,
             _ => return None,
         }
         // A value ended; `depth` is that of the container holding it (0: the line's value).
@@ -257,9 +246,7 @@ impl Scan<'_> {
     }
 
     fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.at) {
-            self.at += 1;
-        }
+        self.at = scan::skip_whitespace(self.bytes, self.at);
     }
 
     /// A key, its colon and the whitespace after it: the key's place without its quotes, and
@@ -280,139 +267,22 @@ impl Scan<'_> {
         Some((key, escaped))
     }
 
-    /// A string from its opening quote; whether it holds an escape. As serde_json, a control
-    /// character must be escaped and an escape is one of `\" \\ \/ \b \f \n \r \t` or `\u` with
-    /// four hex digits (which need not make a valid code point: serde_json checks that only
-    /// when it builds the string).
+    /// A string from its opening quote; whether it holds an escape.
     fn string(&mut self) -> Option<bool> {
-        let mut at = self.at + 1;
-        let mut escaped = false;
-        loop {
-            at = special(self.bytes, at)?;
-            match self.bytes[at] {
-                b'"' => {
-                    self.at = at + 1;
-                    return Some(escaped);
-                }
-                b'\\' => {
-                    escaped = true;
-                    at += match self.bytes.get(at + 1)? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => 2,
-                        b'u' if self.bytes.get(at + 2..at + 6)?.iter().all(u8::is_ascii_hexdigit) => 6,
-                        _ => return None,
-                    };
-                }
-                _ => return None,
-            }
-        }
+        let (end, escaped) = scan::string_end(self.bytes, self.at)?;
+        self.at = end;
+        Some(escaped)
     }
 
-    /// A number in JSON's grammar (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`) that a
-    /// double holds.
+    /// A number that a double holds.
     fn number(&mut self) -> Option<()> {
         let start = self.at;
-        let mut at = start;
-        if self.bytes[at] == b'-' {
-            at += 1;
-        }
-        match self.bytes.get(at)? {
-            b'0' => at += 1,
-            b'1'..=b'9' => at = self.digits(at),
-            _ => return None,
-        }
-        if self.bytes.get(at) == Some(&b'.') {
-            at = self.some_digits(at + 1)?;
-        }
-        if let Some(b'e' | b'E') = self.bytes.get(at) {
-            at += 1;
-            if let Some(b'+' | b'-') = self.bytes.get(at) {
-                at += 1;
-            }
-            at = self.some_digits(at)?;
-        }
-        self.at = at;
-        (!beyond_f64(&self.line[start..at])).then_some(())
+        self.at = scan::number_end(self.bytes, start)?;
+        (!beyond_f64(&self.line[start..self.at])).then_some(())
     }
 
-    /// The end of the run of digits from `at`.
-    fn digits(&self, mut at: usize) -> usize {
-        while self.bytes.get(at).is_some_and(u8::is_ascii_digit) {
-            at += 1;
-        }
-        at
-    }
-
-    /// The end of the run of digits from `at`, which holds at least one.
-    fn some_digits(&self, at: usize) -> Option<usize> {
-        let end = self.digits(at);
-        (end > at).then_some(end)
-    }
-
-    fn literal(&mut self, word: &[u8]) -> Option<()> {
-        let end = self.at + word.len();
-        (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
-    }
-}
-
-/// The first quote, backslash or control character at or after `at`, found eight bytes at a
-/// time: most of a message's bytes are inside strings, and most strings are short (keys, ids),
-/// where a word's arithmetic beats both a byte loop and vector compares (measured on the codex
-/// app-server and ACP corpora: 0.65x and 0.67x the time of a byte loop, against 1.0x and 1.5x
-/// for sixteen-byte vector blocks).
-fn special(bytes: &[u8], mut at: usize) -> Option<usize> {
-    while let Some(word) = bytes.get(at..at + 8) {
-        let found = special_lanes(u64::from_le_bytes(word.try_into().expect("eight bytes")));
-        if found != 0 {
-            return Some(at + found.trailing_zeros() as usize / 8);
-        }
-        at += 8;
-    }
-    let is_special = |byte: &u8| matches!(byte, b'"' | b'\\' | 0..0x20);
-    bytes[at..].iter().position(is_special).map(|found| at + found)
-}
-
-/// The top bit of each byte of `word` that is a quote, a backslash or below 0x20. A byte `b`
-/// below `n` has its top bit set in `(b - n) & !b` when no lower byte borrowed, and a borrow
-/// comes only from a lower byte that is itself below `n`, so the lowest flagged byte is always
-/// right (higher ones may be false, which the caller never reads).
-fn special_lanes(word: u64) -> u64 {
-    const ONES: u64 = u64::MAX / 255;
-    let below = |word: u64, n: u64| word.wrapping_sub(ONES * n) & !word;
-    let control = below(word, 0x20);
-    let quote = below(word ^ (ONES * u64::from(b'"')), 1);
-    let backslash = below(word ^ (ONES * u64::from(b'\\')), 1);
-    (control | quote | backslash) & (ONES << 7)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn first_special(bytes: &[u8], at: usize) -> Option<usize> {
-        (at..bytes.len()).find(|&at| matches!(bytes[at], b'"' | b'\\' | 0..0x20))
-    }
-
-    /// Every byte value at every place of two words and a tail, after every kind of neighbour
-    /// (a borrow from a lower byte must not hide or invent a special one).
-    #[test]
-    fn special_finds_the_first_quote_backslash_or_control_byte() {
-        for byte in 0..=u8::MAX {
-            for neighbour in [b'a', 0x00, 0x1f, 0x20, b'"', b'\\', 0x7f, 0x80, 0xff] {
-                for at in 0..19 {
-                    let mut bytes = vec![b'x'; 19];
-                    bytes[at] = byte;
-                    if at > 0 {
-                        bytes[at - 1] = neighbour;
-                    }
-                    for from in [0, at.saturating_sub(1), at] {
-                        assert_eq!(
-                            special(&bytes, from),
-                            first_special(&bytes, from),
-                            "{bytes:?} from {from}"
-                        );
-                    }
-                }
-            }
-        }
+    fn literal(&mut self) -> Option<()> {
+        self.at = scan::literal_end(self.bytes, self.at)?;
+        Some(())
     }
 }
