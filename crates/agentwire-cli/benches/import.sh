@@ -6,14 +6,15 @@
 #
 # Builds release, then writes an archive into a temporary folder (removed on exit) laid out as a
 # home folder: every trace of tests/corpus/ repeated under new ids until the archive holds
-# ~BENCH_MB MB, rollouts under .codex/sessions/2026/MM/DD/, Claude traces under
-# .claude/projects/<project>/, the other sources under traces/<source>/<repetition>/. Each
+# ~BENCH_MB MB, rollouts under .codex/sessions/2026/MM/DD/, Claude Code session files
+# under .claude/projects/<project>/, the other sources under traces/<source>/<repetition>/. Each
 # repetition gives every UUID its last eight hex digits XOR the repetition (as `cargo xtask
 # bench` does), so no two rollouts or Claude runs share a session; the transcripts that open
 # with the same record (ACP's `initialize`) share their first line, as real ones do.
 # Then, for each -j in BENCH_JOBS (default "1 2"), one import into an empty folder under GNU
 # `/usr/bin/time -v` (wall, user + system CPU, peak RSS), and one more run over the finished
-# folder (everything up to date). Installs nothing.
+# folder (everything up to date). BENCH_BIN=PATH times that agentwire binary instead of building
+# one. Installs nothing.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
@@ -22,9 +23,13 @@ MB="${BENCH_MB:-300}"
 JOBS="${BENCH_JOBS:-1 2}"
 
 cd "$ROOT"
-echo "== build (release)"
-cargo build --release -p agentwire-cli --bins
-AGENTWIRE="$TARGET/release/agentwire"
+if [ -n "${BENCH_BIN:-}" ]; then
+  AGENTWIRE="$BENCH_BIN"
+else
+  echo "== build (release)"
+  cargo build --release -p agentwire-cli --bins
+  AGENTWIRE="$TARGET/release/agentwire"
+fi
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/agentwire-import-bench.XXXXXX")"
 trap 'rm -rf "$TMP"' EXIT
@@ -43,7 +48,7 @@ perl -e '
     for my $file (@files) {
       my ($source, $name) = $file =~ m{([^/]+)/([^/]+)\.jsonl$} or die $file;
       my $dir = $source eq "codex-rollout" ? sprintf("%s/.codex/sessions/2026/%02d/%02d", $home, $month, $day)
-              : $source eq "claude"        ? sprintf("%s/.claude/projects/-home-dev-project-%02d", $home, $rep % 20)
+              : $source eq "claude-session" ? sprintf("%s/.claude/projects/-home-dev-project-%02d", $home, $rep % 20)
               :                              "$home/traces/$source/$rep";
       my $path = $source eq "codex-rollout" ? "$dir/rollout-$name-$rep.jsonl" : "$dir/$name-$rep.jsonl";
       system("mkdir", "-p", $dir) unless -d $dir;

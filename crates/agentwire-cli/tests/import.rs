@@ -27,6 +27,10 @@ const HOME: &[(&str, &str)] = &[
         "claude/v0.3.332-stream_input_two_turns.jsonl",
         ".claude/projects/-home-dev-work-cli-stream-input-two-turns/3c1e7d0e.jsonl",
     ),
+    (
+        "claude-session/bash_touch_allow.jsonl",
+        ".claude/projects/-home-dev-work-sdk-bash-touch-allow/a9b3d18a-8c18-42f5-92c5-8fdeafcbfb6b.jsonl",
+    ),
     ("codex-exec/shell.jsonl", "exec/shell.jsonl"),
     ("acp/plain.jsonl", "acp/plain.jsonl"),
     ("acp/tool_allow.jsonl", "acp/tool_allow.jsonl"),
@@ -123,7 +127,7 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
     );
     assert!(!stderr.contains("notes.txt"), "only .jsonl files are walked: {stderr}");
     assert!(
-        stderr.contains("imported 6 session(s), 0 up to date, 1 file(s) skipped, 0 failure(s)"),
+        stderr.contains("imported 7 session(s), 0 up to date, 1 file(s) skipped, 0 failure(s)"),
         "{stderr}"
     );
 
@@ -193,6 +197,16 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
             "tokens": {"input": 336, "output": 87, "cached": 0}, "costUsd": 0.003084,
         }),
     );
+    // A Claude Code session file: no turn reports usage, each model message does (the record
+    // with its stop reason): input 109 + 111, output 57 + 19; Claude Code writes no cost.
+    expect(
+        &index[".claude/projects/-home-dev-work-sdk-bash-touch-allow/a9b3d18a-8c18-42f5-92c5-8fdeafcbfb6b.jsonl"],
+        json!({
+            "source": "claude-session", "provider": "claudeAgent", "cwd": "/home/dev/work/sdk-bash_touch_allow",
+            "turns": 1, "failedTurns": 0, "items": 4, "errors": 0,
+            "tokens": {"input": 220, "output": 76, "cached": 0}, "costUsd": null,
+        }),
+    );
     // turn.completed usage: input 350, cached 128, output 28; codex exec prints no time.
     expect(
         &index["exec/shell.jsonl"],
@@ -242,7 +256,8 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
     assert_eq!(row("codex-rollout")[3..], ["560", "82", "128", "-", "1"]);
     assert_eq!(row("claude")[..2], ["1", "2"]);
     assert_eq!(row("claude")[3..7], ["336", "87", "0", "0.0031"]);
-    assert_eq!(row("total")[0], "6");
+    assert_eq!(row("claude-session")[3..7], ["220", "76", "0", "-"]);
+    assert_eq!(row("total")[0], "7");
     fs::remove_dir_all(&root).unwrap();
 }
 
@@ -252,7 +267,7 @@ fn the_number_of_jobs_changes_no_byte() {
     assert_eq!(import(&root, "one", &["-j1"]).0, 0);
     assert_eq!(import(&root, "four", &["-j", "4"]).0, 0);
     let (one, four) = (files(&root.join("one")), files(&root.join("four")));
-    assert_eq!(one.len(), 7);
+    assert_eq!(one.len(), 8);
     assert!(one == four, "-j1 and -j4 wrote different folders");
     fs::remove_dir_all(&root).unwrap();
 }
@@ -272,8 +287,8 @@ fn a_second_run_skips_what_is_up_to_date_and_force_redoes_it() {
 
     let (code, stderr) = import(&root, "out", &[]);
     assert_eq!(code, 0);
-    assert!(stderr.contains("imported 0 session(s), 6 up to date"), "{stderr}");
-    assert!(stderr.contains("the index lists 6 session(s)"), "{stderr}");
+    assert!(stderr.contains("imported 0 session(s), 7 up to date"), "{stderr}");
+    assert!(stderr.contains("the index lists 7 session(s)"), "{stderr}");
     assert!(
         files(&root.join("out")) == first,
         "a skip-run leaves every byte, the index included"
@@ -290,13 +305,13 @@ fn a_second_run_skips_what_is_up_to_date_and_force_redoes_it() {
     input.set_modified(later).unwrap();
     let (code, stderr) = import(&root, "out", &[]);
     assert_eq!(code, 0);
-    assert!(stderr.contains("imported 1 session(s), 5 up to date"), "{stderr}");
+    assert!(stderr.contains("imported 1 session(s), 6 up to date"), "{stderr}");
     assert!(files(&root.join("out")) == first);
     assert!(modified(&exec_output) > written);
 
     let (code, stderr) = import(&root, "out", &["--force"]);
     assert_eq!(code, 0);
-    assert!(stderr.contains("imported 6 session(s), 0 up to date"), "{stderr}");
+    assert!(stderr.contains("imported 7 session(s), 0 up to date"), "{stderr}");
     assert!(files(&root.join("out")) == first);
 
     // A narrower walk keeps the sessions of the inputs it did not walk in the index.
@@ -338,11 +353,11 @@ fn a_bad_file_is_reported_with_its_path_and_the_rest_go_on() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("imported 7 session(s), 0 up to date, 1 file(s) skipped, 2 failure(s)"),
+        stderr.contains("imported 8 session(s), 0 up to date, 1 file(s) skipped, 2 failure(s)"),
         "{stderr}"
     );
     let index = index(&root, "out");
-    assert_eq!(index.len(), 7, "the six traces and what the cut one held");
+    assert_eq!(index.len(), 8, "the seven traces and what the cut one held");
     expect(
         &index[".codex/sessions/2026/11/30/rollout-cut.jsonl"],
         json!({"source": "codex-rollout", "unreadableLines": 1}),
@@ -352,6 +367,6 @@ fn a_bad_file_is_reported_with_its_path_and_the_rest_go_on() {
     let (code, stderr) = import(&root, "out", &[]);
     assert_eq!(code, 1);
     assert!(stderr.contains(&format!("{cut_name}:{lines}: not JSON")), "{stderr}");
-    assert!(stderr.contains("imported 1 session(s), 6 up to date"), "{stderr}");
+    assert!(stderr.contains("imported 1 session(s), 7 up to date"), "{stderr}");
     fs::remove_dir_all(&root).unwrap();
 }

@@ -100,6 +100,9 @@ pub struct Tally {
     /// The sum of the turns' own usage (Claude, codex exec, ACP), read when no thread total is
     /// reported.
     turn_sum: Option<Tokens>,
+    /// The sum of usage reports that are no running total (a Claude Code session file reports
+    /// each model message's usage, and its turns none), read when neither of the above is.
+    message_sum: Option<Tokens>,
     cost_usd: Option<f64>,
     events: u64,
 }
@@ -146,8 +149,18 @@ impl Tally {
             RuntimeEvent::ThreadTokenUsageUpdated(payload) => {
                 let usage = payload.usage.to_value();
                 let total = ["total", "total_token_usage"].iter().find_map(|key| usage.get(key));
-                if let (Some(total), Some(thread)) = (total.and_then(tokens), &event.thread_id) {
-                    self.thread_totals.insert(thread.as_str().to_owned(), total);
+                match (total, &event.thread_id) {
+                    (Some(total), Some(thread)) => {
+                        if let Some(total) = tokens(total) {
+                            self.thread_totals.insert(thread.as_str().to_owned(), total);
+                        }
+                    }
+                    (Some(_), None) => {}
+                    (None, _) => {
+                        if let Some(tokens) = tokens(&usage) {
+                            *self.message_sum.get_or_insert_default() += tokens;
+                        }
+                    }
                 }
                 // ACP's `usage_update` carries the session's running cost.
                 let cost = usage
@@ -191,7 +204,7 @@ impl Tally {
     pub fn entry(self, source: &str, input: String, unreadable_lines: u64) -> Option<Entry> {
         let session_id = self.session_id?;
         let tokens = if self.thread_totals.is_empty() {
-            self.turn_sum
+            self.turn_sum.or(self.message_sum)
         } else {
             let mut sum = Tokens::default();
             for total in self.thread_totals.into_values() {
