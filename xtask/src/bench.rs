@@ -1,5 +1,6 @@
-//! `cargo xtask bench [--quick] [--skip-build-times]`: the whole-process throughput and memory
-//! figures of issue 12, the codegen and build times, written into the top-level `PERFORMANCE.md`.
+//! `cargo xtask bench [--quick] [--skip-build-times] [--against BIN]`: the whole-process
+//! throughput and memory figures, the codegen and build times, written into the top-level
+//! `PERFORMANCE.md`.
 //!
 //! For every source it builds inputs by repeating that source's corpus (`tests/corpus/<name>/`,
 //! every trace in name order, as one stream) to 20 MB, 200 MB and (without `--quick`) 1 GB, and
@@ -7,7 +8,10 @@
 //! - `agentwire normalize --from <source>` (release build);
 //! - the serde_json baseline (`crates/agentwire-cli/examples/serde_baseline.rs`, release build):
 //!   every line parsed into a `Value` and serialized again;
-//! - node's `JSON.parse` + `JSON.stringify` per line, when `node` is installed.
+//! - node's `JSON.parse` + `JSON.stringify` per line, when `node` is installed;
+//! - with `--against BIN`, that `agentwire` binary (an earlier commit's release build) on the
+//!   same input, in the same interleaved runs: two builds compared in one run, where the
+//!   machine's state moves both alike.
 //!
 //! Times are the CPU time (user + system) of each process, the median of runs interleaved over the
 //! 200 MB input (5 runs, 1 with `--quick`): on a machine shared with other jobs the wall time of a
@@ -23,7 +27,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail, ensure};
 
-const USAGE: &str = "usage: cargo xtask bench [--quick] [--skip-build-times]";
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--skip-build-times] [--against BIN]";
 
 /// The sources, by their `--from` name and corpus folder (`Source::ALL`, in its order).
 const SOURCES: [&str; 8] = [
@@ -71,21 +75,29 @@ if (rest.length > 0) fs.writeSync(1, JSON.stringify(JSON.parse(rest)) + "\n");
 "#;
 
 /// What the command line asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
     pub quick: bool,
     pub build_times: bool,
+    /// Another `agentwire` binary timed beside this build's.
+    pub against: Option<PathBuf>,
 }
 
 pub fn parse_args(args: &[String]) -> Result<Options> {
     let mut options = Options {
         quick: false,
         build_times: true,
+        against: None,
     };
-    for arg in args {
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => options.quick = true,
             "--skip-build-times" => options.build_times = false,
+            "--against" => match args.next() {
+                Some(binary) => options.against = Some(PathBuf::from(binary)),
+                None => bail!("--against needs the path of an agentwire binary\n{USAGE}"),
+            },
             _ => bail!("unexpected argument {arg:?}\n{USAGE}"),
         }
     }
@@ -94,6 +106,9 @@ pub fn parse_args(args: &[String]) -> Result<Options> {
 
 pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let options = parse_args(args)?;
+    if let Some(against) = &options.against {
+        ensure!(against.is_file(), "--against {}: no such file", against.display());
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let work = root.join("target/bench");
     fs::create_dir_all(&work)?;
@@ -117,6 +132,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         agentwire: release.join("agentwire"),
         baseline: release.join("examples/serde_baseline"),
         node,
+        against: options.against.clone(),
     };
     let runs = if options.quick { 1 } else { 5 };
     let sizes: &[u64] = if options.quick {
@@ -135,7 +151,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         None
     };
     let codegen = codegen_time(root, &cargo)?;
-    let report = report(&machine(root)?, &results, codegen, build.as_deref(), options, runs);
+    let report = report(&machine(root)?, &results, codegen, build.as_deref(), &options, runs);
     print!("{report}");
     let path = root.join("PERFORMANCE.md");
     let existing = fs::read_to_string(&path).unwrap_or_default();
@@ -149,6 +165,8 @@ struct Tools {
     baseline: PathBuf,
     /// The node baseline's script, when node is installed.
     node: Option<PathBuf>,
+    /// The `agentwire` binary of `--against`.
+    against: Option<PathBuf>,
 }
 
 /// One source's figures.
@@ -160,6 +178,8 @@ pub struct SourceResult {
     pub normalize_s: f64,
     pub serde_s: f64,
     pub node_s: Option<f64>,
+    /// CPU seconds of the `--against` binary on the same input.
+    pub against_s: Option<f64>,
     pub output_ratio: f64,
     /// CPU seconds of `agentwire normalize` over the ~20 MB input, and of the serde_json
     /// baseline over what it wrote: the cost of a plain JSON round trip of the output alone.
@@ -181,15 +201,16 @@ fn bench_source(
 ) -> Result<SourceResult> {
     let unit = corpus_unit(&root.join("tests/corpus").join(source))?;
     ensure!(!unit.is_empty(), "tests/corpus/{source} holds no trace");
-    let agentwire = |input: &Path| -> Vec<String> {
+    let normalize_with = |binary: &Path, input: &Path| -> Vec<String> {
         vec![
-            tools.agentwire.display().to_string(),
+            binary.display().to_string(),
             "normalize".into(),
             "--from".into(),
             source.into(),
             input.display().to_string(),
         ]
     };
+    let agentwire = |input: &Path| normalize_with(&tools.agentwire, input);
     let unit_path = work.join(format!("{source}.unit.jsonl"));
     fs::write(&unit_path, &unit)?;
     let unit_out = work.join("out.jsonl");
@@ -220,7 +241,7 @@ fn bench_source(
             result.small_normalize_s = median(&mut ours);
             result.output_serde_s = median(&mut serde);
         } else if size == 200 * MB {
-            let (mut ours, mut serde, mut js) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut ours, mut serde, mut js, mut theirs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             let null = Path::new("/dev/null");
             let baseline = vec![tools.baseline.display().to_string(), input.display().to_string()];
             let node_args = tools.node.as_ref().map(|script| {
@@ -239,11 +260,15 @@ fn bench_source(
                 if let Some(args) = &node_args {
                     js.push(measure(args, null)?.seconds);
                 }
+                if let Some(against) = &tools.against {
+                    theirs.push(measure(&normalize_with(against, &input), null)?.seconds);
+                }
             }
             result.timed_bytes = input_bytes;
             result.normalize_s = median(&mut ours);
             result.serde_s = median(&mut serde);
             result.node_s = (!js.is_empty()).then(|| median(&mut js));
+            result.against_s = (!theirs.is_empty()).then(|| median(&mut theirs));
         } else {
             let run = measure(&agentwire(&input), Path::new("/dev/null"))?;
             result.rss_kib.push((input_bytes, run.rss_kib));
@@ -508,7 +533,7 @@ pub fn report(
     results: &[SourceResult],
     codegen_s: f64,
     build: Option<&[(&str, f64, f64)]>,
-    options: Options,
+    options: &Options,
     runs: usize,
 ) -> String {
     let mut out = String::new();
@@ -544,6 +569,29 @@ pub fn report(
             result.output_ratio,
             result.small_normalize_s / result.output_serde_s,
         );
+    }
+    if let Some(against) = &options.against {
+        let _ = writeln!(
+            out,
+            "\nAgainst `{}` (`--against`), timed in the same interleaved runs on the ~200 MB input: change = this build's ratio to serde_json over the other's, minus one.\n\n| source | normalize s | against s | ratio | against ratio | change |\n|---|---|---|---|---|---|",
+            against.file_name().map_or_else(
+                || against.display().to_string(),
+                |name| name.to_string_lossy().into_owned()
+            )
+        );
+        for result in results {
+            if let Some(theirs) = result.against_s {
+                let _ = writeln!(
+                    out,
+                    "| {} | {:.2} | {theirs:.2} | {:.2} | {:.2} | {:+.1}% |",
+                    result.source,
+                    result.normalize_s,
+                    result.normalize_s / result.serde_s,
+                    theirs / result.serde_s,
+                    (result.normalize_s / theirs - 1.0) * 100.0,
+                );
+            }
+        }
     }
     out.push_str("\nPeak RSS of `agentwire normalize` (MB) by input size, and the stream check: `runtime.warning` events per repetition of the corpus against one pass over it (equal: repeating adds none).\n\n");
     let sizes: Vec<u64> = results
@@ -636,9 +684,17 @@ mod tests {
             parse_args(&["--quick".into(), "--skip-build-times".into()]).unwrap(),
             Options {
                 quick: true,
-                build_times: false
+                build_times: false,
+                against: None,
             }
         );
+        assert_eq!(
+            parse_args(&["--against".into(), "old/agentwire".into()])
+                .unwrap()
+                .against,
+            Some(PathBuf::from("old/agentwire"))
+        );
+        assert!(parse_args(&["--against".into()]).is_err());
         assert!(parse_args(&["--fast".into()]).is_err());
     }
 
