@@ -55,6 +55,7 @@ pub mod clock;
 pub mod codex_app_server;
 pub mod codex_exec;
 pub mod codex_rollout;
+pub mod conversation;
 pub mod decision;
 pub mod decode;
 pub mod emit;

@@ -21,11 +21,11 @@ use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
     FilesPersistedPayload, HookCompletedPayload, HookOutcome, HookProgressPayload, HookStartedPayload,
     ItemLifecyclePayload, ItemStatus, Json, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderRuntimeEvent,
-    ProviderThreadId, RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass, RuntimeErrorPayload,
-    RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload, SessionConfiguredPayload,
-    TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus, ThreadStartedPayload, ThreadState,
-    ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload,
-    TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload, SessionConfiguredPayload, TaskCompletedPayload,
+    TaskProgressPayload, TaskStartedPayload, TaskStatus, ThreadState, ThreadStateChangedPayload,
+    ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep,
+    TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
@@ -45,6 +45,7 @@ use crate::claude_code::{
     CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, builtin, cli_denial, drop_synthesized_refs, subject_key,
     task_status, todo_plan, tool_face, tool_kind,
 };
+use crate::conversation::Cursor;
 use crate::decision::Decision;
 use crate::decode::PathTracking;
 use crate::emit::{Context, Raw};
@@ -96,10 +97,8 @@ enum Streamed {
 /// The normalizer of one Claude session.
 pub struct ClaudeNormalizer {
     ledger: Ledger<Pending>,
-    /// Claude's `session_id` (the thread), once known.
-    thread: Option<String>,
-    /// The open turn's key (its position), if one is open.
-    turn: Option<String>,
+    /// The session (the thread), once known, and the open turn's key (its position).
+    at: Cursor,
     turns: u64,
     /// The open turn was interrupted (by the user, or a deny with `interrupt`).
     interrupted: bool,
@@ -137,8 +136,7 @@ impl ClaudeNormalizer {
     pub fn new(source: Source, options: Options) -> Self {
         ClaudeNormalizer {
             ledger: Ledger::new(source, options).with_provider_refs(drop_synthesized_refs),
-            thread: None,
-            turn: None,
+            at: Cursor::default(),
             turns: 0,
             interrupted: false,
             assistant_error: None,
@@ -155,59 +153,17 @@ impl ClaudeNormalizer {
         }
     }
 
-    /// The context of the open turn (the thread, or the session, when there is none).
-    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
-        let place = Place {
-            thread: self.thread.clone(),
-            turn: self.turn.clone(),
-            item: None,
-        };
-        self.ledger.place_context(&place, raw)
-    }
-
-    /// The context of an item of the open turn (of the thread when no turn is open).
-    fn item_context<'a>(&mut self, item: &str, raw: Option<Raw<'a>>) -> Context<'a> {
-        match self.thread.clone() {
-            Some(thread) => self
-                .ledger
-                .item_context_in(&thread, self.turn.clone().as_deref(), item, raw),
-            None => Context {
-                raw,
-                ..Context::default()
-            },
-        }
-    }
-
-    fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.ledger.emit(context, event, out);
-    }
-
-    /// Learns the thread from a message's `session_id`: `thread.started` the first time.
-    fn see_session(&mut self, session_id: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if session_id.is_empty() || self.thread.as_deref() == Some(session_id) {
-            return;
-        }
-        self.thread = Some(session_id.to_string());
-        if self.ledger.start_thread(session_id) {
-            let context = self.ledger.thread_context(session_id, Some(raw));
-            let payload = ThreadStartedPayload {
-                provider_thread_id: ProviderThreadId::new(session_id).ok(),
-            };
-            self.emit(&context, RuntimeEvent::ThreadStarted(payload), out);
-        }
-    }
-
     /// Opens a turn unless one is open: `turn.started`, the session `running`.
     fn ensure_turn(&mut self, model: Option<&str>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let Some(thread) = self.thread.clone() else {
+        let Some(thread) = self.at.thread.clone() else {
             return;
         };
-        if self.turn.is_some() {
+        if self.at.turn.is_some() {
             return;
         }
         self.turns += 1;
         let turn = self.turns.to_string();
-        self.turn = Some(turn.clone());
+        self.at.turn = Some(turn.clone());
         self.interrupted = false;
         self.assistant_error = None;
         self.ledger.start_turn(&thread, &turn);
@@ -216,7 +172,7 @@ impl ClaudeNormalizer {
             model: model.map(str::to_string),
             effort: None,
         };
-        self.emit(&context, RuntimeEvent::TurnStarted(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::TurnStarted(payload), out);
         self.ledger.settle_state(&context, Some("a turn started"), out);
         if let Some((frame, text)) = self.prompts.pop_front() {
             let raw = Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, Some("user"), &frame);
@@ -263,19 +219,14 @@ impl ClaudeNormalizer {
             title: None,
             data: face.data.clone(),
         };
-        self.start_item(key, started, raw, out);
-        self.complete_item(key, face, ItemStatus::Completed, raw, out);
-    }
-
-    /// Reports a fact already known: the current session state, `reason` saying what came.
-    fn current_state(&mut self, reason: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let context = self.context(Some(raw));
-        self.ledger.settle_state_carrying(&context, Some(reason), out);
+        self.at.start_item(&mut self.ledger, key, started, raw, out);
+        self.at
+            .complete_item(&mut self.ledger, key, face, ItemStatus::Completed, raw, out);
     }
 
     fn warning(&mut self, message: String, detail: Option<Value>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let context = self.context(Some(raw));
-        self.emit(
+        let context = self.at.context(&mut self.ledger, Some(raw));
+        self.ledger.emit(
             &context,
             RuntimeEvent::RuntimeWarning(RuntimeWarningPayload { message, detail }),
             out,
@@ -284,30 +235,9 @@ impl ClaudeNormalizer {
 
     // --- items ---
 
-    fn start_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) {
-            self.ledger.open_item(
-                (&thread, &turn, key),
-                OpenItemFace {
-                    item_type: face.item_type,
-                    title: face.title.clone(),
-                    data: face.data.clone(),
-                },
-            );
-        }
-        let context = self.item_context(key, Some(raw));
-        let payload = ItemLifecyclePayload {
-            item_type: face.item_type,
-            status: Some(ItemStatus::InProgress),
-            title: face.title,
-            detail: None,
-            data: face.data,
-        };
-        self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
-    }
-
     fn item_open(&self, key: &str) -> bool {
-        self.thread
+        self.at
+            .thread
             .as_deref()
             .is_some_and(|thread| self.ledger.item(thread, key).is_some())
     }
@@ -322,11 +252,12 @@ impl ClaudeNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let title = self
+            .at
             .thread
             .as_deref()
             .and_then(|thread| self.ledger.item(thread, key))
             .and_then(|open| open.title.clone());
-        let context = self.item_context(key, Some(raw));
+        let context = self.at.item_context(&mut self.ledger, key, Some(raw));
         let payload = ItemLifecyclePayload {
             item_type,
             status: Some(ItemStatus::InProgress),
@@ -334,31 +265,7 @@ impl ClaudeNormalizer {
             detail: detail.map(str::to_string),
             data: Some(data.into()),
         };
-        self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
-    }
-
-    /// `item.completed` with the item's face (its last data unless `data` is given).
-    fn complete_item(
-        &mut self,
-        key: &str,
-        face: OpenItemFace,
-        status: ItemStatus,
-        raw: Raw<'_>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        let open = self
-            .thread
-            .clone()
-            .and_then(|thread| self.ledger.close_item(&thread, key));
-        let context = self.item_context(key, Some(raw));
-        let payload = ItemLifecyclePayload {
-            item_type: face.item_type,
-            status: Some(status),
-            title: face.title.or_else(|| open.as_ref().and_then(|open| open.title.clone())),
-            detail: None,
-            data: face.data.or_else(|| open.and_then(|open| open.data)),
-        };
-        self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
     }
 
     fn delta(
@@ -370,17 +277,17 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        if let Some(thread) = self.thread.clone() {
+        if let Some(thread) = self.at.thread.clone() {
             self.ledger.append_item_text(&thread, key, "text", text);
         }
-        let context = self.item_context(key, Some(raw));
+        let context = self.at.item_context(&mut self.ledger, key, Some(raw));
         let payload = ContentDeltaPayload {
             stream_kind: kind,
             delta: text.to_string(),
             content_index: index,
             summary_index: None,
         };
-        self.emit(&context, RuntimeEvent::ContentDelta(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::ContentDelta(payload), out);
     }
 
     // --- messages ---
@@ -414,7 +321,9 @@ impl ClaudeNormalizer {
         }
         let id = &message.message.id;
         if message.message.content.is_empty() {
-            return self.current_state("an empty assistant message", raw, out);
+            return self
+                .at
+                .current_state(&mut self.ledger, "an empty assistant message", raw, out);
         }
         for block in &message.message.content {
             let seen = self.blocks_seen.entry(id.clone()).or_default();
@@ -485,7 +394,9 @@ impl ClaudeNormalizer {
                         let failed = value.get("is_error").and_then(Value::as_bool).unwrap_or(false);
                         self.tool_result(tool_use_id, &text, failed, value.clone(), raw, out)
                     }
-                    None => self.current_state("an assistant content block", raw, out),
+                    None => self
+                        .at
+                        .current_state(&mut self.ledger, "an assistant content block", raw, out),
                 }
             }
         }
@@ -495,11 +406,15 @@ impl ClaudeNormalizer {
     /// "<synthetic>"`, text "API Error: ..."): no one said it, so it is the turn's
     /// `runtime.error` (its text the message), not an assistant item.
     fn api_error(&mut self, message: &SdkAssistantMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) else {
-            return self.current_state("an API error for no session", raw, out);
+        let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.clone()) else {
+            return self
+                .at
+                .current_state(&mut self.ledger, "an API error for no session", raw, out);
         };
         if !self.ledger.report_turn_error(&thread, &turn) {
-            return self.current_state("the turn's error was reported", raw, out);
+            return self
+                .at
+                .current_state(&mut self.ledger, "the turn's error was reported", raw, out);
         }
         let text: Vec<&str> = message
             .message
@@ -529,7 +444,7 @@ impl ClaudeNormalizer {
             class: Some(RuntimeErrorClass::ProviderError),
             detail: Some(json!({ "error": message.error })),
         };
-        self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::RuntimeError(payload), out);
     }
 
     /// A text, reasoning or compaction block of an `assistant` message: its item is completed
@@ -537,7 +452,7 @@ impl ClaudeNormalizer {
     fn message_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         if self.item_open(key) {
             let data = face.data.clone().map_or(Value::Null, Json::into_value);
-            if let Some(thread) = self.thread.clone() {
+            if let Some(thread) = self.at.thread.clone() {
                 self.ledger.update_item(&thread, key, data.clone().into());
             }
             return self.update_item(key, face.item_type, Some("the message is final"), data, raw, out);
@@ -547,8 +462,9 @@ impl ClaudeNormalizer {
             title: face.title.clone(),
             data: face.data.clone(),
         };
-        self.start_item(key, started, raw, out);
-        self.complete_item(key, face, ItemStatus::Completed, raw, out);
+        self.at.start_item(&mut self.ledger, key, started, raw, out);
+        self.at
+            .complete_item(&mut self.ledger, key, face, ItemStatus::Completed, raw, out);
     }
 
     /// A `tool_use` block in an `assistant` message: the input is final.
@@ -559,12 +475,14 @@ impl ClaudeNormalizer {
             && std::mem::replace(&mut tool.input_final, true)
         {
             tool.input = input;
-            return self.current_state("the tool's input was final", raw, out);
+            return self
+                .at
+                .current_state(&mut self.ledger, "the tool's input was final", raw, out);
         }
         if self.item_open(id) {
             // The input is final: the item's face (its title is the command, the path, ...) is
             // what a cut-off item keeps.
-            if let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) {
+            if let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.clone()) {
                 let refreshed = OpenItemFace {
                     item_type: face.item_type,
                     title: face.title.clone(),
@@ -575,7 +493,7 @@ impl ClaudeNormalizer {
             let data = face.data.clone().map_or(Value::Null, Json::into_value);
             self.update_item(id, kind.item_type(), Some("input final"), data, raw, out);
         } else {
-            self.start_item(id, face, raw, out);
+            self.at.start_item(&mut self.ledger, id, face, raw, out);
         }
         if let Some(tool) = self.tools.get_mut(id) {
             tool.input = input.clone();
@@ -638,7 +556,8 @@ impl ClaudeNormalizer {
             (true, true) => ItemStatus::Declined,
             (true, false) => ItemStatus::Failed,
         };
-        self.complete_item(tool_use_id, face, status, raw, out);
+        self.at
+            .complete_item(&mut self.ledger, tool_use_id, face, status, raw, out);
         if plan_changed {
             self.emit_task_list(raw, out);
         }
@@ -763,12 +682,12 @@ impl ClaudeNormalizer {
 
     /// `turn.plan.updated` with `plan`, the whole list (TodoWrite's or the task list).
     fn emit_plan(&mut self, plan: Vec<TurnPlanStep>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let context = self.context(Some(raw));
+        let context = self.at.context(&mut self.ledger, Some(raw));
         let payload = TurnPlanUpdatedPayload {
             explanation: None,
             plan,
         };
-        self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
     }
 
     /// `task.completed` of the task a Task call started, unless it was reported ended.
@@ -794,7 +713,7 @@ impl ClaudeNormalizer {
             usage: None,
         };
         let context = self.task_context(Some(tool_use_id), raw);
-        self.emit(&context, RuntimeEvent::TaskCompleted(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::TaskCompleted(payload), out);
     }
 
     fn user(&mut self, message: &SdkUserMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -804,7 +723,8 @@ impl ClaudeNormalizer {
         let blocks: Vec<&ContentBlockParam> = match &message.message.content {
             MessageParamContent::String(text) => {
                 if !self.user_text(message, text, raw, out) {
-                    self.current_state("the CLI injected a message", raw, out);
+                    self.at
+                        .current_state(&mut self.ledger, "the CLI injected a message", raw, out);
                 }
                 return;
             }
@@ -814,7 +734,9 @@ impl ClaudeNormalizer {
             .iter()
             .any(|block| matches!(block, ContentBlockParam::ToolResult(_)));
         if !has_results && message.is_synthetic == Some(true) {
-            return self.current_state("the CLI injected a message", raw, out);
+            return self
+                .at
+                .current_state(&mut self.ledger, "the CLI injected a message", raw, out);
         }
         if has_results {
             self.ensure_turn(None, raw, out);
@@ -858,7 +780,12 @@ impl ClaudeNormalizer {
             }
         }
         if !mapped {
-            self.current_state("a user message with no prompt or tool result", raw, out);
+            self.at.current_state(
+                &mut self.ledger,
+                "a user message with no prompt or tool result",
+                raw,
+                out,
+            );
         }
     }
 
@@ -898,7 +825,7 @@ impl ClaudeNormalizer {
                 last_tool_name: None,
             };
             let context = self.task_context(Some(parent), Some(raw));
-            return self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
+            return self.ledger.emit(&context, RuntimeEvent::TaskProgress(payload), out);
         }
         let message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
         let data = json!({ "toolName": "Task", "subagentMessage": message });
@@ -928,19 +855,24 @@ impl ClaudeNormalizer {
                 self.streamed_message = Some(start.message.id.clone());
                 self.streamed_blocks.clear();
                 // The input side of the usage (`message_delta` reports the output side).
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let usage = raw_field(raw, &["event", "message", "usage"]).unwrap_or(Value::Null);
                 let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
-                self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+                self.ledger
+                    .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
             BetaRawMessageStreamEvent::MessageDelta(_) => {
                 self.ensure_turn(None, raw, out);
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let usage = raw_field(raw, &["event", "usage"]).unwrap_or(Value::Null);
                 let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
-                self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+                self.ledger
+                    .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
-            BetaRawMessageStreamEvent::MessageStop => self.current_state("the model's message ended", raw, out),
+            BetaRawMessageStreamEvent::MessageStop => {
+                self.at
+                    .current_state(&mut self.ledger, "the model's message ended", raw, out)
+            }
             BetaRawMessageStreamEvent::ContentBlockStart(start) => {
                 self.ensure_turn(None, raw, out);
                 let message = self.streamed_message.clone().unwrap_or_default();
@@ -991,7 +923,7 @@ impl ClaudeNormalizer {
                                 input_final: false,
                             },
                         );
-                        self.start_item(&id, face, raw, out);
+                        self.at.start_item(&mut self.ledger, &id, face, raw, out);
                     }
                     Some(Streamed::Text(item_type)) => {
                         self.streamed_blocks.insert(start.index, block_key.clone());
@@ -1000,11 +932,12 @@ impl ClaudeNormalizer {
                             title: None,
                             data: Some(Json::from(json!({ "text": "" }))),
                         };
-                        self.start_item(&block_key, face, raw, out);
+                        self.at.start_item(&mut self.ledger, &block_key, face, raw, out);
                     }
                     None => {
                         self.streamed_blocks.insert(start.index, block_key);
-                        self.current_state("a streamed content block started", raw, out);
+                        self.at
+                            .current_state(&mut self.ledger, "a streamed content block started", raw, out);
                     }
                 }
             }
@@ -1066,13 +999,16 @@ impl ClaudeNormalizer {
                 let key = self.streamed_blocks.get(&stop.index).cloned().unwrap_or_default();
                 if let Some(tool) = self.tools.get_mut(&key) {
                     if std::mem::replace(&mut tool.input_final, true) {
-                        return self.current_state("the tool's input was final", raw, out);
+                        return self
+                            .at
+                            .current_state(&mut self.ledger, "the tool's input was final", raw, out);
                     }
                     let face = tool_face(&tool.name, tool.kind, &tool.input);
                     let (item_type, data) = (face.item_type, face.data.map_or(Value::Null, Json::into_value));
                     return self.update_item(&key, item_type, Some("input final"), data, raw, out);
                 }
                 let open = self
+                    .at
                     .thread
                     .as_deref()
                     .and_then(|thread| self.ledger.item(thread, &key))
@@ -1084,9 +1020,12 @@ impl ClaudeNormalizer {
                             title: None,
                             data,
                         };
-                        self.complete_item(&key, face, ItemStatus::Completed, raw, out)
+                        self.at
+                            .complete_item(&mut self.ledger, &key, face, ItemStatus::Completed, raw, out)
                     }
-                    None => self.current_state("a streamed content block ended", raw, out),
+                    None => self
+                        .at
+                        .current_state(&mut self.ledger, "a streamed content block ended", raw, out),
                 }
             }
         }
@@ -1163,8 +1102,10 @@ impl ClaudeNormalizer {
             (TurnState::Failed, None) => text.cloned(),
             (TurnState::Completed | TurnState::Interrupted | TurnState::Cancelled, _) => None,
         };
-        let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) else {
-            return self.current_state("a result for no session", raw, out);
+        let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.clone()) else {
+            return self
+                .at
+                .current_state(&mut self.ledger, "a result for no session", raw, out);
         };
         let context = self.ledger.turn_context(&thread, &turn, Some(raw));
         if state == TurnState::Failed && self.ledger.report_turn_error(&thread, &turn) {
@@ -1179,7 +1120,7 @@ impl ClaudeNormalizer {
                     "stopReason": stop,
                 })),
             };
-            self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+            self.ledger.emit(&context, RuntimeEvent::RuntimeError(payload), out);
         }
         let cutoff = match state {
             TurnState::Interrupted => Cutoff::Interrupted,
@@ -1204,8 +1145,8 @@ impl ClaudeNormalizer {
             total_cost_usd: cost.as_f64(),
             error_message,
         };
-        self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
-        self.turn = None;
+        self.ledger.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
+        self.at.turn = None;
         self.ledger.settle_state(&context, Some("the turn ended"), out);
     }
 
@@ -1246,8 +1187,8 @@ impl ClaudeNormalizer {
         let request_type = tool_kind(tool_name).request_type();
         let key = format!("denied:{tool_use_id}");
         let place = Place {
-            thread: self.thread.clone(),
-            turn: self.turn.clone(),
+            thread: self.at.thread.clone(),
+            turn: self.at.turn.clone(),
             item: Some(tool_use_id.to_string()),
         };
         let context = self
@@ -1262,13 +1203,13 @@ impl ClaudeNormalizer {
             detail: Some(detail.clone()),
             args: Some(args),
         };
-        self.emit(&context, RuntimeEvent::RequestOpened(opened), out);
+        self.ledger.emit(&context, RuntimeEvent::RequestOpened(opened), out);
         let resolved = RequestResolvedPayload {
             request_type,
             decision: Some(Decision::Decline.as_str().to_string()),
             resolution: Some(json!({ "behavior": "deny", "message": detail, "decidedBy": "claude" })),
         };
-        self.emit(&context, RuntimeEvent::RequestResolved(resolved), out);
+        self.ledger.emit(&context, RuntimeEvent::RequestResolved(resolved), out);
     }
 
     fn system(&mut self, message: &SdkSystemMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -1276,7 +1217,7 @@ impl ClaudeNormalizer {
         let source = self.ledger.source();
         match message {
             SdkSystemMessage::Init(init) => {
-                self.see_session(&init.session_id, raw, out);
+                self.at.see_thread(&mut self.ledger, &init.session_id, raw, out);
                 // The `init` message as sent, but for its tag: its tool, command and server lists
                 // are copied as text, not parsed.
                 let config = object_text::object(
@@ -1286,8 +1227,8 @@ impl ClaudeNormalizer {
                         .filter(|(key, _)| key != "type" && key != "subtype")
                         .map(|(key, value)| (key.as_ref(), *value)),
                 );
-                let context = self.context(Some(raw));
-                self.emit(
+                let context = self.at.context(&mut self.ledger, Some(raw));
+                self.ledger.emit(
                     &context,
                     RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
                     out,
@@ -1302,38 +1243,39 @@ impl ClaudeNormalizer {
             | SdkSystemMessage::ThinkingTokens(_)
             | SdkSystemMessage::BackgroundTasksChanged(_) => {}
             SdkSystemMessage::CompactBoundary(boundary) => {
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let payload = ThreadStateChangedPayload {
                     state: ThreadState::Compacted,
                     detail: serde_json::to_value(&boundary.compact_metadata).ok(),
                 };
-                self.emit(&context, RuntimeEvent::ThreadStateChanged(payload), out);
+                self.ledger
+                    .emit(&context, RuntimeEvent::ThreadStateChanged(payload), out);
             }
             SdkSystemMessage::HookStarted(hook) => {
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let payload = HookStartedPayload {
                     hook_id: hook.hook_id.clone(),
                     hook_name: hook.hook_name.clone(),
                     hook_event: hook.hook_event.clone(),
                 };
-                self.emit(&context, RuntimeEvent::HookStarted(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::HookStarted(payload), out);
             }
             SdkSystemMessage::HookProgress(hook) => {
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let payload = HookProgressPayload {
                     hook_id: hook.hook_id.clone(),
                     output: Some(hook.output.clone()),
                     stdout: Some(hook.stdout.clone()),
                     stderr: Some(hook.stderr.clone()),
                 };
-                self.emit(&context, RuntimeEvent::HookProgress(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::HookProgress(payload), out);
             }
             SdkSystemMessage::HookResponse(hook) => {
                 let exit_code = hook.exit_code.as_ref().map(|code| (code.as_i64(), code));
                 if let Some((None, code)) = exit_code {
                     self.warning(format!("hook exit code {code} is not an integer"), None, raw, out);
                 }
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let payload = HookCompletedPayload {
                     hook_id: hook.hook_id.clone(),
                     outcome: match hook.outcome {
@@ -1346,7 +1288,7 @@ impl ClaudeNormalizer {
                     stderr: Some(hook.stderr.clone()),
                     exit_code: exit_code.and_then(|(code, _)| code),
                 };
-                self.emit(&context, RuntimeEvent::HookCompleted(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::HookCompleted(payload), out);
             }
             SdkSystemMessage::TaskStarted(task) => {
                 if let Some(tool_use_id) = &task.tool_use_id {
@@ -1358,7 +1300,7 @@ impl ClaudeNormalizer {
                     description: Some(task.description.clone()),
                     task_type: task.task_type.clone().or_else(|| task.subagent_type.clone()),
                 };
-                self.emit(&context, RuntimeEvent::TaskStarted(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::TaskStarted(payload), out);
             }
             SdkSystemMessage::TaskProgress(task) => {
                 let context = self.task_context(task.tool_use_id.as_deref(), Some(raw));
@@ -1368,10 +1310,10 @@ impl ClaudeNormalizer {
                     usage: raw_field(raw, &["usage"]),
                     last_tool_name: task.last_tool_name.clone(),
                 };
-                self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::TaskProgress(payload), out);
             }
             SdkSystemMessage::TaskUpdated(task) => {
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let patch = serde_json::to_value(&task.patch).unwrap_or(Value::Null);
                 let payload = TaskProgressPayload {
                     task_id: ids::task(source, &session, &task.task_id),
@@ -1383,13 +1325,15 @@ impl ClaudeNormalizer {
                     usage: None,
                     last_tool_name: None,
                 };
-                self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::TaskProgress(payload), out);
             }
             SdkSystemMessage::TaskNotification(task) => {
                 if let Some((_, ended)) = self.tasks.values_mut().find(|(id, _)| *id == task.task_id)
                     && std::mem::replace(ended, true)
                 {
-                    return self.current_state("the task's end was reported", raw, out);
+                    return self
+                        .at
+                        .current_state(&mut self.ledger, "the task's end was reported", raw, out);
                 }
                 let context = self.task_context(task.tool_use_id.as_deref(), Some(raw));
                 let payload = TaskCompletedPayload {
@@ -1402,10 +1346,10 @@ impl ClaudeNormalizer {
                     summary: Some(task.summary.clone()),
                     usage: raw_field(raw, &["usage"]),
                 };
-                self.emit(&context, RuntimeEvent::TaskCompleted(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::TaskCompleted(payload), out);
             }
             SdkSystemMessage::FilesPersisted(files) => {
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let payload = FilesPersistedPayload {
                     files: files
                         .files
@@ -1426,7 +1370,7 @@ impl ClaudeNormalizer {
                             .collect(),
                     ),
                 };
-                self.emit(&context, RuntimeEvent::FilesPersisted(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::FilesPersisted(payload), out);
             }
             SdkSystemMessage::ApiRetry(retry) => {
                 let message = format!(
@@ -1460,8 +1404,8 @@ impl ClaudeNormalizer {
     /// The context of a task event: its Task item when the task names one.
     fn task_context<'a>(&mut self, tool_use_id: Option<&str>, raw: Option<Raw<'a>>) -> Context<'a> {
         match tool_use_id {
-            Some(item) => self.item_context(item, raw),
-            None => self.context(raw),
+            Some(item) => self.at.item_context(&mut self.ledger, item, raw),
+            None => self.at.context(&mut self.ledger, raw),
         }
     }
 
@@ -1550,8 +1494,8 @@ impl ClaudeNormalizer {
         let request_type = kind.request_type();
         let tool_use_id = Some(ask.tool_use_id.clone());
         let place = Place {
-            thread: self.thread.clone(),
-            turn: self.turn.clone(),
+            thread: self.at.thread.clone(),
+            turn: self.at.turn.clone(),
             item: tool_use_id.clone().filter(|id| self.item_open(id)),
         };
         let context = self
@@ -1600,7 +1544,7 @@ impl ClaudeNormalizer {
             hook_name,
             hook_event: hook.input.hook_event_name.to_string(),
         };
-        self.emit(&context, RuntimeEvent::HookStarted(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::HookStarted(payload), out);
         self.hooks.insert(request_id.to_string(), tool_use_id);
     }
 
@@ -1627,7 +1571,7 @@ impl ClaudeNormalizer {
             stderr: None,
             exit_code: None,
         };
-        self.emit(&context, RuntimeEvent::HookCompleted(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::HookCompleted(payload), out);
     }
 
     /// `mcp_message`: the CLI talks to an MCP server the SDK host serves. Plumbing, not a
@@ -1658,7 +1602,7 @@ impl ClaudeNormalizer {
             summary: Some(summary),
             elapsed_seconds: None,
         };
-        self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::ToolProgress(payload), out);
     }
 
     fn control_response(
@@ -1688,7 +1632,8 @@ impl ClaudeNormalizer {
                 );
                 self.warning(message, None, raw, out);
             }
-            (Some("interrupt"), None) => self.current_state(
+            (Some("interrupt"), None) => self.at.current_state(
+                &mut self.ledger,
                 "the interrupt was acknowledged; the turn completes as interrupted",
                 raw,
                 out,
@@ -1696,8 +1641,8 @@ impl ClaudeNormalizer {
             (subtype, None) => {
                 let mut config = Map::new();
                 config.insert(subtype.unwrap_or("control_response").to_string(), body);
-                let context = self.context(Some(raw));
-                self.emit(
+                let context = self.at.context(&mut self.ledger, Some(raw));
+                self.ledger.emit(
                     &context,
                     RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
                         config: object_text::from_map(&config),
@@ -1779,53 +1724,53 @@ impl ClaudeNormalizer {
     ) {
         match line {
             ClaudeStreamLine::Assistant(message) => {
-                self.see_session(&message.session_id, raw, out);
+                self.at.see_thread(&mut self.ledger, &message.session_id, raw, out);
                 self.assistant(message, raw, out)
             }
             ClaudeStreamLine::User(message) => {
                 if frame.dir == Direction::Out {
                     return self.prompt(message, raw, out);
                 }
-                self.see_session(&message.session_id, raw, out);
+                self.at.see_thread(&mut self.ledger, &message.session_id, raw, out);
                 self.user(message, raw, out)
             }
             ClaudeStreamLine::Result(result) => self.result(result, raw, out),
             ClaudeStreamLine::System(system) => self.system(system, raw, out),
             ClaudeStreamLine::StreamEvent(event) => {
-                self.see_session(&event.session_id, raw, out);
+                self.at.see_thread(&mut self.ledger, &event.session_id, raw, out);
                 self.stream_event(&event.event, event.parent_tool_use_id.as_deref(), raw, out)
             }
             ClaudeStreamLine::ToolProgress(progress) => {
-                let context = self.item_context(&progress.tool_use_id, Some(raw));
+                let context = self.at.item_context(&mut self.ledger, &progress.tool_use_id, Some(raw));
                 let payload = ToolProgressPayload {
                     tool_use_id: Some(progress.tool_use_id.clone()),
                     tool_name: Some(progress.tool_name.clone()),
                     summary: None,
                     elapsed_seconds: progress.elapsed_time_seconds.as_f64(),
                 };
-                self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::ToolProgress(payload), out);
             }
             ClaudeStreamLine::ToolUseSummary(summary) => {
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let payload = ToolSummaryPayload {
                     summary: summary.summary.clone(),
                     preceding_tool_use_ids: Some(summary.preceding_tool_use_ids.clone()),
                 };
-                self.emit(&context, RuntimeEvent::ToolSummary(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::ToolSummary(payload), out);
             }
             ClaudeStreamLine::AuthStatus(status) => {
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let payload = AuthStatusPayload {
                     is_authenticating: Some(status.is_authenticating),
                     output: Some(status.output.clone()),
                     error: status.error.clone(),
                 };
-                self.emit(&context, RuntimeEvent::AuthStatus(payload), out);
+                self.ledger.emit(&context, RuntimeEvent::AuthStatus(payload), out);
             }
             ClaudeStreamLine::RateLimitEvent(event) => {
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let rate_limits = Json::serialize(&event.rate_limit_info).unwrap_or_else(|_| Value::Null.into());
-                self.emit(
+                self.ledger.emit(
                     &context,
                     RuntimeEvent::AccountRateLimitsUpdated(AccountRateLimitsUpdatedPayload { rate_limits }),
                     out,
@@ -1834,8 +1779,8 @@ impl ClaudeNormalizer {
             ClaudeStreamLine::PromptSuggestion(suggestion) => {
                 let mut config = Map::new();
                 config.insert("promptSuggestion".into(), Value::String(suggestion.suggestion.clone()));
-                let context = self.context(Some(raw));
-                self.emit(
+                let context = self.at.context(&mut self.ledger, Some(raw));
+                self.ledger.emit(
                     &context,
                     RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
                         config: object_text::from_map(&config),
@@ -1965,7 +1910,7 @@ impl Mapping for ClaudeNormalizer {
     }
 
     fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
-        ClaudeNormalizer::context(self, raw)
+        self.at.context(&mut self.ledger, raw)
     }
 
     /// Hooks the host never answered end `cancelled`; tasks that never reported their end stop.

@@ -12,10 +12,10 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json,
-    ProviderRuntimeEvent, ProviderThreadId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
-    RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
-    ThreadStartedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
-    TurnCompletedPayload, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource,
+    RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload,
+    ThreadTokenUsageUpdatedPayload, ToolProgressPayload, TurnCompletedPayload, TurnPlanUpdatedPayload,
+    TurnStartedPayload, TurnState,
 };
 use agentwire_claude_session::{
     AssistantRecord, BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent, ProgressRecord,
@@ -30,9 +30,10 @@ use crate::claude_code::{
     CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, cli_denial, drop_synthesized_refs, todo_plan, tool_face,
     tool_kind,
 };
+use crate::conversation::Cursor;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
-use crate::ledger::{Cutoff, Ledger, OpenItemFace, Place};
+use crate::ledger::{Cutoff, Ledger, OpenItemFace};
 use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use crate::normalizer::Options;
 use crate::object_text;
@@ -58,10 +59,8 @@ struct Settings {
 /// The normalizer of one session file.
 pub struct ClaudeSessionNormalizer {
     ledger: Ledger<()>,
-    /// The `sessionId` (the thread), once known.
-    thread: Option<String>,
-    /// The open turn's key (its position), if one is open.
-    turn: Option<String>,
+    /// The session (the thread), once known, and the open turn's key (its position).
+    at: Cursor,
     turns: u64,
     /// The open turn was interrupted (the interrupt note, or a tool result cut off by it).
     interrupted: bool,
@@ -78,62 +77,13 @@ impl ClaudeSessionNormalizer {
     pub fn new(options: Options) -> Self {
         ClaudeSessionNormalizer {
             ledger: Ledger::new(Source::ClaudeSession, options).with_provider_refs(drop_synthesized_refs),
-            thread: None,
-            turn: None,
+            at: Cursor::default(),
             turns: 0,
             interrupted: false,
             blocks_seen: BTreeMap::new(),
             tools: BTreeMap::new(),
             agents: BTreeMap::new(),
             settings: Settings::default(),
-        }
-    }
-
-    /// The context of the open turn (the thread, or the session, when there is none).
-    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
-        let place = Place {
-            thread: self.thread.clone(),
-            turn: self.turn.clone(),
-            item: None,
-        };
-        self.ledger.place_context(&place, raw)
-    }
-
-    /// The context of an item of the open turn (of the thread when no turn is open).
-    fn item_context<'a>(&mut self, item: &str, raw: Option<Raw<'a>>) -> Context<'a> {
-        match self.thread.clone() {
-            Some(thread) => self
-                .ledger
-                .item_context_in(&thread, self.turn.clone().as_deref(), item, raw),
-            None => Context {
-                raw,
-                ..Context::default()
-            },
-        }
-    }
-
-    fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.ledger.emit(context, event, out);
-    }
-
-    /// A record that says nothing new: the session state, if it changed.
-    fn current_state(&mut self, reason: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let context = self.context(Some(raw));
-        self.ledger.settle_state_carrying(&context, Some(reason), out);
-    }
-
-    /// Learns the thread from a record's `sessionId`: `thread.started` the first time.
-    fn see_session(&mut self, session_id: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if session_id.is_empty() || self.thread.as_deref() == Some(session_id) {
-            return;
-        }
-        self.thread = Some(session_id.to_string());
-        if self.ledger.start_thread(session_id) {
-            let context = self.ledger.thread_context(session_id, Some(raw));
-            let payload = ThreadStartedPayload {
-                provider_thread_id: ProviderThreadId::new(session_id).ok(),
-            };
-            self.emit(&context, RuntimeEvent::ThreadStarted(payload), out);
         }
     }
 
@@ -156,8 +106,8 @@ impl ClaudeSessionNormalizer {
         if config.is_empty() {
             return;
         }
-        let context = self.context(Some(raw));
-        self.emit(
+        let context = self.at.context(&mut self.ledger, Some(raw));
+        self.ledger.emit(
             &context,
             RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
                 config: object_text::from_map(&config),
@@ -172,12 +122,12 @@ impl ClaudeSessionNormalizer {
 
     /// Opens a turn: `turn.started`, the session `running`.
     fn start_turn(&mut self, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let Some(thread) = self.thread.clone() else {
+        let Some(thread) = self.at.thread.clone() else {
             return;
         };
         self.turns += 1;
         let turn = self.turns.to_string();
-        self.turn = Some(turn.clone());
+        self.at.turn = Some(turn.clone());
         self.interrupted = false;
         self.ledger.start_turn(&thread, &turn);
         let context = self.ledger.turn_context(&thread, &turn, Some(raw));
@@ -185,7 +135,7 @@ impl ClaudeSessionNormalizer {
             model: self.settings.model.clone(),
             effort: None,
         };
-        self.emit(&context, RuntimeEvent::TurnStarted(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::TurnStarted(payload), out);
         self.ledger.settle_state(&context, Some("a turn started"), out);
     }
 
@@ -199,7 +149,7 @@ impl ClaudeSessionNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.take()) else {
+        let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.take()) else {
             return;
         };
         let context = self.ledger.turn_context(&thread, &turn, Some(raw));
@@ -218,14 +168,14 @@ impl ClaudeSessionNormalizer {
             total_cost_usd: None,
             error_message: error,
         };
-        self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
         self.ledger.settle_state(&context, Some("the turn ended"), out);
     }
 
     /// Ends the open turn, if any, as what was seen of it says: a turn a new prompt follows, or
     /// whose end a `turn_duration` record reports.
     fn end_open_turn(&mut self, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> bool {
-        if self.turn.is_none() {
+        if self.at.turn.is_none() {
             return false;
         }
         let state = if self.interrupted {
@@ -238,49 +188,6 @@ impl ClaudeSessionNormalizer {
     }
 
     // --- items ---
-
-    fn start_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone()) {
-            let open = OpenItemFace {
-                item_type: face.item_type,
-                title: face.title.clone(),
-                data: face.data.clone(),
-            };
-            self.ledger.open_item((&thread, &turn, key), open);
-        }
-        let context = self.item_context(key, Some(raw));
-        let payload = ItemLifecyclePayload {
-            item_type: face.item_type,
-            status: Some(ItemStatus::InProgress),
-            title: face.title,
-            detail: None,
-            data: face.data,
-        };
-        self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
-    }
-
-    fn complete_item(
-        &mut self,
-        key: &str,
-        face: OpenItemFace,
-        status: ItemStatus,
-        raw: Raw<'_>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        let open = self
-            .thread
-            .clone()
-            .and_then(|thread| self.ledger.close_item(&thread, key));
-        let context = self.item_context(key, Some(raw));
-        let payload = ItemLifecyclePayload {
-            item_type: face.item_type,
-            status: Some(status),
-            title: face.title.or_else(|| open.as_ref().and_then(|open| open.title.clone())),
-            detail: None,
-            data: face.data.or_else(|| open.and_then(|open| open.data)),
-        };
-        self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
-    }
 
     /// An item the file holds whole (a text, a prompt): started and completed at once.
     fn whole_item(
@@ -296,8 +203,9 @@ impl ClaudeSessionNormalizer {
             title: None,
             data: Some(Json::from(data.clone())),
         };
-        self.start_item(key, face(), raw, out);
-        self.complete_item(key, face(), ItemStatus::Completed, raw, out);
+        self.at.start_item(&mut self.ledger, key, face(), raw, out);
+        self.at
+            .complete_item(&mut self.ledger, key, face(), ItemStatus::Completed, raw, out);
     }
 
     // --- records ---
@@ -310,7 +218,7 @@ impl ClaudeSessionNormalizer {
             };
             return self.subagent(record.agent_id.as_deref(), prompt, raw, out);
         }
-        self.see_session(&record.session_id, raw, out);
+        self.at.see_thread(&mut self.ledger, &record.session_id, raw, out);
         let blocks: Vec<&ContentBlockParam> = match &record.message.content {
             MessageParamContent::String(text) => return self.user_text(record, text, raw, out),
             MessageParamContent::Array(blocks) => blocks.iter().collect(),
@@ -357,7 +265,12 @@ impl ClaudeSessionNormalizer {
             }
         }
         if !mapped {
-            self.current_state("a user record with no prompt or tool result", raw, out);
+            self.at.current_state(
+                &mut self.ledger,
+                "a user record with no prompt or tool result",
+                raw,
+                out,
+            );
         }
     }
 
@@ -371,13 +284,15 @@ impl ClaudeSessionNormalizer {
         }
         if text.starts_with(INTERRUPT_NOTE) {
             self.interrupted = true;
-            if self.turn.is_some() {
+            if self.at.turn.is_some() {
                 let stop = Some("interrupted".to_string());
                 return self.end_turn(TurnState::Interrupted, stop, None, raw, out);
             }
         }
         if record.is_meta == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note)) {
-            return self.current_state("the CLI injected a message", raw, out);
+            return self
+                .at
+                .current_state(&mut self.ledger, "the CLI injected a message", raw, out);
         }
         self.end_open_turn(raw, out);
         self.configure(
@@ -400,7 +315,7 @@ impl ClaudeSessionNormalizer {
         if record.is_sidechain == Some(true) {
             return self.subagent(record.agent_id.as_deref(), None, raw, out);
         }
-        self.see_session(&record.session_id, raw, out);
+        self.at.see_thread(&mut self.ledger, &record.session_id, raw, out);
         let message = &record.message;
         let synthetic = message.model == SYNTHETIC_MODEL;
         if !synthetic {
@@ -410,7 +325,7 @@ impl ClaudeSessionNormalizer {
             };
             self.configure(settings, raw, out);
         }
-        if self.turn.is_none() {
+        if self.at.turn.is_none() {
             // A file that begins inside a turn (a session resumed from a summary, a copy cut
             // short): the turn has no prompt.
             self.start_turn(raw, out);
@@ -427,7 +342,8 @@ impl ClaudeSessionNormalizer {
         }
         let Some(stop) = message.stop_reason else {
             if message.content.is_empty() {
-                self.current_state("an empty assistant record", raw, out);
+                self.at
+                    .current_state(&mut self.ledger, "an empty assistant record", raw, out);
             }
             return;
         };
@@ -435,9 +351,10 @@ impl ClaudeSessionNormalizer {
         let usage = object_text::at(raw.payload.get(), &["message", "usage"])
             .and_then(|usage| serde_json::from_str::<Value>(usage.get()).ok())
             .unwrap_or(Value::Null);
-        let context = self.context(Some(raw));
+        let context = self.at.context(&mut self.ledger, Some(raw));
         let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
-        self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+        self.ledger
+            .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
         match stop {
             BetaStopReason::ToolUse | BetaStopReason::PauseTurn | BetaStopReason::Compaction => {}
             BetaStopReason::EndTurn
@@ -500,7 +417,9 @@ impl ClaudeSessionNormalizer {
                         let failed = value.get("is_error").and_then(Value::as_bool).unwrap_or(false);
                         self.tool_result(tool_use_id, "", failed, value.clone(), raw, out)
                     }
-                    None => self.current_state("an assistant content block", raw, out),
+                    None => self
+                        .at
+                        .current_state(&mut self.ledger, "an assistant content block", raw, out),
                 }
             }
         }
@@ -532,7 +451,7 @@ impl ClaudeSessionNormalizer {
             })
             .collect();
         let message = text.join("\n");
-        if let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.clone())
+        if let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.clone())
             && self.ledger.report_turn_error(&thread, &turn)
         {
             let context = self.ledger.turn_context(&thread, &turn, Some(raw));
@@ -541,7 +460,7 @@ impl ClaudeSessionNormalizer {
                 class: Some(RuntimeErrorClass::ProviderError),
                 detail: Some(json!({ "error": record.error })),
             };
-            self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+            self.ledger.emit(&context, RuntimeEvent::RuntimeError(payload), out);
         }
         self.end_turn(TurnState::Failed, None, Some(message), raw, out);
     }
@@ -551,16 +470,16 @@ impl ClaudeSessionNormalizer {
     fn tool_call(&mut self, id: &str, name: &str, input: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let kind = tool_kind(name);
         let face = tool_face(name, kind, &input);
-        self.start_item(id, face, raw, out);
+        self.at.start_item(&mut self.ledger, id, face, raw, out);
         if kind == ToolKind::Plan
             && let Some(plan) = todo_plan(&input)
         {
-            let context = self.context(Some(raw));
+            let context = self.at.context(&mut self.ledger, Some(raw));
             let payload = TurnPlanUpdatedPayload {
                 explanation: None,
                 plan,
             };
-            self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+            self.ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
         }
         let tool = Tool {
             kind,
@@ -595,14 +514,14 @@ impl ClaudeSessionNormalizer {
         if let Some(stream) = stream
             && !text.is_empty()
         {
-            let context = self.item_context(tool_use_id, Some(raw));
+            let context = self.at.item_context(&mut self.ledger, tool_use_id, Some(raw));
             let payload = ContentDeltaPayload {
                 stream_kind: stream,
                 delta: text.to_string(),
                 content_index: None,
                 summary_index: None,
             };
-            self.emit(&context, RuntimeEvent::ContentDelta(payload), out);
+            self.ledger.emit(&context, RuntimeEvent::ContentDelta(payload), out);
         }
         if let Some(agent) = result
             .get("toolUseResult")
@@ -625,7 +544,8 @@ impl ClaudeSessionNormalizer {
             (true, true) => ItemStatus::Declined,
             (true, false) => ItemStatus::Failed,
         };
-        self.complete_item(tool_use_id, face, status, raw, out);
+        self.at
+            .complete_item(&mut self.ledger, tool_use_id, face, status, raw, out);
     }
 
     /// A subagent's record: `item.updated` of the Task item that runs it, the record in `data`.
@@ -651,11 +571,12 @@ impl ClaudeSessionNormalizer {
             by_prompt.or(open.last()).map(|(id, _)| (*id).clone())
         });
         let Some(task) = task.filter(|task| {
-            self.thread
+            self.at
+                .thread
                 .as_deref()
                 .is_some_and(|thread| self.ledger.item(thread, task).is_some())
         }) else {
-            let context = self.context(Some(raw));
+            let context = self.at.context(&mut self.ledger, Some(raw));
             let message = format!(
                 "a subagent's record (agent {}) while no Task call of this file is open",
                 agent.unwrap_or("unnamed")
@@ -667,11 +588,12 @@ impl ClaudeSessionNormalizer {
         }
         let message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
         let title = self
+            .at
             .thread
             .as_deref()
             .and_then(|thread| self.ledger.item(thread, &task))
             .and_then(|open| open.title.clone());
-        let context = self.item_context(&task, Some(raw));
+        let context = self.at.item_context(&mut self.ledger, &task, Some(raw));
         let payload = ItemLifecyclePayload {
             item_type: CanonicalItemType::CollabAgentToolCall,
             status: Some(ItemStatus::InProgress),
@@ -679,7 +601,7 @@ impl ClaudeSessionNormalizer {
             detail: Some("subagent message".to_string()),
             data: Some(json!({ "toolName": "Task", "subagentMessage": message }).into()),
         };
-        self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
     }
 
     fn system(&mut self, record: &SystemRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -690,37 +612,42 @@ impl ClaudeSessionNormalizer {
         match record {
             SystemRecord::CompactBoundary(boundary) => {
                 let detail = serde_json::to_value(&boundary.compact_metadata).ok();
-                let context = self.context(Some(raw));
-                self.emit(&context, RuntimeEvent::ThreadStateChanged(compacted(detail)), out);
+                let context = self.at.context(&mut self.ledger, Some(raw));
+                self.ledger
+                    .emit(&context, RuntimeEvent::ThreadStateChanged(compacted(detail)), out);
             }
             SystemRecord::MicrocompactBoundary(boundary) => {
                 let detail = boundary.microcompact_metadata.clone().map(Value::Object);
-                let context = self.context(Some(raw));
-                self.emit(&context, RuntimeEvent::ThreadStateChanged(compacted(detail)), out);
+                let context = self.at.context(&mut self.ledger, Some(raw));
+                self.ledger
+                    .emit(&context, RuntimeEvent::ThreadStateChanged(compacted(detail)), out);
             }
             SystemRecord::ApiError(_) => {
-                let context = self.context(Some(raw));
+                let context = self.at.context(&mut self.ledger, Some(raw));
                 let detail = serde_json::from_str(raw.payload.get()).ok();
                 let message = "Claude API error, retrying".to_string();
                 self.ledger.warn(&context, message, detail, out);
             }
             SystemRecord::Informational(notice) => match notice.level.as_deref() {
                 Some("warning" | "error") => {
-                    let context = self.context(Some(raw));
+                    let context = self.at.context(&mut self.ledger, Some(raw));
                     let message = notice.content.clone().unwrap_or_default();
                     self.ledger.warn(&context, message, None, out);
                 }
-                _ => self.current_state("a notice the CLI showed", raw, out),
+                _ => self
+                    .at
+                    .current_state(&mut self.ledger, "a notice the CLI showed", raw, out),
             },
             SystemRecord::TurnDuration(_) => {
                 if !self.end_open_turn(raw, out) {
-                    self.current_state("the turn's duration", raw, out);
+                    self.at.current_state(&mut self.ledger, "the turn's duration", raw, out);
                 }
             }
             // The output of a local command and the Stop hooks' summary: what the CLI showed
             // the person, no conversation.
             SystemRecord::LocalCommand(_) | SystemRecord::StopHookSummary(_) => {
-                self.current_state("the CLI's own output", raw, out)
+                self.at
+                    .current_state(&mut self.ledger, "the CLI's own output", raw, out)
             }
         }
     }
@@ -737,8 +664,8 @@ impl ClaudeSessionNormalizer {
             .and_then(|id| self.tools.get(id))
             .map(|tool| tool.name.clone());
         let context = match &record.tool_use_id {
-            Some(id) => self.item_context(id, Some(raw)),
-            None => self.context(Some(raw)),
+            Some(id) => self.at.item_context(&mut self.ledger, id, Some(raw)),
+            None => self.at.context(&mut self.ledger, Some(raw)),
         };
         let payload = ToolProgressPayload {
             tool_use_id: record.tool_use_id.clone(),
@@ -746,7 +673,7 @@ impl ClaudeSessionNormalizer {
             summary: record.data.get("type").and_then(Value::as_str).map(str::to_string),
             elapsed_seconds: None,
         };
-        self.emit(&context, RuntimeEvent::ToolProgress(payload), out);
+        self.ledger.emit(&context, RuntimeEvent::ToolProgress(payload), out);
     }
 
     /// The session's name: a `summary` (the CLI's title for a conversation) or `custom-title`.
@@ -757,12 +684,13 @@ impl ClaudeSessionNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let context = self.context(Some(raw));
+        let context = self.at.context(&mut self.ledger, Some(raw));
         let payload = ThreadMetadataUpdatedPayload {
             name: Some(name.to_string()),
             metadata,
         };
-        self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+        self.ledger
+            .emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
     }
 
     fn map_record(&mut self, record: &SessionRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -832,7 +760,7 @@ impl Mapping for ClaudeSessionNormalizer {
     }
 
     fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
-        ClaudeSessionNormalizer::context(self, raw)
+        self.at.context(&mut self.ledger, raw)
     }
 
     /// A file is a record of the past: no one can answer from it.
