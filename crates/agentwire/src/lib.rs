@@ -44,16 +44,23 @@
 //! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`claude_session`], [`acp`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
+#[cfg(feature = "acp")]
 pub mod acp;
 pub mod answer;
 pub mod canonicalize;
 mod catalog;
+#[cfg(feature = "claude")]
 pub mod claude;
+#[cfg(any(feature = "claude", feature = "claude-session"))]
 pub mod claude_code;
+#[cfg(feature = "claude-session")]
 pub mod claude_session;
 pub mod clock;
+#[cfg(feature = "codex-app-server")]
 pub mod codex_app_server;
+#[cfg(feature = "codex-exec")]
 pub mod codex_exec;
+#[cfg(feature = "codex-rollout")]
 pub mod codex_rollout;
 pub mod decision;
 pub mod decode;
