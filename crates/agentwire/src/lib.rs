@@ -32,6 +32,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! [`stream::events`] does the same over a whole reader as an iterator: events as they come,
+//! each problem with its line number, the normalizer finished at the end.
+//!
 //! Events also write themselves with [`agentwire_canonical::WriteJson`] (`event.write_json(&mut
 //! buffer)`): the same bytes as `serde_json::to_writer`, faster; `agentwire normalize` uses it.
 //!
@@ -74,5 +77,6 @@ pub mod normalizer;
 pub mod object_text;
 pub mod secrets;
 pub mod source;
+pub mod stream;
 #[cfg(test)]
 mod test_corpus;

@@ -71,6 +71,24 @@ pub trait Normalizer: Send {
         push_read(self, line, Frame::parse(line, format), out)
     }
 
+    /// Maps one input line in `format` as read, bytes that may not be UTF-8: such a line is
+    /// reported as unreadable (its text, lossily decoded, in the `runtime.warning`'s `detail`).
+    fn push_bytes(
+        &mut self,
+        line: &[u8],
+        format: LineFormat,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> Result<(), Problem> {
+        match std::str::from_utf8(line) {
+            Ok(line) => self.push_line(line, format, out),
+            Err(err) => {
+                let reason = format!("not UTF-8: {err}");
+                self.push_unreadable(&String::from_utf8_lossy(line), &reason, out);
+                Err(Problem::new(ProblemKind::Unreadable, reason))
+            }
+        }
+    }
+
     /// Maps one line the agent wrote (its stdout), the bare message as the program printed it,
     /// received at `at` (Unix milliseconds) when the host knows when. A live host holds no
     /// transcript records: the events are those [`Normalizer::push_line`] gives for the record
