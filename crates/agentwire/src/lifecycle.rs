@@ -32,7 +32,7 @@ pub enum ProviderTime<'a> {
     /// strictly by the core; a text that is no instant is reported, naming the field.
     #[cfg_attr(
         not(any(feature = "claude", feature = "claude-session", feature = "codex-rollout")),
-        expect(dead_code, reason = "only the sources whose messages carry a text time build it")
+        allow(dead_code, reason = "only the sources whose messages carry a text time build it")
     )]
     Text { field: &'static str, text: Cow<'a, str> },
 }

@@ -173,17 +173,13 @@ pub fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, first: bool) -> i
 
 #[cfg(test)]
 mod tests {
-    use std::io::{BufReader, Read};
+    use std::io::BufReader;
 
     use agentwire_canonical::ProviderRuntimeEvent;
 
     use super::{StreamError, events};
-    use crate::normalizer::{Options, ProblemKind};
+    use crate::normalizer::Options;
     use crate::source::Source;
-
-    /// A Codex app-server `turn/started` as the server prints it: a turn left open.
-    #[cfg(feature = "codex-app-server")]
-    const TURN_STARTED: &[u8] = br#"{"method":"turn/started","params":{"threadId":"t","turn":{"id":"u","rootTurnId":"u","items":[],"itemsView":"notLoaded","status":"inProgress","error":null,"startedAt":1796016487,"completedAt":null,"durationMs":null}},"emittedAtMs":1796016487712}"#;
 
     fn jsonl(events: &[ProviderRuntimeEvent]) -> String {
         events
@@ -239,87 +235,99 @@ mod tests {
         }
     }
 
-    /// A line that is no frame yields its `runtime.warning` and then a problem naming its line
-    /// number (blank lines counted); the end of the input settles the open turn.
+    /// What needs a Codex app-server message: a turn left open.
     #[cfg(feature = "codex-app-server")]
-    #[test]
-    fn an_unreadable_line_is_a_warning_then_a_problem_with_its_number() {
-        let input = [b"\xEF\xBB\xBF", TURN_STARTED, b"\r\n\n{\"id\":1,\n\xFF\n"].concat();
-        let items: Vec<_> = events(input.as_slice(), Source::CodexAppServer.normalizer(Options::default())).collect();
-        let kinds: Vec<String> = items
-            .iter()
-            .map(|item| match item {
-                Ok(event) => serde_json::to_value(event).expect("an event")["type"]
-                    .as_str()
-                    .expect("a type")
-                    .to_string(),
-                Err(StreamError::Line { line, problem }) => format!("line {line}: {:?}", problem.kind),
-                Err(err @ StreamError::Read { .. }) => panic!("{err}"),
-            })
-            .collect();
-        let unreadable = format!("{:?}", ProblemKind::Unreadable);
-        let warnings = kinds.iter().filter(|kind| *kind == "runtime.warning").count();
-        assert_eq!(warnings, 2, "{kinds:?}");
-        let problems: Vec<&String> = kinds.iter().filter(|kind| kind.starts_with("line ")).collect();
-        assert_eq!(
-            problems,
-            [&format!("line 3: {unreadable}"), &format!("line 4: {unreadable}")],
-            "{kinds:?}"
-        );
-        let third = kinds
-            .iter()
-            .position(|kind| kind == "line 3: Unreadable")
-            .expect("line 3");
-        assert_eq!(
-            kinds[third - 1],
-            "runtime.warning",
-            "the warning comes first: {kinds:?}"
-        );
-        assert!(kinds.contains(&"turn.started".to_string()), "{kinds:?}");
-        assert_eq!(
-            kinds.last().map(String::as_str),
-            Some("session.state.changed"),
-            "{kinds:?}"
-        );
-        assert!(
-            kinds.contains(&"turn.aborted".to_string()),
-            "finished at the end: {kinds:?}"
-        );
-    }
+    mod codex_app_server {
+        use std::io::{BufReader, Read};
 
-    /// A reader that fails once what it holds is read.
-    struct Failing(std::io::Cursor<Vec<u8>>);
+        use super::{StreamError, events, jsonl};
+        use crate::normalizer::{Options, ProblemKind};
+        use crate::source::Source;
 
-    impl Read for Failing {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            match self.0.read(buf)? {
-                0 => Err(std::io::Error::other("the pipe broke")),
-                n => Ok(n),
+        /// A Codex app-server `turn/started` as the server prints it: a turn left open.
+        const TURN_STARTED: &[u8] = br#"{"method":"turn/started","params":{"threadId":"t","turn":{"id":"u","rootTurnId":"u","items":[],"itemsView":"notLoaded","status":"inProgress","error":null,"startedAt":1796016487,"completedAt":null,"durationMs":null}},"emittedAtMs":1796016487712}"#;
+
+        /// A line that is no frame yields its `runtime.warning` and then a problem naming its line
+        /// number (blank lines counted); the end of the input settles the open turn.
+        #[test]
+        fn an_unreadable_line_is_a_warning_then_a_problem_with_its_number() {
+            let input = [b"\xEF\xBB\xBF", TURN_STARTED, b"\r\n\n{\"id\":1,\n\xFF\n"].concat();
+            let items: Vec<_> =
+                events(input.as_slice(), Source::CodexAppServer.normalizer(Options::default())).collect();
+            let kinds: Vec<String> = items
+                .iter()
+                .map(|item| match item {
+                    Ok(event) => serde_json::to_value(event).expect("an event")["type"]
+                        .as_str()
+                        .expect("a type")
+                        .to_string(),
+                    Err(StreamError::Line { line, problem }) => format!("line {line}: {:?}", problem.kind),
+                    Err(err @ StreamError::Read { .. }) => panic!("{err}"),
+                })
+                .collect();
+            let unreadable = format!("{:?}", ProblemKind::Unreadable);
+            let warnings = kinds.iter().filter(|kind| *kind == "runtime.warning").count();
+            assert_eq!(warnings, 2, "{kinds:?}");
+            let problems: Vec<&String> = kinds.iter().filter(|kind| kind.starts_with("line ")).collect();
+            assert_eq!(
+                problems,
+                [&format!("line 3: {unreadable}"), &format!("line 4: {unreadable}")],
+                "{kinds:?}"
+            );
+            let third = kinds
+                .iter()
+                .position(|kind| kind == "line 3: Unreadable")
+                .expect("line 3");
+            assert_eq!(
+                kinds[third - 1],
+                "runtime.warning",
+                "the warning comes first: {kinds:?}"
+            );
+            assert!(kinds.contains(&"turn.started".to_string()), "{kinds:?}");
+            assert_eq!(
+                kinds.last().map(String::as_str),
+                Some("session.state.changed"),
+                "{kinds:?}"
+            );
+            assert!(
+                kinds.contains(&"turn.aborted".to_string()),
+                "finished at the end: {kinds:?}"
+            );
+        }
+
+        /// A reader that fails once what it holds is read.
+        struct Failing(std::io::Cursor<Vec<u8>>);
+
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                match self.0.read(buf)? {
+                    0 => Err(std::io::Error::other("the pipe broke")),
+                    n => Ok(n),
+                }
             }
         }
-    }
 
-    /// A read error names the line it was reading and ends the iterator, the normalizer
-    /// unfinished (no `turn.aborted`: the stream did not end, it broke).
-    #[cfg(feature = "codex-app-server")]
-    #[test]
-    fn a_read_error_names_its_line_and_ends_the_stream() {
-        let reader = BufReader::new(Failing(std::io::Cursor::new([TURN_STARTED, b"\n"].concat())));
-        let mut iter = events(reader, Source::CodexAppServer.normalizer(Options::default()));
-        let mut seen = Vec::new();
-        let error = loop {
-            match iter.next().expect("an item before the end") {
-                Ok(event) => seen.push(event),
-                Err(err) => break err,
-            }
-        };
-        assert!(matches!(error, StreamError::Read { line: 2, .. }), "{error}");
-        assert_eq!(error.to_string(), "line 2: the pipe broke");
-        assert!(iter.next().is_none());
-        assert!(!jsonl(&seen).contains("turn.aborted"), "{}", jsonl(&seen));
-        let mut normalizer = iter.into_normalizer();
-        let mut settled = Vec::new();
-        normalizer.finish(&mut settled);
-        assert!(jsonl(&settled).contains("turn.aborted"), "{}", jsonl(&settled));
+        /// A read error names the line it was reading and ends the iterator, the normalizer
+        /// unfinished (no `turn.aborted`: the stream did not end, it broke).
+        #[test]
+        fn a_read_error_names_its_line_and_ends_the_stream() {
+            let reader = BufReader::new(Failing(std::io::Cursor::new([TURN_STARTED, b"\n"].concat())));
+            let mut iter = events(reader, Source::CodexAppServer.normalizer(Options::default()));
+            let mut seen = Vec::new();
+            let error = loop {
+                match iter.next().expect("an item before the end") {
+                    Ok(event) => seen.push(event),
+                    Err(err) => break err,
+                }
+            };
+            assert!(matches!(error, StreamError::Read { line: 2, .. }), "{error}");
+            assert_eq!(error.to_string(), "line 2: the pipe broke");
+            assert!(iter.next().is_none());
+            assert!(!jsonl(&seen).contains("turn.aborted"), "{}", jsonl(&seen));
+            let mut normalizer = iter.into_normalizer();
+            let mut settled = Vec::new();
+            normalizer.finish(&mut settled);
+            assert!(jsonl(&settled).contains("turn.aborted"), "{}", jsonl(&settled));
+        }
     }
 }
