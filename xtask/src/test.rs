@@ -9,6 +9,11 @@
 //! (`tests/typescript/live`: the addon fed by the real, pinned `codex app-server`, Claude Code CLI
 //! and Claude ACP adapter, driven against a mock model server on 127.0.0.1); they need node 20
 //! and the npm registry.
+//!
+//! After the workspace's clippy, the `agentwire` crate is linted once per source feature alone
+//! (`--no-default-features --features <source>`): a host building one source gets a crate that
+//! compiles, warning-free. The features are read from `cargo metadata`, so a new source's feature
+//! is checked without editing this list.
 
 use std::path::Path;
 use std::process::Command;
@@ -21,31 +26,69 @@ pub fn run(root: &Path) -> Result<()> {
     let host = root.join("tests/typescript/host");
     let live = root.join("tests/typescript/live");
     let addon = root.join("crates/agentwire-node");
-    let steps: [(&str, &str, Vec<&str>, &Path); 11] = [
-        ("format", &cargo, vec!["fmt", "--all", "--", "--check"], root),
-        ("generated tree", &cargo, vec!["xtask", "codegen", "--check"], root),
+    let features = source_features(&cargo, root)?;
+    let mut steps: Vec<(String, &str, Vec<&str>, &Path)> = vec![
+        ("format".into(), &cargo, vec!["fmt", "--all", "--", "--check"], root),
         (
-            "clippy",
+            "generated tree".into(),
+            &cargo,
+            vec!["xtask", "codegen", "--check"],
+            root,
+        ),
+        (
+            "clippy".into(),
             &cargo,
             vec!["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
             root,
         ),
-        ("rust tests", &cargo, vec!["test", "--workspace"], root),
-        ("node addon", "node", vec!["build.mjs"], &addon),
-        ("npm ci", "npm", vec!["ci", "--no-audit", "--no-fund"], &typescript),
-        ("typescript tests", "npm", vec!["test"], &typescript),
-        ("npm ci (host)", "npm", vec!["ci", "--no-audit", "--no-fund"], &host),
-        ("typescript tests (host)", "npm", vec!["test"], &host),
+    ];
+    for feature in &features {
+        steps.push((
+            format!("clippy, agentwire with only `{feature}`"),
+            &cargo,
+            vec![
+                "clippy",
+                "-p",
+                "agentwire",
+                "--no-default-features",
+                "--features",
+                feature,
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            root,
+        ));
+    }
+    let rest: [(String, &str, Vec<&str>, &Path); 8] = [
+        ("rust tests".into(), &cargo, vec!["test", "--workspace"], root),
+        ("node addon".into(), "node", vec!["build.mjs"], &addon),
+        (
+            "npm ci".into(),
+            "npm",
+            vec!["ci", "--no-audit", "--no-fund"],
+            &typescript,
+        ),
+        ("typescript tests".into(), "npm", vec!["test"], &typescript),
+        (
+            "npm ci (host)".into(),
+            "npm",
+            vec!["ci", "--no-audit", "--no-fund"],
+            &host,
+        ),
+        ("typescript tests (host)".into(), "npm", vec!["test"], &host),
         // The agents' packages run no install scripts: codex's binary comes as an optional
         // dependency, Claude Code's cli.js inside the Agent SDK's package.
         (
-            "npm ci (live)",
+            "npm ci (live)".into(),
             "npm",
             vec!["ci", "--no-audit", "--no-fund", "--ignore-scripts"],
             &live,
         ),
-        ("live agent tests", "npm", vec!["test"], &live),
+        ("live agent tests".into(), "npm", vec!["test"], &live),
     ];
+    steps.extend(rest);
     for (name, program, args, dir) in steps {
         eprintln!("==> {name}: {program} {}", args.join(" "));
         let started = std::time::Instant::now();
@@ -60,4 +103,32 @@ pub fn run(root: &Path) -> Result<()> {
         eprintln!("==> {name}: ok in {:.1?}", started.elapsed());
     }
     Ok(())
+}
+
+/// The `agentwire` crate's features but `default`: one per source, as its Cargo.toml declares them.
+fn source_features(cargo: &str, root: &Path) -> Result<Vec<String>> {
+    let output = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(root)
+        .output()
+        .context("running cargo metadata")?;
+    if !output.status.success() {
+        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).context("reading cargo metadata")?;
+    let package = metadata["packages"]
+        .as_array()
+        .and_then(|packages| packages.iter().find(|package| package["name"] == "agentwire"))
+        .context("cargo metadata lists no `agentwire` package")?;
+    let features: Vec<String> = package["features"]
+        .as_object()
+        .context("the `agentwire` package has no features")?
+        .keys()
+        .filter(|feature| *feature != "default")
+        .cloned()
+        .collect();
+    if features.is_empty() {
+        bail!("the `agentwire` package declares no source feature");
+    }
+    Ok(features)
 }

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::Path;
 
 use agentwire::frame::LineFormat;
@@ -80,23 +80,10 @@ impl Input {
     }
 
     fn read_line(&mut self, buf: &mut Vec<u8>) -> io::Result<bool> {
-        buf.clear();
-        let n = self
-            .reader
-            .read_until(b'\n', buf)
+        let n = agentwire::stream::read_line(&mut self.reader, buf, self.read == 0)
             .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", self.name)))?;
-        if n == 0 {
-            return Ok(false);
-        }
-        // A UTF-8 byte order mark some editors put first is no part of the first line.
-        if self.read == 0 && buf.starts_with(b"\xEF\xBB\xBF") {
-            buf.drain(..3);
-        }
         self.read += n as u64;
-        while matches!(buf.last(), Some(b'\n' | b'\r')) {
-            buf.pop();
-        }
-        Ok(true)
+        Ok(n > 0)
     }
 
     /// The source and line format: `from` if given (the line format then comes from the first

@@ -92,21 +92,9 @@ pub fn feed(
     let (mut events, mut buf, mut text) = (Vec::new(), Vec::new(), Vec::new());
     let mut shown_percent = 0;
     while let Some(number) = input.next_line(&mut buf)? {
-        let problem = match std::str::from_utf8(&buf) {
-            Err(err) => {
-                let line = String::from_utf8_lossy(&buf);
-                let reason = format!("not UTF-8: {err}");
-                normalizer.push_unreadable(&line, &reason, &mut events);
-                Some((ProblemKind::Unreadable, reason))
-            }
-            Ok(line) => normalizer
-                .push_line(line, format, &mut events)
-                .err()
-                .map(|problem| (problem.kind, problem.message)),
-        };
-        if let Some((kind, reason)) = problem {
-            eprintln!("{}:{number}: {reason}", input.name);
-            if strict || kind == ProblemKind::Unreadable {
+        if let Err(problem) = normalizer.push_bytes(&buf, format, &mut events) {
+            eprintln!("{}:{number}: {problem}", input.name);
+            if strict || problem.kind == ProblemKind::Unreadable {
                 status = ExitStatus::Failure;
             }
         }

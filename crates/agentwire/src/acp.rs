@@ -79,11 +79,17 @@ pub fn claims(frame: &Frame<'_>, source: Source) -> bool {
     match source {
         Source::Cursor => cursor,
         Source::Acp => !cursor,
-        Source::CodexAppServer
-        | Source::Claude
-        | Source::ClaudeControl
-        | Source::CodexExec
-        | Source::CodexRollout
-        | Source::ClaudeSession => false,
+        #[cfg(feature = "codex-app-server")]
+        Source::CodexAppServer => false,
+        #[cfg(feature = "claude")]
+        Source::Claude => false,
+        #[cfg(feature = "claude")]
+        Source::ClaudeControl => false,
+        #[cfg(feature = "codex-exec")]
+        Source::CodexExec => false,
+        #[cfg(feature = "codex-rollout")]
+        Source::CodexRollout => false,
+        #[cfg(feature = "claude-session")]
+        Source::ClaudeSession => false,
     }
 }

@@ -15,6 +15,7 @@ pub trait Canonicalize {
 /// Implements [`Canonicalize`] for a provider item status whose every variant has the canonical
 /// [`ItemStatus`](agentwire_canonical::ItemStatus) of the same name. The expansion is an
 /// exhaustive `match`, so a status upstream adds still breaks the build at the invocation.
+#[cfg(any(feature = "codex-app-server", feature = "codex-exec"))]
 macro_rules! same_named_item_status {
     ($($provider:ty: $($variant:ident),+;)+) => {$(
         impl $crate::canonicalize::Canonicalize for $provider {
@@ -29,4 +30,5 @@ macro_rules! same_named_item_status {
     )+};
 }
 
+#[cfg(any(feature = "codex-app-server", feature = "codex-exec"))]
 pub(crate) use same_named_item_status;

@@ -2,24 +2,41 @@
 //! upstream version it is pinned to. The one place that names every source module; hosts go
 //! through it and name no provider's types.
 
+#[cfg(feature = "acp")]
+use crate::acp;
+#[cfg(feature = "claude")]
+use crate::claude;
+#[cfg(feature = "claude-session")]
+use crate::claude_session;
+#[cfg(feature = "codex-app-server")]
+use crate::codex_app_server;
+#[cfg(feature = "codex-exec")]
+use crate::codex_exec;
+#[cfg(feature = "codex-rollout")]
+use crate::codex_rollout;
 use crate::frame::{Frame, LineFormat};
 use crate::lifecycle::Lifecycle;
 use crate::normalizer::{Conformer, Normalizer, Options};
 use crate::source::Source;
-use crate::{acp, claude, claude_session, codex_app_server, codex_exec, codex_rollout};
 
 impl Source {
-    /// A normalizer for one stream of this source. It is `Send`, so a host may keep it on
-    /// whichever thread serves the stream (a Node addon's object, an async task).
-    pub fn normalizer(self, options: Options) -> Box<dyn Normalizer + Send> {
+    /// A normalizer for one stream of this source. It is `Send` ([`Normalizer`]'s supertrait), so
+    /// a host may keep it on whichever thread serves the stream.
+    pub fn normalizer(self, options: Options) -> Box<dyn Normalizer> {
         match self {
+            #[cfg(feature = "codex-app-server")]
             Self::CodexAppServer => Box::new(Lifecycle::new(codex_app_server::CodexAppServerNormalizer::new(options))),
+            #[cfg(feature = "claude")]
             Self::Claude | Self::ClaudeControl => {
                 Box::new(Lifecycle::new(claude::ClaudeNormalizer::new(self, options)))
             }
+            #[cfg(feature = "codex-exec")]
             Self::CodexExec => Box::new(Lifecycle::new(codex_exec::CodexExecNormalizer::new(options))),
+            #[cfg(feature = "codex-rollout")]
             Self::CodexRollout => Box::new(Lifecycle::new(codex_rollout::CodexRolloutNormalizer::new(options))),
+            #[cfg(feature = "acp")]
             Self::Acp | Self::Cursor => Box::new(Lifecycle::new(acp::AcpNormalizer::new(self, options))),
+            #[cfg(feature = "claude-session")]
             Self::ClaudeSession => Box::new(Lifecycle::new(claude_session::ClaudeSessionNormalizer::new(options))),
         }
     }
@@ -27,11 +44,17 @@ impl Source {
     /// A strict decoder for `agentwire conform`.
     pub fn conformer(self) -> Box<dyn Conformer> {
         match self {
+            #[cfg(feature = "codex-app-server")]
             Self::CodexAppServer => Box::new(codex_app_server::wire::Decoder::default()),
+            #[cfg(feature = "claude")]
             Self::Claude | Self::ClaudeControl => Box::new(claude::wire::Decoder),
+            #[cfg(feature = "codex-exec")]
             Self::CodexExec => Box::new(codex_exec::wire::Decoder),
+            #[cfg(feature = "codex-rollout")]
             Self::CodexRollout => Box::new(codex_rollout::wire::Decoder),
+            #[cfg(feature = "acp")]
             Self::Acp | Self::Cursor => Box::new(acp::wire::Decoder::default()),
+            #[cfg(feature = "claude-session")]
             Self::ClaudeSession => Box::new(claude_session::wire::Decoder),
         }
     }
@@ -39,11 +62,17 @@ impl Source {
     /// The program and version the source's generated types are pinned to (`--version`).
     pub fn upstream(self) -> String {
         match self {
+            #[cfg(feature = "codex-app-server")]
             Self::CodexAppServer => codex_app_server::upstream(),
+            #[cfg(feature = "claude")]
             Self::Claude | Self::ClaudeControl => claude::upstream(),
+            #[cfg(feature = "codex-exec")]
             Self::CodexExec => codex_exec::upstream(),
+            #[cfg(feature = "codex-rollout")]
             Self::CodexRollout => codex_rollout::upstream(),
+            #[cfg(feature = "acp")]
             Self::Acp | Self::Cursor => acp::upstream(),
+            #[cfg(feature = "claude-session")]
             Self::ClaudeSession => claude_session::upstream(),
         }
     }
@@ -51,12 +80,19 @@ impl Source {
     /// Whether a frame is a message this source defines (for format detection).
     pub fn claims(self, frame: &Frame<'_>) -> bool {
         match self {
+            #[cfg(feature = "codex-app-server")]
             Self::CodexAppServer => codex_app_server::claims(frame),
+            #[cfg(feature = "claude")]
             Self::Claude => claude::claims(frame, LineFormat::Bare),
+            #[cfg(feature = "claude")]
             Self::ClaudeControl => claude::claims(frame, LineFormat::Transcript),
+            #[cfg(feature = "codex-exec")]
             Self::CodexExec => codex_exec::claims(frame),
+            #[cfg(feature = "codex-rollout")]
             Self::CodexRollout => codex_rollout::claims(frame),
+            #[cfg(feature = "acp")]
             Self::Acp | Self::Cursor => acp::claims(frame, self),
+            #[cfg(feature = "claude-session")]
             Self::ClaudeSession => claude_session::claims(frame),
         }
     }

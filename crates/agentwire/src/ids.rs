@@ -139,6 +139,7 @@ mod tests {
     use super::*;
 
     /// The UUIDv5 of `name`, as text.
+    #[cfg(feature = "codex-app-server")]
     fn derived(name: &str) -> String {
         derived_parts(&[name])
     }
@@ -195,6 +196,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "codex-app-server")]
     #[test]
     fn names_follow_the_documented_scheme() {
         let source = Source::CodexAppServer;

@@ -989,6 +989,8 @@ pub struct OpenItemFace {
 mod tests {
     use super::*;
 
+    // The ledger keeps its threads alike for every source: these tests run on whichever is compiled in.
+
     /// A thread that ran one turn, then went idle.
     fn run_thread(ledger: &mut Ledger<()>, thread: &str) {
         assert!(ledger.start_thread(thread));
@@ -999,7 +1001,7 @@ mod tests {
 
     #[test]
     fn idle_threads_are_forgotten_beyond_the_most_recent() {
-        let mut ledger = Ledger::<()>::new(Source::CodexAppServer, Options::default());
+        let mut ledger = Ledger::<()>::new(Source::ALL[0], Options::default());
         ledger.start_thread("busy");
         ledger.start_turn("busy", "turn");
         let mut forgotten = Vec::new();
@@ -1021,7 +1023,7 @@ mod tests {
 
     #[test]
     fn a_thread_the_source_holds_is_not_forgotten() {
-        let mut ledger = Ledger::<()>::new(Source::Acp, Options::default());
+        let mut ledger = Ledger::<()>::new(Source::ALL[0], Options::default());
         ledger.start_thread("held");
         for n in 0..1_000 {
             run_thread(&mut ledger, &format!("thread-{n}"));

@@ -32,6 +32,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! [`stream::events`] does the same over a whole reader as an iterator: events as they come,
+//! each problem with its line number, the normalizer finished at the end.
+//!
 //! Events also write themselves with [`agentwire_canonical::WriteJson`] (`event.write_json(&mut
 //! buffer)`): the same bytes as `serde_json::to_writer`, faster; `agentwire normalize` uses it.
 //!
@@ -44,16 +47,23 @@
 //! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`claude_session`], [`acp`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
+#[cfg(feature = "acp")]
 pub mod acp;
 pub mod answer;
 pub mod canonicalize;
 mod catalog;
+#[cfg(feature = "claude")]
 pub mod claude;
+#[cfg(any(feature = "claude", feature = "claude-session"))]
 pub mod claude_code;
+#[cfg(feature = "claude-session")]
 pub mod claude_session;
 pub mod clock;
+#[cfg(feature = "codex-app-server")]
 pub mod codex_app_server;
+#[cfg(feature = "codex-exec")]
 pub mod codex_exec;
+#[cfg(feature = "codex-rollout")]
 pub mod codex_rollout;
 pub mod conversation;
 pub mod decision;
@@ -68,5 +78,6 @@ pub mod normalizer;
 pub mod object_text;
 pub mod secrets;
 pub mod source;
+pub mod stream;
 #[cfg(test)]
 mod test_corpus;

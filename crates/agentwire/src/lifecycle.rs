@@ -26,9 +26,14 @@ pub enum ProviderTime<'a> {
     #[default]
     None,
     /// Milliseconds since the epoch (Codex's `emittedAtMs`).
+    #[cfg(feature = "codex-app-server")]
     Millis(i64),
     /// RFC 3339 text in `field` (a rollout line's or a Claude message's `timestamp`), read
     /// strictly by the core; a text that is no instant is reported, naming the field.
+    #[cfg_attr(
+        not(any(feature = "claude", feature = "claude-session", feature = "codex-rollout")),
+        allow(dead_code, reason = "only the sources whose messages carry a text time build it")
+    )]
     Text { field: &'static str, text: Cow<'a, str> },
 }
 
@@ -52,7 +57,7 @@ pub struct Misfit<'a> {
 }
 
 /// What one source supplies: its decoder and its mapping decisions, over its session ledger.
-pub(crate) trait Mapping {
+pub(crate) trait Mapping: Send {
     /// What the source keeps with each open request (the ledger's request payload).
     type Request;
     /// The source's typed message.
@@ -109,6 +114,7 @@ impl<M: Mapping> Lifecycle<M> {
         let ledger = self.0.ledger();
         match time {
             ProviderTime::None => ledger.begin(frame.line, frame.ts, None),
+            #[cfg(feature = "codex-app-server")]
             ProviderTime::Millis(millis) => ledger.begin(frame.line, frame.ts, Some(millis)),
             ProviderTime::Text { field, text } => {
                 return ledger

@@ -6,6 +6,8 @@
 //! not, so an ACP usage cost of `0.0012100000000000002` became a payload double that did not
 //! round-trip through its own JSON. This crate's tests build without `jsonschema`, as a library
 //! user does.
+// The decimals are an ACP agent's usage cost.
+#![cfg(feature = "acp")]
 
 use agentwire::frame::LineFormat;
 use agentwire::normalizer::Options;

@@ -456,15 +456,18 @@ impl AcpNormalizer {
                     let provider = match (self.ledger.source(), cursor) {
                         (Source::Cursor, _) | (Source::Acp, true) => agentwire_canonical::ProviderKind::Cursor,
                         (Source::Acp, false) => agentwire_canonical::ProviderKind::Acp,
-                        (
-                            Source::CodexAppServer
-                            | Source::Claude
-                            | Source::ClaudeControl
-                            | Source::CodexExec
-                            | Source::CodexRollout
-                            | Source::ClaudeSession,
-                            _,
-                        ) => self.ledger.source().provider_kind(),
+                        #[cfg(feature = "codex-app-server")]
+                        (Source::CodexAppServer, _) => self.ledger.source().provider_kind(),
+                        #[cfg(feature = "claude")]
+                        (Source::Claude, _) => self.ledger.source().provider_kind(),
+                        #[cfg(feature = "claude")]
+                        (Source::ClaudeControl, _) => self.ledger.source().provider_kind(),
+                        #[cfg(feature = "codex-exec")]
+                        (Source::CodexExec, _) => self.ledger.source().provider_kind(),
+                        #[cfg(feature = "codex-rollout")]
+                        (Source::CodexRollout, _) => self.ledger.source().provider_kind(),
+                        #[cfg(feature = "claude-session")]
+                        (Source::ClaudeSession, _) => self.ledger.source().provider_kind(),
                     };
                     self.ledger.set_provider(provider);
                 }
