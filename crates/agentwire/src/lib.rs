@@ -43,7 +43,7 @@
 //!
 //! The crate is a shared core ([`answer`], [`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
 //! the line lifecycle every source's normalizer is, [`decision`], [`jsonrpc`], [`normalizer`],
-//! [`secrets`], [`source`], and [`claude_code`], what both Claude sources share) that imports no source module, and one module of
+//! [`secrets`], [`source`], [`claude_code`] and [`conversation`], what both Claude sources share) that imports no source module, and one module of
 //! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`claude_session`], [`acp`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 
@@ -65,6 +65,7 @@ pub mod codex_app_server;
 pub mod codex_exec;
 #[cfg(feature = "codex-rollout")]
 pub mod codex_rollout;
+#[cfg(any(feature = "claude", feature = "claude-session"))]
 pub mod conversation;
 pub mod decision;
 pub mod decode;
