@@ -3,7 +3,9 @@
 //! This is the README's test command and what `.ci/run` runs: formatting, the generated tree's
 //! freshness, clippy, every Rust test, the Node addon (`crates/agentwire-node/build.mjs`: a debug
 //! `cargo build -p agentwire-node`, the library copied beside the package's `index.js`, before
-//! `npm ci` installs that package), then both configurations of the TypeScript harness (`npm ci`
+//! `npm ci` installs that package), the pack check (`tests/typescript/scripts/pack-check.mjs`: both
+//! npm packages packed, installed from their tarballs into scratch projects and imported by plain
+//! node and by JavaScript `tsc` emitted with T3 Code's options), then both configurations of the TypeScript harness (`npm ci`
 //! and `npm test` in `tests/typescript`, the project's own strict one, and in
 //! `tests/typescript/host`, T3 Code's pins, options and formatter), then the live agent tests
 //! (`tests/typescript/live`: the addon fed by the real, pinned `codex app-server`, Claude Code CLI
@@ -21,7 +23,7 @@ pub fn run(root: &Path) -> Result<()> {
     let host = root.join("tests/typescript/host");
     let live = root.join("tests/typescript/live");
     let addon = root.join("crates/agentwire-node");
-    let steps: [(&str, &str, Vec<&str>, &Path); 11] = [
+    let steps: [(&str, &str, Vec<&str>, &Path); 12] = [
         ("format", &cargo, vec!["fmt", "--all", "--", "--check"], root),
         ("generated tree", &cargo, vec!["xtask", "codegen", "--check"], root),
         (
@@ -32,6 +34,7 @@ pub fn run(root: &Path) -> Result<()> {
         ),
         ("rust tests", &cargo, vec!["test", "--workspace"], root),
         ("node addon", "node", vec!["build.mjs"], &addon),
+        ("pack check", "npm", vec!["run", "pack-check"], &typescript),
         ("npm ci", "npm", vec!["ci", "--no-audit", "--no-fund"], &typescript),
         ("typescript tests", "npm", vec!["test"], &typescript),
         ("npm ci (host)", "npm", vec!["ci", "--no-audit", "--no-fund"], &host),
