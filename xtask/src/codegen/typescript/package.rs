@@ -106,6 +106,10 @@ pub fn readme(exports: &ExportSummary) -> String {
                 format!("`{BASE_SCHEMAS_FILE}`"),
                 "the ids and `IsoDateTime` the module imports, for hosts without their own".to_owned(),
             ],
+            [
+                "`tsconfig.json`".to_owned(),
+                format!("the build: both files to `{DIST_DIR}/` (JavaScript, declarations, source maps)"),
+            ],
         ],
     );
     let aliases: Vec<[String; 2]> = exports
