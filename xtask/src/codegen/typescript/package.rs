@@ -134,8 +134,9 @@ pub fn readme(exports: &ExportSummary) -> String {
          which `prepack` runs), for plain `node`, `tsc` with or without emit, and bundlers. The export condition \
          `{SOURCE_CONDITION}` resolves to the TypeScript sources instead, for hosts that compile TypeScript with \
          `allowImportingTsExtensions` (TypeScript's `customConditions`, a bundler's or Vitest's `resolve.conditions`).\n\n\
-         To build the package from this folder: `npm install` (its devDependencies: `typescript` {BUILD_TYPESCRIPT}, \
-         `effect` {BUILD_EFFECT}), then `npm pack`.\n\n\
+         To build the package from this folder: `npm install --no-package-lock` (its devDependencies: `typescript` \
+         {BUILD_TYPESCRIPT}, `effect` {BUILD_EFFECT}; a lockfile here would be a file codegen does not write), then \
+         `npm pack`.\n\n\
          ```ts\n\
          import {{ decodeProviderRuntimeEvent, isEventType }} from \"{PACKAGE_NAME}\";\n\n\
          const events = lines.map((line) => decodeProviderRuntimeEvent(JSON.parse(line)));\n\
