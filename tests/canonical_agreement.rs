@@ -85,6 +85,20 @@ impl SchemaFacts {
                         .map(|v| v.as_str().expect("string values").to_owned())
                         .collect();
                     enums.insert(name.clone(), values);
+                    // Each subset an enum declares is an enum of its own in Rust and TypeScript.
+                    for (subset, declared) in def
+                        .get("x-enumSubsets")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flatten()
+                    {
+                        let values = declared["enum"].as_array().expect("a subset's `enum` array");
+                        let values = values
+                            .iter()
+                            .map(|v| v.as_str().expect("string values").to_owned())
+                            .collect();
+                        enums.insert(subset.clone(), values);
+                    }
                 }
                 "object" | "envelope" => {
                     if kind(name) == "envelope" {
@@ -146,6 +160,7 @@ impl SchemaFacts {
                 Some("id") => json!("sample-id"),
                 Some("datetime") => json!("2026-01-02T03:04:05.678Z"),
                 Some("enum") => def["enum"][0].clone(),
+                Some("json") => json!({ "any": [1, null, "x"] }),
                 Some("object") => self.minimal(target),
                 other => panic!("{target}: unexpected kind {other:?} behind a property"),
             };
@@ -271,6 +286,7 @@ fn rust_enums() -> BTreeMap<String, (Vec<String>, Vec<String>)> {
         RuntimeEventRawSource,
         CanonicalRuntimeEventType,
         CanonicalItemType,
+        ToolLifecycleItemType,
         CanonicalRequestType,
         SessionState,
         ThreadState,
@@ -931,4 +947,24 @@ fn the_typescript_parser_reads_what_it_should() {
     assert_eq!(ts.event("C"), ("c.d".to_owned(), "B".to_owned()));
     assert_eq!(ts.unions["U"], ["C"]);
     assert_eq!(ts.payload_by_type, [("c.d".to_owned(), "B".to_owned())]);
+}
+
+/// A subset (`x-enumSubsets`) converts both ways exactly for its values, and its test on the enum
+/// agrees with the schema's list.
+#[test]
+fn enum_subsets_agree_with_rust() {
+    let facts = SchemaFacts::load();
+    let members = &facts.enums["ToolLifecycleItemType"];
+    assert_eq!(members.len(), canonical::ToolLifecycleItemType::ALL.len());
+    for value in canonical::CanonicalItemType::ALL {
+        let listed = members.iter().any(|member| member == value.as_str());
+        assert_eq!(value.is_tool_lifecycle_item_type(), listed, "{value}");
+        match canonical::ToolLifecycleItemType::try_from(*value) {
+            Ok(member) => {
+                assert_eq!(member.as_str(), value.as_str());
+                assert_eq!(canonical::CanonicalItemType::from(member), *value);
+            }
+            Err(back) => assert_eq!(back, *value),
+        }
+    }
 }

@@ -192,6 +192,36 @@ export const CanonicalItemType = Schema.Literals([
 export type CanonicalItemType = typeof CanonicalItemType.Type;
 
 /**
+ * The item types that are a tool's lifecycle (T3 Code's `ToolLifecycleItemType`, its `TOOL_LIFECYCLE_ITEM_TYPES`): a command, a file change, an MCP, dynamic or collab-agent tool call, a web search, an image view.
+ *
+ * - `command_execution`: A shell command the agent ran.
+ * - `file_change`: A change to files (edit, patch, create, delete, move).
+ * - `mcp_tool_call`: A call to a tool of an MCP server.
+ * - `dynamic_tool_call`: A call to a tool the client provides, or any other tool that is not a command, file change or MCP tool.
+ * - `collab_agent_tool_call`: A call that spawns or talks to another agent (Codex collab tools, Claude subagents).
+ * - `web_search`: A web search or fetch.
+ * - `image_view`: An image the agent looked at.
+ */
+export const ToolLifecycleItemType = Schema.Literals([
+  "command_execution",
+  "file_change",
+  "mcp_tool_call",
+  "dynamic_tool_call",
+  "collab_agent_tool_call",
+  "web_search",
+  "image_view",
+]).annotate({
+  identifier: "ToolLifecycleItemType",
+  description:
+    "The item types that are a tool's lifecycle (T3 Code's `ToolLifecycleItemType`, its `TOOL_LIFECYCLE_ITEM_TYPES`): a command, a file change, an MCP, dynamic or collab-agent tool call, a web search, an image view.",
+});
+export type ToolLifecycleItemType = typeof ToolLifecycleItemType.Type;
+
+/** Whether a `CanonicalItemType` (or any string) is a `ToolLifecycleItemType`. */
+export const isToolLifecycleItemType = (value: string): value is ToolLifecycleItemType =>
+  (ToolLifecycleItemType.literals as ReadonlyArray<string>).includes(value);
+
+/**
  * What a request from the agent asks of the user or client; decides which UI answers it.
  *
  * - `command_execution_approval`: Approve running a command (Codex `item/commandExecution/requestApproval`, Claude `can_use_tool` for a shell tool, ACP `session/request_permission` of kind `execute`).
@@ -352,6 +382,22 @@ export const TaskStatus = Schema.Literals(["completed", "failed", "stopped"]).an
 });
 export type TaskStatus = typeof TaskStatus.Type;
 
+/** A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the provider's own report, as it sent it (Codex: `total`, `last`, `modelContextWindow`; Claude: `input_tokens`, `output_tokens`, cache tokens; ACP: `used`, `size`, `cost`). The V2 model does not normalize it; T3 Code's `ThreadTokenUsageSnapshot` (`usedTokens`, ...) is a later proposal's. */
+export const ThreadTokenUsageSnapshot = Schema.Unknown.annotate({
+  identifier: "ThreadTokenUsageSnapshot",
+  description:
+    "A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the provider's own report, as it sent it (Codex: `total`, `last`, `modelContextWindow`; Claude: `input_tokens`, `output_tokens`, cache tokens; ACP: `used`, `size`, `cost`). The V2 model does not normalize it; T3 Code's `ThreadTokenUsageSnapshot` (`usedTokens`, ...) is a later proposal's.",
+});
+export type ThreadTokenUsageSnapshot = typeof ThreadTokenUsageSnapshot.Type;
+
+/** One question of `user-input.requested`'s `questions` (a list of them), named as T3 Code's server imports it: as the provider sent it (Codex: `id`, `header`, `question`, `options`; Cursor: `id`, `prompt`, `options`, `allowMultiple`). The V2 model does not normalize it, and types `questions` as any value; T3 Code's `UserInputQuestion` (`id`, `header`, `question`, `options`, `multiSelect`) is a later proposal's. */
+export const UserInputQuestion = Schema.Unknown.annotate({
+  identifier: "UserInputQuestion",
+  description:
+    "One question of `user-input.requested`'s `questions` (a list of them), named as T3 Code's server imports it: as the provider sent it (Codex: `id`, `header`, `question`, `options`; Cursor: `id`, `prompt`, `options`, `allowMultiple`). The V2 model does not normalize it, and types `questions` as any value; T3 Code's `UserInputQuestion` (`id`, `header`, `question`, `options`, `multiSelect`) is a later proposal's.",
+});
+export type UserInputQuestion = typeof UserInputQuestion.Type;
+
 /** Provider-native ids of what an event concerns, preserved for correlation and debugging (spec 1.6: provider ids go here, never in canonical fields). */
 export const ProviderRefs = Schema.Struct({
   /** The provider's session id. */
@@ -511,7 +557,7 @@ export type ThreadMetadataUpdatedPayload = typeof ThreadMetadataUpdatedPayload.T
 /** Payload of `thread.token-usage.updated`. */
 export const ThreadTokenUsageUpdatedPayload = Schema.Struct({
   /** The provider's token usage report: totals and breakdown (input, cached, output, reasoning tokens, context window). */
-  usage: Schema.Unknown,
+  usage: ThreadTokenUsageSnapshot,
 }).annotate({
   identifier: "ThreadTokenUsageUpdatedPayload",
   description: "Payload of `thread.token-usage.updated`.",

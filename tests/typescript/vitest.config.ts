@@ -4,7 +4,10 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     environment: "node",
-    // The package's entry points are TypeScript sources: Vitest transforms them like our own.
+    // The package's `source` condition names its TypeScript sources (its build, `dist/`, is
+    // tested as packed by scripts/pack-check.mjs): Vitest transforms them like our own.
     server: { deps: { inline: ["@agentwire/provider-runtime"] } },
   },
+  resolve: { conditions: ["source"] },
+  ssr: { resolve: { conditions: ["source"] } },
 });

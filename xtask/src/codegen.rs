@@ -159,7 +159,8 @@ fn reconcile(root: &Path, files: &BTreeMap<PathBuf, String>, mode: Mode) -> Resu
     Ok(report)
 }
 
-/// Every file below `dir` (relative to `root`), skipping build output and installed packages.
+/// Every file below `dir` (relative to `root`), skipping build output (`target`, and `dist`, where
+/// the TypeScript package's build writes) and installed packages.
 fn files_under(root: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
@@ -170,7 +171,7 @@ fn files_under(root: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
         for entry in entries {
             let entry = entry?;
             let name = entry.file_name();
-            if name == "target" || name == "node_modules" {
+            if name == "target" || name == "node_modules" || name == typescript::DIST_DIR {
                 continue;
             }
             let path = dir.join(&name);

@@ -3,7 +3,9 @@
 //! This is the README's test command and what `.ci/run` runs: formatting, the generated tree's
 //! freshness, clippy, every Rust test, the Node addon (`crates/agentwire-node/build.mjs`: a debug
 //! `cargo build -p agentwire-node`, the library copied beside the package's `index.js`, before
-//! `npm ci` installs that package), then both configurations of the TypeScript harness (`npm ci`
+//! `npm ci` installs that package), the pack check (`tests/typescript/scripts/pack-check.mjs`: both
+//! npm packages packed, installed from their tarballs into scratch projects and imported by plain
+//! node and by JavaScript `tsc` emitted with T3 Code's options), then both configurations of the TypeScript harness (`npm ci`
 //! and `npm test` in `tests/typescript`, the project's own strict one, and in
 //! `tests/typescript/host`, T3 Code's pins, options and formatter), then the live agent tests
 //! (`tests/typescript/live`: the addon fed by the real, pinned `codex app-server`, Claude Code CLI
@@ -61,7 +63,7 @@ pub fn run(root: &Path) -> Result<()> {
             root,
         ));
     }
-    let rest: [(String, &str, Vec<&str>, &Path); 8] = [
+    let rest: [(String, &str, Vec<&str>, &Path); 9] = [
         ("rust tests".into(), &cargo, vec!["test", "--workspace"], root),
         ("node addon".into(), "node", vec!["build.mjs"], &addon),
         (
@@ -70,6 +72,7 @@ pub fn run(root: &Path) -> Result<()> {
             vec!["ci", "--no-audit", "--no-fund"],
             &typescript,
         ),
+        ("pack check".into(), "npm", vec!["run", "pack-check"], &typescript),
         ("typescript tests".into(), "npm", vec!["test"], &typescript),
         (
             "npm ci (host)".into(),

@@ -6,7 +6,8 @@
 // json: the addon's JSON text, JSON.parse'd here (what index.js does); text: the JSON text, not
 // parsed (the cost of parsing is json - text). The addon of commit 9214b7f also had
 // `receivedObjects` / `sentObjects`, building the objects in Rust (mode `objects`); README.md has
-// the figures that chose JSON text.
+// the figures that chose JSON text. AGENTWIRE_NODE_ADDON names another build of the addon (a
+// `.node` file) to load instead of the one beside index.js.
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -14,7 +15,9 @@ import { fileURLToPath } from "node:url";
 
 import { platformSuffix } from "../platform.js";
 
-const addon = createRequire(import.meta.url)(`../agentwire.${platformSuffix()}.node`);
+const addon = createRequire(import.meta.url)(
+  process.env.AGENTWIRE_NODE_ADDON ?? `../agentwire.${platformSuffix()}.node`,
+);
 const mode = process.argv[2] ?? "json";
 const megabytes = Number(process.argv[3] ?? 20);
 const corpus = fileURLToPath(new URL("../../../tests/corpus/codex-app-server/", import.meta.url));
@@ -22,6 +25,7 @@ const corpus = fileURLToPath(new URL("../../../tests/corpus/codex-app-server/", 
 const RECORD = /^\{"dir":"(in|out)",(?:"ts":(-?\d+),)?"msg":(.*)\}$/;
 const traces = readdirSync(corpus)
   .filter((name) => name.endsWith(".jsonl"))
+  .sort()
   .map((name) =>
     readFileSync(join(corpus, name), "utf8")
       .split("\n")

@@ -1603,6 +1603,107 @@ impl<'de> Deserialize<'de> for CanonicalItemType {
         }
     }
 }
+/// The item types that are a tool's lifecycle (T3 Code's `ToolLifecycleItemType`, its `TOOL_LIFECYCLE_ITEM_TYPES`): a command, a file change, an MCP, dynamic or collab-agent tool call, a web search, an image view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum ToolLifecycleItemType {
+    /// A shell command the agent ran.
+    #[serde(rename = "command_execution")]
+    CommandExecution,
+    /// A change to files (edit, patch, create, delete, move).
+    #[serde(rename = "file_change")]
+    FileChange,
+    /// A call to a tool of an MCP server.
+    #[serde(rename = "mcp_tool_call")]
+    McpToolCall,
+    /// A call to a tool the client provides, or any other tool that is not a command, file change or MCP tool.
+    #[serde(rename = "dynamic_tool_call")]
+    DynamicToolCall,
+    /// A call that spawns or talks to another agent (Codex collab tools, Claude subagents).
+    #[serde(rename = "collab_agent_tool_call")]
+    CollabAgentToolCall,
+    /// A web search or fetch.
+    #[serde(rename = "web_search")]
+    WebSearch,
+    /// An image the agent looked at.
+    #[serde(rename = "image_view")]
+    ImageView,
+}
+impl ToolLifecycleItemType {
+    /// Every value, in schema order.
+    pub const ALL: &'static [Self] = &[
+        Self::CommandExecution,
+        Self::FileChange,
+        Self::McpToolCall,
+        Self::DynamicToolCall,
+        Self::CollabAgentToolCall,
+        Self::WebSearch,
+        Self::ImageView,
+    ];
+    /// The value as it appears in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CommandExecution => "command_execution",
+            Self::FileChange => "file_change",
+            Self::McpToolCall => "mcp_tool_call",
+            Self::DynamicToolCall => "dynamic_tool_call",
+            Self::CollabAgentToolCall => "collab_agent_tool_call",
+            Self::WebSearch => "web_search",
+            Self::ImageView => "image_view",
+        }
+    }
+}
+impl fmt::Display for ToolLifecycleItemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl WriteJson for ToolLifecycleItemType {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::CommandExecution => b"\"command_execution\"",
+                Self::FileChange => b"\"file_change\"",
+                Self::McpToolCall => b"\"mcp_tool_call\"",
+                Self::DynamicToolCall => b"\"dynamic_tool_call\"",
+                Self::CollabAgentToolCall => b"\"collab_agent_tool_call\"",
+                Self::WebSearch => b"\"web_search\"",
+                Self::ImageView => b"\"image_view\"",
+            },
+        );
+        Ok(())
+    }
+}
+/// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
+impl<'de> Deserialize<'de> for ToolLifecycleItemType {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Str(value) = Str::deserialize(deserializer)?;
+        match &*value {
+            "command_execution" => Ok(Self::CommandExecution),
+            "file_change" => Ok(Self::FileChange),
+            "mcp_tool_call" => Ok(Self::McpToolCall),
+            "dynamic_tool_call" => Ok(Self::DynamicToolCall),
+            "collab_agent_tool_call" => Ok(Self::CollabAgentToolCall),
+            "web_search" => Ok(Self::WebSearch),
+            "image_view" => Ok(Self::ImageView),
+            other => {
+                Err(
+                    D::Error::unknown_variant(
+                        other,
+                        &[
+                            "command_execution",
+                            "file_change",
+                            "mcp_tool_call",
+                            "dynamic_tool_call",
+                            "collab_agent_tool_call",
+                            "web_search",
+                            "image_view",
+                        ],
+                    ),
+                )
+            }
+        }
+    }
+}
 /// What a request from the agent asks of the user or client; decides which UI answers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum CanonicalRequestType {
@@ -2430,6 +2531,54 @@ impl<'de> Deserialize<'de> for TaskStatus {
         }
     }
 }
+impl From<ToolLifecycleItemType> for CanonicalItemType {
+    fn from(value: ToolLifecycleItemType) -> Self {
+        match value {
+            ToolLifecycleItemType::CommandExecution => Self::CommandExecution,
+            ToolLifecycleItemType::FileChange => Self::FileChange,
+            ToolLifecycleItemType::McpToolCall => Self::McpToolCall,
+            ToolLifecycleItemType::DynamicToolCall => Self::DynamicToolCall,
+            ToolLifecycleItemType::CollabAgentToolCall => Self::CollabAgentToolCall,
+            ToolLifecycleItemType::WebSearch => Self::WebSearch,
+            ToolLifecycleItemType::ImageView => Self::ImageView,
+        }
+    }
+}
+impl TryFrom<CanonicalItemType> for ToolLifecycleItemType {
+    type Error = CanonicalItemType;
+    /// The value outside the subset is the error.
+    fn try_from(value: CanonicalItemType) -> Result<Self, CanonicalItemType> {
+        match value {
+            CanonicalItemType::CommandExecution => Ok(Self::CommandExecution),
+            CanonicalItemType::FileChange => Ok(Self::FileChange),
+            CanonicalItemType::McpToolCall => Ok(Self::McpToolCall),
+            CanonicalItemType::DynamicToolCall => Ok(Self::DynamicToolCall),
+            CanonicalItemType::CollabAgentToolCall => Ok(Self::CollabAgentToolCall),
+            CanonicalItemType::WebSearch => Ok(Self::WebSearch),
+            CanonicalItemType::ImageView => Ok(Self::ImageView),
+            CanonicalItemType::UserMessage
+            | CanonicalItemType::AssistantMessage
+            | CanonicalItemType::Reasoning
+            | CanonicalItemType::Plan
+            | CanonicalItemType::ReviewEntered
+            | CanonicalItemType::ReviewExited
+            | CanonicalItemType::ContextCompaction
+            | CanonicalItemType::Error
+            | CanonicalItemType::Unknown
+            | CanonicalItemType::ImageGeneration => Err(value),
+        }
+    }
+}
+impl CanonicalItemType {
+    /// Whether the value is one of [`ToolLifecycleItemType`].
+    pub fn is_tool_lifecycle_item_type(self) -> bool {
+        ToolLifecycleItemType::try_from(self).is_ok()
+    }
+}
+/// A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the provider's own report, as it sent it (Codex: `total`, `last`, `modelContextWindow`; Claude: `input_tokens`, `output_tokens`, cache tokens; ACP: `used`, `size`, `cost`). The V2 model does not normalize it; T3 Code's `ThreadTokenUsageSnapshot` (`usedTokens`, ...) is a later proposal's.
+pub type ThreadTokenUsageSnapshot = Json;
+/// One question of `user-input.requested`'s `questions` (a list of them), named as T3 Code's server imports it: as the provider sent it (Codex: `id`, `header`, `question`, `options`; Cursor: `id`, `prompt`, `options`, `allowMultiple`). The V2 model does not normalize it, and types `questions` as any value; T3 Code's `UserInputQuestion` (`id`, `header`, `question`, `options`, `multiSelect`) is a later proposal's.
+pub type UserInputQuestion = serde_json::Value;
 /// Provider-native ids of what an event concerns, preserved for correlation and debugging (spec 1.6: provider ids go here, never in canonical fields).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ProviderRefs {
@@ -3293,7 +3442,7 @@ impl<'de> Deserialize<'de> for ThreadMetadataUpdatedPayload {
 pub struct ThreadTokenUsageUpdatedPayload {
     /// The provider's token usage report: totals and breakdown (input, cached, output, reasoning tokens, context window).
     #[serde(rename = "usage")]
-    pub usage: Json,
+    pub usage: ThreadTokenUsageSnapshot,
 }
 impl WriteJson for ThreadTokenUsageUpdatedPayload {
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
@@ -3319,7 +3468,7 @@ impl<'de> Deserialize<'de> for ThreadTokenUsageUpdatedPayload {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let mut field_usage: Option<Json> = None;
+                let mut field_usage: Option<ThreadTokenUsageSnapshot> = None;
                 while let Some(Str(key)) = map.next_key()? {
                     match &*key {
                         "usage" => next_field(&mut map, &mut field_usage, "usage")?,

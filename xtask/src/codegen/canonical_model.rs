@@ -44,8 +44,11 @@ pub struct Model {
     pub ids: Vec<IdDef>,
     /// `x-kind: datetime`: RFC 3339 date-times.
     pub datetimes: Vec<DateTimeDef>,
-    /// `x-kind: enum`: closed sets of strings.
+    /// `x-kind: enum`: closed sets of strings, each followed by the subsets its
+    /// `x-enumSubsets` declares (`subset_of` names the enum).
     pub enums: Vec<EnumDef>,
+    /// `x-kind: json`: named untyped JSON values (the spec's `unknown`, under a name a host uses).
+    pub jsons: Vec<JsonDef>,
     /// `x-kind: object`: structs (payloads and the objects they use), in schema order.
     pub objects: Vec<ObjectDef>,
     /// `x-kind: envelope`: the fields every event carries besides `type` and `payload`.
@@ -63,6 +66,7 @@ pub enum Kind {
     Id,
     DateTime,
     Enum,
+    Json,
     Object,
     Envelope,
     Event,
@@ -75,6 +79,7 @@ impl Kind {
             "id" => Self::Id,
             "datetime" => Self::DateTime,
             "enum" => Self::Enum,
+            "json" => Self::Json,
             "object" => Self::Object,
             "envelope" => Self::Envelope,
             "event" => Self::Event,
@@ -101,6 +106,17 @@ pub struct EnumDef {
     pub name: String,
     pub description: String,
     pub values: Vec<EnumValue>,
+    /// For a subset declared by `x-enumSubsets`: the enum it is a subset of. A subset is no
+    /// definition of the schema (no `$ref` reaches it); the emitters give it a type of its own,
+    /// conversions to and from its enum, and a guard.
+    pub subset_of: Option<String>,
+}
+
+/// A named `{}`: any JSON value, under a name of its own.
+#[derive(Debug)]
+pub struct JsonDef {
+    pub name: String,
+    pub description: String,
 }
 
 #[derive(Debug)]
@@ -130,7 +146,7 @@ pub struct Property {
 /// The shapes a property may have (README "Objects").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PropType {
-    /// `{"$ref": "#/$defs/Name"}` to an id, datetime, enum or object definition.
+    /// `{"$ref": "#/$defs/Name"}` to an id, datetime, enum, json or object definition.
     Ref(String),
     String,
     Boolean,
@@ -175,6 +191,15 @@ impl Model {
 
     pub fn enum_def(&self, name: &str) -> Option<&EnumDef> {
         self.enums.iter().find(|def| def.name == name)
+    }
+
+    /// Whether a property shape is any JSON value: `{}`, or a `$ref` to an `x-kind: json`.
+    pub fn is_untyped(&self, ty: &PropType) -> bool {
+        match ty {
+            PropType::Unknown => true,
+            PropType::Ref(name) => self.kind_of(name) == Some(Kind::Json),
+            _ => false,
+        }
     }
 
     pub fn object(&self, name: &str) -> Option<&ObjectDef> {
@@ -252,11 +277,11 @@ pub fn from_value(schema: &Value) -> Result<Model> {
             .with_context(|| format!("definition {name}: not an object"))?;
         check_type_name(name).with_context(|| format!("definition {name}"))?;
         let kind = def.get("x-kind").and_then(Value::as_str).with_context(|| {
-            format!("definition {name}: no `x-kind` (one of id, datetime, enum, object, envelope, event, union)")
+            format!("definition {name}: no `x-kind` (one of id, datetime, enum, json, object, envelope, event, union)")
         })?;
         let kind = Kind::parse(kind).with_context(|| {
             format!(
-                "definition {name}: unknown `x-kind` {kind:?} (one of id, datetime, enum, object, envelope, event, union)"
+                "definition {name}: unknown `x-kind` {kind:?} (one of id, datetime, enum, json, object, envelope, event, union)"
             )
         })?;
         kinds.insert(name.clone(), kind);
@@ -265,6 +290,7 @@ pub fn from_value(schema: &Value) -> Result<Model> {
     let mut ids = Vec::new();
     let mut datetimes = Vec::new();
     let mut enums = Vec::new();
+    let mut jsons = Vec::new();
     let mut objects = Vec::new();
     let mut envelopes = Vec::new();
     let mut events = BTreeMap::new();
@@ -288,7 +314,24 @@ pub fn from_value(schema: &Value) -> Result<Model> {
                     description,
                 });
             }
-            Kind::Enum => enums.push(enum_def(name, description, def).with_context(context)?),
+            Kind::Enum => {
+                let def = enum_def(name, description, def).with_context(context)?;
+                let subsets = enum_subsets(&def, defs).with_context(context)?;
+                enums.push(def);
+                enums.extend(subsets);
+            }
+            Kind::Json => {
+                check_keys("a json definition", def, &["x-kind"])
+                    .context(
+                        "an `x-kind: json` is any JSON value: it carries no shape keys (give a shaped value an \
+                     `x-kind: object`)",
+                    )
+                    .with_context(context)?;
+                jsons.push(JsonDef {
+                    name: name.clone(),
+                    description,
+                });
+            }
             Kind::Object => objects.push(object_def(name, description, def, &kinds, true).with_context(context)?),
             Kind::Envelope => envelopes.push(object_def(name, description, def, &kinds, false).with_context(context)?),
             Kind::Event => {
@@ -296,6 +339,11 @@ pub fn from_value(schema: &Value) -> Result<Model> {
             }
             Kind::Union => unions.push((name.clone(), description, def)),
         }
+    }
+
+    let mut enum_names = BTreeSet::new();
+    if let Some(def) = enums.iter().find(|def| !enum_names.insert(def.name.as_str())) {
+        bail!("`x-enumSubsets` of two enums both declare {}", def.name);
     }
 
     let envelope = match <[ObjectDef; 1]>::try_from(envelopes) {
@@ -368,6 +416,7 @@ pub fn from_value(schema: &Value) -> Result<Model> {
         ids,
         datetimes,
         enums,
+        jsons,
         objects,
         envelope,
         events: ordered_events,
@@ -505,7 +554,11 @@ fn check_datetime(def: &Map<String, Value>) -> Result<()> {
 }
 
 fn enum_def(name: &str, description: String, def: &Map<String, Value>) -> Result<EnumDef> {
-    check_keys("an enum", def, &["x-kind", "type", "enum", "x-enumDescriptions"])?;
+    check_keys(
+        "an enum",
+        def,
+        &["x-kind", "type", "enum", "x-enumDescriptions", "x-enumSubsets"],
+    )?;
     expect_value(def, "type", &Value::from("string"))?;
     let raw_values = def
         .get("enum")
@@ -552,7 +605,70 @@ fn enum_def(name: &str, description: String, def: &Map<String, Value>) -> Result
         name: name.to_owned(),
         description,
         values,
+        subset_of: None,
     })
+}
+
+/// The subsets an enum's `x-enumSubsets` declares: `{"Name": {"description": ..., "enum": [...]}}`,
+/// each a non-empty list of the enum's values in the enum's order, named like no definition.
+/// A value keeps its description from the enum.
+fn enum_subsets(parent: &EnumDef, defs: &Map<String, Value>) -> Result<Vec<EnumDef>> {
+    let Some(declared) = defs[&parent.name].get("x-enumSubsets") else {
+        return Ok(Vec::new());
+    };
+    let declared = declared
+        .as_object()
+        .context("`x-enumSubsets` must be an object of subset name -> {description, enum}")?;
+    let mut subsets = Vec::new();
+    for (name, subset) in declared {
+        let context = || format!("`x-enumSubsets` {name}");
+        check_type_name(name).with_context(context)?;
+        if defs.contains_key(name) {
+            bail!("{}: a definition has that name", context());
+        }
+        let subset = subset
+            .as_object()
+            .with_context(|| format!("{}: not an object", context()))?;
+        check_keys(&context(), subset, &["enum"])?;
+        let description = read_description(subset).with_context(context)?;
+        let raw_values = subset
+            .get("enum")
+            .and_then(Value::as_array)
+            .filter(|values| !values.is_empty())
+            .with_context(|| format!("{}: `enum` must be a non-empty array of strings", context()))?;
+        let mut positions = Vec::new();
+        for raw in raw_values {
+            let value = raw
+                .as_str()
+                .with_context(|| format!("{}: `enum` value {raw} is not a string", context()))?;
+            let position = parent
+                .values
+                .iter()
+                .position(|known| known.value == value)
+                .with_context(|| format!("{}: {value:?} is not a value of {}", context(), parent.name))?;
+            if positions.last().is_some_and(|last| *last >= position) {
+                bail!(
+                    "{}: {value:?} is listed twice or out of {}'s order",
+                    context(),
+                    parent.name
+                );
+            }
+            positions.push(position);
+        }
+        subsets.push(EnumDef {
+            name: name.clone(),
+            description,
+            values: positions
+                .into_iter()
+                .map(|position| EnumValue {
+                    value: parent.values[position].value.clone(),
+                    description: parent.values[position].description.clone(),
+                })
+                .collect(),
+            subset_of: Some(parent.name.clone()),
+        });
+    }
+    Ok(subsets)
 }
 
 /// An `x-kind: object` (`closed`: `additionalProperties: false`) or the envelope (open, because
@@ -641,9 +757,12 @@ fn prop_type(schema: &Map<String, Value>, kinds: &BTreeMap<String, Kind>, top: b
         check_keys("a `$ref` property", schema, &["$ref"])?;
         let target = ref_target(reference)?;
         return match kinds.get(target) {
-            Some(Kind::Id | Kind::DateTime | Kind::Enum | Kind::Object) => Ok(PropType::Ref(target.to_owned())),
+            Some(Kind::Id | Kind::DateTime | Kind::Enum | Kind::Json | Kind::Object) => {
+                Ok(PropType::Ref(target.to_owned()))
+            }
             Some(kind) => bail!(
-                "`$ref` to {target}, a {kind:?} definition (properties may refer to ids, date-times, enums and objects)"
+                "`$ref` to {target}, a {kind:?} definition (properties may refer to ids, date-times, enums, jsons \
+                 and objects)"
             ),
             None => bail!("`$ref` to {target}, which is not defined"),
         };
@@ -797,8 +916,10 @@ mod tests {
             "$defs": {
                 "EventId": { "x-kind": "id", "description": "An event id.", "type": "string", "minLength": 1, "pattern": ID_PATTERN },
                 "IsoDateTime": { "x-kind": "datetime", "description": "A time.", "type": "string", "format": "date-time" },
-                "Color": { "x-kind": "enum", "description": "A color.", "type": "string", "enum": ["dark_red", "inProgress"],
-                           "x-enumDescriptions": { "inProgress": "Being painted." } },
+                "Color": { "x-kind": "enum", "description": "A color.", "type": "string", "enum": ["dark_red", "inProgress", "blue"],
+                           "x-enumDescriptions": { "inProgress": "Being painted." },
+                           "x-enumSubsets": { "Warm": { "description": "Warm colors.", "enum": ["dark_red", "inProgress"] } } },
+                "Report": { "x-kind": "json", "description": "A report as sent." },
                 "CanonicalRuntimeEventType": { "x-kind": "enum", "description": "Types.", "type": "string", "enum": ["a.b", "item.started"] },
                 "Step": { "x-kind": "object", "description": "A step.", "type": "object",
                           "properties": { "name": { "type": "string", "description": "Name." } },
@@ -810,6 +931,7 @@ mod tests {
                         "count": { "type": "integer", "description": "N." },
                         "ratio": { "type": "number", "description": "R." },
                         "any": { "description": "U." },
+                        "report": { "$ref": "#/$defs/Report", "description": "R." },
                         "record": { "type": "object", "additionalProperties": {}, "description": "M." },
                         "steps": { "type": "array", "items": { "$ref": "#/$defs/Step" }, "description": "S." },
                         "note": { "type": ["string", "null"], "description": "N." }
@@ -846,19 +968,27 @@ mod tests {
         let model = from_value(&sample()).unwrap();
         assert_eq!(
             model.enums.iter().map(|def| def.name.as_str()).collect::<Vec<_>>(),
-            ["Color", EVENT_TYPE_ENUM]
+            ["Color", "Warm", EVENT_TYPE_ENUM]
         );
+        let warm = model.enum_def("Warm").unwrap();
+        assert_eq!(warm.subset_of.as_deref(), Some("Color"));
+        assert_eq!(warm.values[1].description.as_deref(), Some("Being painted."));
+        assert_eq!(model.jsons[0].name, "Report");
         let payload = model.object("ABPayload").unwrap();
         let names: Vec<_> = payload.properties.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(
             names,
-            ["color", "flag", "count", "ratio", "any", "record", "steps", "note"]
+            [
+                "color", "flag", "count", "ratio", "any", "report", "record", "steps", "note"
+            ]
         );
+        assert!(model.is_untyped(&payload.properties[4].ty) && model.is_untyped(&payload.properties[5].ty));
+        assert!(!model.is_untyped(&payload.properties[0].ty));
         assert_eq!(
-            payload.properties[6].ty,
+            payload.properties[7].ty,
             PropType::Array(Box::new(PropType::Ref("Step".into())))
         );
-        assert_eq!(payload.properties[7].ty, PropType::NullableString);
+        assert_eq!(payload.properties[8].ty, PropType::NullableString);
         assert!(payload.properties[0].required && !payload.properties[1].required);
         assert_eq!(model.events[1].payload, "ItemLifecyclePayload");
         let order: Vec<_> = model
@@ -932,8 +1062,36 @@ mod tests {
         assert!(error_of(&schema).contains("cycle"));
 
         let mut schema = sample();
-        schema["$defs"]["Color"]["x-enumDescriptions"]["blue"] = json!("Blue.");
+        schema["$defs"]["Color"]["x-enumDescriptions"]["green"] = json!("Green.");
         let error = error_of(&schema);
-        assert!(error.contains("definition Color") && error.contains("blue"), "{error}");
+        assert!(error.contains("definition Color") && error.contains("green"), "{error}");
+    }
+
+    #[test]
+    fn bad_subsets_and_jsons_are_rejected() {
+        for (subset, expected) in [
+            (json!(["blue", "dark_red"]), "out of Color's order"),
+            (json!(["dark_red", "dark_red"]), "listed twice"),
+            (json!(["green"]), "not a value of Color"),
+            (json!([]), "non-empty"),
+        ] {
+            let mut schema = sample();
+            schema["$defs"]["Color"]["x-enumSubsets"]["Warm"]["enum"] = subset;
+            let error = error_of(&schema);
+            assert!(
+                error.contains("definition Color") && error.contains("Warm") && error.contains(expected),
+                "{error}"
+            );
+        }
+        let mut schema = sample();
+        schema["$defs"]["Color"]["x-enumSubsets"]["Step"] = json!({ "description": "S.", "enum": ["blue"] });
+        assert!(error_of(&schema).contains("a definition has that name"));
+        let mut schema = sample();
+        schema["$defs"]["Report"]["type"] = json!("object");
+        let error = error_of(&schema);
+        assert!(
+            error.contains("definition Report") && error.contains("`type`"),
+            "{error}"
+        );
     }
 }

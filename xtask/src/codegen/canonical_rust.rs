@@ -18,7 +18,7 @@ use anyhow::{Result, bail};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::canonical_model::{EnumDef, Model, ObjectDef, PropType, Property, SCHEMA_PATH};
+use super::canonical_model::{EnumDef, JsonDef, Model, ObjectDef, PropType, Property, SCHEMA_PATH};
 use super::docs::doc_lines as docs;
 use super::names::{field_ident, pascal_case, type_ident};
 use super::{GeneratedFile, rust_output};
@@ -63,9 +63,13 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
         "a required `{}` or object",
         |property| property.required && matches!(property.ty, PropType::Unknown | PropType::Record),
     )?;
-    check_carried_fields(model, JSON_FIELDS, "Json", "a `{}` property", |property| {
-        property.ty == PropType::Unknown
-    })?;
+    check_carried_fields(
+        model,
+        JSON_FIELDS,
+        "Json",
+        "a `{}` property or a `$ref` to an `x-kind: json`",
+        |property| model.is_untyped(&property.ty),
+    )?;
     let ids = model.ids.iter().map(|def| {
         newtype(
             &def.name,
@@ -83,6 +87,16 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
         )
     });
     let enums = model.enums.iter().map(|def| enumeration(model, def));
+    let subsets = model
+        .enums
+        .iter()
+        .filter_map(|def| Some((model.enum_def(def.subset_of.as_deref()?)?, def)))
+        .map(|(parent, subset)| subset_conversions(parent, subset));
+    let jsons = model
+        .jsons
+        .iter()
+        .map(|def| json_alias(model, def))
+        .collect::<Result<Vec<_>>>()?;
     let objects = model.objects.iter().map(object);
     let runtime_event = runtime_event(model);
     let provider_runtime_event = provider_runtime_event(model)?;
@@ -102,6 +116,8 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
         #(#ids)*
         #(#datetimes)*
         #(#enums)*
+        #(#subsets)*
+        #(#jsons)*
         #(#objects)*
         #runtime_event
         #provider_runtime_event
@@ -186,9 +202,10 @@ const JSON_FIELDS: &[(&str, &str)] = &[
     ("McpStatusUpdatedPayload", "status"),
 ];
 
-/// The Rust type of a property of `object` (without the `Option` of an optional property).
+/// The Rust type of a property of `object` (without the `Option` of an optional property). A
+/// `$ref` to an `x-kind: json` is its alias, which is `Json` when it is one of [`JSON_FIELDS`].
 fn property_type(object: &str, property: &Property) -> TokenStream {
-    if JSON_FIELDS.contains(&(object, property.name.as_str())) {
+    if property.ty == PropType::Unknown && JSON_FIELDS.contains(&(object, property.name.as_str())) {
         quote!(Json)
     } else {
         rust_type(&property.ty)
@@ -461,6 +478,79 @@ fn enumeration(model: &Model, def: &EnumDef) -> TokenStream {
             }
         }
     }
+}
+
+/// A subset of an enum (`x-enumSubsets`): the conversions between the two, and the enum's test
+/// for the subset, each an exhaustive `match` (a value added to the enum is placed by codegen).
+fn subset_conversions(parent: &EnumDef, subset: &EnumDef) -> TokenStream {
+    let (parent_ident, subset_ident) = (type_ident(&parent.name), type_ident(&subset.name));
+    let variant = |value: &str| format_ident!("{}", pascal_case(value));
+    let inside: Vec<Ident> = subset.values.iter().map(|value| variant(&value.value)).collect();
+    let outside: Vec<Ident> = parent
+        .values
+        .iter()
+        .filter(|value| !subset.values.iter().any(|member| member.value == value.value))
+        .map(|value| variant(&value.value))
+        .collect();
+    let test = format_ident!("is_{}", heck::AsSnakeCase(&subset.name).to_string());
+    let test_doc = format!(" Whether the value is one of [`{}`].", subset.name);
+    let outside_arm = (!outside.is_empty()).then(|| quote!(#(#parent_ident::#outside)|* => Err(value),));
+    quote! {
+        impl From<#subset_ident> for #parent_ident {
+            fn from(value: #subset_ident) -> Self {
+                match value {
+                    #(#subset_ident::#inside => Self::#inside,)*
+                }
+            }
+        }
+
+        impl TryFrom<#parent_ident> for #subset_ident {
+            type Error = #parent_ident;
+
+            /// The value outside the subset is the error.
+            fn try_from(value: #parent_ident) -> Result<Self, #parent_ident> {
+                match value {
+                    #(#parent_ident::#inside => Ok(Self::#inside),)*
+                    #outside_arm
+                }
+            }
+        }
+
+        impl #parent_ident {
+            #[doc = #test_doc]
+            pub fn #test(self) -> bool {
+                #subset_ident::try_from(self).is_ok()
+            }
+        }
+    }
+}
+
+/// An `x-kind: json`: an alias of the type its properties carry, `Json` when they are listed in
+/// [`JSON_FIELDS`], else `serde_json::Value` (as a `{}` property is); every property referring to
+/// it must agree.
+fn json_alias(model: &Model, def: &JsonDef) -> Result<TokenStream> {
+    let mut carried = Vec::new();
+    for object in model.objects.iter().chain([&model.envelope]) {
+        for property in &object.properties {
+            if property.ty.referenced() == Some(def.name.as_str()) {
+                carried.push(JSON_FIELDS.contains(&(object.name.as_str(), property.name.as_str())));
+            }
+        }
+    }
+    let json = carried.first().copied().unwrap_or(false);
+    if carried.iter().any(|listed| *listed != json) {
+        bail!(
+            "definition {}: some properties referring to it are carried as Json (JSON_FIELDS) and some not",
+            def.name
+        );
+    }
+    let ident = type_ident(&def.name);
+    let doc = docs(&def.description);
+    let target = if json { quote!(Json) } else { quote!(serde_json::Value) };
+    Ok(quote! {
+        #doc
+        pub type #ident = #target;
+    })
 }
 
 fn object(def: &ObjectDef) -> TokenStream {

@@ -19,6 +19,8 @@ mod base_schemas;
 mod format;
 mod package;
 
+pub use package::DIST_DIR;
+
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -95,6 +97,7 @@ pub fn generate(root: &Path, model: &Model) -> Result<Vec<GeneratedFile>> {
             base_schemas::generate(model, &base_names, SCHEMA_PATH),
         ),
         file("package.json", package::package_json()),
+        file("tsconfig.json", package::tsconfig_json()),
         file("README.md", package::readme(&exports)),
     ])
 }
@@ -177,6 +180,10 @@ pub struct ExportSummary {
     pub imported: Vec<String>,
     pub local_ids: Vec<String>,
     pub aliases: Vec<(String, String)>,
+    /// The `x-kind: json` definitions.
+    pub jsons: Vec<String>,
+    /// The enum subsets: `(subset, enum, guard)`.
+    pub subsets: Vec<(String, String, String)>,
     pub union: String,
     pub event_types: usize,
 }
@@ -194,6 +201,15 @@ impl ExportSummary {
             aliases: ALIASES
                 .iter()
                 .map(|(name, target)| ((*name).to_owned(), (*target).to_owned()))
+                .collect(),
+            jsons: model.jsons.iter().map(|def| def.name.clone()).collect(),
+            subsets: model
+                .enums
+                .iter()
+                .filter_map(|def| {
+                    let parent = def.subset_of.clone()?;
+                    Some((def.name.clone(), parent, subset_guard_name(&def.name)))
+                })
                 .collect(),
             union: model.union.name.clone(),
             event_types: model.events.len(),
@@ -250,6 +266,15 @@ fn module(model: &Model, base_names: &[&str]) -> String {
         let opening = format!("export const {} = Schema.Literals([", def.name);
         out.push_str(&list("", &opening, &values, "]).annotate({"));
         annotation(&mut out, &def.name, &def.description);
+        if let Some(parent) = &def.subset_of {
+            subset_guard(&mut out, parent, &def.name);
+        }
+    }
+
+    for def in &model.jsons {
+        out.push_str(&jsdoc("", &def.description));
+        let _ = writeln!(out, "export const {} = Schema.Unknown.annotate({{", def.name);
+        annotation(&mut out, &def.name, &def.description);
     }
 
     for def in model.objects_in_dependency_order().into_iter().chain([&model.envelope]) {
@@ -298,6 +323,25 @@ fn module(model: &Model, base_names: &[&str]) -> String {
 
     helpers(&mut out, model);
     out
+}
+
+/// `is<Subset>(value)`: whether a value of the enum (any string) is in the subset. A plain
+/// function of a string, as T3 Code's server calls its `isToolLifecycleItemType`.
+fn subset_guard(out: &mut String, parent: &str, subset: &str) {
+    out.push_str(&jsdoc(
+        "",
+        &format!("Whether a `{parent}` (or any string) is a `{subset}`."),
+    ));
+    let _ = writeln!(
+        out,
+        "export const {name} = (value: string): value is {subset} =>\n  ({subset}.literals as ReadonlyArray<string>).includes(value);\n",
+        name = subset_guard_name(subset),
+    );
+}
+
+/// The guard's name: `is` and the subset's name.
+fn subset_guard_name(subset: &str) -> String {
+    format!("is{subset}")
 }
 
 /// The decoder, the encoder and the event type guards.

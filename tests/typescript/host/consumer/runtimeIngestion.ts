@@ -7,11 +7,15 @@ import {
   type CanonicalRequestType,
   decodeProviderRuntimeEvent,
   isEventType,
+  isToolLifecycleItemType,
   type ProviderRuntimeEvent,
   type ProviderRuntimeTurnStatus,
   type RuntimeContentStreamKind,
   ThreadId,
+  type ThreadTokenUsageSnapshot,
+  type ToolLifecycleItemType,
   TurnId,
+  type UserInputQuestion,
 } from "@t3tools/contracts";
 
 /** The key T3's ingestion keeps per thread and turn. */
@@ -52,3 +56,26 @@ export const ingest = (lines: ReadonlyArray<string>): Array<ProviderRuntimeEvent
 
 /** A T3 id made by the host's own schema is what the module's events carry. */
 export const threadOf = (value: string): ThreadId => ThreadId.make(value);
+
+/** The item types of completed tool items, as T3's activity feed keeps them. */
+export const toolItemTypes = (
+  events: ReadonlyArray<ProviderRuntimeEvent>,
+): Array<ToolLifecycleItemType> =>
+  events
+    .filter(isEventType("item.completed"))
+    .map((event) => event.payload.itemType)
+    .filter(isToolLifecycleItemType);
+
+/** The token usage snapshots reported, and the questions asked (each as the provider sent it). */
+export const usageAndQuestions = (
+  events: ReadonlyArray<ProviderRuntimeEvent>,
+): { usage: Array<ThreadTokenUsageSnapshot>; questions: Array<UserInputQuestion> } => ({
+  usage: events
+    .filter(isEventType("thread.token-usage.updated"))
+    .map((event) => event.payload.usage),
+  questions: events
+    .filter(isEventType("user-input.requested"))
+    .flatMap((event): Array<UserInputQuestion> =>
+      Array.isArray(event.payload.questions) ? event.payload.questions : [],
+    ),
+});

@@ -14,7 +14,13 @@ import {
   readJsonl,
   roundTripFailure,
 } from "../../shared/canonicalLines.ts";
-import { ingest, streamOrRequest, turnOutcomes } from "../consumer/runtimeIngestion.ts";
+import {
+  ingest,
+  streamOrRequest,
+  toolItemTypes,
+  turnOutcomes,
+  usageAndQuestions,
+} from "../consumer/runtimeIngestion.ts";
 import {
   CanonicalRuntimeEventType,
   decodeProviderRuntimeEvent,
@@ -72,5 +78,11 @@ describe("tests/golden/**/*.jsonl", () => {
     const outcomes = perFile.reduce((sum, fileEvents) => sum + turnOutcomes(fileEvents).size, 0);
     expect(outcomes).toBe(completed);
     expect(events.some((event) => streamOrRequest(event) !== undefined)).toBe(true);
+    const tools = new Set(toolItemTypes(events));
+    expect(tools).toContain("command_execution");
+    expect(tools).not.toContain("assistant_message");
+    const { usage, questions } = usageAndQuestions(events);
+    expect(usage.length).toBeGreaterThan(0);
+    expect(questions.length).toBeGreaterThan(0);
   });
 });
