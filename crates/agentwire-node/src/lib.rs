@@ -94,6 +94,9 @@ impl NativeNormalizer {
             clock,
             keep_secrets: options.keep_secrets.unwrap_or(false),
         };
+        if !options.keep_secrets {
+            agentwire::secrets::prepare();
+        }
         Ok(NativeNormalizer {
             inner: source.normalizer(options),
             lines: 0,
