@@ -7,7 +7,10 @@ export default defineConfig({
     // Each test starts a real agent process and waits for its model turns.
     testTimeout: 120_000,
     hookTimeout: 30_000,
-    // The generated package's entry points are TypeScript sources: Vitest transforms them.
+    // The generated package's `source` condition names its TypeScript sources: Vitest
+    // transforms them like our own (its build, `dist/`, is tested as packed by the pack check).
     server: { deps: { inline: ["@agentwire/provider-runtime"] } },
   },
+  resolve: { conditions: ["source"] },
+  ssr: { resolve: { conditions: ["source"] } },
 });
