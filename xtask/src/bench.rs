@@ -216,6 +216,14 @@ fn bench_source(
     let unit_out = work.join("out.jsonl");
     measure(&agentwire(&unit_path), &unit_out)?;
     let corpus_warnings = count_warnings(&unit_out)?;
+    // An earlier build may not know a newer source: it is timed only on the sources it reads.
+    let against = tools.against.as_deref().filter(|against| {
+        let known = measure(&normalize_with(against, &unit_path), Path::new("/dev/null")).is_ok();
+        if !known {
+            eprintln!("    {} does not read {source}: not timed against it", against.display());
+        }
+        known
+    });
 
     let mut result = SourceResult {
         source,
@@ -260,7 +268,7 @@ fn bench_source(
                 if let Some(args) = &node_args {
                     js.push(measure(args, null)?.seconds);
                 }
-                if let Some(against) = &tools.against {
+                if let Some(against) = against {
                     theirs.push(measure(&normalize_with(against, &input), null)?.seconds);
                 }
             }
@@ -580,8 +588,8 @@ pub fn report(
             )
         );
         for result in results {
-            if let Some(theirs) = result.against_s {
-                let _ = writeln!(
+            match result.against_s {
+                Some(theirs) => writeln!(
                     out,
                     "| {} | {:.2} | {theirs:.2} | {:.2} | {:.2} | {:+.1}% |",
                     result.source,
@@ -589,8 +597,16 @@ pub fn report(
                     result.normalize_s / result.serde_s,
                     theirs / result.serde_s,
                     (result.normalize_s / theirs - 1.0) * 100.0,
-                );
+                ),
+                None => writeln!(
+                    out,
+                    "| {} | {:.2} | - | {:.2} | - | (source unknown to that build) |",
+                    result.source,
+                    result.normalize_s,
+                    result.normalize_s / result.serde_s,
+                ),
             }
+            .expect("writing to a String");
         }
     }
     out.push_str("\nPeak RSS of `agentwire normalize` (MB) by input size, and the stream check: `runtime.warning` events per repetition of the corpus against one pass over it (equal: repeating adds none).\n\n");

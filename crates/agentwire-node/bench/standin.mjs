@@ -6,14 +6,15 @@
 // Same records, same ~20 MB loop as throughput.mjs. Usage (after `npm ci` in tests/typescript,
 // whose effect it imports):
 //   /usr/bin/time -v node bench/standin.mjs [MB]
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+
+import { traces } from "./traces.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const Schema = await import(pathToFileURL(join(root, "tests/typescript/node_modules/effect/dist/Schema.js")).href);
 const megabytes = Number(process.argv[2] ?? 20);
-const corpus = join(root, "tests/corpus/codex-app-server");
 
 const protocol = JSON.parse(
   readFileSync(join(root, "schemas/codex-app-server/codex_app_server_protocol.schemas.json"), "utf8"),
@@ -34,24 +35,13 @@ for (const union of ["ServerNotification", "ServerRequest", "ClientRequest", "Cl
 members.push(Schema.Struct({ id: Id, result: Schema.Unknown }), Schema.Struct({ id: Id, error: Schema.Unknown }));
 const decode = Schema.decodeUnknownSync(Schema.Union(members));
 
-const RECORD = /^\{"dir":"(in|out)",(?:"ts":(-?\d+),)?"msg":(.*)\}$/;
-const traces = readdirSync(corpus)
-  .filter((name) => name.endsWith(".jsonl"))
-  .sort()
-  .map((name) =>
-    readFileSync(join(corpus, name), "utf8")
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .map((line) => RECORD.exec(line)[3]),
-  );
-
 let bytes = 0;
 let lines = 0;
 let written = 0;
 const started = process.hrtime.bigint();
 while (bytes < megabytes * 1e6) {
   for (const records of traces) {
-    for (const msg of records) {
+    for (const { msg } of records) {
       written += JSON.stringify(decode(JSON.parse(msg))).length;
       bytes += msg.length + 1;
       lines += 1;

@@ -8,34 +8,16 @@
 // `receivedObjects` / `sentObjects`, building the objects in Rust (mode `objects`); README.md has
 // the figures that chose JSON text. AGENTWIRE_NODE_ADDON names another build of the addon (a
 // `.node` file) to load instead of the one beside index.js.
-import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
 import { platformSuffix } from "../platform.js";
+import { traces } from "./traces.mjs";
 
 const addon = createRequire(import.meta.url)(
   process.env.AGENTWIRE_NODE_ADDON ?? `../agentwire.${platformSuffix()}.node`,
 );
 const mode = process.argv[2] ?? "json";
 const megabytes = Number(process.argv[3] ?? 20);
-const corpus = fileURLToPath(new URL("../../../tests/corpus/codex-app-server/", import.meta.url));
-
-const RECORD = /^\{"dir":"(in|out)",(?:"ts":(-?\d+),)?"msg":(.*)\}$/;
-const traces = readdirSync(corpus)
-  .filter((name) => name.endsWith(".jsonl"))
-  .sort()
-  .map((name) =>
-    readFileSync(join(corpus, name), "utf8")
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .map((line) => {
-        const [, dir, ts, msg] = RECORD.exec(line);
-        return { dir, at: ts === undefined ? undefined : Number(ts), msg };
-      }),
-  );
-
 const push = {
   json: (n, { dir, at, msg }) => JSON.parse(dir === "in" ? n.received(msg, at) : n.sent(msg, at)),
   text: (n, { dir, at, msg }) => (dir === "in" ? n.received(msg, at) : n.sent(msg, at)),

@@ -184,14 +184,7 @@ mod tests {
     #[test]
     fn received_and_sent_map_a_transcript_as_push_line_does() {
         let (mut traces, mut records) = (0, 0);
-        for path in crate::test_corpus::files() {
-            let Some(source) = path
-                .parent()
-                .and_then(|dir| dir.file_name())
-                .and_then(|name| name.to_str()?.parse::<Source>().ok())
-            else {
-                continue;
-            };
+        for (source, path) in crate::test_corpus::traces() {
             let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
             let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
             let Some(first) = lines.first() else { continue };

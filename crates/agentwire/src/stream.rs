@@ -179,7 +179,6 @@ mod tests {
 
     use super::{StreamError, events};
     use crate::normalizer::Options;
-    use crate::source::Source;
 
     fn jsonl(events: &[ProviderRuntimeEvent]) -> String {
         events
@@ -194,14 +193,7 @@ mod tests {
     fn a_trace_read_as_an_iterator_is_its_golden() {
         let golden_root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden");
         let (mut traces, mut problems) = (0, 0);
-        for path in crate::test_corpus::files() {
-            let Some(source) = path
-                .parent()
-                .and_then(|dir| dir.file_name())
-                .and_then(|name| name.to_str()?.parse::<Source>().ok())
-            else {
-                continue;
-            };
+        for (source, path) in crate::test_corpus::traces() {
             let name = path.file_stem().and_then(|stem| stem.to_str()).expect("a trace name");
             let golden = golden_root.join(source.name()).join(format!("{name}.jsonl"));
             let Ok(expected) = std::fs::read_to_string(&golden) else {

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::source::Source;
+
 /// Every corpus file.
 pub fn files() -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -11,6 +13,18 @@ pub fn files() -> Vec<PathBuf> {
     );
     files.sort();
     files
+}
+
+/// Every trace of a compiled source, with that source: the files whose folder is named after one
+/// (`tests/corpus/<source>/`).
+pub fn traces() -> Vec<(Source, PathBuf)> {
+    files()
+        .into_iter()
+        .filter_map(|path| {
+            let source = path.parent()?.file_name()?.to_str()?.parse::<Source>().ok()?;
+            Some((source, path))
+        })
+        .collect()
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
