@@ -325,15 +325,17 @@ fn crates() -> BTreeMap<String, BTreeSet<String>> {
         .collect()
 }
 
-/// The generated crates: the canonical model and one per source, by the source module that
-/// alone may read it.
-const GENERATED: &[(&str, &str)] = &[
-    ("agentwire_acp", "acp"),
-    ("agentwire_claude", "claude"),
-    ("agentwire_claude_session", "claude_session"),
-    ("agentwire_codex_app_server", "codex_app_server"),
-    ("agentwire_codex_exec", "codex_exec"),
-    ("agentwire_codex_rollout", "codex_rollout"),
+/// The generated source crates, by the modules that alone may read each: its source's module, and
+/// for `agentwire_claude` also `claude_session` (the session files carry the SDK's messages, and
+/// their generated crate names `agentwire_claude`'s types) and `claude_code`, the core's one module
+/// of what both Claude sources share, which maps those messages' content once for both.
+const GENERATED: &[(&str, &[&str])] = &[
+    ("agentwire_acp", &["acp"]),
+    ("agentwire_claude", &["claude", "claude_session", "claude_code"]),
+    ("agentwire_claude_session", &["claude_session"]),
+    ("agentwire_codex_app_server", &["codex_app_server"]),
+    ("agentwire_codex_exec", &["codex_exec"]),
+    ("agentwire_codex_rollout", &["codex_rollout"]),
 ];
 
 #[test]
@@ -345,10 +347,11 @@ fn a_generated_source_crate_is_read_by_its_source_module_only() {
     );
     for (module, used) in &crates {
         for name in used {
-            let Some((_, owner)) = GENERATED.iter().find(|(generated, _)| generated == name) else {
+            let Some((_, readers)) = GENERATED.iter().find(|(generated, _)| generated == name) else {
                 continue;
             };
-            assert_eq!(source_of(module), Some(*owner), "`{module}` reads `{name}`");
+            let top = module.split("::").next().expect("a module path");
+            assert!(readers.contains(&top), "`{module}` reads `{name}`, which only {readers:?} may");
         }
     }
 }

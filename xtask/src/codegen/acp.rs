@@ -42,6 +42,7 @@ pub fn source(root: &Path) -> Result<SchemaSource> {
         schema: format!("{SCHEMA_DIR}/schema.json"),
         crate_dir: "generated/acp",
         package: "agentwire-acp",
+        dependencies: &[],
         description: format!(
             "Typed Agent Client Protocol v1 ({upstream}) and Cursor's ACP extensions, generated from their JSON Schemas."
         ),

@@ -133,6 +133,7 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
             inner: CRATE_ATTRIBUTES,
             lib_items: LIB_ITEMS,
             protocol: false,
+            dependencies: &[],
         },
         &file,
     );

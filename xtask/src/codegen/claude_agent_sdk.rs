@@ -10,10 +10,17 @@ use quote::quote;
 use serde_json::{Map, Value};
 
 use super::passes;
+use super::rust_output::Dependency;
 use super::schema_source::{self, Customization, SchemaSource};
 use super::typify_runner::ShapeUnion;
 
 const SCHEMA_DIR: &str = "schemas/claude-agent-sdk";
+
+/// The generated crate, which `claude_session` names the message types of.
+pub const CRATE: Dependency = Dependency {
+    package: "agentwire-claude",
+    crate_dir: "generated/claude-agent-sdk",
+};
 
 pub fn source(root: &Path) -> Result<SchemaSource> {
     let upstream = format!(
@@ -22,8 +29,9 @@ pub fn source(root: &Path) -> Result<SchemaSource> {
     );
     Ok(SchemaSource {
         schema: format!("{SCHEMA_DIR}/claude-agent-sdk.schema.json"),
-        crate_dir: "generated/claude-agent-sdk",
-        package: "agentwire-claude",
+        crate_dir: CRATE.crate_dir,
+        package: CRATE.package,
+        dependencies: &[],
         description: format!(
             "Typed Claude Code stream-json and control protocol ({upstream}), generated from its JSON Schema."
         ),

@@ -31,6 +31,7 @@ pub fn source(root: &Path) -> Result<SchemaSource> {
         schema: format!("{SCHEMA_DIR}/{CODEX_BUNDLE}"),
         crate_dir: "generated/codex-app-server",
         package: "agentwire-codex-app-server",
+        dependencies: &[],
         description: format!("Typed Codex app-server JSON-RPC protocol ({upstream}), generated from its JSON Schema."),
         generated_from: format!("{SCHEMA_DIR}/{CODEX_BUNDLE} ({upstream})"),
         crate_docs: CRATE_DOCS,

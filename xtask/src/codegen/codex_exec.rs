@@ -24,6 +24,7 @@ pub fn source(root: &Path) -> Result<SchemaSource> {
         schema: format!("{SCHEMA_DIR}/codex-exec.schema.json"),
         crate_dir: "generated/codex-exec",
         package: "agentwire-codex-exec",
+        dependencies: &[],
         description: format!(
             "Typed `codex exec --json` stream (@openai/codex-sdk {sdk} types, @openai/codex {program}), generated \
              from its hand-written JSON Schema."

@@ -25,6 +25,7 @@ pub fn source(root: &Path) -> Result<SchemaSource> {
         schema: format!("{SCHEMA_DIR}/{SCHEMA_FILE}"),
         crate_dir: "generated/codex-rollout",
         package: "agentwire-codex-rollout",
+        dependencies: &[],
         description: format!("Typed Codex rollout-file lines ({upstream}), generated from their JSON Schema."),
         generated_from: format!("{SCHEMA_DIR}/{SCHEMA_FILE} ({upstream})"),
         crate_docs: CRATE_DOCS,

@@ -20,6 +20,7 @@ fn fixture(name: &str) -> SchemaSource {
         schema: format!("xtask/tests/fixtures/{name}.schema.json"),
         crate_dir: "xtask/tests/golden",
         package: "agentwire-emitter-goldens",
+        dependencies: &[],
         description: String::new(),
         generated_from: String::new(),
         crate_docs: "",

@@ -11,8 +11,22 @@ use proc_macro2::TokenStream;
 
 use super::GeneratedFile;
 
-/// The `agentwire-protocol` version generated crates depend on (with a path inside the workspace).
-const PROTOCOL_VERSION: &str = "0.1.0";
+/// The version of the workspace crates a generated crate depends on (with a path inside the
+/// workspace).
+const WORKSPACE_VERSION: &str = "0.1.0";
+
+/// The runtime the dispatch unions use.
+const PROTOCOL: Dependency = Dependency {
+    package: "agentwire-protocol",
+    crate_dir: "crates/agentwire-protocol",
+};
+
+/// Another generated crate a generated crate names types of.
+pub struct Dependency {
+    pub package: &'static str,
+    /// Its folder, relative to the workspace root.
+    pub crate_dir: &'static str,
+}
 
 /// A generated crate.
 pub struct Crate<'a> {
@@ -30,6 +44,8 @@ pub struct Crate<'a> {
     pub lib_items: &'a str,
     /// Whether the crate uses the `agentwire-protocol` runtime.
     pub protocol: bool,
+    /// The generated crates whose types this one uses in place of its own.
+    pub dependencies: &'a [Dependency],
 }
 
 /// Parses generated tokens; unparsable tokens are kept in a temp file for a developer to read.
@@ -100,17 +116,23 @@ pub use agentwire_protocol::{
 };
 ";
 
-/// The crate manifest: serde and serde_json, and `agentwire-protocol` if the crate uses it.
+/// The crate manifest: serde and serde_json, `agentwire-protocol` if the crate uses it, and the
+/// generated crates it names types of.
 fn cargo_toml(spec: &Crate<'_>) -> GeneratedFile {
-    let protocol = if spec.protocol {
-        let path = relative_to_root(spec.dir).join("crates/agentwire-protocol");
-        format!(
-            "agentwire-protocol = {{ version = \"{PROTOCOL_VERSION}\", path = \"{}\" }}\n",
-            path.display()
-        )
-    } else {
-        String::new()
-    };
+    let root = relative_to_root(spec.dir);
+    let dependencies: String = spec
+        .protocol
+        .then_some(&PROTOCOL)
+        .into_iter()
+        .chain(spec.dependencies)
+        .map(|dependency| {
+            format!(
+                "{} = {{ version = \"{WORKSPACE_VERSION}\", path = \"{}\" }}\n",
+                dependency.package,
+                root.join(dependency.crate_dir).display()
+            )
+        })
+        .collect();
     GeneratedFile {
         path: spec.dir.join("Cargo.toml"),
         contents: format!(
@@ -132,7 +154,7 @@ doctest = false
 [dependencies]
 serde = {{ version = "1.0.228", features = ["derive"] }}
 serde_json = {{ version = "1.0.150", features = ["raw_value"] }}
-{protocol}"#,
+{dependencies}"#,
             header = super::header("#", "schemas/"),
             package = spec.package,
             description = spec.description,

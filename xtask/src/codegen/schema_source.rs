@@ -21,7 +21,8 @@ use serde_json::{Map, Value};
 use super::dispatch::{self, Union};
 use super::passes::{self, Pass};
 use super::typify_runner::{self, Replacement, ShapeUnion};
-use super::{GeneratedFile, rust_output};
+use super::rust_output::{self, Dependency};
+use super::GeneratedFile;
 
 /// Everything the pipeline needs to know about a source.
 pub struct SchemaSource {
@@ -31,6 +32,8 @@ pub struct SchemaSource {
     pub crate_dir: &'static str,
     /// The generated crate's package name.
     pub package: &'static str,
+    /// The generated crates whose types the schema names in place of its own definitions.
+    pub dependencies: &'static [Dependency],
     /// The package description (`Cargo.toml`).
     pub description: String,
     /// What the generated header says the code was generated from.
@@ -96,6 +99,7 @@ pub fn generate(root: &Path, source: &SchemaSource) -> Result<Vec<GeneratedFile>
             inner: source.crate_docs,
             lib_items: rust_output::PROTOCOL_REEXPORTS,
             protocol: true,
+            dependencies: source.dependencies,
         },
         &file,
     ))

@@ -17,10 +17,12 @@ use agentwire_canonical::{
     ThreadTokenUsageUpdatedPayload, ToolProgressPayload, TurnCompletedPayload, TurnPlanUpdatedPayload,
     TurnStartedPayload, TurnState,
 };
+use agentwire_claude::{
+    BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent, ToolResultBlockParamContent,
+    ToolResultContentBlockParam,
+};
 use agentwire_claude_session::{
-    AssistantRecord, BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent, ProgressRecord,
-    SessionRecord, SystemRecord, ToolResultBlockParamContent, ToolResultContentBlockParam, UPSTREAM_VERSION,
-    UserRecord,
+    AssistantRecord, ProgressRecord, SessionRecord, SystemRecord, UPSTREAM_VERSION, UserRecord,
 };
 use serde_json::{Map, Value, json};
 
