@@ -1,10 +1,14 @@
 //! What every reader of Claude Code's output shares, whichever way the output came (the
 //! stream-json and control protocol of `claude`, the session files of `claude_session`): the
 //! tool-name table (which canonical item a tool call is, which request type a permission request
-//! for it opens, how its item is titled), the text the CLI writes in no one's name, and the ids
-//! agentwire synthesizes where Claude has none.
+//! for it opens, how its item is titled), what each content block of a message carries (both
+//! sources carry the SDK's messages, `agentwire_claude`'s types), the text the CLI writes in no
+//! one's name, and the ids agentwire synthesizes where Claude has none.
+
+use std::borrow::Cow;
 
 use agentwire_canonical::{CanonicalItemType, CanonicalRequestType, Json, PlanStepStatus, ProviderRefs, TurnPlanStep};
+use agentwire_claude::{BetaContentBlock, ContentBlockParam, ToolResultBlockParamContent, ToolResultContentBlockParam};
 use serde_json::{Value, json};
 
 use crate::ledger::OpenItemFace;
@@ -97,6 +101,180 @@ pub fn drop_synthesized_refs(refs: &mut ProviderRefs) {
         .is_some_and(|item| item.as_str().contains(':'))
     {
         refs.provider_item_id = None;
+    }
+}
+
+/// What one block of a user message carries.
+pub enum UserBlock<'a> {
+    /// A tool's result, which settles the call `tool_use_id`: its text (the text parts of its
+    /// content, one per line) and its content as sent.
+    ToolResult {
+        tool_use_id: &'a str,
+        text: String,
+        failed: bool,
+        content: &'a Option<ToolResultBlockParamContent>,
+    },
+    /// Text: a person's prompt, or a note the CLI wrote in no one's name.
+    Text(&'a str),
+    /// A block no canonical item is drawn from (an image or a document beside a prompt, blocks
+    /// only the model writes).
+    Other,
+}
+
+/// What `block` of a user message carries.
+pub fn user_block(block: &ContentBlockParam) -> UserBlock<'_> {
+    match block {
+        ContentBlockParam::ToolResult(result) => {
+            let text = match &result.content {
+                Some(ToolResultBlockParamContent::String(text)) => text.clone(),
+                Some(ToolResultBlockParamContent::Array(parts)) => parts
+                    .iter()
+                    .filter_map(|part| match part {
+                        ToolResultContentBlockParam::Text(text) => Some(text.text.as_str()),
+                        ToolResultContentBlockParam::Image(_)
+                        | ToolResultContentBlockParam::SearchResult(_)
+                        | ToolResultContentBlockParam::Document(_)
+                        | ToolResultContentBlockParam::ToolReference(_) => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                None => String::new(),
+            };
+            UserBlock::ToolResult {
+                tool_use_id: &result.tool_use_id,
+                text,
+                failed: result.is_error.unwrap_or(false),
+                content: &result.content,
+            }
+        }
+        ContentBlockParam::Text(text) => UserBlock::Text(&text.text),
+        ContentBlockParam::Image(_)
+        | ContentBlockParam::Document(_)
+        | ContentBlockParam::SearchResult(_)
+        | ContentBlockParam::Thinking(_)
+        | ContentBlockParam::RedactedThinking(_)
+        | ContentBlockParam::ToolUse(_)
+        | ContentBlockParam::ServerToolUse(_)
+        | ContentBlockParam::WebSearchToolResult(_) => UserBlock::Other,
+    }
+}
+
+/// What one block of an assistant message becomes.
+pub enum AssistantBlock<'a> {
+    /// An item whole in the block: what the model said or thought (`data` its `{"text"}`), or a
+    /// compaction marker (no `data`).
+    Item(OpenItemFace),
+    /// A tool call: its id, the tool's name as the tool table reads it (`mcp__<server>__<tool>`
+    /// for an MCP block) and its input.
+    ToolCall {
+        id: &'a str,
+        name: Cow<'a, str>,
+        input: Value,
+    },
+    /// A server tool's result, which completes its call: the API ran the tool within the message.
+    ServerToolResult {
+        tool_use_id: String,
+        text: String,
+        failed: bool,
+        block: Value,
+    },
+    /// A result block naming no call: nothing to draw.
+    Unpaired,
+}
+
+/// What `block` of an assistant message becomes.
+pub fn assistant_block(block: &BetaContentBlock) -> AssistantBlock<'_> {
+    let text_item = |item_type: CanonicalItemType, text: &str| {
+        AssistantBlock::Item(OpenItemFace {
+            item_type,
+            title: None,
+            data: Some(Json::from(json!({ "text": text }))),
+        })
+    };
+    match block {
+        BetaContentBlock::Text(text) => text_item(CanonicalItemType::AssistantMessage, &text.text),
+        BetaContentBlock::Thinking(thinking) => text_item(CanonicalItemType::Reasoning, &thinking.thinking),
+        BetaContentBlock::RedactedThinking(_) => text_item(CanonicalItemType::Reasoning, ""),
+        BetaContentBlock::Compaction(_) => AssistantBlock::Item(OpenItemFace {
+            item_type: CanonicalItemType::ContextCompaction,
+            title: None,
+            data: None,
+        }),
+        BetaContentBlock::ToolUse(tool) => AssistantBlock::ToolCall {
+            id: &tool.id,
+            name: Cow::Borrowed(&tool.name),
+            input: tool.input.clone(),
+        },
+        BetaContentBlock::ServerToolUse(tool) => AssistantBlock::ToolCall {
+            id: &tool.id,
+            name: Cow::Owned(tool.name.to_string()),
+            input: Value::Object(tool.input.clone()),
+        },
+        BetaContentBlock::McpToolUse(tool) => AssistantBlock::ToolCall {
+            id: &tool.id,
+            name: Cow::Owned(format!("mcp__{}__{}", tool.server_name, tool.name)),
+            input: tool.input.clone(),
+        },
+        BetaContentBlock::WebSearchToolResult(_)
+        | BetaContentBlock::WebFetchToolResult(_)
+        | BetaContentBlock::CodeExecutionToolResult(_)
+        | BetaContentBlock::BashCodeExecutionToolResult(_)
+        | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
+        | BetaContentBlock::ToolSearchToolResult(_)
+        | BetaContentBlock::McpToolResult(_)
+        | BetaContentBlock::ContainerUpload(_) => {
+            // Eight result shapes, all `tool_use_id`, `content` and sometimes `is_error`: read
+            // from the block as sent rather than once per shape.
+            let block = serde_json::to_value(block).unwrap_or(Value::Null);
+            match block.get("tool_use_id").and_then(Value::as_str) {
+                Some(tool_use_id) => AssistantBlock::ServerToolResult {
+                    tool_use_id: tool_use_id.to_string(),
+                    text: block.get("content").map(content_text).unwrap_or_default(),
+                    failed: block.get("is_error").and_then(Value::as_bool).unwrap_or(false),
+                    block,
+                },
+                None => AssistantBlock::Unpaired,
+            }
+        }
+    }
+}
+
+/// The text of an assistant message: its text blocks, one per line (the API error the CLI writes
+/// in the model's name is one).
+pub fn message_text(content: &[BetaContentBlock]) -> String {
+    let text: Vec<&str> = content
+        .iter()
+        .filter_map(|block| match block {
+            BetaContentBlock::Text(text) => Some(text.text.as_str()),
+            BetaContentBlock::Thinking(_)
+            | BetaContentBlock::RedactedThinking(_)
+            | BetaContentBlock::ToolUse(_)
+            | BetaContentBlock::ServerToolUse(_)
+            | BetaContentBlock::McpToolUse(_)
+            | BetaContentBlock::Compaction(_)
+            | BetaContentBlock::WebSearchToolResult(_)
+            | BetaContentBlock::WebFetchToolResult(_)
+            | BetaContentBlock::CodeExecutionToolResult(_)
+            | BetaContentBlock::BashCodeExecutionToolResult(_)
+            | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
+            | BetaContentBlock::ToolSearchToolResult(_)
+            | BetaContentBlock::McpToolResult(_)
+            | BetaContentBlock::ContainerUpload(_) => None,
+        })
+        .collect();
+    text.join("\n")
+}
+
+/// The text of a server tool result's `content` (a string, or blocks with `text`).
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => String::new(),
     }
 }
 

@@ -979,6 +979,7 @@ impl<Q> Ledger<Q> {
 }
 
 /// What a UI shows for an item when it starts.
+#[derive(Clone)]
 pub struct OpenItemFace {
     pub item_type: CanonicalItemType,
     pub title: Option<String>,

@@ -169,7 +169,6 @@ mod tests {
     use super::Options;
     use crate::frame::{Direction, Frame, LineFormat};
     use crate::ids;
-    use crate::source::Source;
 
     fn jsonl(events: &[ProviderRuntimeEvent]) -> Vec<String> {
         events
@@ -223,6 +222,7 @@ mod tests {
     #[test]
     fn an_unreadable_line_received_is_a_warning_and_a_problem() {
         use super::ProblemKind;
+        use crate::source::Source;
 
         let mut normalizer = Source::CodexAppServer.normalizer(Options::default());
         let mut events = Vec::new();

@@ -351,7 +351,10 @@ fn a_generated_source_crate_is_read_by_its_source_module_only() {
                 continue;
             };
             let top = module.split("::").next().expect("a module path");
-            assert!(readers.contains(&top), "`{module}` reads `{name}`, which only {readers:?} may");
+            assert!(
+                readers.contains(&top),
+                "`{module}` reads `{name}`, which only {readers:?} may"
+            );
         }
     }
 }

@@ -32,8 +32,7 @@ use agentwire_claude::{
     MessageParamContent, PermissionResult, SdkAssistantMessage, SdkControlMcpMessageRequest,
     SdkControlPermissionRequest, SdkControlRequestInner, SdkControlResponsePayload, SdkHookCallbackRequest,
     SdkHookResponseMessageOutcome, SdkPermissionDenial, SdkResultMessage, SdkSystemMessage,
-    SdkTaskNotificationMessageStatus, SdkUserMessage, TerminalReason, ToolResultBlockParamContent,
-    ToolResultContentBlockParam,
+    SdkTaskNotificationMessageStatus, SdkUserMessage, TerminalReason,
 };
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -42,8 +41,9 @@ use super::offer::{Offer, Pending, permission_decision};
 use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::claude_code::{
-    CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, builtin, cli_denial, drop_synthesized_refs, subject_key,
-    task_status, todo_plan, tool_face, tool_kind,
+    AssistantBlock, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, UserBlock, assistant_block, builtin,
+    cli_denial, drop_synthesized_refs, message_text, subject_key, task_status, todo_plan, tool_face, tool_kind,
+    user_block,
 };
 use crate::conversation::Cursor;
 use crate::decision::Decision;
@@ -341,64 +341,18 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let text_item = |item_type: CanonicalItemType, text: &str| OpenItemFace {
-            item_type,
-            title: None,
-            data: Some(Json::from(json!({ "text": text }))),
-        };
-        match block {
-            BetaContentBlock::Text(text) => self.message_item(
-                key,
-                text_item(CanonicalItemType::AssistantMessage, &text.text),
-                raw,
-                out,
-            ),
-            BetaContentBlock::Thinking(thinking) => self.message_item(
-                key,
-                text_item(CanonicalItemType::Reasoning, &thinking.thinking),
-                raw,
-                out,
-            ),
-            BetaContentBlock::RedactedThinking(_) => {
-                self.message_item(key, text_item(CanonicalItemType::Reasoning, ""), raw, out)
-            }
-            BetaContentBlock::ToolUse(tool) => self.tool_call(&tool.id, &tool.name, tool.input.clone(), raw, out),
-            BetaContentBlock::ServerToolUse(tool) => {
-                let name = tool.name.to_string();
-                self.tool_call(&tool.id, &name, Value::Object(tool.input.clone()), raw, out)
-            }
-            BetaContentBlock::McpToolUse(tool) => {
-                let name = format!("mcp__{}__{}", tool.server_name, tool.name);
-                self.tool_call(&tool.id, &name, tool.input.clone(), raw, out)
-            }
-            BetaContentBlock::Compaction(_) => {
-                let face = OpenItemFace {
-                    item_type: CanonicalItemType::ContextCompaction,
-                    title: None,
-                    data: None,
-                };
-                self.message_item(key, face, raw, out)
-            }
-            BetaContentBlock::WebSearchToolResult(_)
-            | BetaContentBlock::WebFetchToolResult(_)
-            | BetaContentBlock::CodeExecutionToolResult(_)
-            | BetaContentBlock::BashCodeExecutionToolResult(_)
-            | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
-            | BetaContentBlock::ToolSearchToolResult(_)
-            | BetaContentBlock::McpToolResult(_)
-            | BetaContentBlock::ContainerUpload(_) => {
-                let value = serde_json::to_value(block).unwrap_or(Value::Null);
-                match value.get("tool_use_id").and_then(Value::as_str) {
-                    Some(tool_use_id) => {
-                        let text = value.get("content").map(content_text).unwrap_or_default();
-                        let failed = value.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-                        self.tool_result(tool_use_id, &text, failed, value.clone(), raw, out)
-                    }
-                    None => self
-                        .at
-                        .current_state(&mut self.ledger, "an assistant content block", raw, out),
-                }
-            }
+        match assistant_block(block) {
+            AssistantBlock::Item(face) => self.message_item(key, face, raw, out),
+            AssistantBlock::ToolCall { id, name, input } => self.tool_call(id, &name, input, raw, out),
+            AssistantBlock::ServerToolResult {
+                tool_use_id,
+                text,
+                failed,
+                block,
+            } => self.tool_result(&tool_use_id, &text, failed, block, raw, out),
+            AssistantBlock::Unpaired => self
+                .at
+                .current_state(&mut self.ledger, "an assistant content block", raw, out),
         }
     }
 
@@ -416,31 +370,9 @@ impl ClaudeNormalizer {
                 .at
                 .current_state(&mut self.ledger, "the turn's error was reported", raw, out);
         }
-        let text: Vec<&str> = message
-            .message
-            .content
-            .iter()
-            .filter_map(|block| match block {
-                BetaContentBlock::Text(text) => Some(text.text.as_str()),
-                BetaContentBlock::Thinking(_)
-                | BetaContentBlock::RedactedThinking(_)
-                | BetaContentBlock::ToolUse(_)
-                | BetaContentBlock::ServerToolUse(_)
-                | BetaContentBlock::McpToolUse(_)
-                | BetaContentBlock::Compaction(_)
-                | BetaContentBlock::WebSearchToolResult(_)
-                | BetaContentBlock::WebFetchToolResult(_)
-                | BetaContentBlock::CodeExecutionToolResult(_)
-                | BetaContentBlock::BashCodeExecutionToolResult(_)
-                | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
-                | BetaContentBlock::ToolSearchToolResult(_)
-                | BetaContentBlock::McpToolResult(_)
-                | BetaContentBlock::ContainerUpload(_) => None,
-            })
-            .collect();
         let context = self.ledger.turn_context(&thread, &turn, Some(raw));
         let payload = RuntimeErrorPayload {
-            message: text.join("\n"),
+            message: message_text(&message.message.content),
             class: Some(RuntimeErrorClass::ProviderError),
             detail: Some(json!({ "error": message.error })),
         };
@@ -457,12 +389,7 @@ impl ClaudeNormalizer {
             }
             return self.update_item(key, face.item_type, Some("the message is final"), data, raw, out);
         }
-        let started = OpenItemFace {
-            item_type: face.item_type,
-            title: face.title.clone(),
-            data: face.data.clone(),
-        };
-        self.at.start_item(&mut self.ledger, key, started, raw, out);
+        self.at.start_item(&mut self.ledger, key, face.clone(), raw, out);
         self.at
             .complete_item(&mut self.ledger, key, face, ItemStatus::Completed, raw, out);
     }
@@ -743,40 +670,19 @@ impl ClaudeNormalizer {
         }
         let mut mapped = false;
         for block in blocks {
-            match block {
-                ContentBlockParam::ToolResult(result) => {
-                    let text = match &result.content {
-                        Some(ToolResultBlockParamContent::String(text)) => text.clone(),
-                        Some(ToolResultBlockParamContent::Array(parts)) => parts
-                            .iter()
-                            .filter_map(|part| match part {
-                                ToolResultContentBlockParam::Text(text) => Some(text.text.as_str()),
-                                ToolResultContentBlockParam::Image(_)
-                                | ToolResultContentBlockParam::SearchResult(_)
-                                | ToolResultContentBlockParam::Document(_)
-                                | ToolResultContentBlockParam::ToolReference(_) => None,
-                            })
-                            .collect::<Vec<_>>()
-                            .join("\n"),
-                        None => String::new(),
-                    };
-                    let value = json!({
-                        "content": result.content,
-                        "toolUseResult": message.tool_use_result,
-                    });
-                    let failed = result.is_error.unwrap_or(false);
-                    self.tool_result(&result.tool_use_id, &text, failed, value, raw, out);
+            match user_block(block) {
+                UserBlock::ToolResult {
+                    tool_use_id,
+                    text,
+                    failed,
+                    content,
+                } => {
+                    let value = json!({ "content": content, "toolUseResult": message.tool_use_result });
+                    self.tool_result(tool_use_id, &text, failed, value, raw, out);
                     mapped = true;
                 }
-                ContentBlockParam::Text(text) => mapped |= self.user_text(message, &text.text, raw, out),
-                ContentBlockParam::Image(_)
-                | ContentBlockParam::Document(_)
-                | ContentBlockParam::SearchResult(_)
-                | ContentBlockParam::Thinking(_)
-                | ContentBlockParam::RedactedThinking(_)
-                | ContentBlockParam::ToolUse(_)
-                | ContentBlockParam::ServerToolUse(_)
-                | ContentBlockParam::WebSearchToolResult(_) => {}
+                UserBlock::Text(text) => mapped |= self.user_text(message, text, raw, out),
+                UserBlock::Other => {}
             }
         }
         if !mapped {
@@ -1857,19 +1763,6 @@ fn launched_in_background(result: &Value) -> bool {
         .and_then(|result| result.get("status"))
         .and_then(Value::as_str)
         == Some("async_launched")
-}
-
-/// The text of a server tool result's `content` (a string, or blocks with `text`).
-fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(text) => text.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|part| part.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
 }
 
 impl Mapping for ClaudeNormalizer {

@@ -17,10 +17,7 @@ use agentwire_canonical::{
     ThreadTokenUsageUpdatedPayload, ToolProgressPayload, TurnCompletedPayload, TurnPlanUpdatedPayload,
     TurnStartedPayload, TurnState,
 };
-use agentwire_claude::{
-    BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent, ToolResultBlockParamContent,
-    ToolResultContentBlockParam,
-};
+use agentwire_claude::{BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent};
 use agentwire_claude_session::{
     AssistantRecord, ProgressRecord, SessionRecord, SystemRecord, UPSTREAM_VERSION, UserRecord,
 };
@@ -29,8 +26,8 @@ use serde_json::{Map, Value, json};
 use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::claude_code::{
-    CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, cli_denial, drop_synthesized_refs, todo_plan, tool_face,
-    tool_kind,
+    AssistantBlock, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, UserBlock, assistant_block, cli_denial,
+    drop_synthesized_refs, message_text, todo_plan, tool_face, tool_kind, user_block,
 };
 use crate::conversation::Cursor;
 use crate::emit::{Context, Raw};
@@ -200,14 +197,19 @@ impl ClaudeSessionNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let face = || OpenItemFace {
+        let face = OpenItemFace {
             item_type,
             title: None,
-            data: Some(Json::from(data.clone())),
+            data: Some(Json::from(data)),
         };
-        self.at.start_item(&mut self.ledger, key, face(), raw, out);
+        self.whole_face(key, face, raw, out);
+    }
+
+    /// An item started and completed by one record.
+    fn whole_face(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.at.start_item(&mut self.ledger, key, face.clone(), raw, out);
         self.at
-            .complete_item(&mut self.ledger, key, face(), ItemStatus::Completed, raw, out);
+            .complete_item(&mut self.ledger, key, face, ItemStatus::Completed, raw, out);
     }
 
     // --- records ---
@@ -227,43 +229,22 @@ impl ClaudeSessionNormalizer {
         };
         let mut mapped = false;
         for block in blocks {
-            match block {
-                ContentBlockParam::ToolResult(result) => {
-                    let text = match &result.content {
-                        Some(ToolResultBlockParamContent::String(text)) => text.clone(),
-                        Some(ToolResultBlockParamContent::Array(parts)) => parts
-                            .iter()
-                            .filter_map(|part| match part {
-                                ToolResultContentBlockParam::Text(text) => Some(text.text.as_str()),
-                                ToolResultContentBlockParam::Image(_)
-                                | ToolResultContentBlockParam::SearchResult(_)
-                                | ToolResultContentBlockParam::Document(_)
-                                | ToolResultContentBlockParam::ToolReference(_) => None,
-                            })
-                            .collect::<Vec<_>>()
-                            .join("\n"),
-                        None => String::new(),
-                    };
-                    let result_value = json!({
-                        "content": result.content,
-                        "toolUseResult": record.tool_use_result,
-                    });
-                    let failed = result.is_error.unwrap_or(false);
-                    self.tool_result(&result.tool_use_id, &text, failed, result_value, raw, out);
+            match user_block(block) {
+                UserBlock::ToolResult {
+                    tool_use_id,
+                    text,
+                    failed,
+                    content,
+                } => {
+                    let value = json!({ "content": content, "toolUseResult": record.tool_use_result });
+                    self.tool_result(tool_use_id, &text, failed, value, raw, out);
                     mapped = true;
                 }
-                ContentBlockParam::Text(text) => {
-                    self.user_text(record, &text.text, raw, out);
+                UserBlock::Text(text) => {
+                    self.user_text(record, text, raw, out);
                     mapped = true;
                 }
-                ContentBlockParam::Image(_)
-                | ContentBlockParam::Document(_)
-                | ContentBlockParam::SearchResult(_)
-                | ContentBlockParam::Thinking(_)
-                | ContentBlockParam::RedactedThinking(_)
-                | ContentBlockParam::ToolUse(_)
-                | ContentBlockParam::ServerToolUse(_)
-                | ContentBlockParam::WebSearchToolResult(_) => {}
+                UserBlock::Other => {}
             }
         }
         if !mapped {
@@ -381,78 +362,25 @@ impl ClaudeSessionNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let text = |text: &str| json!({ "text": text });
-        match block {
-            BetaContentBlock::Text(block) => {
-                self.whole_item(key, CanonicalItemType::AssistantMessage, text(&block.text), raw, out)
-            }
-            BetaContentBlock::Thinking(block) => {
-                self.whole_item(key, CanonicalItemType::Reasoning, text(&block.thinking), raw, out)
-            }
-            BetaContentBlock::RedactedThinking(_) => {
-                self.whole_item(key, CanonicalItemType::Reasoning, text(""), raw, out)
-            }
-            BetaContentBlock::Compaction(_) => {
-                self.whole_item(key, CanonicalItemType::ContextCompaction, json!({}), raw, out)
-            }
-            BetaContentBlock::ToolUse(tool) => self.tool_call(&tool.id, &tool.name, tool.input.clone(), raw, out),
-            BetaContentBlock::ServerToolUse(tool) => {
-                let name = tool.name.to_string();
-                self.tool_call(&tool.id, &name, Value::Object(tool.input.clone()), raw, out)
-            }
-            BetaContentBlock::McpToolUse(tool) => {
-                let name = format!("mcp__{}__{}", tool.server_name, tool.name);
-                self.tool_call(&tool.id, &name, tool.input.clone(), raw, out)
-            }
-            BetaContentBlock::WebSearchToolResult(_)
-            | BetaContentBlock::WebFetchToolResult(_)
-            | BetaContentBlock::CodeExecutionToolResult(_)
-            | BetaContentBlock::BashCodeExecutionToolResult(_)
-            | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
-            | BetaContentBlock::ToolSearchToolResult(_)
-            | BetaContentBlock::McpToolResult(_)
-            | BetaContentBlock::ContainerUpload(_) => {
-                // A server tool's result completes its call: the API ran it within the message.
-                let value = serde_json::to_value(block).unwrap_or(Value::Null);
-                match value.get("tool_use_id").and_then(Value::as_str) {
-                    Some(tool_use_id) => {
-                        let failed = value.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-                        self.tool_result(tool_use_id, "", failed, value.clone(), raw, out)
-                    }
-                    None => self
-                        .at
-                        .current_state(&mut self.ledger, "an assistant content block", raw, out),
-                }
-            }
+        match assistant_block(block) {
+            AssistantBlock::Item(face) => self.whole_face(key, face, raw, out),
+            AssistantBlock::ToolCall { id, name, input } => self.tool_call(id, &name, input, raw, out),
+            AssistantBlock::ServerToolResult {
+                tool_use_id,
+                text,
+                failed,
+                block,
+            } => self.tool_result(&tool_use_id, &text, failed, block, raw, out),
+            AssistantBlock::Unpaired => self
+                .at
+                .current_state(&mut self.ledger, "an assistant content block", raw, out),
         }
     }
 
     /// The message the CLI writes in the model's name when the API failed: the turn's
     /// `runtime.error` (its text the message), and the turn ends `failed`.
     fn api_error(&mut self, record: &AssistantRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let text: Vec<&str> = record
-            .message
-            .content
-            .iter()
-            .filter_map(|block| match block {
-                BetaContentBlock::Text(text) => Some(text.text.as_str()),
-                BetaContentBlock::Thinking(_)
-                | BetaContentBlock::RedactedThinking(_)
-                | BetaContentBlock::ToolUse(_)
-                | BetaContentBlock::ServerToolUse(_)
-                | BetaContentBlock::McpToolUse(_)
-                | BetaContentBlock::Compaction(_)
-                | BetaContentBlock::WebSearchToolResult(_)
-                | BetaContentBlock::WebFetchToolResult(_)
-                | BetaContentBlock::CodeExecutionToolResult(_)
-                | BetaContentBlock::BashCodeExecutionToolResult(_)
-                | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
-                | BetaContentBlock::ToolSearchToolResult(_)
-                | BetaContentBlock::McpToolResult(_)
-                | BetaContentBlock::ContainerUpload(_) => None,
-            })
-            .collect();
-        let message = text.join("\n");
+        let message = message_text(&record.message.content);
         if let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.clone())
             && self.ledger.report_turn_error(&thread, &turn)
         {
