@@ -14,6 +14,13 @@ use crate::codex_app_server;
 use crate::codex_exec;
 #[cfg(feature = "codex-rollout")]
 use crate::codex_rollout;
+#[cfg(any(
+    feature = "claude",
+    feature = "claude-session",
+    feature = "codex-exec",
+    feature = "codex-rollout"
+))]
+use crate::decode::Strict;
 use crate::frame::{Frame, LineFormat};
 use crate::lifecycle::Lifecycle;
 use crate::normalizer::{Conformer, Normalizer, Options};
@@ -47,15 +54,15 @@ impl Source {
             #[cfg(feature = "codex-app-server")]
             Self::CodexAppServer => Box::new(codex_app_server::wire::Decoder::default()),
             #[cfg(feature = "claude")]
-            Self::Claude | Self::ClaudeControl => Box::new(claude::wire::Decoder),
+            Self::Claude | Self::ClaudeControl => Box::new(Strict(claude::wire::decode)),
             #[cfg(feature = "codex-exec")]
-            Self::CodexExec => Box::new(codex_exec::wire::Decoder),
+            Self::CodexExec => Box::new(Strict(codex_exec::wire::decode)),
             #[cfg(feature = "codex-rollout")]
-            Self::CodexRollout => Box::new(codex_rollout::wire::Decoder),
+            Self::CodexRollout => Box::new(Strict(codex_rollout::wire::decode_line)),
             #[cfg(feature = "acp")]
             Self::Acp | Self::Cursor => Box::new(acp::wire::Decoder::default()),
             #[cfg(feature = "claude-session")]
-            Self::ClaudeSession => Box::new(claude_session::wire::Decoder),
+            Self::ClaudeSession => Box::new(Strict(claude_session::wire::decode)),
         }
     }
 

@@ -3,7 +3,8 @@
 use agentwire_protocol::tagged::TagDecodeError;
 use agentwire_protocol::{DecodeError, PayloadDecoder, PayloadError};
 
-use crate::normalizer::ProblemKind;
+use crate::frame::Frame;
+use crate::normalizer::{Conformer, Problem, ProblemKind};
 
 /// The one reading of a JSON-RPC decode error (codex app-server, ACP) as a problem kind: a method
 /// the pinned schema does not know is a newer provider (`Undeclared`); a message without its
@@ -31,6 +32,22 @@ pub fn tag_problem_kind(err: &TagDecodeError) -> ProblemKind {
         TagDecodeError::MissingTag { .. } | TagDecodeError::NotAnObject { .. } | TagDecodeError::Payload { .. } => {
             ProblemKind::Undecodable
         }
+    }
+}
+
+/// A tag-first decode error as the problem a host sees: its kind ([`tag_problem_kind`]) and its
+/// text, which names the tag and the JSON path where the line did not fit.
+pub fn tag_problem(err: &TagDecodeError) -> Problem {
+    Problem::new(tag_problem_kind(err), err.to_string())
+}
+
+/// The strict decoder of `agentwire conform` for a source whose decoding keeps no state between
+/// lines: its decode function, the typed value dropped.
+pub struct Strict<T>(pub fn(&Frame<'_>) -> Result<T, Problem>);
+
+impl<T> Conformer for Strict<T> {
+    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), Problem> {
+        (self.0)(frame).map(drop)
     }
 }
 

@@ -2,24 +2,13 @@
 
 use agentwire_claude::ClaudeStreamLine;
 
-use crate::decode::{PathTracking, tag_problem_kind};
+use crate::decode::{PathTracking, tag_problem};
 use crate::frame::Frame;
-use crate::normalizer::{Conformer, Problem};
+use crate::normalizer::Problem;
 
 /// Decodes one message; the problem names the tag and the JSON path where it did not fit.
 pub fn decode(frame: &Frame<'_>) -> Result<ClaudeStreamLine, Problem> {
-    ClaudeStreamLine::decode(frame.msg.get(), &mut PathTracking)
-        .map_err(|err| Problem::new(tag_problem_kind(&err), err.to_string()))
-}
-
-/// The strict decoder of `agentwire conform --from claude|claude-control`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Decoder;
-
-impl Conformer for Decoder {
-    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), Problem> {
-        decode(frame).map(|_| ())
-    }
+    ClaudeStreamLine::decode(frame.msg.get(), &mut PathTracking).map_err(|err| tag_problem(&err))
 }
 
 /// The time the CLI wrote a message, where it says (0.3.x stamps its `assistant` and `user`

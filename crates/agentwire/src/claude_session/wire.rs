@@ -2,24 +2,13 @@
 
 use agentwire_claude_session::{SessionRecord, SystemRecord};
 
-use crate::decode::{PathTracking, tag_problem_kind};
+use crate::decode::{PathTracking, tag_problem};
 use crate::frame::Frame;
-use crate::normalizer::{Conformer, Problem};
+use crate::normalizer::Problem;
 
 /// Decodes one record; the problem names the tag and the JSON path where it did not fit.
 pub fn decode(frame: &Frame<'_>) -> Result<SessionRecord, Problem> {
-    SessionRecord::decode(frame.msg.get(), &mut PathTracking)
-        .map_err(|err| Problem::new(tag_problem_kind(&err), err.to_string()))
-}
-
-/// The strict decoder of `agentwire conform --from claude-session`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Decoder;
-
-impl Conformer for Decoder {
-    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), Problem> {
-        decode(frame).map(|_| ())
-    }
+    SessionRecord::decode(frame.msg.get(), &mut PathTracking).map_err(|err| tag_problem(&err))
 }
 
 /// When the CLI wrote a record, where it says: every conversation and system record, and the

@@ -4,7 +4,7 @@ use agentwire_codex_exec::{TagDecodeError, ThreadEvent, ThreadItem};
 
 use crate::decode::{PathTracking, tag_problem_kind};
 use crate::frame::Frame;
-use crate::normalizer::{Conformer, Problem};
+use crate::normalizer::Problem;
 
 /// Decodes one frame's message.
 pub fn decode(frame: &Frame<'_>) -> Result<ThreadEvent, Problem> {
@@ -32,15 +32,5 @@ fn undeclared_item_type(err: &TagDecodeError) -> Option<&str> {
         | TagDecodeError::Payload { .. }
         | TagDecodeError::NotAnObject { .. }
         | TagDecodeError::MissingTag { .. } => None,
-    }
-}
-
-/// The strict decoder of `agentwire conform --from codex-exec`.
-#[derive(Debug, Default)]
-pub struct Decoder;
-
-impl Conformer for Decoder {
-    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), Problem> {
-        decode(frame).map(drop)
     }
 }

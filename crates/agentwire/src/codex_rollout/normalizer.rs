@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::wire;
+use crate::decode::tag_problem;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ledger::{Ledger, Place};
@@ -311,7 +312,7 @@ impl Mapping for CodexRolloutNormalizer {
                 },
                 time,
             }),
-            (Err(err), _) => Err(misfit(wire::problem(&err), time)),
+            (Err(err), _) => Err(misfit(tag_problem(&err), time)),
             // The typed line decoded, so this is not expected; reported, never a panic.
             (Ok(_), Err(err)) => Err(misfit(
                 Problem::new(

@@ -7,9 +7,9 @@ use agentwire_protocol::tagged::Str;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::decode::{PathTracking, tag_problem_kind};
+use crate::decode::{PathTracking, tag_problem};
 use crate::frame::Frame;
-use crate::normalizer::{Conformer, Problem};
+use crate::normalizer::Problem;
 
 /// Decodes one line: the line kind by `type`, then the payload its kind names (an `event_msg`'s
 /// `EventMsg` by its own `type`), tracking JSON paths on failure.
@@ -17,20 +17,9 @@ pub fn decode(frame: &Frame<'_>) -> Result<RolloutLine, TagDecodeError> {
     RolloutLine::decode(frame.msg.get(), &mut PathTracking)
 }
 
-/// The problem a decoding error is: a line kind, `EventMsg`, response item or turn item the
-/// pinned schema does not declare is `Undeclared`, anything else `Undecodable`.
-pub fn problem(err: &TagDecodeError) -> Problem {
-    Problem::new(tag_problem_kind(err), err.to_string())
-}
-
-/// The strict decoder of `agentwire conform --from codex-rollout`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Decoder;
-
-impl Conformer for Decoder {
-    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), Problem> {
-        decode(frame).map(drop).map_err(|err| problem(&err))
-    }
+/// Decodes one frame's line, the error as the problem a host sees.
+pub fn decode_line(frame: &Frame<'_>) -> Result<RolloutLine, Problem> {
+    decode(frame).map_err(|err| tag_problem(&err))
 }
 
 /// A rollout line's envelope: its `payload` as written and its `timestamp`.
