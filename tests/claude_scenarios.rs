@@ -1067,3 +1067,46 @@ fn a_hook_exit_code_that_is_no_integer_is_a_warning() {
         .collect();
     assert_eq!(warnings.len(), 1, "the fractional exit code is named once");
 }
+
+/// One control transcript holding two CLI sessions, one after the other (a host that restarts
+/// the CLI, or the bench's repeated corpus): the second session's prompt, sent before its CLI
+/// names the session, opens its turn in that session, not a turn in the first that never ends.
+/// Each session runs one turn, and nothing is left open for the end of the stream to settle, so
+/// the first session can be forgotten once idle.
+#[test]
+fn a_second_cli_session_in_one_transcript_opens_its_turn_in_its_own_thread() {
+    let path = agentwire_tests::corpus_dir(CONTROL).join("sdk_error529.jsonl");
+    let once = std::fs::read_to_string(&path).unwrap();
+    let first_session = "b20536dc-416a-48a2-94ae-4554ab9eaaa9";
+    assert!(once.contains(first_session), "the trace names its session");
+    let twice = format!(
+        "{once}{}",
+        once.replace(first_session, "b20536dc-416a-48a2-94ae-4554ab9eaaa0")
+    );
+    let events: Vec<Value> = agentwire_tests::normalize_text(CONTROL, &twice)
+        .events
+        .iter()
+        .map(|event| serde_json::to_value(event).unwrap())
+        .collect();
+    let threads: Vec<&Value> = of_type(&events, "thread.started")
+        .into_iter()
+        .map(|event| &event["threadId"])
+        .collect();
+    assert_eq!(threads.len(), 2, "two sessions");
+    for thread in threads {
+        let in_thread = |kind: &str| {
+            of_type(&events, kind)
+                .into_iter()
+                .filter(|event| &event["threadId"] == thread)
+                .count()
+        };
+        assert_eq!(in_thread("turn.started"), 1, "one turn in {thread}");
+        assert_eq!(in_thread("turn.completed"), 1, "its turn ends in {thread}");
+    }
+    let settled_at_end = events
+        .iter()
+        .filter(|event| event["payload"]["reason"] == "the stream ended")
+        .filter(|event| event["type"] == "turn.completed")
+        .count();
+    assert_eq!(settled_at_end, 0, "no turn left open for the end of the stream");
+}

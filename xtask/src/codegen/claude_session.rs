@@ -13,9 +13,9 @@ use anyhow::{Context, Result, bail};
 use quote::quote;
 use serde_json::{Map, Value};
 
+use super::claude_agent_sdk;
 use super::passes;
 use super::schema_source::{self, Customization, SchemaSource};
-use super::claude_agent_sdk;
 use super::typify_runner::Replacement;
 
 const SCHEMA_DIR: &str = "schemas/claude-session";

@@ -18,11 +18,11 @@ use anyhow::{Context, Result, bail};
 use proc_macro2::TokenStream;
 use serde_json::{Map, Value};
 
+use super::GeneratedFile;
 use super::dispatch::{self, Union};
 use super::passes::{self, Pass};
-use super::typify_runner::{self, Replacement, ShapeUnion};
 use super::rust_output::{self, Dependency};
-use super::GeneratedFile;
+use super::typify_runner::{self, Replacement, ShapeUnion};
 
 /// Everything the pipeline needs to know about a source.
 pub struct SchemaSource {
