@@ -1326,26 +1326,13 @@ impl ClaudeNormalizer {
         let subtype = request.tag();
         if dir == Direction::Out {
             // The client's commands: their answers say what happened.
-            match request {
-                SdkControlRequestInner::Interrupt => self.interrupted = true,
-                // A new CLI session: its prompts wait for the session the CLI names, rather
-                // than open a turn on the session before it.
-                SdkControlRequestInner::Initialize(_) => self.at = Cursor::default(),
-                SdkControlRequestInner::CanUseTool(_)
-                | SdkControlRequestInner::SetPermissionMode(_)
-                | SdkControlRequestInner::SetModel(_)
-                | SdkControlRequestInner::SetMaxThinkingTokens(_)
-                | SdkControlRequestInner::McpStatus
-                | SdkControlRequestInner::HookCallback(_)
-                | SdkControlRequestInner::McpMessage(_)
-                | SdkControlRequestInner::RewindFiles(_)
-                | SdkControlRequestInner::McpSetServers(_)
-                | SdkControlRequestInner::McpReconnect(_)
-                | SdkControlRequestInner::McpToggle(_)
-                | SdkControlRequestInner::McpAuthenticate(_)
-                | SdkControlRequestInner::McpClearAuth(_)
-                | SdkControlRequestInner::StopTask(_)
-                | SdkControlRequestInner::ApplyFlagSettings(_) => {}
+            if matches!(request, SdkControlRequestInner::Interrupt) {
+                self.interrupted = true;
+            }
+            // A new CLI session: its prompts wait for the session the CLI names, rather than
+            // open a turn on the session before it.
+            if matches!(request, SdkControlRequestInner::Initialize(_)) {
+                self.at = Cursor::default();
             }
             self.client_requests.insert(request_id.to_string(), subtype);
             return;
