@@ -11,9 +11,11 @@
 # repetition gives every UUID its last eight hex digits XOR the repetition (as `cargo xtask
 # bench` does), so no two rollouts or Claude runs share a session; the transcripts that open
 # with the same record (ACP's `initialize`) share their first line, as real ones do.
-# Then, for each -j in BENCH_JOBS (default "1 2"), one import into an empty folder under GNU
-# `/usr/bin/time -v` (wall, user + system CPU, peak RSS), and one more run over the finished
-# folder (everything up to date). BENCH_BIN=PATH times that agentwire binary instead of building
+# Then BENCH_RUNS rounds (default 5) of one import per -j in BENCH_JOBS (default "1 2") into an
+# empty folder under GNU `/usr/bin/time -v` (wall, user + system CPU, peak RSS; the table gives
+# medians), and one more run over the finished folder (everything up to date). The outputs go
+# to the temporary folder, or under BENCH_OUT (for example /dev/shm, to time the import without
+# the disk's file creation). BENCH_BIN=PATH times that agentwire binary instead of building
 # one. Installs nothing.
 set -euo pipefail
 
@@ -21,6 +23,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 MB="${BENCH_MB:-300}"
 JOBS="${BENCH_JOBS:-1 2}"
+RUNS="${BENCH_RUNS:-5}"
 
 cd "$ROOT"
 if [ -n "${BENCH_BIN:-}" ]; then
@@ -34,6 +37,11 @@ fi
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/agentwire-import-bench.XXXXXX")"
 trap 'rm -rf "$TMP"' EXIT
 HOME_DIR="$TMP/home"
+OUT="$TMP"
+if [ -n "${BENCH_OUT:-}" ]; then
+  OUT="$(mktemp -d "$BENCH_OUT/agentwire-import-out.XXXXXX")"
+  trap 'rm -rf "$TMP" "$OUT"' EXIT
+fi
 
 corpus_bytes=$(cat tests/corpus/*/*.jsonl | wc -c)
 repetitions=$(((MB * 1000000 + corpus_bytes - 1) / corpus_bytes))
@@ -64,27 +72,39 @@ find "$HOME_DIR" -name '*.jsonl' -exec cat {} + >/dev/null # into the page cache
 
 field() { grep -F "$1" "$2" | sed 's/.*: //'; }
 seconds() { awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 printf '\n| run | wall s | CPU s (user + sys) | CPU / wall | peak RSS MB |\n|---|---|---|---|---|\n' >"$TMP/table"
+# RUNS rounds, each importing once per -j into an empty folder, interleaved so that a slow
+# moment of the machine falls on every -j alike; the table gives each figure's median.
+for round in $(seq "$RUNS"); do
+  for j in $JOBS; do
+    out="$OUT/out-j$j"
+    rm -rf "$out"
+    sync # the previous run's writes reach the disk before this run is timed, not during it
+    /usr/bin/time -v "$AGENTWIRE" import -j "$j" "$HOME_DIR" --out "$out" 2>"$TMP/time-j$j" || true
+    echo "$(field "Elapsed (wall clock)" "$TMP/time-j$j" | seconds)" >>"$TMP/wall-j$j"
+    echo "$(field "User time" "$TMP/time-j$j") + $(field "System time" "$TMP/time-j$j")" | bc >>"$TMP/cpu-j$j"
+    field "Maximum resident set size" "$TMP/time-j$j" >>"$TMP/rss-j$j"
+  done
+done
 declare -A wall
 for j in $JOBS; do
-  out="$TMP/out-j$j"
-  /usr/bin/time -v "$AGENTWIRE" import -j "$j" "$HOME_DIR" --out "$out" 2>"$TMP/time-j$j" || true
-  wall[$j]=$(field "Elapsed (wall clock)" "$TMP/time-j$j" | seconds)
-  cpu=$(echo "$(field "User time" "$TMP/time-j$j") + $(field "System time" "$TMP/time-j$j")" | bc)
-  rss=$(field "Maximum resident set size" "$TMP/time-j$j")
+  wall[$j]=$(median <"$TMP/wall-j$j")
+  cpu=$(median <"$TMP/cpu-j$j")
+  rss=$(median <"$TMP/rss-j$j")
   printf '| import -j%s | %.2f | %.2f | %.2f | %.1f |\n' "$j" "${wall[$j]}" "$cpu" "$(echo "$cpu / ${wall[$j]}" | bc -l)" "$(echo "$rss / 1024" | bc -l)" >>"$TMP/table"
 done
 last_j="${JOBS##* }"
-/usr/bin/time -v "$AGENTWIRE" import -j "$last_j" "$HOME_DIR" --out "$TMP/out-j$last_j" 2>"$TMP/time-again" || true
+/usr/bin/time -v "$AGENTWIRE" import -j "$last_j" "$HOME_DIR" --out "$OUT/out-j$last_j" 2>"$TMP/time-again" || true
 again=$(field "Elapsed (wall clock)" "$TMP/time-again" | seconds)
 printf '| again, all up to date (-j%s) | %.2f | %.2f | | %.1f |\n' "$last_j" "$again" \
   "$(echo "$(field "User time" "$TMP/time-again") + $(field "System time" "$TMP/time-again")" | bc)" \
   "$(echo "$(field "Maximum resident set size" "$TMP/time-again") / 1024" | bc -l)" >>"$TMP/table"
 
 first_j="${JOBS%% *}"
-if [[ -d "$TMP/out-j$first_j" && -d "$TMP/out-j$last_j" ]]; then
-  diff -rq "$TMP/out-j$first_j" "$TMP/out-j$last_j" >/dev/null && same="byte-identical" || same="DIFFERENT"
-  echo "== -j$first_j and -j$last_j outputs: $same ($(du -sb "$TMP/out-j$last_j" | cut -f1) bytes)"
+if [[ -d "$OUT/out-j$first_j" && -d "$OUT/out-j$last_j" ]]; then
+  diff -rq "$OUT/out-j$first_j" "$OUT/out-j$last_j" >/dev/null && same="byte-identical" || same="DIFFERENT"
+  echo "== -j$first_j and -j$last_j outputs: $same ($(du -sb "$OUT/out-j$last_j" | cut -f1) bytes)"
 fi
 echo "== summary printed by the -j$last_j import"
 sed '/Command being timed/,$d' "$TMP/time-j$last_j" | grep -v ': skipped: \|: unknown \|: ClaudeStreamLine\|:[0-9]*: '

@@ -12,6 +12,12 @@ use agentwire::source::Source;
 /// How many lines format detection may look at.
 const DETECT_LINES: usize = 64;
 
+/// The read buffer of a whole input.
+const READ_BUFFER: usize = 1 << 16;
+
+/// The read buffer of an input read for its first lines only.
+const HEAD_BUFFER: usize = 1 << 13;
+
 /// Why an input's source is unknown when detection found none.
 pub const UNDETECTED: &str = "cannot tell the format from its first 64 lines";
 
@@ -34,13 +40,28 @@ impl Input {
     /// Opens `path`; `-` is stdin.
     pub fn open(path: &str) -> anyhow::Result<Self> {
         if path == "-" {
-            return Ok(Self::from_reader("<stdin>".into(), None, Box::new(io::stdin())));
+            return Ok(Self::from_reader(
+                "<stdin>".into(),
+                None,
+                Box::new(io::stdin()),
+                READ_BUFFER,
+            ));
         }
         Self::open_file(Path::new(path)).map_err(|err| anyhow::anyhow!("{path}: {err}"))
     }
 
     /// Opens the file at `path` (never stdin), named by its path as displayed.
     pub fn open_file(path: &Path) -> io::Result<Self> {
+        Self::open_file_buffered(path, READ_BUFFER)
+    }
+
+    /// Opens the file at `path` to read its first lines only: a buffer of a few pages reads
+    /// little more than those lines, where [`Input::open_file`]'s reads the first 64 KiB.
+    pub fn open_file_head(path: &Path) -> io::Result<Self> {
+        Self::open_file_buffered(path, HEAD_BUFFER)
+    }
+
+    fn open_file_buffered(path: &Path, capacity: usize) -> io::Result<Self> {
         let file = File::open(path)?;
         let meta = file.metadata()?;
         if meta.is_dir() {
@@ -49,16 +70,21 @@ impl Input {
             ));
         }
         let len = meta.is_file().then_some(meta.len());
-        Ok(Self::from_reader(path.display().to_string(), len, Box::new(file)))
+        Ok(Self::from_reader(
+            path.display().to_string(),
+            len,
+            Box::new(file),
+            capacity,
+        ))
     }
 
-    fn from_reader(name: String, len: Option<u64>, source: Box<dyn Read + Send>) -> Self {
+    fn from_reader(name: String, len: Option<u64>, source: Box<dyn Read + Send>, capacity: usize) -> Self {
         Input {
             name,
             len,
             read: 0,
             number: 0,
-            reader: BufReader::with_capacity(1 << 16, source),
+            reader: BufReader::with_capacity(capacity, source),
             ahead: VecDeque::new(),
         }
     }
