@@ -5,13 +5,14 @@
 //! For every source it builds inputs by repeating that source's corpus (`tests/corpus/<name>/`,
 //! every trace in name order, as one stream) to 20 MB, 200 MB and (without `--quick`) 1 GB, and
 //! runs, pinned to one core with `taskset -c 0` and measured by `/usr/bin/time -v`:
-//! - `agentwire normalize --from <source>` (release build);
+//! - `agentwire normalize --from <source>` (release build), and the same with `--keep-secrets`
+//!   on the 200 MB input, for the share of the time the secrets scan and redaction take;
 //! - the serde_json baseline (`crates/agentwire-cli/examples/serde_baseline.rs`, release build):
 //!   every line parsed into a `Value` and serialized again;
 //! - node's `JSON.parse` + `JSON.stringify` per line, when `node` is installed;
 //! - with `--against BIN`, that `agentwire` binary (an earlier commit's release build) on the
-//!   same input, in the same interleaved runs: two builds compared in one run, where the
-//!   machine's state moves both alike.
+//!   same input, in the same interleaved runs, with and without `--keep-secrets`: two builds
+//!   compared in one run, where the machine's state moves both alike.
 //!
 //! Times are the CPU time (user + system) of each process, the median of runs interleaved over the
 //! 200 MB input (5 runs, 1 with `--quick`): on a machine shared with other jobs the wall time of a
@@ -178,8 +179,12 @@ pub struct SourceResult {
     pub normalize_s: f64,
     pub serde_s: f64,
     pub node_s: Option<f64>,
-    /// CPU seconds of the `--against` binary on the same input.
+    /// CPU seconds of `agentwire normalize --keep-secrets`: without the secrets scan and
+    /// redaction, so the table shows what redacting costs per source.
+    pub keep_secrets_s: f64,
+    /// CPU seconds of the `--against` binary on the same input, and with `--keep-secrets`.
     pub against_s: Option<f64>,
+    pub against_keep_secrets_s: Option<f64>,
     pub output_ratio: f64,
     /// CPU seconds of `agentwire normalize` over the ~20 MB input, and of the serde_json
     /// baseline over what it wrote: the cost of a plain JSON round trip of the output alone.
@@ -209,6 +214,10 @@ fn bench_source(
             source.into(),
             input.display().to_string(),
         ]
+    };
+    let keeping_secrets = |mut args: Vec<String>| {
+        args.insert(2, "--keep-secrets".into());
+        args
     };
     let agentwire = |input: &Path| normalize_with(&tools.agentwire, input);
     let unit_path = work.join(format!("{source}.unit.jsonl"));
@@ -249,7 +258,8 @@ fn bench_source(
             result.small_normalize_s = median(&mut ours);
             result.output_serde_s = median(&mut serde);
         } else if size == 200 * MB {
-            let (mut ours, mut serde, mut js, mut theirs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            let (mut ours, mut serde, mut js) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut kept, mut theirs, mut theirs_kept) = (Vec::new(), Vec::new(), Vec::new());
             let null = Path::new("/dev/null");
             let baseline = vec![tools.baseline.display().to_string(), input.display().to_string()];
             let node_args = tools.node.as_ref().map(|script| {
@@ -264,19 +274,23 @@ fn bench_source(
                 result.rss_kib.retain(|(bytes, _)| *bytes != input_bytes);
                 result.rss_kib.push((input_bytes, run.rss_kib));
                 ours.push(run.seconds);
+                kept.push(measure(&keeping_secrets(agentwire(&input)), null)?.seconds);
                 serde.push(measure(&baseline, null)?.seconds);
                 if let Some(args) = &node_args {
                     js.push(measure(args, null)?.seconds);
                 }
                 if let Some(against) = against {
                     theirs.push(measure(&normalize_with(against, &input), null)?.seconds);
+                    theirs_kept.push(measure(&keeping_secrets(normalize_with(against, &input)), null)?.seconds);
                 }
             }
             result.timed_bytes = input_bytes;
             result.normalize_s = median(&mut ours);
             result.serde_s = median(&mut serde);
             result.node_s = (!js.is_empty()).then(|| median(&mut js));
+            result.keep_secrets_s = median(&mut kept);
             result.against_s = (!theirs.is_empty()).then(|| median(&mut theirs));
+            result.against_keep_secrets_s = (!theirs_kept.is_empty()).then(|| median(&mut theirs_kept));
         } else {
             let run = measure(&agentwire(&input), Path::new("/dev/null"))?;
             result.rss_kib.push((input_bytes, run.rss_kib));
@@ -556,10 +570,11 @@ pub fn report(
         "\nEach source's corpus repeated to ~200 MB, every program pinned to one core (`taskset -c 0`); seconds are CPU time (user + system), median of {runs} interleaved run(s). \
          ratio = normalize / serde_json (goal <= 1.0); node / normalize (goal >= 2.5). \
          The last column compares normalize with serde_json reading and writing normalize's own output (at ~20 MB of input): \
-         below 1.0, mapping a message costs less than a plain JSON round trip of the events it becomes.\n"
+         below 1.0, mapping a message costs less than a plain JSON round trip of the events it becomes. \
+         redaction = the share of normalize's time that `--keep-secrets` saves (the secrets scan of every line and the redaction of what holds a needle).\n"
     );
     out.push_str(
-        "| source | normalize s | serde_json s | ratio | node s | node / normalize | MB/s | output / input | normalize / serde_json of the output |\n|---|---|---|---|---|---|---|---|---|\n",
+        "| source | normalize s | serde_json s | ratio | node s | node / normalize | MB/s | output / input | normalize / serde_json of the output | redaction |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for result in results {
         let node = result.node_s.map_or("n/a".into(), |node| format!("{node:.2}"));
@@ -568,7 +583,7 @@ pub fn report(
             .map_or("n/a".into(), |node| format!("{:.2}", node / result.normalize_s));
         let _ = writeln!(
             out,
-            "| {} | {:.2} | {:.2} | {:.2} | {node} | {node_ratio} | {:.0} | {:.2} | {:.2} |",
+            "| {} | {:.2} | {:.2} | {:.2} | {node} | {node_ratio} | {:.0} | {:.2} | {:.2} | {:.0}% |",
             result.source,
             result.normalize_s,
             result.serde_s,
@@ -576,34 +591,40 @@ pub fn report(
             result.timed_bytes as f64 / MB as f64 / result.normalize_s,
             result.output_ratio,
             result.small_normalize_s / result.output_serde_s,
+            (1.0 - result.keep_secrets_s / result.normalize_s) * 100.0,
         );
     }
     if let Some(against) = &options.against {
         let _ = writeln!(
             out,
-            "\nAgainst `{}` (`--against`), timed in the same interleaved runs on the ~200 MB input: change = this build's ratio to serde_json over the other's, minus one.\n\n| source | normalize s | against s | ratio | against ratio | change |\n|---|---|---|---|---|---|",
+            "\nAgainst `{}` (`--against`), timed in the same interleaved runs on the ~200 MB input: change = this build's ratio to serde_json over the other's, minus one; \
+             the last two columns time both builds with `--keep-secrets`, which leaves out the secrets scan and redaction (whose rule sets may differ between the builds).\n\n\
+             | source | normalize s | against s | ratio | against ratio | change | --keep-secrets: normalize s | against s | change |\n|---|---|---|---|---|---|---|---|---|",
             against.file_name().map_or_else(
                 || against.display().to_string(),
                 |name| name.to_string_lossy().into_owned()
             )
         );
         for result in results {
-            match result.against_s {
-                Some(theirs) => writeln!(
+            match result.against_s.zip(result.against_keep_secrets_s) {
+                Some((theirs, theirs_kept)) => writeln!(
                     out,
-                    "| {} | {:.2} | {theirs:.2} | {:.2} | {:.2} | {:+.1}% |",
+                    "| {} | {:.2} | {theirs:.2} | {:.2} | {:.2} | {:+.1}% | {:.2} | {theirs_kept:.2} | {:+.1}% |",
                     result.source,
                     result.normalize_s,
                     result.normalize_s / result.serde_s,
                     theirs / result.serde_s,
                     (result.normalize_s / theirs - 1.0) * 100.0,
+                    result.keep_secrets_s,
+                    (result.keep_secrets_s / theirs_kept - 1.0) * 100.0,
                 ),
                 None => writeln!(
                     out,
-                    "| {} | {:.2} | - | {:.2} | - | (source unknown to that build) |",
+                    "| {} | {:.2} | - | {:.2} | - | (source unknown to that build) | {:.2} | - | |",
                     result.source,
                     result.normalize_s,
                     result.normalize_s / result.serde_s,
+                    result.keep_secrets_s,
                 ),
             }
             .expect("writing to a String");

@@ -16,7 +16,9 @@
 //! Every rule holds needles ([`NEEDLES`]): a cheap scan of the message bytes finds them, the
 //! strings holding one are read to decide whether anything would change, and only a message
 //! where something would is parsed and rewritten. A message with nothing to redact keeps its
-//! exact bytes.
+//! exact bytes. The needles are looked for in the JSON text as written: a credential whose
+//! letters are written as `\u` escapes is not found (no writer of the supported providers
+//! escapes ASCII letters); a URL whose slashes are escaped (`:\/\/`) is.
 
 pub mod rules;
 
@@ -141,10 +143,10 @@ const NEEDLE_RULES: [u64; NEEDLE_COUNT] = {
 /// (`ok` stands for the `token` family and `cookie`, `ey` for the keys and `eyJ`, `cr` for
 /// `secret` and `credential`, `sw` for passwords, `za` for `authorization` and `AIza`, `be` for
 /// `bearer`, `k-` for `sk-`, `gh` and `b_` for GitHub's tokens, `ia`, `cc` and `3t` for AWS key
-/// ids, `xo` for Slack's, `:/` for URLs), stored as [`fold`] leaves them: lowercase letters,
-/// digits and punctuation (`_` folds to DEL). Each costs every block of every line a few vector
-/// compares; a flagged position costs a comparison with its needles.
-const ANCHORS: [[u8; 2]; 14] = [
+/// ids, `xo` for Slack's, `:/` and `\/` for URLs), stored as [`fold`] leaves them: lowercase
+/// letters, digits and punctuation (`_` folds to DEL, `\` to `|`). Each costs every block of
+/// every line a few vector compares; a flagged position costs a comparison with its needles.
+const ANCHORS: [[u8; 2]; 15] = [
     *b"ok",
     *b"ey",
     *b"cr",
@@ -159,6 +161,7 @@ const ANCHORS: [[u8; 2]; 14] = [
     *b"3t",
     *b"xo",
     *b":/",
+    [fold(b'\\'), b'/'],
 ];
 
 /// For each needle, `(anchor, offset)`: the index in [`ANCHORS`] of the first anchor it holds and
@@ -233,18 +236,18 @@ pub fn suspect(text: &str) -> bool {
 /// the messages inside it (the emitter scans each line, then classifies its messages).
 #[derive(Clone, Debug, Default)]
 pub struct Needles {
-    /// Ascending, without repeats: where each needle starts. A needle starts inside a string of
-    /// JSON text (outside strings JSON holds no letters but in `true`, `false`, `null` and
-    /// numbers, and no `://`).
-    at: Vec<usize>,
+    /// Ascending, without repeats: where each needle starts, and its index in [`NEEDLES`]. A
+    /// needle starts inside a string of JSON text (outside strings JSON holds no letters but in
+    /// `true`, `false`, `null` and numbers, and no `://`).
+    at: Vec<(usize, usize)>,
 }
 
 impl Needles {
     /// Scans `text`, forgetting the last scan; whether it holds a needle.
     pub fn scan(&mut self, text: &str) -> bool {
         self.at.clear();
-        let _ = each_needle(text, |(start, _)| {
-            self.at.push(start);
+        let _ = each_needle(text, |found| {
+            self.at.push(found);
             ControlFlow::Continue(())
         });
         // Reported in the order of the anchors, which two needles of one word may not keep.
@@ -264,13 +267,14 @@ impl Needles {
         self.scan(text) && would_redact(text, self.within(0..text.len()))
     }
 
-    /// The needles inside `range` of the scanned text, as offsets from its start.
-    fn within(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
-        let first = self.at.partition_point(|at| *at < range.start);
+    /// The needles inside `range` of the scanned text, as offsets from its start with their
+    /// index in [`NEEDLES`].
+    fn within(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let first = self.at.partition_point(|(at, _)| *at < range.start);
         self.at[first..]
             .iter()
-            .take_while(move |at| **at < range.end)
-            .map(move |at| at - range.start)
+            .take_while(move |(at, _)| *at < range.end)
+            .map(move |(at, needle)| (at - range.start, *needle))
     }
 }
 
@@ -534,26 +538,32 @@ impl Compiled {
     }
 }
 
-/// The byte ranges of `text` that are secrets, ascending and apart (overlapping ones merged).
-fn secret_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
+/// The value rules whose needles `text` holds, as bits by rule index ([`NEEDLE_RULES`]).
+fn rules_of(text: &str) -> u64 {
     let mut rules = 0u64;
     let _ = each_needle(text, |(_, needle)| {
         rules |= NEEDLE_RULES[needle];
         ControlFlow::Continue(())
     });
-    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-    if rules == 0 {
-        return ranges;
-    }
-    for (index, rule) in compiled().iter().enumerate() {
-        if rules & (1 << index) != 0 {
-            ranges.extend(
-                rule.pattern
-                    .captures_iter(text)
-                    .filter_map(|captures| rule.secret(&captures)),
-            );
-        }
-    }
+    rules
+}
+
+/// The secrets `text` holds by the value rules in `rules`, each where it lies (unsorted).
+fn secrets_by(text: &str, rules: u64) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    compiled()
+        .iter()
+        .enumerate()
+        .filter(move |(index, _)| rules & (1 << index) != 0)
+        .flat_map(move |(_, rule)| {
+            rule.pattern
+                .captures_iter(text)
+                .filter_map(|captures| rule.secret(&captures))
+        })
+}
+
+/// The byte ranges of `text` that are secrets, ascending and apart (overlapping ones merged).
+fn secret_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut ranges: Vec<std::ops::Range<usize>> = secrets_by(text, rules_of(text)).collect();
     ranges.sort_unstable_by_key(|range| (range.start, range.end));
     let mut merged: Vec<std::ops::Range<usize>> = Vec::with_capacity(ranges.len());
     for range in ranges {
@@ -641,25 +651,27 @@ pub fn redact_scanned(raw: &RawValue, needles: &Needles, range: std::ops::Range<
 /// credential. Most suspect messages hold a needle only in a harmless key (Claude's
 /// `apiKeySource`, in every `init`), and reading a large one whole to find nothing cost a sixth of
 /// a claude-control stream. Text that is not JSON where it is read answers true.
-fn would_redact(text: &str, needles: impl Iterator<Item = usize>) -> bool {
+fn would_redact(text: &str, needles: impl Iterator<Item = (usize, usize)>) -> bool {
     let mut strings = Strings {
         bytes: text.as_bytes(),
         at: 0,
     };
-    // The closing quote of the last string looked at: a needle before it lies in that string.
-    let mut looked_at = 0;
-    for at in needles {
-        if at < looked_at {
-            continue;
-        }
+    let mut needles = needles.peekable();
+    while let Some((at, needle)) = needles.next() {
         let Some((open, close, escaped)) = strings.find(|(_, close, _)| *close > at) else {
             return true;
         };
         // A needle before the string's opening quote lies outside any string.
-        if at <= open || string_changes(text, open, close, escaped) {
+        if at <= open {
             return true;
         }
-        looked_at = close;
+        let mut rules = NEEDLE_RULES[needle];
+        while let Some((_, needle)) = needles.next_if(|(at, _)| *at < close) {
+            rules |= NEEDLE_RULES[needle];
+        }
+        if string_changes(text, open, close, escaped, rules) {
+            return true;
+        }
     }
     false
 }
@@ -677,8 +689,16 @@ fn string_at(text: &str, open: usize, close: usize, escaped: bool) -> Option<std
 }
 
 /// Whether redacting changes the string between the quotes at `open` and `close` of JSON `text`,
-/// or the value it is the key of.
-fn string_changes(text: &str, open: usize, close: usize, escaped: bool) -> bool {
+/// or the value it is the key of; `rules` are the value rules of the needles found between the
+/// quotes ([`NEEDLE_RULES`]).
+///
+/// The string's text is matched against those rules without being scanned again (a rollout's
+/// `session_meta` carries the model's instructions, tens of kilobytes that mention tokens). Its
+/// escapes do not hide a needle from the scan of the JSON text: `token\"` holds the needle
+/// `token\` where the string's text holds `token"`, both of the key rule; only `\/` (`://`
+/// written `:\/\/`) and `\u` escapes can spell a needle the JSON text lacks, and a string
+/// holding one is scanned again.
+fn string_changes(text: &str, open: usize, close: usize, escaped: bool, rules: u64) -> bool {
     const SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
     let Some(content) = string_at(text, open, close, escaped) else {
         return true;
@@ -704,7 +724,16 @@ fn string_changes(text: &str, open: usize, close: usize, escaped: bool) -> bool 
             }
         }
         Some(_) => false,
-        None => redact_text(&content).is_some(),
+        None => {
+            let written = &text.as_bytes()[open..close];
+            let spells_needles = |escape: &[u8]| memchr::memmem::find(written, escape).is_some();
+            let rules = if escaped && (spells_needles(b"\\u") || spells_needles(b"\\/")) {
+                rules_of(&content)
+            } else {
+                rules
+            };
+            secrets_by(&content, rules).next().is_some()
+        }
     }
 }
 
@@ -748,7 +777,9 @@ mod tests {
     /// Where [`Needles::scan`] puts the needles of `text`.
     fn found_needles(needles: &mut Needles, text: &str) -> Vec<usize> {
         needles.scan(text);
-        needles.at.clone()
+        let mut at: Vec<usize> = needles.at.iter().map(|(at, _)| *at).collect();
+        at.dedup();
+        at
     }
 
     /// The same from every match of the automaton, overlapping ones included.
@@ -847,6 +878,8 @@ mod tests {
             r#"{"k":"ghp_0123456789abcdefghijABCDEFGHIJklmnop"}"#,
             r#"{"_token":"x","access__token":"y"}"#,
             r#"{"text":"{\"password\":\"abc\"}"}"#,
+            r#"{"text":"{\"token\": \"abcdef12345\"}"}"#,
+            r#"{"url":"postgres:\/\/app:p4ss@db\/app"}"#,
         ];
         for json in changes {
             assert!(redacts_when_scanned(json), "{json}");
@@ -1202,8 +1235,13 @@ mod tests {
         let mut needles = Needles::default();
         assert!(needles.scan(text));
         // `bearer` and the `token"` that ends `bearer_token`; the key `token`; `BEARER`.
-        assert_eq!(needles.at, vec![6, 13, 21, 35]);
-        assert_eq!(needles.within(20..40).collect::<Vec<_>>(), vec![1, 15]);
+        let needle = |text: &str| NEEDLES.iter().position(|needle| *needle == text).expect("a needle");
+        let (bearer, token) = (needle("bearer"), needle("token\""));
+        assert_eq!(needles.at, vec![(6, bearer), (13, token), (21, token), (35, bearer)]);
+        assert_eq!(
+            needles.within(20..40).collect::<Vec<_>>(),
+            vec![(1, token), (15, bearer)]
+        );
         assert!(!needles.scan("nothing here"));
         assert!(needles.at.is_empty(), "a scan forgets the last one");
     }

@@ -154,7 +154,8 @@ pub const VALUE_RULES: &[ValueRule] = &[
     },
     ValueRule {
         id: "url-password",
-        needles: &["://"],
+        // `:\/` for a URL in JSON text that escapes its slashes (`postgres:\/\/app:p4ss@db`).
+        needles: &["://", ":\\/"],
         pattern: r#"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@?#"'<>]{1,100}:([^\s/@?#"'<>]{1,200})@[a-zA-Z0-9.\[\]-]+"#,
         entropy: 0.0,
         allow: &[],
