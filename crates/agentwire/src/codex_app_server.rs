@@ -13,7 +13,6 @@ use agentwire_codex_app_server::{ClientRequest, RawEnvelope, ServerNotification,
 use crate::frame::Frame;
 
 pub use normalizer::CodexAppServerNormalizer;
-pub use wire::PushError;
 
 /// Whether a frame is a JSON-RPC message whose method the pinned schema defines.
 pub fn claims(frame: &Frame<'_>) -> bool {

@@ -8,11 +8,12 @@
 
 use std::collections::HashMap;
 
-use agentwire_protocol::{RawEnvelope, RequestId};
+use agentwire_protocol::{DecodeError, ErrorObject, MessageKind, RawEnvelope, RequestId};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::frame::{Direction, Frame};
+use crate::normalizer::{Problem, ProblemKind};
 
 /// Requests awaiting their response, keyed by (the direction the request travelled, its id).
 #[derive(Debug)]
@@ -44,9 +45,119 @@ impl<M> Pending<M> {
     }
 }
 
+/// A frame's message sorted by its JSON-RPC shape, a response paired with the method of the
+/// request it answers: what a source's decoder reads to pick the generated union to decode with.
+#[derive(Debug)]
+pub enum Routed<'a> {
+    /// `method` without `id`.
+    Notification(RawEnvelope<'a>),
+    /// `method` and `id`; remembered until its response.
+    Request(RawEnvelope<'a>),
+    /// `id` and `result`, answering a request of `method`.
+    Response {
+        id: RequestId,
+        method: String,
+        result: &'a RawValue,
+    },
+    /// `id` and `error`, answering a request of `method` (`None` if that request was not seen).
+    Error {
+        id: RequestId,
+        method: Option<String>,
+        error: ErrorObject,
+    },
+}
+
+impl Pending<String> {
+    /// Reads a frame's envelope and sorts it by shape: a request is remembered by its method,
+    /// a response or error is paired with the request it answers (which is then forgotten).
+    pub fn route<'a>(&mut self, frame: &Frame<'a>) -> Result<Routed<'a>, WireError> {
+        let envelope = envelope(frame).map_err(WireError::Envelope)?;
+        let answered = |envelope: &RawEnvelope<'_>| envelope.id.clone().ok_or(WireError::NotJsonRpc);
+        match envelope.kind().ok_or(WireError::NotJsonRpc)? {
+            MessageKind::Notification => Ok(Routed::Notification(envelope)),
+            MessageKind::Request => {
+                if let (Some(id), Some(method)) = (&envelope.id, &envelope.method) {
+                    self.sent(frame.dir, id.clone(), method.to_string());
+                }
+                Ok(Routed::Request(envelope))
+            }
+            MessageKind::Response => {
+                let id = answered(&envelope)?;
+                let result = envelope.result.ok_or(WireError::NotJsonRpc)?;
+                let method = self
+                    .answered(frame.dir, &id)
+                    .ok_or(WireError::UnmatchedResponse { id: id.clone() })?;
+                Ok(Routed::Response { id, method, result })
+            }
+            MessageKind::Error => {
+                let id = answered(&envelope)?;
+                let method = self.answered(frame.dir, &id);
+                let error = envelope.error.ok_or(WireError::NotJsonRpc)?;
+                Ok(Routed::Error { id, method, error })
+            }
+        }
+    }
+}
+
+/// Why a frame is not a message of a JSON-RPC source.
+#[derive(Debug)]
+pub enum WireError {
+    /// The message is not a JSON object with JSON-RPC fields of the right types.
+    Envelope(serde_json::Error),
+    /// The message has none of the four JSON-RPC shapes.
+    NotJsonRpc,
+    /// The payload does not match the type its method names.
+    Decode(DecodeError),
+    /// The `error` member does not fit the source's own error type (ACP's `Error`).
+    ErrorObject(serde_json::Error),
+    /// A response whose request was never seen.
+    UnmatchedResponse { id: RequestId },
+}
+
+impl WireError {
+    /// The method the failing message named or answered, when known.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Self::Decode(error) => error.method(),
+            Self::Envelope(_) | Self::NotJsonRpc | Self::ErrorObject(_) | Self::UnmatchedResponse { .. } => None,
+        }
+    }
+
+    /// The problem a host sees, the method first: a method the pinned schema does not declare
+    /// is `Undeclared`, anything else that does not read `Undecodable`.
+    pub fn problem(&self) -> Problem {
+        let kind = match self {
+            Self::Decode(err) => crate::decode::method_problem_kind(err),
+            Self::Envelope(_) | Self::NotJsonRpc | Self::ErrorObject(_) | Self::UnmatchedResponse { .. } => {
+                ProblemKind::Undecodable
+            }
+        };
+        let text = self.to_string();
+        let message = match self.method() {
+            Some(method) if !text.contains(method) => format!("{method}: {text}"),
+            Some(_) | None => text,
+        };
+        Problem::new(kind, message)
+    }
+}
+
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Envelope(err) => write!(f, "not a JSON-RPC message: {err}"),
+            Self::NotJsonRpc => f.write_str("not a JSON-RPC request, notification, response or error"),
+            Self::Decode(err) => err.fmt(f),
+            Self::ErrorObject(err) => write!(f, "error member: {err}"),
+            Self::UnmatchedResponse { id } => write!(f, "response to id {id}, which no earlier request carried"),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
 /// The JSON-RPC envelope of a frame's message: from the members the line's check found, or read
 /// with serde_json when it found none (or one of them does not read, which serde_json reports).
-pub fn envelope<'a>(frame: &Frame<'a>) -> serde_json::Result<RawEnvelope<'a>> {
+fn envelope<'a>(frame: &Frame<'a>) -> serde_json::Result<RawEnvelope<'a>> {
     match frame.fields().and_then(RawEnvelope::from_members) {
         Some(envelope) => Ok(envelope),
         None => serde_json::from_str(frame.msg.get()),

@@ -11,13 +11,14 @@
 
 use agentwire_acp::{
     AgentNotification, AgentRequest, AgentRequestResult, ClientNotification, ClientRequest, ClientRequestResult,
-    CursorAgentRequest, CursorAgentRequestResult, CursorClientRequest, CursorClientRequestResult, DecodeError, Error,
-    MessageKind, ProtocolNotification, RequestId,
+    CursorAgentRequest, CursorAgentRequestResult, CursorClientRequest, CursorClientRequestResult, Error, MessageKind,
+    ProtocolNotification, RequestId,
 };
 
 use crate::decode::PathTracking;
 use crate::frame::{Direction, Frame};
-use crate::jsonrpc::Pending;
+pub use crate::jsonrpc::WireError;
+use crate::jsonrpc::{Pending, Routed};
 
 /// One decoded ACP message.
 // One `Message` lives per frame and is matched by reference; boxing the large variants would
@@ -86,62 +87,6 @@ impl Message {
     }
 }
 
-/// Why a frame is not an ACP message.
-#[derive(Debug)]
-pub enum WireError {
-    /// The message is not a JSON object with JSON-RPC fields of the right types.
-    Envelope(serde_json::Error),
-    /// The message has none of the four JSON-RPC shapes.
-    NotJsonRpc,
-    /// The payload does not match the type its method names.
-    Decode(DecodeError),
-    /// The `error` member does not fit ACP's `Error`.
-    ErrorObject(serde_json::Error),
-    /// A response whose request was never seen.
-    UnmatchedResponse { id: RequestId },
-}
-
-impl WireError {
-    /// The method the failing message named or answered, when known.
-    pub fn method(&self) -> Option<&str> {
-        match self {
-            Self::Decode(error) => error.method(),
-            Self::Envelope(_) | Self::NotJsonRpc | Self::ErrorObject(_) | Self::UnmatchedResponse { .. } => None,
-        }
-    }
-
-    /// The problem a host sees: a method neither ACP nor Cursor declares is `Undeclared`.
-    pub fn problem(&self) -> crate::normalizer::Problem {
-        use crate::normalizer::{Problem, ProblemKind};
-        let kind = match self {
-            Self::Decode(err) => crate::decode::method_problem_kind(err),
-            Self::Envelope(_) | Self::NotJsonRpc | Self::ErrorObject(_) | Self::UnmatchedResponse { .. } => {
-                ProblemKind::Undecodable
-            }
-        };
-        let text = self.to_string();
-        let message = match self.method() {
-            Some(method) if !text.contains(method) => format!("{method}: {text}"),
-            Some(_) | None => text,
-        };
-        Problem::new(kind, message)
-    }
-}
-
-impl std::fmt::Display for WireError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Envelope(err) => write!(f, "not a JSON-RPC message: {err}"),
-            Self::NotJsonRpc => f.write_str("not a JSON-RPC request, notification, response or error"),
-            Self::Decode(err) => err.fmt(f),
-            Self::ErrorObject(err) => write!(f, "error member: {err}"),
-            Self::UnmatchedResponse { id } => write!(f, "response to id {id}, which no earlier request carried"),
-        }
-    }
-}
-
-impl std::error::Error for WireError {}
-
 /// The prefix of Cursor's extension methods.
 const CURSOR: &str = "cursor/";
 
@@ -158,61 +103,48 @@ pub struct Decoder {
 impl Decoder {
     /// Decodes one frame.
     pub fn decode(&mut self, frame: &Frame<'_>) -> Result<Message, WireError> {
-        let envelope = crate::jsonrpc::envelope(frame).map_err(WireError::Envelope)?;
         let decoder = &mut PathTracking;
-        let method = envelope.method.as_deref().unwrap_or_default();
-        match (envelope.kind().ok_or(WireError::NotJsonRpc)?, frame.dir) {
-            (MessageKind::Notification, dir) if method.starts_with(PROTOCOL) => {
-                ProtocolNotification::decode(&envelope, decoder)
-                    .map(|notification| Message::Protocol { dir, notification })
-            }
-            (MessageKind::Notification, Direction::In) => {
-                AgentNotification::decode(&envelope, decoder).map(Message::AgentNotification)
-            }
-            (MessageKind::Notification, Direction::Out) => {
-                ClientNotification::decode(&envelope, decoder).map(Message::ClientNotification)
-            }
-            (MessageKind::Request, dir) => {
-                if let Some(id) = &envelope.id {
-                    self.pending.sent(dir, id.clone(), method.to_string());
-                }
-                match (dir, method.starts_with(CURSOR)) {
-                    (Direction::In, true) => {
-                        CursorAgentRequest::decode(&envelope, decoder).map(Message::CursorAgentRequest)
-                    }
-                    (Direction::Out, true) => {
-                        CursorClientRequest::decode(&envelope, decoder).map(Message::CursorClientRequest)
-                    }
-                    (Direction::In, false) => AgentRequest::decode(&envelope, decoder).map(Message::AgentRequest),
-                    (Direction::Out, false) => ClientRequest::decode(&envelope, decoder).map(Message::ClientRequest),
+        let cursor = |method: &str| method.starts_with(CURSOR);
+        match self.pending.route(frame)? {
+            Routed::Notification(envelope) => {
+                let method = envelope.method.as_deref().unwrap_or_default();
+                match frame.dir {
+                    dir if method.starts_with(PROTOCOL) => ProtocolNotification::decode(&envelope, decoder)
+                        .map(|notification| Message::Protocol { dir, notification }),
+                    Direction::In => AgentNotification::decode(&envelope, decoder).map(Message::AgentNotification),
+                    Direction::Out => ClientNotification::decode(&envelope, decoder).map(Message::ClientNotification),
                 }
             }
-            (MessageKind::Response, dir) => {
-                let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
-                let result = envelope.result.ok_or(WireError::NotJsonRpc)?;
-                let method = self
-                    .pending
-                    .answered(dir, &id)
-                    .ok_or(WireError::UnmatchedResponse { id: id.clone() })?;
-                match (dir, method.starts_with(CURSOR)) {
-                    (Direction::In, false) => ClientRequestResult::decode(&method, result, decoder)
-                        .map(|result| Message::ClientRequestResult { id, result }),
-                    (Direction::Out, false) => AgentRequestResult::decode(&method, result, decoder)
-                        .map(|result| Message::AgentRequestResult { id, result }),
-                    (Direction::Out, true) => CursorAgentRequestResult::decode(&method, result, decoder)
-                        .map(|result| Message::CursorAgentRequestResult { id, result }),
-                    (Direction::In, true) => CursorClientRequestResult::decode(&method, result, decoder)
-                        .map(|result| Message::CursorClientRequestResult { id, result }),
+            Routed::Request(envelope) => match (frame.dir, cursor(envelope.method.as_deref().unwrap_or_default())) {
+                (Direction::In, true) => {
+                    CursorAgentRequest::decode(&envelope, decoder).map(Message::CursorAgentRequest)
                 }
-            }
-            (MessageKind::Error, dir) => {
-                let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
-                let method = self.pending.answered(dir, &id);
-                let error = envelope.error.ok_or(WireError::NotJsonRpc)?;
+                (Direction::Out, true) => {
+                    CursorClientRequest::decode(&envelope, decoder).map(Message::CursorClientRequest)
+                }
+                (Direction::In, false) => AgentRequest::decode(&envelope, decoder).map(Message::AgentRequest),
+                (Direction::Out, false) => ClientRequest::decode(&envelope, decoder).map(Message::ClientRequest),
+            },
+            Routed::Response { id, method, result } => match (frame.dir, cursor(&method)) {
+                (Direction::In, false) => ClientRequestResult::decode(&method, result, decoder)
+                    .map(|result| Message::ClientRequestResult { id, result }),
+                (Direction::Out, false) => AgentRequestResult::decode(&method, result, decoder)
+                    .map(|result| Message::AgentRequestResult { id, result }),
+                (Direction::Out, true) => CursorAgentRequestResult::decode(&method, result, decoder)
+                    .map(|result| Message::CursorAgentRequestResult { id, result }),
+                (Direction::In, true) => CursorClientRequestResult::decode(&method, result, decoder)
+                    .map(|result| Message::CursorClientRequestResult { id, result }),
+            },
+            Routed::Error { id, method, error } => {
                 let error = serde_json::to_value(error)
                     .and_then(serde_json::from_value)
                     .map_err(WireError::ErrorObject)?;
-                return Ok(Message::Error { dir, id, method, error });
+                return Ok(Message::Error {
+                    dir: frame.dir,
+                    id,
+                    method,
+                    error,
+                });
             }
         }
         .map_err(WireError::Decode)

@@ -5,8 +5,8 @@
 //! own ids) until their response arrives, and the response is decoded as that method's result.
 
 use agentwire_codex_app_server::{
-    ClientNotification, ClientRequest, ClientRequestResult, DecodeError, ErrorObject, MessageKind, RequestId,
-    ServerNotification, ServerRequest, ServerRequestResult,
+    ClientNotification, ClientRequest, ClientRequestResult, ErrorObject, MessageKind, RequestId, ServerNotification,
+    ServerRequest, ServerRequestResult,
 };
 
 use agentwire_canonical::RuntimeEventRawSource;
@@ -15,9 +15,9 @@ use agentwire_codex_app_server::RawEnvelope;
 use crate::decode::PathTracking;
 use crate::emit::Raw;
 use crate::frame::{Direction, Frame};
-use crate::jsonrpc::Pending;
+pub use crate::jsonrpc::WireError;
+use crate::jsonrpc::{Pending, Routed};
 use crate::lifecycle::{Misfit, ProviderTime};
-use crate::normalizer::{Problem, ProblemKind};
 
 /// One decoded Codex app-server message.
 // One `Message` lives per frame and is matched by reference; boxing the large variants would
@@ -45,42 +45,6 @@ pub enum Message {
     },
 }
 
-/// Why a frame is not a Codex app-server message.
-#[derive(Debug)]
-pub enum WireError {
-    /// The message is not a JSON object with JSON-RPC fields of the right types.
-    Envelope(serde_json::Error),
-    /// The message has none of the four JSON-RPC shapes.
-    NotJsonRpc,
-    /// The payload does not match the type its method names.
-    Decode(DecodeError),
-    /// A response whose request was never seen.
-    UnmatchedResponse { id: RequestId },
-}
-
-impl WireError {
-    /// The method the failing message named or answered, when known.
-    pub fn method(&self) -> Option<&str> {
-        match self {
-            Self::Decode(error) => error.method(),
-            Self::Envelope(_) | Self::NotJsonRpc | Self::UnmatchedResponse { .. } => None,
-        }
-    }
-}
-
-impl std::fmt::Display for WireError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Envelope(err) => write!(f, "not a JSON-RPC message: {err}"),
-            Self::NotJsonRpc => f.write_str("not a JSON-RPC request, notification, response or error"),
-            Self::Decode(err) => err.fmt(f),
-            Self::UnmatchedResponse { id } => write!(f, "response to id {id}, which no earlier request carried"),
-        }
-    }
-}
-
-impl std::error::Error for WireError {}
-
 /// Decodes frames, remembering open requests so their responses can be typed.
 #[derive(Debug, Default)]
 pub struct Decoder {
@@ -91,44 +55,29 @@ pub struct Decoder {
 impl Decoder {
     /// Decodes one frame.
     pub fn decode(&mut self, frame: &Frame<'_>) -> Result<Message, WireError> {
-        let envelope = crate::jsonrpc::envelope(frame).map_err(WireError::Envelope)?;
         let decoder = &mut PathTracking;
-        match (envelope.kind().ok_or(WireError::NotJsonRpc)?, frame.dir) {
-            (MessageKind::Notification, Direction::In) => {
+        match (self.pending.route(frame)?, frame.dir) {
+            (Routed::Notification(envelope), Direction::In) => {
                 ServerNotification::decode(&envelope, decoder).map(Message::ServerNotification)
             }
-            (MessageKind::Notification, Direction::Out) => {
+            (Routed::Notification(envelope), Direction::Out) => {
                 ClientNotification::decode(&envelope, decoder).map(Message::ClientNotification)
             }
-            (MessageKind::Request, dir) => {
-                if let (Some(id), Some(method)) = (&envelope.id, &envelope.method) {
-                    self.pending.sent(dir, id.clone(), method.to_string());
-                }
-                match dir {
-                    Direction::In => ServerRequest::decode(&envelope, decoder).map(Message::ServerRequest),
-                    Direction::Out => ClientRequest::decode(&envelope, decoder).map(Message::ClientRequest),
-                }
+            (Routed::Request(envelope), Direction::In) => {
+                ServerRequest::decode(&envelope, decoder).map(Message::ServerRequest)
             }
-            (MessageKind::Response, dir) => {
-                let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
-                let result = envelope.result.ok_or(WireError::NotJsonRpc)?;
-                let method = self
-                    .pending
-                    .answered(dir, &id)
-                    .ok_or(WireError::UnmatchedResponse { id: id.clone() })?;
-                match dir {
-                    Direction::In => ClientRequestResult::decode(&method, result, decoder)
-                        .map(|result| Message::ClientRequestResult { id, result }),
-                    Direction::Out => ServerRequestResult::decode(&method, result, decoder)
-                        .map(|result| Message::ServerRequestResult { id, result }),
-                }
+            (Routed::Request(envelope), Direction::Out) => {
+                ClientRequest::decode(&envelope, decoder).map(Message::ClientRequest)
             }
-            (MessageKind::Error, dir) => {
-                let id = envelope.id.clone().ok_or(WireError::NotJsonRpc)?;
-                let method = self.pending.answered(dir, &id);
-                let error = envelope.error.ok_or(WireError::NotJsonRpc)?;
-                return Ok(Message::Error { id, method, error });
+            (Routed::Response { id, method, result }, Direction::In) => {
+                ClientRequestResult::decode(&method, result, decoder)
+                    .map(|result| Message::ClientRequestResult { id, result })
             }
+            (Routed::Response { id, method, result }, Direction::Out) => {
+                ServerRequestResult::decode(&method, result, decoder)
+                    .map(|result| Message::ServerRequestResult { id, result })
+            }
+            (Routed::Error { id, method, error }, _) => return Ok(Message::Error { id, method, error }),
         }
         .map_err(WireError::Decode)
     }
@@ -141,36 +90,7 @@ impl Decoder {
 
 impl crate::normalizer::Conformer for Decoder {
     fn decode(&mut self, frame: &Frame<'_>) -> Result<(), crate::normalizer::Problem> {
-        Decoder::decode(self, frame)
-            .map(drop)
-            .map_err(|err| PushError(&err).problem())
-    }
-}
-
-/// A wire error as a host reports it: the method first, then where and why.
-#[derive(Debug)]
-pub struct PushError<'a>(pub &'a WireError);
-
-impl std::fmt::Display for PushError<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = self.0.to_string();
-        match self.0.method() {
-            Some(method) if !text.contains(method) => write!(f, "{method}: {text}"),
-            Some(_) | None => f.write_str(&text),
-        }
-    }
-}
-
-impl PushError<'_> {
-    /// The problem a host sees: a method the pinned schema does not declare is `Undeclared`.
-    pub fn problem(&self) -> Problem {
-        let kind = match self.0 {
-            WireError::Decode(err) => crate::decode::method_problem_kind(err),
-            WireError::Envelope(_) | WireError::NotJsonRpc | WireError::UnmatchedResponse { .. } => {
-                ProblemKind::Undecodable
-            }
-        };
-        Problem::new(kind, self.to_string())
+        Decoder::decode(self, frame).map(drop).map_err(|err| err.problem())
     }
 }
 
@@ -213,7 +133,7 @@ pub fn misfit<'a>(frame: &Frame<'a>, err: &WireError) -> Misfit<'a> {
         }
     };
     Misfit {
-        problem: PushError(err).problem(),
+        problem: err.problem(),
         raw: Raw::new(source, method, frame.msg),
         tag_field: "method",
         time: ProviderTime::None,
