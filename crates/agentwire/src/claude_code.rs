@@ -6,8 +6,12 @@
 //! one's name, and the ids agentwire synthesizes where Claude has none.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
-use agentwire_canonical::{CanonicalItemType, CanonicalRequestType, Json, PlanStepStatus, ProviderRefs, TurnPlanStep};
+use agentwire_canonical::{
+    CanonicalItemType, CanonicalRequestType, ContentStreamKind, ItemStatus, Json, PlanStepStatus, ProviderRefs,
+    TurnPlanStep,
+};
 use agentwire_claude::{BetaContentBlock, ContentBlockParam, ToolResultBlockParamContent, ToolResultContentBlockParam};
 use serde_json::{Value, json};
 
@@ -54,6 +58,50 @@ pub fn tool_face(name: &str, kind: ToolKind, input: &Value) -> OpenItemFace {
         item_type: kind.item_type(),
         title: Some(title),
         data: Some(Json::from(json!({ "toolName": name, "input": input }))),
+    }
+}
+
+/// A tool item's face once its result is in: the call's face with the `result` and whether it
+/// `isError` added to its data.
+pub fn result_face(name: &str, kind: ToolKind, input: &Value, result: Value, failed: bool) -> OpenItemFace {
+    let mut face = tool_face(name, kind, input);
+    if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
+        data.insert("result".into(), result);
+        data.insert("isError".into(), Value::Bool(failed));
+    }
+    face
+}
+
+/// The status a tool item completes with: a failed call the person, the permission rules or an
+/// interrupt `refused` was declined, not failed.
+pub fn result_status(failed: bool, refused: bool) -> ItemStatus {
+    match (failed, refused) {
+        (false, _) => ItemStatus::Completed,
+        (true, true) => ItemStatus::Declined,
+        (true, false) => ItemStatus::Failed,
+    }
+}
+
+/// The item key of each content block of the model's messages: `<message id>:<index>`, counted
+/// per message id across the lines that carry it (the CLI writes a message's blocks one line
+/// each, every line under the same id).
+#[derive(Debug, Default)]
+pub struct BlockKeys {
+    seen: BTreeMap<String, usize>,
+}
+
+impl BlockKeys {
+    /// The key of the next block of message `id`.
+    pub fn next(&mut self, id: &str) -> String {
+        let seen = self.seen.entry(id.to_string()).or_default();
+        let key = format!("{id}:{seen}");
+        *seen += 1;
+        key
+    }
+
+    /// Forgets the messages so far (a turn ended: its message ids do not come back).
+    pub fn clear(&mut self) {
+        self.seen.clear();
     }
 }
 
@@ -349,6 +397,15 @@ impl ToolKind {
             Self::Web => CanonicalItemType::WebSearch,
             Self::Plan => CanonicalItemType::Plan,
             Self::Other => CanonicalItemType::DynamicToolCall,
+        }
+    }
+
+    /// The stream a call's output is reported on as it arrives, where the canonical model has one.
+    pub fn output_stream(self) -> Option<ContentStreamKind> {
+        match self {
+            Self::Command => Some(ContentStreamKind::CommandOutput),
+            Self::FileChange => Some(ContentStreamKind::FileChangeOutput),
+            Self::Mcp | Self::Subagent | Self::Web | Self::Plan | Self::Other => None,
         }
     }
 

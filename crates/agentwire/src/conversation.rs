@@ -8,11 +8,14 @@
 //! item shows.
 
 use agentwire_canonical::{
-    ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, ProviderThreadId, RuntimeEvent, ThreadStartedPayload,
+    ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, ProviderThreadId, RuntimeEvent, SessionConfiguredPayload,
+    ThreadStartedPayload, TurnPlanStep, TurnPlanUpdatedPayload,
 };
+use serde_json::{Map, Value};
 
 use crate::emit::{Context, Raw};
 use crate::ledger::{Ledger, OpenItemFace, Place};
+use crate::object_text;
 
 /// The provider's thread a stream is in and its open turn, as the provider names them.
 #[derive(Clone, Debug, Default)]
@@ -127,5 +130,36 @@ impl Cursor {
             data: face.data.or_else(|| open.and_then(|open| open.data)),
         };
         ledger.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+    }
+
+    /// `turn.plan.updated` with `plan`, the whole list.
+    pub fn plan<Q>(
+        &self,
+        ledger: &mut Ledger<Q>,
+        plan: Vec<TurnPlanStep>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.context(ledger, Some(raw));
+        let payload = TurnPlanUpdatedPayload {
+            explanation: None,
+            plan,
+        };
+        ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+    }
+
+    /// `session.configured` with `config`.
+    pub fn configured<Q>(
+        &self,
+        ledger: &mut Ledger<Q>,
+        config: &Map<String, Value>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.context(ledger, Some(raw));
+        let payload = SessionConfiguredPayload {
+            config: object_text::from_map(config),
+        };
+        ledger.emit(&context, RuntimeEvent::SessionConfigured(payload), out);
     }
 }

@@ -21,7 +21,7 @@ use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, Json, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
     ProviderTurnId, RequestOpenedPayload, RequestResolvedPayload, RuntimeEvent, RuntimeItemId, RuntimeRequestId,
     RuntimeSessionId, RuntimeWarningPayload, SessionState, SessionStateChangedPayload, ThreadId, TrimmedNonEmptyString,
-    TurnAbortedPayload, TurnId, UserInputRequestedPayload, UserInputResolvedPayload,
+    TurnAbortedPayload, TurnId, TurnState, UserInputRequestedPayload, UserInputResolvedPayload,
 };
 use serde_json::{Value, json};
 
@@ -129,6 +129,17 @@ pub enum Cutoff {
 }
 
 impl Cutoff {
+    /// How a turn's end in `state` cuts off the items still open in it, for the providers that
+    /// report a person's stop as `interrupted` (Codex app-server, Claude); ACP, whose stop is
+    /// `cancelled`, and codex exec, which reports no stop, read their own.
+    pub fn ending(state: TurnState) -> Self {
+        match state {
+            TurnState::Interrupted => Self::Interrupted,
+            TurnState::Failed => Self::Failed,
+            TurnState::Completed | TurnState::Cancelled => Self::TurnCompleted,
+        }
+    }
+
     /// The status of an item of `item_type` cut off this way: an interrupted message is not a
     /// crash (it completed with what it said); an interrupted action was declined by the user.
     fn status(self, item_type: CanonicalItemType) -> ItemStatus {

@@ -25,7 +25,7 @@ use agentwire_canonical::{
     RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload, SessionConfiguredPayload, TaskCompletedPayload,
     TaskProgressPayload, TaskStartedPayload, TaskStatus, ThreadState, ThreadStateChangedPayload,
     ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep,
-    TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    TurnStartedPayload, TurnState,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
@@ -41,9 +41,9 @@ use super::offer::{Offer, Pending, permission_decision};
 use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::claude_code::{
-    AssistantBlock, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, UserBlock, assistant_block, builtin,
-    cli_denial, drop_synthesized_refs, message_text, subject_key, task_status, todo_plan, tool_face, tool_kind,
-    user_block,
+    AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, UserBlock, assistant_block,
+    builtin, cli_denial, drop_synthesized_refs, message_text, result_face, result_status, subject_key, task_status,
+    todo_plan, tool_face, tool_kind, user_block,
 };
 use crate::conversation::Cursor;
 use crate::decision::Decision;
@@ -107,9 +107,9 @@ pub struct ClaudeNormalizer {
     /// The message being streamed (`message_start`), and its blocks by index -> item key.
     streamed_message: Option<String>,
     streamed_blocks: BTreeMap<i64, String>,
-    /// Content blocks seen per message id in `assistant` messages of the open turn (one
-    /// message per block); a message belongs to one turn, so the map is cleared when it ends.
-    blocks_seen: BTreeMap<String, usize>,
+    /// The item keys of the content blocks of `assistant` messages of the open turn (one
+    /// message per block); a message belongs to one turn, so they are forgotten when it ends.
+    blocks_seen: BlockKeys,
     /// Tool calls not yet completed, by `tool_use` id.
     tools: BTreeMap<String, Tool>,
     /// Tool calls whose denial was already reported as a request, the most recent
@@ -142,7 +142,7 @@ impl ClaudeNormalizer {
             assistant_error: None,
             streamed_message: None,
             streamed_blocks: BTreeMap::new(),
-            blocks_seen: BTreeMap::new(),
+            blocks_seen: BlockKeys::default(),
             tools: BTreeMap::new(),
             denials_reported: VecDeque::new(),
             client_requests: BTreeMap::new(),
@@ -326,10 +326,7 @@ impl ClaudeNormalizer {
                 .current_state(&mut self.ledger, "an empty assistant message", raw, out);
         }
         for block in &message.message.content {
-            let seen = self.blocks_seen.entry(id.clone()).or_default();
-            let index = *seen;
-            *seen += 1;
-            let key = format!("{id}:{index}");
+            let key = self.blocks_seen.next(id);
             self.assistant_block(&key, block, raw, out);
         }
     }
@@ -439,7 +436,7 @@ impl ClaudeNormalizer {
         if kind == ToolKind::Plan
             && let Some(plan) = todo_plan(&input)
         {
-            self.emit_plan(plan, raw, out);
+            self.at.plan(&mut self.ledger, plan, raw, out);
         }
     }
 
@@ -458,33 +455,23 @@ impl ClaudeNormalizer {
             Some(tool) => (tool.kind, tool.name.as_str(), tool.input.clone()),
             None => (ToolKind::Other, "", Value::Null),
         };
-        let stream = match kind {
-            ToolKind::Command => Some(ContentStreamKind::CommandOutput),
-            ToolKind::FileChange => Some(ContentStreamKind::FileChangeOutput),
-            ToolKind::Mcp | ToolKind::Subagent | ToolKind::Web | ToolKind::Plan | ToolKind::Other => None,
-        };
-        if let Some(stream) = stream
+        if let Some(stream) = kind.output_stream()
             && !text.is_empty()
         {
             self.delta(tool_use_id, stream, text, None, raw, out);
         }
         let background = kind == ToolKind::Subagent && launched_in_background(&result);
         let plan_changed = !failed && self.change_task_list(name, &input, text, &result);
-        let mut face = tool_face(name, kind, &input);
-        if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
-            data.insert("result".into(), result);
-            data.insert("isError".into(), Value::Bool(failed));
-        }
-        // A call the person (or the permission rules) refused, or one cut off when the person
-        // stopped the turn, was declined: it did not fail.
+        let face = result_face(name, kind, &input, result, failed);
         let refused = self.denials_reported.contains(&tool_use_id.to_string()) || self.interrupted || cli_denial(text);
-        let status = match (failed, refused) {
-            (false, _) => ItemStatus::Completed,
-            (true, true) => ItemStatus::Declined,
-            (true, false) => ItemStatus::Failed,
-        };
-        self.at
-            .complete_item(&mut self.ledger, tool_use_id, face, status, raw, out);
+        self.at.complete_item(
+            &mut self.ledger,
+            tool_use_id,
+            face,
+            result_status(failed, refused),
+            raw,
+            out,
+        );
         if plan_changed {
             self.emit_task_list(raw, out);
         }
@@ -604,17 +591,7 @@ impl ClaudeNormalizer {
                 status: task.status,
             })
             .collect();
-        self.emit_plan(plan, raw, out);
-    }
-
-    /// `turn.plan.updated` with `plan`, the whole list (TodoWrite's or the task list).
-    fn emit_plan(&mut self, plan: Vec<TurnPlanStep>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let context = self.at.context(&mut self.ledger, Some(raw));
-        let payload = TurnPlanUpdatedPayload {
-            explanation: None,
-            plan,
-        };
-        self.ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+        self.at.plan(&mut self.ledger, plan, raw, out);
     }
 
     /// `task.completed` of the task a Task call started, unless it was reported ended.
@@ -1028,11 +1005,7 @@ impl ClaudeNormalizer {
             };
             self.ledger.emit(&context, RuntimeEvent::RuntimeError(payload), out);
         }
-        let cutoff = match state {
-            TurnState::Interrupted => Cutoff::Interrupted,
-            TurnState::Failed => Cutoff::Failed,
-            TurnState::Completed | TurnState::Cancelled => Cutoff::TurnCompleted,
-        };
+        let cutoff = Cutoff::ending(state);
         self.ledger.end_turn(&context, &thread, &turn, cutoff, out);
         self.tools.clear();
         self.blocks_seen.clear();
@@ -1552,14 +1525,7 @@ impl ClaudeNormalizer {
             (subtype, None) => {
                 let mut config = Map::new();
                 config.insert(subtype.unwrap_or("control_response").to_string(), body);
-                let context = self.at.context(&mut self.ledger, Some(raw));
-                self.ledger.emit(
-                    &context,
-                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
-                        config: object_text::from_map(&config),
-                    }),
-                    out,
-                );
+                self.at.configured(&mut self.ledger, &config, raw, out);
             }
         }
     }
@@ -1690,14 +1656,7 @@ impl ClaudeNormalizer {
             ClaudeStreamLine::PromptSuggestion(suggestion) => {
                 let mut config = Map::new();
                 config.insert("promptSuggestion".into(), Value::String(suggestion.suggestion.clone()));
-                let context = self.at.context(&mut self.ledger, Some(raw));
-                self.ledger.emit(
-                    &context,
-                    RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
-                        config: object_text::from_map(&config),
-                    }),
-                    out,
-                );
+                self.at.configured(&mut self.ledger, &config, raw, out);
             }
             ClaudeStreamLine::ControlRequest(request) => {
                 self.control_request(frame.dir, &request.request_id, &request.request, raw, out)

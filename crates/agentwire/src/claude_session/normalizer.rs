@@ -11,11 +11,10 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json,
-    ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource,
-    RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload,
-    ThreadTokenUsageUpdatedPayload, ToolProgressPayload, TurnCompletedPayload, TurnPlanUpdatedPayload,
-    TurnStartedPayload, TurnState,
+    CanonicalItemType, ContentDeltaPayload, ItemLifecyclePayload, ItemStatus, Json, ProviderRuntimeEvent,
+    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId,
+    ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
+    ToolProgressPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_claude::{BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent};
 use agentwire_claude_session::{
@@ -26,8 +25,9 @@ use serde_json::{Map, Value, json};
 use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::claude_code::{
-    AssistantBlock, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, UserBlock, assistant_block, cli_denial,
-    drop_synthesized_refs, message_text, todo_plan, tool_face, tool_kind, user_block,
+    AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, UserBlock, assistant_block,
+    cli_denial, drop_synthesized_refs, message_text, result_face, result_status, todo_plan, tool_face, tool_kind,
+    user_block,
 };
 use crate::conversation::Cursor;
 use crate::emit::{Context, Raw};
@@ -63,8 +63,8 @@ pub struct ClaudeSessionNormalizer {
     turns: u64,
     /// The open turn was interrupted (the interrupt note, or a tool result cut off by it).
     interrupted: bool,
-    /// Content blocks seen per message id in the open turn (one record per block).
-    blocks_seen: BTreeMap<String, usize>,
+    /// The item keys of the content blocks of the open turn's messages (one record per block).
+    blocks_seen: BlockKeys,
     /// Tool calls not yet answered, by `tool_use` id.
     tools: BTreeMap<String, Tool>,
     /// Subagents by `agentId` -> the `tool_use` id of the Task call that runs them.
@@ -79,7 +79,7 @@ impl ClaudeSessionNormalizer {
             at: Cursor::default(),
             turns: 0,
             interrupted: false,
-            blocks_seen: BTreeMap::new(),
+            blocks_seen: BlockKeys::default(),
             tools: BTreeMap::new(),
             agents: BTreeMap::new(),
             settings: Settings::default(),
@@ -105,17 +105,10 @@ impl ClaudeSessionNormalizer {
         if config.is_empty() {
             return;
         }
-        let context = self.at.context(&mut self.ledger, Some(raw));
-        self.ledger.emit(
-            &context,
-            RuntimeEvent::SessionConfigured(SessionConfiguredPayload {
-                config: object_text::from_map(&config),
-            }),
-            out,
-        );
+        self.at.configured(&mut self.ledger, &config, raw, out);
         if let Some(version) = settings.version {
-            self.ledger
-                .check_version(&version, UPSTREAM_VERSION, &context.without_raw(), out);
+            let context = self.at.context(&mut self.ledger, None);
+            self.ledger.check_version(&version, UPSTREAM_VERSION, &context, out);
         }
     }
 
@@ -152,11 +145,7 @@ impl ClaudeSessionNormalizer {
             return;
         };
         let context = self.ledger.turn_context(&thread, &turn, Some(raw));
-        let cutoff = match state {
-            TurnState::Interrupted => Cutoff::Interrupted,
-            TurnState::Failed => Cutoff::Failed,
-            TurnState::Completed | TurnState::Cancelled => Cutoff::TurnCompleted,
-        };
+        let cutoff = Cutoff::ending(state);
         self.ledger.end_turn(&context, &thread, &turn, cutoff, out);
         self.blocks_seen.clear();
         let payload = TurnCompletedPayload {
@@ -317,10 +306,7 @@ impl ClaudeSessionNormalizer {
             return self.api_error(record, raw, out);
         }
         for block in &message.content {
-            let seen = self.blocks_seen.entry(message.id.clone()).or_default();
-            let index = *seen;
-            *seen += 1;
-            let key = format!("{}:{index}", message.id);
+            let key = self.blocks_seen.next(&message.id);
             self.assistant_block(&key, block, raw, out);
         }
         let Some(stop) = message.stop_reason else {
@@ -404,12 +390,7 @@ impl ClaudeSessionNormalizer {
         if kind == ToolKind::Plan
             && let Some(plan) = todo_plan(&input)
         {
-            let context = self.at.context(&mut self.ledger, Some(raw));
-            let payload = TurnPlanUpdatedPayload {
-                explanation: None,
-                plan,
-            };
-            self.ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+            self.at.plan(&mut self.ledger, plan, raw, out);
         }
         let tool = Tool {
             kind,
@@ -436,12 +417,7 @@ impl ClaudeSessionNormalizer {
             Some(tool) => (tool.kind, tool.name, tool.input),
             None => (ToolKind::Other, String::new(), Value::Null),
         };
-        let stream = match kind {
-            ToolKind::Command => Some(ContentStreamKind::CommandOutput),
-            ToolKind::FileChange => Some(ContentStreamKind::FileChangeOutput),
-            ToolKind::Mcp | ToolKind::Subagent | ToolKind::Web | ToolKind::Plan | ToolKind::Other => None,
-        };
-        if let Some(stream) = stream
+        if let Some(stream) = kind.output_stream()
             && !text.is_empty()
         {
             let context = self.at.item_context(&mut self.ledger, tool_use_id, Some(raw));
@@ -463,19 +439,16 @@ impl ClaudeSessionNormalizer {
         if text.contains(INTERRUPT_NOTE) {
             self.interrupted = true;
         }
-        let mut face = tool_face(&name, kind, &input);
-        if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
-            data.insert("result".into(), result);
-            data.insert("isError".into(), Value::Bool(failed));
-        }
+        let face = result_face(&name, kind, &input, result, failed);
         let refused = self.interrupted || cli_denial(text);
-        let status = match (failed, refused) {
-            (false, _) => ItemStatus::Completed,
-            (true, true) => ItemStatus::Declined,
-            (true, false) => ItemStatus::Failed,
-        };
-        self.at
-            .complete_item(&mut self.ledger, tool_use_id, face, status, raw, out);
+        self.at.complete_item(
+            &mut self.ledger,
+            tool_use_id,
+            face,
+            result_status(failed, refused),
+            raw,
+            out,
+        );
     }
 
     /// A subagent's record: `item.updated` of the Task item that runs it, the record in `data`.

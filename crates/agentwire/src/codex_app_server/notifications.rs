@@ -564,11 +564,7 @@ impl CodexAppServerNormalizer {
     ) {
         let (thread, turn) = (params.thread_id.as_str(), params.turn.id.as_str());
         let state = params.turn.status.canonical();
-        let cutoff = match state {
-            TurnState::Interrupted => Cutoff::Interrupted,
-            TurnState::Failed => Cutoff::Failed,
-            TurnState::Completed | TurnState::Cancelled => Cutoff::TurnCompleted,
-        };
+        let cutoff = Cutoff::ending(state);
         let context = self.ledger.turn_context(thread, turn, Some(raw));
         let error_reported = self.ledger.end_turn(&context, thread, turn, cutoff, out);
         let error_message = params.turn.error.as_ref().map(|error| error.message.clone());
