@@ -179,6 +179,12 @@ const QUIET_FRAMES: &[(&str, &str, &str)] = &[
         "text the CLI injects (the interrupt note, local command echoes): no one's words; the stop is the turn's `interrupted`",
     ),
     (
+        "claude-session",
+        "user/cli-note",
+        "the echoes of a local command the CLI writes after it ran (its caveat, `<command-name>`, its output): a `/compact` \
+         is its turn's prompt (from the queue) and its `context_compaction` item",
+    ),
+    (
         "claude",
         "control_response/interrupt",
         "the CLI acknowledges the client's interrupt; the `result` ends the turn `interrupted`",
@@ -186,7 +192,8 @@ const QUIET_FRAMES: &[(&str, &str, &str)] = &[
     (
         "claude-session",
         "queue-operation",
-        "the CLI's prompt queue (`enqueue`, `dequeue`): the prompt record that follows starts the turn",
+        "the CLI's prompt queue (`enqueue`, `dequeue`): the prompt record that follows starts the turn; an \
+         `enqueue`'s text is kept for a `/compact`, which has no prompt record",
     ),
     (
         "codex-rollout",
@@ -246,7 +253,8 @@ fn frame_kind(sc: &Scenario, line: usize) -> String {
         .as_str()
         .or_else(|| msg["message"]["content"].as_str())
         .unwrap_or_default();
-    if kind == "user" && (text.starts_with("[Request interrupted by user") || text.starts_with("<local-command")) {
+    let cli_note = ["[Request interrupted by user", "<local-command", "<command-name>"];
+    if kind == "user" && cli_note.iter().any(|note| text.starts_with(note)) {
         return "user/cli-note".to_string();
     }
     match sub {

@@ -132,6 +132,19 @@ impl Cursor {
         ledger.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
     }
 
+    /// An item started and completed by one message.
+    pub fn whole_item<Q>(
+        &self,
+        ledger: &mut Ledger<Q>,
+        key: &str,
+        face: OpenItemFace,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.start_item(ledger, key, face.clone(), raw, out);
+        self.complete_item(ledger, key, face, ItemStatus::Completed, raw, out);
+    }
+
     /// `turn.plan.updated` with `plan`, the whole list.
     pub fn plan<Q>(
         &self,

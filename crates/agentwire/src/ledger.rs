@@ -997,6 +997,17 @@ pub struct OpenItemFace {
     pub data: Option<Json>,
 }
 
+impl OpenItemFace {
+    /// An item without a title: a message, a summary, whose `data` says it all.
+    pub fn untitled(item_type: CanonicalItemType, data: Value) -> Self {
+        OpenItemFace {
+            item_type,
+            title: None,
+            data: Some(Json::from(data)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

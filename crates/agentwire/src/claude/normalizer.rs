@@ -107,6 +107,8 @@ pub struct ClaudeNormalizer {
     /// The message being streamed (`message_start`), and its blocks by index -> item key.
     streamed_message: Option<String>,
     streamed_blocks: BTreeMap<i64, String>,
+    /// A `compact_boundary` was reported: the next user message the CLI writes is the summary.
+    summary_due: bool,
     /// The item keys of the content blocks of `assistant` messages of the open turn (one
     /// message per block); a message belongs to one turn, so they are forgotten when it ends.
     blocks_seen: BlockKeys,
@@ -142,6 +144,7 @@ impl ClaudeNormalizer {
             assistant_error: None,
             streamed_message: None,
             streamed_blocks: BTreeMap::new(),
+            summary_due: false,
             blocks_seen: BlockKeys::default(),
             tools: BTreeMap::new(),
             denials_reported: VecDeque::new(),
@@ -177,7 +180,8 @@ impl ClaudeNormalizer {
         if let Some((frame, text)) = self.prompts.pop_front() {
             let raw = Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, Some("user"), &frame);
             let key = format!("prompt:{turn}");
-            self.user_item(&key, json!({ "text": text }), raw, out);
+            let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, json!({ "text": text }));
+            self.at.whole_item(&mut self.ledger, &key, face, raw, out);
         }
     }
 
@@ -205,23 +209,6 @@ impl ClaudeNormalizer {
         };
         self.prompts.push_back((raw.payload.to_owned(), text));
         self.ensure_turn(None, raw, out);
-    }
-
-    /// A `user_message` item, started and completed at once.
-    fn user_item(&mut self, key: &str, data: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let face = OpenItemFace {
-            item_type: CanonicalItemType::UserMessage,
-            title: None,
-            data: Some(Json::from(data)),
-        };
-        let started = OpenItemFace {
-            item_type: face.item_type,
-            title: None,
-            data: face.data.clone(),
-        };
-        self.at.start_item(&mut self.ledger, key, started, raw, out);
-        self.at
-            .complete_item(&mut self.ledger, key, face, ItemStatus::Completed, raw, out);
     }
 
     fn warning(&mut self, message: String, detail: Option<Value>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -673,7 +660,9 @@ impl ClaudeNormalizer {
     }
 
     /// Text of a user message the CLI reports: a person's prompt it replays (a `user_message`
-    /// item), or a note it injects itself ([`CLI_NOTES`]: the interrupt note, local command
+    /// item), the summary it continues from after a compaction (the first user message after
+    /// `compact_boundary`, a `context_compaction` item: no one's words, though sent as a
+    /// user's), or a note it injects itself ([`CLI_NOTES`]: the interrupt note, local command
     /// echoes), which is no one's words and shows nothing. True when an item was shown.
     fn user_text(
         &mut self,
@@ -682,6 +671,7 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) -> bool {
+        let summary = std::mem::take(&mut self.summary_due) && message.is_replay != Some(true);
         if text.starts_with(INTERRUPT_NOTE) {
             self.interrupted = true;
         }
@@ -690,7 +680,15 @@ impl ClaudeNormalizer {
         }
         self.ensure_turn(None, raw, out);
         let key = message.uuid.clone().unwrap_or_else(|| format!("user:{}", self.turns));
-        self.user_item(&key, json!({ "text": text, "isReplay": message.is_replay }), raw, out);
+        let face = if summary {
+            OpenItemFace::untitled(CanonicalItemType::ContextCompaction, json!({ "text": text }))
+        } else {
+            OpenItemFace::untitled(
+                CanonicalItemType::UserMessage,
+                json!({ "text": text, "isReplay": message.is_replay }),
+            )
+        };
+        self.at.whole_item(&mut self.ledger, &key, face, raw, out);
         true
     }
 
@@ -1129,6 +1127,7 @@ impl ClaudeNormalizer {
                 };
                 self.ledger
                     .emit(&context, RuntimeEvent::ThreadStateChanged(payload), out);
+                self.summary_due = true;
             }
             SdkSystemMessage::HookStarted(hook) => {
                 let context = self.at.context(&mut self.ledger, Some(raw));

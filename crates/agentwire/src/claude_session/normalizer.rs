@@ -11,10 +11,10 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    CanonicalItemType, ContentDeltaPayload, ItemLifecyclePayload, ItemStatus, Json, ProviderRuntimeEvent,
-    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId,
-    ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
-    ToolProgressPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
+    CanonicalItemType, ContentDeltaPayload, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeErrorClass,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, ThreadMetadataUpdatedPayload,
+    ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, TurnCompletedPayload,
+    TurnStartedPayload, TurnState,
 };
 use agentwire_claude::{BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent};
 use agentwire_claude_session::{
@@ -65,6 +65,8 @@ pub struct ClaudeSessionNormalizer {
     interrupted: bool,
     /// The item keys of the content blocks of the open turn's messages (one record per block).
     blocks_seen: BlockKeys,
+    /// The text of the last prompt the CLI queued (`queue-operation` `enqueue`).
+    queued: Option<String>,
     /// Tool calls not yet answered, by `tool_use` id.
     tools: BTreeMap<String, Tool>,
     /// Subagents by `agentId` -> the `tool_use` id of the Task call that runs them.
@@ -80,6 +82,7 @@ impl ClaudeSessionNormalizer {
             turns: 0,
             interrupted: false,
             blocks_seen: BlockKeys::default(),
+            queued: None,
             tools: BTreeMap::new(),
             agents: BTreeMap::new(),
             settings: Settings::default(),
@@ -177,28 +180,16 @@ impl ClaudeSessionNormalizer {
 
     // --- items ---
 
-    /// An item the file holds whole (a text, a prompt): started and completed at once.
-    fn whole_item(
-        &mut self,
-        key: &str,
-        item_type: CanonicalItemType,
-        data: Value,
-        raw: Raw<'_>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        let face = OpenItemFace {
-            item_type,
-            title: None,
-            data: Some(Json::from(data)),
-        };
-        self.whole_face(key, face, raw, out);
+    /// An item the file holds whole (a text, a prompt, a summary): started and completed at once.
+    fn whole_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.at.whole_item(&mut self.ledger, key, face, raw, out);
     }
 
-    /// An item started and completed by one record.
-    fn whole_face(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.at.start_item(&mut self.ledger, key, face.clone(), raw, out);
-        self.at
-            .complete_item(&mut self.ledger, key, face, ItemStatus::Completed, raw, out);
+    /// The person's words that start the open turn.
+    fn prompt_item(&mut self, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let key = format!("prompt:{}", self.turns);
+        let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, json!({ "text": text }));
+        self.whole_item(&key, face, raw, out);
     }
 
     // --- records ---
@@ -251,8 +242,8 @@ impl ClaudeSessionNormalizer {
     /// for the model, the interrupt note, which ends the turn `interrupted`).
     fn user_text(&mut self, record: &UserRecord, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         if record.is_compact_summary == Some(true) {
-            let data = json!({ "text": text });
-            return self.whole_item(&record.uuid, CanonicalItemType::ContextCompaction, data, raw, out);
+            let face = OpenItemFace::untitled(CanonicalItemType::ContextCompaction, json!({ "text": text }));
+            return self.whole_item(&record.uuid, face, raw, out);
         }
         if text.starts_with(INTERRUPT_NOTE) {
             self.interrupted = true;
@@ -278,9 +269,9 @@ impl ClaudeSessionNormalizer {
             raw,
             out,
         );
+        self.queued = None;
         self.start_turn(raw, out);
-        let key = format!("prompt:{}", self.turns);
-        self.whole_item(&key, CanonicalItemType::UserMessage, json!({ "text": text }), raw, out);
+        self.prompt_item(text, raw, out);
     }
 
     fn assistant(&mut self, record: &AssistantRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -349,7 +340,7 @@ impl ClaudeSessionNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         match assistant_block(block) {
-            AssistantBlock::Item(face) => self.whole_face(key, face, raw, out),
+            AssistantBlock::Item(face) => self.whole_item(key, face, raw, out),
             AssistantBlock::ToolCall { id, name, input } => self.tool_call(id, &name, input, raw, out),
             AssistantBlock::ServerToolResult {
                 tool_use_id,
@@ -514,6 +505,18 @@ impl ClaudeSessionNormalizer {
         };
         match record {
             SystemRecord::CompactBoundary(boundary) => {
+                // A `/compact` the person typed is a turn of its own, as the live CLI runs it:
+                // the file writes no prompt record for it (its command echoes come after the
+                // summary), so the command the queue took is its prompt.
+                let manual = boundary
+                    .compact_metadata
+                    .as_ref()
+                    .is_some_and(|metadata| metadata.trigger.as_deref() == Some("manual"));
+                if manual && self.at.turn.is_none() {
+                    let command = self.queued.take().unwrap_or_else(|| "/compact".to_string());
+                    self.start_turn(raw, out);
+                    self.prompt_item(&command, raw, out);
+                }
                 let detail = serde_json::to_value(&boundary.compact_metadata).ok();
                 let context = self.at.context(&mut self.ledger, Some(raw));
                 self.ledger
@@ -612,9 +615,15 @@ impl ClaudeSessionNormalizer {
             }
             SessionRecord::CustomTitle(title) => self.name(&title.custom_title, None, raw, out),
             // The prompt queue and the file backups for rewinding: the prompt record that
-            // follows a dequeue starts its turn, and a backup is no conversation. Not even a
-            // state: the session has none before its first prompt, as live.
-            SessionRecord::QueueOperation(_) | SessionRecord::FileHistorySnapshot(_) => {}
+            // follows a dequeue starts its turn (the queue's text is kept for a `/compact`,
+            // which has none), and a backup is no conversation. Not even a state: the session
+            // has none before its first prompt, as live.
+            SessionRecord::QueueOperation(queue) => {
+                if queue.operation == "enqueue" {
+                    self.queued = queue.content.clone();
+                }
+            }
+            SessionRecord::FileHistorySnapshot(_) => {}
         }
     }
 }
