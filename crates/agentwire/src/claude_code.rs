@@ -61,25 +61,28 @@ pub fn tool_face(name: &str, kind: ToolKind, input: &Value) -> OpenItemFace {
     }
 }
 
-/// A tool item's face once its result is in: the call's face with the `result` and whether it
-/// `isError` added to its data.
-pub fn result_face(name: &str, kind: ToolKind, input: &Value, result: Value, failed: bool) -> OpenItemFace {
+/// How a tool item completes once its result is in: the call's face with the `result` and
+/// whether it `isError` added to its data, and its status (a failed call the person, the
+/// permission rules or an interrupt `refused` was declined, not failed).
+pub fn tool_outcome(
+    name: &str,
+    kind: ToolKind,
+    input: &Value,
+    result: Value,
+    failed: bool,
+    refused: bool,
+) -> (OpenItemFace, ItemStatus) {
     let mut face = tool_face(name, kind, input);
     if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
         data.insert("result".into(), result);
         data.insert("isError".into(), Value::Bool(failed));
     }
-    face
-}
-
-/// The status a tool item completes with: a failed call the person, the permission rules or an
-/// interrupt `refused` was declined, not failed.
-pub fn result_status(failed: bool, refused: bool) -> ItemStatus {
-    match (failed, refused) {
+    let status = match (failed, refused) {
         (false, _) => ItemStatus::Completed,
         (true, true) => ItemStatus::Declined,
         (true, false) => ItemStatus::Failed,
-    }
+    };
+    (face, status)
 }
 
 /// The item key of each content block of the model's messages: `<message id>:<index>`, counted

@@ -72,7 +72,7 @@ impl Pending<String> {
     /// a response or error is paired with the request it answers (which is then forgotten).
     pub fn route<'a>(&mut self, frame: &Frame<'a>) -> Result<Routed<'a>, WireError> {
         let envelope = envelope(frame).map_err(WireError::Envelope)?;
-        let answered = |envelope: &RawEnvelope<'_>| envelope.id.clone().ok_or(WireError::NotJsonRpc);
+        let id_of = |envelope: &RawEnvelope<'_>| envelope.id.clone().ok_or(WireError::NotJsonRpc);
         match envelope.kind().ok_or(WireError::NotJsonRpc)? {
             MessageKind::Notification => Ok(Routed::Notification(envelope)),
             MessageKind::Request => {
@@ -82,7 +82,7 @@ impl Pending<String> {
                 Ok(Routed::Request(envelope))
             }
             MessageKind::Response => {
-                let id = answered(&envelope)?;
+                let id = id_of(&envelope)?;
                 let result = envelope.result.ok_or(WireError::NotJsonRpc)?;
                 let method = self
                     .answered(frame.dir, &id)
@@ -90,7 +90,7 @@ impl Pending<String> {
                 Ok(Routed::Response { id, method, result })
             }
             MessageKind::Error => {
-                let id = answered(&envelope)?;
+                let id = id_of(&envelope)?;
                 let method = self.answered(frame.dir, &id);
                 let error = envelope.error.ok_or(WireError::NotJsonRpc)?;
                 Ok(Routed::Error { id, method, error })

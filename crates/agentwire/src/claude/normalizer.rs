@@ -42,8 +42,8 @@ use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::claude_code::{
     AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, UserBlock, assistant_block,
-    builtin, cli_denial, drop_synthesized_refs, message_text, result_face, result_status, subject_key, task_status,
-    todo_plan, tool_face, tool_kind, user_block,
+    builtin, cli_denial, drop_synthesized_refs, message_text, subject_key, task_status, todo_plan, tool_face,
+    tool_kind, tool_outcome, user_block,
 };
 use crate::conversation::Cursor;
 use crate::decision::Decision;
@@ -449,16 +449,10 @@ impl ClaudeNormalizer {
         }
         let background = kind == ToolKind::Subagent && launched_in_background(&result);
         let plan_changed = !failed && self.change_task_list(name, &input, text, &result);
-        let face = result_face(name, kind, &input, result, failed);
         let refused = self.denials_reported.contains(&tool_use_id.to_string()) || self.interrupted || cli_denial(text);
-        self.at.complete_item(
-            &mut self.ledger,
-            tool_use_id,
-            face,
-            result_status(failed, refused),
-            raw,
-            out,
-        );
+        let (face, status) = tool_outcome(name, kind, &input, result, failed, refused);
+        self.at
+            .complete_item(&mut self.ledger, tool_use_id, face, status, raw, out);
         if plan_changed {
             self.emit_task_list(raw, out);
         }

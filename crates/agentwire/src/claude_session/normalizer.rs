@@ -26,8 +26,7 @@ use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::claude_code::{
     AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, UserBlock, assistant_block,
-    cli_denial, drop_synthesized_refs, message_text, result_face, result_status, todo_plan, tool_face, tool_kind,
-    user_block,
+    cli_denial, drop_synthesized_refs, message_text, todo_plan, tool_face, tool_kind, tool_outcome, user_block,
 };
 use crate::conversation::Cursor;
 use crate::emit::{Context, Raw};
@@ -430,16 +429,10 @@ impl ClaudeSessionNormalizer {
         if text.contains(INTERRUPT_NOTE) {
             self.interrupted = true;
         }
-        let face = result_face(&name, kind, &input, result, failed);
         let refused = self.interrupted || cli_denial(text);
-        self.at.complete_item(
-            &mut self.ledger,
-            tool_use_id,
-            face,
-            result_status(failed, refused),
-            raw,
-            out,
-        );
+        let (face, status) = tool_outcome(&name, kind, &input, result, failed, refused);
+        self.at
+            .complete_item(&mut self.ledger, tool_use_id, face, status, raw, out);
     }
 
     /// A subagent's record: `item.updated` of the Task item that runs it, the record in `data`.
