@@ -12,7 +12,8 @@ use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use crate::payload::{PayloadDecoder, PayloadError};
+use crate::decode_error::PayloadError;
+use crate::payload::PayloadDecoder;
 use crate::tagged::Str;
 
 /// A JSON-RPC request id. Both sides number their own requests, so an id names a request only

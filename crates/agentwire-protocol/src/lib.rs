@@ -13,13 +13,14 @@
 //! [`RawJson`] carries a field byte for byte, for schemas that mark a property as raw JSON;
 //! [`json_text`] gives a type that decodes from text the text of the value it is asked to decode.
 
+mod decode_error;
 pub mod jsonrpc;
 mod payload;
 mod raw_json;
 pub mod scan;
 pub mod tagged;
 
+pub use decode_error::{PayloadError, TagDecodeError};
 pub use jsonrpc::{DecodeError, ErrorObject, MessageKind, RawEnvelope, RequestId};
-pub use payload::{PayloadDecoder, PayloadError, SerdeJson};
+pub use payload::{PayloadDecoder, SerdeJson};
 pub use raw_json::{RawJson, json_text, raw_value_unchecked};
-pub use tagged::TagDecodeError;

@@ -7,81 +7,15 @@
 //! [`serialize_tagged`] writes it back in front of the payload's fields.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{Impossible, SerializeMap, SerializeStruct};
 use serde::{Deserializer, Serialize, Serializer};
 
-use crate::payload::{PayloadDecoder, PayloadError};
+pub use crate::decode_error::{TagDecodeError, nested_error};
+use crate::payload::PayloadDecoder;
 use crate::scan;
-
-/// Why a message did not decode into a tag-field dispatch union.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TagDecodeError {
-    /// The message is not a JSON object, or its tag field is not a string.
-    NotAnObject {
-        /// The union that was asked.
-        union: &'static str,
-        /// The JSON parser's message.
-        message: String,
-    },
-    /// The object has no tag field.
-    MissingTag {
-        /// The union that was asked.
-        union: &'static str,
-        /// The tag field (`type`, `subtype`).
-        tag: &'static str,
-    },
-    /// The tag names no variant of the union.
-    UnknownTag {
-        /// The union that was asked.
-        union: &'static str,
-        /// The tag field.
-        tag: &'static str,
-        /// The value the message carried.
-        value: String,
-        /// The values the union knows.
-        known: &'static [&'static str],
-    },
-    /// The object does not match the payload type its tag names.
-    Payload {
-        /// The union that was asked.
-        union: &'static str,
-        /// The tag field.
-        tag: &'static str,
-        /// The tag's value.
-        value: String,
-        /// Where and why.
-        error: PayloadError,
-    },
-}
-
-impl fmt::Display for TagDecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NotAnObject { union, message } => {
-                write!(f, "{union}: not a JSON object with a string tag: {message}")
-            }
-            Self::MissingTag { union, tag } => write!(f, "{union}: no `{tag}` field"),
-            Self::UnknownTag {
-                union,
-                tag,
-                value,
-                known,
-            } => write!(f, "{union}: unknown `{tag}` `{value}` (known: {})", known.join(", ")),
-            Self::Payload {
-                union,
-                tag,
-                value,
-                error,
-            } => write!(f, "{union} `{tag}` `{value}`: {error}"),
-        }
-    }
-}
-
-impl std::error::Error for TagDecodeError {}
 
 /// The string value of the top-level field `tag` of the JSON object `json`, borrowed when it has
 /// no escapes. The other values are skipped, not built.
@@ -157,34 +91,6 @@ pub fn decode_payload<T: DeserializeOwned, D: PayloadDecoder>(
         value: value.into(),
         error,
     })
-}
-
-thread_local! {
-    /// The unknown tag a nested union's `Deserialize` last failed on, with the message it gave
-    /// serde: serde carries an error between the levels of a value as text only.
-    static NESTED_UNKNOWN_TAG: RefCell<Option<(TagDecodeError, String)>> = const { RefCell::new(None) };
-}
-
-/// The serde error of a union nested in another message's payload, for its `Deserialize` impl.
-/// When the reason is a tag the pinned schema does not know (here or deeper), that error is kept
-/// beside the text, for the [`PayloadError`] the enclosing decoder reports to take back.
-pub fn nested_error<E: serde::de::Error>(error: TagDecodeError) -> E {
-    let message = error.to_string();
-    let unknown = match error {
-        TagDecodeError::UnknownTag { .. } => Some(error),
-        TagDecodeError::Payload { error, .. } => error.unknown_tag.map(|unknown| *unknown),
-        TagDecodeError::MissingTag { .. } | TagDecodeError::NotAnObject { .. } => None,
-    };
-    NESTED_UNKNOWN_TAG.with(|slot| *slot.borrow_mut() = unknown.map(|unknown| (unknown, message.clone())));
-    E::custom(message)
-}
-
-/// The unknown tag kept by [`nested_error`], if `message` (a decoder's report, which serde_json
-/// ends with the position) is the error it was kept with; one left by an earlier attempt, such
-/// as an untagged union's branch that failed before another matched, is dropped.
-pub(crate) fn unknown_tag_behind(message: &str) -> Option<Box<TagDecodeError>> {
-    let (unknown, nested) = NESTED_UNKNOWN_TAG.with(|slot| slot.borrow_mut().take())?;
-    message.starts_with(&nested).then(|| Box::new(unknown))
 }
 
 /// The error of a tag the union does not know.
@@ -415,42 +321,6 @@ impl<S: Serializer> Serializer for TaggedSerializer<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_nested_unknown_tag_reaches_the_payload_error_that_reports_it() {
-        let unknown = unknown_tag("ThreadItem", "type", "hologram", &["agent_message"]);
-        let error: serde_json::Error = nested_error(unknown.clone());
-        let reported = PayloadError::new(".item".into(), format!("{error} at line 1 column 42"));
-        assert_eq!(reported.unknown_tag.as_deref(), Some(&unknown));
-
-        let outer = TagDecodeError::Payload {
-            union: "ThreadEvent",
-            tag: "type",
-            value: "item.started".into(),
-            error: reported,
-        };
-        let error: serde_json::Error = nested_error(outer);
-        let reported = PayloadError::new(String::new(), format!("{error} at line 1 column 50"));
-        assert_eq!(
-            reported.unknown_tag.as_deref(),
-            Some(&unknown),
-            "through a second level"
-        );
-    }
-
-    #[test]
-    fn an_unknown_tag_left_by_another_attempt_is_not_taken() {
-        let _: serde_json::Error = nested_error(unknown_tag("ThreadItem", "type", "hologram", &[]));
-        let reported = PayloadError::new(String::new(), "missing field `id` at line 1 column 7".into());
-        assert_eq!(reported.unknown_tag, None);
-        let missing = TagDecodeError::MissingTag {
-            union: "ThreadItem",
-            tag: "type",
-        };
-        let error: serde_json::Error = nested_error(missing);
-        let reported = PayloadError::new(String::new(), format!("{error} at line 1 column 2"));
-        assert_eq!(reported.unknown_tag, None, "a missing tag is no newer provider");
-    }
 
     #[derive(Serialize)]
     struct Init {
