@@ -1999,7 +1999,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum ElicitationFormMode {
-    Variant0 {
+    Session {
         ///A JSON Schema describing the form fields to present to the user.
         #[serde(rename = "requestedSchema")]
         requested_schema: ElicitationSchema,
@@ -2016,7 +2016,7 @@ session without a specific tool call.*/
         )]
         tool_call_id: ::std::option::Option<ToolCallId>,
     },
-    Variant1 {
+    Request {
         ///The request this elicitation is tied to.
         #[serde(rename = "requestId")]
         request_id: ::agentwire_protocol::RequestId,
@@ -2414,7 +2414,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(untagged)]
 pub enum ElicitationUrlMode {
-    Variant0 {
+    Session {
         ///The unique identifier for this elicitation.
         #[serde(rename = "elicitationId")]
         elicitation_id: ElicitationId,
@@ -2433,7 +2433,7 @@ session without a specific tool call.*/
         ///The URL to direct the user to.
         url: ::std::string::String,
     },
-    Variant1 {
+    Request {
         ///The unique identifier for this elicitation.
         #[serde(rename = "elicitationId")]
         elicitation_id: ElicitationId,

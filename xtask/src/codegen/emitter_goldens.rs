@@ -4,6 +4,9 @@
 //! (`agentwire-emitter-goldens`) compiles them under `#![deny(warnings)]` and decodes and
 //! re-encodes JSON lines through them. After a deliberate emitter change:
 //! `AGENTWIRE_BLESS=1 cargo test -p xtask emitter`, then review the diff.
+//!
+//! The fixtures under `xtask/tests/fixtures/refused/` are schemas the generator must refuse, each
+//! with the error it must give.
 
 use std::path::PathBuf;
 
@@ -75,6 +78,27 @@ fn every_fixture_has_a_golden_and_every_golden_a_fixture() {
     goldens.sort();
     let expected: Vec<String> = FIXTURES.iter().map(|name| format!("{name}.rs")).collect();
     assert_eq!(goldens, expected);
+}
+
+/// A union typify would emit with its placeholder variant names is refused, by its definition's
+/// JSON path, even when it is an allowed shape union.
+#[test]
+fn an_untagged_union_with_placeholder_variant_names_is_refused() {
+    let schema = "xtask/tests/fixtures/refused/placeholder_variants.schema.json";
+    let source = SchemaSource {
+        schema: schema.into(),
+        shape_unions: &[("Mode", "scoped to a session or to a request")],
+        ..fixture("jsonrpc")
+    };
+    let Err(err) = schema_source::code(&crate::project_root(), &source) else {
+        panic!("{schema} generated")
+    };
+    let text = format!("{err:#}");
+    assert!(
+        text.contains("Mode is #[serde(untagged)] with typify's placeholder variant names (Variant0, Variant1)"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("at {schema}#/definitions/Mode:")), "{text}");
 }
 
 /// What the fixtures must exercise, checked on the generated code itself.

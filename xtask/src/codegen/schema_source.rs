@@ -8,8 +8,8 @@
 //! 3. the `x-dispatch` unions ([`dispatch::annotation`]) and `x-raw-json` properties;
 //! 4. the generic passes the source picks ([`passes`]);
 //! 5. typify for the payload types, its untagged enums checked against the source's shape-union
-//!    allow list, its internally tagged enums given their tags; the dispatch emitter for the
-//!    unions;
+//!    allow list (and refused with typify's placeholder `VariantN` variant names), its internally
+//!    tagged enums given their tags; the dispatch emitter for the unions;
 //! 6. the crate: `Cargo.toml` (serde, serde_json, agentwire-protocol), `lib.rs`, `generated.rs`.
 
 use std::path::Path;
@@ -114,6 +114,7 @@ pub fn code(root: &Path, source: &SchemaSource) -> Result<syn::File> {
 }
 
 fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::File> {
+    let locations = typify_runner::definition_locations(&source.schema, &schema);
     let mut definitions = (source.definitions)(schema)?;
     let Customization {
         mut unions,
@@ -150,7 +151,7 @@ fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::Fil
         },
     )?;
     // The dispatch unions are never untagged, so the whole file is checked.
-    typify_runner::check_shape_unions(&source.schema, &file, source.shape_unions)?;
+    typify_runner::check_shape_unions(&source.schema, &file, source.shape_unions, &locations)?;
     Ok(file)
 }
 

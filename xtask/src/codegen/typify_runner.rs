@@ -5,12 +5,15 @@
 //! to). Its output is then checked against the source's shape-union allow list: typify turns a
 //! union it finds no tag for into a `#[serde(untagged)]` enum, which decodes by trial and error
 //! and reports no useful error, so each one must be listed with the reason only its shape tells
-//! its branches apart.
+//! its branches apart. Nor may an untagged enum keep typify's placeholder variant names
+//! (`Variant0`, `Variant1`, ...: what it names a branch that has no `title`): the error names the
+//! definition by its JSON path in the schema file, whose branches need titles.
 //!
 //! A JSON `number` becomes `serde_json::Number`, not typify's `f64`: the provider's text is read
 //! once and must print back as written, so a Claude `resetsAt: 1771606800` stays an integer
 //! instead of turning into `1771606800.0`. `integer` keeps typify's `i64`/`u64`.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
@@ -181,14 +184,37 @@ pub static SHAPE_UNION_PROBLEMS_ARE_DECISIONS: AtomicBool = AtomicBool::new(fals
 
 /// Fails unless the untagged enums of `file` are exactly the `allowed` ones: an untagged enum not
 /// on the list is named (tag it in the schema or list it with its reason), and so is a listed one
-/// that is no longer untagged (a stale entry). `#[serde(untagged)]` on a variant is refused.
-pub fn check_shape_unions(schema: &str, file: &syn::File, allowed: &[ShapeUnion]) -> Result<()> {
+/// that is no longer untagged (a stale entry). `#[serde(untagged)]` on a variant is refused, and
+/// so is an untagged enum with typify's placeholder variant names (`VariantN`), named by its
+/// definition's place in the schema file (`locations`, from [`definition_locations`]).
+pub fn check_shape_unions(
+    schema: &str,
+    file: &syn::File,
+    allowed: &[ShapeUnion],
+    locations: &BTreeMap<String, String>,
+) -> Result<()> {
     let mut untagged = Vec::new();
     let mut problems = Vec::new();
     for item in &file.items {
         let syn::Item::Enum(item) = item else { continue };
         if item.attrs.iter().any(is_untagged) {
             untagged.push(item.ident.to_string());
+            let placeholders: Vec<String> = item
+                .variants
+                .iter()
+                .map(|variant| variant.ident.to_string())
+                .filter(|name| is_placeholder_variant(name))
+                .collect();
+            if !placeholders.is_empty() {
+                problems.push(format!(
+                    "{} is #[serde(untagged)] with typify's placeholder variant names ({}) at {}: name each \
+                     branch by a `title` typify keeps, in the schema or the source's own step (typify drops the \
+                     titles of branches it merges with the fields beside the union)",
+                    item.ident,
+                    placeholders.join(", "),
+                    location(schema, &item.ident.to_string(), locations),
+                ));
+            }
         }
         for variant in &item.variants {
             if variant.attrs.iter().any(is_untagged) {
@@ -225,6 +251,89 @@ pub fn check_shape_unions(schema: &str, file: &syn::File, allowed: &[ShapeUnion]
     } else {
         bail!("{schema}: {}", problems.join("; "))
     }
+}
+
+/// typify's name for a variant it found no name for: `Variant` and a number.
+fn is_placeholder_variant(name: &str) -> bool {
+    name.strip_prefix("Variant")
+        .is_some_and(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Every definition of the schema file `schema`, by name: `<file>#<JSON pointer>`. Definitions
+/// are the members of `definitions` or `$defs` at any depth, and of a namespace object among them
+/// (Codex's `definitions.v2`: an object of objects, none of its keys a schema keyword, `$...` or
+/// `x-...`).
+pub fn definition_locations(schema: &str, document: &Value) -> BTreeMap<String, String> {
+    const KEYWORDS: [&str; 11] = [
+        "type",
+        "properties",
+        "required",
+        "items",
+        "oneOf",
+        "anyOf",
+        "allOf",
+        "enum",
+        "const",
+        "title",
+        "description",
+    ];
+    fn segment(key: &str) -> String {
+        key.replace('~', "~0").replace('/', "~1")
+    }
+    fn members(container: &Map<String, Value>, pointer: &str, schema: &str, into: &mut BTreeMap<String, String>) {
+        for (name, definition) in container {
+            let pointer = format!("{pointer}/{}", segment(name));
+            into.entry(name.clone())
+                .or_insert_with(|| format!("{schema}#{pointer}"));
+            if let Value::Object(inner) = definition {
+                let namespace = !inner.is_empty()
+                    && inner.values().all(Value::is_object)
+                    && !inner
+                        .keys()
+                        .any(|key| KEYWORDS.contains(&key.as_str()) || key.starts_with('$') || key.starts_with("x-"));
+                if namespace {
+                    members(inner, &pointer, schema, into);
+                }
+            }
+            walk(definition, &pointer, schema, into);
+        }
+    }
+    fn walk(value: &Value, pointer: &str, schema: &str, into: &mut BTreeMap<String, String>) {
+        let Value::Object(map) = value else { return };
+        for (key, child) in map {
+            let pointer = format!("{pointer}/{}", segment(key));
+            match child {
+                Value::Object(container) if key == "definitions" || key == "$defs" => {
+                    members(container, &pointer, schema, into)
+                }
+                _ => walk(child, &pointer, schema, into),
+            }
+        }
+    }
+    let mut locations = BTreeMap::new();
+    walk(document, "", schema, &mut locations);
+    locations
+}
+
+/// Where the type `ident` comes from: the definition typify names `ident`, else the one whose
+/// name it extends (typify names a union inside a definition after the definition and field).
+fn location(schema: &str, ident: &str, locations: &BTreeMap<String, String>) -> String {
+    let named = |name: &String| type_ident(name).to_string();
+    if let Some(location) = locations
+        .iter()
+        .find(|(name, _)| named(name) == ident)
+        .map(|(_, at)| at)
+    {
+        return location.clone();
+    }
+    locations
+        .iter()
+        .filter(|(name, _)| ident.starts_with(&named(name)))
+        .max_by_key(|(name, _)| named(name).len())
+        .map_or_else(
+            || format!("{schema} (no definition there is named {ident}; the source's own step added it)"),
+            |(_, at)| format!("{at} (a union inside it)"),
+        )
 }
 
 fn is_untagged(attr: &syn::Attribute) -> bool {
@@ -281,6 +390,35 @@ mod tests {
         assert!(!text.contains("f64"), "{text}");
     }
 
+    #[test]
+    fn definitions_are_located_by_their_json_pointer() {
+        let document = json!({
+            "definitions": {
+                "Top": { "type": "object" },
+                "v2": { "Nested": { "oneOf": [] }, "a/b": {} },
+                "Inner": { "$defs": { "Deep": {} } },
+                "Dispatched": { "x-dispatch": { "variants": {} } }
+            }
+        });
+        let locations = super::definition_locations("s.json", &document);
+        assert_eq!(locations["Top"], "s.json#/definitions/Top");
+        assert_eq!(locations["Nested"], "s.json#/definitions/v2/Nested");
+        assert_eq!(locations["a/b"], "s.json#/definitions/v2/a~1b");
+        assert_eq!(locations["Deep"], "s.json#/definitions/Inner/$defs/Deep");
+        let names: Vec<&str> = locations.keys().map(String::as_str).collect();
+        assert_eq!(names, ["Deep", "Dispatched", "Inner", "Nested", "Top", "a/b", "v2"]);
+    }
+
+    #[test]
+    fn placeholder_variant_names_are_told_from_real_ones() {
+        for name in ["Variant0", "Variant1", "Variant12"] {
+            assert!(super::is_placeholder_variant(name), "{name}");
+        }
+        for name in ["Variant", "VariantA", "Variants0", "Session", "V0"] {
+            assert!(!super::is_placeholder_variant(name), "{name}");
+        }
+    }
+
     fn untagged_source() -> syn::File {
         let mut definitions = serde_json::Map::new();
         definitions.insert(
@@ -294,16 +432,25 @@ mod tests {
     #[test]
     fn an_untagged_enum_off_the_list_fails_the_generator_by_name() {
         let file = untagged_source();
-        let err = super::check_shape_unions("s.json", &file, &[]).unwrap_err().to_string();
+        let err = super::check_shape_unions("s.json", &file, &[], &Default::default())
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("OneOrMany is #[serde(untagged)] but not an allowed shape union"),
             "{err}"
         );
-        super::check_shape_unions("s.json", &file, &[("OneOrMany", "a string or a list of them")]).unwrap();
+        super::check_shape_unions(
+            "s.json",
+            &file,
+            &[("OneOrMany", "a string or a list of them")],
+            &Default::default(),
+        )
+        .unwrap();
         let err = super::check_shape_unions(
             "s.json",
             &file,
             &[("OneOrMany", "listed"), ("Gone", "no longer generated")],
+            &Default::default(),
         )
         .unwrap_err()
         .to_string();

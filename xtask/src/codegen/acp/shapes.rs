@@ -9,9 +9,17 @@
 //! `other` taking any string) become `oneOf [{enum: [documented values]}, <the rest>]`: an enum
 //! `Known(<Name>Known)` / `Other(String)` (`<Name>Known` a definition of its own), so a documented value decodes as itself and a new one
 //! still decodes.
+//!
+//! Scoped unions (`ElicitationFormMode`, ...: the fields every branch has, beside an `anyOf` of
+//! titled branches `{title, allOf: [{$ref: <scope>}]}`) get each scope's fields merged into its
+//! branch and are read as `oneOf`; the generic pass then copies the shared fields into each
+//! branch. typify merges the `anyOf` with the shared fields itself otherwise and loses the
+//! titles, naming the variants `Variant0`, `Variant1`; now they are named after the titles.
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value, json};
+
+use super::tagged::{merge_payload, payload_ref};
 
 /// Object unions whose branches exclude each other by their fields.
 const EXCLUSIVE: [&str; 5] = [
@@ -21,6 +29,9 @@ const EXCLUSIVE: [&str; 5] = [
     "SessionConfigSelectOptions",
     "SetSessionConfigOptionRequest",
 ];
+
+/// Object unions of titled scope branches beside the fields every branch has.
+const SCOPED: [&str; 2] = ["ElicitationFormMode", "ElicitationUrlMode"];
 
 /// Open string sets.
 const OPEN_STRINGS: [&str; 5] = [
@@ -42,6 +53,34 @@ pub fn rewrite(definitions: &mut Map<String, Value>) -> Result<()> {
         };
         branches.iter_mut().for_each(strict_tag);
         definition.insert("oneOf".into(), Value::Array(branches));
+    }
+    for name in SCOPED {
+        let definition = definitions
+            .get_mut(name)
+            .and_then(Value::as_object_mut)
+            .with_context(|| format!("definition {name} is missing"))?;
+        if !definition.contains_key("properties") {
+            bail!("{name} has no shared `properties`")
+        }
+        let Some(Value::Array(mut branches)) = definition.remove("anyOf") else {
+            bail!("{name} has no `anyOf`")
+        };
+        for branch in &mut branches {
+            let scope = branch
+                .as_object()
+                .filter(|branch| branch.contains_key("title"))
+                .and_then(payload_ref)
+                .with_context(|| format!("{name}: a branch is not `{{title, allOf: [{{$ref}}]}}`"))?;
+            let payload = definitions
+                .get(&scope)
+                .cloned()
+                .with_context(|| format!("{name}: $ref {scope} is not defined"))?;
+            merge_payload(branch.as_object_mut().expect("an object"), &payload);
+        }
+        definitions[name]
+            .as_object_mut()
+            .expect("an object")
+            .insert("oneOf".into(), Value::Array(branches));
     }
     for name in OPEN_STRINGS {
         let definition = definitions

@@ -63,7 +63,19 @@ fn inline_tagged(branch: &mut Value, payloads: &Map<String, Value>) -> Result<Op
     let Some(tag) = tag_field(branch) else {
         return Ok(None);
     };
-    let Some(target) = branch
+    let Some(target) = payload_ref(branch) else {
+        return Ok(Some(tag));
+    };
+    let payload = payloads
+        .get(&target)
+        .with_context(|| format!("$ref {target} is not defined"))?;
+    merge_payload(branch, payload);
+    Ok(Some(tag))
+}
+
+/// The definition a branch written `allOf: [{$ref: "#/$defs/<name>"}]` stands for.
+pub(super) fn payload_ref(branch: &Map<String, Value>) -> Option<String> {
+    branch
         .get("allOf")
         .and_then(Value::as_array)
         .filter(|all| all.len() == 1)
@@ -71,12 +83,12 @@ fn inline_tagged(branch: &mut Value, payloads: &Map<String, Value>) -> Result<Op
         .and_then(Value::as_str)
         .and_then(|r| r.strip_prefix("#/$defs/"))
         .map(str::to_string)
-    else {
-        return Ok(Some(tag));
-    };
-    let payload = payloads
-        .get(&target)
-        .with_context(|| format!("$ref {target} is not defined"))?;
+}
+
+/// Puts the `properties` and `required` of `payload` into `branch` in place of its `allOf`
+/// (a property the branch declares itself, such as its tag, is kept), with the payload's
+/// description when the branch has none.
+pub(super) fn merge_payload(branch: &mut Map<String, Value>, payload: &Value) {
     let fields = payload
         .get("properties")
         .and_then(Value::as_object)
@@ -84,12 +96,12 @@ fn inline_tagged(branch: &mut Value, payloads: &Map<String, Value>) -> Result<Op
         .unwrap_or_default();
     let required = map_required(payload.get("required"));
     branch.remove("allOf");
-    if let Some(Value::Object(properties)) = branch.get_mut("properties") {
+    if let Value::Object(properties) = branch.entry("properties").or_insert_with(|| Value::Object(Map::new())) {
         for (field, schema) in fields {
             properties.entry(field).or_insert(schema);
         }
     }
-    if let Some(Value::Array(list)) = branch.get_mut("required") {
+    if let Value::Array(list) = branch.entry("required").or_insert_with(|| Value::Array(Vec::new())) {
         for field in required {
             if !list.iter().any(|v| v == field.as_str()) {
                 list.push(Value::String(field));
@@ -101,7 +113,6 @@ fn inline_tagged(branch: &mut Value, payloads: &Map<String, Value>) -> Result<Op
     {
         branch.insert("description".into(), description.clone());
     }
-    Ok(Some(tag))
 }
 
 /// The one required property of `branch` whose schema is a string `const`.
