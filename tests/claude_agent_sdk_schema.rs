@@ -54,6 +54,11 @@ const DIFFERENCES: &[(&str, &str)] = &[
          corpus trace, also `apiKeyHelper`, `none`), which no declared value matches.",
     ),
     (
+        "SDKPartialAssistantMessage: property `abandoned_blocks` only in the schema",
+        "CLI 2.1.332 (SDK 0.3.x) names the blocks a `message_stop` cut short by an interrupt left unfinished; the \
+         zod block of the fixture predates it.",
+    ),
+    (
         "SDKAssistantMessage: property `timestamp` only in the schema",
         "CLI 2.1.332 (SDK 0.3.x) stamps its assistant and user messages with the time it wrote them; the 0.2.62 \
          types predate it.",

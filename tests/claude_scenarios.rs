@@ -522,7 +522,10 @@ fn an_api_error_is_no_assistant_message() {
 }
 
 #[test]
-fn the_persons_prompt_is_shown_and_the_clis_notes_are_not() {
+fn the_persons_prompt_is_shown_and_the_clis_notes_are_marked() {
+    fn from_cli(event: &Value) -> bool {
+        event["payload"]["data"]["origin"] == "cli"
+    }
     for sc in Scenario::all(CONTROL) {
         let events = events(&sc);
         let prompts: Vec<String> = sc
@@ -535,21 +538,46 @@ fn the_persons_prompt_is_shown_and_the_clis_notes_are_not() {
                     .to_string()
             })
             .collect();
-        let shown: Vec<String> = of_type(&events, "item.completed")
+        let user_items: Vec<&Value> = of_type(&events, "item.completed")
             .into_iter()
             .filter(|event| event["payload"]["itemType"] == "user_message")
-            .map(|event| {
-                event["payload"]["data"]["text"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string()
-            })
+            .collect();
+        let text = |event: &Value| {
+            event["payload"]["data"]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let shown: Vec<String> = user_items
+            .iter()
+            .filter(|event| !from_cli(event))
+            .map(|event| text(event))
             .collect();
         assert_eq!(shown, prompts, "{}: what the person typed, and only that", sc.label());
+        // What the CLI injected is an item too, marked as the CLI's: never the person's words,
+        // never lost. Every interrupt note the CLI sent is one.
+        let notes: Vec<String> = user_items
+            .iter()
+            .filter(|event| from_cli(event))
+            .map(|event| text(event))
+            .collect();
+        let interrupt_notes = sc
+            .provider_lines_where(|msg| {
+                msg["type"] == "user"
+                    && msg["message"]["content"][0]["text"]
+                        .as_str()
+                        .is_some_and(|text| text.starts_with("[Request interrupted"))
+            })
+            .len();
+        let noted = notes
+            .iter()
+            .filter(|note| note.starts_with("[Request interrupted"))
+            .count();
+        assert_eq!(noted, interrupt_notes, "{}: {notes:?}", sc.label());
         // Each prompt is the first item of its turn.
         for prompt in of_type(&events, "item.started")
             .into_iter()
-            .filter(|event| event["payload"]["itemType"] == "user_message")
+            .filter(|event| event["payload"]["itemType"] == "user_message" && !from_cli(event))
         {
             let first = events
                 .iter()
@@ -557,11 +585,13 @@ fn the_persons_prompt_is_shown_and_the_clis_notes_are_not() {
             assert_eq!(first, Some(prompt), "{}", sc.label());
         }
     }
-    // The bare stream shows the prompts it replays, never the interrupt note.
+    // The bare stream shows the interrupt note only as the CLI's.
     for sc in Scenario::all(BARE) {
         for event in of_type(&events(&sc), "item.started") {
             let text = event["payload"]["data"]["text"].as_str().unwrap_or_default();
-            assert!(!text.starts_with("[Request interrupted"), "{}: {text}", sc.label());
+            if text.starts_with("[Request interrupted") {
+                assert!(from_cli(event), "{}: {text}", sc.label());
+            }
         }
     }
 }

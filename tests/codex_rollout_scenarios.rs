@@ -421,7 +421,7 @@ fn a_timestamp_that_is_no_instant_is_a_warning_and_moves_nothing() {
 /// are an event only when a limit has a value (codex writes them all null when the model server
 /// reports none).
 #[test]
-fn token_counts_report_usage_and_only_limits_with_a_value() {
+fn token_counts_report_usage_and_limits_with_a_value_or_no_usage_beside_them() {
     for sc in Scenario::all(Source::CodexRollout) {
         for line in sc.provider_lines_where(|msg| msg["payload"]["type"] == "token_count") {
             let count = &sc.msg(line)["payload"];
@@ -445,9 +445,11 @@ fn token_counts_report_usage_and_only_limits_with_a_value() {
                 "{}: line {line}",
                 sc.label()
             );
-            let any_limit = count["rate_limits"]
-                .as_object()
-                .is_some_and(|limits| limits.iter().any(|(key, value)| key != "limit_id" && !value.is_null()));
+            // A limit with a value is news; so are the limits of a count with no usage, whose
+            // ids no other event would carry.
+            let any_limit = count["rate_limits"].as_object().is_some_and(|limits| {
+                count["info"].is_null() || limits.iter().any(|(key, value)| key != "limit_id" && !value.is_null())
+            });
             let limits = kinds
                 .iter()
                 .filter(|kind| *kind == "account.rate-limits.updated")

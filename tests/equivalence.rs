@@ -180,7 +180,10 @@ fn token(event: &ProviderRuntimeEvent) -> Token {
     let (detail, item_type) = match &event.event {
         RuntimeEvent::ItemStarted(p) | RuntimeEvent::ItemUpdated(p) | RuntimeEvent::ItemCompleted(p) => {
             let status = p.status.map_or("-", |status| status.as_str());
-            (format!("{},{status}", p.item_type.as_str()), Some(p.item_type))
+            // Text the CLI put into the conversation is told from the person's words.
+            let from_cli = p.data.as_ref().is_some_and(|data| data.to_value()["origin"] == "cli");
+            let marker = if from_cli { "[cli]" } else { "" };
+            (format!("{}{marker},{status}", p.item_type.as_str()), Some(p.item_type))
         }
         RuntimeEvent::ContentDelta(p) => (p.stream_kind.as_str().to_string(), None),
         RuntimeEvent::RequestOpened(p) => (p.request_type.as_str().to_string(), None),
@@ -344,11 +347,20 @@ const DEPARTURES: &[Departure] = &[
     },
     Departure {
         source: Source::ClaudeSession,
-        what: "session.configured",
-        removes: |t| t.event == T::SessionConfigured,
+        what: "session.configured, thread.metadata.updated",
+        removes: |t| matches!(t.event, T::SessionConfigured | T::ThreadMetadataUpdated),
         why: "a session file states where and how the session ran (`cwd`, `gitBranch`, `version`, permission mode, \
-              model) on its records; the live run lists the CLI's `init` and the answers to the client's control \
-              requests instead",
+              model) on its records, and its prompt queue (`queue-operation`) as thread metadata; the live run \
+              lists the CLI's `init` and the answers to the client's control requests instead, and reports its \
+              status, session state and thinking estimates as thread metadata",
+    },
+    Departure {
+        source: Source::ClaudeSession,
+        what: "user_message items of the CLI's notes",
+        removes: |t| t.detail.starts_with("user_message[cli],"),
+        why: "the file keeps the echoes of a local command the CLI writes after it ran (its caveat, \
+              `<command-name>`, its output) and the context it injects (`isMeta`); the live stream sends some of \
+              them, in other places",
     },
     Departure {
         source: Source::ClaudeSession,
@@ -1648,9 +1660,13 @@ fn ids_of(events: &[ProviderRuntimeEvent], run: &str) -> Ids {
         };
         note(&mut ids.threads, "threadId");
         note(&mut ids.turns, "turnId");
+        let token = token(event);
         let removed = SESSION_RUN_DEPARTURES
             .iter()
-            .any(|row| row.run == run && (row.removes)(&token(event)));
+            .any(|row| row.run == run && (row.removes)(&token))
+            || DEPARTURES
+                .iter()
+                .any(|row| row.source == Source::ClaudeSession && (row.removes)(&token));
         if let RuntimeEvent::ItemStarted(item) = &event.event
             && let Some(id) = text["itemId"].as_str()
             && !removed

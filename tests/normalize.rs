@@ -139,78 +139,113 @@ fn every_trace_is_detected_as_its_source() {
     }
 }
 
-/// Provider frames that say nothing the events do not already say, so they yield no event: a
-/// state change that repeats the state is noise a UI cannot tell from a change. By source
-/// family and the frame's kind ([`frame_kind`]), each with why it adds nothing.
-const QUIET_FRAMES: &[(&str, &str, &str)] = &[
+/// Provider frames that yield no event, each by source family and the frame's kind
+/// ([`frame_kind`]) with why it may, and the check that it says nothing more: beyond its envelope
+/// ([`envelope_only`]: its type and subtype, message, request and session ids, times, a block
+/// index) nothing, or every fact it states already carried by an earlier message
+/// ([`repeats_turn_start`]). A listed kind that says more fails the test: it needs an event.
+const QUIET_FRAMES: &[(&str, &str, &str, Says)] = &[
     (
         "claude",
         "stream_event/message_stop",
         "its blocks stopped already and the `result` ends the turn",
+        envelope_only,
     ),
     (
         "claude",
         "stream_event/content_block_stop",
-        "a tool block's stop repeats the `input final` of its `assistant` message",
-    ),
-    (
-        "claude",
-        "system/status",
-        "`requesting` or the permission mode while the turn runs (a mode the client sets is `session.configured`)",
-    ),
-    (
-        "claude",
-        "system/session_state_changed",
-        "Claude's own idle/running, which the session state already says from the turns and requests",
-    ),
-    (
-        "claude",
-        "system/thinking_tokens",
-        "an estimate of the thinking tokens, which the usage reports count",
-    ),
-    (
-        "claude",
-        "system/background_tasks_changed",
-        "the list of running tasks: `task.started` and `task.completed` say each change",
-    ),
-    (
-        "claude",
-        "user/cli-note",
-        "text the CLI injects (the interrupt note, local command echoes): no one's words; the stop is the turn's `interrupted`",
-    ),
-    (
-        "claude-session",
-        "user/cli-note",
-        "the echoes of a local command the CLI writes after it ran (its caveat, `<command-name>`, its output): a `/compact` \
-         is its turn's prompt (from the queue) and its `context_compaction` item",
+        "a block's stop repeats the `input final` of its `assistant` message",
+        envelope_only,
     ),
     (
         "claude",
         "control_response/interrupt",
         "the CLI acknowledges the client's interrupt; the `result` ends the turn `interrupted`",
-    ),
-    (
-        "claude-session",
-        "queue-operation",
-        "the CLI's prompt queue (`enqueue`, `dequeue`): the prompt record that follows starts the turn; an \
-         `enqueue`'s text is kept for a `/compact`, which has no prompt record",
-    ),
-    (
-        "codex-rollout",
-        "event_msg/token_count",
-        "a count with no usage yet and every rate limit null",
+        envelope_only,
     ),
     (
         "codex-app-server",
         "turn/started",
-        "the `turn/start` result started the turn (one fact, one event)",
+        "the `turn/start` result started the same turn (one fact, one event)",
+        repeats_turn_start,
     ),
     (
         "codex-app-server",
         "result of turn/interrupt",
         "the acknowledgement; `turn/completed` ends the turn `interrupted`",
+        envelope_only,
     ),
 ];
+
+/// Whether a frame that yields no event says nothing more than its listing allows: `Err` says
+/// what it says.
+type Says = fn(&Scenario, usize) -> Result<(), String>;
+
+/// The members that only place a message: its kind, its ids, its time, a block's index.
+const ENVELOPE: &[&str] = &[
+    "type",
+    "subtype",
+    "id",
+    "jsonrpc",
+    "uuid",
+    "session_id",
+    "sessionId",
+    "request_id",
+    "message_id",
+    "api_message_id",
+    "parent_tool_use_id",
+    "timestamp",
+    "ordinal",
+    "index",
+];
+
+/// The message says nothing beyond its envelope: every member is an [`ENVELOPE`] member, null,
+/// or an object that says nothing beyond its own envelope.
+fn envelope_only(sc: &Scenario, line: usize) -> Result<(), String> {
+    fn said(value: &Value, path: &str, found: &mut Vec<String>) {
+        match value {
+            Value::Null => {}
+            Value::Object(members) => {
+                for (key, member) in members {
+                    if !ENVELOPE.contains(&key.as_str()) {
+                        said(member, &format!("{path}.{key}"), found);
+                    }
+                }
+            }
+            _ => found.push(format!("{path} = {value}")),
+        }
+    }
+    let mut found = Vec::new();
+    said(sc.msg(line), "", &mut found);
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(found.join(", "))
+    }
+}
+
+/// A `turn/started` whose turn is the one an earlier `turn/start` result gave, as it gave it
+/// but for the time it started (which the result leaves null): a time, the envelope's.
+fn repeats_turn_start(sc: &Scenario, line: usize) -> Result<(), String> {
+    let untimed = |turn: &Value| {
+        let mut turn = turn.clone();
+        turn["startedAt"] = Value::Null;
+        turn
+    };
+    let turn = untimed(&sc.msg(line)["params"]["turn"]);
+    let earlier = sc
+        .provider_lines_where(|msg| msg["result"]["turn"]["id"] == turn["id"])
+        .into_iter()
+        .any(|at| at < line && untimed(&sc.msg(at)["result"]["turn"]) == turn);
+    if earlier {
+        Ok(())
+    } else {
+        Err(format!(
+            "turn {} was not given as is by an earlier `turn/start` result",
+            turn["id"]
+        ))
+    }
+}
 
 /// A frame's kind, read here from the message (not by the library): the JSON-RPC method (a
 /// response is `result of <method>`, the method of the request it answers), else the message's
@@ -291,13 +326,7 @@ fn every_provider_frame_yields_an_event_carrying_it() {
             .copied()
             .unwrap_or(usize::MAX);
         for line in sc.provider_lines_where(|_| true) {
-            // The message as the library carries it by default: with its credentials redacted
-            // (gemini's `initialize` result names an `api-key` auth method).
-            let text = sc.msg_text(line);
-            let carried = RawValue::from_string(text.to_string())
-                .ok()
-                .and_then(|raw| agentwire::secrets::redact_raw(&raw))
-                .map_or_else(|| text.to_string(), |raw| raw.get().to_string());
+            let carried = carried(&sc, line);
             let carrier = (0..sc.events().len()).find(|&index| {
                 let from_here = match sc.line_of(index) {
                     Some(from) if line >= first_timed => from == line,
@@ -316,13 +345,24 @@ fn every_provider_frame_yields_an_event_carrying_it() {
                 Some(carrier) => used[carrier] = true,
                 None => {
                     let key = (family(sc.source), frame_kind(&sc, line));
-                    if QUIET_FRAMES
+                    let listed = QUIET_FRAMES
                         .iter()
-                        .any(|(family, kind, _)| (*family, *kind) == (key.0, key.1.as_str()))
-                    {
-                        quiet_seen.insert(key);
-                    } else {
-                        unlisted.insert(format!("{} `{}`: trace `{}`, line {line}", key.0, key.1, sc.label()));
+                        .find(|(family, kind, ..)| (*family, *kind) == (key.0, key.1.as_str()));
+                    match listed.map(|(.., says)| says(&sc, line)) {
+                        Some(Ok(())) => {
+                            quiet_seen.insert(key);
+                        }
+                        Some(Err(more)) => {
+                            unlisted.insert(format!(
+                                "{} `{}`: trace `{}`, line {line}: listed, but says {more}",
+                                key.0,
+                                key.1,
+                                sc.label()
+                            ));
+                        }
+                        None => {
+                            unlisted.insert(format!("{} `{}`: trace `{}`, line {line}", key.0, key.1, sc.label()));
+                        }
                     }
                 }
             }
@@ -336,9 +376,71 @@ fn every_provider_frame_yields_an_event_carrying_it() {
     );
     let stale: Vec<_> = QUIET_FRAMES
         .iter()
-        .filter(|(family, kind, _)| !quiet_seen.contains(&(*family, kind.to_string())))
+        .filter(|(family, kind, ..)| !quiet_seen.contains(&(*family, kind.to_string())))
+        .map(|(family, kind, ..)| (family, kind))
         .collect();
     assert!(stale.is_empty(), "QUIET_FRAMES rows no frame needs: {stale:?}");
+}
+
+/// A provider message as the library carries it by default: with its credentials redacted
+/// (gemini's `initialize` result names an `api-key` auth method).
+fn carried(sc: &Scenario, line: usize) -> String {
+    let text = sc.msg_text(line);
+    RawValue::from_string(text.to_string())
+        .ok()
+        .and_then(|raw| agentwire::secrets::redact_raw(&raw))
+        .map_or_else(|| text.to_string(), |raw| raw.get().to_string())
+}
+
+/// Nothing lost (the proposal's 8.1-8.2): read in order, the `raw` payloads of a trace's
+/// canonical stream give back every provider message of the trace, in the order it came, but
+/// the kinds [`QUIET_FRAMES`] lists (which `every_provider_frame_yields_an_event_carrying_it`
+/// checks say nothing more). Prints the figures: messages, carried, and the listed ones by kind.
+#[test]
+fn raw_payloads_give_back_every_provider_message_in_order() {
+    let (mut messages, mut given_back) = (0usize, 0usize);
+    let mut listed: std::collections::BTreeMap<(&str, String), usize> = Default::default();
+    let mut out_of_order = Vec::new();
+    for sc in corpus() {
+        let payloads: Vec<&str> = sc
+            .events()
+            .iter()
+            .filter_map(|event| event.raw.as_ref().map(|raw| raw.payload.get()))
+            .collect();
+        let mut next = 0;
+        for line in sc.provider_lines_where(|_| true) {
+            messages += 1;
+            let text = carried(&sc, line);
+            match payloads[next..].iter().position(|payload| *payload == text) {
+                Some(at) => {
+                    given_back += 1;
+                    next += at + 1;
+                }
+                None => {
+                    let key = (family(sc.source), frame_kind(&sc, line));
+                    let quiet = QUIET_FRAMES
+                        .iter()
+                        .any(|(family, kind, ..)| (*family, *kind) == (key.0, key.1.as_str()));
+                    if quiet && !payloads.contains(&text.as_str()) {
+                        *listed.entry(key).or_default() += 1;
+                    } else {
+                        out_of_order.push(format!("trace `{}`, line {line}: {} `{}`", sc.label(), key.0, key.1));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("provider messages: {messages}; given back in order by `raw`: {given_back}; listed quiet kinds:");
+    for ((family, kind), count) in &listed {
+        eprintln!("  {family} `{kind}`: {count}");
+    }
+    assert!(
+        out_of_order.is_empty(),
+        "{} provider messages are not given back in order by the canonical stream's `raw` payloads:\n{}",
+        out_of_order.len(),
+        out_of_order.join("\n")
+    );
+    assert_eq!(given_back + listed.values().sum::<usize>(), messages);
 }
 
 #[test]

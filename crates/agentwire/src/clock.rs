@@ -63,6 +63,13 @@ impl Clock {
         }
     }
 
+    /// From now on, a frame with neither a recorded nor a provider time is stamped with the wall
+    /// clock (a live host's line passed without `at`), and nothing waits for a time.
+    pub fn use_wall(&mut self) {
+        self.source = ClockSource::Wall;
+        self.known = true;
+    }
+
     /// For a stream that never carries a time (`codex exec --json`): nothing is learned by
     /// waiting for one, so the fallback (the last time, the Unix epoch before any, or the wall
     /// clock) is final and events are not held.

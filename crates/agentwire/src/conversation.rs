@@ -8,14 +8,27 @@
 //! item shows.
 
 use agentwire_canonical::{
-    ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, ProviderThreadId, RuntimeEvent, SessionConfiguredPayload,
-    ThreadStartedPayload, TurnPlanStep, TurnPlanUpdatedPayload,
+    CanonicalItemType, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, ProviderThreadId, RuntimeEvent,
+    SessionConfiguredPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnPlanStep, TurnPlanUpdatedPayload,
 };
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
 
 use crate::emit::{Context, Raw};
 use crate::ledger::{Ledger, OpenItemFace, Place};
 use crate::object_text;
+
+/// The members of a Claude message that only place it (its type and subtype, its ids, its
+/// time): what [`Cursor::metadata`] leaves out of what the message says.
+pub const ENVELOPE: [&str; 7] = [
+    "type",
+    "subtype",
+    "uuid",
+    "session_id",
+    "sessionId",
+    "timestamp",
+    "parent_tool_use_id",
+];
 
 /// The provider's thread a stream is in and its open turn, as the provider names them.
 #[derive(Clone, Debug, Default)]
@@ -159,6 +172,54 @@ impl Cursor {
             plan,
         };
         ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+    }
+
+    /// `thread.metadata.updated` with what a message says under `key`: the message's members
+    /// but its envelope ([`ENVELOPE`]). For what changes nothing a UI draws (a status report,
+    /// a thinking estimate, the running tasks, the prompt queue): a UI merges metadata and draws
+    /// nothing, and the message is carried, not dropped.
+    pub fn metadata<Q>(
+        &self,
+        ledger: &mut Ledger<Q>,
+        key: &str,
+        message: &impl Serialize,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let mut said = match serde_json::to_value(message) {
+            Ok(Value::Object(members)) => members,
+            Ok(other) => Map::from_iter([("value".to_string(), other)]),
+            Err(_) => Map::new(),
+        };
+        said.retain(|member, _| !ENVELOPE.contains(&member.as_str()));
+        let context = self.context(ledger, Some(raw));
+        let payload = ThreadMetadataUpdatedPayload {
+            name: None,
+            metadata: Some(Map::from_iter([(key.to_string(), Value::Object(said))])),
+        };
+        ledger.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+    }
+
+    /// Text the CLI put into the conversation itself (the interrupt note, a local command's
+    /// echo, a synthetic prompt such as "Output token limit hit"): not the person's words and
+    /// not nothing. A `user_message` item with `data.origin: "cli"` (and the provider's own
+    /// marker, `flag`, as it names it), which a UI draws as a system note, in the open turn (the
+    /// thread when none is open: such a note never starts a turn).
+    pub fn cli_note<Q>(
+        &self,
+        ledger: &mut Ledger<Q>,
+        key: &str,
+        text: &str,
+        flag: Option<(&str, bool)>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let mut data = json!({ "text": text, "origin": "cli" });
+        if let Some((name, value)) = flag {
+            data[name] = Value::Bool(value);
+        }
+        let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, data);
+        self.whole_item(ledger, key, face, raw, out);
     }
 
     /// `session.configured` with `config`.

@@ -186,6 +186,20 @@ impl Emitter {
         }
     }
 
+    /// Takes a line from a live host: the session id, unless the host gave one or a line fixed
+    /// it already, is a fresh one ([`ids::live_session`]), and when the host gave the line no
+    /// time (`wall`) the clock falls back to the wall clock from now on.
+    pub fn live(&mut self, wall: bool) {
+        if self.session.is_none() {
+            let session = ids::live_session();
+            self.event_base = ids::event_base(&session);
+            self.session = Some(session);
+        }
+        if wall {
+            self.clock.use_wall();
+        }
+    }
+
     /// The session id ([`Emitter::ensure_session`] is called with the first line).
     pub fn session(&self) -> &RuntimeSessionId {
         self.session

@@ -121,6 +121,13 @@ pub fn default_session(first_line: &[u8]) -> RuntimeSessionId {
     text(v5([first_line]), |id| RuntimeSessionId::new(id))
 }
 
+/// The default session id of a live session ([`crate::normalizer::Normalizer::received`] and
+/// `sent`): a fresh UUIDv7. A live host's first line is the same `initialize` every time, so an
+/// id derived from it would give every session of the host the same id.
+pub fn live_session() -> RuntimeSessionId {
+    text(uuid::Uuid::now_v7(), |id| RuntimeSessionId::new(id))
+}
+
 /// The base of a session's event ids (see the module docs).
 pub fn event_base(session: &RuntimeSessionId) -> u128 {
     v5([session.as_str().as_bytes(), b"events"]).as_u128()

@@ -348,6 +348,12 @@ impl<Q> Ledger<Q> {
         self.emitter.clock.tick(recorded, provider);
     }
 
+    /// A live host's line is next ([`Emitter::live`]): a fresh session id unless one is fixed,
+    /// and the wall clock for a line given no time (`wall`).
+    pub fn live(&mut self, wall: bool) {
+        self.emitter.live(wall);
+    }
+
     /// [`Ledger::begin`] for a source whose lines carry their own time as RFC 3339 text (a Codex
     /// rollout line's `timestamp`; Claude's messages carry one too), read strictly
     /// ([`clock::read_rfc3339`]). A text that is no instant (`2026-02-31T25:61:61Z`, an offset of

@@ -174,6 +174,10 @@ impl<M: Mapping> Normalizer for Lifecycle<M> {
         }
     }
 
+    fn live(&mut self, at: Option<i64>) {
+        self.0.ledger().live(at.is_none());
+    }
+
     fn push_unreadable(&mut self, line: &str, reason: &str, out: &mut Vec<ProviderRuntimeEvent>) {
         self.0.ledger().begin(line, None, None);
         let context = self.0.context(None);

@@ -92,10 +92,15 @@ pub trait Normalizer: Send {
     /// Maps one line the agent wrote (its stdout), the bare message as the program printed it,
     /// received at `at` (Unix milliseconds) when the host knows when. A live host holds no
     /// transcript records: the events are those [`Normalizer::push_line`] gives for the record
-    /// `{"dir":"in","ts":at,"msg":line}`, but for the default session id, which derives from the
-    /// first message itself ([`Options::session_id`] makes both the same). An unreadable line is
-    /// reported as `push_line` reports it.
+    /// `{"dir":"in","ts":at,"msg":line}`, but for two things that make a live session a live
+    /// one. The default session id is a fresh UUIDv7 (every session of a host begins with the
+    /// same `initialize`; [`Options::session_id`] fixes it), and a line with no `at` and no time
+    /// of its own is stamped with the wall clock as it arrives, so its events come back from
+    /// this call: nothing waits for a time that a stream without times never gives. Replaying a
+    /// file ([`Normalizer::push_line`]) keeps the derived id and the recorded clock. An
+    /// unreadable line is reported as `push_line` reports it.
     fn received(&mut self, line: &str, at: Option<i64>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
+        self.live(at);
         push_read(self, line, Frame::parse_message(line, Direction::In, at), out)
     }
 
@@ -103,8 +108,14 @@ pub trait Normalizer: Send {
     /// [`Normalizer::received`], for the record `{"dir":"out","ts":at,"msg":line}`. A reply built
     /// by [`Normalizer::answer`] resolves its request once it is pushed here.
     fn sent(&mut self, line: &str, at: Option<i64>, out: &mut Vec<ProviderRuntimeEvent>) -> Result<(), Problem> {
+        self.live(at);
         push_read(self, line, Frame::parse_message(line, Direction::Out, at), out)
     }
+
+    /// Readies the normalizer for a live host's line given at `at` (what
+    /// [`Normalizer::received`] and [`Normalizer::sent`] do first): a fresh session id unless one
+    /// is fixed, the wall clock for a line with no time.
+    fn live(&mut self, at: Option<i64>);
 
     /// Settles what is still open at the end of the stream: a turn never completed gets
     /// `turn.aborted`, open items complete as `failed`, open requests resolve as `cancelled`.
@@ -164,7 +175,7 @@ pub trait Conformer {
 
 #[cfg(test)]
 mod tests {
-    use agentwire_canonical::ProviderRuntimeEvent;
+    use agentwire_canonical::{IsoDateTime, ProviderRuntimeEvent};
 
     use super::Options;
     use crate::frame::{Direction, Frame, LineFormat};
@@ -179,7 +190,9 @@ mod tests {
 
     /// The events of a corpus trace read line by line with `push_line`, and the same trace fed as
     /// a live host feeds it: each record's bare `msg` through `received` or `sent` by its `dir`,
-    /// its `ts` as the time, with the session id the first record would give.
+    /// its `ts` as the time, with the session id the first record would give. Live, a line with
+    /// no time is stamped with the wall clock, so in a trace with such lines `createdAt` is left
+    /// out of the comparison.
     #[test]
     fn received_and_sent_map_a_transcript_as_push_line_does() {
         let (mut traces, mut records) = (0, 0);
@@ -190,10 +203,11 @@ mod tests {
             let format = LineFormat::of(first);
             let (mut read, mut expected) = (source.normalizer(Options::default()), Vec::new());
             let live_options = Options {
-                session_id: (format == LineFormat::Transcript).then(|| ids::default_session(first.as_bytes())),
+                session_id: Some(ids::default_session(first.as_bytes())),
                 ..Options::default()
             };
             let (mut live, mut actual) = (source.normalizer(live_options), Vec::new());
+            let mut untimed = format == LineFormat::Bare;
             for line in &lines {
                 let by_line = read.push_line(line, format, &mut expected);
                 let by_message = match format {
@@ -202,6 +216,7 @@ mod tests {
                         records += 1;
                         let record = Frame::parse(line, format)
                             .unwrap_or_else(|err| panic!("{}: a corpus record: {err}", path.display()));
+                        untimed |= record.ts.is_none();
                         match record.dir {
                             Direction::In => live.received(record.msg.get(), record.ts, &mut actual),
                             Direction::Out => live.sent(record.msg.get(), record.ts, &mut actual),
@@ -212,10 +227,81 @@ mod tests {
             }
             read.finish(&mut expected);
             live.finish(&mut actual);
+            if untimed {
+                for event in expected.iter_mut().chain(actual.iter_mut()) {
+                    event.created_at = IsoDateTime::new("2000-01-01T00:00:00.000Z").expect("a date-time");
+                }
+            }
             assert_eq!(jsonl(&actual), jsonl(&expected), "{}", path.display());
             traces += 1;
         }
         assert!(traces > 200 && records > 2000, "{traces} traces, {records} records");
+    }
+
+    /// A live host that passes no `at` for a source whose lines carry no time (an ACP agent):
+    /// each call returns its own events, so the permission card reaches the screen while the
+    /// agent waits for it, stamped with the wall clock; and two sessions get two ids.
+    #[cfg(feature = "acp")]
+    #[test]
+    fn a_live_timeless_stream_gives_each_line_its_events_at_once() {
+        use agentwire_canonical::RuntimeEvent;
+
+        use crate::source::Source;
+
+        let path = crate::test_corpus::traces()
+            .into_iter()
+            .find(|(source, path)| *source == Source::Acp && path.ends_with("acp/tool_allow.jsonl"))
+            .expect("the ACP trace tool_allow")
+            .1;
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let mut sessions = Vec::new();
+        for _ in 0..2 {
+            let mut live = Source::Acp.normalizer(Options::default());
+            let (mut opened, mut requests) = (0, 0);
+            let mut events = Vec::new();
+            let started = crate::clock::rfc3339_millis(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .expect("after 1970")
+                    .as_millis() as i64
+                    - 1000,
+            );
+            for line in text.lines() {
+                let record = Frame::parse(line, LineFormat::Transcript).expect("a record");
+                assert_eq!(record.ts, None, "the trace carries no time");
+                events.clear();
+                let pushed = match record.dir {
+                    Direction::In => live.received(record.msg.get(), None, &mut events),
+                    Direction::Out => live.sent(record.msg.get(), None, &mut events),
+                };
+                pushed.expect("maps");
+                let asks = record.msg.get().contains(r#""method":"session/request_permission""#);
+                requests += usize::from(asks);
+                let cards = events
+                    .iter()
+                    .filter(|event| matches!(event.event, RuntimeEvent::RequestOpened(_)))
+                    .count();
+                assert_eq!(cards, usize::from(asks), "{line}");
+                opened += cards;
+                for event in &events {
+                    assert!(
+                        event.created_at.as_str() >= started.as_str(),
+                        "{}",
+                        event.created_at.as_str()
+                    );
+                }
+                if let Some(event) = events.first() {
+                    sessions.push(event.session_id.clone());
+                }
+            }
+            assert!(requests == 1 && opened == 1, "{requests} requests, {opened} cards");
+        }
+        sessions.dedup();
+        assert_eq!(sessions.len(), 2, "two live sessions, two ids: {sessions:?}");
+        for session in &sessions {
+            let id = uuid::Uuid::parse_str(session.as_str()).expect("a UUID");
+            assert_eq!(id.get_version_num(), 7, "a fresh UUIDv7: {}", session.as_str());
+        }
     }
 
     #[cfg(feature = "codex-app-server")]

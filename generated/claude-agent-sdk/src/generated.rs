@@ -1712,6 +1712,13 @@ pub struct PermissionUpdateSetMode {
 pub struct RedactedThinkingBlockParam {
     pub data: ::std::string::String,
 }
+///On a `message_stop` cut short (an interrupt): the blocks of the message from `from_block_index` on were never finished.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct SdkAbandonedBlocks {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub api_message_id: ::std::option::Option<::std::string::String>,
+    pub from_block_index: u64,
+}
 ///A complete assistant message (`SDKAssistantMessage`). With partial messages on, the CLI sends one per content block.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkAssistantMessage {
@@ -2330,6 +2337,11 @@ pub struct SdkMessageOriginTaskNotification {
 ///A raw Anthropic API stream event (`SDKPartialAssistantMessage`), sent only with partial messages on.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkPartialAssistantMessage {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub abandoned_blocks: ::std::option::Option<SdkAbandonedBlocks>,
+    ///The id of the API message the event belongs to (as `message_start` gave it).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub api_message_id: ::std::option::Option<::std::string::String>,
     pub event: BetaRawMessageStreamEvent,
     ///The Task tool_use id when the message comes from a subagent, else null.
     #[serde(deserialize_with = "::std::option::Option::deserialize")]

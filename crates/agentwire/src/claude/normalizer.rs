@@ -31,7 +31,7 @@ use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
     MessageParamContent, PermissionResult, SdkAssistantMessage, SdkControlMcpMessageRequest,
     SdkControlPermissionRequest, SdkControlRequestInner, SdkControlResponsePayload, SdkHookCallbackRequest,
-    SdkHookResponseMessageOutcome, SdkPermissionDenial, SdkResultMessage, SdkSystemMessage,
+    SdkHookResponseMessageOutcome, SdkPartialAssistantMessage, SdkPermissionDenial, SdkResultMessage, SdkSystemMessage,
     SdkTaskNotificationMessageStatus, SdkUserMessage, TerminalReason,
 };
 use serde_json::value::RawValue;
@@ -606,23 +606,12 @@ impl ClaudeNormalizer {
             return self.subagent(parent, "reads a tool result", raw, out);
         }
         let blocks: Vec<&ContentBlockParam> = match &message.message.content {
-            MessageParamContent::String(text) => {
-                if !self.user_text(message, text, raw, out) {
-                    self.at
-                        .current_state(&mut self.ledger, "the CLI injected a message", raw, out);
-                }
-                return;
-            }
+            MessageParamContent::String(text) => return self.user_text(message, text, raw, out),
             MessageParamContent::Array(blocks) => blocks.iter().collect(),
         };
         let has_results = blocks
             .iter()
             .any(|block| matches!(block, ContentBlockParam::ToolResult(_)));
-        if !has_results && message.is_synthetic == Some(true) {
-            return self
-                .at
-                .current_state(&mut self.ledger, "the CLI injected a message", raw, out);
-        }
         if has_results {
             self.ensure_turn(None, raw, out);
         }
@@ -639,7 +628,10 @@ impl ClaudeNormalizer {
                     self.tool_result(tool_use_id, &text, failed, value, raw, out);
                     mapped = true;
                 }
-                UserBlock::Text(text) => mapped |= self.user_text(message, text, raw, out),
+                UserBlock::Text(text) => {
+                    self.user_text(message, text, raw, out);
+                    mapped = true;
+                }
                 UserBlock::Other => {}
             }
         }
@@ -657,23 +649,19 @@ impl ClaudeNormalizer {
     /// item), the summary it continues from after a compaction (the first user message after
     /// `compact_boundary`, a `context_compaction` item: no one's words, though sent as a
     /// user's), or a note it injects itself ([`CLI_NOTES`]: the interrupt note, local command
-    /// echoes), which is no one's words and shows nothing. True when an item was shown.
-    fn user_text(
-        &mut self,
-        message: &SdkUserMessage,
-        text: &str,
-        raw: Raw<'_>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) -> bool {
+    /// echoes, a synthetic prompt), no one's words: a note of the CLI's
+    /// ([`Cursor::cli_note`]), which starts no turn.
+    fn user_text(&mut self, message: &SdkUserMessage, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let summary = std::mem::take(&mut self.summary_due) && message.is_replay != Some(true);
         if text.starts_with(INTERRUPT_NOTE) {
             self.interrupted = true;
         }
+        let key = message.uuid.clone().unwrap_or_else(|| format!("user:{}", self.turns));
         if message.is_synthetic == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note)) {
-            return false;
+            let flag = message.is_synthetic.map(|value| ("isSynthetic", value));
+            return self.at.cli_note(&mut self.ledger, &key, text, flag, raw, out);
         }
         self.ensure_turn(None, raw, out);
-        let key = message.uuid.clone().unwrap_or_else(|| format!("user:{}", self.turns));
         let face = if summary {
             OpenItemFace::untitled(CanonicalItemType::ContextCompaction, json!({ "text": text }))
         } else {
@@ -683,7 +671,6 @@ impl ClaudeNormalizer {
             )
         };
         self.at.whole_item(&mut self.ledger, &key, face, raw, out);
-        true
     }
 
     /// A subagent's message: `item.updated` of its Task item, the message in `data`. A
@@ -716,15 +703,14 @@ impl ClaudeNormalizer {
 
     fn stream_event(
         &mut self,
-        event: &BetaRawMessageStreamEvent,
-        parent: Option<&str>,
+        message: &SdkPartialAssistantMessage,
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        if let Some(parent) = parent {
+        if let Some(parent) = &message.parent_tool_use_id {
             return self.subagent(parent, "streams", raw, out);
         }
-        match event {
+        match &message.event {
             BetaRawMessageStreamEvent::MessageStart(start) => {
                 self.ensure_turn(Some(&start.message.model), raw, out);
                 self.streamed_message = Some(start.message.id.clone());
@@ -744,10 +730,16 @@ impl ClaudeNormalizer {
                 self.ledger
                     .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
-            BetaRawMessageStreamEvent::MessageStop => {
-                self.at
-                    .current_state(&mut self.ledger, "the model's message ended", raw, out)
-            }
+            // A message cut short says which of its blocks were never finished: metadata, since
+            // the turn's end settles whatever is still open.
+            BetaRawMessageStreamEvent::MessageStop => match &message.abandoned_blocks {
+                Some(abandoned) => self
+                    .at
+                    .metadata(&mut self.ledger, "abandonedBlocks", abandoned, raw, out),
+                None => self
+                    .at
+                    .current_state(&mut self.ledger, "the model's message ended", raw, out),
+            },
             BetaRawMessageStreamEvent::ContentBlockStart(start) => {
                 self.ensure_turn(None, raw, out);
                 let message = self.streamed_message.clone().unwrap_or_default();
@@ -1107,12 +1099,18 @@ impl ClaudeNormalizer {
                 self.ensure_turn(Some(&init.model), raw, out);
             }
             // Claude's own view of what the events already say (a request in flight, the
-            // session running or idle, a thinking estimate, the running tasks): no event, lest
-            // a state change repeat the state.
-            SdkSystemMessage::Status(_)
-            | SdkSystemMessage::SessionStateChanged(_)
-            | SdkSystemMessage::ThinkingTokens(_)
-            | SdkSystemMessage::BackgroundTasksChanged(_) => {}
+            // session running or idle, a thinking estimate, the running tasks): thread metadata,
+            // never a session state change that would repeat the state.
+            SdkSystemMessage::Status(status) => self.at.metadata(&mut self.ledger, "status", status, raw, out),
+            SdkSystemMessage::SessionStateChanged(state) => {
+                self.at.metadata(&mut self.ledger, "sessionState", state, raw, out);
+            }
+            SdkSystemMessage::ThinkingTokens(tokens) => {
+                self.at.metadata(&mut self.ledger, "thinkingTokens", tokens, raw, out);
+            }
+            SdkSystemMessage::BackgroundTasksChanged(tasks) => {
+                self.at.metadata(&mut self.ledger, "backgroundTasks", tasks, raw, out);
+            }
             SdkSystemMessage::CompactBoundary(boundary) => {
                 let context = self.at.context(&mut self.ledger, Some(raw));
                 let payload = ThreadStateChangedPayload {
@@ -1509,12 +1507,18 @@ impl ClaudeNormalizer {
                 );
                 self.warning(message, None, raw, out);
             }
-            (Some("interrupt"), None) => self.at.current_state(
-                &mut self.ledger,
-                "the interrupt was acknowledged; the turn completes as interrupted",
-                raw,
-                out,
-            ),
+            // The acknowledgement says nothing, or (since 0.3) which prompts are still queued.
+            (Some("interrupt"), None) => match body {
+                Value::Object(said) if !said.is_empty() => {
+                    self.at.metadata(&mut self.ledger, "interrupt", &said, raw, out);
+                }
+                _ => self.at.current_state(
+                    &mut self.ledger,
+                    "the interrupt was acknowledged; the turn completes as interrupted",
+                    raw,
+                    out,
+                ),
+            },
             (subtype, None) => {
                 let mut config = Map::new();
                 config.insert(subtype.unwrap_or("control_response").to_string(), body);
@@ -1608,7 +1612,7 @@ impl ClaudeNormalizer {
             ClaudeStreamLine::System(system) => self.system(system, raw, out),
             ClaudeStreamLine::StreamEvent(event) => {
                 self.at.see_thread(&mut self.ledger, &event.session_id, raw, out);
-                self.stream_event(&event.event, event.parent_tool_use_id.as_deref(), raw, out)
+                self.stream_event(event, raw, out)
             }
             ClaudeStreamLine::ToolProgress(progress) => {
                 let context = self.at.item_context(&mut self.ledger, &progress.tool_use_id, Some(raw));

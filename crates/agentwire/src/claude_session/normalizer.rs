@@ -244,17 +244,17 @@ impl ClaudeSessionNormalizer {
             let face = OpenItemFace::untitled(CanonicalItemType::ContextCompaction, json!({ "text": text }));
             return self.whole_item(&record.uuid, face, raw, out);
         }
+        let flag = record.is_meta.map(|value| ("isMeta", value));
         if text.starts_with(INTERRUPT_NOTE) {
             self.interrupted = true;
             if self.at.turn.is_some() {
+                self.at.cli_note(&mut self.ledger, &record.uuid, text, flag, raw, out);
                 let stop = Some("interrupted".to_string());
                 return self.end_turn(TurnState::Interrupted, stop, None, raw, out);
             }
         }
         if record.is_meta == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note)) {
-            return self
-                .at
-                .current_state(&mut self.ledger, "the CLI injected a message", raw, out);
+            return self.at.cli_note(&mut self.ledger, &record.uuid, text, flag, raw, out);
         }
         self.end_open_turn(raw, out);
         self.configure(
@@ -609,14 +609,21 @@ impl ClaudeSessionNormalizer {
             SessionRecord::CustomTitle(title) => self.name(&title.custom_title, None, raw, out),
             // The prompt queue and the file backups for rewinding: the prompt record that
             // follows a dequeue starts its turn (the queue's text is kept for a `/compact`,
-            // which has none), and a backup is no conversation. Not even a state: the session
-            // has none before its first prompt, as live.
+            // which has none), and a backup is no conversation. Thread metadata, not a state:
+            // the session has none before its first prompt, as live.
             SessionRecord::QueueOperation(queue) => {
                 if queue.operation == "enqueue" {
                     self.queued = queue.content.clone();
                 }
+                if let Some(session_id) = &queue.session_id {
+                    self.at.see_thread(&mut self.ledger, session_id, raw, out);
+                }
+                self.at.metadata(&mut self.ledger, "promptQueue", queue, raw, out);
             }
-            SessionRecord::FileHistorySnapshot(_) => {}
+            SessionRecord::FileHistorySnapshot(snapshot) => {
+                self.at
+                    .metadata(&mut self.ledger, "fileHistorySnapshot", snapshot, raw, out);
+            }
         }
     }
 }

@@ -153,11 +153,12 @@ impl CodexRolloutNormalizer {
             }
             EventMsg::TokenCount(count) => {
                 // Codex writes its rate limits on every count, each limit null when the model
-                // server reports none: only a limit with a value is worth an event.
-                let limits = count
-                    .rate_limits
-                    .as_ref()
-                    .filter(|limits| limits.iter().any(|(key, value)| !value.is_null() && key != "limit_id"));
+                // server reports none: a limit with a value is worth an event, and so is a count
+                // with no usage that names its limits (the limit's id), which no other event
+                // would carry.
+                let limits = count.rate_limits.as_ref().filter(|limits| {
+                    count.info.is_none() || limits.iter().any(|(key, value)| !value.is_null() && key != "limit_id")
+                });
                 if let Some(info) = &count.info {
                     let payload = ThreadTokenUsageUpdatedPayload {
                         usage: Json::serialize(info).unwrap_or_else(|_| Value::Null.into()),
@@ -169,7 +170,7 @@ impl CodexRolloutNormalizer {
                         out,
                     );
                 }
-                // A count of nothing (no usage yet, no limit) has nothing to say.
+                // A count of nothing (no usage, no limits) has nothing to say.
                 if let Some(limits) = limits {
                     let payload = AccountRateLimitsUpdatedPayload {
                         rate_limits: Value::Object(limits.clone()).into(),
