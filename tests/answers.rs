@@ -1,6 +1,7 @@
 //! The way back's errors and choices, on real requests of the corpus: a decision the request
 //! does not offer, an unknown or answered request, missing or ill-typed answers and results,
-//! read-only sources, and what a Claude grant or cancel carries. Each case is a request a real
+//! read-only sources, and what a Claude grant or cancel carries (rules the request did not
+//! suggest included). Each case is a request a real
 //! client answered ([`agentwire_tests::round_trip`]), asked again just before that reply; the
 //! round trip of every real reply is `answer_round_trip.rs`.
 
@@ -46,8 +47,8 @@ fn a_decision_the_provider_did_not_offer_is_an_error_listing_the_offer() {
         (
             Source::ClaudeControl,
             "sdk_exit_plan_mode_allow",
-            Decision::AcceptForSession,
-            "accept, decline, cancel",
+            Decision::Answered,
+            "accept, decline, cancel; its reply type also allows: acceptForSession",
         ),
         (
             Source::Acp,
@@ -206,5 +207,52 @@ fn a_claude_grant_for_the_session_carries_the_suggested_rules_and_a_cancel_inter
         )
         .expect("a PermissionResult");
         assert_eq!(agentwire::claude::permission_decision(&result), decision, "read back");
+    }
+}
+
+/// `ExitPlanMode` suggests no rule, and a real client (the Claude ACP adapter) approves it with a
+/// `setMode`: `acceptForSession` grants the rules the host gives as `result.updatedPermissions`,
+/// flagged as not offered; without them, or with an ill-typed result, there is no reply.
+#[test]
+fn a_claude_grant_the_request_did_not_suggest_carries_the_hosts_rules() {
+    let case = first_answered(Source::ClaudeControl, "sdk_exit_plan_mode_allow");
+    let before = case.text_before_reply();
+    let request: Value = serde_json::from_str(before.lines().last().expect("the request")).expect("a record");
+    assert_eq!(request["msg"]["request"]["tool_name"], "ExitPlanMode");
+    assert!(request["msg"]["request"].get("permission_suggestions").is_none());
+    let normalizer = normalizer_after(Source::ClaudeControl, &before);
+
+    let set_mode = json!([{ "type": "setMode", "mode": "acceptEdits", "destination": "session" }]);
+    let reply = Reply {
+        result: Some(json!({ "updatedPermissions": set_mode })),
+        ..Reply::new(Decision::AcceptForSession)
+    };
+    let built = normalizer
+        .answer(&case.request, &reply)
+        .expect("the reply type allows it");
+    let response = &built.frame["response"]["response"];
+    assert_eq!(response["behavior"], "allow");
+    assert_eq!(response["updatedPermissions"], set_mode);
+    assert_eq!(response["updatedInput"], request["msg"]["request"]["input"]);
+    let unoffered = built.unoffered.expect("flagged");
+    assert_eq!(unoffered.decision, Decision::AcceptForSession);
+    let result = agentwire_claude::PermissionResult::decode(&response.to_string(), &mut agentwire_claude::SerdeJson)
+        .expect("a PermissionResult");
+    assert_eq!(
+        agentwire::claude::permission_decision(&result),
+        Decision::AcceptForSession,
+        "read back"
+    );
+
+    for result in [None, Some(json!({ "interrupt": true })), Some(json!(42))] {
+        let reply = Reply {
+            result: result.clone(),
+            ..Reply::new(Decision::AcceptForSession)
+        };
+        let err = normalizer.answer(&case.request, &reply).expect_err("no rules");
+        assert!(
+            matches!(err, AnswerError::IllTyped { what: "result", .. }),
+            "{result:?}: {err}"
+        );
     }
 }

@@ -213,6 +213,66 @@ fn unknown_answered_and_impossible_decisions_are_errors() {
 }
 
 #[test]
+fn an_ill_typed_result_is_an_error_with_its_path_and_reason() {
+    // Line 21 is the client's plain allow of `ExitPlanMode`, which suggested no rule.
+    let (before, _) = cut(&corpus("claude-control", "sdk_exit_plan_mode_allow.jsonl"), 21);
+    let request = opened_request(&before);
+    let answer = |decision: &str, result: &str| {
+        run(
+            &[
+                "answer",
+                "--request",
+                &request,
+                "--decision",
+                decision,
+                "--result",
+                result,
+                "-",
+            ],
+            &before,
+        )
+    };
+    let (code, stdout, stderr) = answer("accept", r#"{"interrupt":true}"#);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert_eq!(
+        stderr,
+        "agentwire: <stdin>: the result of a can_use_tool reply does not fit at result.interrupt: an allow has \
+         no such member (a deny that stops the turn is cancel)\n"
+    );
+    let (code, _, stderr) = answer("accept", "42");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("does not fit at result: expected a JSON object"),
+        "{stderr}"
+    );
+
+    // acceptForSession with the rules to grant: sent, with the note that the request did not
+    // offer it.
+    let set_mode = r#"{"updatedPermissions":[{"type":"setMode","mode":"acceptEdits","destination":"session"}]}"#;
+    let (code, stdout, stderr) = answer("acceptForSession", set_mode);
+    assert_eq!(code, 0, "{stderr}");
+    let built: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(
+        built["response"]["response"]["updatedPermissions"][0]["mode"],
+        "acceptEdits"
+    );
+    assert!(
+        stderr.contains("did not offer acceptForSession (offered: accept, decline, cancel)"),
+        "{stderr}"
+    );
+
+    let (code, _, stderr) = run(
+        &["answer", "--request", &request, "--decision", "acceptForSession", "-"],
+        &before,
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("does not fit at result.updatedPermissions: the request suggested no rules"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_read_only_source_says_so() {
     let trace = corpus("codex-exec", "failed.jsonl");
     let unknown = "00000000-0000-4000-8000-000000000000";

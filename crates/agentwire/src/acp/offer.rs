@@ -14,7 +14,7 @@ use agentwire_canonical::RuntimeRequestId;
 use serde_json::{Map, Value};
 
 use super::tools;
-use crate::answer::{AnswerError, Reply, ReplyFrame, choose, decode, to_value};
+use crate::answer::{AnswerError, Reply, ReplyFrame, choose, decode, ill_typed, no_result, to_value};
 use crate::decision::Decision;
 use crate::jsonrpc;
 
@@ -186,6 +186,7 @@ impl AcpRequest {
                 });
                 let candidates = selected.chain([(Decision::Cancel, RequestPermissionOutcome::Cancelled)]);
                 let outcome = choose(request, method, decision, candidates)?;
+                no_result(method, reply)?;
                 to_value(&RequestPermissionResponse { meta: None, outcome })
             }
             Offer::Elicitation(_) => {
@@ -206,7 +207,9 @@ impl AcpRequest {
                 ]
                 .into_iter()
                 .map(|response| (elicitation_decision(&response), response));
-                to_value(&choose(request, method, decision, candidates)?)
+                let response = choose(request, method, decision, candidates)?;
+                no_result(method, reply)?;
+                to_value(&response)
             }
             Offer::AskQuestion(_) => {
                 let tags = [
@@ -320,18 +323,22 @@ impl AcpRequest {
         outcome.insert("outcome".to_string(), skeleton["outcome"].clone());
         if let Some(result) = &reply.result {
             let Value::Object(fields) = result else {
-                return Err(AnswerError::IllTyped {
-                    method: method.to_string(),
-                    what: "result",
-                    error: "expected the outcome's fields as a JSON object".to_string(),
-                });
+                return Err(ill_typed(
+                    method,
+                    "result",
+                    "result",
+                    "expected the outcome's fields as a JSON object",
+                ));
             };
-            outcome.extend(
-                fields
-                    .iter()
-                    .filter(|(key, _)| *key != "outcome")
-                    .map(|(k, v)| (k.clone(), v.clone())),
-            );
+            if fields.contains_key("outcome") {
+                return Err(ill_typed(
+                    method,
+                    "result",
+                    "result.outcome",
+                    "the decision sets the outcome",
+                ));
+            }
+            outcome.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
         match (needs, &reply.answers, &reply.result) {
             (Needs::Answers, Some(answers), _) => {
@@ -441,5 +448,69 @@ mod tests {
             frame["result"],
             json!({ "outcome": { "outcome": "rejected", "reason": "not now" } })
         );
+    }
+
+    fn ill_typed_at(err: AnswerError) -> String {
+        match err {
+            AnswerError::IllTyped { path, .. } => path,
+            other => panic!("not ill-typed: {other}"),
+        }
+    }
+
+    #[test]
+    fn an_outcome_field_of_the_wrong_type_or_unknown_is_an_error_at_its_path() {
+        let asked: CursorGenerateImageParams = serde_json::from_value(json!({
+            "toolCallId": "t1", "description": "a cat"
+        }))
+        .expect("params");
+        let request = AcpRequest {
+            method: "cursor/generate_image",
+            ..open(Offer::GenerateImage(asked))
+        };
+        let cases = [
+            (json!(42), "result"),
+            (json!({ "filePath": 7 }), "result"),
+            (json!({ "filePath": "/tmp/cat.png", "format": "png" }), "result.format"),
+            (
+                json!({ "filePath": "/tmp/cat.png", "outcome": "rejected" }),
+                "result.outcome",
+            ),
+        ];
+        for (result, path) in cases {
+            let reply = Reply {
+                result: Some(result.clone()),
+                ..Reply::new(Decision::Answered)
+            };
+            let err = request.answer(&id(), &reply).expect_err("ill-typed");
+            assert_eq!(ill_typed_at(err), path, "{result}");
+        }
+    }
+
+    #[test]
+    fn a_permission_or_an_elicitation_takes_no_result() {
+        let permission = AcpRequest {
+            method: "session/request_permission",
+            ..open(Offer::Permission {
+                tool_call_id: "t1".to_string(),
+                options: vec![OfferedOption {
+                    option_id: "allow".to_string(),
+                    kind: PermissionOptionKind::AllowOnce,
+                    name: "Allow".to_string(),
+                }],
+            })
+        };
+        let asked: CreateElicitationRequest =
+            serde_json::from_value(json!({ "message": "Your name?", "mode": "form" })).expect("a request");
+        let elicitation = open(Offer::Elicitation(asked));
+        for (request, decision) in [(permission, Decision::Accept), (elicitation, Decision::Decline)] {
+            assert!(request.answer(&id(), &Reply::new(decision)).is_ok());
+            let reply = Reply {
+                result: Some(json!({ "optionId": "allow" })),
+                ..Reply::new(decision)
+            };
+            let err = request.answer(&id(), &reply).expect_err("no result");
+            assert!(err.to_string().ends_with("takes no result"), "{err}");
+            assert_eq!(ill_typed_at(err), "result");
+        }
     }
 }

@@ -15,7 +15,7 @@ use agentwire_codex_app_server::{
 };
 use serde_json::Value;
 
-use crate::answer::{AnswerError, Reply, ReplyFrame, choose, choose_allowing, decode, to_value};
+use crate::answer::{AnswerError, Reply, ReplyFrame, choose, choose_allowing, decode, no_result, to_value};
 use crate::decision::Decision;
 use crate::jsonrpc;
 
@@ -99,6 +99,10 @@ impl CodexRequest {
         let method = self.method;
         let decision = reply.decision;
         let mut unoffered = None;
+        let takes_result = matches!(
+            self.offer,
+            Offer::DynamicTool | Offer::AuthTokensRefresh | Offer::Attestation
+        );
         let result = match &self.offer {
             Offer::Command(offered) => {
                 let candidates = offered.iter().map(|d| (command_decision(d), d.clone()));
@@ -175,6 +179,9 @@ impl CodexRequest {
                 decision: self.review(request, reply)?,
             }),
         };
+        if !takes_result {
+            no_result(method, reply)?;
+        }
         Ok(ReplyFrame {
             frame: jsonrpc::response(&self.id, self.jsonrpc, result),
             unoffered,
@@ -196,7 +203,7 @@ impl CodexRequest {
     }
 
     /// The result a host supplies (`answered`), in the provider's type for it.
-    fn result<T: serde::de::DeserializeOwned>(
+    fn result<T: serde::de::DeserializeOwned + serde::Serialize>(
         &self,
         request: &RuntimeRequestId,
         reply: &Reply,
@@ -456,5 +463,48 @@ mod tests {
         }
         let err = result(&request, Reply::new(Decision::Answered)).expect_err("not offered");
         assert!(matches!(err, AnswerError::NotOffered { .. }), "{err}");
+    }
+
+    #[test]
+    fn an_approval_takes_no_result_and_a_tool_result_is_typed() {
+        let with_result = |decision, result| Reply {
+            result: Some(result),
+            ..Reply::new(decision)
+        };
+        for offer in [
+            Offer::FileChange,
+            Offer::Command(PLAIN_COMMAND_DECISIONS.to_vec()),
+            Offer::ExecCommand,
+        ] {
+            let request = open(offer);
+            let err =
+                result(&request, with_result(Decision::Accept, json!({ "interrupt": true }))).expect_err("no result");
+            assert_eq!(
+                err.to_string(),
+                "the result of a m reply does not fit at result: a m reply answered accept takes no result"
+            );
+        }
+        let request = open(Offer::DynamicTool);
+        let cases = [
+            (json!(42), "result"),
+            (json!({ "contentItems": [], "success": "yes" }), "result.success"),
+            (
+                json!({ "contentItems": [], "success": true, "exitCode": 0 }),
+                "result.exitCode",
+            ),
+        ];
+        for (given, path) in cases {
+            let err = result(&request, with_result(Decision::Answered, given.clone())).expect_err("ill-typed");
+            let AnswerError::IllTyped { path: at, .. } = &err else {
+                panic!("{err}")
+            };
+            assert_eq!(at, path, "{given}: {err}");
+        }
+        let built = result(
+            &request,
+            with_result(Decision::Answered, json!({ "contentItems": [], "success": true })),
+        )
+        .expect("typed");
+        assert_eq!(built, json!({ "contentItems": [], "success": true }));
     }
 }
