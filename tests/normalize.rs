@@ -20,7 +20,6 @@ use agentwire_canonical::{
 use agentwire_tests::scenario::Scenario;
 use agentwire_tests::{golden_dir, normalize, normalize_text, payload, tests_dir, trace_name, traces, workspace_root};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// How to regenerate the goldens, for failure messages.
 const BLESS: &str = "AGENTWIRE_BLESS=1 cargo test -p agentwire-tests --test normalize goldens_match";
@@ -385,11 +384,7 @@ fn every_provider_frame_yields_an_event_carrying_it() {
 /// A provider message as the library carries it by default: with its credentials redacted
 /// (gemini's `initialize` result names an `api-key` auth method).
 fn carried(sc: &Scenario, line: usize) -> String {
-    let text = sc.msg_text(line);
-    RawValue::from_string(text.to_string())
-        .ok()
-        .and_then(|raw| agentwire::secrets::redact_raw(&raw))
-        .map_or_else(|| text.to_string(), |raw| raw.get().to_string())
+    agentwire_tests::carried_by_default(sc.msg_text(line))
 }
 
 /// Nothing lost (the proposal's 8.1-8.2): read in order, the `raw` payloads of a trace's

@@ -130,3 +130,12 @@ pub fn normalizer_after(source: Source, text: &str) -> Box<dyn Normalizer> {
     }
     normalizer
 }
+
+/// A provider message as the library carries it in `raw` by default: with its credentials
+/// redacted ([`agentwire::secrets`]).
+pub fn carried_by_default(message: &str) -> String {
+    serde_json::value::RawValue::from_string(message.to_string())
+        .ok()
+        .and_then(|raw| agentwire::secrets::redact_raw(&raw))
+        .map_or_else(|| message.to_string(), |raw| raw.get().to_string())
+}

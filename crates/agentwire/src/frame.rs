@@ -418,7 +418,11 @@ mod tests {
             }
             // A Claude session record holds a dozen members or more, beyond what an outline
             // keeps, and its source reads none through `fields()`: no envelope to find.
-            let envelope = !path.components().any(|part| part.as_os_str() == "claude-session");
+            let envelope = !path.components().any(|part| {
+                part.as_os_str()
+                    .to_str()
+                    .is_some_and(|part| part.starts_with("claude-session"))
+            });
             let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
             for line in text.lines() {
                 lines += 1;

@@ -87,6 +87,85 @@ pub struct ApiErrorRecord {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub version: ::std::option::Option<::std::string::String>,
 }
+///A message of an API request's prompt, stored once under its hash.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct ApiRequestBlobRecord {
+    #[serde(rename = "agentId", skip_serializing_if = "::std::option::Option::is_none")]
+    pub agent_id: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub hash: ::std::option::Option<::std::string::String>,
+    ///The session's id (the file's name): Claude's `session_id`.
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub session_id: ::std::option::Option<::std::string::String>,
+}
+///An API request the CLI made: its parameters, the shape of its prompt by hash, the querying source.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct ApiRequestRecord {
+    #[serde(rename = "agentId", skip_serializing_if = "::std::option::Option::is_none")]
+    pub agent_id: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub id: ::std::option::Option<::std::string::String>,
+    #[serde(
+        rename = "querySource",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub query_source: ::std::option::Option<::std::string::String>,
+    ///The session's id (the file's name): Claude's `session_id`.
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub session_id: ::std::option::Option<::std::string::String>,
+    #[serde(
+        rename = "shapeHash",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub shape_hash: ::std::option::Option<::std::string::String>,
+    ///When the record was written (RFC 3339, millisecond precision, UTC).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub timestamp: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub version: ::std::option::Option<::std::string::String>,
+}
+///Where the CLI's API requests go (`provider`) and with which kind of credential.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct ApiRequestRouteRecord {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub credential: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub provider: ::std::option::Option<::std::string::String>,
+    ///The session's id (the file's name): Claude's `session_id`.
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub session_id: ::std::option::Option<::std::string::String>,
+}
+///The shape of an API request's prompt (system prompt, tools), stored once under its hash.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct ApiRequestShapeRecord {
+    #[serde(rename = "agentId", skip_serializing_if = "::std::option::Option::is_none")]
+    pub agent_id: ::std::option::Option<::std::string::String>,
+    ///The session's id (the file's name): Claude's `session_id`.
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub session_id: ::std::option::Option<::std::string::String>,
+    #[serde(
+        rename = "shapeHash",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub shape_hash: ::std::option::Option<::std::string::String>,
+    ///When the record was written (RFC 3339, millisecond precision, UTC).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub timestamp: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub version: ::std::option::Option<::std::string::String>,
+}
 ///One content block of a model message (the CLI writes one record per block, all with the message's `id`), or the `<synthetic>` message the CLI writes when the API failed.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct AssistantRecord {
@@ -156,6 +235,49 @@ pub struct AssistantRecord {
     ///The Claude Code version that wrote the record.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub version: ::std::option::Option<::std::string::String>,
+}
+///A latch of the CLI's own (`atis`), written before each API request.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct AtisLatchRecord {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub atis: ::std::option::Option<::std::string::String>,
+    ///The session's id (the file's name): Claude's `session_id`.
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub session_id: ::std::option::Option<::std::string::String>,
+}
+///Context the CLI attaches to the conversation for the model (the environment, the model's identity, the date, tool and agent listings, the system prompt's snapshot, mode reminders), one `attachment` per record.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct AttachmentRecord {
+    ///The subagent that wrote a sidechain record.
+    #[serde(rename = "agentId", skip_serializing_if = "::std::option::Option::is_none")]
+    pub agent_id: ::std::option::Option<::std::string::String>,
+    ///What the record attaches, kept as the CLI wrote it: its `type` names it (`environment`, `model`, `date`, `session_context`, `skill_listing`, `deferred_tools_delta`, `agent_listing_delta`, `remote_session_change`, `prompt_snapshot`, `total_tokens_reminder`, `auto_mode`, `plan_mode`, `plan_mode_exit`), its other members are the CLI's own.
+    pub attachment: ::agentwire_protocol::RawJson,
+    ///Written by a subagent (a sidechain).
+    #[serde(
+        rename = "isSidechain",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub is_sidechain: ::std::option::Option<bool>,
+    #[serde(
+        rename = "parentUuid",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub parent_uuid: ::std::option::Option<::std::string::String>,
+    ///The session's id (the file's name): Claude's `session_id`.
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub session_id: ::std::option::Option<::std::string::String>,
+    ///When the record was written (RFC 3339, millisecond precision, UTC).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub timestamp: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub uuid: ::std::option::Option<::std::string::String>,
 }
 ///The history before this point was replaced by a summary (`/compact` or auto-compaction); the summary follows as a user record with `isCompactSummary`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -249,6 +371,43 @@ pub struct CompactMetadata {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub user_context: ::std::option::Option<::std::string::String>,
+}
+///What Claude Code counted for the session so far: cost in US dollars, durations, lines changed, usage per model.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct CostStateRecord {
+    #[serde(
+        rename = "modelUsage",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub model_usage: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    ///The session's id (the file's name): Claude's `session_id`.
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub session_id: ::std::option::Option<::std::string::String>,
+    #[serde(
+        rename = "startTime",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub start_time: ::std::option::Option<i64>,
+    #[serde(
+        rename = "totalAPIDuration",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub total_api_duration: ::std::option::Option<::serde_json::Number>,
+    #[serde(
+        rename = "totalCostUSD",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub total_cost_usd: ::std::option::Option<::serde_json::Number>,
+    #[serde(
+        rename = "totalDuration",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub total_duration: ::std::option::Option<::serde_json::Number>,
 }
 ///The title the person gave the session (`/rename`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -354,6 +513,23 @@ pub struct InformationalRecord {
     ///The Claude Code version that wrote the record.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub version: ::std::option::Option<::std::string::String>,
+}
+///The last prompt of the session and the record the conversation ends at (`leafUuid`).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct LastPromptRecord {
+    #[serde(
+        rename = "lastPrompt",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub last_prompt: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "leafUuid", skip_serializing_if = "::std::option::Option::is_none")]
+    pub leaf_uuid: ::std::option::Option<::std::string::String>,
+    ///The session's id (the file's name): Claude's `session_id`.
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub session_id: ::std::option::Option<::std::string::String>,
 }
 ///The output of a local slash command (`/model`, `/cost`, ...).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -486,6 +662,17 @@ pub struct MicrocompactBoundaryRecord {
     ///The Claude Code version that wrote the record.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub version: ::std::option::Option<::std::string::String>,
+}
+///The session's mode (`normal`, ...).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct ModeRecord {
+    pub mode: ::std::string::String,
+    ///The session's id (the file's name): Claude's `session_id`.
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub session_id: ::std::option::Option<::std::string::String>,
 }
 ///Progress of a running tool call (a Bash command's output so far, a hook, a subagent's step).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -699,6 +886,17 @@ pub struct SummaryRecord {
     pub leaf_uuid: ::std::option::Option<::std::string::String>,
     ///The title.
     pub summary: ::std::string::String,
+}
+///The tools the session has used so far, by name.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct ToolsUsedRecord {
+    ///The session's id (the file's name): Claude's `session_id`.
+    #[serde(
+        rename = "sessionId",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub session_id: ::std::option::Option<::std::string::String>,
+    pub tools: ::std::vec::Vec<::std::string::String>,
 }
 ///The turn before it ended; how long it took.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -923,6 +1121,46 @@ pub enum SessionRecord {
     ///
     /// `type`: `progress`.
     Progress(ProgressRecord),
+    /// Context the CLI attaches to the conversation for the model (the environment, the model's identity, the date, tool and agent listings, the system prompt's snapshot, mode reminders), one `attachment` per record.
+    ///
+    /// `type`: `attachment`.
+    Attachment(AttachmentRecord),
+    /// An API request the CLI made: its parameters, the shape of its prompt by hash, the querying source.
+    ///
+    /// `type`: `api-request`.
+    ApiRequest(ApiRequestRecord),
+    /// Where the CLI's API requests go (`provider`) and with which kind of credential.
+    ///
+    /// `type`: `api-request-route`.
+    ApiRequestRoute(ApiRequestRouteRecord),
+    /// A message of an API request's prompt, stored once under its hash.
+    ///
+    /// `type`: `api-request-blob`.
+    ApiRequestBlob(ApiRequestBlobRecord),
+    /// The shape of an API request's prompt (system prompt, tools), stored once under its hash.
+    ///
+    /// `type`: `api-request-shape`.
+    ApiRequestShape(ApiRequestShapeRecord),
+    /// A latch of the CLI's own (`atis`), written before each API request.
+    ///
+    /// `type`: `atis-latch`.
+    AtisLatch(AtisLatchRecord),
+    /// The last prompt of the session and the record the conversation ends at (`leafUuid`).
+    ///
+    /// `type`: `last-prompt`.
+    LastPrompt(LastPromptRecord),
+    /// What Claude Code counted for the session so far: cost in US dollars, durations, lines changed, usage per model.
+    ///
+    /// `type`: `cost-state`.
+    CostState(CostStateRecord),
+    /// The tools the session has used so far, by name.
+    ///
+    /// `type`: `tools-used`.
+    ToolsUsed(ToolsUsedRecord),
+    /// The session's mode (`normal`, ...).
+    ///
+    /// `type`: `mode`.
+    Mode(ModeRecord),
 }
 impl SessionRecord {
     /// The union's name, as its decode errors give it.
@@ -939,6 +1177,16 @@ impl SessionRecord {
         "queue-operation",
         "file-history-snapshot",
         "progress",
+        "attachment",
+        "api-request",
+        "api-request-route",
+        "api-request-blob",
+        "api-request-shape",
+        "atis-latch",
+        "last-prompt",
+        "cost-state",
+        "tools-used",
+        "mode",
     ];
     /// The value of [`Self::TAG`] this message carries.
     pub fn tag(&self) -> &'static str {
@@ -951,6 +1199,16 @@ impl SessionRecord {
             Self::QueueOperation(_) => "queue-operation",
             Self::FileHistorySnapshot(_) => "file-history-snapshot",
             Self::Progress(_) => "progress",
+            Self::Attachment(_) => "attachment",
+            Self::ApiRequest(_) => "api-request",
+            Self::ApiRequestRoute(_) => "api-request-route",
+            Self::ApiRequestBlob(_) => "api-request-blob",
+            Self::ApiRequestShape(_) => "api-request-shape",
+            Self::AtisLatch(_) => "atis-latch",
+            Self::LastPrompt(_) => "last-prompt",
+            Self::CostState(_) => "cost-state",
+            Self::ToolsUsed(_) => "tools-used",
+            Self::Mode(_) => "mode",
         }
     }
     /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
@@ -1045,6 +1303,116 @@ impl SessionRecord {
                         )?,
                     )
                 }
+                "attachment" => {
+                    Self::Attachment(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionRecord",
+                            Self::TAG,
+                            "attachment",
+                            decoder,
+                        )?,
+                    )
+                }
+                "api-request" => {
+                    Self::ApiRequest(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionRecord",
+                            Self::TAG,
+                            "api-request",
+                            decoder,
+                        )?,
+                    )
+                }
+                "api-request-route" => {
+                    Self::ApiRequestRoute(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionRecord",
+                            Self::TAG,
+                            "api-request-route",
+                            decoder,
+                        )?,
+                    )
+                }
+                "api-request-blob" => {
+                    Self::ApiRequestBlob(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionRecord",
+                            Self::TAG,
+                            "api-request-blob",
+                            decoder,
+                        )?,
+                    )
+                }
+                "api-request-shape" => {
+                    Self::ApiRequestShape(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionRecord",
+                            Self::TAG,
+                            "api-request-shape",
+                            decoder,
+                        )?,
+                    )
+                }
+                "atis-latch" => {
+                    Self::AtisLatch(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionRecord",
+                            Self::TAG,
+                            "atis-latch",
+                            decoder,
+                        )?,
+                    )
+                }
+                "last-prompt" => {
+                    Self::LastPrompt(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionRecord",
+                            Self::TAG,
+                            "last-prompt",
+                            decoder,
+                        )?,
+                    )
+                }
+                "cost-state" => {
+                    Self::CostState(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionRecord",
+                            Self::TAG,
+                            "cost-state",
+                            decoder,
+                        )?,
+                    )
+                }
+                "tools-used" => {
+                    Self::ToolsUsed(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionRecord",
+                            Self::TAG,
+                            "tools-used",
+                            decoder,
+                        )?,
+                    )
+                }
+                "mode" => {
+                    Self::Mode(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionRecord",
+                            Self::TAG,
+                            "mode",
+                            decoder,
+                        )?,
+                    )
+                }
                 other => {
                     return ::std::result::Result::Err(
                         ::agentwire_protocol::tagged::unknown_tag(
@@ -1127,6 +1495,86 @@ impl ::serde::Serialize for SessionRecord {
                     serializer,
                     Self::TAG,
                     "progress",
+                    payload,
+                )
+            }
+            Self::Attachment(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "attachment",
+                    payload,
+                )
+            }
+            Self::ApiRequest(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "api-request",
+                    payload,
+                )
+            }
+            Self::ApiRequestRoute(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "api-request-route",
+                    payload,
+                )
+            }
+            Self::ApiRequestBlob(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "api-request-blob",
+                    payload,
+                )
+            }
+            Self::ApiRequestShape(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "api-request-shape",
+                    payload,
+                )
+            }
+            Self::AtisLatch(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "atis-latch",
+                    payload,
+                )
+            }
+            Self::LastPrompt(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "last-prompt",
+                    payload,
+                )
+            }
+            Self::CostState(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "cost-state",
+                    payload,
+                )
+            }
+            Self::ToolsUsed(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "tools-used",
+                    payload,
+                )
+            }
+            Self::Mode(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "mode",
                     payload,
                 )
             }

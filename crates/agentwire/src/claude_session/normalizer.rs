@@ -624,6 +624,38 @@ impl ClaudeSessionNormalizer {
                 self.at
                     .metadata(&mut self.ledger, "fileHistorySnapshot", snapshot, raw, out);
             }
+            // Context the CLI hands the model (the environment, the model's identity, the date,
+            // the tools and agents it lists, its system prompt, mode reminders): it describes the
+            // session and draws nothing in the conversation. Thread metadata under the
+            // attachment's own kind, as the CLI wrote it.
+            SessionRecord::Attachment(record) => {
+                let attachment = serde_json::to_value(&record.attachment).unwrap_or(Value::Null);
+                let kind = attachment["type"].as_str().unwrap_or("unknown");
+                let key = format!("attachment.{kind}");
+                self.at.metadata(&mut self.ledger, &key, &attachment, raw, out);
+            }
+            // The CLI's bookkeeping of its API requests (their route, parameters, prompt shapes
+            // and blobs by hash, a latch before each), of the tools used, the last prompt and
+            // what it counted (cost, durations, usage per model): thread metadata by kind.
+            SessionRecord::ApiRequest(record) => self.at.metadata(&mut self.ledger, "apiRequest", record, raw, out),
+            SessionRecord::ApiRequestRoute(record) => {
+                self.at.metadata(&mut self.ledger, "apiRequestRoute", record, raw, out);
+            }
+            SessionRecord::ApiRequestBlob(record) => {
+                self.at.metadata(&mut self.ledger, "apiRequestBlob", record, raw, out);
+            }
+            SessionRecord::ApiRequestShape(record) => {
+                self.at.metadata(&mut self.ledger, "apiRequestShape", record, raw, out);
+            }
+            SessionRecord::AtisLatch(record) => self.at.metadata(&mut self.ledger, "atisLatch", record, raw, out),
+            SessionRecord::LastPrompt(record) => self.at.metadata(&mut self.ledger, "lastPrompt", record, raw, out),
+            SessionRecord::CostState(record) => self.at.metadata(&mut self.ledger, "cost", record, raw, out),
+            SessionRecord::ToolsUsed(record) => self.at.metadata(&mut self.ledger, "toolsUsed", record, raw, out),
+            // The session's mode is how it runs: `session.configured`.
+            SessionRecord::Mode(record) => {
+                let config = Map::from_iter([("mode".to_string(), Value::String(record.mode.clone()))]);
+                self.at.configured(&mut self.ledger, &config, raw, out);
+            }
         }
     }
 }

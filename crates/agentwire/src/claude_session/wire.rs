@@ -12,7 +12,8 @@ pub fn decode(frame: &Frame<'_>) -> Result<SessionRecord, Problem> {
 }
 
 /// When the CLI wrote a record, where it says: every conversation and system record, and the
-/// queue operations; the names and snapshots carry none.
+/// queue operations, attachments and the API request records that say; the names, snapshots and
+/// the CLI's other bookkeeping carry none.
 pub fn timestamp(record: &SessionRecord) -> Option<&str> {
     match record {
         SessionRecord::User(record) => Some(&record.timestamp),
@@ -28,6 +29,18 @@ pub fn timestamp(record: &SessionRecord) -> Option<&str> {
             SystemRecord::TurnDuration(record) => &record.timestamp,
             SystemRecord::StopHookSummary(record) => &record.timestamp,
         }),
-        SessionRecord::Summary(_) | SessionRecord::CustomTitle(_) | SessionRecord::FileHistorySnapshot(_) => None,
+        SessionRecord::Attachment(record) => record.timestamp.as_deref(),
+        SessionRecord::ApiRequest(record) => record.timestamp.as_deref(),
+        SessionRecord::ApiRequestShape(record) => record.timestamp.as_deref(),
+        SessionRecord::Summary(_)
+        | SessionRecord::CustomTitle(_)
+        | SessionRecord::FileHistorySnapshot(_)
+        | SessionRecord::ApiRequestRoute(_)
+        | SessionRecord::ApiRequestBlob(_)
+        | SessionRecord::AtisLatch(_)
+        | SessionRecord::LastPrompt(_)
+        | SessionRecord::CostState(_)
+        | SessionRecord::ToolsUsed(_)
+        | SessionRecord::Mode(_) => None,
     }
 }

@@ -339,5 +339,24 @@ pub const DESCRIPTORS: &[&str] = &[
     "expiresin",
 ];
 
-/// Values that are no secret under any key, compared without ASCII case.
-pub const PLACEHOLDERS: &[&str] = &["none", "null", "nil", "undefined", "true", "false", "n/a"];
+/// Values that are no secret under any key, compared without ASCII case: no value at all, or the
+/// name of a kind of credential (Claude Code 2.1.337's `api-request-route` says
+/// `"credential": "key"`: which kind it used, not the key).
+pub const PLACEHOLDERS: &[&str] = &[
+    "none",
+    "null",
+    "nil",
+    "undefined",
+    "true",
+    "false",
+    "n/a",
+    "key",
+    "apikey",
+    "api_key",
+    "api-key",
+    "token",
+    "oauth",
+    "bearer",
+    "password",
+    "secret",
+];
