@@ -7,8 +7,19 @@
  */
 import type { ProviderKind, ProviderRuntimeEvent } from "@agentwire/provider-runtime";
 
-/** A provider protocol, as `agentwire normalize --from` names it. */
-export type Source = "codex-app-server" | "codex-exec" | "codex-rollout" | "claude" | "claude-control" | "acp" | "cursor";
+/**
+ * A provider protocol, as `agentwire normalize --from` names it (the Rust side's
+ * `Source::ALL`; the TypeScript harness checks this union against it).
+ */
+export type Source =
+  | "codex-app-server"
+  | "codex-exec"
+  | "codex-rollout"
+  | "claude-session"
+  | "claude"
+  | "claude-control"
+  | "acp"
+  | "cursor";
 
 /** The decision of an answer, in `request.resolved`'s vocabulary. */
 export type Decision = "accept" | "acceptForSession" | "decline" | "cancel" | "answered" | "error";
@@ -16,15 +27,19 @@ export type Decision = "accept" | "acceptForSession" | "decline" | "cancel" | "a
 export interface NormalizerOptions {
   /** The source the lines come from. */
   readonly from: Source;
-  /** The canonical session id; default: UUIDv5 of the first line pushed. */
+  /**
+   * The canonical session id; default: a fresh UUIDv7 for each normalizer (every session of a
+   * host begins with the same `initialize`, so an id derived from the first line would be shared).
+   */
   readonly sessionId?: string;
   /** The `provider` of every event; default: the source's. */
   readonly providerKind?: ProviderKind;
   /** Keep credentials in `raw` and payloads; by default they are replaced by `[redacted]`. */
   readonly keepSecrets?: boolean;
   /**
-   * Where `createdAt` comes from when a line carries no time and no `at` is given: `recorded`
-   * (default: the last time seen, so the same input gives the same output) or `wall`.
+   * `agentwire normalize --clock`'s `recorded` (default) or `wall`; it changes nothing live: a line
+   * given `at` is stamped with it, and a line given none that carries no time of its own is
+   * stamped with the wall clock as it arrives, so its events come back from that very call.
    */
   readonly clock?: "recorded" | "wall";
 }
@@ -35,7 +50,10 @@ export interface Answer {
   readonly decision: Decision;
   /** Answers to questions (as `user-input.resolved` carries them), or an MCP form's content. */
   readonly answers?: unknown;
-  /** A tool's result, or the fields of an outcome beyond the decision. */
+  /**
+   * A tool's result, or the fields of an outcome beyond the decision (a Cursor plan's `planUri`, a
+   * Claude allow's `updatedInput` and `updatedPermissions`); a reply that takes none refuses one.
+   */
   readonly result?: unknown;
   /** Why the request was refused (a deny's message, a rejection's reason). */
   readonly message?: string;
@@ -46,9 +64,8 @@ export interface LineProblem {
   /** The line's number among the lines pushed (`received` and `sent` together), from 1. */
   readonly line: number;
   /**
-   * `unreadable`: not JSON (or an `at` outside the years 0000-9999); `undeclared`: a message the
-   * pinned schema does not declare (a newer agent); `undecodable`: a declared message that does
-   * not fit it.
+   * `unreadable`: not JSON; `undeclared`: a message the pinned schema does not declare (a newer
+   * agent); `undecodable`: a declared message that does not fit it.
    */
   readonly kind: "unreadable" | "undeclared" | "undecodable";
   /** The reason, naming the method and the JSON path where known. */
@@ -56,25 +73,62 @@ export interface LineProblem {
 }
 
 /**
+ * The `code` of every `Error` the package throws, one per thing a host can do about it:
+ *
+ * - `AGENTWIRE_BAD_OPTION`: `new Normalizer` was given an unknown `from`, `providerKind` or
+ *   `clock`, or an invalid `sessionId`;
+ * - `AGENTWIRE_BAD_AT`: `at` is not Unix milliseconds: not an integer, a `Date`, a number before
+ *   1973-03-03 (10^11 ms: seconds passed by mistake) or after the year 9999;
+ * - `AGENTWIRE_UNKNOWN_REQUEST`: `answer`'s `requestId` names no request opened in the session;
+ * - `AGENTWIRE_ALREADY_ANSWERED`: the request was answered or settled already (drop its card);
+ * - `AGENTWIRE_NOT_OFFERED`: the request did not offer the decision and its reply type cannot
+ *   carry it (the message lists what was offered);
+ * - `AGENTWIRE_BAD_ANSWER`: an unknown decision, or `answers` or `result` missing, ill-typed, or
+ *   given to a reply that takes none (the message names the JSON path);
+ * - `AGENTWIRE_UNANSWERABLE`: the source is a record nobody answers (`codex-exec`,
+ *   `codex-rollout`, `claude-session`, `claude`).
+ *
+ * Arguments not of the declared types otherwise (a `line` that is no string) throw napi's own
+ * errors.
+ */
+export type ErrorCode =
+  | "AGENTWIRE_BAD_OPTION"
+  | "AGENTWIRE_BAD_AT"
+  | "AGENTWIRE_UNKNOWN_REQUEST"
+  | "AGENTWIRE_ALREADY_ANSWERED"
+  | "AGENTWIRE_NOT_OFFERED"
+  | "AGENTWIRE_BAD_ANSWER"
+  | "AGENTWIRE_UNANSWERABLE";
+
+/** An `Error` the package throws: its `message` says why, its `code` which case it is. */
+export interface AgentwireError extends Error {
+  readonly code: ErrorCode;
+}
+
+/**
  * One agent session's normalizer. A line that does not map cleanly still gives its events (a
  * `runtime.warning` with the line) and is listed in {@link Normalizer.problems}; a call throws an
- * `Error` only when it cannot be served: unknown options, an `at` that is not an integer
- * (`line N: ...`), an answer that cannot be built.
+ * {@link AgentwireError} only when it cannot be served: unknown options, an `at` that is not Unix
+ * milliseconds (`line N: ...`), an answer that cannot be built.
  */
 export declare class Normalizer {
-  /** Throws on an unknown `from`, `providerKind` or `clock`, or an invalid `sessionId`. */
+  /** Throws `AGENTWIRE_BAD_OPTION` on an unknown `from`, `providerKind` or `clock`, or an invalid `sessionId`. */
   constructor(options: NormalizerOptions);
   /**
-   * A line the agent wrote (its stdout), as it wrote it, received at `at` (Unix milliseconds,
-   * `Date.now()`) when the host knows. An empty line gives nothing.
+   * A line the agent wrote (its stdout), as it wrote it, received at `at`: Unix milliseconds
+   * (`Date.now()`, not a `Date`), an integer from 1973-03-03 (10^11: a smaller number is seconds
+   * passed by mistake) to the year 9999, else `AGENTWIRE_BAD_AT` and the line is not pushed.
+   * Without `at`, a line carrying no time of its own is stamped with the wall clock as it
+   * arrives, so each call returns that line's events. An empty line gives nothing.
    */
   received(line: string, at?: number): Array<ProviderRuntimeEvent>;
-  /** A line the host wrote to the agent (its stdin), sent at `at`: an answer resolves its request. */
+  /** A line the host wrote to the agent (its stdin), sent at `at` (as `received`): an answer resolves its request. */
   sent(line: string, at?: number): Array<ProviderRuntimeEvent>;
   /**
    * The provider-native reply to an open request: the line to write to the agent's stdin (then
-   * pass it to {@link Normalizer.sent}). Throws when no reply can be built: an unknown or
-   * answered request, a decision its reply type cannot carry, missing or ill-typed answers.
+   * pass it to {@link Normalizer.sent}). Throws when no reply can be built, with the code of the
+   * case ({@link ErrorCode}): an unknown or answered request, a decision its reply type cannot
+   * carry, missing or ill-typed answers or result.
    */
   answer(answer: Answer): string;
   /** Settles what is still open at the end of the session: open turns, items and requests. */

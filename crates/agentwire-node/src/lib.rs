@@ -7,29 +7,112 @@
 //! `agentwire normalize` takes, and [`agentwire::source::Source::detect`] names the source. Events
 //! cross into JavaScript as one JSON text per call, which `index.js` parses: measured faster than
 //! building the objects here (the crate's README has the figures).
+//!
+//! Every error it throws carries a `code` a host can branch on ([`Code`], `index.d.ts`'s
+//! `ErrorCode`): napi-rs gives a thrown error the status it was built with as its `code`, and
+//! this crate builds its errors with its own.
 
-use agentwire::answer::Reply;
-use agentwire::clock::ClockSource;
+use agentwire::answer::{AnswerError, Reply};
+use agentwire::clock::{ClockSource, TIMES, rfc3339_millis};
 use agentwire::normalizer::{Normalizer, Options, ProblemKind};
 use agentwire::source::{Source, unknown_name};
 use agentwire_canonical::{ProviderKind, ProviderRuntimeEvent, RuntimeRequestId, RuntimeSessionId, WriteJson};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+/// The `code` of an error the addon throws, one per thing a host can do about it (`index.d.ts`
+/// declares the same names as `ErrorCode`; the README lists them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    /// `new Normalizer(options)`: an unknown `from`, `providerKind` or `clock`, an invalid
+    /// `sessionId`.
+    BadOption,
+    /// `at` is not Unix milliseconds: not an integer, a `Date`, a time before 1973 (seconds
+    /// passed by mistake) or after the year 9999.
+    BadAt,
+    /// `answer`: no request with this `requestId` was opened in the session (or it is no id).
+    UnknownRequest,
+    /// `answer`: the request was answered or settled already.
+    AlreadyAnswered,
+    /// `answer`: the request did not offer the decision, and its reply type cannot carry it.
+    NotOffered,
+    /// `answer`: an unknown decision, or `answers` or `result` missing, ill-typed, or given to a
+    /// reply that takes none.
+    BadAnswer,
+    /// `answer`: the source is a record nobody answers (`codex-exec`, `codex-rollout`,
+    /// `claude-session`, `claude`).
+    Unanswerable,
+}
+
+impl Code {
+    /// Every code, in `index.d.ts`'s order.
+    pub const ALL: &'static [Code] = &[
+        Code::BadOption,
+        Code::BadAt,
+        Code::UnknownRequest,
+        Code::AlreadyAnswered,
+        Code::NotOffered,
+        Code::BadAnswer,
+        Code::Unanswerable,
+    ];
+
+    /// The error's `code`, as JavaScript reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::BadOption => "AGENTWIRE_BAD_OPTION",
+            Code::BadAt => "AGENTWIRE_BAD_AT",
+            Code::UnknownRequest => "AGENTWIRE_UNKNOWN_REQUEST",
+            Code::AlreadyAnswered => "AGENTWIRE_ALREADY_ANSWERED",
+            Code::NotOffered => "AGENTWIRE_NOT_OFFERED",
+            Code::BadAnswer => "AGENTWIRE_BAD_ANSWER",
+            Code::Unanswerable => "AGENTWIRE_UNANSWERABLE",
+        }
+    }
+
+    /// The code of an answer that cannot be built.
+    fn of_answer(err: &AnswerError) -> Code {
+        match err {
+            AnswerError::Unknown(_) => Code::UnknownRequest,
+            AnswerError::AlreadyResolved(_) => Code::AlreadyAnswered,
+            AnswerError::NotOffered { .. } => Code::NotOffered,
+            AnswerError::MissingAnswers { .. } | AnswerError::MissingResult { .. } | AnswerError::IllTyped { .. } => {
+                Code::BadAnswer
+            }
+            AnswerError::Unanswerable(_) => Code::Unanswerable,
+        }
+    }
+
+    /// An error of this code.
+    fn error(self, reason: impl Into<String>) -> Error<Code> {
+        Error::new(self, reason.into())
+    }
+}
+
+impl AsRef<str> for Code {
+    fn as_ref(&self) -> &str {
+        self.name()
+    }
+}
+
+/// What a call gives, or the error it throws with its [`Code`].
+type Result<T> = std::result::Result<T, Error<Code>>;
+
 /// What `new Normalizer(options)` takes: the options of `agentwire normalize`.
 #[napi(object)]
 pub struct NormalizerOptions {
     /// The source, as `--from` names it (`codex-app-server`, `claude`, `acp`, ...).
     pub from: String,
-    /// The canonical session id; default: UUIDv5 of the first line pushed.
+    /// The canonical session id; default: a fresh UUIDv7 for each normalizer (every session of
+    /// a host begins with the same `initialize`: an id derived from it would be shared).
     pub session_id: Option<String>,
     /// The `provider` of every event (`codex`, `claudeAgent`, `cursor`, `acp`); default: the
     /// source's.
     pub provider_kind: Option<String>,
     /// Keep credentials in `raw` and payloads; by default they are `[redacted]`.
     pub keep_secrets: Option<bool>,
-    /// Where `createdAt` comes from when a line carries no time: `recorded` (default, the same
-    /// input gives the same output) or `wall` (live use).
+    /// `agentwire normalize --clock`'s `recorded` (default) or `wall`. It changes nothing live:
+    /// a line given `at` is stamped with it, and a line given none that carries no time of its
+    /// own with the wall clock as it arrives, so its events come back from that very call.
     pub clock: Option<String>,
 }
 
@@ -43,7 +126,8 @@ pub struct AnswerOptions {
     pub decision: String,
     /// Answers to questions (as `user-input.resolved` carries them), or an MCP form's content.
     pub answers: Option<serde_json::Value>,
-    /// A tool's result, or the fields of an outcome beyond the decision.
+    /// A tool's result, or the fields of an outcome beyond the decision (a Claude allow's
+    /// `updatedInput` and `updatedPermissions`); a reply that takes none refuses one.
     pub result: Option<serde_json::Value>,
     /// Why the request was refused.
     pub message: Option<String>,
@@ -56,8 +140,8 @@ pub struct AnswerOptions {
 pub struct LineProblem {
     /// The line's number among the lines pushed (`received` and `sent` together), from 1.
     pub line: u32,
-    /// `unreadable` (not UTF-8, not JSON, an `at` out of range), `undeclared` (a message the
-    /// pinned schema does not declare) or `undecodable` (a declared message that does not fit).
+    /// `unreadable` (not JSON), `undeclared` (a message the pinned schema does not declare) or
+    /// `undecodable` (a declared message that does not fit).
     pub kind: String,
     /// The reason, naming the method and the JSON path where known.
     pub message: String,
@@ -77,16 +161,18 @@ pub struct NativeNormalizer {
 impl NativeNormalizer {
     #[napi(constructor)]
     pub fn new(options: NormalizerOptions) -> Result<Self> {
-        let source: Source = options.from.parse().map_err(Error::from_reason)?;
+        let source: Source = options.from.parse().map_err(|err: String| Code::BadOption.error(err))?;
         let session_id = options
             .session_id
-            .map(|id| RuntimeSessionId::new(id).map_err(|err| Error::from_reason(format!("sessionId: {err}"))))
+            .map(|id| RuntimeSessionId::new(id).map_err(|err| Code::BadOption.error(format!("sessionId: {err}"))))
             .transpose()?;
         let provider = options.provider_kind.map(|kind| provider_kind(&kind)).transpose()?;
         let clock = match options.clock.as_deref() {
             None | Some("recorded") => ClockSource::Recorded,
             Some("wall") => ClockSource::Wall,
-            Some(other) => return Err(Error::from_reason(unknown_name("clock", other, &["recorded", "wall"]))),
+            Some(other) => {
+                return Err(Code::BadOption.error(unknown_name("clock", other, &["recorded", "wall"])));
+            }
         };
         let options = Options {
             session_id,
@@ -107,14 +193,14 @@ impl NativeNormalizer {
 
     /// A line the agent wrote (its stdout): the events as one JSON array text.
     #[napi]
-    pub fn received(&mut self, line: String, at: Option<f64>) -> Result<String> {
+    pub fn received(&mut self, line: String, at: Option<Either<f64, Unknown<'_>>>) -> Result<String> {
         self.push(&line, at, Direction::Received)?;
         Ok(self.take_json())
     }
 
     /// A line the host wrote to the agent (its stdin): the events as one JSON array text.
     #[napi]
-    pub fn sent(&mut self, line: String, at: Option<f64>) -> Result<String> {
+    pub fn sent(&mut self, line: String, at: Option<Either<f64, Unknown<'_>>>) -> Result<String> {
         self.push(&line, at, Direction::Sent)?;
         Ok(self.take_json())
     }
@@ -129,10 +215,13 @@ impl NativeNormalizer {
     /// The provider-native reply to an open request, as the line to write to the agent's stdin.
     #[napi]
     pub fn answer(&self, answer: AnswerOptions) -> Result<String> {
-        let request =
-            RuntimeRequestId::new(answer.request_id).map_err(|err| Error::from_reason(format!("requestId: {err}")))?;
+        let request = RuntimeRequestId::new(answer.request_id)
+            .map_err(|err| Code::UnknownRequest.error(format!("requestId: {err}")))?;
         let reply = Reply {
-            decision: answer.decision.parse().map_err(Error::from_reason)?,
+            decision: answer
+                .decision
+                .parse()
+                .map_err(|err: String| Code::BadAnswer.error(err))?,
             answers: answer.answers,
             result: answer.result,
             message: answer.message,
@@ -140,8 +229,8 @@ impl NativeNormalizer {
         let frame = self
             .inner
             .answer(&request, &reply)
-            .map_err(|err| Error::from_reason(err.to_string()))?;
-        serde_json::to_string(&frame.frame).map_err(|err| Error::from_reason(err.to_string()))
+            .map_err(|err| Code::of_answer(&err).error(err.to_string()))?;
+        Ok(serde_json::to_string(&frame.frame).expect("a JSON value is written as text"))
     }
 
     /// The problems of the lines pushed so far, in order.
@@ -160,13 +249,15 @@ enum Direction {
 
 impl NativeNormalizer {
     /// Maps one line; a line that did not map cleanly is recorded in `problems` (its events
-    /// are kept). Throws only for a call that cannot be a line's time: `at` not an integer.
-    fn push(&mut self, line: &str, at: Option<f64>, direction: Direction) -> Result<()> {
-        self.lines = self.lines.saturating_add(1);
+    /// are kept). Throws only for a call that cannot be a line's time: an `at` that is not Unix
+    /// milliseconds ([`millis`]); such a call pushes nothing and numbers no line.
+    fn push(&mut self, line: &str, at: Option<Either<f64, Unknown<'_>>>, direction: Direction) -> Result<()> {
+        let number = self.lines.saturating_add(1);
         let at = at
             .map(millis)
             .transpose()
-            .map_err(|reason| Error::new(Status::InvalidArg, format!("line {}: {reason}", self.lines)))?;
+            .map_err(|reason| Code::BadAt.error(format!("line {number}: {reason}")))?;
+        self.lines = number;
         // A host splitting a stream on line ends may hand over the empty text after the last
         // one: `agentwire normalize` ignores empty lines too.
         if line.trim().is_empty() {
@@ -201,11 +292,51 @@ impl NativeNormalizer {
     }
 }
 
-/// `at` as Unix milliseconds: a JavaScript number that is an integer (`Date.now()`).
-fn millis(at: f64) -> std::result::Result<i64, String> {
-    const SAFE: f64 = 9_007_199_254_740_991.0;
-    if at.fract() != 0.0 || !(-SAFE..=SAFE).contains(&at) {
-        return Err(format!("`at` must be an integer of Unix milliseconds, got {at}"));
+/// The earliest `at` taken: 1973-03-03T09:46:40Z, 10^11 ms. A live host's line arrives now; a
+/// smaller number is a time in seconds passed by mistake (`Date.now() / 1000` reads as January
+/// 1970 in milliseconds, and seconds stay below 10^11 until the year 5138), not a line of 1972.
+pub const EARLIEST_AT: i64 = 100_000_000_000;
+
+/// `at` as Unix milliseconds: a JavaScript number that is an integer (`Date.now()`), from
+/// [`EARLIEST_AT`] to the end of the year 9999 (the last time `createdAt` can carry); anything
+/// else is refused with what it was.
+fn millis(at: Either<f64, Unknown<'_>>) -> std::result::Result<i64, String> {
+    const EXPECTED: &str = "`at` must be Unix milliseconds (Date.now())";
+    let at = match at {
+        Either::A(at) => at,
+        Either::B(other) => {
+            let what = match other.get_type() {
+                Ok(ValueType::Object) if other.is_date().unwrap_or(false) => "a Date: pass date.getTime()",
+                Ok(ValueType::String) => "a string",
+                Ok(ValueType::Boolean) => "a boolean",
+                Ok(ValueType::Object) => "an object",
+                Ok(ValueType::Function) => "a function",
+                Ok(ValueType::Symbol) => "a symbol",
+                Ok(_) | Err(_) => "a value that is no number",
+            };
+            return Err(format!("{EXPECTED}, got {what}"));
+        }
+    };
+    if at.fract() != 0.0 || !at.is_finite() {
+        return Err(format!("{EXPECTED}, an integer, got {at}"));
+    }
+    // Within the i64 range here: `TIMES` and `EARLIEST_AT` bound what is taken.
+    if at < EARLIEST_AT as f64 {
+        let reads_as = if at >= *TIMES.start() as f64 {
+            rfc3339_millis(at as i64)
+        } else {
+            "a time before the year 0000".to_string()
+        };
+        return Err(format!(
+            "{EXPECTED}, got {at}, which reads as {reads_as}: seconds? (an `at` before \
+             1973-03-03, 10^11 ms, is taken for one)"
+        ));
+    }
+    if at > *TIMES.end() as f64 {
+        let at = if at < 1e21 { format!("{at}") } else { format!("{at:e}") };
+        return Err(format!(
+            "{EXPECTED}, got {at}, which is after the year 9999: microseconds or nanoseconds?"
+        ));
     }
     Ok(at as i64)
 }
@@ -225,7 +356,7 @@ fn provider_kind(name: &str) -> Result<ProviderKind> {
         .find(|kind| kind.as_str() == name)
         .ok_or_else(|| {
             let known: Vec<&str> = ProviderKind::ALL.iter().map(|kind| kind.as_str()).collect();
-            Error::from_reason(unknown_name("provider kind", name, &known))
+            Code::BadOption.error(unknown_name("provider kind", name, &known))
         })
 }
 
@@ -234,4 +365,18 @@ fn provider_kind(name: &str) -> Result<ProviderKind> {
 #[napi]
 pub fn detect(lines: Vec<String>) -> Option<String> {
     Source::detect(lines.iter().map(String::as_str)).map(|(source, _)| source.name().to_string())
+}
+
+/// Every source `from` takes, as `agentwire normalize --from` names them (`Source::ALL`): what
+/// `index.d.ts`'s `Source` union must list, as the TypeScript harness checks.
+#[napi]
+pub fn sources() -> Vec<String> {
+    Source::ALL.iter().map(|source| source.name().to_string()).collect()
+}
+
+/// Every error `code` the addon throws ([`Code::ALL`]): what `index.d.ts`'s `ErrorCode` union
+/// must list, as the TypeScript harness checks.
+#[napi]
+pub fn error_codes() -> Vec<String> {
+    Code::ALL.iter().map(|code| code.name().to_string()).collect()
 }

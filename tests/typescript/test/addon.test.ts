@@ -11,14 +11,32 @@
  * - a reply built by `answer` and pushed through `sent` in place of the client's recorded reply
  *   resolves its request with the recorded decision;
  * - bad input: an unreadable line gives its `runtime.warning` and a problem with its line number,
- *   an unusable call throws an `Error`; `detect` names the source of a trace's lines.
+ *   an unusable call throws an `Error` with its `code`; `detect` names the source of a trace's
+ *   lines;
+ * - live: a line given no `at` is stamped with the wall clock and its events come back from the
+ *   call that pushed it (an ACP permission card while the agent waits), and each normalizer has
+ *   its own fresh session id;
+ * - `index.d.ts`'s `Source` and `ErrorCode` unions are the addon's own lists.
+ *
+ * A live normalizer's default session id is a fresh UUIDv7, and a line with no `at` and no time
+ * of its own takes the wall clock: the goldens (replayed files) are compared with the golden's
+ * session id given, and, for a trace with such lines, with `createdAt` left out.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { type Answer, type Decision, detect, Normalizer, type NormalizerOptions, type Source } from "@agentwire/node";
+import {
+  type AgentwireError,
+  type Answer,
+  type Decision,
+  detect,
+  type ErrorCode,
+  Normalizer,
+  type NormalizerOptions,
+  type Source,
+} from "@agentwire/node";
 import type { ProviderRuntimeEvent } from "@agentwire/provider-runtime";
 import { describe, expect, it } from "vitest";
 
@@ -42,6 +60,12 @@ interface Trace {
   readonly transcript: boolean;
   readonly messages: ReadonlyArray<Message>;
   readonly golden: string;
+  /**
+   * Some line reaches the addon without `at` (a bare line, a record without `ts`): live, it is
+   * stamped with the wall clock where it carries no time of its own, so `createdAt` is not the
+   * golden's.
+   */
+  readonly untimed: boolean;
 }
 
 const traces = (): Array<Trace> =>
@@ -67,19 +91,22 @@ const traces = (): Array<Trace> =>
           });
           const name = basename(file, ".jsonl");
           const golden = readFileSync(join(TESTS_DIR, "golden", source, `${name}.jsonl`), "utf8");
-          return { source: source as Source, name, transcript, messages, golden };
+          const untimed = messages.some((message) => message.at === undefined);
+          return { source: source as Source, name, transcript, messages, golden, untimed };
         }),
     );
 
 /**
- * The options a trace is replayed with. A transcript's default session id derives from its
- * first record, a line a live host never has: the golden's session id is given instead.
+ * The options a trace is replayed with: the golden's session id (a replayed file's derives from
+ * its first line; a live normalizer's default is a fresh UUIDv7).
  */
 const options = (trace: Trace): NormalizerOptions => {
-  if (!trace.transcript) return { from: trace.source };
   const first = JSON.parse(trace.golden.slice(0, trace.golden.indexOf("\n"))) as { sessionId: string };
   return { from: trace.source, sessionId: first.sessionId };
 };
+
+/** Event lines with every `createdAt` the same, for a trace stamped with the wall clock. */
+const withoutTimes = (text: string): string => text.replace(/"createdAt":"[^"]*"/g, '"createdAt":"-"');
 
 /** The addon's own class, whose calls give the events as the JSON text `index.js` parses. */
 interface NativeNormalizer {
@@ -88,9 +115,15 @@ interface NativeNormalizer {
   finish(): string;
 }
 
+/** The addon's own lists, from the Rust side. */
+interface NativeLists {
+  sources(): Array<string>;
+  errorCodes(): Array<string>;
+}
+
 const installed = fileURLToPath(new URL("../node_modules/@agentwire/node/", import.meta.url));
 const addonFile = readdirSync(installed).find((file) => file.endsWith(".node"));
-const native = createRequire(import.meta.url)(join(installed, addonFile ?? "no-addon.node")) as {
+const native = createRequire(import.meta.url)(join(installed, addonFile ?? "no-addon.node")) as NativeLists & {
   NativeNormalizer: new (options: NormalizerOptions) => NativeNormalizer;
 };
 
@@ -142,6 +175,28 @@ const replay = (trace: Trace, normalizer = new Normalizer(options(trace))): Arra
 
 const all = traces();
 
+/** The corpus trace `source/name`. */
+const traceNamed = (source: Source, name: string): Trace => {
+  const trace = all.find((candidate) => candidate.source === source && candidate.name === name);
+  if (trace === undefined) throw new Error(`no trace ${source}/${name}`);
+  return trace;
+};
+
+/** `call` throws an {@link AgentwireError} of `code` whose message is (or matches) `message`. */
+const expectThrown = (call: () => unknown, code: ErrorCode, message: string | RegExp): void => {
+  let thrown: unknown;
+  try {
+    call();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(Error);
+  const error = thrown as AgentwireError;
+  expect(error.code, error.message).toBe(code);
+  if (typeof message === "string") expect(error.message).toBe(message);
+  else expect(error.message).toMatch(message);
+};
+
 describe("the installed package", () => {
   const built = fileURLToPath(new URL("../../../crates/agentwire-node/", import.meta.url));
 
@@ -165,11 +220,15 @@ describe("the addon replays every corpus trace", () => {
   });
 
   // Debug builds of the addon take seconds for the whole corpus.
-  it("writes each golden byte for byte", { timeout: 120_000 }, () => {
+  it("writes each golden byte for byte (createdAt aside where a line has no time)", { timeout: 120_000 }, () => {
     const differing = all
-      .filter((trace) => replayText(trace) !== trace.golden)
+      .filter((trace) => {
+        const text = replayText(trace);
+        return trace.untimed ? withoutTimes(text) !== withoutTimes(trace.golden) : text !== trace.golden;
+      })
       .map((trace) => `${trace.source}/${trace.name}`);
     expect(differing).toEqual([]);
+    console.info(`@agentwire/node: ${all.filter((trace) => !trace.untimed).length} of ${all.length} traces timed throughout, compared with createdAt`);
   });
 
   it("returns the golden's events, decoded, each accepted by the strict decoder", { timeout: 120_000 }, () => {
@@ -181,7 +240,9 @@ describe("the addon replays every corpus trace", () => {
         .split("\n")
         .filter((line) => line !== "")
         .map((line) => JSON.parse(line) as unknown);
-      if (JSON.stringify(actual) !== JSON.stringify(expected)) failures.push(`${trace.source}/${trace.name}: differs`);
+      const text = (events: ReadonlyArray<unknown>): string =>
+        trace.untimed ? withoutTimes(JSON.stringify(events)) : JSON.stringify(events);
+      if (text(actual) !== text(expected)) failures.push(`${trace.source}/${trace.name}: differs`);
       for (const [index, event] of actual.entries()) {
         try {
           decodeProviderRuntimeEvent(event);
@@ -258,10 +319,41 @@ describe("answer", () => {
     expect(answered).toBeGreaterThan(20);
   });
 
-  it("throws an Error naming why no reply can be built", () => {
+  it("throws an Error naming why no reply can be built, with the case's code", () => {
     const normalizer = new Normalizer({ from: "codex-app-server" });
     const requestId = "no-such-request" as Answer["requestId"];
-    expect(() => normalizer.answer({ requestId, decision: "accept" })).toThrow(/no request no-such-request/);
+    expectThrown(() => normalizer.answer({ requestId, decision: "accept" }), "AGENTWIRE_UNKNOWN_REQUEST", /no request no-such-request/);
+    expectThrown(() => normalizer.answer({ requestId, decision: "yes" as Decision }), "AGENTWIRE_BAD_ANSWER", /unknown decision "yes"/);
+
+    // ExitPlanMode asked (line 20), before the client's plain allow (line 21).
+    const trace = traceNamed("claude-control", "sdk_exit_plan_mode_allow");
+    const claude = new Normalizer(options(trace));
+    const before = trace.messages.filter((message) => message.number < 21);
+    const reply = trace.messages.find((message) => message.number === 21);
+    const opened = before
+      .flatMap(({ dir, at, msg }) => (dir === "in" ? claude.received(msg, at) : claude.sent(msg, at)))
+      .filter((event) => event.type === "request.opened");
+    const asked = opened.at(-1)?.requestId;
+    if (asked === undefined || reply === undefined) throw new Error("the trace's ExitPlanMode request");
+    expectThrown(() => claude.answer({ requestId: asked, decision: "answered" }), "AGENTWIRE_NOT_OFFERED", /does not offer answered; offered: accept, decline, cancel/);
+    expectThrown(
+      () => claude.answer({ requestId: asked, decision: "accept", result: { interrupt: true } }),
+      "AGENTWIRE_BAD_ANSWER",
+      "the result of a can_use_tool reply does not fit at result.interrupt: an allow has no such member (a deny that stops the turn is cancel)",
+    );
+    expectThrown(() => claude.answer({ requestId: asked, decision: "accept", result: 42 }), "AGENTWIRE_BAD_ANSWER", /at result: expected a JSON object/);
+    expectThrown(() => claude.answer({ requestId: asked, decision: "acceptForSession" }), "AGENTWIRE_BAD_ANSWER", /at result\.updatedPermissions: the request suggested no rules/);
+    const setMode = [{ type: "setMode", mode: "acceptEdits", destination: "session" }];
+    const granted = JSON.parse(claude.answer({ requestId: asked, decision: "acceptForSession", result: { updatedPermissions: setMode } })) as {
+      response: { response: { behavior: string; updatedPermissions: unknown } };
+    };
+    expect(granted.response.response.behavior).toBe("allow");
+    expect(granted.response.response.updatedPermissions).toEqual(setMode);
+    claude.sent(reply.msg, reply.at);
+    expectThrown(() => claude.answer({ requestId: asked, decision: "accept" }), "AGENTWIRE_ALREADY_ANSWERED", `request ${asked} was already answered`);
+
+    const record = new Normalizer({ from: "codex-exec" });
+    expectThrown(() => record.answer({ requestId: asked, decision: "accept" }), "AGENTWIRE_UNANSWERABLE", /codex-exec is a record of a session/);
   });
 });
 
@@ -278,11 +370,98 @@ describe("bad input", () => {
     ]);
   });
 
-  it("an unusable call throws an Error with the line number and the reason", () => {
+  it("an unusable call throws an Error with its code, the line number and the reason", () => {
     const normalizer = new Normalizer({ from: "acp" });
-    expect(() => normalizer.received("{}", 1.5)).toThrow("line 1: `at` must be an integer of Unix milliseconds, got 1.5");
-    expect(() => new Normalizer({ from: "nope" as Source })).toThrow(/unknown format "nope"; known: codex-app-server/);
-    expect(() => new Normalizer({ from: "acp", clock: "sundial" as "wall" })).toThrow(/unknown clock "sundial"/);
+    const line = '{"jsonrpc":"2.0","id":0,"result":{}}';
+    const expected = "line 1: `at` must be Unix milliseconds (Date.now())";
+    expectThrown(() => normalizer.received(line, 1.5), "AGENTWIRE_BAD_AT", `${expected}, an integer, got 1.5`);
+    expectThrown(() => normalizer.received(line, new Date() as unknown as number), "AGENTWIRE_BAD_AT", `${expected}, got a Date: pass date.getTime()`);
+    expectThrown(
+      () => normalizer.sent(line, 1_796_016_332),
+      "AGENTWIRE_BAD_AT",
+      `${expected}, got 1796016332, which reads as 1970-01-21T18:53:36.332Z: seconds? (an \`at\` before 1973-03-03, 10^11 ms, is taken for one)`,
+    );
+    expectThrown(() => normalizer.received(line, 1_796_016_332_000_000), "AGENTWIRE_BAD_AT", `${expected}, got 1796016332000000, which is after the year 9999: microseconds or nanoseconds?`);
+    expectThrown(() => normalizer.received(line, "1796016332000" as unknown as number), "AGENTWIRE_BAD_AT", `${expected}, got a string`);
+    // A refused call pushed nothing: the next line is line 1.
+    normalizer.received("not json", 100_000_000_000);
+    expect(normalizer.problems.map((problem) => problem.line)).toEqual([1]);
+
+    expectThrown(() => new Normalizer({ from: "nope" as Source }), "AGENTWIRE_BAD_OPTION", /unknown format "nope"; known: codex-app-server/);
+    expectThrown(() => new Normalizer({ from: "acp", clock: "sundial" as "wall" }), "AGENTWIRE_BAD_OPTION", /unknown clock "sundial"/);
+    expectThrown(() => new Normalizer({ from: "acp", providerKind: "gpt" as "acp" }), "AGENTWIRE_BAD_OPTION", /unknown provider kind "gpt"/);
+    expectThrown(() => new Normalizer({ from: "acp", sessionId: "" }), "AGENTWIRE_BAD_OPTION", /^sessionId: /);
+  });
+});
+
+describe("live", () => {
+  // An ACP transcript recorded without times: an ACP agent's lines carry none.
+  const timeless = traceNamed("acp", "tool_allow");
+
+  it("stamps a line given no `at` with the wall clock and returns its events from that call", () => {
+    expect(timeless.messages.every((message) => message.at === undefined)).toBe(true);
+    const started = new Date(Date.now() - 1000).toISOString();
+    const normalizer = new Normalizer({ from: "acp" });
+    let asked = 0;
+    let opened = 0;
+    for (const { dir, msg, number } of timeless.messages) {
+      const events = dir === "in" ? normalizer.received(msg) : normalizer.sent(msg);
+      const asks = msg.includes('"method":"session/request_permission"');
+      const cards = events.filter((event) => event.type === "request.opened").length;
+      expect(cards, `line ${number}`).toBe(asks ? 1 : 0);
+      asked += asks ? 1 : 0;
+      opened += cards;
+      for (const event of events) expect(event.createdAt >= started, `${event.type} at ${event.createdAt}`).toBe(true);
+    }
+    expect([asked, opened]).toEqual([1, 1]);
+    expect(normalizer.problems).toEqual([]);
+  });
+
+  it("gives each normalizer its own fresh session id", () => {
+    // The same first lines (the client's `initialize`, the agent's answer) to two normalizers.
+    const sessions = [0, 1].map(() => {
+      const normalizer = new Normalizer({ from: "acp" });
+      const events = timeless.messages
+        .slice(0, 2)
+        .flatMap(({ dir, msg }) => (dir === "in" ? normalizer.received(msg) : normalizer.sent(msg)));
+      return new Set(events.map((event) => event.sessionId));
+    });
+    const ids = sessions.flatMap((ids) => [...ids]);
+    expect(sessions.map((ids) => ids.size)).toEqual([1, 1]);
+    expect(new Set(ids).size).toBe(2);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe("index.d.ts", () => {
+  // Each list must name every member of its union and nothing else (`satisfies` checks both).
+  const SOURCES = {
+    "codex-app-server": true,
+    "codex-exec": true,
+    "codex-rollout": true,
+    "claude-session": true,
+    claude: true,
+    "claude-control": true,
+    acp: true,
+    cursor: true,
+  } as const satisfies Record<Source, true>;
+  const CODES = {
+    AGENTWIRE_BAD_OPTION: true,
+    AGENTWIRE_BAD_AT: true,
+    AGENTWIRE_UNKNOWN_REQUEST: true,
+    AGENTWIRE_ALREADY_ANSWERED: true,
+    AGENTWIRE_NOT_OFFERED: true,
+    AGENTWIRE_BAD_ANSWER: true,
+    AGENTWIRE_UNANSWERABLE: true,
+  } as const satisfies Record<ErrorCode, true>;
+
+  it("declares as Source every source the addon takes (Source::ALL), and each is taken", () => {
+    expect(Object.keys(SOURCES).sort()).toEqual([...native.sources()].sort());
+    for (const from of native.sources()) expect(() => new Normalizer({ from: from as Source })).not.toThrow();
+  });
+
+  it("declares as ErrorCode every code the addon throws", () => {
+    expect(Object.keys(CODES).sort()).toEqual([...native.errorCodes()].sort());
   });
 });
 
