@@ -1504,10 +1504,41 @@ fn the_section_7_comparison_can_fail() {
 /// Where the live SDK <-> CLI transcript of each session file's run is kept: a `claude-control`
 /// trace of the same run, beside the corpus so the `claude-control` goldens do not read it twice
 /// (`corpus/claude-control/` holds earlier runs of the same scenarios).
-fn live_transcript(run: &str) -> std::path::PathBuf {
-    agentwire_tests::tests_dir()
-        .join("fixtures/claude-session/live")
-        .join(format!("{run}.jsonl"))
+/// Every Claude Code session file with the live transcript of its run, named by its run: Claude
+/// Code 2.1.62's (`corpus/claude-session/<run>.jsonl`, `fixtures/claude-session/live/<run>.jsonl`)
+/// and 2.1.337's (`corpus/claude-session-2.1.337/<run>/<session id>.jsonl`, in Claude Code's
+/// layout, and `fixtures/claude-session/live-2.1.337/<run>.jsonl`), the latter named
+/// `2.1.337/<run>`.
+fn session_runs() -> Vec<(String, std::path::PathBuf, std::path::PathBuf)> {
+    let tests = agentwire_tests::tests_dir();
+    let mut runs: Vec<_> = traces(Source::ClaudeSession)
+        .into_iter()
+        .map(|trace| {
+            let run = trace_name(&trace);
+            let live = tests.join("fixtures/claude-session/live").join(format!("{run}.jsonl"));
+            (run, trace, live)
+        })
+        .collect();
+    let latest = tests.join("corpus/claude-session-2.1.337");
+    let mut dirs: Vec<_> = std::fs::read_dir(&latest)
+        .expect("the 2.1.337 corpus")
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|path| path.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let run = trace_name(&dir);
+        let trace = std::fs::read_dir(&dir)
+            .expect("a run folder")
+            .map(|entry| entry.expect("an entry").path())
+            .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+            .unwrap_or_else(|| panic!("{}: no session file", dir.display()));
+        let live = tests
+            .join("fixtures/claude-session/live-2.1.337")
+            .join(format!("{run}.jsonl"));
+        runs.push((format!("2.1.337/{run}"), trace, live));
+    }
+    runs
 }
 
 fn tokens_of(source: Source, path: &std::path::Path) -> (Vec<Token>, Vec<ProviderRuntimeEvent>) {
@@ -1525,6 +1556,17 @@ struct RunDeparture {
 }
 
 const SESSION_RUN_DEPARTURES: &[RunDeparture] = &[
+    RunDeparture {
+        run: "2.1.337/stream_error",
+        what: "the turn's end: turn.aborted and `stopped` against runtime.error, turn.completed(failed) and `error`",
+        removes: |t| {
+            matches!(t.event, T::RuntimeError | T::TurnCompleted | T::TurnAborted)
+                || (t.event == T::SessionStateChanged && matches!(t.detail.as_str(), "stopped" | "error" | "ready"))
+        },
+        why: "the stream broke before any block: Claude Code 2.1.337 writes no assistant record and no error, only \
+              its retried `api-request`s and a note to the model asking it to go on, so the file ends inside the \
+              turn (cut off at its end), where the live run reads the failure from its `result`",
+    },
     RunDeparture {
         run: "interrupt_midstream",
         what: "the assistant_message item cut off",
@@ -1552,9 +1594,7 @@ fn every_claude_session_file_has_the_shape_and_ids_of_its_live_run() {
     let mut run_used = vec![0; SESSION_RUN_DEPARTURES.len()];
     let mut failures = Vec::new();
     let mut table = Vec::new();
-    for trace in traces(file) {
-        let run = trace_name(&trace);
-        let live_path = live_transcript(&run);
+    for (run, trace, live_path) in session_runs() {
         assert!(
             live_path.is_file(),
             "{run}: no live transcript at {}",

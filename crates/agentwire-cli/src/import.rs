@@ -31,6 +31,7 @@ use rayon::prelude::*;
 use self::index::{Entry, Tally, Tokens};
 use crate::ExitStatus;
 use crate::input::{Input, UNDETECTED};
+use crate::sidechains;
 
 /// The index file in the output folder.
 const INDEX: &str = "sessions.jsonl";
@@ -282,7 +283,13 @@ fn walk(path: &Path, skip: Option<&Path>, inputs: &mut Vec<PathBuf>, failures: &
             match entry.file_type() {
                 Ok(kind) if kind.is_dir() => folders.push(path),
                 // A link to nowhere is taken too: its import reports it.
-                Ok(_) if path.extension().is_some_and(|ext| ext == "jsonl") => inputs.push(path),
+                // A Claude Code subagent's transcript is read with its session.
+                Ok(_)
+                    if path.extension().is_some_and(|ext| ext == "jsonl")
+                        && !sidechains::belongs_to_a_session(&path) =>
+                {
+                    inputs.push(path);
+                }
                 Ok(_) => {}
                 Err(err) => failures.push(format!("{}: {err}", path.display())),
             }
@@ -402,6 +409,11 @@ impl Job<'_> {
             Ok(None) => return Outcome::Skipped(format!("not a supported trace: {UNDETECTED}")),
             Err(err) => return Outcome::Failed(err.to_string()),
         };
+        match Input::with_sidechains(&path.to_string_lossy(), source) {
+            Ok(Some(joined)) => input = joined,
+            Ok(None) => {}
+            Err(err) => return Outcome::Failed(format!("{name}: {err}")),
+        }
         let worker = rayon::current_thread_index().expect("imports run on the pool");
         let part = worker_parts(self.parts, worker).join(format!("{number}.jsonl"));
         let streamed = File::create(&part)

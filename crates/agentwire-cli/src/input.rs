@@ -78,6 +78,29 @@ impl Input {
         ))
     }
 
+    /// A Claude Code session file read with its subagents' transcripts
+    /// ([`crate::sidechains`]), when it has any: the merged lines, named after the session file
+    /// and the number of subagent files. `None` for any other input.
+    pub fn with_sidechains(path: &str, source: Source) -> io::Result<Option<Self>> {
+        if path == "-" || source != Source::ClaudeSession {
+            return Ok(None);
+        }
+        let path = Path::new(path);
+        let sidechains = crate::sidechains::of(path);
+        if sidechains.is_empty() {
+            return Ok(None);
+        }
+        let text = crate::sidechains::joined(path, &sidechains)?;
+        let name = format!("{} (with {} subagent file(s))", path.display(), sidechains.len());
+        let len = u64::try_from(text.len()).ok();
+        Ok(Some(Self::from_reader(
+            name,
+            len,
+            Box::new(io::Cursor::new(text)),
+            READ_BUFFER,
+        )))
+    }
+
     fn from_reader(name: String, len: Option<u64>, source: Box<dyn Read + Send>, capacity: usize) -> Self {
         Input {
             name,

@@ -11,6 +11,7 @@ mod conform;
 mod import;
 mod input;
 mod normalize;
+mod sidechains;
 mod stats;
 mod validate;
 

@@ -370,3 +370,79 @@ fn a_bad_file_is_reported_with_its_path_and_the_rest_go_on() {
     assert!(stderr.contains("imported 1 session(s), 7 up to date"), "{stderr}");
     fs::remove_dir_all(&root).unwrap();
 }
+
+/// Copies `dir` into `to`, every file and folder.
+fn copy_tree(dir: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// Claude Code 2.1.337 projects, as `~/.claude/projects` holds them (subagents' transcripts in
+/// `<session id>/subagents/`): one session per run, the subagents' records in their session, no
+/// warning, each session's tokens those its live run's results report (each model message counted
+/// once, however many records repeat its usage) and its cost what Claude Code counted
+/// (`cost-state`).
+#[test]
+fn a_claude_code_projects_folder_gives_one_session_per_run_with_the_live_runs_tokens_and_cost() {
+    let root = std::env::temp_dir().join(format!("agentwire-import-claude-2.1.337-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    let runs = corpus("claude-session-2.1.337");
+    let live = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/claude-session/live-2.1.337");
+    let mut names: Vec<String> = fs::read_dir(&runs)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_dir())
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in &names {
+        copy_tree(
+            &runs.join(name),
+            &root.join(format!("home/projects/-home-dev-work-sdk-{name}")),
+        );
+    }
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let index = index(&root, "out");
+    assert_eq!(index.len(), names.len(), "one session per run: {:?}", index.keys());
+    let mut compared = 0;
+    for name in &names {
+        let (_, entry) = index
+            .iter()
+            .find(|(input, _)| input.starts_with(&format!("projects/-home-dev-work-sdk-{name}/")))
+            .unwrap_or_else(|| panic!("{name}: not in the index"));
+        // What the live run's results report: usage per turn, the session's running cost.
+        let (mut input, mut output, mut cost) = (0, 0, None);
+        for line in fs::read_to_string(live.join(format!("{name}.jsonl"))).unwrap().lines() {
+            let record: Value = serde_json::from_str(line).unwrap();
+            if record["msg"]["type"] == "result" {
+                input += record["msg"]["usage"]["input_tokens"].as_u64().unwrap_or(0);
+                output += record["msg"]["usage"]["output_tokens"].as_u64().unwrap_or(0);
+                cost = record["msg"]["total_cost_usd"].as_f64();
+            }
+        }
+        assert_eq!(entry["costUsd"].as_f64(), cost, "{name}: cost");
+        // A run whose file holds no model message (an API error, a stream broken before any
+        // block, an interrupt before the first block) reports no usage.
+        if entry["tokens"].is_null() {
+            continue;
+        }
+        assert_eq!(
+            (entry["tokens"]["input"].as_u64(), entry["tokens"]["output"].as_u64()),
+            (Some(input), Some(output)),
+            "{name}: tokens"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 19, "{compared} runs compared");
+    fs::remove_dir_all(&root).unwrap();
+}

@@ -362,3 +362,40 @@ fn a_directory_or_missing_input_is_named_in_the_error() {
     assert_eq!(code, 2);
     assert!(stderr.contains("no/such/trace.jsonl"), "{stderr}");
 }
+
+/// A Claude Code session file given alone is read with its subagents' transcripts
+/// (`<session id>/subagents/agent-*.jsonl` beside it): their records ride in the stream, in time
+/// order, and none is a subagent record without its Task call.
+#[test]
+fn a_claude_code_session_file_is_read_with_its_subagents_transcripts() {
+    let run_dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/claude-session-2.1.337/task_subagent_fg");
+    let session = std::fs::read_dir(&run_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .expect("the session file");
+    let subagents = run_dir.join(session.file_stem().unwrap()).join("subagents");
+    let agent = std::fs::read_dir(&subagents)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .expect("the subagent's transcript");
+    let (code, stdout, stderr) = run(&["normalize", session.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, "", "no warning");
+    let payloads: Vec<String> = stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter_map(|event| event.get("raw").map(|raw| raw["payload"].to_string()))
+        .collect();
+    let records = std::fs::read_to_string(&agent).unwrap();
+    for record in records.lines() {
+        let record: Value = serde_json::from_str(record).unwrap();
+        assert!(payloads.contains(&record.to_string()), "not carried: {record}");
+    }
+    assert!(
+        !stdout.contains("while no Task call of this file is open"),
+        "every subagent record finds its Task call"
+    );
+}

@@ -1014,11 +1014,34 @@ impl OpenItemFace {
     }
 }
 
+/// Whether the dotted version `reported` is newer than `pinned` (`2.1.337` > `2.1.62`), for a
+/// source whose schema reads every version up to the pinned one; a version that is no dotted
+/// number is taken as newer, so it is reported.
+pub fn newer_version(reported: &str, pinned: &str) -> bool {
+    let parts = |version: &str| -> Option<Vec<u64>> { version.split('.').map(|part| part.parse().ok()).collect() };
+    match (parts(reported), parts(pinned)) {
+        (Some(reported), Some(pinned)) => reported > pinned,
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     // The ledger keeps its threads alike for every source: these tests run on whichever is compiled in.
+
+    #[test]
+    fn a_version_is_newer_by_its_numbers_not_its_text() {
+        assert!(newer_version("2.1.338", "2.1.337"));
+        assert!(!newer_version("2.1.62", "2.1.337"), "62 < 337, though \"62\" > \"337\"");
+        assert!(!newer_version("2.1.337", "2.1.337"));
+        assert!(newer_version("3.0", "2.1.337"));
+        assert!(
+            newer_version("2.1.337-beta", "2.1.337"),
+            "not a dotted number: reported"
+        );
+    }
 
     /// A thread that ran one turn, then went idle.
     fn run_thread(ledger: &mut Ledger<()>, thread: &str) {

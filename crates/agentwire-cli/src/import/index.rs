@@ -170,6 +170,14 @@ impl Tally {
                     self.cost_usd = Some(amount);
                 }
             }
+            // Claude Code's session file states the session's running cost (`cost-state`, in
+            // thread metadata as `cost`).
+            RuntimeEvent::ThreadMetadataUpdated(payload) => {
+                let cost = payload.metadata.as_ref().and_then(|metadata| metadata.get("cost"));
+                if let Some(amount) = cost.and_then(|cost| cost.get("totalCostUSD")).and_then(Value::as_f64) {
+                    self.cost_usd = Some(amount);
+                }
+            }
             RuntimeEvent::ItemCompleted(_) => self.items += 1,
             RuntimeEvent::RuntimeError(_) => self.errors += 1,
             _ => {}

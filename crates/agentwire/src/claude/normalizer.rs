@@ -657,7 +657,9 @@ impl ClaudeNormalizer {
             self.interrupted = true;
         }
         let key = message.uuid.clone().unwrap_or_else(|| format!("user:{}", self.turns));
-        if message.is_synthetic == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note)) {
+        // The summary is sent as a synthetic message since 0.3.x: a compaction all the same.
+        let note = message.is_synthetic == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note));
+        if note && !summary {
             let flag = message.is_synthetic.map(|value| ("isSynthetic", value));
             return self.at.cli_note(&mut self.ledger, &key, text, flag, raw, out);
         }

@@ -64,6 +64,14 @@ pub struct ClaudeSessionNormalizer {
     interrupted: bool,
     /// The item keys of the content blocks of the open turn's messages (one record per block).
     blocks_seen: BlockKeys,
+    /// The turn a model message ended, not yet completed: Claude Code 2.1.33x writes each block
+    /// of a message as a record of its own and repeats the final stop reason on every one, so
+    /// the turn ends when a record of another message (or anything else) follows. The message's
+    /// id, the turn's state and the stop reason.
+    ending: Option<(String, TurnState, String)>,
+    /// The model message whose usage was reported last: one usage per message, however many
+    /// records repeat it.
+    usage_of: Option<String>,
     /// The text of the last prompt the CLI queued (`queue-operation` `enqueue`).
     queued: Option<String>,
     /// Tool calls not yet answered, by `tool_use` id.
@@ -81,6 +89,8 @@ impl ClaudeSessionNormalizer {
             turns: 0,
             interrupted: false,
             blocks_seen: BlockKeys::default(),
+            ending: None,
+            usage_of: None,
             queued: None,
             tools: BTreeMap::new(),
             agents: BTreeMap::new(),
@@ -108,7 +118,11 @@ impl ClaudeSessionNormalizer {
             return;
         }
         self.at.configured(&mut self.ledger, &config, raw, out);
-        if let Some(version) = settings.version {
+        // The schema reads every version from 2.1.62 to the pinned one (both in the corpus):
+        // only a newer one is reported.
+        if let Some(version) = settings.version
+            && crate::ledger::newer_version(&version, UPSTREAM_VERSION)
+        {
             let context = self.at.context(&mut self.ledger, None);
             self.ledger.check_version(&version, UPSTREAM_VERSION, &context, out);
         }
@@ -140,13 +154,14 @@ impl ClaudeSessionNormalizer {
         state: TurnState,
         stop_reason: Option<String>,
         error: Option<String>,
-        raw: Raw<'_>,
+        raw: Option<Raw<'_>>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
+        self.ending = None;
         let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.take()) else {
             return;
         };
-        let context = self.ledger.turn_context(&thread, &turn, Some(raw));
+        let context = self.ledger.turn_context(&thread, &turn, raw);
         let cutoff = Cutoff::ending(state);
         self.ledger.end_turn(&context, &thread, &turn, cutoff, out);
         self.blocks_seen.clear();
@@ -164,6 +179,14 @@ impl ClaudeSessionNormalizer {
 
     /// Ends the open turn, if any, as what was seen of it says: a turn a new prompt follows, or
     /// whose end a `turn_duration` record reports.
+    /// Completes the turn a model message ended ([`Self::ending`]), once a record of anything
+    /// else follows, or at the end of the file: derived, the message rode on its own events.
+    fn end_pending_turn(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
+        if let Some((_, state, stop)) = self.ending.take() {
+            self.end_turn(state, Some(stop), None, None, out);
+        }
+    }
+
     fn end_open_turn(&mut self, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> bool {
         if self.at.turn.is_none() {
             return false;
@@ -173,7 +196,7 @@ impl ClaudeSessionNormalizer {
         } else {
             TurnState::Completed
         };
-        self.end_turn(state, None, None, raw, out);
+        self.end_turn(state, None, None, Some(raw), out);
         true
     }
 
@@ -216,7 +239,14 @@ impl ClaudeSessionNormalizer {
                     content,
                 } => {
                     let value = json!({ "content": content, "toolUseResult": record.tool_use_result });
-                    self.tool_result(tool_use_id, &text, failed, value, raw, out);
+                    // Since 2.1.33x the record says how the call was decided: a refusal is
+                    // `declined` from the file as it is live.
+                    let refused = record
+                        .permission_decision
+                        .as_ref()
+                        .is_some_and(|decided| decided.decision == "reject")
+                        || record.tool_denial_kind.is_some();
+                    self.tool_result(tool_use_id, &text, Verdict { failed, refused }, value, raw, out);
                     mapped = true;
                 }
                 UserBlock::Text(text) => {
@@ -250,7 +280,7 @@ impl ClaudeSessionNormalizer {
             if self.at.turn.is_some() {
                 self.at.cli_note(&mut self.ledger, &record.uuid, text, flag, raw, out);
                 let stop = Some("interrupted".to_string());
-                return self.end_turn(TurnState::Interrupted, stop, None, raw, out);
+                return self.end_turn(TurnState::Interrupted, stop, None, Some(raw), out);
             }
         }
         if record.is_meta == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note)) {
@@ -270,7 +300,15 @@ impl ClaudeSessionNormalizer {
         );
         self.queued = None;
         self.start_turn(raw, out);
-        self.prompt_item(text, raw, out);
+        // A prompt the CLI made itself (since 2.1.33x, a background task's report, `origin`)
+        // starts its turn as a person's does, but is the CLI's words.
+        match &record.origin {
+            Some(_) => {
+                let key = format!("prompt:{}", self.turns);
+                self.at.cli_note(&mut self.ledger, &key, text, None, raw, out);
+            }
+            None => self.prompt_item(text, raw, out),
+        }
     }
 
     fn assistant(&mut self, record: &AssistantRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -306,14 +344,18 @@ impl ClaudeSessionNormalizer {
             }
             return;
         };
-        // One usage per model message: the record that carries its stop reason.
-        let usage = object_text::at(raw.payload.get(), &["message", "usage"])
-            .and_then(|usage| serde_json::from_str::<Value>(usage.get()).ok())
-            .unwrap_or(Value::Null);
-        let context = self.at.context(&mut self.ledger, Some(raw));
-        let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
-        self.ledger
-            .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+        // One usage per model message: the first record that carries its stop reason (2.1.62
+        // writes it on the last block's record only, 2.1.33x on every block's).
+        if self.usage_of.as_deref() != Some(message.id.as_str()) {
+            self.usage_of = Some(message.id.clone());
+            let usage = object_text::at(raw.payload.get(), &["message", "usage"])
+                .and_then(|usage| serde_json::from_str::<Value>(usage.get()).ok())
+                .unwrap_or(Value::Null);
+            let context = self.at.context(&mut self.ledger, Some(raw));
+            let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
+            self.ledger
+                .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+        }
         match stop {
             BetaStopReason::ToolUse | BetaStopReason::PauseTurn | BetaStopReason::Compaction => {}
             BetaStopReason::EndTurn
@@ -326,7 +368,7 @@ impl ClaudeSessionNormalizer {
                 } else {
                     TurnState::Completed
                 };
-                self.end_turn(state, Some(stop.to_string()), None, raw, out);
+                self.ending = Some((message.id.clone(), state, stop.to_string()));
             }
         }
     }
@@ -346,7 +388,10 @@ impl ClaudeSessionNormalizer {
                 text,
                 failed,
                 block,
-            } => self.tool_result(&tool_use_id, &text, failed, block, raw, out),
+            } => {
+                let verdict = Verdict { failed, refused: false };
+                self.tool_result(&tool_use_id, &text, verdict, block, raw, out);
+            }
             AssistantBlock::Unpaired => self
                 .at
                 .current_state(&mut self.ledger, "an assistant content block", raw, out),
@@ -368,7 +413,7 @@ impl ClaudeSessionNormalizer {
             };
             self.ledger.emit(&context, RuntimeEvent::RuntimeError(payload), out);
         }
-        self.end_turn(TurnState::Failed, None, Some(message), raw, out);
+        self.end_turn(TurnState::Failed, None, Some(message), Some(raw), out);
     }
 
     /// A `tool_use` block: the call's item starts (its input is whole); a `TodoWrite` is also
@@ -397,7 +442,7 @@ impl ClaudeSessionNormalizer {
         &mut self,
         tool_use_id: &str,
         text: &str,
-        failed: bool,
+        verdict: Verdict,
         result: Value,
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
@@ -429,8 +474,8 @@ impl ClaudeSessionNormalizer {
         if text.contains(INTERRUPT_NOTE) {
             self.interrupted = true;
         }
-        let refused = self.interrupted || cli_denial(text);
-        let (face, status) = tool_outcome(&name, kind, &input, result, failed, refused);
+        let refused = verdict.refused || self.interrupted || cli_denial(text);
+        let (face, status) = tool_outcome(&name, kind, &input, result, verdict.failed, refused);
         self.at
             .complete_item(&mut self.ledger, tool_use_id, face, status, raw, out);
     }
@@ -593,6 +638,12 @@ impl ClaudeSessionNormalizer {
     }
 
     fn map_record(&mut self, record: &SessionRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let ended_message = self.ending.as_ref().map(|(message, ..)| message.as_str());
+        let same_message =
+            matches!(record, SessionRecord::Assistant(next) if Some(next.message.id.as_str()) == ended_message);
+        if !same_message {
+            self.end_pending_turn(out);
+        }
         match record {
             SessionRecord::User(record) => self.user(record, raw, out),
             SessionRecord::Assistant(record) => self.assistant(record, raw, out),
@@ -660,6 +711,14 @@ impl ClaudeSessionNormalizer {
     }
 }
 
+/// What a tool result says of its call: that it failed (`is_error`), and that it was refused (a
+/// 2.1.33x record's permission decision or denial kind).
+#[derive(Clone, Copy)]
+struct Verdict {
+    failed: bool,
+    refused: bool,
+}
+
 impl Mapping for ClaudeSessionNormalizer {
     type Request = ();
     type Message<'a> = SessionRecord;
@@ -705,6 +764,11 @@ impl Mapping for ClaudeSessionNormalizer {
 
     fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
         self.at.context(&mut self.ledger, raw)
+    }
+
+    /// A file that ends right after the message that ended its turn: the turn ends as it said.
+    fn settle(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.end_pending_turn(out);
     }
 
     /// A file is a record of the past: no one can answer from it.
