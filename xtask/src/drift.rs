@@ -15,7 +15,9 @@ use anyhow::{Context, Result, bail, ensure};
 
 use crate::{codegen, schema_diff, sync_schemas};
 
-const USAGE: &str = "usage: cargo xtask drift [codex-app-server|acp|--all] [--to V]";
+mod claude;
+
+const USAGE: &str = "usage: cargo xtask drift [codex-app-server|acp|claude|--all] [--to V]";
 
 /// A vendored source drift can follow: where its schema lives and how to vendor a version.
 struct Vendored {
@@ -49,13 +51,19 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         [which, flag, version] if flag == "--to" => (which.as_str(), Some(version.as_str())),
         _ => bail!("{USAGE}"),
     };
-    let sources: Vec<&Vendored> =
-        match which {
-            "--all" => VENDORED.iter().collect(),
-            name => vec![VENDORED.iter().find(|source| source.name == name).with_context(|| {
-                format!("no vendored source named {name:?}; known: codex-app-server, acp\n{USAGE}")
-            })?],
+    if which == "claude" {
+        let version = match to {
+            Some(version) => version.to_string(),
+            None => newest_version("@anthropic-ai/claude-agent-sdk")?,
         };
+        return claude::run(root, &version);
+    }
+    let sources: Vec<&Vendored> = match which {
+        "--all" => VENDORED.iter().collect(),
+        name => vec![VENDORED.iter().find(|source| source.name == name).with_context(|| {
+            format!("no vendored source named {name:?}; known: codex-app-server, acp, claude\n{USAGE}")
+        })?],
+    };
     for source in sources {
         let version = match to {
             Some(version) => version.to_string(),

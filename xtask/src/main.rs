@@ -6,7 +6,8 @@
 //! - `schema-diff SOURCE --from V1 --to V2` or `schema-diff OLD NEW`: what changed between two
 //!   versions of a provider protocol, as Markdown.
 //! - `drift [SOURCE|--all] [--to V]`: the newest upstream version tried in a scratch copy: its
-//!   schema diff, the mapping lines that stop compiling, conform of the corpus.
+//!   schema diff, the mapping lines that stop compiling, conform of the corpus; `drift claude`
+//!   runs a published Claude Code and lists what its traffic holds that the schemas do not declare.
 //! - `fuzz [--seconds N]`: every cargo fuzz target, seeded from the corpus.
 //! - `bench [--quick] [--skip-build-times]`: throughput, memory, codegen and build times, written
 //!   into `PERFORMANCE.md`.
@@ -52,7 +53,7 @@ usage: cargo xtask codegen [--check]
        cargo xtask sync-schemas codex-app-server|acp [--version V]
        cargo xtask schema-diff codex-app-server|acp --from V1 --to V2 [--out FILE]
        cargo xtask schema-diff OLD NEW [--out FILE]
-       cargo xtask drift [codex-app-server|acp|--all] [--to V]
+       cargo xtask drift [codex-app-server|acp|claude|--all] [--to V]
        cargo xtask fuzz [--seconds N]
        cargo xtask bench [--quick] [--skip-build-times]
        cargo xtask test";

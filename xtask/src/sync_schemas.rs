@@ -382,7 +382,7 @@ fn acp_upstream_md(version: &str, vendored: &[Vendored]) -> String {
 /// already there, and returns that install prefix (the package is in `node_modules/<package>`,
 /// its dependencies beside it). Install scripts never run: every source here only needs files
 /// the tarballs carry.
-fn npm_install(folder: &str, package: &str, version: &str) -> Result<PathBuf> {
+pub fn npm_install(folder: &str, package: &str, version: &str) -> Result<PathBuf> {
     let prefix = cache_dir()?.join(format!("{folder}-{version}"));
     let installed = prefix.join("node_modules").join(package);
     if installed_version(&installed).as_deref() == Some(version) {

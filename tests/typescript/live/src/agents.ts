@@ -107,16 +107,17 @@ trust_level = "trusted"
 };
 
 /**
- * The Claude Code CLI bundled in `@anthropic-ai/claude-agent-sdk` 0.2.62 (`cli.js`), started
- * with the argv the SDK's `query()` gives it (stream-json both ways, permission prompts over the
- * stdio control protocol, no settings files, partial messages).
+ * The Claude Code CLI bundled in `@anthropic-ai/claude-agent-sdk` 0.2.62 (`cli.js`), or the one
+ * at `cli` (a `cli.js` run by node, or a native binary, as 0.3.x ships it: what `cargo xtask
+ * drift claude` tries), started with the argv the SDK's `query()` gives it (stream-json both
+ * ways, permission prompts over the stdio control protocol, no settings files, partial messages).
  */
-export const claudeControl = (dir: Scratch, mockUrl: string): AgentProcess => ({
+export const claudeControl = (dir: Scratch, mockUrl: string, cli?: string): AgentProcess => ({
   family: "claude-control",
   from: "claude-control",
-  command: process.execPath,
+  command: cli === undefined || cli.endsWith(".js") ? process.execPath : cli,
   args: [
-    packageFile("@anthropic-ai/claude-agent-sdk", "cli.js"),
+    ...(cli === undefined ? [packageFile("@anthropic-ai/claude-agent-sdk", "cli.js")] : cli.endsWith(".js") ? [cli] : []),
     "--output-format",
     "stream-json",
     "--verbose",

@@ -50,6 +50,8 @@ export class Host {
   readonly agent: AgentProcess;
   readonly events: Array<ProviderRuntimeEvent> = [];
   readonly messages: Array<Message> = [];
+  /** Every line both ways as `{dir, ts, msg}` records (`in`: from the agent), in order. */
+  readonly transcript: Array<{ readonly dir: "in" | "out"; readonly ts: number; readonly msg: unknown }> = [];
   private readonly normalizer: Normalizer;
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly timings: Array<number>;
@@ -87,7 +89,9 @@ export class Host {
   /** Writes a message (an object, or a line built by `answer`) to the agent's stdin and to `sent`. */
   write(message: Message | string): void {
     const line = typeof message === "string" ? message : JSON.stringify(message);
-    this.take(this.normalizer.sent(line, Date.now()));
+    const at = Date.now();
+    this.transcript.push({ dir: "out", ts: at, msg: JSON.parse(line) as unknown });
+    this.take(this.normalizer.sent(line, at));
     this.child.stdin.write(`${line}\n`);
   }
 
@@ -151,6 +155,7 @@ export class Host {
       return;
     }
     if (typeof message !== "object" || message === null) return;
+    this.transcript.push({ dir: "in", ts: Date.now(), msg: message });
     this.messages.push(message as Message);
     this.messageWaiters = this.settle(this.messageWaiters, message as Message);
   }
