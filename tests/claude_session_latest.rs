@@ -79,3 +79,38 @@ fn every_record_rides_as_raw_and_only_a_subagent_file_alone_warns() {
         }
     }
 }
+
+/// Since 2.1.33x a tool result's record says how the call was decided (`permissionDecision`,
+/// `toolDenialKind`): a call the host refused is `declined` from the file, as the live run saw it,
+/// and a call it allowed completes.
+#[test]
+fn a_refused_call_is_declined_from_the_file_as_it_is_live() {
+    let outcome = |run: &str| -> Vec<String> {
+        let dir = tests_dir().join("corpus/claude-session-2.1.337").join(run);
+        let file = std::fs::read_dir(&dir)
+            .expect("a run folder")
+            .map(|entry| entry.expect("an entry").path())
+            .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+            .expect("its session file");
+        normalize(Source::ClaudeSession, &file)
+            .events
+            .iter()
+            .filter_map(|event| match &event.event {
+                RuntimeEvent::ItemCompleted(item)
+                    if matches!(
+                        item.item_type,
+                        agentwire_canonical::CanonicalItemType::CommandExecution
+                            | agentwire_canonical::CanonicalItemType::FileChange
+                    ) =>
+                {
+                    item.status.map(|status| status.as_str().to_string())
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(outcome("bash_touch_deny"), ["declined"]);
+    assert_eq!(outcome("write_deny"), ["declined"]);
+    assert_eq!(outcome("bash_touch_allow"), ["completed"]);
+    assert_eq!(outcome("write_allow"), ["completed"]);
+}
