@@ -11,7 +11,8 @@ use agentwire::frame::LineFormat;
 use agentwire::source::Source;
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, CanonicalRuntimeEventType as T, ContentStreamKind, ItemStatus, Json,
-    PlanStepStatus, ProviderKind, RuntimeErrorClass, RuntimeEventRawSource, TurnState,
+    PlanStepStatus, ProviderKind, ProviderRuntimeEvent, RuntimeErrorClass, RuntimeEvent, RuntimeEventRawSource,
+    TurnState,
 };
 use agentwire_tests::scenario::Scenario;
 use agentwire_tests::{Normalized, corpus_traces, normalize_text, payload, tests_dir};
@@ -291,10 +292,61 @@ fn opening(agent: &str) -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// The events of `kind`, but for the person's prompt (every turn's first item, a `user_message`
+/// keyed `prompt:<turn>`): these scenarios look at what the agent did.
 fn events_of(norm: &Normalized, kind: T) -> Vec<usize> {
     (0..norm.events.len())
-        .filter(|&i| norm.events[i].event.event_type() == kind)
+        .filter(|&i| norm.events[i].event.event_type() == kind && !is_prompt(&norm.events[i]))
         .collect()
+}
+
+fn is_prompt(event: &ProviderRuntimeEvent) -> bool {
+    match &event.event {
+        RuntimeEvent::ItemStarted(item) | RuntimeEvent::ItemCompleted(item) => {
+            item.item_type == CanonicalItemType::UserMessage
+                && event.raw.as_ref().and_then(|raw| raw.method.as_deref()) == Some("session/prompt")
+        }
+        _ => false,
+    }
+}
+
+#[test]
+fn the_persons_prompt_is_the_turns_first_item() {
+    let mut lines = opening("gemini-cli");
+    lines.push(("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})));
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let prompts: Vec<_> = norm.events.iter().filter(|event| is_prompt(event)).collect();
+    assert_eq!(prompts.len(), 2, "started and completed: {}", norm.jsonl);
+    let sent = lines
+        .iter()
+        .find(|(_, msg)| msg["method"] == "session/prompt")
+        .map(|(_, msg)| msg["params"]["prompt"].clone())
+        .expect("a prompt");
+    for prompt in prompts {
+        let data = match &prompt.event {
+            RuntimeEvent::ItemStarted(item) | RuntimeEvent::ItemCompleted(item) => {
+                item.data.as_ref().expect("data").to_value()
+            }
+            _ => unreachable!("a prompt is an item event"),
+        };
+        assert_eq!(data["content"], sent, "the blocks as sent");
+        let text: Vec<&str> = sent
+            .as_array()
+            .expect("blocks")
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect();
+        assert_eq!(data["text"], text.join("\n"));
+    }
+    let first_item = norm
+        .events
+        .iter()
+        .position(|event| matches!(event.event, RuntimeEvent::ItemStarted(_)));
+    assert!(
+        first_item.is_some_and(|at| is_prompt(&norm.events[at])),
+        "{}",
+        norm.jsonl
+    );
 }
 
 #[test]

@@ -345,7 +345,7 @@ impl AcpNormalizer {
         let ask = match request {
             ClientRequest::SessionPrompt { params, .. } => {
                 let session = params.session_id.0.clone();
-                let turn = self.start_turn(frame, &session, out);
+                let turn = self.start_turn(frame, &session, &params.prompt, out);
                 ClientAsk::Prompt { session, turn }
             }
             ClientRequest::SessionNew { .. } => ClientAsk::NewSession,
@@ -384,8 +384,15 @@ impl AcpNormalizer {
         self.client_asks.insert(request.id().clone(), ask);
     }
 
-    /// `session/prompt`: a new turn of the session (`turn.started`, the session `running`).
-    fn start_turn(&mut self, frame: &Frame<'_>, session: &str, out: &mut Vec<ProviderRuntimeEvent>) -> String {
+    /// `session/prompt`: a new turn of the session (`turn.started`, the session `running`), its
+    /// first item the person's prompt ([`Self::prompt_item`]).
+    fn start_turn(
+        &mut self,
+        frame: &Frame<'_>,
+        session: &str,
+        prompt: &[acp::ContentBlock],
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> String {
         self.close_text(session, out);
         let open = self.session_mut(session);
         open.prompts += 1;
@@ -404,8 +411,46 @@ impl AcpNormalizer {
             };
             self.emit(&context, RuntimeEvent::TurnStarted(payload), out);
             self.ledger.settle_state(&context, Some("a prompt was sent"), out);
+            self.prompt_item(session, &turn, prompt, raw, out);
         }
         turn
+    }
+
+    /// The person's prompt as the turn's first item: a `user_message` whose `text` is the prompt's
+    /// text blocks, and whose `content` is every block as sent (resources, images, links).
+    fn prompt_item(
+        &mut self,
+        session: &str,
+        turn: &str,
+        prompt: &[acp::ContentBlock],
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let text: Vec<&str> = prompt
+            .iter()
+            .filter_map(|block| match block {
+                acp::ContentBlock::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let data = json!({ "text": text.join("\n"), "content": to_value(prompt) });
+        let key = format!("prompt:{turn}");
+        let context = self.item_context(session, Some(turn), &key, false, Some(raw));
+        for (status, started) in [(ItemStatus::InProgress, true), (ItemStatus::Completed, false)] {
+            let payload = ItemLifecyclePayload {
+                item_type: CanonicalItemType::UserMessage,
+                status: Some(status),
+                title: None,
+                detail: None,
+                data: Some(Json::from(data.clone())),
+            };
+            let event = if started {
+                RuntimeEvent::ItemStarted(payload)
+            } else {
+                RuntimeEvent::ItemCompleted(payload)
+            };
+            self.emit(&context, event, out);
+        }
     }
 
     /// Ends a turn: the message being streamed completes, open tool calls are cut off as
