@@ -528,3 +528,24 @@ fn a_retry_is_a_warning_and_the_turn_completes() {
         .expect("the turn completes");
     assert_eq!(completed.state, agentwire_canonical::TurnState::Completed);
 }
+
+/// codex exec completes some items it never started (agent messages, a reasoning summary): an
+/// item's first event is `item.started` all the same, so a UI opens each card before it fills it.
+#[test]
+fn every_items_first_event_is_item_started() {
+    for sc in Scenario::all(Source::CodexExec) {
+        let mut seen = std::collections::BTreeSet::new();
+        for event in sc.events() {
+            let Some(item) = &event.item_id else { continue };
+            if seen.insert(item.as_str().to_string()) {
+                assert!(
+                    matches!(event.event, agentwire_canonical::RuntimeEvent::ItemStarted(_)),
+                    "{}: item {} begins with {}",
+                    sc.label(),
+                    item.as_str(),
+                    event.event.event_type().as_str()
+                );
+            }
+        }
+    }
+}

@@ -52,6 +52,8 @@ pub struct CodexExecNormalizer {
     turns_started: BTreeMap<String, u64>,
     /// The last plan each open to-do list reported, by provider item id.
     plans: BTreeMap<String, Vec<TurnPlanStep>>,
+    /// Items started outside any turn (the ledger keeps the open items of turns only).
+    started_outside: std::collections::BTreeSet<String>,
 }
 
 impl CodexExecNormalizer {
@@ -65,6 +67,7 @@ impl CodexExecNormalizer {
             turn: None,
             turns_started: BTreeMap::new(),
             plans: BTreeMap::new(),
+            started_outside: std::collections::BTreeSet::new(),
         }
     }
 
@@ -231,6 +234,9 @@ impl CodexExecNormalizer {
         // Only an item that stays open keeps a copy of its data: its face if it is cut off.
         match phase {
             Phase::Started => {
+                if self.turn.is_none() {
+                    self.started_outside.insert(provider_item.to_string());
+                }
                 if let Some(turn) = self.turn.clone() {
                     let face = OpenItemFace {
                         item_type,
@@ -248,7 +254,17 @@ impl CodexExecNormalizer {
                 self.ledger.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
             }
             Phase::Completed => {
-                self.ledger.close_item(&thread, provider_item);
+                // codex exec completes some items it never started (an agent message, a
+                // reasoning summary): an item's first event is `item.started` all the same.
+                let opened = self.ledger.close_item(&thread, provider_item).is_some()
+                    || self.started_outside.remove(provider_item);
+                if !opened {
+                    let started = ItemLifecyclePayload {
+                        status: Some(ItemStatus::InProgress),
+                        ..payload.clone()
+                    };
+                    self.ledger.emit(&context, RuntimeEvent::ItemStarted(started), out);
+                }
                 self.ledger.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
             }
         }
