@@ -430,7 +430,10 @@ impl AcpNormalizer {
             .iter()
             .filter_map(|block| match block {
                 acp::ContentBlock::Text { text, .. } => Some(text.as_str()),
-                _ => None,
+                acp::ContentBlock::Image { .. }
+                | acp::ContentBlock::Audio { .. }
+                | acp::ContentBlock::ResourceLink { .. }
+                | acp::ContentBlock::Resource { .. } => None,
             })
             .collect();
         let data = json!({ "text": text.join("\n"), "content": to_value(prompt) });
