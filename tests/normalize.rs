@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use agentwire::frame::LineFormat;
 use agentwire::source::Source;
 use agentwire_canonical::{
-    CanonicalRequestType, CanonicalRuntimeEventType as T, ProviderRuntimeEvent, RuntimeEvent, RuntimeRequestId,
-    SessionState, TurnId,
+    CanonicalRequestType, CanonicalRuntimeEventType as T, ItemContent, ProviderRuntimeEvent, RuntimeEvent,
+    RuntimeRequestId, SessionState, TurnId,
 };
 use agentwire_tests::scenario::Scenario;
 use agentwire_tests::{golden_dir, normalize, normalize_text, payload, tests_dir, trace_name, traces, workspace_root};
@@ -457,6 +457,54 @@ fn every_event_validates_against_the_canonical_schema() {
             assert!(errors.is_empty(), "{}: {errors:?}", sc.at(index));
         }
     }
+}
+
+/// Every item event carries `data`, and its `data` is the content its item type declares
+/// (`x-itemContent`, read strictly: an unknown or missing field fails), whichever source: a UI
+/// draws any item from its event alone, without knowing the provider.
+#[test]
+fn every_items_data_is_its_types_content() {
+    let mut failures = Vec::new();
+    for sc in corpus() {
+        for (index, event) in sc.events().iter().enumerate() {
+            let (RuntimeEvent::ItemStarted(payload)
+            | RuntimeEvent::ItemUpdated(payload)
+            | RuntimeEvent::ItemCompleted(payload)) = &event.event
+            else {
+                continue;
+            };
+            let problem = match &payload.data {
+                None => "no data".to_owned(),
+                Some(data) => match ItemContent::decode(payload.item_type, &data.to_value()) {
+                    Ok(_) => continue,
+                    Err(error) => format!("{error}: {}", data.to_value()),
+                },
+            };
+            failures.push((
+                sc.source.name(),
+                format!("{} ({}): {problem}", sc.at(index), payload.item_type),
+            ));
+        }
+    }
+    let mut by_source = std::collections::BTreeMap::<&str, Vec<String>>::new();
+    for (source, failure) in failures {
+        by_source.entry(source).or_default().push(failure);
+    }
+    let report: Vec<String> = by_source
+        .iter()
+        .map(|(source, failures)| {
+            format!(
+                "{source}: {} item events, e.g.\n  {}",
+                failures.len(),
+                failures[..failures.len().min(8)].join("\n  ")
+            )
+        })
+        .collect();
+    assert!(
+        report.is_empty(),
+        "item events whose data is not their type's content:\n{}",
+        report.join("\n")
+    );
 }
 
 /// The `raw.source` labels the goldens carry are exactly those the canonical schema declares:

@@ -382,6 +382,45 @@ export const TaskStatus = Schema.Literals(["completed", "failed", "stopped"]).an
 });
 export type TaskStatus = typeof TaskStatus.Type;
 
+/**
+ * Who wrote a `user_message` that is not the person's own prompt.
+ *
+ * - `user`: The person (the default when `origin` is absent).
+ * - `cli`: The agent's program: an interrupt note, a local command's echo, a task notification, text marked synthetic or meta.
+ * - `hook`: A hook's prompt (Codex `hookPrompt`).
+ */
+export const MessageOrigin = Schema.Literals(["user", "cli", "hook"]).annotate({
+  identifier: "MessageOrigin",
+  description: "Who wrote a `user_message` that is not the person's own prompt.",
+});
+export type MessageOrigin = typeof MessageOrigin.Type;
+
+/**
+ * What an attachment of a `user_message` is.
+ *
+ * - `image`: An image (inline data or a path).
+ * - `file`: A file or directory the person pointed at (a path or mention).
+ * - `resource`: Any other resource, by URI (an ACP resource link, an embedded resource).
+ */
+export const AttachmentKind = Schema.Literals(["image", "file", "resource"]).annotate({
+  identifier: "AttachmentKind",
+  description: "What an attachment of a `user_message` is.",
+});
+export type AttachmentKind = typeof AttachmentKind.Type;
+
+/**
+ * What a change does to one file.
+ *
+ * - `add`: The file is created.
+ * - `delete`: The file is deleted.
+ * - `update`: The file is edited (or moved: `movePath`).
+ */
+export const FileChangeKind = Schema.Literals(["add", "delete", "update"]).annotate({
+  identifier: "FileChangeKind",
+  description: "What a change does to one file.",
+});
+export type FileChangeKind = typeof FileChangeKind.Type;
+
 /** A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the provider's own report, as it sent it (Codex: `total`, `last`, `modelContextWindow`; Claude: `input_tokens`, `output_tokens`, cache tokens; ACP: `used`, `size`, `cost`). The V2 model does not normalize it; T3 Code's `ThreadTokenUsageSnapshot` (`usedTokens`, ...) is a later proposal's. */
 export const ThreadTokenUsageSnapshot = Schema.Unknown.annotate({
   identifier: "ThreadTokenUsageSnapshot",
@@ -688,7 +727,7 @@ export const ItemLifecyclePayload = Schema.Struct({
   title: Schema.optional(Schema.String),
   /** More human-readable detail (e.g. the command's output summary, the file paths). */
   detail: Schema.optional(Schema.String),
-  /** The provider's item, as it sent it. */
+  /** The item's content: the object `x-itemContent` names for its `itemType` (`UserMessageContent` for a `user_message`, ...), the same fields whichever provider; the provider's own item is in `raw`. */
   data: Schema.optional(Schema.Unknown),
 }).annotate({
   identifier: "ItemLifecyclePayload",
@@ -696,6 +735,303 @@ export const ItemLifecyclePayload = Schema.Struct({
     "Payload of `item.started`, `item.updated` and `item.completed`: the item's kind and its state.",
 });
 export type ItemLifecyclePayload = typeof ItemLifecyclePayload.Type;
+
+/** Something sent with a person's message besides its text. */
+export const ItemAttachment = Schema.Struct({
+  /** What it is. */
+  kind: AttachmentKind,
+  /** Its name as shown (a file name, a resource's title). */
+  name: Schema.optional(Schema.String),
+  /** Its local path, when it has one. */
+  path: Schema.optional(Schema.String),
+  /** Its URI or URL, when it has one (not inline data). */
+  url: Schema.optional(Schema.String),
+  /** Its media type, when known. */
+  mimeType: Schema.optional(Schema.String),
+}).annotate({
+  identifier: "ItemAttachment",
+  description: "Something sent with a person's message besides its text.",
+});
+export type ItemAttachment = typeof ItemAttachment.Type;
+
+/** One file a `file_change` item changes. */
+export const FileChangeEntry = Schema.Struct({
+  /** The file's path, as the agent named it. */
+  path: Schema.String,
+  /** What the change does. */
+  kind: FileChangeKind,
+  /** The change as a unified diff, or the new content of an added file, when the provider gives it. */
+  diff: Schema.optional(Schema.String),
+  /** Where the file moves to, for a move. */
+  movePath: Schema.optional(Schema.String),
+}).annotate({
+  identifier: "FileChangeEntry",
+  description: "One file a `file_change` item changes.",
+});
+export type FileChangeEntry = typeof FileChangeEntry.Type;
+
+/** `data` of a `user_message` item: what the person (or the program, see `origin`) sent. */
+export const UserMessageContent = Schema.Struct({
+  /** The message's text, its text parts joined by blank lines. */
+  text: Schema.String,
+  /** What was sent besides text, in order. */
+  attachments: Schema.optional(Schema.Array(ItemAttachment)),
+  /** Who wrote it, when not the person. */
+  origin: Schema.optional(MessageOrigin),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "UserMessageContent",
+  description:
+    "`data` of a `user_message` item: what the person (or the program, see `origin`) sent.",
+});
+export type UserMessageContent = typeof UserMessageContent.Type;
+
+/** `data` of an `assistant_message` item: the agent's text to the person. */
+export const AssistantMessageContent = Schema.Struct({
+  /** The text, streamed pieces joined. */
+  text: Schema.String,
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "AssistantMessageContent",
+  description: "`data` of an `assistant_message` item: the agent's text to the person.",
+});
+export type AssistantMessageContent = typeof AssistantMessageContent.Type;
+
+/** `data` of a `reasoning` item: the agent's thinking. */
+export const ReasoningContent = Schema.Struct({
+  /** The reasoning text, empty when the provider keeps it hidden. */
+  text: Schema.String,
+  /** The provider's summary of the reasoning, its parts joined by blank lines. */
+  summary: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "ReasoningContent",
+  description: "`data` of a `reasoning` item: the agent's thinking.",
+});
+export type ReasoningContent = typeof ReasoningContent.Type;
+
+/** `data` of a `plan` item: a to-do list the agent keeps, or a plan it proposes. */
+export const PlanContent = Schema.Struct({
+  /** The steps, in order; empty for a proposed plan written as text. */
+  steps: Schema.Array(TurnPlanStep),
+  /** A proposed plan's text (Markdown). */
+  markdown: Schema.optional(Schema.String),
+  /** The agent's explanation of the plan. */
+  explanation: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "PlanContent",
+  description: "`data` of a `plan` item: a to-do list the agent keeps, or a plan it proposes.",
+});
+export type PlanContent = typeof PlanContent.Type;
+
+/** `data` of a `command_execution` item: a shell command. */
+export const CommandExecutionContent = Schema.Struct({
+  /** The command as a person reads it (a shell wrapper such as `/bin/bash -lc` removed). */
+  command: Schema.String,
+  /** The directory it runs in. */
+  cwd: Schema.optional(Schema.String),
+  /** Its exit code, once it exited. */
+  exitCode: Schema.optional(Schema.Int),
+  /** Its output (stdout and stderr as the provider gives them). */
+  output: Schema.optional(Schema.String),
+  /** How long it ran, in milliseconds. */
+  durationMs: Schema.optional(Schema.Int),
+  /** What the agent said the command is for. */
+  description: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "CommandExecutionContent",
+  description: "`data` of a `command_execution` item: a shell command.",
+});
+export type CommandExecutionContent = typeof CommandExecutionContent.Type;
+
+/** `data` of a `file_change` item: edits to files. */
+export const FileChangeContent = Schema.Struct({
+  /** The files changed, in order. */
+  changes: Schema.Array(FileChangeEntry),
+  /** What the tool reported after applying the change. */
+  output: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "FileChangeContent",
+  description: "`data` of a `file_change` item: edits to files.",
+});
+export type FileChangeContent = typeof FileChangeContent.Type;
+
+/** `data` of an `mcp_tool_call` item: a call to a tool of an MCP server. */
+export const McpToolCallContent = Schema.Struct({
+  /** The MCP server's name. */
+  server: Schema.String,
+  /** The tool's name on that server. */
+  tool: Schema.String,
+  /** The call's arguments. */
+  arguments: Schema.optional(Schema.Unknown),
+  /** What the tool returned: its text when it returned only text, else its content as sent. */
+  result: Schema.optional(Schema.Unknown),
+  /** The error, when the call failed. */
+  error: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "McpToolCallContent",
+  description: "`data` of an `mcp_tool_call` item: a call to a tool of an MCP server.",
+});
+export type McpToolCallContent = typeof McpToolCallContent.Type;
+
+/** `data` of a `dynamic_tool_call` item: a call to any other tool. */
+export const DynamicToolCallContent = Schema.Struct({
+  /** The tool's name. */
+  tool: Schema.String,
+  /** The call's arguments. */
+  arguments: Schema.optional(Schema.Unknown),
+  /** What the tool returned: its text when it returned only text, else its content as sent. */
+  result: Schema.optional(Schema.Unknown),
+  /** The error, when the call failed. */
+  error: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "DynamicToolCallContent",
+  description: "`data` of a `dynamic_tool_call` item: a call to any other tool.",
+});
+export type DynamicToolCallContent = typeof DynamicToolCallContent.Type;
+
+/** `data` of a `collab_agent_tool_call` item: work handed to another agent (a subagent); that agent's own items name this item as their `parentItemId`. */
+export const CollabAgentToolCallContent = Schema.Struct({
+  /** The tool the agent called (`Task`, `spawn_agent`, ...). */
+  tool: Schema.optional(Schema.String),
+  /** The kind of agent asked (a subagent type), when named. */
+  agent: Schema.optional(Schema.String),
+  /** A short description of the task. */
+  description: Schema.optional(Schema.String),
+  /** What the other agent was asked. */
+  prompt: Schema.optional(Schema.String),
+  /** What it answered. */
+  result: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "CollabAgentToolCallContent",
+  description:
+    "`data` of a `collab_agent_tool_call` item: work handed to another agent (a subagent); that agent's own items name this item as their `parentItemId`.",
+});
+export type CollabAgentToolCallContent = typeof CollabAgentToolCallContent.Type;
+
+/** `data` of a `web_search` item: a web search or a fetch. */
+export const WebSearchContent = Schema.Struct({
+  /** The query, or the URL fetched. */
+  query: Schema.String,
+  /** The URL fetched, for a fetch. */
+  url: Schema.optional(Schema.String),
+  /** What came back, as text. */
+  results: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "WebSearchContent",
+  description: "`data` of a `web_search` item: a web search or a fetch.",
+});
+export type WebSearchContent = typeof WebSearchContent.Type;
+
+/** `data` of an `image_view` item: an image the agent looked at. */
+export const ImageViewContent = Schema.Struct({
+  /** The image's path. */
+  path: Schema.String,
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "ImageViewContent",
+  description: "`data` of an `image_view` item: an image the agent looked at.",
+});
+export type ImageViewContent = typeof ImageViewContent.Type;
+
+/** `data` of a `review_entered` item. */
+export const ReviewEnteredContent = Schema.Struct({
+  /** What is reviewed. */
+  review: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "ReviewEnteredContent",
+  description: "`data` of a `review_entered` item.",
+});
+export type ReviewEnteredContent = typeof ReviewEnteredContent.Type;
+
+/** `data` of a `review_exited` item. */
+export const ReviewExitedContent = Schema.Struct({
+  /** The review's result. */
+  review: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "ReviewExitedContent",
+  description: "`data` of a `review_exited` item.",
+});
+export type ReviewExitedContent = typeof ReviewExitedContent.Type;
+
+/** `data` of a `context_compaction` item: the conversation was compacted. */
+export const ContextCompactionContent = Schema.Struct({
+  /** The summary that replaces the compacted conversation, when the provider shows it. */
+  summary: Schema.optional(Schema.String),
+  /** What started it (`manual`, `auto`), when known. */
+  trigger: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "ContextCompactionContent",
+  description: "`data` of a `context_compaction` item: the conversation was compacted.",
+});
+export type ContextCompactionContent = typeof ContextCompactionContent.Type;
+
+/** `data` of an `error` item. */
+export const ErrorContent = Schema.Struct({
+  /** The error's message. */
+  message: Schema.String,
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "ErrorContent",
+  description: "`data` of an `error` item.",
+});
+export type ErrorContent = typeof ErrorContent.Type;
+
+/** `data` of an `unknown` item: something no other item type describes; the provider's message is in `raw`. */
+export const UnknownContent = Schema.Struct({
+  /** What the provider calls it. */
+  kind: Schema.optional(Schema.String),
+  /** Its text, when it has any. */
+  text: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "UnknownContent",
+  description:
+    "`data` of an `unknown` item: something no other item type describes; the provider's message is in `raw`.",
+});
+export type UnknownContent = typeof UnknownContent.Type;
+
+/** `data` of an `image_generation` item. */
+export const ImageGenerationContent = Schema.Struct({
+  /** What the model was asked to draw. */
+  prompt: Schema.optional(Schema.String),
+  /** Where the image was saved. */
+  path: Schema.optional(Schema.String),
+  /** The result as the provider gives it (an image reference or text). */
+  result: Schema.optional(Schema.String),
+  /** The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items. */
+  parentItemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "ImageGenerationContent",
+  description: "`data` of an `image_generation` item.",
+});
+export type ImageGenerationContent = typeof ImageGenerationContent.Type;
 
 /** Payload of `content.delta`. */
 export const ContentDeltaPayload = Schema.Struct({
@@ -1784,3 +2120,42 @@ export const isEventType =
   <T extends CanonicalRuntimeEventType>(type: T) =>
   (event: ProviderRuntimeEventV2): event is ProviderRuntimeEventByType[T] =>
     event.type === type;
+/** The schema of an item's `data` for each `CanonicalItemType` (`x-itemContent`). */
+export const ItemContentSchemas = {
+  "user_message": UserMessageContent,
+  "assistant_message": AssistantMessageContent,
+  "reasoning": ReasoningContent,
+  "plan": PlanContent,
+  "command_execution": CommandExecutionContent,
+  "file_change": FileChangeContent,
+  "mcp_tool_call": McpToolCallContent,
+  "dynamic_tool_call": DynamicToolCallContent,
+  "collab_agent_tool_call": CollabAgentToolCallContent,
+  "web_search": WebSearchContent,
+  "image_view": ImageViewContent,
+  "review_entered": ReviewEnteredContent,
+  "review_exited": ReviewExitedContent,
+  "context_compaction": ContextCompactionContent,
+  "error": ErrorContent,
+  "unknown": UnknownContent,
+  "image_generation": ImageGenerationContent,
+} as const;
+
+/** An item's `data` for each item type. */
+export type ItemContentByType = {
+  [T in CanonicalItemType]: (typeof ItemContentSchemas)[T]["Type"];
+};
+
+/** Decodes an item's `data` as the content of its item type; throws on a missing or unknown field. */
+export const decodeItemContent = <T extends CanonicalItemType>(itemType: T, data: unknown): ItemContentByType[T] =>
+  Schema.decodeUnknownSync(ItemContentSchemas[itemType] as unknown as Schema.Codec<ItemContentByType[T]>, strict)(data);
+
+/** Whether an item's `data` is the content of its item type: `isItemContent(payload.itemType, payload.data)`. */
+export const isItemContent = <T extends CanonicalItemType>(itemType: T, data: unknown): data is ItemContentByType[T] => {
+  try {
+    decodeItemContent(itemType, data);
+    return true;
+  } catch {
+    return false;
+  }
+};

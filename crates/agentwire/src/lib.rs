@@ -65,6 +65,7 @@ pub mod codex_app_server;
 pub mod codex_exec;
 #[cfg(feature = "codex-rollout")]
 pub mod codex_rollout;
+pub mod content;
 #[cfg(any(feature = "claude", feature = "claude-session"))]
 pub mod conversation;
 pub mod decision;

@@ -2531,6 +2531,170 @@ impl<'de> Deserialize<'de> for TaskStatus {
         }
     }
 }
+/// Who wrote a `user_message` that is not the person's own prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum MessageOrigin {
+    /// The person (the default when `origin` is absent).
+    #[serde(rename = "user")]
+    User,
+    /// The agent's program: an interrupt note, a local command's echo, a task notification, text marked synthetic or meta.
+    #[serde(rename = "cli")]
+    Cli,
+    /// A hook's prompt (Codex `hookPrompt`).
+    #[serde(rename = "hook")]
+    Hook,
+}
+impl MessageOrigin {
+    /// Every value, in schema order.
+    pub const ALL: &'static [Self] = &[Self::User, Self::Cli, Self::Hook];
+    /// The value as it appears in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Cli => "cli",
+            Self::Hook => "hook",
+        }
+    }
+}
+impl fmt::Display for MessageOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl WriteJson for MessageOrigin {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::User => b"\"user\"",
+                Self::Cli => b"\"cli\"",
+                Self::Hook => b"\"hook\"",
+            },
+        );
+        Ok(())
+    }
+}
+/// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
+impl<'de> Deserialize<'de> for MessageOrigin {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Str(value) = Str::deserialize(deserializer)?;
+        match &*value {
+            "user" => Ok(Self::User),
+            "cli" => Ok(Self::Cli),
+            "hook" => Ok(Self::Hook),
+            other => Err(D::Error::unknown_variant(other, &["user", "cli", "hook"])),
+        }
+    }
+}
+/// What an attachment of a `user_message` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum AttachmentKind {
+    /// An image (inline data or a path).
+    #[serde(rename = "image")]
+    Image,
+    /// A file or directory the person pointed at (a path or mention).
+    #[serde(rename = "file")]
+    File,
+    /// Any other resource, by URI (an ACP resource link, an embedded resource).
+    #[serde(rename = "resource")]
+    Resource,
+}
+impl AttachmentKind {
+    /// Every value, in schema order.
+    pub const ALL: &'static [Self] = &[Self::Image, Self::File, Self::Resource];
+    /// The value as it appears in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Image => "image",
+            Self::File => "file",
+            Self::Resource => "resource",
+        }
+    }
+}
+impl fmt::Display for AttachmentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl WriteJson for AttachmentKind {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Image => b"\"image\"",
+                Self::File => b"\"file\"",
+                Self::Resource => b"\"resource\"",
+            },
+        );
+        Ok(())
+    }
+}
+/// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
+impl<'de> Deserialize<'de> for AttachmentKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Str(value) = Str::deserialize(deserializer)?;
+        match &*value {
+            "image" => Ok(Self::Image),
+            "file" => Ok(Self::File),
+            "resource" => Ok(Self::Resource),
+            other => {
+                Err(D::Error::unknown_variant(other, &["image", "file", "resource"]))
+            }
+        }
+    }
+}
+/// What a change does to one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum FileChangeKind {
+    /// The file is created.
+    #[serde(rename = "add")]
+    Add,
+    /// The file is deleted.
+    #[serde(rename = "delete")]
+    Delete,
+    /// The file is edited (or moved: `movePath`).
+    #[serde(rename = "update")]
+    Update,
+}
+impl FileChangeKind {
+    /// Every value, in schema order.
+    pub const ALL: &'static [Self] = &[Self::Add, Self::Delete, Self::Update];
+    /// The value as it appears in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Add => "add",
+            Self::Delete => "delete",
+            Self::Update => "update",
+        }
+    }
+}
+impl fmt::Display for FileChangeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl WriteJson for FileChangeKind {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Add => b"\"add\"",
+                Self::Delete => b"\"delete\"",
+                Self::Update => b"\"update\"",
+            },
+        );
+        Ok(())
+    }
+}
+/// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
+impl<'de> Deserialize<'de> for FileChangeKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Str(value) = Str::deserialize(deserializer)?;
+        match &*value {
+            "add" => Ok(Self::Add),
+            "delete" => Ok(Self::Delete),
+            "update" => Ok(Self::Update),
+            other => Err(D::Error::unknown_variant(other, &["add", "delete", "update"])),
+        }
+    }
+}
 impl From<ToolLifecycleItemType> for CanonicalItemType {
     fn from(value: ToolLifecycleItemType) -> Self {
         match value {
@@ -4093,7 +4257,7 @@ pub struct ItemLifecyclePayload {
     /// More human-readable detail (e.g. the command's output summary, the file paths).
     #[serde(rename = "detail", skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
-    /// The provider's item, as it sent it.
+    /// The item's content: the object `x-itemContent` names for its `itemType` (`UserMessageContent` for a `user_message`, ...), the same fields whichever provider; the provider's own item is in `raw`.
     #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
     pub data: Option<Json>,
 }
@@ -4168,6 +4332,1676 @@ impl<'de> Deserialize<'de> for ItemLifecyclePayload {
                     title: field_title,
                     detail: field_detail,
                     data: field_data,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// Something sent with a person's message besides its text.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ItemAttachment {
+    /// What it is.
+    #[serde(rename = "kind")]
+    pub kind: AttachmentKind,
+    /// Its name as shown (a file name, a resource's title).
+    #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its local path, when it has one.
+    #[serde(rename = "path", skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Its URI or URL, when it has one (not inline data).
+    #[serde(rename = "url", skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Its media type, when known.
+    #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+}
+impl WriteJson for ItemAttachment {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"kind\":");
+        WriteJson::write_json(&self.kind, out)?;
+        if let Some(value) = &self.name {
+            write_key(out, &mut first, b"\"name\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.path {
+            write_key(out, &mut first, b"\"path\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.url {
+            write_key(out, &mut first, b"\"url\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.mime_type {
+            write_key(out, &mut first, b"\"mimeType\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for ItemAttachment {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ItemAttachment;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a ItemAttachment object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_kind: Option<AttachmentKind> = None;
+                let mut field_name: Option<String> = None;
+                let mut field_path: Option<String> = None;
+                let mut field_url: Option<String> = None;
+                let mut field_mime_type: Option<String> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "kind" => next_field(&mut map, &mut field_kind, "kind")?,
+                        "name" => next_field(&mut map, &mut field_name, "name")?,
+                        "path" => next_field(&mut map, &mut field_path, "path")?,
+                        "url" => next_field(&mut map, &mut field_url, "url")?,
+                        "mimeType" => {
+                            next_field(&mut map, &mut field_mime_type, "mimeType")?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["kind", "name", "path", "url", "mimeType"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(ItemAttachment {
+                    kind: field_kind.ok_or_else(|| A::Error::missing_field("kind"))?,
+                    name: field_name,
+                    path: field_path,
+                    url: field_url,
+                    mime_type: field_mime_type,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// One file a `file_change` item changes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileChangeEntry {
+    /// The file's path, as the agent named it.
+    #[serde(rename = "path")]
+    pub path: String,
+    /// What the change does.
+    #[serde(rename = "kind")]
+    pub kind: FileChangeKind,
+    /// The change as a unified diff, or the new content of an added file, when the provider gives it.
+    #[serde(rename = "diff", skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Where the file moves to, for a move.
+    #[serde(rename = "movePath", skip_serializing_if = "Option::is_none")]
+    pub move_path: Option<String>,
+}
+impl WriteJson for FileChangeEntry {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"path\":");
+        WriteJson::write_json(&self.path, out)?;
+        write_key(out, &mut first, b"\"kind\":");
+        WriteJson::write_json(&self.kind, out)?;
+        if let Some(value) = &self.diff {
+            write_key(out, &mut first, b"\"diff\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.move_path {
+            write_key(out, &mut first, b"\"movePath\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for FileChangeEntry {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = FileChangeEntry;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a FileChangeEntry object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_path: Option<String> = None;
+                let mut field_kind: Option<FileChangeKind> = None;
+                let mut field_diff: Option<String> = None;
+                let mut field_move_path: Option<String> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "path" => next_field(&mut map, &mut field_path, "path")?,
+                        "kind" => next_field(&mut map, &mut field_kind, "kind")?,
+                        "diff" => next_field(&mut map, &mut field_diff, "diff")?,
+                        "movePath" => {
+                            next_field(&mut map, &mut field_move_path, "movePath")?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["path", "kind", "diff", "movePath"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(FileChangeEntry {
+                    path: field_path.ok_or_else(|| A::Error::missing_field("path"))?,
+                    kind: field_kind.ok_or_else(|| A::Error::missing_field("kind"))?,
+                    diff: field_diff,
+                    move_path: field_move_path,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `user_message` item: what the person (or the program, see `origin`) sent.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UserMessageContent {
+    /// The message's text, its text parts joined by blank lines.
+    #[serde(rename = "text")]
+    pub text: String,
+    /// What was sent besides text, in order.
+    #[serde(rename = "attachments", skip_serializing_if = "Option::is_none")]
+    pub attachments: Option<Vec<ItemAttachment>>,
+    /// Who wrote it, when not the person.
+    #[serde(rename = "origin", skip_serializing_if = "Option::is_none")]
+    pub origin: Option<MessageOrigin>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for UserMessageContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"text\":");
+        WriteJson::write_json(&self.text, out)?;
+        if let Some(value) = &self.attachments {
+            write_key(out, &mut first, b"\"attachments\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.origin {
+            write_key(out, &mut first, b"\"origin\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for UserMessageContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = UserMessageContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a UserMessageContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_text: Option<String> = None;
+                let mut field_attachments: Option<Vec<ItemAttachment>> = None;
+                let mut field_origin: Option<MessageOrigin> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "text" => next_field(&mut map, &mut field_text, "text")?,
+                        "attachments" => {
+                            next_field(&mut map, &mut field_attachments, "attachments")?
+                        }
+                        "origin" => next_field(&mut map, &mut field_origin, "origin")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["text", "attachments", "origin", "parentItemId"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(UserMessageContent {
+                    text: field_text.ok_or_else(|| A::Error::missing_field("text"))?,
+                    attachments: field_attachments,
+                    origin: field_origin,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of an `assistant_message` item: the agent's text to the person.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AssistantMessageContent {
+    /// The text, streamed pieces joined.
+    #[serde(rename = "text")]
+    pub text: String,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for AssistantMessageContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"text\":");
+        WriteJson::write_json(&self.text, out)?;
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for AssistantMessageContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = AssistantMessageContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a AssistantMessageContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_text: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "text" => next_field(&mut map, &mut field_text, "text")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(other, &["text", "parentItemId"]),
+                            );
+                        }
+                    }
+                }
+                Ok(AssistantMessageContent {
+                    text: field_text.ok_or_else(|| A::Error::missing_field("text"))?,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `reasoning` item: the agent's thinking.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReasoningContent {
+    /// The reasoning text, empty when the provider keeps it hidden.
+    #[serde(rename = "text")]
+    pub text: String,
+    /// The provider's summary of the reasoning, its parts joined by blank lines.
+    #[serde(rename = "summary", skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for ReasoningContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"text\":");
+        WriteJson::write_json(&self.text, out)?;
+        if let Some(value) = &self.summary {
+            write_key(out, &mut first, b"\"summary\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for ReasoningContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ReasoningContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a ReasoningContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_text: Option<String> = None;
+                let mut field_summary: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "text" => next_field(&mut map, &mut field_text, "text")?,
+                        "summary" => next_field(&mut map, &mut field_summary, "summary")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["text", "summary", "parentItemId"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(ReasoningContent {
+                    text: field_text.ok_or_else(|| A::Error::missing_field("text"))?,
+                    summary: field_summary,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `plan` item: a to-do list the agent keeps, or a plan it proposes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlanContent {
+    /// The steps, in order; empty for a proposed plan written as text.
+    #[serde(rename = "steps")]
+    pub steps: Vec<TurnPlanStep>,
+    /// A proposed plan's text (Markdown).
+    #[serde(rename = "markdown", skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
+    /// The agent's explanation of the plan.
+    #[serde(rename = "explanation", skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for PlanContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"steps\":");
+        WriteJson::write_json(&self.steps, out)?;
+        if let Some(value) = &self.markdown {
+            write_key(out, &mut first, b"\"markdown\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.explanation {
+            write_key(out, &mut first, b"\"explanation\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for PlanContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = PlanContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a PlanContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_steps: Option<Vec<TurnPlanStep>> = None;
+                let mut field_markdown: Option<String> = None;
+                let mut field_explanation: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "steps" => next_field(&mut map, &mut field_steps, "steps")?,
+                        "markdown" => {
+                            next_field(&mut map, &mut field_markdown, "markdown")?
+                        }
+                        "explanation" => {
+                            next_field(&mut map, &mut field_explanation, "explanation")?
+                        }
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["steps", "markdown", "explanation", "parentItemId"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(PlanContent {
+                    steps: field_steps.ok_or_else(|| A::Error::missing_field("steps"))?,
+                    markdown: field_markdown,
+                    explanation: field_explanation,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `command_execution` item: a shell command.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CommandExecutionContent {
+    /// The command as a person reads it (a shell wrapper such as `/bin/bash -lc` removed).
+    #[serde(rename = "command")]
+    pub command: String,
+    /// The directory it runs in.
+    #[serde(rename = "cwd", skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Its exit code, once it exited.
+    #[serde(rename = "exitCode", skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i64>,
+    /// Its output (stdout and stderr as the provider gives them).
+    #[serde(rename = "output", skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// How long it ran, in milliseconds.
+    #[serde(rename = "durationMs", skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<i64>,
+    /// What the agent said the command is for.
+    #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for CommandExecutionContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"command\":");
+        WriteJson::write_json(&self.command, out)?;
+        if let Some(value) = &self.cwd {
+            write_key(out, &mut first, b"\"cwd\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.exit_code {
+            write_key(out, &mut first, b"\"exitCode\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.output {
+            write_key(out, &mut first, b"\"output\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.duration_ms {
+            write_key(out, &mut first, b"\"durationMs\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.description {
+            write_key(out, &mut first, b"\"description\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for CommandExecutionContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = CommandExecutionContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a CommandExecutionContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_command: Option<String> = None;
+                let mut field_cwd: Option<String> = None;
+                let mut field_exit_code: Option<i64> = None;
+                let mut field_output: Option<String> = None;
+                let mut field_duration_ms: Option<i64> = None;
+                let mut field_description: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "command" => next_field(&mut map, &mut field_command, "command")?,
+                        "cwd" => next_field(&mut map, &mut field_cwd, "cwd")?,
+                        "exitCode" => {
+                            next_field(&mut map, &mut field_exit_code, "exitCode")?
+                        }
+                        "output" => next_field(&mut map, &mut field_output, "output")?,
+                        "durationMs" => {
+                            next_field(&mut map, &mut field_duration_ms, "durationMs")?
+                        }
+                        "description" => {
+                            next_field(&mut map, &mut field_description, "description")?
+                        }
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "command",
+                                        "cwd",
+                                        "exitCode",
+                                        "output",
+                                        "durationMs",
+                                        "description",
+                                        "parentItemId",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(CommandExecutionContent {
+                    command: field_command
+                        .ok_or_else(|| A::Error::missing_field("command"))?,
+                    cwd: field_cwd,
+                    exit_code: field_exit_code,
+                    output: field_output,
+                    duration_ms: field_duration_ms,
+                    description: field_description,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `file_change` item: edits to files.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileChangeContent {
+    /// The files changed, in order.
+    #[serde(rename = "changes")]
+    pub changes: Vec<FileChangeEntry>,
+    /// What the tool reported after applying the change.
+    #[serde(rename = "output", skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for FileChangeContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"changes\":");
+        WriteJson::write_json(&self.changes, out)?;
+        if let Some(value) = &self.output {
+            write_key(out, &mut first, b"\"output\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for FileChangeContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = FileChangeContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a FileChangeContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_changes: Option<Vec<FileChangeEntry>> = None;
+                let mut field_output: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "changes" => next_field(&mut map, &mut field_changes, "changes")?,
+                        "output" => next_field(&mut map, &mut field_output, "output")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["changes", "output", "parentItemId"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(FileChangeContent {
+                    changes: field_changes
+                        .ok_or_else(|| A::Error::missing_field("changes"))?,
+                    output: field_output,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of an `mcp_tool_call` item: a call to a tool of an MCP server.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct McpToolCallContent {
+    /// The MCP server's name.
+    #[serde(rename = "server")]
+    pub server: String,
+    /// The tool's name on that server.
+    #[serde(rename = "tool")]
+    pub tool: String,
+    /// The call's arguments.
+    #[serde(rename = "arguments", skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<serde_json::Value>,
+    /// What the tool returned: its text when it returned only text, else its content as sent.
+    #[serde(rename = "result", skip_serializing_if = "Option::is_none")]
+    pub result: Option<serde_json::Value>,
+    /// The error, when the call failed.
+    #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for McpToolCallContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"server\":");
+        WriteJson::write_json(&self.server, out)?;
+        write_key(out, &mut first, b"\"tool\":");
+        WriteJson::write_json(&self.tool, out)?;
+        if let Some(value) = &self.arguments {
+            write_key(out, &mut first, b"\"arguments\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.result {
+            write_key(out, &mut first, b"\"result\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.error {
+            write_key(out, &mut first, b"\"error\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for McpToolCallContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = McpToolCallContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a McpToolCallContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_server: Option<String> = None;
+                let mut field_tool: Option<String> = None;
+                let mut field_arguments: Option<serde_json::Value> = None;
+                let mut field_result: Option<serde_json::Value> = None;
+                let mut field_error: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "server" => next_field(&mut map, &mut field_server, "server")?,
+                        "tool" => next_field(&mut map, &mut field_tool, "tool")?,
+                        "arguments" => {
+                            next_field(&mut map, &mut field_arguments, "arguments")?
+                        }
+                        "result" => next_field(&mut map, &mut field_result, "result")?,
+                        "error" => next_field(&mut map, &mut field_error, "error")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "server",
+                                        "tool",
+                                        "arguments",
+                                        "result",
+                                        "error",
+                                        "parentItemId",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(McpToolCallContent {
+                    server: field_server
+                        .ok_or_else(|| A::Error::missing_field("server"))?,
+                    tool: field_tool.ok_or_else(|| A::Error::missing_field("tool"))?,
+                    arguments: field_arguments,
+                    result: field_result,
+                    error: field_error,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `dynamic_tool_call` item: a call to any other tool.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DynamicToolCallContent {
+    /// The tool's name.
+    #[serde(rename = "tool")]
+    pub tool: String,
+    /// The call's arguments.
+    #[serde(rename = "arguments", skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<serde_json::Value>,
+    /// What the tool returned: its text when it returned only text, else its content as sent.
+    #[serde(rename = "result", skip_serializing_if = "Option::is_none")]
+    pub result: Option<serde_json::Value>,
+    /// The error, when the call failed.
+    #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for DynamicToolCallContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"tool\":");
+        WriteJson::write_json(&self.tool, out)?;
+        if let Some(value) = &self.arguments {
+            write_key(out, &mut first, b"\"arguments\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.result {
+            write_key(out, &mut first, b"\"result\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.error {
+            write_key(out, &mut first, b"\"error\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for DynamicToolCallContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = DynamicToolCallContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a DynamicToolCallContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_tool: Option<String> = None;
+                let mut field_arguments: Option<serde_json::Value> = None;
+                let mut field_result: Option<serde_json::Value> = None;
+                let mut field_error: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "tool" => next_field(&mut map, &mut field_tool, "tool")?,
+                        "arguments" => {
+                            next_field(&mut map, &mut field_arguments, "arguments")?
+                        }
+                        "result" => next_field(&mut map, &mut field_result, "result")?,
+                        "error" => next_field(&mut map, &mut field_error, "error")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["tool", "arguments", "result", "error", "parentItemId"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(DynamicToolCallContent {
+                    tool: field_tool.ok_or_else(|| A::Error::missing_field("tool"))?,
+                    arguments: field_arguments,
+                    result: field_result,
+                    error: field_error,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `collab_agent_tool_call` item: work handed to another agent (a subagent); that agent's own items name this item as their `parentItemId`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CollabAgentToolCallContent {
+    /// The tool the agent called (`Task`, `spawn_agent`, ...).
+    #[serde(rename = "tool", skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The kind of agent asked (a subagent type), when named.
+    #[serde(rename = "agent", skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// A short description of the task.
+    #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// What the other agent was asked.
+    #[serde(rename = "prompt", skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// What it answered.
+    #[serde(rename = "result", skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for CollabAgentToolCallContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.tool {
+            write_key(out, &mut first, b"\"tool\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.agent {
+            write_key(out, &mut first, b"\"agent\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.description {
+            write_key(out, &mut first, b"\"description\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.prompt {
+            write_key(out, &mut first, b"\"prompt\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.result {
+            write_key(out, &mut first, b"\"result\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for CollabAgentToolCallContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = CollabAgentToolCallContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a CollabAgentToolCallContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_tool: Option<String> = None;
+                let mut field_agent: Option<String> = None;
+                let mut field_description: Option<String> = None;
+                let mut field_prompt: Option<String> = None;
+                let mut field_result: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "tool" => next_field(&mut map, &mut field_tool, "tool")?,
+                        "agent" => next_field(&mut map, &mut field_agent, "agent")?,
+                        "description" => {
+                            next_field(&mut map, &mut field_description, "description")?
+                        }
+                        "prompt" => next_field(&mut map, &mut field_prompt, "prompt")?,
+                        "result" => next_field(&mut map, &mut field_result, "result")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "tool",
+                                        "agent",
+                                        "description",
+                                        "prompt",
+                                        "result",
+                                        "parentItemId",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(CollabAgentToolCallContent {
+                    tool: field_tool,
+                    agent: field_agent,
+                    description: field_description,
+                    prompt: field_prompt,
+                    result: field_result,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `web_search` item: a web search or a fetch.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WebSearchContent {
+    /// The query, or the URL fetched.
+    #[serde(rename = "query")]
+    pub query: String,
+    /// The URL fetched, for a fetch.
+    #[serde(rename = "url", skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// What came back, as text.
+    #[serde(rename = "results", skip_serializing_if = "Option::is_none")]
+    pub results: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for WebSearchContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"query\":");
+        WriteJson::write_json(&self.query, out)?;
+        if let Some(value) = &self.url {
+            write_key(out, &mut first, b"\"url\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.results {
+            write_key(out, &mut first, b"\"results\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for WebSearchContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = WebSearchContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a WebSearchContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_query: Option<String> = None;
+                let mut field_url: Option<String> = None;
+                let mut field_results: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "query" => next_field(&mut map, &mut field_query, "query")?,
+                        "url" => next_field(&mut map, &mut field_url, "url")?,
+                        "results" => next_field(&mut map, &mut field_results, "results")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["query", "url", "results", "parentItemId"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(WebSearchContent {
+                    query: field_query.ok_or_else(|| A::Error::missing_field("query"))?,
+                    url: field_url,
+                    results: field_results,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of an `image_view` item: an image the agent looked at.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ImageViewContent {
+    /// The image's path.
+    #[serde(rename = "path")]
+    pub path: String,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for ImageViewContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"path\":");
+        WriteJson::write_json(&self.path, out)?;
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for ImageViewContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ImageViewContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a ImageViewContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_path: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "path" => next_field(&mut map, &mut field_path, "path")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(other, &["path", "parentItemId"]),
+                            );
+                        }
+                    }
+                }
+                Ok(ImageViewContent {
+                    path: field_path.ok_or_else(|| A::Error::missing_field("path"))?,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `review_entered` item.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ReviewEnteredContent {
+    /// What is reviewed.
+    #[serde(rename = "review", skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for ReviewEnteredContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.review {
+            write_key(out, &mut first, b"\"review\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for ReviewEnteredContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ReviewEnteredContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a ReviewEnteredContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_review: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "review" => next_field(&mut map, &mut field_review, "review")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(other, &["review", "parentItemId"]),
+                            );
+                        }
+                    }
+                }
+                Ok(ReviewEnteredContent {
+                    review: field_review,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `review_exited` item.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ReviewExitedContent {
+    /// The review's result.
+    #[serde(rename = "review", skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for ReviewExitedContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.review {
+            write_key(out, &mut first, b"\"review\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for ReviewExitedContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ReviewExitedContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a ReviewExitedContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_review: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "review" => next_field(&mut map, &mut field_review, "review")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(other, &["review", "parentItemId"]),
+                            );
+                        }
+                    }
+                }
+                Ok(ReviewExitedContent {
+                    review: field_review,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of a `context_compaction` item: the conversation was compacted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ContextCompactionContent {
+    /// The summary that replaces the compacted conversation, when the provider shows it.
+    #[serde(rename = "summary", skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// What started it (`manual`, `auto`), when known.
+    #[serde(rename = "trigger", skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for ContextCompactionContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.summary {
+            write_key(out, &mut first, b"\"summary\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.trigger {
+            write_key(out, &mut first, b"\"trigger\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for ContextCompactionContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ContextCompactionContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a ContextCompactionContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_summary: Option<String> = None;
+                let mut field_trigger: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "summary" => next_field(&mut map, &mut field_summary, "summary")?,
+                        "trigger" => next_field(&mut map, &mut field_trigger, "trigger")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["summary", "trigger", "parentItemId"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(ContextCompactionContent {
+                    summary: field_summary,
+                    trigger: field_trigger,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of an `error` item.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ErrorContent {
+    /// The error's message.
+    #[serde(rename = "message")]
+    pub message: String,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for ErrorContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"message\":");
+        WriteJson::write_json(&self.message, out)?;
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for ErrorContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ErrorContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a ErrorContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_message: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "message" => next_field(&mut map, &mut field_message, "message")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(other, &["message", "parentItemId"]),
+                            );
+                        }
+                    }
+                }
+                Ok(ErrorContent {
+                    message: field_message
+                        .ok_or_else(|| A::Error::missing_field("message"))?,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of an `unknown` item: something no other item type describes; the provider's message is in `raw`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct UnknownContent {
+    /// What the provider calls it.
+    #[serde(rename = "kind", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Its text, when it has any.
+    #[serde(rename = "text", skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for UnknownContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.kind {
+            write_key(out, &mut first, b"\"kind\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.text {
+            write_key(out, &mut first, b"\"text\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for UnknownContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = UnknownContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a UnknownContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_kind: Option<String> = None;
+                let mut field_text: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "kind" => next_field(&mut map, &mut field_kind, "kind")?,
+                        "text" => next_field(&mut map, &mut field_text, "text")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["kind", "text", "parentItemId"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(UnknownContent {
+                    kind: field_kind,
+                    text: field_text,
+                    parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// `data` of an `image_generation` item.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ImageGenerationContent {
+    /// What the model was asked to draw.
+    #[serde(rename = "prompt", skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Where the image was saved.
+    #[serde(rename = "path", skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The result as the provider gives it (an image reference or text).
+    #[serde(rename = "result", skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// The item whose work this item is part of: the subagent call (Claude's Task, a Codex collab agent call) that started it. Absent for the main conversation's items.
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for ImageGenerationContent {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.prompt {
+            write_key(out, &mut first, b"\"prompt\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.path {
+            write_key(out, &mut first, b"\"path\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.result {
+            write_key(out, &mut first, b"\"result\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for ImageGenerationContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ImageGenerationContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a ImageGenerationContent object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_prompt: Option<String> = None;
+                let mut field_path: Option<String> = None;
+                let mut field_result: Option<String> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "prompt" => next_field(&mut map, &mut field_prompt, "prompt")?,
+                        "path" => next_field(&mut map, &mut field_path, "path")?,
+                        "result" => next_field(&mut map, &mut field_result, "result")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["prompt", "path", "result", "parentItemId"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(ImageGenerationContent {
+                    prompt: field_prompt,
+                    path: field_path,
+                    result: field_result,
+                    parent_item_id: field_parent_item_id,
                 })
             }
         }
@@ -5927,6 +7761,236 @@ impl<'de> Deserialize<'de> for RuntimeErrorPayload {
             }
         }
         deserializer.deserialize_map(Visitor)
+    }
+}
+/// An item's `data`, typed by its `itemType`: the object `x-itemContent` of [`CanonicalItemType`] names for each value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ItemContent {
+    /// The content of a `user_message` item: [`UserMessageContent`].
+    UserMessage(UserMessageContent),
+    /// The content of a `assistant_message` item: [`AssistantMessageContent`].
+    AssistantMessage(AssistantMessageContent),
+    /// The content of a `reasoning` item: [`ReasoningContent`].
+    Reasoning(ReasoningContent),
+    /// The content of a `plan` item: [`PlanContent`].
+    Plan(PlanContent),
+    /// The content of a `command_execution` item: [`CommandExecutionContent`].
+    CommandExecution(CommandExecutionContent),
+    /// The content of a `file_change` item: [`FileChangeContent`].
+    FileChange(FileChangeContent),
+    /// The content of a `mcp_tool_call` item: [`McpToolCallContent`].
+    McpToolCall(McpToolCallContent),
+    /// The content of a `dynamic_tool_call` item: [`DynamicToolCallContent`].
+    DynamicToolCall(DynamicToolCallContent),
+    /// The content of a `collab_agent_tool_call` item: [`CollabAgentToolCallContent`].
+    CollabAgentToolCall(CollabAgentToolCallContent),
+    /// The content of a `web_search` item: [`WebSearchContent`].
+    WebSearch(WebSearchContent),
+    /// The content of a `image_view` item: [`ImageViewContent`].
+    ImageView(ImageViewContent),
+    /// The content of a `review_entered` item: [`ReviewEnteredContent`].
+    ReviewEntered(ReviewEnteredContent),
+    /// The content of a `review_exited` item: [`ReviewExitedContent`].
+    ReviewExited(ReviewExitedContent),
+    /// The content of a `context_compaction` item: [`ContextCompactionContent`].
+    ContextCompaction(ContextCompactionContent),
+    /// The content of a `error` item: [`ErrorContent`].
+    Error(ErrorContent),
+    /// The content of a `unknown` item: [`UnknownContent`].
+    Unknown(UnknownContent),
+    /// The content of a `image_generation` item: [`ImageGenerationContent`].
+    ImageGeneration(ImageGenerationContent),
+}
+impl ItemContent {
+    /// The item type this content belongs to.
+    pub fn item_type(&self) -> CanonicalItemType {
+        match self {
+            Self::UserMessage(_) => CanonicalItemType::UserMessage,
+            Self::AssistantMessage(_) => CanonicalItemType::AssistantMessage,
+            Self::Reasoning(_) => CanonicalItemType::Reasoning,
+            Self::Plan(_) => CanonicalItemType::Plan,
+            Self::CommandExecution(_) => CanonicalItemType::CommandExecution,
+            Self::FileChange(_) => CanonicalItemType::FileChange,
+            Self::McpToolCall(_) => CanonicalItemType::McpToolCall,
+            Self::DynamicToolCall(_) => CanonicalItemType::DynamicToolCall,
+            Self::CollabAgentToolCall(_) => CanonicalItemType::CollabAgentToolCall,
+            Self::WebSearch(_) => CanonicalItemType::WebSearch,
+            Self::ImageView(_) => CanonicalItemType::ImageView,
+            Self::ReviewEntered(_) => CanonicalItemType::ReviewEntered,
+            Self::ReviewExited(_) => CanonicalItemType::ReviewExited,
+            Self::ContextCompaction(_) => CanonicalItemType::ContextCompaction,
+            Self::Error(_) => CanonicalItemType::Error,
+            Self::Unknown(_) => CanonicalItemType::Unknown,
+            Self::ImageGeneration(_) => CanonicalItemType::ImageGeneration,
+        }
+    }
+    /// Reads an item's `data` as the content of `item_type`; the error says which field
+    /// does not fit.
+    pub fn decode(
+        item_type: CanonicalItemType,
+        data: &serde_json::Value,
+    ) -> Result<Self, serde_json::Error> {
+        Ok(
+            match item_type {
+                CanonicalItemType::UserMessage => {
+                    Self::UserMessage(UserMessageContent::deserialize(data)?)
+                }
+                CanonicalItemType::AssistantMessage => {
+                    Self::AssistantMessage(AssistantMessageContent::deserialize(data)?)
+                }
+                CanonicalItemType::Reasoning => {
+                    Self::Reasoning(ReasoningContent::deserialize(data)?)
+                }
+                CanonicalItemType::Plan => Self::Plan(PlanContent::deserialize(data)?),
+                CanonicalItemType::CommandExecution => {
+                    Self::CommandExecution(CommandExecutionContent::deserialize(data)?)
+                }
+                CanonicalItemType::FileChange => {
+                    Self::FileChange(FileChangeContent::deserialize(data)?)
+                }
+                CanonicalItemType::McpToolCall => {
+                    Self::McpToolCall(McpToolCallContent::deserialize(data)?)
+                }
+                CanonicalItemType::DynamicToolCall => {
+                    Self::DynamicToolCall(DynamicToolCallContent::deserialize(data)?)
+                }
+                CanonicalItemType::CollabAgentToolCall => {
+                    Self::CollabAgentToolCall(
+                        CollabAgentToolCallContent::deserialize(data)?,
+                    )
+                }
+                CanonicalItemType::WebSearch => {
+                    Self::WebSearch(WebSearchContent::deserialize(data)?)
+                }
+                CanonicalItemType::ImageView => {
+                    Self::ImageView(ImageViewContent::deserialize(data)?)
+                }
+                CanonicalItemType::ReviewEntered => {
+                    Self::ReviewEntered(ReviewEnteredContent::deserialize(data)?)
+                }
+                CanonicalItemType::ReviewExited => {
+                    Self::ReviewExited(ReviewExitedContent::deserialize(data)?)
+                }
+                CanonicalItemType::ContextCompaction => {
+                    Self::ContextCompaction(ContextCompactionContent::deserialize(data)?)
+                }
+                CanonicalItemType::Error => Self::Error(ErrorContent::deserialize(data)?),
+                CanonicalItemType::Unknown => {
+                    Self::Unknown(UnknownContent::deserialize(data)?)
+                }
+                CanonicalItemType::ImageGeneration => {
+                    Self::ImageGeneration(ImageGenerationContent::deserialize(data)?)
+                }
+            },
+        )
+    }
+    /// The content as an item's `data`.
+    pub fn to_json(&self) -> Json {
+        let written = match self {
+            Self::UserMessage(content) => Json::serialize(content),
+            Self::AssistantMessage(content) => Json::serialize(content),
+            Self::Reasoning(content) => Json::serialize(content),
+            Self::Plan(content) => Json::serialize(content),
+            Self::CommandExecution(content) => Json::serialize(content),
+            Self::FileChange(content) => Json::serialize(content),
+            Self::McpToolCall(content) => Json::serialize(content),
+            Self::DynamicToolCall(content) => Json::serialize(content),
+            Self::CollabAgentToolCall(content) => Json::serialize(content),
+            Self::WebSearch(content) => Json::serialize(content),
+            Self::ImageView(content) => Json::serialize(content),
+            Self::ReviewEntered(content) => Json::serialize(content),
+            Self::ReviewExited(content) => Json::serialize(content),
+            Self::ContextCompaction(content) => Json::serialize(content),
+            Self::Error(content) => Json::serialize(content),
+            Self::Unknown(content) => Json::serialize(content),
+            Self::ImageGeneration(content) => Json::serialize(content),
+        };
+        written.expect("item content holds only JSON values")
+    }
+}
+impl From<UserMessageContent> for ItemContent {
+    fn from(content: UserMessageContent) -> Self {
+        Self::UserMessage(content)
+    }
+}
+impl From<AssistantMessageContent> for ItemContent {
+    fn from(content: AssistantMessageContent) -> Self {
+        Self::AssistantMessage(content)
+    }
+}
+impl From<ReasoningContent> for ItemContent {
+    fn from(content: ReasoningContent) -> Self {
+        Self::Reasoning(content)
+    }
+}
+impl From<PlanContent> for ItemContent {
+    fn from(content: PlanContent) -> Self {
+        Self::Plan(content)
+    }
+}
+impl From<CommandExecutionContent> for ItemContent {
+    fn from(content: CommandExecutionContent) -> Self {
+        Self::CommandExecution(content)
+    }
+}
+impl From<FileChangeContent> for ItemContent {
+    fn from(content: FileChangeContent) -> Self {
+        Self::FileChange(content)
+    }
+}
+impl From<McpToolCallContent> for ItemContent {
+    fn from(content: McpToolCallContent) -> Self {
+        Self::McpToolCall(content)
+    }
+}
+impl From<DynamicToolCallContent> for ItemContent {
+    fn from(content: DynamicToolCallContent) -> Self {
+        Self::DynamicToolCall(content)
+    }
+}
+impl From<CollabAgentToolCallContent> for ItemContent {
+    fn from(content: CollabAgentToolCallContent) -> Self {
+        Self::CollabAgentToolCall(content)
+    }
+}
+impl From<WebSearchContent> for ItemContent {
+    fn from(content: WebSearchContent) -> Self {
+        Self::WebSearch(content)
+    }
+}
+impl From<ImageViewContent> for ItemContent {
+    fn from(content: ImageViewContent) -> Self {
+        Self::ImageView(content)
+    }
+}
+impl From<ReviewEnteredContent> for ItemContent {
+    fn from(content: ReviewEnteredContent) -> Self {
+        Self::ReviewEntered(content)
+    }
+}
+impl From<ReviewExitedContent> for ItemContent {
+    fn from(content: ReviewExitedContent) -> Self {
+        Self::ReviewExited(content)
+    }
+}
+impl From<ContextCompactionContent> for ItemContent {
+    fn from(content: ContextCompactionContent) -> Self {
+        Self::ContextCompaction(content)
+    }
+}
+impl From<ErrorContent> for ItemContent {
+    fn from(content: ErrorContent) -> Self {
+        Self::Error(content)
+    }
+}
+impl From<UnknownContent> for ItemContent {
+    fn from(content: UnknownContent) -> Self {
+        Self::Unknown(content)
+    }
+}
+impl From<ImageGenerationContent> for ItemContent {
+    fn from(content: ImageGenerationContent) -> Self {
+        Self::ImageGeneration(content)
     }
 }
 /// What a [`ProviderRuntimeEvent`] reports: its `type` and the `payload` of that type.

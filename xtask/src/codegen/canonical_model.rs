@@ -110,6 +110,9 @@ pub struct EnumDef {
     /// definition of the schema (no `$ref` reaches it); the emitters give it a type of its own,
     /// conversions to and from its enum, and a guard.
     pub subset_of: Option<String>,
+    /// From `x-itemContent`: the object definition that types the `data` of an item of each value,
+    /// in enum order (empty when the enum declares none).
+    pub content: Vec<(String, String)>,
 }
 
 /// A named `{}`: any JSON value, under a name of its own.
@@ -204,6 +207,11 @@ impl Model {
 
     pub fn object(&self, name: &str) -> Option<&ObjectDef> {
         self.objects.iter().find(|def| def.name == name)
+    }
+
+    /// The enum whose `x-itemContent` types item content, when one declares it.
+    pub fn item_content(&self) -> Option<&EnumDef> {
+        self.enums.iter().find(|def| !def.content.is_empty())
     }
 
     /// The enum of event types (checked to exist and to equal the union's types, in order).
@@ -428,7 +436,39 @@ pub fn from_value(schema: &Value) -> Result<Model> {
     };
     check_event_type_enum(&model)?;
     check_objects_acyclic(&model)?;
+    check_item_content(&model)?;
     Ok(model)
+}
+
+/// Every `x-itemContent` target is an object definition, used by one value only, and at most one
+/// enum declares the table.
+fn check_item_content(model: &Model) -> Result<()> {
+    let declaring: Vec<&EnumDef> = model.enums.iter().filter(|def| !def.content.is_empty()).collect();
+    if declaring.len() > 1 {
+        bail!(
+            "`x-itemContent` is declared by {} and {}: one enum types item content",
+            declaring[0].name,
+            declaring[1].name
+        );
+    }
+    for def in declaring {
+        let mut seen = BTreeSet::new();
+        for (value, target) in &def.content {
+            if model.kind_of(target) != Some(Kind::Object) {
+                bail!(
+                    "definition {}: `x-itemContent` of {value:?} names {target}, which is not an `x-kind: object` definition",
+                    def.name
+                );
+            }
+            if !seen.insert(target.as_str()) {
+                bail!(
+                    "definition {}: `x-itemContent` names {target} for two values (each value gets a type of its own)",
+                    def.name
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_event_type_enum(model: &Model) -> Result<()> {
@@ -557,7 +597,14 @@ fn enum_def(name: &str, description: String, def: &Map<String, Value>) -> Result
     check_keys(
         "an enum",
         def,
-        &["x-kind", "type", "enum", "x-enumDescriptions", "x-enumSubsets"],
+        &[
+            "x-kind",
+            "type",
+            "enum",
+            "x-enumDescriptions",
+            "x-enumSubsets",
+            "x-itemContent",
+        ],
     )?;
     expect_value(def, "type", &Value::from("string"))?;
     let raw_values = def
@@ -601,12 +648,41 @@ fn enum_def(name: &str, description: String, def: &Map<String, Value>) -> Result
     {
         bail!("`x-enumDescriptions` describes {key:?}, which is not in `enum`");
     }
+    let content = item_content(&values, def.get("x-itemContent"))?;
     Ok(EnumDef {
         name: name.to_owned(),
         description,
         values,
         subset_of: None,
+        content,
     })
+}
+
+/// An enum's `x-itemContent`: `{"value": "ObjectName"}` for every value, read in enum order (that
+/// each name is an object definition is checked once every definition is known).
+fn item_content(values: &[EnumValue], declared: Option<&Value>) -> Result<Vec<(String, String)>> {
+    let Some(declared) = declared else {
+        return Ok(Vec::new());
+    };
+    let declared = declared
+        .as_object()
+        .context("`x-itemContent` must be an object of value -> object definition name")?;
+    if let Some(key) = declared
+        .keys()
+        .find(|key| !values.iter().any(|value| value.value == **key))
+    {
+        bail!("`x-itemContent` names {key:?}, which is not in `enum`");
+    }
+    values
+        .iter()
+        .map(|value| {
+            let target = declared
+                .get(&value.value)
+                .and_then(Value::as_str)
+                .with_context(|| format!("`x-itemContent` gives no object definition name for {:?}", value.value))?;
+            Ok((value.value.clone(), target.to_owned()))
+        })
+        .collect()
 }
 
 /// The subsets an enum's `x-enumSubsets` declares: `{"Name": {"description": ..., "enum": [...]}}`,
@@ -666,6 +742,7 @@ fn enum_subsets(parent: &EnumDef, defs: &Map<String, Value>) -> Result<Vec<EnumD
                 })
                 .collect(),
             subset_of: Some(parent.name.clone()),
+            content: Vec::new(),
         });
     }
     Ok(subsets)

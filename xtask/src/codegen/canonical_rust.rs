@@ -98,6 +98,7 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
         .map(|def| json_alias(model, def))
         .collect::<Result<Vec<_>>>()?;
     let objects = model.objects.iter().map(object);
+    let item_content = model.item_content().map(item_content);
     let runtime_event = runtime_event(model);
     let provider_runtime_event = provider_runtime_event(model)?;
     let tokens = quote! {
@@ -119,6 +120,7 @@ pub fn generate(model: &Model, schema_text: &str) -> Result<Vec<GeneratedFile>> 
         #(#subsets)*
         #(#jsons)*
         #(#objects)*
+        #item_content
         #runtime_event
         #provider_runtime_event
     };
@@ -478,6 +480,70 @@ fn enumeration(model: &Model, def: &EnumDef) -> TokenStream {
                 }
             }
         }
+    }
+}
+
+/// `ItemContent`: an item's `data` typed by its item type, one variant per value of the enum that
+/// declares `x-itemContent`; `decode` reads `data` as its type's object, strictly (unknown and
+/// missing fields are errors), so a consumer and the test suite check content the same way.
+fn item_content(def: &EnumDef) -> TokenStream {
+    let enum_ident = type_ident(&def.name);
+    let variants: Vec<Ident> = def
+        .content
+        .iter()
+        .map(|(value, _)| format_ident!("{}", pascal_case(value)))
+        .collect();
+    let types: Vec<Ident> = def.content.iter().map(|(_, object)| type_ident(object)).collect();
+    let variant_docs = def
+        .content
+        .iter()
+        .map(|(value, object)| docs(&format!("The content of a `{value}` item: [`{object}`].")));
+    let doc = format!(
+        " An item's `data`, typed by its `itemType`: the object `x-itemContent` of [`{}`] names for each value.",
+        def.name
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum ItemContent {
+            #(
+                #variant_docs
+                #variants(#types),
+            )*
+        }
+
+        impl ItemContent {
+            /// The item type this content belongs to.
+            pub fn item_type(&self) -> #enum_ident {
+                match self {
+                    #(Self::#variants(_) => #enum_ident::#variants,)*
+                }
+            }
+
+            /// Reads an item's `data` as the content of `item_type`; the error says which field
+            /// does not fit.
+            pub fn decode(item_type: #enum_ident, data: &serde_json::Value) -> Result<Self, serde_json::Error> {
+                Ok(match item_type {
+                    #(#enum_ident::#variants => Self::#variants(#types::deserialize(data)?),)*
+                })
+            }
+
+            /// The content as an item's `data`.
+            pub fn to_json(&self) -> Json {
+                let written = match self {
+                    #(Self::#variants(content) => Json::serialize(content),)*
+                };
+                written.expect("item content holds only JSON values")
+            }
+        }
+
+        #(
+            impl From<#types> for ItemContent {
+                fn from(content: #types) -> Self {
+                    Self::#variants(content)
+                }
+            }
+        )*
     }
 }
 

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::GeneratedFile;
-use super::canonical_model::{Kind, Model, ObjectDef, PropType, Property, SCHEMA_PATH};
+use super::canonical_model::{EnumDef, Kind, Model, ObjectDef, PropType, Property, SCHEMA_PATH};
 use format::{jsdoc, list, named_import, string, string_property};
 
 /// The folder this generator owns.
@@ -322,7 +322,58 @@ fn module(model: &Model, base_names: &[&str]) -> String {
     }
 
     helpers(&mut out, model);
+    if let Some(def) = model.item_content() {
+        item_content(&mut out, def);
+    }
     out
+}
+
+/// `ItemContentByType` (the schema of an item's `data` for each item type), its decoder and its
+/// guard, from `x-itemContent`.
+fn item_content(out: &mut String, def: &EnumDef) {
+    let item_type = &def.name;
+    out.push_str(&jsdoc(
+        "",
+        &format!("The schema of an item's `data` for each `{item_type}` (`x-itemContent`)."),
+    ));
+    out.push_str(
+        "export const ItemContentSchemas = {
+",
+    );
+    for (value, object) in &def.content {
+        let _ = writeln!(out, "  {}: {object},", string(value));
+    }
+    out.push_str(
+        "} as const;
+
+",
+    );
+    out.push_str(&jsdoc("", "An item's `data` for each item type."));
+    let _ = writeln!(
+        out,
+        "export type ItemContentByType = {{
+  [T in {item_type}]: (typeof ItemContentSchemas)[T][\"Type\"];
+}};
+"
+    );
+    out.push_str(&jsdoc(
+        "",
+        "Decodes an item's `data` as the content of its item type; throws on a missing or unknown field.",
+    ));
+    let _ = writeln!(
+        out,
+        "export const decodeItemContent = <T extends {item_type}>(itemType: T, data: unknown): ItemContentByType[T] =>\n  \
+         Schema.decodeUnknownSync(ItemContentSchemas[itemType] as unknown as Schema.Codec<ItemContentByType[T]>, strict)(data);\n"
+    );
+    out.push_str(&jsdoc(
+        "",
+        "Whether an item's `data` is the content of its item type: `isItemContent(payload.itemType, payload.data)`.",
+    ));
+    let _ = writeln!(
+        out,
+        "export const isItemContent = <T extends {item_type}>(itemType: T, data: unknown): data is ItemContentByType[T] => {{\n  \
+         try {{\n    decodeItemContent(itemType, data);\n    return true;\n  }} catch {{\n    return false;\n  }}\n}};"
+    );
 }
 
 /// `is<Subset>(value)`: whether a value of the enum (any string) is in the subset. A plain
