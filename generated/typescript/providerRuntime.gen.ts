@@ -235,6 +235,7 @@ export const isToolLifecycleItemType = (value: string): value is ToolLifecycleIt
  * - `mcp_server_elicitation`: Addition: Codex server request `mcpServer/elicitation/request`, an MCP server asks the user for structured input or for approval of an MCP tool call.
  * - `permissions_approval`: Addition: Codex server request `item/permissions/requestApproval`, the agent asks for extra sandbox permissions.
  * - `attestation`: Addition: Codex server request `attestation/generate`, the server asks the client for an attestation token.
+ * - `plan_approval`: Addition: approve a plan the agent proposes before it starts changing things (Claude's `ExitPlanMode` through `can_use_tool`, an ACP agent's permission to leave plan mode); the request's `detail` is the plan's text.
  */
 export const CanonicalRequestType = Schema.Literals([
   "command_execution_approval",
@@ -248,6 +249,7 @@ export const CanonicalRequestType = Schema.Literals([
   "mcp_server_elicitation",
   "permissions_approval",
   "attestation",
+  "plan_approval",
 ]).annotate({
   identifier: "CanonicalRequestType",
   description:

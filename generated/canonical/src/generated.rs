@@ -1740,6 +1740,9 @@ pub enum CanonicalRequestType {
     /// Addition: Codex server request `attestation/generate`, the server asks the client for an attestation token.
     #[serde(rename = "attestation")]
     Attestation,
+    /// Addition: approve a plan the agent proposes before it starts changing things (Claude's `ExitPlanMode` through `can_use_tool`, an ACP agent's permission to leave plan mode); the request's `detail` is the plan's text.
+    #[serde(rename = "plan_approval")]
+    PlanApproval,
 }
 impl CanonicalRequestType {
     /// Every value, in schema order.
@@ -1755,6 +1758,7 @@ impl CanonicalRequestType {
         Self::McpServerElicitation,
         Self::PermissionsApproval,
         Self::Attestation,
+        Self::PlanApproval,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -1770,6 +1774,7 @@ impl CanonicalRequestType {
             Self::McpServerElicitation => "mcp_server_elicitation",
             Self::PermissionsApproval => "permissions_approval",
             Self::Attestation => "attestation",
+            Self::PlanApproval => "plan_approval",
         }
     }
 }
@@ -1793,6 +1798,7 @@ impl WriteJson for CanonicalRequestType {
                 Self::McpServerElicitation => b"\"mcp_server_elicitation\"",
                 Self::PermissionsApproval => b"\"permissions_approval\"",
                 Self::Attestation => b"\"attestation\"",
+                Self::PlanApproval => b"\"plan_approval\"",
             },
         );
         Ok(())
@@ -1814,6 +1820,7 @@ impl<'de> Deserialize<'de> for CanonicalRequestType {
             "mcp_server_elicitation" => Ok(Self::McpServerElicitation),
             "permissions_approval" => Ok(Self::PermissionsApproval),
             "attestation" => Ok(Self::Attestation),
+            "plan_approval" => Ok(Self::PlanApproval),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1830,6 +1837,7 @@ impl<'de> Deserialize<'de> for CanonicalRequestType {
                             "mcp_server_elicitation",
                             "permissions_approval",
                             "attestation",
+                            "plan_approval",
                         ],
                     ),
                 )
