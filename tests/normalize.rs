@@ -815,7 +815,8 @@ fn waits_on_a_person(request_type: CanonicalRequestType) -> Option<bool> {
         | R::ExecCommandApproval
         | R::PermissionsApproval
         | R::ToolUserInput
-        | R::McpServerElicitation => Some(true),
+        | R::McpServerElicitation
+        | R::PlanApproval => Some(true),
         R::DynamicToolCall | R::AuthTokensRefresh | R::Attestation => Some(false),
         R::Unknown => None,
     }
