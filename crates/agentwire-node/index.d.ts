@@ -5,7 +5,7 @@
  *
  * @module @agentwire/node
  */
-import type { ProviderKind, ProviderRuntimeEvent } from "@agentwire/provider-runtime";
+import type { ProviderKind, ProviderRuntimeEvent, SessionSnapshot, SnapshotChange } from "@agentwire/provider-runtime";
 
 /**
  * A provider protocol, as `agentwire normalize --from` names it (the Rust side's
@@ -133,6 +133,15 @@ export declare class Normalizer {
   answer(answer: Answer): string;
   /** Settles what is still open at the end of the session: open turns, items and requests. */
   finish(): Array<ProviderRuntimeEvent>;
+  /**
+   * The session as a UI draws it: every event this normalizer gave so far folded in (threads,
+   * turns, items with their typed content, open requests, the plan, usage, errors); `null`
+   * before the first event. The same events give the same snapshot as `agentwire show` and the
+   * Rust `agentwire::snapshot::Fold`.
+   */
+  snapshot(): SessionSnapshot | null;
+  /** What the events of the last call (`received`, `sent` or `finish`) changed in the snapshot: redraw only that. */
+  changes(): SnapshotChange;
   /** The problems of the lines pushed so far, in order. */
   readonly problems: ReadonlyArray<LineProblem>;
 }

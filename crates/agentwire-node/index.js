@@ -50,6 +50,14 @@ export class Normalizer {
     return JSON.parse(this.#native.finish());
   }
 
+  snapshot() {
+    return JSON.parse(this.#native.snapshot());
+  }
+
+  changes() {
+    return JSON.parse(this.#native.changes());
+  }
+
   get problems() {
     return this.#native.problems;
   }

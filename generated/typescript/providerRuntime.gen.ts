@@ -423,6 +423,27 @@ export const FileChangeKind = Schema.Literals(["add", "delete", "update"]).annot
 });
 export type FileChangeKind = typeof FileChangeKind.Type;
 
+/**
+ * Where a turn of a snapshot stands: running, or how it ended (`TurnState`).
+ *
+ * - `running`: Started and not ended yet.
+ * - `completed`: Ended normally.
+ * - `failed`: Ended by an error.
+ * - `interrupted`: Stopped by the person.
+ * - `cancelled`: Cancelled before it ran to its end.
+ */
+export const SnapshotTurnState = Schema.Literals([
+  "running",
+  "completed",
+  "failed",
+  "interrupted",
+  "cancelled",
+]).annotate({
+  identifier: "SnapshotTurnState",
+  description: "Where a turn of a snapshot stands: running, or how it ended (`TurnState`).",
+});
+export type SnapshotTurnState = typeof SnapshotTurnState.Type;
+
 /** A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the provider's own report, as it sent it (Codex: `total`, `last`, `modelContextWindow`; Claude: `input_tokens`, `output_tokens`, cache tokens; ACP: `used`, `size`, `cost`). The V2 model does not normalize it; T3 Code's `ThreadTokenUsageSnapshot` (`usedTokens`, ...) is a later proposal's. */
 export const ThreadTokenUsageSnapshot = Schema.Unknown.annotate({
   identifier: "ThreadTokenUsageSnapshot",
@@ -1034,6 +1055,237 @@ export const ImageGenerationContent = Schema.Struct({
   description: "`data` of an `image_generation` item.",
 });
 export type ImageGenerationContent = typeof ImageGenerationContent.Type;
+
+/** The session of a snapshot: what it runs and where it stands. */
+export const SnapshotSession = Schema.Struct({
+  /** The session. */
+  sessionId: RuntimeSessionId,
+  /** The provider that runs it. */
+  provider: ProviderKind,
+  /** Its state, from the last `session.state.changed`. */
+  state: Schema.optional(SessionState),
+  /** The model last named (session configuration, a turn's start, a reroute). */
+  model: Schema.optional(Schema.String),
+  /** The working directory, from the session configuration. */
+  cwd: Schema.optional(Schema.String),
+  /** The session configuration, from the last `session.configured`. */
+  config: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
+  /** When its first event was stamped. */
+  startedAt: Schema.optional(IsoDateTime),
+  /** Why it exited, once `session.exited` said so. */
+  exitReason: Schema.optional(Schema.String),
+  /** The account's rate limits, from the last `account.rate-limits.updated`. */
+  rateLimits: Schema.optional(Schema.Unknown),
+}).annotate({
+  identifier: "SnapshotSession",
+  description: "The session of a snapshot: what it runs and where it stands.",
+});
+export type SnapshotSession = typeof SnapshotSession.Type;
+
+/** A thread of a snapshot. */
+export const SnapshotThread = Schema.Struct({
+  /** The thread. */
+  threadId: ThreadId,
+  /** Its state, from the last `thread.state.changed`. */
+  state: Schema.optional(ThreadState),
+  /** Its name, from `thread.metadata.updated`. */
+  name: Schema.optional(Schema.String),
+  /** Its metadata, every `thread.metadata.updated` merged, later keys replacing earlier ones. */
+  metadata: Schema.Record(Schema.String, Schema.Unknown),
+  /** Its token usage, from the last `thread.token-usage.updated`. */
+  usage: Schema.optional(Schema.Unknown),
+  /** Its turns, in the order they started. */
+  turnIds: Schema.Array(TurnId),
+}).annotate({
+  identifier: "SnapshotThread",
+  description: "A thread of a snapshot.",
+});
+export type SnapshotThread = typeof SnapshotThread.Type;
+
+/** A turn of a snapshot. */
+export const SnapshotTurn = Schema.Struct({
+  /** The turn. */
+  turnId: TurnId,
+  /** Its thread. */
+  threadId: Schema.optional(ThreadId),
+  /** Where it stands. */
+  state: SnapshotTurnState,
+  /** The model it ran with, when named. */
+  model: Schema.optional(Schema.String),
+  /** When it started. */
+  startedAt: Schema.optional(IsoDateTime),
+  /** When it ended. */
+  completedAt: Schema.optional(IsoDateTime),
+  /** Its token usage, from `turn.completed`. */
+  usage: Schema.optional(Schema.Unknown),
+  /** What it cost in US dollars, when the provider says. */
+  costUsd: Schema.optional(Schema.Number),
+  /** Why it failed or stopped, when it says. */
+  error: Schema.optional(Schema.String),
+  /** Its items in the order they started, without the items another item started (see `childIds`). */
+  itemIds: Schema.Array(RuntimeItemId),
+  /** Its plan, from the last `turn.plan.updated`. */
+  plan: Schema.optional(Schema.Array(TurnPlanStep)),
+  /** Its changes as one unified diff, from the last `turn.diff.updated`. */
+  diff: Schema.optional(Schema.String),
+}).annotate({
+  identifier: "SnapshotTurn",
+  description: "A turn of a snapshot.",
+});
+export type SnapshotTurn = typeof SnapshotTurn.Type;
+
+/** An item of a snapshot: everything its events said, the content typed by `itemType`. */
+export const SnapshotItem = Schema.Struct({
+  /** The item. */
+  itemId: RuntimeItemId,
+  /** Its thread. */
+  threadId: Schema.optional(ThreadId),
+  /** Its turn. */
+  turnId: Schema.optional(TurnId),
+  /** What it is. */
+  itemType: CanonicalItemType,
+  /** Its status. */
+  status: Schema.optional(ItemStatus),
+  /** Its title. */
+  title: Schema.optional(Schema.String),
+  /** Its detail. */
+  detail: Schema.optional(Schema.String),
+  /** Its content: the object `x-itemContent` names for `itemType`, streamed deltas appended to its text while it runs. */
+  data: Schema.optional(Schema.Unknown),
+  /** The item that started it (a subagent's call). */
+  parentItemId: Schema.optional(RuntimeItemId),
+  /** The items it started, in order. */
+  childIds: Schema.Array(RuntimeItemId),
+  /** When it started. */
+  startedAt: Schema.optional(IsoDateTime),
+  /** When it ended. */
+  completedAt: Schema.optional(IsoDateTime),
+}).annotate({
+  identifier: "SnapshotItem",
+  description:
+    "An item of a snapshot: everything its events said, the content typed by `itemType`.",
+});
+export type SnapshotItem = typeof SnapshotItem.Type;
+
+/** A request of a snapshot that waits for an answer: what a person (or the host) must decide. */
+export const SnapshotRequest = Schema.Struct({
+  /** The request. */
+  requestId: RuntimeRequestId,
+  /** What it asks; absent for a `user-input.requested`. */
+  requestType: Schema.optional(CanonicalRequestType),
+  /** Its thread. */
+  threadId: Schema.optional(ThreadId),
+  /** Its turn. */
+  turnId: Schema.optional(TurnId),
+  /** The item it is about. */
+  itemId: Schema.optional(RuntimeItemId),
+  /** What is asked, for a person. */
+  detail: Schema.optional(Schema.String),
+  /** Its parameters as the event gave them. */
+  args: Schema.optional(Schema.Unknown),
+  /** The questions of a `user-input.requested`. */
+  questions: Schema.optional(Schema.Unknown),
+  /** When it opened. */
+  openedAt: IsoDateTime,
+}).annotate({
+  identifier: "SnapshotRequest",
+  description:
+    "A request of a snapshot that waits for an answer: what a person (or the host) must decide.",
+});
+export type SnapshotRequest = typeof SnapshotRequest.Type;
+
+/** A task of a snapshot (`task.*`). */
+export const SnapshotTask = Schema.Struct({
+  /** The task. */
+  taskId: RuntimeTaskId,
+  /** Its turn. */
+  turnId: Schema.optional(TurnId),
+  /** What it does, from its start or its last progress. */
+  description: Schema.optional(Schema.String),
+  /** How it ended, once it did. */
+  status: Schema.optional(TaskStatus),
+  /** Its summary, once it ended. */
+  summary: Schema.optional(Schema.String),
+}).annotate({
+  identifier: "SnapshotTask",
+  description: "A task of a snapshot (`task.*`).",
+});
+export type SnapshotTask = typeof SnapshotTask.Type;
+
+/** An error of a snapshot: a `runtime.error`, or a turn that failed. */
+export const SnapshotError = Schema.Struct({
+  /** What went wrong. */
+  message: Schema.String,
+  /** Its class, when said. */
+  class: Schema.optional(RuntimeErrorClass),
+  /** When. */
+  at: IsoDateTime,
+  /** The turn it happened in. */
+  turnId: Schema.optional(TurnId),
+  /** The item it is about. */
+  itemId: Schema.optional(RuntimeItemId),
+}).annotate({
+  identifier: "SnapshotError",
+  description: "An error of a snapshot: a `runtime.error`, or a turn that failed.",
+});
+export type SnapshotError = typeof SnapshotError.Type;
+
+/** A session as a UI draws it: the fold of its canonical events, in the order they came. The same events give the same snapshot. */
+export const SessionSnapshot = Schema.Struct({
+  /** The session. */
+  session: SnapshotSession,
+  /** Its threads, in the order they started. */
+  threads: Schema.Array(SnapshotThread),
+  /** Its turns, in the order they started. */
+  turns: Schema.Array(SnapshotTurn),
+  /** Its items, in the order they started. */
+  items: Schema.Array(SnapshotItem),
+  /** The requests still open, in the order they opened. */
+  requests: Schema.Array(SnapshotRequest),
+  /** Its tasks, in the order they started. */
+  tasks: Schema.Array(SnapshotTask),
+  /** The current plan: the last `turn.plan.updated` of the session. */
+  plan: Schema.optional(Schema.Array(TurnPlanStep)),
+  /** The token usage last reported for the session (`thread.token-usage.updated`). */
+  usage: Schema.optional(Schema.Unknown),
+  /** What the session cost in US dollars: its turns' costs added up, when the provider says. */
+  costUsd: Schema.optional(Schema.Number),
+  /** The errors, in order. */
+  errors: Schema.Array(SnapshotError),
+  /** How many `runtime.warning` events came. */
+  warnings: Schema.Int,
+}).annotate({
+  identifier: "SessionSnapshot",
+  description:
+    "A session as a UI draws it: the fold of its canonical events, in the order they came. The same events give the same snapshot.",
+});
+export type SessionSnapshot = typeof SessionSnapshot.Type;
+
+/** What one event changed in a snapshot, so a UI redraws only that. */
+export const SnapshotChange = Schema.Struct({
+  /** The session (its state, model, configuration, rate limits) changed. */
+  session: Schema.Boolean,
+  /** The threads that changed. */
+  threads: Schema.Array(ThreadId),
+  /** The turns that changed. */
+  turns: Schema.Array(TurnId),
+  /** The items that changed (a new child changes its parent too). */
+  items: Schema.Array(RuntimeItemId),
+  /** The requests that opened or closed. */
+  requests: Schema.Array(RuntimeRequestId),
+  /** The tasks that changed. */
+  tasks: Schema.Array(RuntimeTaskId),
+  /** The current plan changed. */
+  plan: Schema.Boolean,
+  /** The session's usage or cost changed. */
+  usage: Schema.Boolean,
+  /** An error was added (or the warning count grew). */
+  errors: Schema.Boolean,
+}).annotate({
+  identifier: "SnapshotChange",
+  description: "What one event changed in a snapshot, so a UI redraws only that.",
+});
+export type SnapshotChange = typeof SnapshotChange.Type;
 
 /** Payload of `content.delta`. */
 export const ContentDeltaPayload = Schema.Struct({

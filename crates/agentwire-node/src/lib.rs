@@ -15,8 +15,11 @@
 use agentwire::answer::{AnswerError, Reply};
 use agentwire::clock::{ClockSource, TIMES, rfc3339_millis};
 use agentwire::normalizer::{Normalizer, Options, ProblemKind};
+use agentwire::snapshot::Fold;
 use agentwire::source::{Source, unknown_name};
-use agentwire_canonical::{ProviderKind, ProviderRuntimeEvent, RuntimeRequestId, RuntimeSessionId, WriteJson};
+use agentwire_canonical::{
+    ProviderKind, ProviderRuntimeEvent, RuntimeRequestId, RuntimeSessionId, SnapshotChange, WriteJson,
+};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -155,6 +158,10 @@ pub struct NativeNormalizer {
     lines: u32,
     problems: Vec<LineProblem>,
     events: Vec<ProviderRuntimeEvent>,
+    /// Every event handed over so far, folded: what `snapshot()` gives.
+    fold: Fold,
+    /// What the last call's events changed in the snapshot.
+    change: SnapshotChange,
 }
 
 #[napi]
@@ -188,6 +195,8 @@ impl NativeNormalizer {
             lines: 0,
             problems: Vec::new(),
             events: Vec::new(),
+            fold: Fold::default(),
+            change: Fold::default().apply_all([]),
         })
     }
 
@@ -231,6 +240,25 @@ impl NativeNormalizer {
             .answer(&request, &reply)
             .map_err(|err| Code::of_answer(&err).error(err.to_string()))?;
         Ok(serde_json::to_string(&frame.frame).expect("a JSON value is written as text"))
+    }
+
+    /// The session as a UI draws it, every event handed over so far folded in, as JSON text
+    /// (`null` before the first event).
+    #[napi]
+    pub fn snapshot(&self) -> String {
+        let mut text = Vec::new();
+        match self.fold.snapshot() {
+            Some(snapshot) => snapshot.write_json(&mut text).expect("writing into a Vec cannot fail"),
+            None => text.extend_from_slice(b"null"),
+        }
+        String::from_utf8(text).expect("a snapshot is written as UTF-8")
+    }
+
+    /// What the last call's events (`received`, `sent` or `finish`) changed in the snapshot, as
+    /// JSON text.
+    #[napi]
+    pub fn changes(&self) -> String {
+        serde_json::to_string(&self.change).expect("a change is written as JSON")
     }
 
     /// The problems of the lines pushed so far, in order.
@@ -280,6 +308,7 @@ impl NativeNormalizer {
     /// The pending events as one JSON array text, each written as `agentwire normalize` writes
     /// it.
     fn take_json(&mut self) -> String {
+        self.change = self.fold.apply_all(&self.events);
         let mut text = vec![b'['];
         for (index, event) in self.events.drain(..).enumerate() {
             if index > 0 {

@@ -79,6 +79,7 @@ mod lifecycle;
 pub mod normalizer;
 pub mod object_text;
 pub mod secrets;
+pub mod snapshot;
 pub mod source;
 pub mod stream;
 #[cfg(test)]

@@ -2703,6 +2703,85 @@ impl<'de> Deserialize<'de> for FileChangeKind {
         }
     }
 }
+/// Where a turn of a snapshot stands: running, or how it ended (`TurnState`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum SnapshotTurnState {
+    /// Started and not ended yet.
+    #[serde(rename = "running")]
+    Running,
+    /// Ended normally.
+    #[serde(rename = "completed")]
+    Completed,
+    /// Ended by an error.
+    #[serde(rename = "failed")]
+    Failed,
+    /// Stopped by the person.
+    #[serde(rename = "interrupted")]
+    Interrupted,
+    /// Cancelled before it ran to its end.
+    #[serde(rename = "cancelled")]
+    Cancelled,
+}
+impl SnapshotTurnState {
+    /// Every value, in schema order.
+    pub const ALL: &'static [Self] = &[
+        Self::Running,
+        Self::Completed,
+        Self::Failed,
+        Self::Interrupted,
+        Self::Cancelled,
+    ];
+    /// The value as it appears in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Interrupted => "interrupted",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+impl fmt::Display for SnapshotTurnState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl WriteJson for SnapshotTurnState {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Running => b"\"running\"",
+                Self::Completed => b"\"completed\"",
+                Self::Failed => b"\"failed\"",
+                Self::Interrupted => b"\"interrupted\"",
+                Self::Cancelled => b"\"cancelled\"",
+            },
+        );
+        Ok(())
+    }
+}
+/// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
+impl<'de> Deserialize<'de> for SnapshotTurnState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Str(value) = Str::deserialize(deserializer)?;
+        match &*value {
+            "running" => Ok(Self::Running),
+            "completed" => Ok(Self::Completed),
+            "failed" => Ok(Self::Failed),
+            "interrupted" => Ok(Self::Interrupted),
+            "cancelled" => Ok(Self::Cancelled),
+            other => {
+                Err(
+                    D::Error::unknown_variant(
+                        other,
+                        &["running", "completed", "failed", "interrupted", "cancelled"],
+                    ),
+                )
+            }
+        }
+    }
+}
 impl From<ToolLifecycleItemType> for CanonicalItemType {
     fn from(value: ToolLifecycleItemType) -> Self {
         match value {
@@ -6010,6 +6089,1289 @@ impl<'de> Deserialize<'de> for ImageGenerationContent {
                     path: field_path,
                     result: field_result,
                     parent_item_id: field_parent_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// The session of a snapshot: what it runs and where it stands.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SnapshotSession {
+    /// The session.
+    #[serde(rename = "sessionId")]
+    pub session_id: RuntimeSessionId,
+    /// The provider that runs it.
+    #[serde(rename = "provider")]
+    pub provider: ProviderKind,
+    /// Its state, from the last `session.state.changed`.
+    #[serde(rename = "state", skip_serializing_if = "Option::is_none")]
+    pub state: Option<SessionState>,
+    /// The model last named (session configuration, a turn's start, a reroute).
+    #[serde(rename = "model", skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The working directory, from the session configuration.
+    #[serde(rename = "cwd", skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The session configuration, from the last `session.configured`.
+    #[serde(rename = "config", skip_serializing_if = "Option::is_none")]
+    pub config: Option<serde_json::Map<String, serde_json::Value>>,
+    /// When its first event was stamped.
+    #[serde(rename = "startedAt", skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<IsoDateTime>,
+    /// Why it exited, once `session.exited` said so.
+    #[serde(rename = "exitReason", skip_serializing_if = "Option::is_none")]
+    pub exit_reason: Option<String>,
+    /// The account's rate limits, from the last `account.rate-limits.updated`.
+    #[serde(rename = "rateLimits", skip_serializing_if = "Option::is_none")]
+    pub rate_limits: Option<serde_json::Value>,
+}
+impl WriteJson for SnapshotSession {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"sessionId\":");
+        WriteJson::write_json(&self.session_id, out)?;
+        write_key(out, &mut first, b"\"provider\":");
+        WriteJson::write_json(&self.provider, out)?;
+        if let Some(value) = &self.state {
+            write_key(out, &mut first, b"\"state\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.model {
+            write_key(out, &mut first, b"\"model\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.cwd {
+            write_key(out, &mut first, b"\"cwd\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.config {
+            write_key(out, &mut first, b"\"config\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.started_at {
+            write_key(out, &mut first, b"\"startedAt\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.exit_reason {
+            write_key(out, &mut first, b"\"exitReason\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.rate_limits {
+            write_key(out, &mut first, b"\"rateLimits\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for SnapshotSession {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SnapshotSession;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SnapshotSession object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_session_id: Option<RuntimeSessionId> = None;
+                let mut field_provider: Option<ProviderKind> = None;
+                let mut field_state: Option<SessionState> = None;
+                let mut field_model: Option<String> = None;
+                let mut field_cwd: Option<String> = None;
+                let mut field_config: Option<
+                    serde_json::Map<String, serde_json::Value>,
+                > = None;
+                let mut field_started_at: Option<IsoDateTime> = None;
+                let mut field_exit_reason: Option<String> = None;
+                let mut field_rate_limits: Option<serde_json::Value> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "sessionId" => {
+                            next_field(&mut map, &mut field_session_id, "sessionId")?
+                        }
+                        "provider" => {
+                            next_field(&mut map, &mut field_provider, "provider")?
+                        }
+                        "state" => next_field(&mut map, &mut field_state, "state")?,
+                        "model" => next_field(&mut map, &mut field_model, "model")?,
+                        "cwd" => next_field(&mut map, &mut field_cwd, "cwd")?,
+                        "config" => next_field(&mut map, &mut field_config, "config")?,
+                        "startedAt" => {
+                            next_field(&mut map, &mut field_started_at, "startedAt")?
+                        }
+                        "exitReason" => {
+                            next_field(&mut map, &mut field_exit_reason, "exitReason")?
+                        }
+                        "rateLimits" => {
+                            next_field(&mut map, &mut field_rate_limits, "rateLimits")?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "sessionId",
+                                        "provider",
+                                        "state",
+                                        "model",
+                                        "cwd",
+                                        "config",
+                                        "startedAt",
+                                        "exitReason",
+                                        "rateLimits",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(SnapshotSession {
+                    session_id: field_session_id
+                        .ok_or_else(|| A::Error::missing_field("sessionId"))?,
+                    provider: field_provider
+                        .ok_or_else(|| A::Error::missing_field("provider"))?,
+                    state: field_state,
+                    model: field_model,
+                    cwd: field_cwd,
+                    config: field_config,
+                    started_at: field_started_at,
+                    exit_reason: field_exit_reason,
+                    rate_limits: field_rate_limits,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// A thread of a snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SnapshotThread {
+    /// The thread.
+    #[serde(rename = "threadId")]
+    pub thread_id: ThreadId,
+    /// Its state, from the last `thread.state.changed`.
+    #[serde(rename = "state", skip_serializing_if = "Option::is_none")]
+    pub state: Option<ThreadState>,
+    /// Its name, from `thread.metadata.updated`.
+    #[serde(rename = "name", skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its metadata, every `thread.metadata.updated` merged, later keys replacing earlier ones.
+    #[serde(rename = "metadata")]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// Its token usage, from the last `thread.token-usage.updated`.
+    #[serde(rename = "usage", skip_serializing_if = "Option::is_none")]
+    pub usage: Option<serde_json::Value>,
+    /// Its turns, in the order they started.
+    #[serde(rename = "turnIds")]
+    pub turn_ids: Vec<TurnId>,
+}
+impl WriteJson for SnapshotThread {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"threadId\":");
+        WriteJson::write_json(&self.thread_id, out)?;
+        if let Some(value) = &self.state {
+            write_key(out, &mut first, b"\"state\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.name {
+            write_key(out, &mut first, b"\"name\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"metadata\":");
+        WriteJson::write_json(&self.metadata, out)?;
+        if let Some(value) = &self.usage {
+            write_key(out, &mut first, b"\"usage\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"turnIds\":");
+        WriteJson::write_json(&self.turn_ids, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for SnapshotThread {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SnapshotThread;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SnapshotThread object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_thread_id: Option<ThreadId> = None;
+                let mut field_state: Option<ThreadState> = None;
+                let mut field_name: Option<String> = None;
+                let mut field_metadata: Option<
+                    serde_json::Map<String, serde_json::Value>,
+                > = None;
+                let mut field_usage: Option<serde_json::Value> = None;
+                let mut field_turn_ids: Option<Vec<TurnId>> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "threadId" => {
+                            next_field(&mut map, &mut field_thread_id, "threadId")?
+                        }
+                        "state" => next_field(&mut map, &mut field_state, "state")?,
+                        "name" => next_field(&mut map, &mut field_name, "name")?,
+                        "metadata" => {
+                            next_field(&mut map, &mut field_metadata, "metadata")?
+                        }
+                        "usage" => next_field(&mut map, &mut field_usage, "usage")?,
+                        "turnIds" => {
+                            next_field(&mut map, &mut field_turn_ids, "turnIds")?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "threadId",
+                                        "state",
+                                        "name",
+                                        "metadata",
+                                        "usage",
+                                        "turnIds",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(SnapshotThread {
+                    thread_id: field_thread_id
+                        .ok_or_else(|| A::Error::missing_field("threadId"))?,
+                    state: field_state,
+                    name: field_name,
+                    metadata: field_metadata
+                        .ok_or_else(|| A::Error::missing_field("metadata"))?,
+                    usage: field_usage,
+                    turn_ids: field_turn_ids
+                        .ok_or_else(|| A::Error::missing_field("turnIds"))?,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// A turn of a snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SnapshotTurn {
+    /// The turn.
+    #[serde(rename = "turnId")]
+    pub turn_id: TurnId,
+    /// Its thread.
+    #[serde(rename = "threadId", skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<ThreadId>,
+    /// Where it stands.
+    #[serde(rename = "state")]
+    pub state: SnapshotTurnState,
+    /// The model it ran with, when named.
+    #[serde(rename = "model", skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// When it started.
+    #[serde(rename = "startedAt", skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<IsoDateTime>,
+    /// When it ended.
+    #[serde(rename = "completedAt", skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<IsoDateTime>,
+    /// Its token usage, from `turn.completed`.
+    #[serde(rename = "usage", skip_serializing_if = "Option::is_none")]
+    pub usage: Option<serde_json::Value>,
+    /// What it cost in US dollars, when the provider says.
+    #[serde(rename = "costUsd", skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Why it failed or stopped, when it says.
+    #[serde(rename = "error", skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Its items in the order they started, without the items another item started (see `childIds`).
+    #[serde(rename = "itemIds")]
+    pub item_ids: Vec<RuntimeItemId>,
+    /// Its plan, from the last `turn.plan.updated`.
+    #[serde(rename = "plan", skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Vec<TurnPlanStep>>,
+    /// Its changes as one unified diff, from the last `turn.diff.updated`.
+    #[serde(rename = "diff", skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+impl WriteJson for SnapshotTurn {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"turnId\":");
+        WriteJson::write_json(&self.turn_id, out)?;
+        if let Some(value) = &self.thread_id {
+            write_key(out, &mut first, b"\"threadId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"state\":");
+        WriteJson::write_json(&self.state, out)?;
+        if let Some(value) = &self.model {
+            write_key(out, &mut first, b"\"model\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.started_at {
+            write_key(out, &mut first, b"\"startedAt\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.completed_at {
+            write_key(out, &mut first, b"\"completedAt\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.usage {
+            write_key(out, &mut first, b"\"usage\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.cost_usd {
+            write_key(out, &mut first, b"\"costUsd\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.error {
+            write_key(out, &mut first, b"\"error\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"itemIds\":");
+        WriteJson::write_json(&self.item_ids, out)?;
+        if let Some(value) = &self.plan {
+            write_key(out, &mut first, b"\"plan\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.diff {
+            write_key(out, &mut first, b"\"diff\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for SnapshotTurn {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SnapshotTurn;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SnapshotTurn object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_turn_id: Option<TurnId> = None;
+                let mut field_thread_id: Option<ThreadId> = None;
+                let mut field_state: Option<SnapshotTurnState> = None;
+                let mut field_model: Option<String> = None;
+                let mut field_started_at: Option<IsoDateTime> = None;
+                let mut field_completed_at: Option<IsoDateTime> = None;
+                let mut field_usage: Option<serde_json::Value> = None;
+                let mut field_cost_usd: Option<f64> = None;
+                let mut field_error: Option<String> = None;
+                let mut field_item_ids: Option<Vec<RuntimeItemId>> = None;
+                let mut field_plan: Option<Vec<TurnPlanStep>> = None;
+                let mut field_diff: Option<String> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "turnId" => next_field(&mut map, &mut field_turn_id, "turnId")?,
+                        "threadId" => {
+                            next_field(&mut map, &mut field_thread_id, "threadId")?
+                        }
+                        "state" => next_field(&mut map, &mut field_state, "state")?,
+                        "model" => next_field(&mut map, &mut field_model, "model")?,
+                        "startedAt" => {
+                            next_field(&mut map, &mut field_started_at, "startedAt")?
+                        }
+                        "completedAt" => {
+                            next_field(&mut map, &mut field_completed_at, "completedAt")?
+                        }
+                        "usage" => next_field(&mut map, &mut field_usage, "usage")?,
+                        "costUsd" => {
+                            next_field(&mut map, &mut field_cost_usd, "costUsd")?
+                        }
+                        "error" => next_field(&mut map, &mut field_error, "error")?,
+                        "itemIds" => {
+                            next_field(&mut map, &mut field_item_ids, "itemIds")?
+                        }
+                        "plan" => next_field(&mut map, &mut field_plan, "plan")?,
+                        "diff" => next_field(&mut map, &mut field_diff, "diff")?,
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "turnId",
+                                        "threadId",
+                                        "state",
+                                        "model",
+                                        "startedAt",
+                                        "completedAt",
+                                        "usage",
+                                        "costUsd",
+                                        "error",
+                                        "itemIds",
+                                        "plan",
+                                        "diff",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(SnapshotTurn {
+                    turn_id: field_turn_id
+                        .ok_or_else(|| A::Error::missing_field("turnId"))?,
+                    thread_id: field_thread_id,
+                    state: field_state.ok_or_else(|| A::Error::missing_field("state"))?,
+                    model: field_model,
+                    started_at: field_started_at,
+                    completed_at: field_completed_at,
+                    usage: field_usage,
+                    cost_usd: field_cost_usd,
+                    error: field_error,
+                    item_ids: field_item_ids
+                        .ok_or_else(|| A::Error::missing_field("itemIds"))?,
+                    plan: field_plan,
+                    diff: field_diff,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// An item of a snapshot: everything its events said, the content typed by `itemType`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SnapshotItem {
+    /// The item.
+    #[serde(rename = "itemId")]
+    pub item_id: RuntimeItemId,
+    /// Its thread.
+    #[serde(rename = "threadId", skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<ThreadId>,
+    /// Its turn.
+    #[serde(rename = "turnId", skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<TurnId>,
+    /// What it is.
+    #[serde(rename = "itemType")]
+    pub item_type: CanonicalItemType,
+    /// Its status.
+    #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
+    pub status: Option<ItemStatus>,
+    /// Its title.
+    #[serde(rename = "title", skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Its detail.
+    #[serde(rename = "detail", skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Its content: the object `x-itemContent` names for `itemType`, streamed deltas appended to its text while it runs.
+    #[serde(rename = "data", skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
+    /// The item that started it (a subagent's call).
+    #[serde(rename = "parentItemId", skip_serializing_if = "Option::is_none")]
+    pub parent_item_id: Option<RuntimeItemId>,
+    /// The items it started, in order.
+    #[serde(rename = "childIds")]
+    pub child_ids: Vec<RuntimeItemId>,
+    /// When it started.
+    #[serde(rename = "startedAt", skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<IsoDateTime>,
+    /// When it ended.
+    #[serde(rename = "completedAt", skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<IsoDateTime>,
+}
+impl WriteJson for SnapshotItem {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"itemId\":");
+        WriteJson::write_json(&self.item_id, out)?;
+        if let Some(value) = &self.thread_id {
+            write_key(out, &mut first, b"\"threadId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.turn_id {
+            write_key(out, &mut first, b"\"turnId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"itemType\":");
+        WriteJson::write_json(&self.item_type, out)?;
+        if let Some(value) = &self.status {
+            write_key(out, &mut first, b"\"status\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.title {
+            write_key(out, &mut first, b"\"title\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.detail {
+            write_key(out, &mut first, b"\"detail\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.data {
+            write_key(out, &mut first, b"\"data\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.parent_item_id {
+            write_key(out, &mut first, b"\"parentItemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"childIds\":");
+        WriteJson::write_json(&self.child_ids, out)?;
+        if let Some(value) = &self.started_at {
+            write_key(out, &mut first, b"\"startedAt\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.completed_at {
+            write_key(out, &mut first, b"\"completedAt\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for SnapshotItem {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SnapshotItem;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SnapshotItem object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_item_id: Option<RuntimeItemId> = None;
+                let mut field_thread_id: Option<ThreadId> = None;
+                let mut field_turn_id: Option<TurnId> = None;
+                let mut field_item_type: Option<CanonicalItemType> = None;
+                let mut field_status: Option<ItemStatus> = None;
+                let mut field_title: Option<String> = None;
+                let mut field_detail: Option<String> = None;
+                let mut field_data: Option<serde_json::Value> = None;
+                let mut field_parent_item_id: Option<RuntimeItemId> = None;
+                let mut field_child_ids: Option<Vec<RuntimeItemId>> = None;
+                let mut field_started_at: Option<IsoDateTime> = None;
+                let mut field_completed_at: Option<IsoDateTime> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "itemId" => next_field(&mut map, &mut field_item_id, "itemId")?,
+                        "threadId" => {
+                            next_field(&mut map, &mut field_thread_id, "threadId")?
+                        }
+                        "turnId" => next_field(&mut map, &mut field_turn_id, "turnId")?,
+                        "itemType" => {
+                            next_field(&mut map, &mut field_item_type, "itemType")?
+                        }
+                        "status" => next_field(&mut map, &mut field_status, "status")?,
+                        "title" => next_field(&mut map, &mut field_title, "title")?,
+                        "detail" => next_field(&mut map, &mut field_detail, "detail")?,
+                        "data" => next_field(&mut map, &mut field_data, "data")?,
+                        "parentItemId" => {
+                            next_field(
+                                &mut map,
+                                &mut field_parent_item_id,
+                                "parentItemId",
+                            )?
+                        }
+                        "childIds" => {
+                            next_field(&mut map, &mut field_child_ids, "childIds")?
+                        }
+                        "startedAt" => {
+                            next_field(&mut map, &mut field_started_at, "startedAt")?
+                        }
+                        "completedAt" => {
+                            next_field(&mut map, &mut field_completed_at, "completedAt")?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "itemId",
+                                        "threadId",
+                                        "turnId",
+                                        "itemType",
+                                        "status",
+                                        "title",
+                                        "detail",
+                                        "data",
+                                        "parentItemId",
+                                        "childIds",
+                                        "startedAt",
+                                        "completedAt",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(SnapshotItem {
+                    item_id: field_item_id
+                        .ok_or_else(|| A::Error::missing_field("itemId"))?,
+                    thread_id: field_thread_id,
+                    turn_id: field_turn_id,
+                    item_type: field_item_type
+                        .ok_or_else(|| A::Error::missing_field("itemType"))?,
+                    status: field_status,
+                    title: field_title,
+                    detail: field_detail,
+                    data: field_data,
+                    parent_item_id: field_parent_item_id,
+                    child_ids: field_child_ids
+                        .ok_or_else(|| A::Error::missing_field("childIds"))?,
+                    started_at: field_started_at,
+                    completed_at: field_completed_at,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// A request of a snapshot that waits for an answer: what a person (or the host) must decide.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SnapshotRequest {
+    /// The request.
+    #[serde(rename = "requestId")]
+    pub request_id: RuntimeRequestId,
+    /// What it asks; absent for a `user-input.requested`.
+    #[serde(rename = "requestType", skip_serializing_if = "Option::is_none")]
+    pub request_type: Option<CanonicalRequestType>,
+    /// Its thread.
+    #[serde(rename = "threadId", skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<ThreadId>,
+    /// Its turn.
+    #[serde(rename = "turnId", skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<TurnId>,
+    /// The item it is about.
+    #[serde(rename = "itemId", skip_serializing_if = "Option::is_none")]
+    pub item_id: Option<RuntimeItemId>,
+    /// What is asked, for a person.
+    #[serde(rename = "detail", skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Its parameters as the event gave them.
+    #[serde(rename = "args", skip_serializing_if = "Option::is_none")]
+    pub args: Option<serde_json::Value>,
+    /// The questions of a `user-input.requested`.
+    #[serde(rename = "questions", skip_serializing_if = "Option::is_none")]
+    pub questions: Option<serde_json::Value>,
+    /// When it opened.
+    #[serde(rename = "openedAt")]
+    pub opened_at: IsoDateTime,
+}
+impl WriteJson for SnapshotRequest {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"requestId\":");
+        WriteJson::write_json(&self.request_id, out)?;
+        if let Some(value) = &self.request_type {
+            write_key(out, &mut first, b"\"requestType\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.thread_id {
+            write_key(out, &mut first, b"\"threadId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.turn_id {
+            write_key(out, &mut first, b"\"turnId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.item_id {
+            write_key(out, &mut first, b"\"itemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.detail {
+            write_key(out, &mut first, b"\"detail\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.args {
+            write_key(out, &mut first, b"\"args\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.questions {
+            write_key(out, &mut first, b"\"questions\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"openedAt\":");
+        WriteJson::write_json(&self.opened_at, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for SnapshotRequest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SnapshotRequest;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SnapshotRequest object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_request_id: Option<RuntimeRequestId> = None;
+                let mut field_request_type: Option<CanonicalRequestType> = None;
+                let mut field_thread_id: Option<ThreadId> = None;
+                let mut field_turn_id: Option<TurnId> = None;
+                let mut field_item_id: Option<RuntimeItemId> = None;
+                let mut field_detail: Option<String> = None;
+                let mut field_args: Option<serde_json::Value> = None;
+                let mut field_questions: Option<serde_json::Value> = None;
+                let mut field_opened_at: Option<IsoDateTime> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "requestId" => {
+                            next_field(&mut map, &mut field_request_id, "requestId")?
+                        }
+                        "requestType" => {
+                            next_field(&mut map, &mut field_request_type, "requestType")?
+                        }
+                        "threadId" => {
+                            next_field(&mut map, &mut field_thread_id, "threadId")?
+                        }
+                        "turnId" => next_field(&mut map, &mut field_turn_id, "turnId")?,
+                        "itemId" => next_field(&mut map, &mut field_item_id, "itemId")?,
+                        "detail" => next_field(&mut map, &mut field_detail, "detail")?,
+                        "args" => next_field(&mut map, &mut field_args, "args")?,
+                        "questions" => {
+                            next_field(&mut map, &mut field_questions, "questions")?
+                        }
+                        "openedAt" => {
+                            next_field(&mut map, &mut field_opened_at, "openedAt")?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "requestId",
+                                        "requestType",
+                                        "threadId",
+                                        "turnId",
+                                        "itemId",
+                                        "detail",
+                                        "args",
+                                        "questions",
+                                        "openedAt",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(SnapshotRequest {
+                    request_id: field_request_id
+                        .ok_or_else(|| A::Error::missing_field("requestId"))?,
+                    request_type: field_request_type,
+                    thread_id: field_thread_id,
+                    turn_id: field_turn_id,
+                    item_id: field_item_id,
+                    detail: field_detail,
+                    args: field_args,
+                    questions: field_questions,
+                    opened_at: field_opened_at
+                        .ok_or_else(|| A::Error::missing_field("openedAt"))?,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// A task of a snapshot (`task.*`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SnapshotTask {
+    /// The task.
+    #[serde(rename = "taskId")]
+    pub task_id: RuntimeTaskId,
+    /// Its turn.
+    #[serde(rename = "turnId", skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<TurnId>,
+    /// What it does, from its start or its last progress.
+    #[serde(rename = "description", skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// How it ended, once it did.
+    #[serde(rename = "status", skip_serializing_if = "Option::is_none")]
+    pub status: Option<TaskStatus>,
+    /// Its summary, once it ended.
+    #[serde(rename = "summary", skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+impl WriteJson for SnapshotTask {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"taskId\":");
+        WriteJson::write_json(&self.task_id, out)?;
+        if let Some(value) = &self.turn_id {
+            write_key(out, &mut first, b"\"turnId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.description {
+            write_key(out, &mut first, b"\"description\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.status {
+            write_key(out, &mut first, b"\"status\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.summary {
+            write_key(out, &mut first, b"\"summary\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for SnapshotTask {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SnapshotTask;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SnapshotTask object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_task_id: Option<RuntimeTaskId> = None;
+                let mut field_turn_id: Option<TurnId> = None;
+                let mut field_description: Option<String> = None;
+                let mut field_status: Option<TaskStatus> = None;
+                let mut field_summary: Option<String> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "taskId" => next_field(&mut map, &mut field_task_id, "taskId")?,
+                        "turnId" => next_field(&mut map, &mut field_turn_id, "turnId")?,
+                        "description" => {
+                            next_field(&mut map, &mut field_description, "description")?
+                        }
+                        "status" => next_field(&mut map, &mut field_status, "status")?,
+                        "summary" => next_field(&mut map, &mut field_summary, "summary")?,
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["taskId", "turnId", "description", "status", "summary"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(SnapshotTask {
+                    task_id: field_task_id
+                        .ok_or_else(|| A::Error::missing_field("taskId"))?,
+                    turn_id: field_turn_id,
+                    description: field_description,
+                    status: field_status,
+                    summary: field_summary,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// An error of a snapshot: a `runtime.error`, or a turn that failed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SnapshotError {
+    /// What went wrong.
+    #[serde(rename = "message")]
+    pub message: String,
+    /// Its class, when said.
+    #[serde(rename = "class", skip_serializing_if = "Option::is_none")]
+    pub class: Option<RuntimeErrorClass>,
+    /// When.
+    #[serde(rename = "at")]
+    pub at: IsoDateTime,
+    /// The turn it happened in.
+    #[serde(rename = "turnId", skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<TurnId>,
+    /// The item it is about.
+    #[serde(rename = "itemId", skip_serializing_if = "Option::is_none")]
+    pub item_id: Option<RuntimeItemId>,
+}
+impl WriteJson for SnapshotError {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"message\":");
+        WriteJson::write_json(&self.message, out)?;
+        if let Some(value) = &self.class {
+            write_key(out, &mut first, b"\"class\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"at\":");
+        WriteJson::write_json(&self.at, out)?;
+        if let Some(value) = &self.turn_id {
+            write_key(out, &mut first, b"\"turnId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.item_id {
+            write_key(out, &mut first, b"\"itemId\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for SnapshotError {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SnapshotError;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SnapshotError object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_message: Option<String> = None;
+                let mut field_class: Option<RuntimeErrorClass> = None;
+                let mut field_at: Option<IsoDateTime> = None;
+                let mut field_turn_id: Option<TurnId> = None;
+                let mut field_item_id: Option<RuntimeItemId> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "message" => next_field(&mut map, &mut field_message, "message")?,
+                        "class" => next_field(&mut map, &mut field_class, "class")?,
+                        "at" => next_field(&mut map, &mut field_at, "at")?,
+                        "turnId" => next_field(&mut map, &mut field_turn_id, "turnId")?,
+                        "itemId" => next_field(&mut map, &mut field_item_id, "itemId")?,
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["message", "class", "at", "turnId", "itemId"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(SnapshotError {
+                    message: field_message
+                        .ok_or_else(|| A::Error::missing_field("message"))?,
+                    class: field_class,
+                    at: field_at.ok_or_else(|| A::Error::missing_field("at"))?,
+                    turn_id: field_turn_id,
+                    item_id: field_item_id,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// A session as a UI draws it: the fold of its canonical events, in the order they came. The same events give the same snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SessionSnapshot {
+    /// The session.
+    #[serde(rename = "session")]
+    pub session: SnapshotSession,
+    /// Its threads, in the order they started.
+    #[serde(rename = "threads")]
+    pub threads: Vec<SnapshotThread>,
+    /// Its turns, in the order they started.
+    #[serde(rename = "turns")]
+    pub turns: Vec<SnapshotTurn>,
+    /// Its items, in the order they started.
+    #[serde(rename = "items")]
+    pub items: Vec<SnapshotItem>,
+    /// The requests still open, in the order they opened.
+    #[serde(rename = "requests")]
+    pub requests: Vec<SnapshotRequest>,
+    /// Its tasks, in the order they started.
+    #[serde(rename = "tasks")]
+    pub tasks: Vec<SnapshotTask>,
+    /// The current plan: the last `turn.plan.updated` of the session.
+    #[serde(rename = "plan", skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Vec<TurnPlanStep>>,
+    /// The token usage last reported for the session (`thread.token-usage.updated`).
+    #[serde(rename = "usage", skip_serializing_if = "Option::is_none")]
+    pub usage: Option<serde_json::Value>,
+    /// What the session cost in US dollars: its turns' costs added up, when the provider says.
+    #[serde(rename = "costUsd", skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// The errors, in order.
+    #[serde(rename = "errors")]
+    pub errors: Vec<SnapshotError>,
+    /// How many `runtime.warning` events came.
+    #[serde(rename = "warnings")]
+    pub warnings: i64,
+}
+impl WriteJson for SessionSnapshot {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"session\":");
+        WriteJson::write_json(&self.session, out)?;
+        write_key(out, &mut first, b"\"threads\":");
+        WriteJson::write_json(&self.threads, out)?;
+        write_key(out, &mut first, b"\"turns\":");
+        WriteJson::write_json(&self.turns, out)?;
+        write_key(out, &mut first, b"\"items\":");
+        WriteJson::write_json(&self.items, out)?;
+        write_key(out, &mut first, b"\"requests\":");
+        WriteJson::write_json(&self.requests, out)?;
+        write_key(out, &mut first, b"\"tasks\":");
+        WriteJson::write_json(&self.tasks, out)?;
+        if let Some(value) = &self.plan {
+            write_key(out, &mut first, b"\"plan\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.usage {
+            write_key(out, &mut first, b"\"usage\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.cost_usd {
+            write_key(out, &mut first, b"\"costUsd\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"errors\":");
+        WriteJson::write_json(&self.errors, out)?;
+        write_key(out, &mut first, b"\"warnings\":");
+        WriteJson::write_json(&self.warnings, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for SessionSnapshot {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SessionSnapshot;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SessionSnapshot object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_session: Option<SnapshotSession> = None;
+                let mut field_threads: Option<Vec<SnapshotThread>> = None;
+                let mut field_turns: Option<Vec<SnapshotTurn>> = None;
+                let mut field_items: Option<Vec<SnapshotItem>> = None;
+                let mut field_requests: Option<Vec<SnapshotRequest>> = None;
+                let mut field_tasks: Option<Vec<SnapshotTask>> = None;
+                let mut field_plan: Option<Vec<TurnPlanStep>> = None;
+                let mut field_usage: Option<serde_json::Value> = None;
+                let mut field_cost_usd: Option<f64> = None;
+                let mut field_errors: Option<Vec<SnapshotError>> = None;
+                let mut field_warnings: Option<i64> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "session" => next_field(&mut map, &mut field_session, "session")?,
+                        "threads" => next_field(&mut map, &mut field_threads, "threads")?,
+                        "turns" => next_field(&mut map, &mut field_turns, "turns")?,
+                        "items" => next_field(&mut map, &mut field_items, "items")?,
+                        "requests" => {
+                            next_field(&mut map, &mut field_requests, "requests")?
+                        }
+                        "tasks" => next_field(&mut map, &mut field_tasks, "tasks")?,
+                        "plan" => next_field(&mut map, &mut field_plan, "plan")?,
+                        "usage" => next_field(&mut map, &mut field_usage, "usage")?,
+                        "costUsd" => {
+                            next_field(&mut map, &mut field_cost_usd, "costUsd")?
+                        }
+                        "errors" => next_field(&mut map, &mut field_errors, "errors")?,
+                        "warnings" => {
+                            next_field(&mut map, &mut field_warnings, "warnings")?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "session",
+                                        "threads",
+                                        "turns",
+                                        "items",
+                                        "requests",
+                                        "tasks",
+                                        "plan",
+                                        "usage",
+                                        "costUsd",
+                                        "errors",
+                                        "warnings",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(SessionSnapshot {
+                    session: field_session
+                        .ok_or_else(|| A::Error::missing_field("session"))?,
+                    threads: field_threads
+                        .ok_or_else(|| A::Error::missing_field("threads"))?,
+                    turns: field_turns.ok_or_else(|| A::Error::missing_field("turns"))?,
+                    items: field_items.ok_or_else(|| A::Error::missing_field("items"))?,
+                    requests: field_requests
+                        .ok_or_else(|| A::Error::missing_field("requests"))?,
+                    tasks: field_tasks.ok_or_else(|| A::Error::missing_field("tasks"))?,
+                    plan: field_plan,
+                    usage: field_usage,
+                    cost_usd: field_cost_usd,
+                    errors: field_errors
+                        .ok_or_else(|| A::Error::missing_field("errors"))?,
+                    warnings: field_warnings
+                        .ok_or_else(|| A::Error::missing_field("warnings"))?,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// What one event changed in a snapshot, so a UI redraws only that.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SnapshotChange {
+    /// The session (its state, model, configuration, rate limits) changed.
+    #[serde(rename = "session")]
+    pub session: bool,
+    /// The threads that changed.
+    #[serde(rename = "threads")]
+    pub threads: Vec<ThreadId>,
+    /// The turns that changed.
+    #[serde(rename = "turns")]
+    pub turns: Vec<TurnId>,
+    /// The items that changed (a new child changes its parent too).
+    #[serde(rename = "items")]
+    pub items: Vec<RuntimeItemId>,
+    /// The requests that opened or closed.
+    #[serde(rename = "requests")]
+    pub requests: Vec<RuntimeRequestId>,
+    /// The tasks that changed.
+    #[serde(rename = "tasks")]
+    pub tasks: Vec<RuntimeTaskId>,
+    /// The current plan changed.
+    #[serde(rename = "plan")]
+    pub plan: bool,
+    /// The session's usage or cost changed.
+    #[serde(rename = "usage")]
+    pub usage: bool,
+    /// An error was added (or the warning count grew).
+    #[serde(rename = "errors")]
+    pub errors: bool,
+}
+impl WriteJson for SnapshotChange {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"session\":");
+        WriteJson::write_json(&self.session, out)?;
+        write_key(out, &mut first, b"\"threads\":");
+        WriteJson::write_json(&self.threads, out)?;
+        write_key(out, &mut first, b"\"turns\":");
+        WriteJson::write_json(&self.turns, out)?;
+        write_key(out, &mut first, b"\"items\":");
+        WriteJson::write_json(&self.items, out)?;
+        write_key(out, &mut first, b"\"requests\":");
+        WriteJson::write_json(&self.requests, out)?;
+        write_key(out, &mut first, b"\"tasks\":");
+        WriteJson::write_json(&self.tasks, out)?;
+        write_key(out, &mut first, b"\"plan\":");
+        WriteJson::write_json(&self.plan, out)?;
+        write_key(out, &mut first, b"\"usage\":");
+        WriteJson::write_json(&self.usage, out)?;
+        write_key(out, &mut first, b"\"errors\":");
+        WriteJson::write_json(&self.errors, out)?;
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for SnapshotChange {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = SnapshotChange;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a SnapshotChange object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_session: Option<bool> = None;
+                let mut field_threads: Option<Vec<ThreadId>> = None;
+                let mut field_turns: Option<Vec<TurnId>> = None;
+                let mut field_items: Option<Vec<RuntimeItemId>> = None;
+                let mut field_requests: Option<Vec<RuntimeRequestId>> = None;
+                let mut field_tasks: Option<Vec<RuntimeTaskId>> = None;
+                let mut field_plan: Option<bool> = None;
+                let mut field_usage: Option<bool> = None;
+                let mut field_errors: Option<bool> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "session" => next_field(&mut map, &mut field_session, "session")?,
+                        "threads" => next_field(&mut map, &mut field_threads, "threads")?,
+                        "turns" => next_field(&mut map, &mut field_turns, "turns")?,
+                        "items" => next_field(&mut map, &mut field_items, "items")?,
+                        "requests" => {
+                            next_field(&mut map, &mut field_requests, "requests")?
+                        }
+                        "tasks" => next_field(&mut map, &mut field_tasks, "tasks")?,
+                        "plan" => next_field(&mut map, &mut field_plan, "plan")?,
+                        "usage" => next_field(&mut map, &mut field_usage, "usage")?,
+                        "errors" => next_field(&mut map, &mut field_errors, "errors")?,
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "session",
+                                        "threads",
+                                        "turns",
+                                        "items",
+                                        "requests",
+                                        "tasks",
+                                        "plan",
+                                        "usage",
+                                        "errors",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(SnapshotChange {
+                    session: field_session
+                        .ok_or_else(|| A::Error::missing_field("session"))?,
+                    threads: field_threads
+                        .ok_or_else(|| A::Error::missing_field("threads"))?,
+                    turns: field_turns.ok_or_else(|| A::Error::missing_field("turns"))?,
+                    items: field_items.ok_or_else(|| A::Error::missing_field("items"))?,
+                    requests: field_requests
+                        .ok_or_else(|| A::Error::missing_field("requests"))?,
+                    tasks: field_tasks.ok_or_else(|| A::Error::missing_field("tasks"))?,
+                    plan: field_plan.ok_or_else(|| A::Error::missing_field("plan"))?,
+                    usage: field_usage.ok_or_else(|| A::Error::missing_field("usage"))?,
+                    errors: field_errors
+                        .ok_or_else(|| A::Error::missing_field("errors"))?,
                 })
             }
         }
