@@ -98,7 +98,8 @@ export type ErrorCode =
   | "AGENTWIRE_ALREADY_ANSWERED"
   | "AGENTWIRE_NOT_OFFERED"
   | "AGENTWIRE_BAD_ANSWER"
-  | "AGENTWIRE_UNANSWERABLE";
+  | "AGENTWIRE_UNANSWERABLE"
+  | "AGENTWIRE_BAD_EVENT";
 
 /** An `Error` the package throws: its `message` says why, its `code` which case it is. */
 export interface AgentwireError extends Error {
@@ -147,4 +148,10 @@ export declare class Normalizer {
 }
 
 /** The source of an agent's first lines, as `from` names it; `null` when none is recognized. */
+/**
+ * The snapshot of canonical events a host already has (the JSONL `agentwire normalize` or
+ * `agentwire import` wrote): the fold a normalizer's `snapshot()` keeps. Throws
+ * `AGENTWIRE_BAD_EVENT` naming the first line that is not a canonical event.
+ */
+export declare function fold(jsonl: string): SessionSnapshot | null;
 export declare function detect(lines: ReadonlyArray<string>): Source | null;

@@ -64,4 +64,6 @@ export class Normalizer {
 }
 
 /** The source of an agent's first lines, as `--from` names it, or `null`. */
+export const fold = (jsonl) => JSON.parse(addon.fold(jsonl));
+
 export const detect = (lines) => addon.detect(lines) ?? null;

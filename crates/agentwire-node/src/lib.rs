@@ -45,6 +45,8 @@ pub enum Code {
     /// `answer`: the source is a record nobody answers (`codex-exec`, `codex-rollout`,
     /// `claude-session`, `claude`).
     Unanswerable,
+    /// `fold`: a line is not a canonical event.
+    BadEvent,
 }
 
 impl Code {
@@ -57,6 +59,7 @@ impl Code {
         Code::NotOffered,
         Code::BadAnswer,
         Code::Unanswerable,
+        Code::BadEvent,
     ];
 
     /// The error's `code`, as JavaScript reads it.
@@ -69,6 +72,7 @@ impl Code {
             Code::NotOffered => "AGENTWIRE_NOT_OFFERED",
             Code::BadAnswer => "AGENTWIRE_BAD_ANSWER",
             Code::Unanswerable => "AGENTWIRE_UNANSWERABLE",
+            Code::BadEvent => "AGENTWIRE_BAD_EVENT",
         }
     }
 
@@ -246,12 +250,7 @@ impl NativeNormalizer {
     /// (`null` before the first event).
     #[napi]
     pub fn snapshot(&self) -> String {
-        let mut text = Vec::new();
-        match self.fold.snapshot() {
-            Some(snapshot) => snapshot.write_json(&mut text).expect("writing into a Vec cannot fail"),
-            None => text.extend_from_slice(b"null"),
-        }
-        String::from_utf8(text).expect("a snapshot is written as UTF-8")
+        snapshot_json(&self.fold)
     }
 
     /// What the last call's events (`received`, `sent` or `finish`) changed in the snapshot, as
@@ -387,6 +386,33 @@ fn provider_kind(name: &str) -> Result<ProviderKind> {
             let known: Vec<&str> = ProviderKind::ALL.iter().map(|kind| kind.as_str()).collect();
             Code::BadOption.error(unknown_name("provider kind", name, &known))
         })
+}
+
+/// The snapshot of canonical events a host already has (the JSONL `agentwire normalize` or
+/// `import` wrote), as JSON text: the same fold as a normalizer's `snapshot()`. A line that is
+/// not a canonical event throws `AGENTWIRE_BAD_EVENT` naming it; blank lines are skipped.
+#[napi]
+pub fn fold(jsonl: String) -> Result<String> {
+    let mut fold = Fold::default();
+    for (index, line) in jsonl.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let event: ProviderRuntimeEvent = serde_json::from_str(line)
+            .map_err(|err| Code::BadEvent.error(format!("line {}: not a canonical event: {err}", index + 1)))?;
+        fold.apply(&event);
+    }
+    Ok(snapshot_json(&fold))
+}
+
+/// A fold's snapshot as JSON text, `null` before any event.
+fn snapshot_json(fold: &Fold) -> String {
+    let mut text = Vec::new();
+    match fold.snapshot() {
+        Some(snapshot) => snapshot.write_json(&mut text).expect("writing into a Vec cannot fail"),
+        None => text.extend_from_slice(b"null"),
+    }
+    String::from_utf8(text).expect("a snapshot is written as UTF-8")
 }
 
 /// The source of an agent's first lines, as `--from` names it; `null` when no line is a

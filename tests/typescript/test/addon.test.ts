@@ -33,6 +33,7 @@ import {
   type Decision,
   detect,
   type ErrorCode,
+  fold,
   Normalizer,
   type NormalizerOptions,
   type Source,
@@ -453,6 +454,7 @@ describe("index.d.ts", () => {
     AGENTWIRE_NOT_OFFERED: true,
     AGENTWIRE_BAD_ANSWER: true,
     AGENTWIRE_UNANSWERABLE: true,
+    AGENTWIRE_BAD_EVENT: true,
   } as const satisfies Record<ErrorCode, true>;
 
   it("declares as Source every source the addon takes (Source::ALL), and each is taken", () => {
@@ -478,5 +480,34 @@ describe("detect", () => {
       .map((trace) => `${trace.source}/${trace.name}`);
     expect(wrong).toEqual([]);
     expect(detect(["not json"])).toBeNull();
+  });
+});
+
+/** A snapshot's JSON with every time set aside, for a trace stamped with the wall clock live. */
+const untimed = (snapshot: unknown): string =>
+  JSON.stringify(snapshot).replace(/"(startedAt|completedAt|openedAt|at)":"[^"]*"/g, '"$1":"-"');
+
+describe("snapshot", () => {
+  it("is, after a live replay, the fold of the golden the CLI printed; each call names what it changed", { timeout: 120_000 }, () => {
+    for (const trace of all) {
+      const normalizer = new Normalizer(options(trace));
+      for (const { dir, at, msg } of trace.messages) {
+        const events = dir === "in" ? normalizer.received(msg, at) : normalizer.sent(msg, at);
+        const change = normalizer.changes();
+        const items = new Set(events.flatMap((event) => (event.type.startsWith("item.") && event.itemId ? [event.itemId] : [])));
+        for (const item of items) expect(change.items, `${trace.source}/${trace.name}`).toContain(item);
+      }
+      normalizer.finish();
+      const live = normalizer.snapshot();
+      const printed = fold(trace.golden);
+      const label = `${trace.source}/${trace.name}`;
+      if (trace.untimed) expect(untimed(live), label).toBe(untimed(printed));
+      else expect(live, label).toEqual(printed);
+    }
+  });
+
+  it("of nothing is null, and a line that is no event throws AGENTWIRE_BAD_EVENT with its number", () => {
+    expect(fold("")).toBeNull();
+    expectThrown(() => fold('\n{"type":"turn.started"}'), "AGENTWIRE_BAD_EVENT", /^line 2: not a canonical event/);
   });
 });
