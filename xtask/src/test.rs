@@ -12,6 +12,9 @@
 //! and Claude ACP adapter, driven against a mock model server on 127.0.0.1); they need node 20
 //! and the npm registry.
 //!
+//! Examples and benches are built by the workspace's `clippy --all-targets`; the fuzz targets,
+//! a workspace of their own, by a `cargo check` after the Rust tests.
+//!
 //! After the workspace's clippy, the `agentwire` crate is linted once per source feature alone
 //! (`--no-default-features --features <source>`): a host building one source gets a crate that
 //! compiles, warning-free. The features are read from `cargo metadata`, so a new source's feature
@@ -63,8 +66,16 @@ pub fn run(root: &Path) -> Result<()> {
             root,
         ));
     }
-    let rest: [(String, &str, Vec<&str>, &Path); 9] = [
+    let rest: [(String, &str, Vec<&str>, &Path); 10] = [
         ("rust tests".into(), &cargo, vec!["test", "--workspace"], root),
+        // The fuzz crate is a workspace of its own (it builds with nightly and a sanitizer under
+        // `cargo xtask fuzz`); checked here on stable so a refactor that breaks a target fails CI.
+        (
+            "fuzz targets build".into(),
+            &cargo,
+            vec!["check", "--manifest-path", "crates/agentwire/fuzz/Cargo.toml", "--bins"],
+            root,
+        ),
         ("node addon".into(), "node", vec!["build.mjs"], &addon),
         (
             "npm ci".into(),

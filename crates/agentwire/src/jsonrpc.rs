@@ -157,7 +157,7 @@ impl std::error::Error for WireError {}
 
 /// The JSON-RPC envelope of a frame's message: from the members the line's check found, or read
 /// with serde_json when it found none (or one of them does not read, which serde_json reports).
-fn envelope<'a>(frame: &Frame<'a>) -> serde_json::Result<RawEnvelope<'a>> {
+pub fn envelope<'a>(frame: &Frame<'a>) -> serde_json::Result<RawEnvelope<'a>> {
     match frame.fields().and_then(RawEnvelope::from_members) {
         Some(envelope) => Ok(envelope),
         None => serde_json::from_str(frame.msg.get()),
