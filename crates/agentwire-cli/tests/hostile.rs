@@ -1,4 +1,4 @@
-//! Hostile input: every case the README's "Bad input" section lists, each inserted into a real
+//! Hostile input: every case docs/cli.md's "Bad input" section lists, each inserted into a real
 //! trace of every source in `Source::ALL`. None panics, none stops the stream (the lines after
 //! it still map), nothing is dropped silently (a warning event and a `FILE:LINE` message name
 //! it, or the message maps to events carrying it), and the exit status says whether a line
