@@ -163,6 +163,13 @@ impl Input {
         Ok(None)
     }
 
+    /// The first non-blank line (lossy UTF-8), read ahead and handed out again by
+    /// [`Input::next_line`]: what tells canonical JSONL from a provider trace. Call it before
+    /// reading anything else.
+    pub fn peek(&mut self) -> io::Result<Option<String>> {
+        self.read_ahead()
+    }
+
     /// The line format of the first non-empty line, transcript records when there is none.
     fn line_format(&mut self) -> io::Result<LineFormat> {
         Ok(self
