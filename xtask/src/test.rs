@@ -12,6 +12,9 @@
 //! and Claude ACP adapter, driven against a mock model server on 127.0.0.1); they need node 20
 //! and the npm registry.
 //!
+//! After the Rust tests, the browser check opens a page of `agentwire show --html` in headless
+//! Chromium and reads the DOM it built; Chromium is installed with apt-get when missing.
+//!
 //! After the workspace's clippy, the `agentwire` crate is linted once per source feature alone
 //! (`--no-default-features --features <source>`): a host building one source gets a crate that
 //! compiles, warning-free. The features are read from `cargo metadata`, so a new source's feature
@@ -63,8 +66,24 @@ pub fn run(root: &Path) -> Result<()> {
             root,
         ));
     }
-    let rest: [(String, &str, Vec<&str>, &Path); 9] = [
+    let rest: [(String, &str, Vec<&str>, &Path); 10] = [
         ("rust tests".into(), &cargo, vec!["test", "--workspace"], root),
+        (
+            BROWSER_CHECK.into(),
+            &cargo,
+            vec![
+                "test",
+                "-p",
+                "agentwire-cli",
+                "--test",
+                "show",
+                "--",
+                "--ignored",
+                "--nocapture",
+                "html_page_reads_in_a_browser",
+            ],
+            root,
+        ),
         ("node addon".into(), "node", vec!["build.mjs"], &addon),
         (
             "npm ci".into(),
@@ -93,6 +112,9 @@ pub fn run(root: &Path) -> Result<()> {
     ];
     steps.extend(rest);
     for (name, program, args, dir) in steps {
+        if name == BROWSER_CHECK {
+            ensure_chromium()?;
+        }
         eprintln!("==> {name}: {program} {}", args.join(" "));
         let started = std::time::Instant::now();
         let status = Command::new(program)
@@ -104,6 +126,43 @@ pub fn run(root: &Path) -> Result<()> {
             bail!("{name} failed ({program} {})", args.join(" "));
         }
         eprintln!("==> {name}: ok in {:.1?}", started.elapsed());
+    }
+    Ok(())
+}
+
+/// The step that opens `agentwire show --html`'s page in headless Chromium (an ignored test of
+/// `crates/agentwire-cli/tests/show.rs`); Chromium is installed first when missing.
+const BROWSER_CHECK: &str = "browser check";
+
+/// Chromium on the PATH: installed with apt-get (Debian's `chromium` package, non-interactive)
+/// when missing; an error that says what to install where there is no apt-get or it fails.
+fn ensure_chromium() -> Result<()> {
+    let installed = || {
+        Command::new("chromium")
+            .arg("--version")
+            .output()
+            .is_ok_and(|output| output.status.success())
+    };
+    if installed() {
+        return Ok(());
+    }
+    let manual = "install Chromium (Debian and Ubuntu: `apt-get install chromium`) so that `chromium` is on the PATH";
+    if Command::new("apt-get").arg("--version").output().is_err() {
+        bail!("the browser check needs Chromium, and apt-get is not available here: {manual}");
+    }
+    eprintln!("==> chromium is missing: apt-get install -y chromium");
+    for args in [vec!["update", "-qq"], vec!["install", "-y", "-qq", "chromium"]] {
+        let status = Command::new("apt-get")
+            .args(&args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .context("running apt-get")?;
+        if !status.success() {
+            bail!("apt-get {} failed (root is needed): {manual}", args.join(" "));
+        }
+    }
+    if !installed() {
+        bail!("apt-get installed chromium, but `chromium --version` does not run: {manual}");
     }
     Ok(())
 }

@@ -31,9 +31,10 @@ h1 { font-size: 22px; margin: 0 0 6px; }
 .status { margin-left: 8px; padding: 1px 6px; border-radius: 10px; font-size: 12px; }
 pre { margin: 6px 0 0; padding: 8px; background: #fff; border: 1px solid var(--line); border-radius: 6px;
   overflow-x: auto; font: 12.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; }
-.diff .add { color: var(--green); background: var(--green-bg); display: block; }
-.diff .del { color: var(--red); background: var(--red-bg); display: block; }
-.diff .hdr { color: var(--blue); display: block; }
+.diff span { display: block; min-height: 1.45em; }
+.diff .add { color: var(--green); background: var(--green-bg); }
+.diff .del { color: var(--red); background: var(--red-bg); }
+.diff .hdr { color: var(--blue); }
 .plan ul { list-style: none; margin: 4px 0 0; padding: 0; }
 .plan li { font-family: ui-monospace, monospace; font-size: 13px; }
 .plan li.completed { color: var(--green); }
@@ -63,7 +64,7 @@ pub fn render(page: &Page) -> String {
     }
     out.push_str("</div></header>\n");
     for turn in &page.turns {
-        let _ = write!(out, "<section class=\"turn\"><h2>Turn {}</h2>\n", turn.number);
+        let _ = writeln!(out, "<section class=\"turn\"><h2>Turn {}</h2>", turn.number);
         for card in &turn.cards {
             self::card(&mut out, card);
         }
@@ -168,7 +169,8 @@ fn card(out: &mut String, card: &Card) {
                             DiffLine::Header(text) => ("hdr", text),
                             DiffLine::Context(text) => ("ctx", text),
                         };
-                        let _ = writeln!(out, "<span class=\"{class}\">{}</span>", escape(text));
+                        // Block spans make the lines: a newline inside the `pre` would add an empty one.
+                        let _ = write!(out, "<span class=\"{class}\">{}</span>", escape(text));
                     }
                     out.push_str("</pre>");
                 }
