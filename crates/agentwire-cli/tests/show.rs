@@ -6,8 +6,9 @@
 //! ignored by `cargo test` and run by `cargo xtask test`, which installs Chromium when missing.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -155,6 +156,39 @@ fn canonical_jsonl_reads_as_its_trace() {
         );
     }
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// `agentwire show -` with `input` on stdin: exit code, stdout, stderr.
+fn show_stdin(input: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(BIN)
+        .args(["show", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run agentwire");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn stdin_reads_as_a_file_and_bad_lines_are_reported() {
+    let trace = fs::read(corpus("codex-app-server/all.jsonl")).unwrap();
+    let (code, text, stderr) = show_stdin(&trace);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(text, show(&[path(&corpus("codex-app-server/all.jsonl"))]));
+
+    let mut canonical = fs::read_to_string(sample()).unwrap();
+    canonical.insert_str(canonical.find('\n').unwrap() + 1, "not an event\n");
+    let (code, text, stderr) = show_stdin(canonical.as_bytes());
+    assert_eq!(code, 1, "a line that is no event makes the status 1");
+    assert!(stderr.contains("<stdin>:2: not a canonical event"), "{stderr}");
+    assert_eq!(text, show(&[path(&sample())]), "the other lines are drawn");
 }
 
 #[test]
