@@ -1,9 +1,10 @@
 //! `cargo xtask test`: every check of the project, in the order a failure is cheapest to see.
 //!
 //! This is the README's test command and what `.ci/run` runs: formatting, the generated tree's
-//! freshness, clippy, every Rust test, the Node addon (`crates/agentwire-node/build.mjs`: a debug
-//! `cargo build -p agentwire-node`, the library copied beside the package's `index.js`, before
-//! `npm ci` installs that package), the pack check (`tests/typescript/scripts/pack-check.mjs`: both
+//! freshness, clippy, every Rust test, the browser check (a page of `agentwire show --html` opened
+//! in headless Chromium, which is installed with apt-get when missing), the Node addon
+//! (`crates/agentwire-node/build.mjs`: a debug `cargo build -p agentwire-node`, the library
+//! copied beside the package's `index.js`, before `npm ci` installs that package), the pack check (`tests/typescript/scripts/pack-check.mjs`: both
 //! npm packages packed, installed from their tarballs into scratch projects and imported by plain
 //! node and by JavaScript `tsc` emitted with T3 Code's options), then both configurations of the TypeScript harness (`npm ci`
 //! and `npm test` in `tests/typescript`, the project's own strict one, and in
@@ -11,9 +12,6 @@
 //! (`tests/typescript/live`: the addon fed by the real, pinned `codex app-server`, Claude Code CLI
 //! and Claude ACP adapter, driven against a mock model server on 127.0.0.1); they need node 20
 //! and the npm registry.
-//!
-//! After the Rust tests, the browser check opens a page of `agentwire show --html` in headless
-//! Chromium and reads the DOM it built; Chromium is installed with apt-get when missing.
 //!
 //! After the workspace's clippy, the `agentwire` crate is linted once per source feature alone
 //! (`--no-default-features --features <source>`): a host building one source gets a crate that

@@ -219,11 +219,14 @@ impl Page {
                 },
             });
         }
-        // Items of no turn.
-        let top_level = snapshot
-            .items
-            .iter()
-            .filter(|item| item.parent_item_id.is_none() && item.turn_id.is_none());
+        // Items of no turn that no known item started.
+        let top_level = snapshot.items.iter().filter(|item| {
+            item.turn_id.is_none()
+                && item
+                    .parent_item_id
+                    .as_ref()
+                    .is_none_or(|parent| !builder.items.contains_key(parent))
+        });
         loose.extend(top_level.flat_map(|item| builder.cards(&item.item_id, 0)));
         let errors = snapshot
             .errors
