@@ -78,6 +78,9 @@ fn golden_traces_read_as_conversations() {
             "$ /bin/bash -lc 'echo hello && ls' exit 0",
             "✎ /home/dev/project/all.txt",
             "All done: ran echo and created all.txt.",
+            // The turn's diff, as no file change of the turn has a diff of its own that fits.
+            "✎ diff of the turn\n    diff --git a/all.txt b/all.txt\n",
+            "    @@ -0,0 +1,2 @@\n    +Hello from the mock model\n    +second line\n",
             "plan\n    [~] Run echo\n    [ ] Create file\n",
             "── completed\n",
             "session: 850 in · 102 out tokens",

@@ -193,6 +193,13 @@ impl Page {
         let mut turns = Vec::new();
         for (index, turn) in snapshot.turns.iter().enumerate() {
             let mut cards: Vec<Card> = turn.item_ids.iter().flat_map(|id| builder.cards(id, 0)).collect();
+            if let Some(diff) = turn.diff.as_deref().filter(|_| !cards.iter().any(shows_changes)) {
+                cards.push(plain(Body::Files(vec![FileDiff {
+                    path: "of the turn".to_owned(),
+                    kind: "diff".to_owned(),
+                    lines: diff_lines(diff, false),
+                }])));
+            }
             if let Some(plan) = &turn.plan {
                 cards.push(plain(Body::Plan(plan_steps(plan))));
             }
@@ -479,6 +486,19 @@ fn files(item: &SnapshotItem) -> Body {
     Body::Files(files)
 }
 
+/// Whether a card shows added or removed lines: the turn's diff is drawn when none does (a
+/// source whose file changes carry no diff, or one the content does not fit yet).
+fn shows_changes(card: &Card) -> bool {
+    let own = match &card.body {
+        Body::Files(files) => files
+            .iter()
+            .flat_map(|file| &file.lines)
+            .any(|line| matches!(line, DiffLine::Added(_) | DiffLine::Removed(_))),
+        _ => false,
+    };
+    own || card.children.iter().any(shows_changes)
+}
+
 /// The lines of a change's `diff`: a unified diff coloured line by line, or, for an added file
 /// whose diff is its text, every line added.
 fn diff_lines(diff: &str, added_file: bool) -> Vec<DiffLine> {
@@ -489,7 +509,18 @@ fn diff_lines(diff: &str, added_file: bool) -> Vec<DiffLine> {
         .map(|line| {
             if !unified && added_file {
                 DiffLine::Added(format!("+{line}"))
-            } else if line.starts_with("+++") || line.starts_with("---") || line.starts_with("@@") {
+            } else if [
+                "+++",
+                "---",
+                "@@",
+                "diff --git ",
+                "index ",
+                "new file mode ",
+                "deleted file mode ",
+            ]
+            .iter()
+            .any(|header| line.starts_with(header))
+            {
                 DiffLine::Header(line.to_owned())
             } else if line.starts_with('+') {
                 DiffLine::Added(line.to_owned())
