@@ -73,7 +73,7 @@ fn golden_traces_read_as_conversations() {
         &codex,
         &[
             "provider: codex · model: mock-model · cwd: /home/dev/project",
-            "── turn 1 ──",
+            "── turn 1 · 05:28:07 ──",
             "Running a command now.",
             "$ /bin/bash -lc 'echo hello && ls' exit 0",
             "✎ /home/dev/project/all.txt",
@@ -92,7 +92,7 @@ fn golden_traces_read_as_conversations() {
         &[
             "> first question\nI'll run the command.\n$ echo hello\nThe command printed: hello\n",
             "── completed · 223 in · 69 out tokens · $0.0023",
-            "── turn 2 ──\n> second question\n",
+            "── turn 2 · 03:01:07 ──\n> second question\n",
             "session: 336 in · 87 out tokens",
         ],
     );
@@ -111,7 +111,7 @@ fn a_canonical_session_reads_in_full() {
         &[
             "The price test fails. Fix it and make sure the whole suite passes.\n\
              provider: codex · model: gpt-5.1-codex · cwd: /home/dev/shop · state: waiting",
-            "> The price test fails.",
+            "── turn 1 · 09:14:05 ──\n> The price test fails.",
             "thinking: Find the failing test, then fix the rounding in price().",
             // The tail of the output, with how much came before.
             "$ cargo test exit 101 [failed]\n  │ … 7 earlier line(s)\n  │ test price::tests::whole ... ok\n",

@@ -64,7 +64,12 @@ pub fn render(page: &Page) -> String {
     }
     out.push_str("</div></header>\n");
     for turn in &page.turns {
-        let _ = writeln!(out, "<section class=\"turn\"><h2>Turn {}</h2>", turn.number);
+        let at = turn
+            .started
+            .as_deref()
+            .map(|at| format!(" · {}", escape(at)))
+            .unwrap_or_default();
+        let _ = writeln!(out, "<section class=\"turn\"><h2>Turn {}{at}</h2>", turn.number);
         for card in &turn.cards {
             self::card(&mut out, card);
         }

@@ -47,6 +47,8 @@ pub struct Page {
 #[derive(Debug)]
 pub struct Turn {
     pub number: usize,
+    /// The wall-clock time it started, `HH:MM:SS` as stamped (the day is the session's).
+    pub started: Option<String>,
     pub cards: Vec<Card>,
     pub errors: Vec<String>,
     pub footer: Footer,
@@ -217,6 +219,11 @@ impl Page {
             }
             turns.push(Turn {
                 number: index + 1,
+                started: turn
+                    .started_at
+                    .as_ref()
+                    .and_then(|at| at.as_ref().get(11..19))
+                    .map(str::to_owned),
                 cards,
                 errors,
                 footer: Footer {

@@ -31,7 +31,8 @@ pub fn render(page: &Page, color: bool) -> String {
     out.line(0, &out.paint(DIM, &facts.join(" · ")));
     for turn in &page.turns {
         out.text.push('\n');
-        out.line(0, &out.paint(BOLD, &format!("── turn {} ──", turn.number)));
+        let at = turn.started.as_deref().map(|at| format!(" · {at}")).unwrap_or_default();
+        out.line(0, &out.paint(BOLD, &format!("── turn {}{at} ──", turn.number)));
         for card in &turn.cards {
             out.card(card, 0);
         }
