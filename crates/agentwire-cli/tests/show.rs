@@ -308,6 +308,40 @@ fn html_escapes_provider_text() {
 }
 
 #[test]
+fn program_messages_are_no_prompts_and_attachments_are_named() {
+    let dir = scratch("origin");
+    let lines = [
+        event(
+            1,
+            "item.completed",
+            json!({"itemType": "user_message", "data": {"text": "<task-notification>done</task-notification>", "origin": "cli"}}),
+            Some("i1"),
+        ),
+        event(
+            2,
+            "item.completed",
+            json!({"itemType": "user_message", "data": {"text": "What does this plot say?", "attachments": [{"kind": "image", "name": "plot.png"}, {"kind": "file", "path": "/tmp/data.csv"}]}}),
+            Some("i2"),
+        ),
+    ];
+    let input = dir.join("origin.jsonl");
+    fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let text = show(&[path(&input)]);
+    assert!(
+        text.starts_with("What does this plot say?\n"),
+        "the title is the person's prompt:\n{text}"
+    );
+    assert_contains(
+        &text,
+        &[
+            "· from the program: <task-notification>done</task-notification>\n",
+            "> What does this plot say?\n  [attached: plot.png, /tmp/data.csv]\n",
+        ],
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn import_html_writes_a_page_per_session_and_an_index() {
     let dir = scratch("import");
     let home = dir.join("home");

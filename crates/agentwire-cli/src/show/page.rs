@@ -264,7 +264,10 @@ impl Page {
         let title = snapshot
             .items
             .iter()
-            .filter(|item| item.item_type == CanonicalItemType::UserMessage)
+            .filter(|item| {
+                item.item_type == CanonicalItemType::UserMessage
+                    && text(item, "origin").is_none_or(|origin| origin == "user")
+            })
             .find_map(|item| text(item, "text").filter(|text| !text.trim().is_empty()))
             .map_or_else(
                 || format!("{} session {}", session.provider.as_str(), session.session_id.as_str()),
@@ -347,7 +350,19 @@ fn item_card(item: &SnapshotItem) -> Card {
     use CanonicalItemType as I;
     let fallback = || summary_of(item);
     let body = match item.item_type {
-        I::UserMessage => Body::Prompt(text(item, "text").unwrap_or_else(fallback)),
+        I::UserMessage => match text(item, "origin").as_deref() {
+            // Not the person's prompt: the agent's program or a hook wrote it.
+            Some(origin @ ("cli" | "hook")) => Body::Note {
+                label: if origin == "hook" {
+                    "hook prompt"
+                } else {
+                    "from the program"
+                }
+                .to_owned(),
+                text: shorten(&text(item, "text").unwrap_or_else(fallback), REASONING_CHARS),
+            },
+            _ => Body::Prompt(prompt(item).unwrap_or_else(fallback)),
+        },
         I::AssistantMessage => Body::Assistant(text(item, "text").unwrap_or_else(fallback)),
         I::Reasoning => {
             let said = text(item, "summary")
@@ -427,6 +442,25 @@ fn field<'a>(item: &'a SnapshotItem, key: &str) -> Option<&'a Value> {
 /// The content's text member `key`.
 fn text(item: &SnapshotItem, key: &str) -> Option<String> {
     field(item, key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// A person's message: its text, and a line naming what was attached besides.
+fn prompt(item: &SnapshotItem) -> Option<String> {
+    let mut said = text(item, "text")?;
+    let attachments = field(item, "attachments").and_then(Value::as_array);
+    let names: Vec<&str> = attachments
+        .into_iter()
+        .flatten()
+        .filter_map(|attachment| {
+            ["name", "path", "url", "kind"]
+                .iter()
+                .find_map(|key| attachment.get(key).and_then(Value::as_str))
+        })
+        .collect();
+    if !names.is_empty() {
+        said.push_str(&format!("\n[attached: {}]", names.join(", ")));
+    }
+    Some(said)
 }
 
 /// The item's title and detail, as the item's own events gave them.
