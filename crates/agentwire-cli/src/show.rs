@@ -54,7 +54,7 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let (events, status) = read(&args.file, args.from)?;
     let page = Page::of(&events);
     if let Some(path) = &args.html {
-        std::fs::write(path, html::render(&page)).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, html::render(&page, None)).with_context(|| format!("writing {}", path.display()))?;
     }
     let color = match args.color {
         ColorArg::Always => true,

@@ -384,7 +384,14 @@ fn import_html_writes_a_page_per_session_and_an_index() {
     );
     let claude = index_lines.iter().find(|entry| entry["source"] == "claude").unwrap();
     let page = fs::read_to_string(out.join(claude["output"].as_str().unwrap().replace(".jsonl", ".html"))).unwrap();
-    assert_contains(&page, &["<div class=\"card prompt\">first question</div>", "$0.0023"]);
+    assert_contains(
+        &page,
+        &[
+            "<nav><a href=\"../index.html\">← all sessions</a></nav>",
+            "<div class=\"card prompt\">first question</div>",
+            "$0.0023",
+        ],
+    );
 
     // Imported again without --html, the pages stay; with it, they are drawn again.
     fs::remove_file(out.join("index.html")).unwrap();

@@ -17,6 +17,9 @@ use crate::show::{self, usage::dollars};
 /// The index page in the output folder.
 const INDEX_PAGE: &str = "index.html";
 
+/// The index page as a session's page (in `<source>/`) links it.
+const BACK: &str = "../index.html";
+
 /// The page of the canonical JSONL at `jsonl`: the same path ending in `.html`.
 pub fn page_path(jsonl: &Path) -> PathBuf {
     jsonl.with_extension("html")
@@ -31,7 +34,8 @@ pub fn write(out_dir: &Path, entries: &[Entry], pool: &rayon::ThreadPool) -> any
                 let jsonl = out_dir.join(&entry.output);
                 let page = show::page_of_canonical(&jsonl)?;
                 let path = page_path(&jsonl);
-                fs::write(&path, show::html::render(&page)).with_context(|| format!("writing {}", path.display()))?;
+                fs::write(&path, show::html::render(&page, Some(BACK)))
+                    .with_context(|| format!("writing {}", path.display()))?;
                 Ok(page.title)
             })
             .collect::<anyhow::Result<_>>()

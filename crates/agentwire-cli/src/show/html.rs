@@ -52,12 +52,17 @@ table.sessions { border-collapse: collapse; width: 100%; font-size: 14px; }
 .sessions th, .sessions td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); }
 .sessions th { color: var(--muted); font-weight: 600; }
 a { color: var(--blue); }
+nav { font-size: 13px; margin-bottom: 8px; }
 "#;
 
-/// The page as an HTML document.
-pub fn render(page: &Page) -> String {
+/// The page as an HTML document; `index`, when given, is the address of the page listing the
+/// sessions (`import --html`'s `index.html`), linked above the title.
+pub fn render(page: &Page, index: Option<&str>) -> String {
     let mut out = String::new();
     head(&mut out, &page.title);
+    if let Some(index) = index {
+        let _ = write!(out, "<nav><a href=\"{}\">← all sessions</a></nav>", escape(index));
+    }
     let _ = write!(out, "<header><h1>{}</h1><div class=\"facts\">", escape(&page.title));
     for (label, value) in &page.facts {
         let _ = write!(out, "<span>{label}: {}</span>", escape(value));
