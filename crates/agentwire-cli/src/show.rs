@@ -30,7 +30,7 @@ pub struct Args {
     /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control, claude-session, acp, cursor); detected from the first lines when omitted. Canonical JSONL is recognized by its first line.
     #[arg(long, value_name = "FORMAT")]
     from: Option<Source>,
-    /// When to colour the text: `auto` colours a terminal unless `NO_COLOR` is set.
+    /// When to colour the text: `auto` colours a terminal unless `NO_COLOR` is set (not empty).
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     color: ColorArg,
     /// Also write the session as one self-contained HTML page to this file.
@@ -59,7 +59,10 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        // no-color.org: set and not empty.
+        ColorArg::Auto => {
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+        }
     };
     out.write_all(text::render(&page, color).as_bytes())?;
     Ok(status)

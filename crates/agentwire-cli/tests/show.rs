@@ -195,7 +195,7 @@ fn stdin_reads_as_a_file_and_bad_lines_are_reported() {
 }
 
 #[test]
-fn colour_only_when_asked_or_on_a_terminal() {
+fn plain_text_off_a_terminal_colour_when_asked() {
     let file = sample();
     for args in [
         vec![path(&file)],
@@ -222,6 +222,32 @@ fn colour_only_when_asked_or_on_a_terminal() {
     );
     let (_, quiet, _) = run(&["show", "--color", "always", path(&file)], &[("NO_COLOR", "1")]);
     assert!(quiet.contains('\x1b'), "--color always wins over NO_COLOR");
+}
+
+/// `agentwire show FILE` on a pseudo-terminal (util-linux's `script`, part of every Debian),
+/// with `NO_COLOR` as given.
+fn show_on_a_terminal(file: &Path, no_color: Option<&str>) -> String {
+    let mut command = Command::new("script");
+    command
+        .args(["-qec", &format!("'{BIN}' show '{}'", path(file)), "/dev/null"])
+        .env_remove("NO_COLOR");
+    if let Some(value) = no_color {
+        command.env("NO_COLOR", value);
+    }
+    let output = command.output().expect("util-linux's script runs a pseudo-terminal");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn colour_on_a_terminal_unless_no_color() {
+    let file = sample();
+    assert!(show_on_a_terminal(&file, None).contains("\x1b[32m exit 0\x1b[0m"));
+    assert!(
+        show_on_a_terminal(&file, Some("")).contains('\x1b'),
+        "an empty NO_COLOR is unset"
+    );
+    assert!(!show_on_a_terminal(&file, Some("1")).contains('\x1b'), "NO_COLOR=1");
 }
 
 /// A canonical event of the hostile session.
