@@ -368,6 +368,52 @@ fn program_messages_are_no_prompts_and_attachments_are_named() {
 }
 
 #[test]
+fn terminal_controls_in_provider_text_are_neutralized() {
+    let dir = scratch("controls");
+    let hostile = "clear\x1b[2J\x1b]0;pwned\x07 done\r";
+    let lines = [
+        event(
+            1,
+            "item.completed",
+            json!({"itemType": "user_message", "data": {"text": hostile}}),
+            Some("i1"),
+        ),
+        event(
+            2,
+            "item.completed",
+            json!({"itemType": "assistant_message", "data": {"text": hostile}}),
+            Some("i2"),
+        ),
+        event(
+            3,
+            "item.completed",
+            json!({"itemType": "dynamic_tool_call", "data": {"tool": hostile, "arguments": {"x": hostile}}}),
+            Some("i3"),
+        ),
+        event(
+            4,
+            "item.completed",
+            json!({"itemType": "unknown", "data": {"text": hostile}}),
+            Some("i4"),
+        ),
+    ];
+    let input = dir.join("controls.jsonl");
+    fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let plain = show(&[path(&input)]);
+    assert!(
+        !plain.contains(|c: char| c.is_control() && c != '\n'),
+        "no control character off a terminal:\n{plain:?}"
+    );
+    assert_contains(&plain, &["clear\u{fffd}[2J\u{fffd}]0;pwned\u{fffd} done\u{fffd}"]);
+    let coloured = show(&["--color", "always", path(&input)]);
+    assert!(
+        !coloured.contains("\x1b[2J") && !coloured.contains('\x07'),
+        "{coloured:?}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn import_html_writes_a_page_per_session_and_an_index() {
     let dir = scratch("import");
     let home = dir.join("home");

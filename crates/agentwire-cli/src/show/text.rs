@@ -1,5 +1,11 @@
 //! The page as terminal text: one block per card, nested items indented under their parent,
 //! ANSI colour only when asked (the caller decides: a terminal without `NO_COLOR`, or `--color`).
+//!
+//! Provider text reaches a terminal here, so its control characters are replaced ([`clean`]):
+//! an escape sequence in a message must not move the cursor, retitle the window or colour what
+//! follows, and plain output holds no escape byte at all.
+
+use std::borrow::Cow;
 
 use super::page::{Body, Card, DiffLine, Footer, Page};
 
@@ -64,11 +70,13 @@ struct Writer {
 }
 
 impl Writer {
+    /// `text`, cleaned, in colour `code` when colour is on.
     fn paint(&self, code: &str, text: &str) -> String {
+        let text = clean(text);
         if self.color {
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {
-            text.to_owned()
+            text.into_owned()
         }
     }
 
@@ -104,7 +112,7 @@ impl Writer {
                 }
             }
             Body::Assistant(text) => {
-                self.line(depth, &format!("{text}{status}"));
+                self.line(depth, &format!("{}{status}", clean(text)));
             }
             Body::Reasoning(text) => self.painted(depth, DIM, &format!("thinking: {text}")),
             Body::Command {
@@ -143,7 +151,7 @@ impl Writer {
                             DiffLine::Added(text) => self.paint(GREEN, text),
                             DiffLine::Removed(text) => self.paint(RED, text),
                             DiffLine::Header(text) => self.paint(BLUE, text),
-                            DiffLine::Context(text) => text.clone(),
+                            DiffLine::Context(text) => clean(text).into_owned(),
                         };
                         self.line(depth + 1, &painted);
                     }
@@ -152,7 +160,7 @@ impl Writer {
             Body::Plan(steps) => {
                 self.line(depth, &self.paint(MAGENTA, "plan"));
                 for step in steps {
-                    self.line(depth + 1, &format!("{} {}", step.mark(), step.text));
+                    self.line(depth + 1, &format!("{} {}", step.mark(), clean(&step.text)));
                 }
             }
             Body::Tool {
@@ -161,7 +169,10 @@ impl Writer {
                 result,
                 error,
             } => {
-                let args = arguments.as_deref().map(|args| format!("({args})")).unwrap_or_default();
+                let args = arguments
+                    .as_deref()
+                    .map(|args| format!("({})", clean(args)))
+                    .unwrap_or_default();
                 self.line(
                     depth,
                     &format!("{}{args}{status}", self.paint(CYAN, &format!("⚙ {name}"))),
@@ -190,7 +201,7 @@ impl Writer {
             Body::Note { label, text } => {
                 self.line(
                     depth,
-                    &format!("{} {text}{status}", self.paint(CYAN, &format!("· {label}:"))),
+                    &format!("{} {}{status}", self.paint(CYAN, &format!("· {label}:")), clean(text)),
                 );
             }
             Body::Error(message) => self.painted(depth, RED, &format!("error: {message}")),
@@ -204,5 +215,15 @@ impl Writer {
         let code = if footer.failed() { RED } else { DIM };
         let text = self.paint(code, &format!("── {}", footer.describe()));
         self.line(0, &text);
+    }
+}
+
+/// `text` with its control characters but newline and tab replaced by `\u{FFFD}`.
+fn clean(text: &str) -> Cow<'_, str> {
+    let control = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if text.contains(control) {
+        Cow::Owned(text.chars().map(|c| if control(c) { '\u{FFFD}' } else { c }).collect())
+    } else {
+        Cow::Borrowed(text)
     }
 }
