@@ -1,9 +1,10 @@
 //! `cargo xtask test`: every check of the project, in the order a failure is cheapest to see.
 //!
 //! This is the README's test command and what `.ci/run` runs: formatting, the generated tree's
-//! freshness, clippy, every Rust test, the Node addon (`crates/agentwire-node/build.mjs`: a debug
-//! `cargo build -p agentwire-node`, the library copied beside the package's `index.js`, before
-//! `npm ci` installs that package), the pack check (`tests/typescript/scripts/pack-check.mjs`: both
+//! freshness, clippy, every Rust test, the browser check (a page of `agentwire show --html` opened
+//! in headless Chromium, which is installed with apt-get when missing), the Node addon
+//! (`crates/agentwire-node/build.mjs`: a debug `cargo build -p agentwire-node`, the library
+//! copied beside the package's `index.js`, before `npm ci` installs that package), the pack check (`tests/typescript/scripts/pack-check.mjs`: both
 //! npm packages packed, installed from their tarballs into scratch projects and imported by plain
 //! node and by JavaScript `tsc` emitted with T3 Code's options), then both configurations of the TypeScript harness (`npm ci`
 //! and `npm test` in `tests/typescript`, the project's own strict one, and in
@@ -66,7 +67,7 @@ pub fn run(root: &Path) -> Result<()> {
             root,
         ));
     }
-    let rest: [(String, &str, Vec<&str>, &Path); 10] = [
+    let rest: [(String, &str, Vec<&str>, &Path); 11] = [
         ("rust tests".into(), &cargo, vec!["test", "--workspace"], root),
         // The fuzz crate is a workspace of its own (it builds with nightly and a sanitizer under
         // `cargo xtask fuzz`); checked here on stable so a refactor that breaks a target fails CI.
@@ -74,6 +75,22 @@ pub fn run(root: &Path) -> Result<()> {
             "fuzz targets build".into(),
             &cargo,
             vec!["check", "--manifest-path", "crates/agentwire/fuzz/Cargo.toml", "--bins"],
+            root,
+        ),
+        (
+            BROWSER_CHECK.into(),
+            &cargo,
+            vec![
+                "test",
+                "-p",
+                "agentwire-cli",
+                "--test",
+                "show",
+                "--",
+                "--ignored",
+                "--nocapture",
+                "html_page_reads_in_a_browser",
+            ],
             root,
         ),
         ("node addon".into(), "node", vec!["build.mjs"], &addon),
@@ -104,6 +121,9 @@ pub fn run(root: &Path) -> Result<()> {
     ];
     steps.extend(rest);
     for (name, program, args, dir) in steps {
+        if name == BROWSER_CHECK {
+            ensure_chromium()?;
+        }
         eprintln!("==> {name}: {program} {}", args.join(" "));
         let started = std::time::Instant::now();
         let status = Command::new(program)
@@ -115,6 +135,43 @@ pub fn run(root: &Path) -> Result<()> {
             bail!("{name} failed ({program} {})", args.join(" "));
         }
         eprintln!("==> {name}: ok in {:.1?}", started.elapsed());
+    }
+    Ok(())
+}
+
+/// The step that opens `agentwire show --html`'s page in headless Chromium (an ignored test of
+/// `crates/agentwire-cli/tests/show.rs`); Chromium is installed first when missing.
+const BROWSER_CHECK: &str = "browser check";
+
+/// Chromium on the PATH: installed with apt-get (Debian's `chromium` package, non-interactive)
+/// when missing; an error that says what to install where there is no apt-get or it fails.
+fn ensure_chromium() -> Result<()> {
+    let installed = || {
+        Command::new("chromium")
+            .arg("--version")
+            .output()
+            .is_ok_and(|output| output.status.success())
+    };
+    if installed() {
+        return Ok(());
+    }
+    let manual = "install Chromium (Debian and Ubuntu: `apt-get install chromium`) so that `chromium` is on the PATH";
+    if Command::new("apt-get").arg("--version").output().is_err() {
+        bail!("the browser check needs Chromium, and apt-get is not available here: {manual}");
+    }
+    eprintln!("==> chromium is missing: apt-get install -y chromium");
+    for args in [vec!["update", "-qq"], vec!["install", "-y", "-qq", "chromium"]] {
+        let status = Command::new("apt-get")
+            .args(&args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .context("running apt-get")?;
+        if !status.success() {
+            bail!("apt-get {} failed (root is needed): {manual}", args.join(" "));
+        }
+    }
+    if !installed() {
+        bail!("apt-get installed chromium, but `chromium --version` does not run: {manual}");
     }
     Ok(())
 }

@@ -12,6 +12,7 @@
 //! Outcomes are gathered in input order, so the output is the same bytes for any number of jobs.
 
 mod index;
+mod pages;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
@@ -60,6 +61,10 @@ pub struct Args {
     /// Import every file again, even those whose output is newer than the input.
     #[arg(long)]
     force: bool,
+    /// Also write each session as an HTML page beside its JSONL (`<source>/<session id>.html`,
+    /// as `agentwire show --html` draws it) and `index.html` linking them all.
+    #[arg(long)]
+    html: bool,
 }
 
 /// What became of one input file.
@@ -190,9 +195,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
     let outputs: BTreeSet<&str> = entries.iter().map(|entry| entry.output.as_str()).collect();
     for old in replaced.iter().filter(|old| !outputs.contains(old.as_str())) {
         let _ = fs::remove_file(out_dir.join(old));
+        let _ = fs::remove_file(pages::page_path(&out_dir.join(old)));
     }
     entries.sort_by(|one, other| (&one.input, &one.session_id).cmp(&(&other.input, &other.session_id)));
     write_index(&out_dir, &entries)?;
+    if args.html {
+        pages::write(&out_dir, &entries, &pool)?;
+    }
     for worker in 0..jobs {
         let _ = fs::remove_dir(worker_parts(&parts, worker));
     }

@@ -152,9 +152,17 @@ impl Input {
         }
     }
 
-    /// The source and line format [`Source::detect`] finds in up to 64 lines read ahead, `None`
-    /// when none of them tells (the lines stay ahead, handed out by [`Input::next_line`]).
+    /// The source and line format [`Source::detect`] finds in up to 64 lines read ahead (those
+    /// [`Input::peek`] read first), `None` when none of them tells (the lines stay ahead, handed
+    /// out by [`Input::next_line`]).
     pub fn detect_source(&mut self) -> io::Result<Option<(Source, LineFormat)>> {
+        let peeked = self.ahead.iter().find_map(|line| {
+            let text = String::from_utf8_lossy(line);
+            Source::detect([text.as_ref()])
+        });
+        if peeked.is_some() {
+            return Ok(peeked);
+        }
         while let Some(text) = self.read_ahead()? {
             if let Some(found) = Source::detect([text.as_str()]) {
                 return Ok(Some(found));
@@ -163,11 +171,26 @@ impl Input {
         Ok(None)
     }
 
+    /// The first non-blank line (lossy UTF-8), read ahead and handed out again by
+    /// [`Input::next_line`]: what tells canonical JSONL from a provider trace. Call it before
+    /// reading anything else.
+    pub fn peek(&mut self) -> io::Result<Option<String>> {
+        self.read_ahead()
+    }
+
     /// The line format of the first non-empty line, transcript records when there is none.
     fn line_format(&mut self) -> io::Result<LineFormat> {
-        Ok(self
-            .read_ahead()?
-            .map_or(LineFormat::Transcript, |text| LineFormat::of(&text)))
+        let peeked = self
+            .ahead
+            .iter()
+            .map(|line| String::from_utf8_lossy(line))
+            .find(|text| !text.trim().is_empty())
+            .map(|text| text.into_owned());
+        let first = match peeked {
+            Some(text) => Some(text),
+            None => self.read_ahead()?,
+        };
+        Ok(first.map_or(LineFormat::Transcript, |text| LineFormat::of(&text)))
     }
 
     /// Reads lines ahead up to the next non-blank one and returns its text (lossy UTF-8), or

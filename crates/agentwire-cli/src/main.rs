@@ -1,5 +1,5 @@
-//! `agentwire`: conform, normalize, validate and summarize provider traces, and answer their
-//! open requests.
+//! `agentwire`: conform, normalize, validate, summarize and show provider traces, and answer
+//! their open requests.
 //!
 //! Exit codes: 0 success; 1 the input had problems (each reported with its line number, the
 //! stream went on): for `normalize` a line that could not be read at all (with `--strict`, also a
@@ -11,6 +11,7 @@ mod conform;
 mod import;
 mod input;
 mod normalize;
+mod show;
 mod sidechains;
 mod stats;
 mod validate;
@@ -37,6 +38,10 @@ enum Command {
     /// Normalize every trace under the given files and folders on every core: one canonical
     /// JSONL per session under DIR/<source>/, and the index DIR/sessions.jsonl.
     Import(import::Args),
+    /// Show a session as a person reads it: the prompts, the agent's answers, its commands,
+    /// diffs, plan, tool calls and requests, each turn's state, tokens and cost (from a provider
+    /// trace or canonical JSONL; `--html` also writes it as one self-contained page).
+    Show(show::Args),
     /// Answer an open request of a trace: print the provider-native reply frame (one JSON line,
     /// what the client writes to the agent's stdin).
     Answer(answer::Args),
@@ -132,6 +137,7 @@ fn main() -> ExitCode {
     let mut out = BufWriter::with_capacity(normalize::OUTPUT_CHUNK, stdout.lock());
     let result = match cli.command {
         Command::Normalize(args) => normalize::run(args, &mut out),
+        Command::Show(args) => show::run(args, &mut out),
         Command::Answer(args) => answer::run(args, &mut out),
         Command::Import(args) => import::run(args),
         Command::Validate { json, file } => validate::run(&file, json, &mut out),

@@ -1,0 +1,530 @@
+//! `agentwire show` and `import --html` as a person runs them: text of golden traces and of a
+//! hand-built canonical session (`tests/show/session.jsonl`, whose item content fits the
+//! canonical content types), the same text from a trace and from its canonical JSONL, colour
+//! only when asked or on a terminal, HTML that escapes provider text, and the pages `import
+//! --html` writes. The browser check (`html_page_reads_in_a_browser`) needs Chromium; it is
+//! ignored by `cargo test` and run by `cargo xtask test`, which installs Chromium when missing.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agentwire");
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus")
+        .join(name)
+}
+
+/// The hand-built session: two turns, a failed and a passing command, a subagent with nested
+/// items, a diff, a plan, an MCP call, an accepted and a waiting request, an error.
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/show/session.jsonl")
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agentwire-show-{tag}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str], envs: &[(&str, &str)]) -> (i32, String, String) {
+    let output = Command::new(BIN)
+        .args(args)
+        .envs(envs.iter().copied())
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run agentwire");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+fn show(args: &[&str]) -> String {
+    let mut all = vec!["show"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = run(&all, &[]);
+    assert_eq!(code, 0, "agentwire {all:?}: {stderr}");
+    stdout
+}
+
+fn path(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 path")
+}
+
+fn assert_contains(text: &str, expected: &[&str]) {
+    for line in expected {
+        assert!(text.contains(line), "expected {line:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn golden_traces_read_as_conversations() {
+    let codex = show(&[path(&corpus("codex-app-server/all.jsonl"))]);
+    assert_contains(
+        &codex,
+        &[
+            "provider: codex · model: mock-model · cwd: /home/dev/project",
+            "── turn 1 · 05:28:07 ──",
+            "Running a command now.",
+            "$ /bin/bash -lc 'echo hello && ls' exit 0",
+            "✎ /home/dev/project/all.txt",
+            "All done: ran echo and created all.txt.",
+            // The turn's diff, as no file change of the turn has a diff of its own that fits.
+            "✎ diff of the turn\n    diff --git a/all.txt b/all.txt\n",
+            "    @@ -0,0 +1,2 @@\n    +Hello from the mock model\n    +second line\n",
+            "plan\n    [~] Run echo\n    [ ] Create file\n",
+            "── completed\n",
+            "session: 850 in · 102 out tokens",
+        ],
+    );
+    let claude = show(&[path(&corpus("claude/v0.3.332-stream_input_two_turns.jsonl"))]);
+    assert_contains(
+        &claude,
+        &[
+            "> first question\nI'll run the command.\n$ echo hello\nThe command printed: hello\n",
+            "── completed · 223 in · 69 out tokens · $0.0023",
+            "── turn 2 · 03:01:07 ──\n> second question\n",
+            "session: 336 in · 87 out tokens",
+        ],
+    );
+    let acp = show(&[path(&corpus("acp/tool_allow.jsonl"))]);
+    assert_contains(
+        &acp,
+        &["$ touch made_by_bash.txt\n? command execution approval: touch made_by_bash.txt → accept\n"],
+    );
+}
+
+#[test]
+fn a_canonical_session_reads_in_full() {
+    let text = show(&[path(&sample())]);
+    assert_contains(
+        &text,
+        &[
+            "The price test fails. Fix it and make sure the whole suite passes.\n\
+             provider: codex · model: gpt-5.1-codex · cwd: /home/dev/shop · state: waiting",
+            "── turn 1 · 09:14:05 ──\n> The price test fails.",
+            "thinking: Find the failing test, then fix the rounding in price().",
+            // The tail of the output, with how much came before.
+            "$ cargo test exit 101 [failed]\n  │ … 7 earlier line(s)\n  │ test price::tests::whole ... ok\n",
+            "  │ test result: FAILED. 11 passed; 1 failed\n",
+            // The subagent's items nested under the call that started it.
+            "⚙ agent explorer(Find every caller of price())\n    $ rg -n 'price\\(' src exit 0\n",
+            "    price() is called from cart.rs only; rounding to cents there is safe.\n",
+            "✎ update src/price.rs\n    @@ -8,5 +8,5 @@\n",
+            "    -    (cents as f64 / 100.0).round()\n    +    (cents as f64).round() / 100.0\n",
+            "? command execution approval: cargo test --all → accept",
+            "plan\n    [x] Run the test suite\n    [x] Fix the rounding in price()\n",
+            "── completed · 18,234 in · 1,204 out tokens · $0.0421",
+            "⚙ github.create_pull_request(title=Round prices to cents, base=main, head=fix-price)\n    → https://github.com/acme/shop/pull/42",
+            "? command execution approval: git push origin fix-price → waiting",
+            "error: github: rate limited, retrying in 2 s\n── running\n",
+            "session: 18,234 in · 1,204 out tokens · $0.0421 · 1 request(s) waiting",
+        ],
+    );
+}
+
+#[test]
+fn canonical_jsonl_reads_as_its_trace() {
+    let dir = scratch("canonical");
+    for trace in [
+        "codex-app-server/all.jsonl",
+        "claude/v0.3.332-stream_input_two_turns.jsonl",
+        "acp/tool_allow.jsonl",
+        "codex-exec/shell.jsonl",
+    ] {
+        let (code, canonical, stderr) = run(&["normalize", path(&corpus(trace))], &[]);
+        assert_eq!(code, 0, "{trace}: {stderr}");
+        let file = dir.join("canonical.jsonl");
+        fs::write(&file, &canonical).unwrap();
+        let from_trace = show(&[path(&corpus(trace))]);
+        assert_eq!(
+            show(&[path(&file)]),
+            from_trace,
+            "{trace}: canonical JSONL reads as the trace"
+        );
+        let source = trace.split('/').next().unwrap();
+        assert_eq!(
+            show(&["--from", source, path(&corpus(trace))]),
+            from_trace,
+            "{trace}: --from reads as detection"
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// `agentwire show -` with `input` on stdin: exit code, stdout, stderr.
+fn show_stdin(input: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(BIN)
+        .args(["show", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run agentwire");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn stdin_reads_as_a_file_and_bad_lines_are_reported() {
+    let trace = fs::read(corpus("codex-app-server/all.jsonl")).unwrap();
+    let (code, text, stderr) = show_stdin(&trace);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(text, show(&[path(&corpus("codex-app-server/all.jsonl"))]));
+
+    let mut canonical = fs::read_to_string(sample()).unwrap();
+    canonical.insert_str(canonical.find('\n').unwrap() + 1, "not an event\n");
+    let (code, text, stderr) = show_stdin(canonical.as_bytes());
+    assert_eq!(code, 1, "a line that is no event makes the status 1");
+    assert!(stderr.contains("<stdin>:2: not a canonical event"), "{stderr}");
+    assert_eq!(text, show(&[path(&sample())]), "the other lines are drawn");
+}
+
+#[test]
+fn plain_text_off_a_terminal_colour_when_asked() {
+    let file = sample();
+    for args in [
+        vec![path(&file)],
+        vec!["--color", "auto", path(&file)],
+        vec!["--color", "never", path(&file)],
+    ] {
+        let text = show(&args);
+        assert!(
+            !text.contains('\x1b'),
+            "{args:?}: no escape byte off a terminal:\n{text}"
+        );
+    }
+    let coloured = show(&["--color", "always", path(&file)]);
+    assert_contains(
+        &coloured,
+        &[
+            "\x1b[31m exit 101\x1b[0m",
+            "\x1b[32m exit 0\x1b[0m",
+            // The indent stays uncoloured.
+            "    \x1b[31m-    (cents as f64 / 100.0).round()\x1b[0m",
+            "    \x1b[32m+    (cents as f64).round() / 100.0\x1b[0m",
+            "\x1b[31merror: github: rate limited, retrying in 2 s\x1b[0m",
+        ],
+    );
+    let (_, quiet, _) = run(&["show", "--color", "always", path(&file)], &[("NO_COLOR", "1")]);
+    assert!(quiet.contains('\x1b'), "--color always wins over NO_COLOR");
+}
+
+/// `agentwire show FILE` on a pseudo-terminal (util-linux's `script`, part of every Debian),
+/// with `NO_COLOR` as given.
+fn show_on_a_terminal(file: &Path, no_color: Option<&str>) -> String {
+    let mut command = Command::new("script");
+    command
+        .args(["-qec", &format!("'{BIN}' show '{}'", path(file)), "/dev/null"])
+        .env_remove("NO_COLOR");
+    if let Some(value) = no_color {
+        command.env("NO_COLOR", value);
+    }
+    let output = command.output().expect("util-linux's script runs a pseudo-terminal");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn colour_on_a_terminal_unless_no_color() {
+    let file = sample();
+    assert!(show_on_a_terminal(&file, None).contains("\x1b[32m exit 0\x1b[0m"));
+    assert!(
+        show_on_a_terminal(&file, Some("")).contains('\x1b'),
+        "an empty NO_COLOR is unset"
+    );
+    assert!(!show_on_a_terminal(&file, Some("1")).contains('\x1b'), "NO_COLOR=1");
+}
+
+/// A canonical event of the hostile session.
+fn event(number: usize, kind: &str, payload: Value, item: Option<&str>) -> String {
+    let mut event = json!({
+        "eventId": format!("evt-{number}"),
+        "provider": "claudeAgent",
+        "sessionId": "sess-<b>hostile</b>",
+        "createdAt": "2026-12-01T10:00:00.000Z",
+        "threadId": "thread-1",
+        "turnId": "turn-1",
+        "type": kind,
+        "payload": payload,
+    });
+    if let Some(item) = item {
+        event["itemId"] = json!(item);
+    }
+    event.to_string()
+}
+
+#[test]
+fn html_escapes_provider_text() {
+    let dir = scratch("escape");
+    let script = "<script>alert('x')</script>";
+    let lines = [
+        event(1, "turn.started", json!({}), None),
+        event(
+            2,
+            "item.completed",
+            json!({"itemType": "user_message", "data": {"text": format!("hi {script}")}}),
+            Some("i1"),
+        ),
+        event(
+            3,
+            "item.completed",
+            json!({"itemType": "command_execution", "title": script, "data": {"command": format!("echo \"{script}\""), "exitCode": 0, "output": script}}),
+            Some("i2"),
+        ),
+        event(
+            4,
+            "item.completed",
+            json!({"itemType": "assistant_message", "data": {"text": format!("<img src=x onerror=alert(1)> & {script}")}}),
+            Some("i3"),
+        ),
+        event(
+            5,
+            "item.completed",
+            json!({"itemType": "file_change", "data": {"changes": [{"path": "<b>.rs", "kind": "add", "diff": script}]}}),
+            Some("i4"),
+        ),
+        event(6, "runtime.error", json!({"message": script}), None),
+        event(
+            7,
+            "turn.completed",
+            json!({"state": "failed", "errorMessage": "</div><script>x()</script>"}),
+            None,
+        ),
+    ];
+    let input = dir.join("hostile.jsonl");
+    fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let page = dir.join("page.html");
+    show(&["--html", path(&page), path(&input)]);
+    let html = fs::read_to_string(&page).unwrap();
+    let lower = html.to_lowercase();
+    assert!(!lower.contains("<script"), "no script element:\n{html}");
+    assert!(!lower.contains("<img"), "no img element:\n{html}");
+    assert!(!lower.contains("<b>"), "no b element:\n{html}");
+    assert_contains(
+        &html,
+        &[
+            "hi &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;",
+            "echo &quot;&lt;script&gt;",
+            "&lt;img src=x onerror=alert(1)&gt; &amp; &lt;script&gt;",
+            "&lt;b&gt;.rs",
+            "&lt;/div&gt;&lt;script&gt;x()&lt;/script&gt;",
+            "content=\"default-src 'none'; style-src 'unsafe-inline'\"",
+        ],
+    );
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "no network address"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn program_messages_are_no_prompts_and_attachments_are_named() {
+    let dir = scratch("origin");
+    let lines = [
+        event(
+            1,
+            "item.completed",
+            json!({"itemType": "user_message", "data": {"text": "<task-notification>done</task-notification>", "origin": "cli"}}),
+            Some("i1"),
+        ),
+        event(
+            2,
+            "item.completed",
+            json!({"itemType": "user_message", "data": {"text": "What does this plot say?", "attachments": [{"kind": "image", "name": "plot.png"}, {"kind": "file", "path": "/tmp/data.csv"}]}}),
+            Some("i2"),
+        ),
+    ];
+    let input = dir.join("origin.jsonl");
+    fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let text = show(&[path(&input)]);
+    assert!(
+        text.starts_with("What does this plot say?\n"),
+        "the title is the person's prompt:\n{text}"
+    );
+    assert_contains(
+        &text,
+        &[
+            "· from the program: <task-notification>done</task-notification>\n",
+            "> What does this plot say?\n  [attached: plot.png, /tmp/data.csv]\n",
+        ],
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn terminal_controls_in_provider_text_are_neutralized() {
+    let dir = scratch("controls");
+    let hostile = "clear\x1b[2J\x1b]0;pwned\x07 done\r";
+    let lines = [
+        event(
+            1,
+            "item.completed",
+            json!({"itemType": "user_message", "data": {"text": hostile}}),
+            Some("i1"),
+        ),
+        event(
+            2,
+            "item.completed",
+            json!({"itemType": "assistant_message", "data": {"text": hostile}}),
+            Some("i2"),
+        ),
+        event(
+            3,
+            "item.completed",
+            json!({"itemType": "dynamic_tool_call", "data": {"tool": hostile, "arguments": {"x": hostile}}}),
+            Some("i3"),
+        ),
+        event(
+            4,
+            "item.completed",
+            json!({"itemType": "unknown", "data": {"text": hostile}}),
+            Some("i4"),
+        ),
+    ];
+    let input = dir.join("controls.jsonl");
+    fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let plain = show(&[path(&input)]);
+    assert!(
+        !plain.contains(|c: char| c.is_control() && c != '\n'),
+        "no control character off a terminal:\n{plain:?}"
+    );
+    assert_contains(&plain, &["clear\u{fffd}[2J\u{fffd}]0;pwned\u{fffd} done\u{fffd}"]);
+    let coloured = show(&["--color", "always", path(&input)]);
+    assert!(
+        !coloured.contains("\x1b[2J") && !coloured.contains('\x07'),
+        "{coloured:?}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn import_html_writes_a_page_per_session_and_an_index() {
+    let dir = scratch("import");
+    let home = dir.join("home");
+    let traces = [
+        ("codex-app-server/all.jsonl", "codex-app-server", "all.jsonl"),
+        ("claude/v0.3.332-stream_input_two_turns.jsonl", "claude", "two.jsonl"),
+        ("acp/tool_allow.jsonl", "acp", "tool.jsonl"),
+    ];
+    for (trace, folder, name) in traces {
+        fs::create_dir_all(home.join(folder)).unwrap();
+        fs::copy(corpus(trace), home.join(folder).join(name)).unwrap();
+    }
+    let out = dir.join("out");
+    let (code, stdout, stderr) = run(&["import", path(&home), "--out", path(&out), "--html"], &[]);
+    assert_eq!((code, stdout.as_str()), (0, ""), "import --html: {stderr}");
+    let index_lines: Vec<Value> = fs::read_to_string(out.join("sessions.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(index_lines.len(), 3);
+    let index = fs::read_to_string(out.join("index.html")).expect("index.html");
+    for entry in &index_lines {
+        let output = entry["output"].as_str().unwrap();
+        let page = output.replace(".jsonl", ".html");
+        assert!(out.join(&page).is_file(), "{page} beside {output}");
+        assert!(
+            index.contains(&format!("<a href=\"{page}\">")),
+            "index links {page}:\n{index}"
+        );
+        assert!(index.contains(&format!("<td>{}</td>", entry["source"].as_str().unwrap())));
+    }
+    assert_contains(
+        &index,
+        &[
+            "<a href=\"claude/",
+            "\">first question</a></td><td>claude</td><td>2026-12-01 03:01</td><td>2</td><td>$0.0031</td>",
+            "\">touch a file</a></td><td>acp</td>",
+        ],
+    );
+    let claude = index_lines.iter().find(|entry| entry["source"] == "claude").unwrap();
+    let page = fs::read_to_string(out.join(claude["output"].as_str().unwrap().replace(".jsonl", ".html"))).unwrap();
+    assert_contains(
+        &page,
+        &[
+            "<nav><a href=\"../index.html\">← all sessions</a></nav>",
+            "<div class=\"card prompt\">first question</div>",
+            "$0.0023",
+        ],
+    );
+
+    // Imported again without --html, the pages stay; with it, they are drawn again.
+    fs::remove_file(out.join("index.html")).unwrap();
+    let (code, _, stderr) = run(&["import", path(&home), "--out", path(&out), "--html"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        out.join("index.html").is_file(),
+        "an up-to-date import writes the index again"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The page as a person sees it: Chromium loads it headless, the DOM it built holds the prompt,
+/// the command card with its exit code, the plan and the turn footer, and a screenshot is taken
+/// (written to `AGENTWIRE_SHOW_SCREENSHOT` when set, as `docs/show.png` was made).
+#[test]
+#[ignore = "needs Chromium: `cargo xtask test` installs it and runs this test"]
+fn html_page_reads_in_a_browser() {
+    let started = Instant::now();
+    let dir = scratch("browser");
+    let page = dir.join("session.html");
+    show(&["--html", path(&page), path(&sample())]);
+    let url = format!("file://{}", path(&page));
+    let chromium = |extra: &[&str]| {
+        let output = Command::new("chromium")
+            .args(["--headless", "--disable-gpu", "--no-sandbox"])
+            .args(extra)
+            .arg(&url)
+            .output()
+            .expect("chromium is installed (apt-get install chromium; `cargo xtask test` does it)");
+        assert!(
+            output.status.success(),
+            "chromium: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).expect("UTF-8 DOM")
+    };
+    let dom = chromium(&["--dump-dom"]);
+    assert_contains(
+        &dom,
+        &[
+            "<div class=\"card prompt\">The price test fails. Fix it and make sure the whole suite passes.</div>",
+            "<span class=\"label\">$</span>cargo test<span class=\"exit bad\">exit 101</span>",
+            "<span class=\"exit ok\">exit 0</span>",
+            "<li class=\"completed\">[x] Run the test suite</li>",
+            "<div class=\"footer\">completed · 18,234 in · 1,204 out tokens · $0.0421</div>",
+            "<span class=\"decision waiting\">→ waiting</span>",
+            "<div class=\"children\">",
+        ],
+    );
+    let screenshot =
+        std::env::var_os("AGENTWIRE_SHOW_SCREENSHOT").map_or_else(|| dir.join("session.png"), PathBuf::from);
+    chromium(&[
+        &format!("--screenshot={}", path(&screenshot)),
+        "--window-size=1200,1600",
+    ]);
+    let png = fs::read(&screenshot).expect("the screenshot");
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "a PNG of the page");
+    println!(
+        "browser check: Chromium loaded, checked and photographed the page in {:.1?}",
+        started.elapsed()
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
