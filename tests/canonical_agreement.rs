@@ -298,6 +298,10 @@ fn rust_enums() -> BTreeMap<String, (Vec<String>, Vec<String>)> {
         SessionExitKind,
         HookOutcome,
         TaskStatus,
+        MessageOrigin,
+        AttachmentKind,
+        FileChangeKind,
+        SnapshotTurnState,
     )
 }
 
@@ -338,7 +342,7 @@ struct Observed {
 impl Observed {
     /// Probes the object `object` at `path` of `event` (a valid event in which that object is
     /// minimal), then recurses into the objects its properties hold.
-    fn probe(&mut self, facts: &SchemaFacts, event: &Value, path: &[Step], object: &str) {
+    fn probe(&mut self, facts: &SchemaFacts, event: &Value, path: &[Step], object: &str, decode: &Decoder) {
         let at = |key: &str| format!("{}{}.{key} ({object})", event["type"], show(path));
         self.required.entry(object.to_owned()).or_default();
         self.optional.entry(object.to_owned()).or_default();
@@ -350,7 +354,7 @@ impl Observed {
                     .expect("an object")
                     .remove(&prop.key);
                 match decode(&without) {
-                    Err(e) if e.to_string().contains(&format!("missing field `{}`", prop.key)) => {
+                    Err(e) if e.contains(&format!("missing field `{}`", prop.key)) => {
                         self.required.get_mut(object).expect("entry").insert(prop.key.clone());
                     }
                     Err(e) => self
@@ -362,9 +366,8 @@ impl Observed {
                 let mut with = event.clone();
                 at_mut(&mut with, path)[prop.key.as_str()] = facts.sample(&prop.schema);
                 match decode(&with) {
-                    Ok(decoded) => {
+                    Ok(encoded) => {
                         self.optional.get_mut(object).expect("entry").insert(prop.key.clone());
-                        let encoded = serde_json::to_value(&decoded).expect("encodes");
                         if encoded != with {
                             self.failures.push(format!(
                                 "{}: does not round-trip:\n  in:  {with}\n  out: {encoded}",
@@ -403,9 +406,26 @@ impl Observed {
             if is_array {
                 inner.push(Step::Index(0));
             }
-            self.probe(facts, &holder, &inner, target);
+            self.probe(facts, &holder, &inner, target, decode);
         }
     }
+}
+
+/// Decodes a value with the generated types and encodes it back, or says why it does not decode.
+type Decoder = dyn Fn(&Value) -> Result<Value, String>;
+
+/// An event, through `ProviderRuntimeEvent`.
+fn event_round_trip(value: &Value) -> Result<Value, String> {
+    decode(value)
+        .map(|event| serde_json::to_value(&event).expect("encodes"))
+        .map_err(|e| e.to_string())
+}
+
+/// A value of a generated object that no event holds, through its type.
+fn object_round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> Result<Value, String> {
+    serde_json::from_value::<T>(value.clone())
+        .map(|decoded| serde_json::to_value(&decoded).expect("encodes"))
+        .map_err(|e| e.to_string())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -760,12 +780,48 @@ fn required_and_optional_fields_agree_with_rust() {
         if let Err(e) = decode(&event) {
             panic!("{ty}: a minimal event does not decode: {e}");
         }
-        observed.probe(&facts, &event, &[], &facts.envelope);
-        observed.probe(&facts, &event, &[Step::Key("payload".into())], payload);
+        observed.probe(&facts, &event, &[], &facts.envelope, &event_round_trip);
+        observed.probe(
+            &facts,
+            &event,
+            &[Step::Key("payload".into())],
+            payload,
+            &event_round_trip,
+        );
     }
+    // An item's content, read as `ItemContent::decode` reads an item's `data`.
+    for (item_type, content) in facts.defs["CanonicalItemType"]["x-itemContent"]
+        .as_object()
+        .expect("x-itemContent")
+    {
+        let item_type: canonical::CanonicalItemType = serde_json::from_value(json!(item_type)).expect("an item type");
+        let content = content.as_str().expect("an object name");
+        let round_trip = move |value: &Value| {
+            canonical::ItemContent::decode(item_type, value)
+                .map(|content| content.to_json().into_value())
+                .map_err(|e| e.to_string())
+        };
+        observed.probe(&facts, &facts.minimal(content), &[], content, &round_trip);
+    }
+    let snapshot = facts.minimal("SessionSnapshot");
+    observed.probe(
+        &facts,
+        &snapshot,
+        &[],
+        "SessionSnapshot",
+        &object_round_trip::<canonical::SessionSnapshot>,
+    );
+    let change = facts.minimal("SnapshotChange");
+    observed.probe(
+        &facts,
+        &change,
+        &[],
+        "SnapshotChange",
+        &object_round_trip::<canonical::SnapshotChange>,
+    );
     assert_no_failures("field probes that failed on the Rust side", &observed.failures);
     assert_same_set(
-        "the object definitions reached from the union",
+        "the object definitions reached from the union, the item contents and the snapshot",
         ("schema", "Rust probes"),
         &facts.objects.keys().cloned().collect(),
         &observed.required.keys().cloned().collect(),

@@ -6,14 +6,16 @@
 //!   JSON value, and is valid under the schema;
 //! - every line of `invalid.jsonl` (`{"why": ..., "event": ...}`) is rejected by both;
 //! - together the examples use every event type, every property of every object (envelope,
-//!   `providerRefs`, `raw`, each payload) and every value of every enum the events carry.
+//!   `providerRefs`, `raw`, each payload, each item type's content) and every value of every enum
+//!   the events carry; `snapshot.json` does the same for the snapshot's objects.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use agentwire_canonical::{
-    CanonicalItemType, EventId, ItemLifecyclePayload, Json, ProviderRefs, ProviderRuntimeEvent, ProviderThreadId,
-    RuntimeEvent, RuntimeWarningPayload, TurnCompletedPayload, TurnState, WriteJson,
+    CanonicalItemType, EventId, ItemContent, ItemLifecyclePayload, Json, ProviderRefs, ProviderRuntimeEvent,
+    ProviderThreadId, RuntimeEvent, RuntimeWarningPayload, SessionSnapshot, SnapshotChange, TurnCompletedPayload,
+    TurnState, WriteJson,
 };
 use serde_json::Value;
 
@@ -271,6 +273,61 @@ fn every_invalid_line_is_rejected_by_decoding_and_by_the_schema() {
     assert_no_failures("invalid lines accepted", &failures);
 }
 
+/// `snapshot.json`: a `SessionSnapshot` (`snapshot`) and a `SnapshotChange` (`change`) that use
+/// every property and enum value of the snapshot's objects.
+fn snapshot_example() -> Value {
+    let path = agentwire_tests::tests_dir().join("canonical/snapshot.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()))
+}
+
+/// The snapshot example decodes into the generated types, encodes back to the same JSON value and
+/// is valid under the schema's definitions; every example item's `data` decodes as its type's
+/// content ([`ItemContent`]) and encodes back unchanged.
+#[test]
+fn snapshots_and_item_contents_round_trip() {
+    let example = snapshot_example();
+    let snapshot: SessionSnapshot = serde_json::from_value(example["snapshot"].clone()).expect("a SessionSnapshot");
+    assert_eq!(serde_json::to_value(&snapshot).expect("encodes"), example["snapshot"]);
+    let change: SnapshotChange = serde_json::from_value(example["change"].clone()).expect("a SnapshotChange");
+    assert_eq!(serde_json::to_value(&change).expect("encodes"), example["change"]);
+    let schema = schema();
+    for (name, value) in [
+        ("SessionSnapshot", &example["snapshot"]),
+        ("SnapshotChange", &example["change"]),
+    ] {
+        let mut one = schema.clone();
+        one["$ref"] = Value::from(format!("#/$defs/{name}"));
+        let errors: Vec<String> = validator(&one).iter_errors(value).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "snapshot.json {name}: {errors:?}");
+    }
+    let mut items = 0;
+    for line in read_jsonl("examples.jsonl") {
+        let event: ProviderRuntimeEvent = serde_json::from_value(line.value.clone()).expect("an event");
+        let (RuntimeEvent::ItemStarted(payload)
+        | RuntimeEvent::ItemUpdated(payload)
+        | RuntimeEvent::ItemCompleted(payload)) = &event.event
+        else {
+            continue;
+        };
+        let data = payload
+            .data
+            .as_ref()
+            .map(|data| data.to_value().into_owned())
+            .unwrap_or_default();
+        let content = ItemContent::decode(payload.item_type, &data).unwrap_or_else(|e| {
+            panic!(
+                "examples.jsonl:{}: data is no {} content: {e}",
+                line.number, payload.item_type
+            )
+        });
+        assert_eq!(content.item_type(), payload.item_type);
+        assert_eq!(content.to_json().into_value(), data, "examples.jsonl:{}", line.number);
+        items += 1;
+    }
+    assert!(items > 20, "{items} item examples");
+}
+
 #[test]
 fn examples_cover_every_event_type() {
     let schema = schema();
@@ -362,6 +419,14 @@ impl Coverage {
                 .unwrap_or_else(|| panic!("examples.jsonl:{}: unknown type {event_type}", line.number));
             coverage.visit_def(defs, "RuntimeEventBase", &line.value);
             coverage.visit_property(defs, &event_def["properties"]["payload"], &line.value["payload"]);
+            // An item's `data` is the content `x-itemContent` names for its `itemType`.
+            let payload = &line.value["payload"];
+            if let Some(content) = payload["itemType"]
+                .as_str()
+                .and_then(|item_type| defs["CanonicalItemType"]["x-itemContent"][item_type].as_str())
+            {
+                coverage.visit_def(defs, content, &payload["data"]);
+            }
         }
         coverage
     }
@@ -372,7 +437,10 @@ fn examples_cover_every_property_nullable_value_and_enum_value() {
     let schema = schema();
     let defs = defs(&schema);
     let lines = read_jsonl("examples.jsonl");
-    let coverage = Coverage::of_examples(&schema, &lines);
+    let mut coverage = Coverage::of_examples(&schema, &lines);
+    let snapshot = snapshot_example();
+    coverage.visit_def(defs, "SessionSnapshot", &snapshot["snapshot"]);
+    coverage.visit_def(defs, "SnapshotChange", &snapshot["change"]);
     let mut gaps = Vec::new();
 
     for (name, def) in defs {
