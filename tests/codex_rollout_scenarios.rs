@@ -115,10 +115,7 @@ fn text_is_one_turn_with_the_users_message_and_the_answer() {
         .and_then(|p| p.data.as_ref())
         .expect("data")
         .to_value();
-    assert_eq!(
-        data["content"][0]["text"],
-        "Hi! I am the mock model. How can I help you today?"
-    );
+    assert_eq!(data["text"], "Hi! I am the mock model. How can I help you today?");
     assert_eq!(sc.items(I::UserMessage).len(), 1);
     sc.assert_no_item_left_open();
 }
@@ -137,10 +134,7 @@ fn shell_opens_the_command_from_its_tool_call_and_completes_it_from_its_item() {
     assert_eq!(start.title.as_deref(), Some("echo hello"));
     let end = payload!(sc.event(completed), ItemCompleted).expect("item.completed");
     assert_eq!(end.status, Some(ItemStatus::Completed));
-    assert_eq!(
-        end.data.as_ref().expect("data").to_value()["aggregated_output"],
-        "hello\n"
-    );
+    assert_eq!(end.data.as_ref().expect("data").to_value()["output"], "hello\n");
     let summaries = sc.indices_of(T::ToolSummary);
     assert_eq!(summaries.len(), 1, "the output the model saw");
     assert_eq!(sc.event(summaries[0]).item_id, sc.event(started).item_id);

@@ -4,6 +4,8 @@ use agentwire_canonical::{CanonicalItemType, ItemStatus, Json, PlanStepStatus, T
 use agentwire_codex_app_server as codex;
 
 use crate::canonicalize::Canonicalize;
+use crate::codex_content::{call_title, file_change_title, search_title};
+use crate::content;
 
 impl Canonicalize for codex::ThreadItem {
     type Canonical = CanonicalItemType;
@@ -71,7 +73,7 @@ pub fn item_status(item: &codex::ThreadItem) -> Option<ItemStatus> {
 }
 
 /// A short human title: the command as a person wrote it (Codex's parsed `commandActions`, not
-/// the `/bin/bash -lc` wrapper), the tool, the query, the file.
+/// the `/bin/bash -lc` wrapper), the tool called, the query, the files changed.
 pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
     use codex::ThreadItem as I;
     match item {
@@ -79,19 +81,20 @@ pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
             command,
             command_actions,
             ..
-        } => Some(command_display(command_actions).unwrap_or_else(|| command.clone())),
-        I::McpToolCall { server, tool, .. } => Some(format!("{server}.{tool}")),
-        I::DynamicToolCall { tool, namespace, .. } => Some(
-            namespace
-                .as_ref()
-                .map_or_else(|| tool.clone(), |ns| format!("{ns}.{tool}")),
-        ),
-        I::FunctionCallOutput { name, .. } => Some(name.clone()),
-        I::WebSearch { query, .. } => Some(query.clone()),
-        I::FileChange { changes, .. } => Some(match changes.as_slice() {
-            [one] => one.path.clone(),
-            many => format!("{} files", many.len()),
-        }),
+        } => Some(command_display(command_actions).unwrap_or_else(|| content::shell_command(command))),
+        I::McpToolCall { server, tool, .. } => Some(call_title(Some(server), tool)),
+        I::DynamicToolCall { tool, namespace, .. } => Some(call_title(namespace.as_deref(), tool)),
+        I::FunctionCallOutput { name, namespace, .. } => Some(call_title(namespace.as_deref(), name)),
+        I::WebSearch { query, action, .. } => Some(search_title(
+            query,
+            super::content::page_url(action.as_ref()).as_deref(),
+        )),
+        I::FileChange { changes, .. } => {
+            Some(file_change_title(changes.iter().map(|change| {
+                (change.path.as_str(), super::content::change_kind(&change.kind).0)
+            })))
+        }
+        I::ImageView { path, .. } => Some(format!("View {}", path.as_str())),
         I::UserMessage { .. }
         | I::HookPrompt { .. }
         | I::AgentMessage { .. }
@@ -99,7 +102,6 @@ pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
         | I::Reasoning { .. }
         | I::CollabAgentToolCall { .. }
         | I::SubAgentActivity { .. }
-        | I::ImageView { .. }
         | I::Sleep { .. }
         | I::ImageGeneration { .. }
         | I::EnteredReviewMode { .. }
