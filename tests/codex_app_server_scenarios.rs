@@ -816,6 +816,43 @@ fn an_items_first_event_is_item_started() {
     }
 }
 
+/// A message Codex completes without starting it is started first, and a delta arriving after
+/// its completion starts it no second time.
+#[test]
+fn a_message_completed_unstarted_is_started_once() {
+    let text = std::fs::read_to_string(corpus_dir(CODEX).join("text.jsonl")).expect("the trace");
+    let is = |line: &str, method: &str| line.contains(&format!(r#""method":"{method}""#));
+    let late_delta = text
+        .lines()
+        .find(|line| is(line, "item/agentMessage/delta"))
+        .expect("a delta");
+    let mut edited = String::new();
+    for line in text.lines() {
+        let message_start = is(line, "item/started") && line.contains(r#""type":"agentMessage""#);
+        if message_start || is(line, "item/agentMessage/delta") {
+            continue;
+        }
+        edited.push_str(line);
+        edited.push('\n');
+        if is(line, "item/completed") && line.contains(r#""type":"agentMessage""#) {
+            edited.push_str(late_delta);
+            edited.push('\n');
+        }
+    }
+    let events = normalize_text(CODEX, &edited).events;
+    let message: Vec<&ProviderRuntimeEvent> = events
+        .iter()
+        .filter(|event| {
+            payload!(event, ItemStarted)
+                .or_else(|| payload!(event, ItemCompleted))
+                .is_some_and(|payload| payload.item_type == CanonicalItemType::AssistantMessage)
+        })
+        .collect();
+    let kinds: Vec<&str> = message.iter().map(|event| event.event.event_type().as_str()).collect();
+    assert_eq!(kinds, ["item.started", "item.completed"]);
+    assert_eq!(message[0].item_id, message[1].item_id);
+}
+
 /// Exactly one `runtime.error` and one `turn.completed(failed)`, both for the trace's turn, the
 /// error first; the turn's `errorMessage` is the provider's.
 fn fails(name: &str) {

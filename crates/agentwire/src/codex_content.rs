@@ -14,12 +14,13 @@ use crate::content;
 
 /// The title of a change to files: `Add hello.txt`, `Edit src/main.rs`, `Delete old.txt` for one
 /// file (an absolute path by its file name: the full path is in the content), `Edit 3 files`
-/// for more.
+/// for more (`Edit files` while it names none yet).
 pub fn file_change_title<'a>(mut changes: impl ExactSizeIterator<Item = (&'a str, FileChangeKind)>) -> String {
     let count = changes.len();
     match changes.next() {
         Some((path, kind)) if count == 1 => format!("{} {}", verb(kind), shown_path(path)),
-        Some(_) | None => format!("Edit {count} files"),
+        Some(_) => format!("Edit {count} files"),
+        None => "Edit files".to_owned(),
     }
 }
 

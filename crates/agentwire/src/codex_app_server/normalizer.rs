@@ -26,9 +26,9 @@ pub struct CodexAppServerNormalizer {
     /// `turn/start` requests awaiting their result, by JSON-RPC id: the thread they start in
     /// (the result names only the turn).
     turn_starts: BTreeMap<RequestId, String>,
-    /// The items Codex completed last, by provider thread and item id (see
-    /// `remember_completed`).
-    pub(super) completed_items: VecDeque<(String, String)>,
+    /// The items reported last that the ledger holds open no more (completed, or started late
+    /// in a turn that had ended), by provider thread and item id (see `remember_settled`).
+    pub(super) settled_items: VecDeque<(String, String)>,
     /// MCP tool calls whose approval the person declined, by provider thread and item id: Codex
     /// completes them `failed`.
     pub(super) declined_calls: BTreeSet<(String, String)>,
@@ -41,7 +41,7 @@ impl CodexAppServerNormalizer {
             ledger: Ledger::new(Source::CodexAppServer, options),
             wire: wire::Decoder::default(),
             turn_starts: BTreeMap::new(),
-            completed_items: VecDeque::new(),
+            settled_items: VecDeque::new(),
             declined_calls: BTreeSet::new(),
         }
     }

@@ -552,11 +552,21 @@ impl CodexAppServerNormalizer {
             data: Some(content::data(item_content(item))),
         };
         if completed {
+            let known = self.known_item((thread, turn, provider_item));
             self.ledger.close_item(thread, provider_item);
-            self.remember_completed(thread, provider_item);
+            if !known {
+                // Completed without a start: its first event is `item.started` all the same.
+                let started = ItemLifecyclePayload {
+                    status: Some(ItemStatus::InProgress),
+                    ..payload.clone()
+                };
+                self.emit(&context, RuntimeEvent::ItemStarted(started), out);
+            }
+            self.remember_settled(thread, provider_item);
             self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
         } else if self.ledger.turn_ended(thread, turn) {
             // A late start for a turn that already ended: reported, but not reopened.
+            self.remember_settled(thread, provider_item);
             self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
         } else if self.ledger.item(thread, provider_item).is_some() {
             // Started already, by a notification about it that came first (a patch streamed
@@ -589,10 +599,7 @@ impl CodexAppServerNormalizer {
         item_type: CanonicalItemType,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let known = self.ledger.item(thread, item).is_some()
-            || self.ledger.turn_ended(thread, turn)
-            || self.completed_items.iter().any(|(t, i)| t == thread && i == item);
-        if known {
+        if self.known_item((thread, turn, item)) {
             return;
         }
         let context = self.ledger.item_context(thread, turn, item, Some(raw));
@@ -613,13 +620,21 @@ impl CodexAppServerNormalizer {
         self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
     }
 
-    /// Remembers an item Codex completed, so a late notification about it does not start it
-    /// again (the most recent ones: memory stays bounded).
-    fn remember_completed(&mut self, thread: &str, item: &str) {
+    /// Whether an item was started already: it is open, settled, or of a turn that ended (whose
+    /// items the turn's end settled).
+    fn known_item(&self, (thread, turn, item): (&str, &str, &str)) -> bool {
+        self.ledger.item(thread, item).is_some()
+            || self.ledger.turn_ended(thread, turn)
+            || self.settled_items.iter().any(|(t, i)| t == thread && i == item)
+    }
+
+    /// Remembers an item the ledger holds open no more, so a late notification about it does not
+    /// start it again (the most recent ones: memory stays bounded).
+    fn remember_settled(&mut self, thread: &str, item: &str) {
         const REMEMBERED: usize = 64;
-        self.completed_items.push_back((thread.to_string(), item.to_string()));
-        if self.completed_items.len() > REMEMBERED {
-            self.completed_items.pop_front();
+        self.settled_items.push_back((thread.to_string(), item.to_string()));
+        if self.settled_items.len() > REMEMBERED {
+            self.settled_items.pop_front();
         }
     }
 
@@ -660,7 +675,7 @@ impl CodexAppServerNormalizer {
             let Some(open) = self.ledger.close_item(thread, &item) else {
                 continue;
             };
-            self.remember_completed(thread, &item);
+            self.remember_settled(thread, &item);
             let payload = ItemLifecyclePayload {
                 item_type: open.item_type,
                 status: Some(ItemStatus::Completed),
