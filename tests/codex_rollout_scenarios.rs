@@ -482,3 +482,45 @@ fn a_file_another_codex_wrote_says_so_once_and_maps_on() {
         "the file maps as before"
     );
 }
+
+/// Every tool item of the three Codex sources is titled as what it does, never by the tool's
+/// bare name: "Add all.txt", "Edit README.md", "Call echo.write_note", "Search: query".
+#[test]
+fn codex_tool_items_are_titled_as_actions() {
+    let bare = [
+        "apply_patch",
+        "update_plan",
+        "exec_command",
+        "shell",
+        "web_search",
+        "view_image",
+    ];
+    for source in [Source::CodexRollout, Source::CodexExec, Source::CodexAppServer] {
+        for sc in Scenario::all(source) {
+            for (index, event) in sc.events().iter().enumerate() {
+                let Some(payload) = payload!(event, ItemStarted)
+                    .or_else(|| payload!(event, ItemUpdated))
+                    .or_else(|| payload!(event, ItemCompleted))
+                else {
+                    continue;
+                };
+                let Some(title) = payload.title.as_deref() else {
+                    continue;
+                };
+                assert!(!bare.contains(&title), "{}: titled `{title}`", sc.at(index));
+                let prefixes: &[&str] = match payload.item_type {
+                    I::FileChange => &["Add ", "Edit ", "Delete "],
+                    I::McpToolCall | I::DynamicToolCall => &["Call "],
+                    I::WebSearch => &["Search: ", "Fetch "],
+                    _ => &[""],
+                };
+                assert!(
+                    prefixes.iter().any(|prefix| title.starts_with(prefix)),
+                    "{}: a {} titled `{title}`",
+                    sc.at(index),
+                    payload.item_type
+                );
+            }
+        }
+    }
+}

@@ -492,6 +492,46 @@ pub fn with_output(item_type: CanonicalItemType, call: Value, output: String, fa
     Value::Object(item)
 }
 
+/// The title of an item by its content (`data`, of an item of `item_type`): the command, the
+/// files changed, the tool called, the search; `None` while the content does not say.
+pub fn title(item_type: CanonicalItemType, data: &Value) -> Option<String> {
+    let text = |key: &str| data.get(key).and_then(Value::as_str).filter(|text| !text.is_empty());
+    match item_type {
+        CanonicalItemType::CommandExecution => text("command").map(str::to_owned),
+        CanonicalItemType::FileChange => {
+            let changes = data.get("changes").and_then(Value::as_array)?;
+            let entries: Vec<(&str, FileChangeKind)> = changes
+                .iter()
+                .filter_map(|change| {
+                    let path = change.get("path").and_then(Value::as_str)?;
+                    let kind = match change.get("kind").and_then(Value::as_str)? {
+                        "add" => FileChangeKind::Add,
+                        "delete" => FileChangeKind::Delete,
+                        _ => FileChangeKind::Update,
+                    };
+                    Some((path, kind))
+                })
+                .collect();
+            (!entries.is_empty()).then(|| file_change_title(entries.into_iter()))
+        }
+        CanonicalItemType::McpToolCall => Some(call_title(text("server"), text("tool")?)),
+        CanonicalItemType::DynamicToolCall => Some(call_title(None, text("tool")?)),
+        CanonicalItemType::WebSearch => Some(search_title(text("query")?, text("url"))),
+        CanonicalItemType::ImageView => Some(format!("View {}", text("path")?)),
+        CanonicalItemType::UserMessage
+        | CanonicalItemType::AssistantMessage
+        | CanonicalItemType::Reasoning
+        | CanonicalItemType::Plan
+        | CanonicalItemType::CollabAgentToolCall
+        | CanonicalItemType::ImageGeneration
+        | CanonicalItemType::ReviewEntered
+        | CanonicalItemType::ReviewExited
+        | CanonicalItemType::ContextCompaction
+        | CanonicalItemType::Error
+        | CanonicalItemType::Unknown => None,
+    }
+}
+
 /// The content of an item as a later report of it gives it (`fresh`), over what was known of it
 /// (`known`): a field the report leaves empty or out keeps what was known, so an update carries
 /// the whole content.

@@ -589,7 +589,7 @@ impl CodexRolloutNormalizer {
     ) {
         let face = Face {
             item_type,
-            title: None,
+            title: content::title(item_type, &data),
             status: ItemStatus::InProgress,
             data,
         };
@@ -614,7 +614,7 @@ impl CodexRolloutNormalizer {
     ) {
         let face = Face {
             item_type,
-            title: None,
+            title: content::title(item_type, &data),
             status,
             data,
         };
