@@ -842,10 +842,11 @@ fn a_message_completed_unstarted_is_started_once() {
     let events = normalize_text(CODEX, &edited).events;
     let message: Vec<&ProviderRuntimeEvent> = events
         .iter()
-        .filter(|event| {
-            payload!(event, ItemStarted)
-                .or_else(|| payload!(event, ItemCompleted))
-                .is_some_and(|payload| payload.item_type == CanonicalItemType::AssistantMessage)
+        .filter(|event| match &event.event {
+            RuntimeEvent::ItemStarted(payload) | RuntimeEvent::ItemCompleted(payload) => {
+                payload.item_type == CanonicalItemType::AssistantMessage
+            }
+            _ => false,
         })
         .collect();
     let kinds: Vec<&str> = message.iter().map(|event| event.event.event_type().as_str()).collect();

@@ -5,8 +5,8 @@
 
 use agentwire::source::Source;
 use agentwire_canonical::{
-    CanonicalItemType as I, CanonicalRequestType, CanonicalRuntimeEventType as T, ItemStatus, RuntimeEventRawSource,
-    SessionState, TurnState,
+    CanonicalItemType as I, CanonicalRequestType, CanonicalRuntimeEventType as T, ItemStatus, RuntimeEvent,
+    RuntimeEventRawSource, SessionState, TurnState,
 };
 use agentwire_tests::payload;
 use agentwire_tests::scenario::Scenario;
@@ -498,9 +498,9 @@ fn codex_tool_items_are_titled_as_actions() {
     for source in [Source::CodexRollout, Source::CodexExec, Source::CodexAppServer] {
         for sc in Scenario::all(source) {
             for (index, event) in sc.events().iter().enumerate() {
-                let Some(payload) = payload!(event, ItemStarted)
-                    .or_else(|| payload!(event, ItemUpdated))
-                    .or_else(|| payload!(event, ItemCompleted))
+                let (RuntimeEvent::ItemStarted(payload)
+                | RuntimeEvent::ItemUpdated(payload)
+                | RuntimeEvent::ItemCompleted(payload)) = &event.event
                 else {
                     continue;
                 };
