@@ -5,8 +5,8 @@
 
 use agentwire::source::Source;
 use agentwire_canonical::{
-    CanonicalItemType as I, CanonicalRequestType, CanonicalRuntimeEventType as T, ItemStatus, RuntimeEvent,
-    RuntimeEventRawSource, SessionState, TurnState,
+    CanonicalItemType as I, CanonicalRequestType, CanonicalRuntimeEventType as T, ItemContent, ItemStatus,
+    RuntimeEvent, RuntimeEventRawSource, SessionState, TurnState,
 };
 use agentwire_tests::payload;
 use agentwire_tests::scenario::Scenario;
@@ -523,4 +523,37 @@ fn codex_tool_items_are_titled_as_actions() {
             }
         }
     }
+}
+
+/// The events of older sessions (`exec_command_begin` / `_end`, `mcp_tool_call_*`,
+/// `patch_apply_*`, `collab_*`, the legacy whole messages, ...), replayed from the hand-written
+/// examples of every line kind: each item event carries its type's content, and a tool item
+/// reads as what it does.
+#[test]
+fn older_sessions_items_carry_their_types_content() {
+    let path = agentwire_tests::tests_dir().join("fixtures/codex-rollout/examples.jsonl");
+    let examples = std::fs::read_to_string(&path).expect("the examples");
+    let lines: String = examples
+        .lines()
+        .map(|example| {
+            let example: Value = serde_json::from_str(example).expect("JSON");
+            format!("{}\n", example["line"])
+        })
+        .collect();
+    let events = agentwire_tests::normalize_text(Source::CodexRollout, &lines).events;
+    let mut items = 0;
+    for event in &events {
+        let (RuntimeEvent::ItemStarted(payload)
+        | RuntimeEvent::ItemUpdated(payload)
+        | RuntimeEvent::ItemCompleted(payload)) = &event.event
+        else {
+            continue;
+        };
+        items += 1;
+        let data = payload.data.as_ref().expect("data").to_value();
+        if let Err(error) = ItemContent::decode(payload.item_type, &data) {
+            panic!("a {} item's data: {error}: {data}", payload.item_type);
+        }
+    }
+    assert!(items > 20, "the examples' items: {items}");
 }
