@@ -1061,3 +1061,16 @@ fn a_different_provider_version_is_reported_once() {
         "the pinned version is not reported"
     );
 }
+
+/// A command's card is titled by the whole command as a person reads it, not by the part of it
+/// Codex parsed into an action (`all`: `echo hello && ls`, not `ls`).
+#[test]
+fn a_command_is_titled_by_the_whole_command() {
+    for sc in Scenario::all(CODEX) {
+        for (started, _) in sc.items(CanonicalItemType::CommandExecution) {
+            let start = payload!(sc.event(started), ItemStarted).expect("item.started");
+            let data = start.data.as_ref().expect("data").to_value();
+            assert_eq!(start.title.as_deref(), data["command"].as_str(), "{}", sc.at(started));
+        }
+    }
+}

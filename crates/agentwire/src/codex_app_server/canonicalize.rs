@@ -72,16 +72,13 @@ pub fn item_status(item: &codex::ThreadItem) -> Option<ItemStatus> {
     }
 }
 
-/// A short human title: the command as a person wrote it (Codex's parsed `commandActions`, not
-/// the `/bin/bash -lc` wrapper), the tool called, the query, the files changed.
+/// A short human title: the whole command as a person wrote it (not the `/bin/bash -lc`
+/// wrapper; Codex's parsed `commandActions` may name only part of it), the tool called, the
+/// query, the files changed.
 pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
     use codex::ThreadItem as I;
     match item {
-        I::CommandExecution {
-            command,
-            command_actions,
-            ..
-        } => Some(command_display(command_actions).unwrap_or_else(|| content::shell_command(command))),
+        I::CommandExecution { command, .. } => Some(content::shell_command(command)),
         I::McpToolCall { server, tool, .. } => Some(call_title(Some(server), tool)),
         I::DynamicToolCall { tool, namespace, .. } => Some(call_title(namespace.as_deref(), tool)),
         I::FunctionCallOutput { name, namespace, .. } => Some(call_title(namespace.as_deref(), name)),
