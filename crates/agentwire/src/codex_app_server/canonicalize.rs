@@ -1,6 +1,8 @@
 //! Codex app-server types -> canonical types, value by value.
 
-use agentwire_canonical::{CanonicalItemType, ItemStatus, Json, PlanStepStatus, ThreadState, TurnState};
+use agentwire_canonical::{
+    CanonicalItemType, FileChangeKind, ItemStatus, Json, PlanStepStatus, ThreadState, TurnState,
+};
 use agentwire_codex_app_server as codex;
 
 use crate::canonicalize::Canonicalize;
@@ -82,15 +84,12 @@ pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
         I::McpToolCall { server, tool, .. } => Some(call_title(Some(server), tool)),
         I::DynamicToolCall { tool, namespace, .. } => Some(call_title(namespace.as_deref(), tool)),
         I::FunctionCallOutput { name, namespace, .. } => Some(call_title(namespace.as_deref(), name)),
-        I::WebSearch { query, action, .. } => Some(search_title(
-            query,
-            super::content::page_url(action.as_ref()).as_deref(),
+        I::WebSearch { query, action, .. } => Some(search_title(query, page_url(action.as_ref()).as_deref())),
+        I::FileChange { changes, .. } => Some(file_change_title(
+            changes
+                .iter()
+                .map(|change| (change.path.as_str(), change_kind(&change.kind).0)),
         )),
-        I::FileChange { changes, .. } => {
-            Some(file_change_title(changes.iter().map(|change| {
-                (change.path.as_str(), super::content::change_kind(&change.kind).0)
-            })))
-        }
         I::ImageView { path, .. } => Some(format!("View {}", path.as_str())),
         I::UserMessage { .. }
         | I::HookPrompt { .. }
@@ -104,6 +103,23 @@ pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
         | I::EnteredReviewMode { .. }
         | I::ExitedReviewMode { .. }
         | I::ContextCompaction { .. } => None,
+    }
+}
+
+/// The page a web search opened or searched in, if it did.
+pub fn page_url(action: Option<&codex::WebSearchAction>) -> Option<String> {
+    match action? {
+        codex::WebSearchAction::OpenPage { url } | codex::WebSearchAction::FindInPage { url, .. } => url.clone(),
+        codex::WebSearchAction::Search { .. } | codex::WebSearchAction::Other => None,
+    }
+}
+
+/// A change's kind, and where it moves the file to.
+pub fn change_kind(kind: &codex::PatchChangeKind) -> (FileChangeKind, Option<String>) {
+    match kind {
+        codex::PatchChangeKind::Add => (FileChangeKind::Add, None),
+        codex::PatchChangeKind::Delete => (FileChangeKind::Delete, None),
+        codex::PatchChangeKind::Update { move_path } => (FileChangeKind::Update, move_path.clone()),
     }
 }
 

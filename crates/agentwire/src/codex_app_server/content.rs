@@ -3,15 +3,14 @@
 
 use agentwire_canonical::{
     AssistantMessageContent, AttachmentKind, CollabAgentToolCallContent, CommandExecutionContent,
-    ContextCompactionContent, DynamicToolCallContent, FileChangeContent, FileChangeEntry, FileChangeKind,
-    ImageGenerationContent, ImageViewContent, ItemAttachment, ItemContent, McpToolCallContent, MessageOrigin,
-    PlanContent, ReasoningContent, ReviewEnteredContent, ReviewExitedContent, UnknownContent, UserMessageContent,
-    WebSearchContent,
+    ContextCompactionContent, DynamicToolCallContent, FileChangeContent, FileChangeEntry, ImageGenerationContent,
+    ImageViewContent, ItemAttachment, ItemContent, McpToolCallContent, MessageOrigin, PlanContent, ReasoningContent,
+    ReviewEnteredContent, ReviewExitedContent, UnknownContent, UserMessageContent, WebSearchContent,
 };
 use agentwire_codex_app_server as codex;
 use serde_json::Value;
 
-use super::canonicalize::to_json;
+use super::canonicalize::{change_kind, page_url, to_json};
 use crate::codex_content::{mcp_result, non_empty};
 use crate::content;
 
@@ -205,14 +204,6 @@ pub fn item_content(item: &codex::ThreadItem) -> ItemContent {
     }
 }
 
-/// The page a web search opened or searched in, if it did.
-pub fn page_url(action: Option<&codex::WebSearchAction>) -> Option<String> {
-    match action? {
-        codex::WebSearchAction::OpenPage { url } | codex::WebSearchAction::FindInPage { url, .. } => url.clone(),
-        codex::WebSearchAction::Search { .. } | codex::WebSearchAction::Other => None,
-    }
-}
-
 /// A proposed plan written as text.
 pub fn plan(markdown: String) -> PlanContent {
     PlanContent {
@@ -284,15 +275,6 @@ fn file_entry(change: &codex::FileUpdateChange) -> FileChangeEntry {
         kind,
         diff: non_empty(&change.diff),
         move_path,
-    }
-}
-
-/// A change's kind, and where it moves the file to.
-pub fn change_kind(kind: &codex::PatchChangeKind) -> (FileChangeKind, Option<String>) {
-    match kind {
-        codex::PatchChangeKind::Add => (FileChangeKind::Add, None),
-        codex::PatchChangeKind::Delete => (FileChangeKind::Delete, None),
-        codex::PatchChangeKind::Update { move_path } => (FileChangeKind::Update, move_path.clone()),
     }
 }
 
