@@ -477,21 +477,58 @@ fn mcp_traces() {
             "trace `{}`: mcp_tool_call items vs mcpToolCall item/started",
             sc.name
         );
-        // Codex's own status: a call the user declined (`mcp_write_approval_decline`) is `failed`,
-        // with the error "user rejected MCP tool call".
+        // Codex's own status, except a call the user declined (`mcp_write_approval_decline`):
+        // Codex says `failed`, with the error "user rejected MCP tool call".
         let completions = sc.provider_lines_where(|msg| {
             msg["method"] == "item/completed" && msg["params"]["item"]["type"] == "mcpToolCall"
         });
         assert_eq!(items.len(), completions.len(), "trace `{}`: completions", sc.name);
         for ((_, completed), line) in items.into_iter().zip(completions) {
-            let expected = match sc.msg(line)["params"]["item"]["status"].as_str() {
+            let item = &sc.msg(line)["params"]["item"];
+            let expected = match item["status"].as_str() {
                 Some("completed") => ItemStatus::Completed,
+                // Codex fails a call whose approval the person declined: it was declined.
+                Some("failed") if item["error"]["message"] == "user rejected MCP tool call" => ItemStatus::Declined,
                 Some("failed") => ItemStatus::Failed,
                 other => panic!("{}: mcpToolCall status {other:?}", sc.at(completed)),
             };
             let status = payload!(sc.event(completed), ItemCompleted).and_then(|payload| payload.status);
             assert_eq!(status, Some(expected), "{}: status", sc.at(completed));
         }
+    }
+}
+
+/// Codex asks to approve an MCP tool call with an elicitation that names no item: the request
+/// is on the open `mcp_tool_call` item it approves, and a call the person declined is drawn
+/// `declined` (Codex completes it `failed`), one they accepted `completed`.
+#[test]
+fn an_mcp_approval_is_on_its_call() {
+    for (name, status) in [
+        ("mcp_write_approval_decline", ItemStatus::Declined),
+        ("mcp_write_approval_accept", ItemStatus::Completed),
+    ] {
+        let sc = load(name);
+        let cycle = request_cycle(
+            &sc,
+            "mcpServer/elicitation/request",
+            CanonicalRequestType::McpServerElicitation,
+        );
+        let items = sc.items(CanonicalItemType::McpToolCall);
+        let [(started, completed)] = items[..] else {
+            panic!("trace `{name}`: one mcp_tool_call item, not {items:?}");
+        };
+        assert_eq!(
+            sc.event(cycle.opened).item_id.as_ref(),
+            Some(sc.item_id(started)),
+            "{}: the approval's item is the call's",
+            sc.at(cycle.opened)
+        );
+        assert!(
+            started < cycle.opened && cycle.resolved < completed,
+            "trace `{name}`: the approval is asked while the call is open"
+        );
+        let drawn = payload!(sc.event(completed), ItemCompleted).and_then(|payload| payload.status);
+        assert_eq!(drawn, Some(status), "{}: status", sc.at(completed));
     }
 }
 
@@ -712,6 +749,111 @@ fn stream_drop_retry() {
     }
 }
 
+/// A retry replaced the message the dropped stream was writing: that message ends `completed`
+/// with the text it had streamed, not `failed` in a turn that completed.
+#[test]
+fn a_message_a_retry_replaced_is_not_failed() {
+    let sc = recovers("stream_drop_retry");
+    let failed: Vec<String> = sc
+        .indices_of(CanonicalRuntimeEventType::ItemCompleted)
+        .into_iter()
+        .filter(|&index| {
+            payload!(sc.event(index), ItemCompleted).and_then(|payload| payload.status) == Some(ItemStatus::Failed)
+        })
+        .map(|index| sc.at(index))
+        .collect();
+    assert!(failed.is_empty(), "items failed in a completed turn: {failed:?}");
+    let messages = sc.items(CanonicalItemType::AssistantMessage);
+    assert_eq!(
+        messages.len(),
+        2,
+        "the partial message and the retried one: {messages:?}"
+    );
+    let (started, completed) = messages[0];
+    let deltas: String = sc
+        .indices_of(CanonicalRuntimeEventType::ContentDelta)
+        .into_iter()
+        .filter(|&index| sc.event(index).item_id.as_ref() == Some(sc.item_id(started)))
+        .filter_map(|index| payload!(sc.event(index), ContentDelta).map(|delta| delta.delta.clone()))
+        .collect();
+    let data = payload!(sc.event(completed), ItemCompleted)
+        .and_then(|payload| payload.data.as_ref())
+        .map(|data| data.to_value().into_owned());
+    assert_eq!(
+        data,
+        Some(json!({ "text": deltas })),
+        "{}: the partial message keeps what it said",
+        sc.at(completed)
+    );
+}
+
+/// Every item's first event is `item.started`, whatever Codex sent about it first (a patch
+/// streamed before its `fileChange` started, in `patch_streaming_events`).
+#[test]
+fn an_items_first_event_is_item_started() {
+    for sc in Scenario::all(CODEX) {
+        let mut seen = BTreeSet::new();
+        for (index, event) in sc.events().iter().enumerate() {
+            let about_an_item = matches!(
+                event.event,
+                RuntimeEvent::ItemStarted(_)
+                    | RuntimeEvent::ItemUpdated(_)
+                    | RuntimeEvent::ItemCompleted(_)
+                    | RuntimeEvent::ContentDelta(_)
+            );
+            let Some(item) = event.item_id.as_ref().filter(|_| about_an_item) else {
+                continue;
+            };
+            if seen.insert(item.clone()) {
+                assert!(
+                    matches!(event.event, RuntimeEvent::ItemStarted(_)),
+                    "{}: the item's first event is {}",
+                    sc.at(index),
+                    event.event.event_type().as_str()
+                );
+            }
+        }
+    }
+}
+
+/// A message Codex completes without starting it is started first, and a delta arriving after
+/// its completion starts it no second time.
+#[test]
+fn a_message_completed_unstarted_is_started_once() {
+    let text = std::fs::read_to_string(corpus_dir(CODEX).join("text.jsonl")).expect("the trace");
+    let is = |line: &str, method: &str| line.contains(&format!(r#""method":"{method}""#));
+    let late_delta = text
+        .lines()
+        .find(|line| is(line, "item/agentMessage/delta"))
+        .expect("a delta");
+    let mut edited = String::new();
+    for line in text.lines() {
+        let message_start = is(line, "item/started") && line.contains(r#""type":"agentMessage""#);
+        if message_start || is(line, "item/agentMessage/delta") {
+            continue;
+        }
+        edited.push_str(line);
+        edited.push('\n');
+        if is(line, "item/completed") && line.contains(r#""type":"agentMessage""#) {
+            edited.push_str(late_delta);
+            edited.push('\n');
+        }
+    }
+    let events = normalize_text(CODEX, &edited).events;
+    let message: Vec<&ProviderRuntimeEvent> = events
+        .iter()
+        .filter(|event| match &event.event {
+            RuntimeEvent::ItemStarted(payload) | RuntimeEvent::ItemCompleted(payload) => {
+                payload.item_type == CanonicalItemType::AssistantMessage
+            }
+            _ => false,
+        })
+        .collect();
+    let kinds: Vec<&str> = message.iter().map(|event| event.event.event_type().as_str()).collect();
+    assert_eq!(kinds, ["item.started", "item.completed"]);
+    assert_eq!(message[0].item_id, message[1].item_id);
+}
+
 /// Exactly one `runtime.error` and one `turn.completed(failed)`, both for the trace's turn, the
 /// error first; the turn's `errorMessage` is the provider's.
 fn fails(name: &str) {
@@ -918,4 +1060,17 @@ fn a_different_provider_version_is_reported_once() {
             .any(|e| matches!(&e.event, RuntimeEvent::RuntimeWarning(w) if w.message.contains("version"))),
         "the pinned version is not reported"
     );
+}
+
+/// A command's card is titled by the whole command as a person reads it, not by the part of it
+/// Codex parsed into an action (`all`: `echo hello && ls`, not `ls`).
+#[test]
+fn a_command_is_titled_by_the_whole_command() {
+    for sc in Scenario::all(CODEX) {
+        for (started, _) in sc.items(CanonicalItemType::CommandExecution) {
+            let start = payload!(sc.event(started), ItemStarted).expect("item.started");
+            let data = start.data.as_ref().expect("data").to_value();
+            assert_eq!(start.title.as_deref(), data["command"].as_str(), "{}", sc.at(started));
+        }
+    }
 }

@@ -5,8 +5,8 @@
 
 use agentwire::source::Source;
 use agentwire_canonical::{
-    CanonicalItemType as I, CanonicalRequestType, CanonicalRuntimeEventType as T, ItemStatus, RuntimeEventRawSource,
-    SessionState, TurnState,
+    CanonicalItemType as I, CanonicalRequestType, CanonicalRuntimeEventType as T, ItemContent, ItemStatus,
+    RuntimeEvent, RuntimeEventRawSource, SessionState, TurnState,
 };
 use agentwire_tests::payload;
 use agentwire_tests::scenario::Scenario;
@@ -115,10 +115,7 @@ fn text_is_one_turn_with_the_users_message_and_the_answer() {
         .and_then(|p| p.data.as_ref())
         .expect("data")
         .to_value();
-    assert_eq!(
-        data["content"][0]["text"],
-        "Hi! I am the mock model. How can I help you today?"
-    );
+    assert_eq!(data["text"], "Hi! I am the mock model. How can I help you today?");
     assert_eq!(sc.items(I::UserMessage).len(), 1);
     sc.assert_no_item_left_open();
 }
@@ -137,10 +134,7 @@ fn shell_opens_the_command_from_its_tool_call_and_completes_it_from_its_item() {
     assert_eq!(start.title.as_deref(), Some("echo hello"));
     let end = payload!(sc.event(completed), ItemCompleted).expect("item.completed");
     assert_eq!(end.status, Some(ItemStatus::Completed));
-    assert_eq!(
-        end.data.as_ref().expect("data").to_value()["aggregated_output"],
-        "hello\n"
-    );
+    assert_eq!(end.data.as_ref().expect("data").to_value()["output"], "hello\n");
     let summaries = sc.indices_of(T::ToolSummary);
     assert_eq!(summaries.len(), 1, "the output the model saw");
     assert_eq!(sc.event(summaries[0]).item_id, sc.event(started).item_id);
@@ -487,4 +481,79 @@ fn a_file_another_codex_wrote_says_so_once_and_maps_on() {
         clean_norm.events.len() + 1,
         "the file maps as before"
     );
+}
+
+/// Every tool item of the three Codex sources is titled as what it does, never by the tool's
+/// bare name: "Add all.txt", "Edit README.md", "Call echo.write_note", "Search: query".
+#[test]
+fn codex_tool_items_are_titled_as_actions() {
+    let bare = [
+        "apply_patch",
+        "update_plan",
+        "exec_command",
+        "shell",
+        "web_search",
+        "view_image",
+    ];
+    for source in [Source::CodexRollout, Source::CodexExec, Source::CodexAppServer] {
+        for sc in Scenario::all(source) {
+            for (index, event) in sc.events().iter().enumerate() {
+                let (RuntimeEvent::ItemStarted(payload)
+                | RuntimeEvent::ItemUpdated(payload)
+                | RuntimeEvent::ItemCompleted(payload)) = &event.event
+                else {
+                    continue;
+                };
+                let Some(title) = payload.title.as_deref() else {
+                    continue;
+                };
+                assert!(!bare.contains(&title), "{}: titled `{title}`", sc.at(index));
+                let prefixes: &[&str] = match payload.item_type {
+                    I::FileChange => &["Add ", "Edit ", "Delete "],
+                    I::McpToolCall | I::DynamicToolCall => &["Call "],
+                    I::WebSearch => &["Search: ", "Fetch "],
+                    _ => &[""],
+                };
+                assert!(
+                    prefixes.iter().any(|prefix| title.starts_with(prefix)),
+                    "{}: a {} titled `{title}`",
+                    sc.at(index),
+                    payload.item_type
+                );
+            }
+        }
+    }
+}
+
+/// The events of older sessions (`exec_command_begin` / `_end`, `mcp_tool_call_*`,
+/// `patch_apply_*`, `collab_*`, the legacy whole messages, ...), replayed from the hand-written
+/// examples of every line kind: each item event carries its type's content, and a tool item
+/// reads as what it does.
+#[test]
+fn older_sessions_items_carry_their_types_content() {
+    let path = agentwire_tests::tests_dir().join("fixtures/codex-rollout/examples.jsonl");
+    let examples = std::fs::read_to_string(&path).expect("the examples");
+    let lines: String = examples
+        .lines()
+        .map(|example| {
+            let example: Value = serde_json::from_str(example).expect("JSON");
+            format!("{}\n", example["line"])
+        })
+        .collect();
+    let events = agentwire_tests::normalize_text(Source::CodexRollout, &lines).events;
+    let mut items = 0;
+    for event in &events {
+        let (RuntimeEvent::ItemStarted(payload)
+        | RuntimeEvent::ItemUpdated(payload)
+        | RuntimeEvent::ItemCompleted(payload)) = &event.event
+        else {
+            continue;
+        };
+        items += 1;
+        let data = payload.data.as_ref().expect("data").to_value();
+        if let Err(error) = ItemContent::decode(payload.item_type, &data) {
+            panic!("a {} item's data: {error}: {data}", payload.item_type);
+        }
+    }
+    assert!(items > 20, "the examples' items: {items}");
 }

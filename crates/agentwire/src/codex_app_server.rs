@@ -1,6 +1,7 @@
 //! Codex app-server (JSON-RPC over stdio) -> canonical events: spec sections 3.1 and 3.2.
 
 mod canonicalize;
+mod content;
 mod lifecycle;
 mod normalizer;
 mod notifications;

@@ -11,6 +11,7 @@
 //! Every line yields an event whose `raw` is the whole line (`codex.rollout`); a further event
 //! derived from an `EventMsg` carries that `EventMsg` alone (`codex.eventmsg`).
 
+mod content;
 mod event_msg;
 mod items;
 mod normalizer;

@@ -738,6 +738,15 @@ impl<Q> Ledger<Q> {
         self.items.get(provider_thread)?.get(provider_item)
     }
 
+    /// The open items of a thread, by provider item id.
+    pub fn open_items(&self, provider_thread: &str) -> impl Iterator<Item = (&str, &OpenItem)> {
+        self.items
+            .get(provider_thread)
+            .into_iter()
+            .flatten()
+            .map(|(key, open)| (key.as_str(), open))
+    }
+
     fn item_mut(&mut self, provider_thread: &str, provider_item: &str) -> Option<&mut OpenItem> {
         self.items.get_mut(provider_thread)?.get_mut(provider_item)
     }

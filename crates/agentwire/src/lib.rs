@@ -61,6 +61,8 @@ pub mod claude_session;
 pub mod clock;
 #[cfg(feature = "codex-app-server")]
 pub mod codex_app_server;
+#[cfg(any(feature = "codex-app-server", feature = "codex-exec", feature = "codex-rollout"))]
+mod codex_content;
 #[cfg(feature = "codex-exec")]
 pub mod codex_exec;
 #[cfg(feature = "codex-rollout")]

@@ -1,9 +1,13 @@
 //! Codex app-server types -> canonical types, value by value.
 
-use agentwire_canonical::{CanonicalItemType, ItemStatus, Json, PlanStepStatus, ThreadState, TurnState};
+use agentwire_canonical::{
+    CanonicalItemType, FileChangeKind, ItemStatus, Json, PlanStepStatus, ThreadState, TurnState,
+};
 use agentwire_codex_app_server as codex;
 
 use crate::canonicalize::Canonicalize;
+use crate::codex_content::{call_title, file_change_title, search_title};
+use crate::content;
 
 impl Canonicalize for codex::ThreadItem {
     type Canonical = CanonicalItemType;
@@ -70,28 +74,23 @@ pub fn item_status(item: &codex::ThreadItem) -> Option<ItemStatus> {
     }
 }
 
-/// A short human title: the command as a person wrote it (Codex's parsed `commandActions`, not
-/// the `/bin/bash -lc` wrapper), the tool, the query, the file.
+/// A short human title: the whole command as a person wrote it (not the `/bin/bash -lc`
+/// wrapper; Codex's parsed `commandActions` may name only part of it), the tool called, the
+/// query, the files changed.
 pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
     use codex::ThreadItem as I;
     match item {
-        I::CommandExecution {
-            command,
-            command_actions,
-            ..
-        } => Some(command_display(command_actions).unwrap_or_else(|| command.clone())),
-        I::McpToolCall { server, tool, .. } => Some(format!("{server}.{tool}")),
-        I::DynamicToolCall { tool, namespace, .. } => Some(
-            namespace
-                .as_ref()
-                .map_or_else(|| tool.clone(), |ns| format!("{ns}.{tool}")),
-        ),
-        I::FunctionCallOutput { name, .. } => Some(name.clone()),
-        I::WebSearch { query, .. } => Some(query.clone()),
-        I::FileChange { changes, .. } => Some(match changes.as_slice() {
-            [one] => one.path.clone(),
-            many => format!("{} files", many.len()),
-        }),
+        I::CommandExecution { command, .. } => Some(content::shell_command(command)),
+        I::McpToolCall { server, tool, .. } => Some(call_title(Some(server), tool)),
+        I::DynamicToolCall { tool, namespace, .. } => Some(call_title(namespace.as_deref(), tool)),
+        I::FunctionCallOutput { name, namespace, .. } => Some(call_title(namespace.as_deref(), name)),
+        I::WebSearch { query, action, .. } => Some(search_title(query, page_url(action.as_ref()).as_deref())),
+        I::FileChange { changes, .. } => Some(file_change_title(
+            changes
+                .iter()
+                .map(|change| (change.path.as_str(), change_kind(&change.kind).0)),
+        )),
+        I::ImageView { path, .. } => Some(format!("View {}", path.as_str())),
         I::UserMessage { .. }
         | I::HookPrompt { .. }
         | I::AgentMessage { .. }
@@ -99,12 +98,28 @@ pub fn item_title(item: &codex::ThreadItem) -> Option<String> {
         | I::Reasoning { .. }
         | I::CollabAgentToolCall { .. }
         | I::SubAgentActivity { .. }
-        | I::ImageView { .. }
         | I::Sleep { .. }
         | I::ImageGeneration { .. }
         | I::EnteredReviewMode { .. }
         | I::ExitedReviewMode { .. }
         | I::ContextCompaction { .. } => None,
+    }
+}
+
+/// The page a web search opened or searched in, if it did.
+pub fn page_url(action: Option<&codex::WebSearchAction>) -> Option<String> {
+    match action? {
+        codex::WebSearchAction::OpenPage { url } | codex::WebSearchAction::FindInPage { url, .. } => url.clone(),
+        codex::WebSearchAction::Search { .. } | codex::WebSearchAction::Other => None,
+    }
+}
+
+/// A change's kind, and where it moves the file to.
+pub fn change_kind(kind: &codex::PatchChangeKind) -> (FileChangeKind, Option<String>) {
+    match kind {
+        codex::PatchChangeKind::Add => (FileChangeKind::Add, None),
+        codex::PatchChangeKind::Delete => (FileChangeKind::Delete, None),
+        codex::PatchChangeKind::Update { move_path } => (FileChangeKind::Update, move_path.clone()),
     }
 }
 

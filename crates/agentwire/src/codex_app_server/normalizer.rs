@@ -1,7 +1,7 @@
 //! The Codex app-server normalizer: frame dispatch and the few facts only Codex needs on top of
 //! the session [`Ledger`] (which `turn/start` a result answers).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use agentwire_canonical::{
     ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId,
@@ -26,6 +26,12 @@ pub struct CodexAppServerNormalizer {
     /// `turn/start` requests awaiting their result, by JSON-RPC id: the thread they start in
     /// (the result names only the turn).
     turn_starts: BTreeMap<RequestId, String>,
+    /// The items reported last that the ledger holds open no more (completed, or started late
+    /// in a turn that had ended), by provider thread and item id (see `remember_settled`).
+    pub(super) settled_items: VecDeque<(String, String)>,
+    /// MCP tool calls whose approval the person declined, by provider thread and item id: Codex
+    /// completes them `failed`.
+    pub(super) declined_calls: BTreeSet<(String, String)>,
 }
 
 impl CodexAppServerNormalizer {
@@ -35,6 +41,8 @@ impl CodexAppServerNormalizer {
             ledger: Ledger::new(Source::CodexAppServer, options),
             wire: wire::Decoder::default(),
             turn_starts: BTreeMap::new(),
+            settled_items: VecDeque::new(),
+            declined_calls: BTreeSet::new(),
         }
     }
 

@@ -21,8 +21,11 @@ use agentwire_codex_app_server::{self as codex, ServerNotification};
 use serde_json::{Map, Value, json};
 
 use super::canonicalize::{item_detail, item_id, item_status, item_title, to_json, to_text};
+use super::content::{file_change, item_content};
 use super::normalizer::CodexAppServerNormalizer;
 use crate::canonicalize::Canonicalize;
+use crate::codex_content;
+use crate::content;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ids;
@@ -54,6 +57,7 @@ impl CodexAppServerNormalizer {
                 if params.will_retry {
                     let message = format!("{} (retrying)", params.error.message);
                     self.ledger.warn(&context, message, Some(detail), out);
+                    self.settle_replaced(raw, &params.thread_id, &params.turn_id, out);
                 } else if self.ledger.report_turn_error(&params.thread_id, &params.turn_id) {
                     let payload = RuntimeErrorPayload {
                         message: params.error.message.clone(),
@@ -227,30 +231,36 @@ impl CodexAppServerNormalizer {
                 (Some(params.content_index), None),
                 out,
             ),
-            N::ItemReasoningSummaryPartAdded { params, .. } => self.item_updated(
-                raw,
-                (&params.thread_id, &params.turn_id, &params.item_id),
-                CanonicalItemType::Reasoning,
-                Some(format!("summary part {} started", params.summary_index)),
-                json!({ "summaryIndex": params.summary_index }),
-                out,
-            ),
+            N::ItemReasoningSummaryPartAdded { params, .. } => {
+                let place = (params.thread_id.as_str(), params.turn_id.as_str(), params.item_id.as_str());
+                self.ensure_started(raw, place, CanonicalItemType::Reasoning, out);
+                // A new part of the summary: what streams next reads as a paragraph of its own.
+                self.edit_content(&params.thread_id, &params.item_id, |data| {
+                    if let Some(Value::String(summary)) = data.get_mut("summary")
+                        && !summary.is_empty()
+                    {
+                        summary.push_str("\n\n");
+                    }
+                });
+                let detail = format!("summary part {} started", params.summary_index);
+                self.item_updated(raw, place, CanonicalItemType::Reasoning, Some(detail), out);
+            }
             N::ItemCommandExecutionTerminalInteraction { params, .. } => self.item_updated(
                 raw,
                 (&params.thread_id, &params.turn_id, &params.item_id),
                 CanonicalItemType::CommandExecution,
                 Some("terminal input".to_string()),
-                json!({ "processId": params.process_id, "stdin": params.stdin }),
                 out,
             ),
-            N::ItemFileChangePatchUpdated { params, .. } => self.item_updated(
-                raw,
-                (&params.thread_id, &params.turn_id, &params.item_id),
-                CanonicalItemType::FileChange,
-                None,
-                json!({ "changes": to_json(&params.changes) }),
-                out,
-            ),
+            N::ItemFileChangePatchUpdated { params, .. } => {
+                let place = (params.thread_id.as_str(), params.turn_id.as_str(), params.item_id.as_str());
+                self.ensure_started(raw, place, CanonicalItemType::FileChange, out);
+                let changes = to_json(&file_change(&params.changes).changes);
+                self.edit_content(&params.thread_id, &params.item_id, |data| {
+                    data.insert("changes".to_string(), changes);
+                });
+                self.item_updated(raw, place, CanonicalItemType::FileChange, None, out);
+            }
             // The guardian (auto-approval reviewer) examining an item: an update of that item.
             N::ItemAutoApprovalReviewStarted { params, .. } => {
                 let target = params.target_item_id.as_deref().unwrap_or(&params.review_id);
@@ -259,7 +269,6 @@ impl CodexAppServerNormalizer {
                     (&params.thread_id, &params.turn_id, target),
                     CanonicalItemType::Unknown,
                     Some("auto-approval review started".to_string()),
-                    to_json(params),
                     out,
                 );
             }
@@ -270,7 +279,6 @@ impl CodexAppServerNormalizer {
                     (&params.thread_id, &params.turn_id, target),
                     CanonicalItemType::Unknown,
                     Some("auto-approval review completed".to_string()),
-                    to_json(params),
                     out,
                 );
             }
@@ -527,24 +535,49 @@ impl CodexAppServerNormalizer {
         let raw = raw.with_type(item.tag());
         let context = self.ledger.item_context(thread, turn, provider_item, Some(raw));
         let item_type = item.canonical();
-        let status = item_status(item);
+        let status = match (completed, item_status(item)) {
+            // A call whose approval the person declined fails, in Codex's words; it was declined.
+            (true, Some(ItemStatus::Failed)) if self.declined_calls.remove(&(thread.into(), provider_item.into())) => {
+                ItemStatus::Declined
+            }
+            (true, Some(status)) => status,
+            (true, None) => ItemStatus::Completed,
+            (false, status) => status.unwrap_or(ItemStatus::InProgress),
+        };
         let payload = ItemLifecyclePayload {
             item_type,
-            status: Some(match (completed, status) {
-                (true, Some(status)) => status,
-                (true, None) => ItemStatus::Completed,
-                (false, status) => status.unwrap_or(ItemStatus::InProgress),
-            }),
+            status: Some(status),
             title: item_title(item),
             detail: item_detail(item),
-            data: Some(to_text(item)),
+            data: Some(content::data(item_content(item))),
         };
         if completed {
+            let known = self.known_item((thread, turn, provider_item));
             self.ledger.close_item(thread, provider_item);
+            if !known {
+                // Completed without a start: its first event is `item.started` all the same.
+                let started = ItemLifecyclePayload {
+                    status: Some(ItemStatus::InProgress),
+                    ..payload.clone()
+                };
+                self.emit(&context, RuntimeEvent::ItemStarted(started), out);
+            }
+            self.remember_settled(thread, provider_item);
             self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
         } else if self.ledger.turn_ended(thread, turn) {
             // A late start for a turn that already ended: reported, but not reopened.
+            self.remember_settled(thread, provider_item);
             self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
+        } else if self.ledger.item(thread, provider_item).is_some() {
+            // Started already, by a notification about it that came first (a patch streamed
+            // before its `fileChange` started): now Codex says what it is.
+            let face = OpenItemFace {
+                item_type,
+                title: payload.title.clone(),
+                data: payload.data.clone(),
+            };
+            self.ledger.open_item((thread, turn, provider_item), face);
+            self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
         } else {
             let face = OpenItemFace {
                 item_type,
@@ -553,6 +586,104 @@ impl CodexAppServerNormalizer {
             };
             self.ledger.open_item((thread, turn, provider_item), face);
             self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
+        }
+    }
+
+    /// Starts an item a notification names before Codex started it (its first event is
+    /// `item.started` all the same), with its type's empty content; an item open, completed or
+    /// of a turn that ended is left as it is.
+    fn ensure_started(
+        &mut self,
+        raw: Raw<'_>,
+        (thread, turn, item): (&str, &str, &str),
+        item_type: CanonicalItemType,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        if self.known_item((thread, turn, item)) {
+            return;
+        }
+        let context = self.ledger.item_context(thread, turn, item, Some(raw));
+        let data = content::data(codex_content::empty(item_type));
+        let face = OpenItemFace {
+            item_type,
+            title: None,
+            data: Some(data.clone()),
+        };
+        self.ledger.open_item((thread, turn, item), face);
+        let payload = ItemLifecyclePayload {
+            item_type,
+            status: Some(ItemStatus::InProgress),
+            title: None,
+            detail: None,
+            data: Some(data),
+        };
+        self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
+    }
+
+    /// Whether an item was started already: it is open, settled, or of a turn that ended (whose
+    /// items the turn's end settled).
+    fn known_item(&self, (thread, turn, item): (&str, &str, &str)) -> bool {
+        self.ledger.item(thread, item).is_some()
+            || self.ledger.turn_ended(thread, turn)
+            || self.settled_items.iter().any(|(t, i)| t == thread && i == item)
+    }
+
+    /// Remembers an item the ledger holds open no more, so a late notification about it does not
+    /// start it again (the most recent ones: memory stays bounded).
+    fn remember_settled(&mut self, thread: &str, item: &str) {
+        const REMEMBERED: usize = 64;
+        self.settled_items.push_back((thread.to_string(), item.to_string()));
+        if self.settled_items.len() > REMEMBERED {
+            self.settled_items.pop_front();
+        }
+    }
+
+    /// Changes an open item's content in place (its last data, its face if it is cut off).
+    fn edit_content(&mut self, thread: &str, item: &str, edit: impl FnOnce(&mut Map<String, Value>)) {
+        let Some(mut data) = self
+            .ledger
+            .item(thread, item)
+            .and_then(|open| open.data.as_ref())
+            .map(|data| data.to_value().into_owned())
+        else {
+            return;
+        };
+        if let Value::Object(map) = &mut data {
+            edit(map);
+        }
+        self.ledger.update_item(thread, item, data.into());
+    }
+
+    /// A retry after the stream dropped: the messages the dropped response was streaming end
+    /// with what they had said (Codex streams the answer again as new items), so none is left
+    /// open to fail when the turn completes.
+    fn settle_replaced(&mut self, raw: Raw<'_>, thread: &str, turn: &str, out: &mut Vec<ProviderRuntimeEvent>) {
+        let replaced: Vec<String> = self
+            .ledger
+            .open_items(thread)
+            .filter(|(_, open)| {
+                open.turn == turn
+                    && matches!(
+                        open.item_type,
+                        CanonicalItemType::AssistantMessage | CanonicalItemType::Reasoning | CanonicalItemType::Plan
+                    )
+            })
+            .map(|(key, _)| key.to_string())
+            .collect();
+        for item in replaced {
+            let context = self.ledger.item_context(thread, turn, &item, Some(raw));
+            let Some(open) = self.ledger.close_item(thread, &item) else {
+                continue;
+            };
+            self.remember_settled(thread, &item);
+            let payload = ItemLifecyclePayload {
+                item_type: open.item_type,
+                status: Some(ItemStatus::Completed),
+                title: open.title,
+                detail: Some("the stream dropped and Codex retried: this part ends here".to_string()),
+                data: open.data,
+            };
+            self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
         }
     }
 
@@ -600,19 +731,20 @@ impl CodexAppServerNormalizer {
         (content_index, summary_index): (Option<i64>, Option<i64>),
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let context = self.ledger.item_context(thread, turn, item, Some(raw));
-        // The text field of the item the stream fills, kept up to date for an item cut off.
-        let field = match stream_kind {
-            ContentStreamKind::AssistantText | ContentStreamKind::PlanText => Some("text"),
-            ContentStreamKind::CommandOutput => Some("aggregatedOutput"),
-            ContentStreamKind::ReasoningText
-            | ContentStreamKind::ReasoningSummaryText
-            | ContentStreamKind::FileChangeOutput
-            | ContentStreamKind::Unknown => None,
+        // The item the stream fills, and its content's text field, kept up to date for an item
+        // cut off.
+        let (item_type, field) = match stream_kind {
+            ContentStreamKind::AssistantText => (CanonicalItemType::AssistantMessage, "text"),
+            ContentStreamKind::PlanText => (CanonicalItemType::Plan, "markdown"),
+            ContentStreamKind::CommandOutput => (CanonicalItemType::CommandExecution, "output"),
+            ContentStreamKind::FileChangeOutput => (CanonicalItemType::FileChange, "output"),
+            ContentStreamKind::ReasoningText => (CanonicalItemType::Reasoning, "text"),
+            ContentStreamKind::ReasoningSummaryText => (CanonicalItemType::Reasoning, "summary"),
+            ContentStreamKind::Unknown => (CanonicalItemType::Unknown, "text"),
         };
-        if let Some(field) = field {
-            self.ledger.append_item_text(thread, item, field, delta);
-        }
+        self.ensure_started(raw, (thread, turn, item), item_type, out);
+        self.ledger.append_item_text(thread, item, field, delta);
+        let context = self.ledger.item_context(thread, turn, item, Some(raw));
         let payload = ContentDeltaPayload {
             stream_kind,
             delta: delta.to_string(),
@@ -622,23 +754,28 @@ impl CodexAppServerNormalizer {
         self.emit(&context, RuntimeEvent::ContentDelta(payload), out);
     }
 
+    /// `item.updated` with the item's whole content as it stands (an item not yet started is
+    /// started first).
     fn item_updated(
         &mut self,
         raw: Raw<'_>,
         (thread, turn, item): (&str, &str, &str),
         fallback: CanonicalItemType,
         detail: Option<String>,
-        data: Value,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
+        self.ensure_started(raw, (thread, turn, item), fallback, out);
         let context = self.ledger.item_context(thread, turn, item, Some(raw));
-        let item_type = self.ledger.item(thread, item).map_or(fallback, |open| open.item_type);
+        let (item_type, data) = match self.ledger.item(thread, item) {
+            Some(open) => (open.item_type, open.data.clone()),
+            None => (fallback, None),
+        };
         let payload = ItemLifecyclePayload {
             item_type,
             status: Some(ItemStatus::InProgress),
             title: None,
             detail,
-            data: Some(data.into()),
+            data: Some(data.unwrap_or_else(|| content::data(codex_content::empty(item_type)))),
         };
         self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
     }

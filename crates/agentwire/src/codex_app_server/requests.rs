@@ -11,8 +11,8 @@
 //! provider's own answer kept whole in `resolution`.
 
 use agentwire_canonical::{
-    CanonicalRequestType, Json, ProviderRuntimeEvent, RequestOpenedPayload, RequestResolvedPayload, RuntimeEvent,
-    RuntimeEventRawSource,
+    CanonicalItemType, CanonicalRequestType, Json, ProviderRuntimeEvent, RequestOpenedPayload, RequestResolvedPayload,
+    RuntimeEvent, RuntimeEventRawSource,
 };
 use agentwire_codex_app_server::{self as codex, RequestId, ServerRequest, ServerRequestResult};
 use serde_json::{Value, json};
@@ -63,9 +63,10 @@ impl CodexAppServerNormalizer {
             ),
             R::McpServerElicitationRequest { params, .. } => {
                 let (thread, turn) = elicitation_place(params);
+                let call = self.approved_call(params);
                 (
                     CanonicalRequestType::McpServerElicitation,
-                    place(thread, turn, None),
+                    place(thread, turn, call.as_deref()),
                     true,
                     to_json(params),
                 )
@@ -185,6 +186,17 @@ impl CodexAppServerNormalizer {
         let Some(request) = self.ledger.request_mut(&key) else {
             return;
         };
+        // A declined approval of an MCP tool call: Codex completes the call `failed`.
+        if request.request_type == CanonicalRequestType::McpServerElicitation
+            && matches!(answer.decision, Decision::Decline | Decision::Cancel)
+            && let Place {
+                thread: Some(thread),
+                item: Some(item),
+                ..
+            } = &request.place
+        {
+            self.declined_calls.insert((thread.clone(), item.clone()));
+        }
         request.answer = Some(answer);
         if request.request_type == CanonicalRequestType::DynamicToolCall {
             let method = request.extra.method;
@@ -224,6 +236,37 @@ impl CodexAppServerNormalizer {
             resolution: Some(json!({ "requestId": params.request_id })),
         };
         self.emit(&context, RuntimeEvent::RequestResolved(payload), out);
+    }
+
+    /// The MCP tool call an elicitation asks the person to approve (`_meta.codex_approval_kind:
+    /// "mcp_tool_call"`): Codex names no item, so it is the open `mcp_tool_call` item of the same
+    /// thread, turn, server and tool (the first by provider id, when several are open).
+    fn approved_call(&self, params: &codex::McpServerElicitationRequestParams) -> Option<String> {
+        use codex::McpServerElicitationRequestParams as P;
+        let (server, meta) = match params {
+            P::OpenaiXuserVerification { server_name, meta, .. }
+            | P::Form { server_name, meta, .. }
+            | P::OpenaiXform { server_name, meta, .. }
+            | P::OpenaiForm { server_name, meta, .. }
+            | P::Url { server_name, meta, .. } => (server_name, meta.as_ref()?),
+        };
+        if meta.get("codex_approval_kind").and_then(Value::as_str) != Some("mcp_tool_call") {
+            return None;
+        }
+        let tool = meta.get("tool_name").and_then(Value::as_str);
+        let (thread, turn) = elicitation_place(params);
+        self.ledger
+            .open_items(thread)
+            .filter(|(_, open)| {
+                open.item_type == CanonicalItemType::McpToolCall && turn.is_none_or(|turn| open.turn == turn)
+            })
+            .filter(|(_, open)| {
+                let data = open.data.as_ref().map(Json::to_value).unwrap_or_default();
+                data.get("server").and_then(Value::as_str) == Some(server.as_str())
+                    && tool.is_none_or(|tool| data.get("tool").and_then(Value::as_str) == Some(tool))
+            })
+            .map(|(key, _)| key.to_string())
+            .next()
     }
 
     /// What a person must read to decide, in one line: the command, the files and why, the

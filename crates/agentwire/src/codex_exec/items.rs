@@ -1,9 +1,15 @@
-//! `ThreadItem`s -> canonical item types, statuses, titles and plan steps.
+//! `ThreadItem`s -> canonical item types, statuses, titles, content and plan steps.
 
-use agentwire_canonical::{CanonicalItemType, ItemStatus, PlanStepStatus, TurnPlanStep};
+use agentwire_canonical::{
+    AssistantMessageContent, CanonicalItemType, CommandExecutionContent, ErrorContent, FileChangeContent,
+    FileChangeEntry, FileChangeKind, ItemContent, ItemStatus, McpToolCallContent, PlanContent, PlanStepStatus,
+    ReasoningContent, TurnPlanStep, WebSearchContent,
+};
 use agentwire_codex_exec::{self as exec, CommandExecutionStatus, McpToolCallStatus, PatchApplyStatus, ThreadItem};
 
 use crate::canonicalize::Canonicalize;
+use crate::codex_content::{call_title, file_change_title, mcp_result, non_empty, search_title};
+use crate::content;
 
 impl Canonicalize for ThreadItem {
     type Canonical = CanonicalItemType;
@@ -58,17 +64,102 @@ pub fn item_status(item: &ThreadItem) -> Option<ItemStatus> {
     }
 }
 
-/// A short human title: the command as a person wrote it, the tool, the query, the file.
+/// A short human title: the command as a person wrote it, the tool called, the query, the
+/// files changed.
 pub fn item_title(item: &ThreadItem) -> Option<String> {
     match item {
-        ThreadItem::CommandExecution(command) => Some(unwrapped_command(&command.command).to_string()),
-        ThreadItem::FileChange(change) => Some(match change.changes.as_slice() {
-            [one] => one.path.clone(),
-            many => format!("{} files", many.len()),
-        }),
-        ThreadItem::McpToolCall(call) => Some(format!("{}.{}", call.server, call.tool)),
-        ThreadItem::WebSearch(search) => Some(search.query.clone()),
+        ThreadItem::CommandExecution(command) => Some(content::shell_command(&command.command)),
+        ThreadItem::FileChange(change) => Some(file_change_title(
+            change
+                .changes
+                .iter()
+                .map(|file| (file.path.as_str(), change_kind(file.kind))),
+        )),
+        ThreadItem::McpToolCall(call) => Some(call_title(Some(&call.server), &call.tool)),
+        ThreadItem::WebSearch(search) => Some(search_title(&search.query, None)),
         ThreadItem::AgentMessage(_) | ThreadItem::Reasoning(_) | ThreadItem::TodoList(_) | ThreadItem::Error(_) => None,
+    }
+}
+
+/// The content of an item. Exec's reasoning items carry the summary Codex shows, not the
+/// model's reasoning itself.
+pub fn item_content(item: &ThreadItem) -> ItemContent {
+    match item {
+        ThreadItem::AgentMessage(message) => AssistantMessageContent {
+            text: message.text.clone(),
+            parent_item_id: None,
+        }
+        .into(),
+        ThreadItem::Reasoning(reasoning) => ReasoningContent {
+            text: String::new(),
+            summary: non_empty(&reasoning.text),
+            parent_item_id: None,
+        }
+        .into(),
+        ThreadItem::CommandExecution(command) => CommandExecutionContent {
+            command: content::shell_command(&command.command),
+            cwd: None,
+            exit_code: command.exit_code,
+            output: non_empty(&command.aggregated_output),
+            duration_ms: None,
+            description: None,
+            parent_item_id: None,
+        }
+        .into(),
+        ThreadItem::FileChange(change) => FileChangeContent {
+            changes: change
+                .changes
+                .iter()
+                .map(|file| FileChangeEntry {
+                    path: file.path.clone(),
+                    kind: change_kind(file.kind),
+                    diff: None,
+                    move_path: None,
+                })
+                .collect(),
+            output: None,
+            parent_item_id: None,
+        }
+        .into(),
+        ThreadItem::McpToolCall(call) => McpToolCallContent {
+            server: call.server.clone(),
+            tool: call.tool.clone(),
+            arguments: (!call.arguments.is_null()).then(|| call.arguments.clone()),
+            result: call
+                .result
+                .as_ref()
+                .and_then(|result| mcp_result(&result.content, result.structured_content.as_ref())),
+            error: call.error.as_ref().map(|error| error.message.clone()),
+            parent_item_id: None,
+        }
+        .into(),
+        ThreadItem::WebSearch(search) => WebSearchContent {
+            query: search.query.clone(),
+            url: None,
+            results: None,
+            parent_item_id: None,
+        }
+        .into(),
+        ThreadItem::TodoList(list) => PlanContent {
+            steps: plan_steps(list),
+            markdown: None,
+            explanation: None,
+            parent_item_id: None,
+        }
+        .into(),
+        ThreadItem::Error(error) => ErrorContent {
+            message: error.message.clone(),
+            parent_item_id: None,
+        }
+        .into(),
+    }
+}
+
+fn change_kind(kind: exec::PatchChangeKind) -> FileChangeKind {
+    match kind {
+        exec::PatchChangeKind::Add => FileChangeKind::Add,
+        exec::PatchChangeKind::Delete => FileChangeKind::Delete,
+        exec::PatchChangeKind::Update => FileChangeKind::Update,
     }
 }
 
@@ -98,24 +189,6 @@ pub fn item_detail(item: &ThreadItem) -> Option<String> {
     }
 }
 
-/// `/bin/bash -lc 'echo hello'` -> `echo hello`: the shell wrapper codex runs every command in,
-/// removed when the command inside is one single-quoted word (nothing to unescape); any other
-/// command as printed.
-pub fn unwrapped_command(command: &str) -> &str {
-    [
-        "/bin/bash -lc '",
-        "bash -lc '",
-        "/bin/zsh -lc '",
-        "zsh -lc '",
-        "/bin/sh -c '",
-        "sh -c '",
-    ]
-    .iter()
-    .find_map(|prefix| command.strip_prefix(prefix)?.strip_suffix('\''))
-    .filter(|inner| !inner.contains('\''))
-    .unwrap_or(command)
-}
-
 /// A to-do list as plan steps. The SDK's steps are done or not: a step not done is `pending`
 /// (the list does not say which one is being worked on).
 pub fn plan_steps(list: &exec::TodoListItem) -> Vec<TurnPlanStep> {
@@ -130,19 +203,4 @@ pub fn plan_steps(list: &exec::TodoListItem) -> Vec<TurnPlanStep> {
             },
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::unwrapped_command;
-
-    #[test]
-    fn the_shell_wrapper_is_removed_only_when_nothing_is_quoted_inside() {
-        assert_eq!(unwrapped_command("/bin/bash -lc 'echo hello'"), "echo hello");
-        assert_eq!(
-            unwrapped_command("/bin/bash -lc 'echo '\\''a'\\'''"),
-            "/bin/bash -lc 'echo '\\''a'\\'''"
-        );
-        assert_eq!(unwrapped_command("ls -la"), "ls -la");
-    }
 }

@@ -8,17 +8,18 @@
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    ItemLifecyclePayload, ItemStatus, Json, ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
     RuntimeEventRawSource, RuntimeRequestId, ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep,
     TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_codex_exec::{ThreadEvent, ThreadItem};
 use serde_json::{Value, json};
 
-use super::items::{item_detail, item_id, item_status, item_title, plan_steps};
+use super::items::{item_content, item_detail, item_id, item_status, item_title, plan_steps};
 use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::canonicalize::Canonicalize;
+use crate::content;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
 use crate::ledger::{Cutoff, Ledger, OpenItemFace};
@@ -229,7 +230,7 @@ impl CodexExecNormalizer {
             status: Some(status),
             title: item_title(item),
             detail: item_detail(item),
-            data: Some(Json::serialize(item).expect("generated types serialize")),
+            data: Some(content::data(item_content(item))),
         };
         // Only an item that stays open keeps a copy of its data: its face if it is cut off.
         match phase {

@@ -9,16 +9,19 @@
 
 use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
-    DeprecationNoticePayload, ItemStatus, Json, ModelReroutedPayload, ProviderRuntimeEvent, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeWarningPayload, SessionConfiguredPayload, SessionExitKind,
-    SessionExitedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, TurnAbortedPayload,
-    TurnDiffUpdatedPayload, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    DeprecationNoticePayload, ItemStatus, Json, ModelReroutedPayload, ProviderRuntimeEvent, ReviewEnteredContent,
+    ReviewExitedContent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeWarningPayload,
+    SessionConfiguredPayload, SessionExitKind, SessionExitedPayload, ThreadState, ThreadStateChangedPayload,
+    ThreadTokenUsageUpdatedPayload, TurnAbortedPayload, TurnDiffUpdatedPayload, TurnPlanUpdatedPayload,
+    TurnStartedPayload, TurnState,
 };
 use agentwire_codex_rollout::EventMsg;
 use serde_json::{Value, json};
 
-use super::items::{Face, TurnEnd, plan_steps, status_of, turn_item_face};
+use super::content;
+use super::items::{Face, TurnEnd, data, plan_steps, status_of, turn_item_face};
 use super::normalizer::{CodexRolloutNormalizer, Line, object};
+use crate::codex_content::{self, non_empty};
 use crate::ledger::Cutoff;
 use crate::object_text;
 
@@ -179,12 +182,21 @@ impl CodexRolloutNormalizer {
                 }
             }
             // The legacy whole-message events (no item id: named after their line).
-            EventMsg::AgentMessage(_) => {
-                self.legacy_item(turn, CanonicalItemType::AssistantMessage, value, raw, out);
+            EventMsg::AgentMessage(message) => {
+                let data = data(content::assistant(message.message.clone()));
+                self.legacy_item(turn, CanonicalItemType::AssistantMessage, data, raw, out);
             }
-            EventMsg::UserMessage(_) => self.legacy_item(turn, CanonicalItemType::UserMessage, value, raw, out),
-            EventMsg::AgentReasoning(_) | EventMsg::AgentReasoningRawContent(_) => {
-                self.legacy_item(turn, CanonicalItemType::Reasoning, value, raw, out);
+            EventMsg::UserMessage(message) => {
+                let data = data(content::legacy_user_message(message));
+                self.legacy_item(turn, CanonicalItemType::UserMessage, data, raw, out);
+            }
+            EventMsg::AgentReasoning(reasoning) => {
+                let data = data(content::reasoning(reasoning.text.clone(), true));
+                self.legacy_item(turn, CanonicalItemType::Reasoning, data, raw, out);
+            }
+            EventMsg::AgentReasoningRawContent(reasoning) => {
+                let data = data(content::reasoning(reasoning.text.clone(), false));
+                self.legacy_item(turn, CanonicalItemType::Reasoning, data, raw, out);
             }
             EventMsg::AgentMessageDelta(_) | EventMsg::AgentMessageContentDelta(_) => {
                 self.delta(turn, &value, ContentStreamKind::AssistantText, raw, out);
@@ -202,7 +214,7 @@ impl CodexRolloutNormalizer {
                         item_type: CanonicalItemType::Reasoning,
                         title: None,
                         status: ItemStatus::InProgress,
-                        data: value,
+                        data: data(codex_content::empty(CanonicalItemType::Reasoning)),
                     };
                     let item = item.clone();
                     self.update_item(turn.as_deref(), &item, face, raw, out);
@@ -218,9 +230,11 @@ impl CodexRolloutNormalizer {
                 self.complete_item(Some(&completed.turn_id), &id, face, raw, Some(derived), out);
             }
             EventMsg::McpToolCallBegin(begin) => {
-                self.begin_call(turn, &begin.call_id, CanonicalItemType::McpToolCall, value, raw, out);
+                let data = data(content::mcp_call(&begin.invocation, None));
+                self.begin_call(turn, &begin.call_id, CanonicalItemType::McpToolCall, data, raw, out);
             }
             EventMsg::McpToolCallEnd(end) => {
+                let data = data(content::mcp_call(&end.invocation, Some(&end.result)));
                 let status = if value.pointer("/result/Err").is_some() {
                     ItemStatus::Failed
                 } else {
@@ -231,50 +245,57 @@ impl CodexRolloutNormalizer {
                     &end.call_id,
                     CanonicalItemType::McpToolCall,
                     status,
-                    value,
+                    data,
                     raw,
                     out,
                 );
             }
-            EventMsg::WebSearchBegin(_) => {
-                let call_id = text(&value, "call_id").unwrap_or_default();
-                self.begin_call(turn, &call_id, CanonicalItemType::WebSearch, value, raw, out);
+            EventMsg::WebSearchBegin(begin) => {
+                let data = data(content::web_search(String::new(), None));
+                self.begin_call(turn, &begin.call_id, CanonicalItemType::WebSearch, data, raw, out);
             }
             EventMsg::WebSearchEnd(end) => {
                 let call_id = end.call_id.clone();
+                let url = end.action.as_ref().and_then(|action| action.url.clone());
+                let data = data(content::web_search(end.query.clone(), url));
                 self.end_call(
                     turn,
                     &call_id,
                     CanonicalItemType::WebSearch,
                     ItemStatus::Completed,
-                    value,
+                    data,
                     raw,
                     out,
                 );
             }
-            EventMsg::ImageGenerationBegin(_) => {
-                let call_id = text(&value, "call_id").unwrap_or_default();
-                self.begin_call(turn, &call_id, CanonicalItemType::ImageGeneration, value, raw, out);
+            EventMsg::ImageGenerationBegin(begin) => {
+                let data = data(content::image_generation(None, None));
+                self.begin_call(turn, &begin.call_id, CanonicalItemType::ImageGeneration, data, raw, out);
             }
             EventMsg::ImageGenerationEnd(end) => {
                 let call_id = end.call_id.clone();
-                let status = status_of(value.get("status").and_then(Value::as_str));
+                let status = status_of(Some(&end.status));
+                let data = data(content::image_generation(
+                    end.revised_prompt.clone(),
+                    end.saved_path.clone(),
+                ));
                 self.end_call(
                     turn,
                     &call_id,
                     CanonicalItemType::ImageGeneration,
                     status,
-                    value,
+                    data,
                     raw,
                     out,
                 );
             }
             EventMsg::ExecCommandBegin(begin) => {
+                let data = data(content::command(&begin.command, &begin.cwd, None, None));
                 self.begin_call(
                     turn,
                     &begin.call_id,
                     CanonicalItemType::CommandExecution,
-                    value,
+                    data,
                     raw,
                     out,
                 );
@@ -286,6 +307,9 @@ impl CodexRolloutNormalizer {
                     content_index: None,
                     summary_index: None,
                 };
+                let thread = self.thread_key();
+                self.ledger
+                    .append_item_text(&thread, &delta.call_id, "output", &delta.chunk);
                 let place = self.place(turn.as_deref(), Some(&delta.call_id));
                 let context = self.context(&place, Some(raw));
                 self.emit(&context, RuntimeEvent::ContentDelta(payload), out);
@@ -295,31 +319,42 @@ impl CodexRolloutNormalizer {
                     item_type: CanonicalItemType::CommandExecution,
                     title: None,
                     status: ItemStatus::InProgress,
-                    data: value,
+                    data: data(codex_content::empty(CanonicalItemType::CommandExecution)),
                 };
                 let call_id = interaction.call_id.clone();
                 self.update_item(turn.as_deref(), &call_id, face, raw, out);
             }
             EventMsg::ExecCommandEnd(end) => {
                 let status = status_of(Some(&end.status));
+                let output = end
+                    .aggregated_output
+                    .clone()
+                    .unwrap_or_else(|| end.formatted_output.clone());
+                let data = data(content::command(
+                    &end.command,
+                    &end.cwd,
+                    Some(end.exit_code),
+                    Some(output),
+                ));
                 self.end_call(
                     turn,
                     &end.call_id,
                     CanonicalItemType::CommandExecution,
                     status,
-                    value,
+                    data,
                     raw,
                     out,
                 );
             }
             EventMsg::ViewImageToolCall(view) => {
                 let call_id = view.call_id.clone();
+                let data = data(content::image_view(&view.path));
                 self.end_call(
                     turn,
                     &call_id,
                     CanonicalItemType::ImageView,
                     ItemStatus::Completed,
-                    value,
+                    data,
                     raw,
                     out,
                 );
@@ -355,12 +390,13 @@ impl CodexRolloutNormalizer {
                     ItemStatus::Failed
                 };
                 let call_id = response.call_id.clone();
+                let data = data(content::dynamic_call(response));
                 self.end_call(
                     turn,
                     &call_id,
                     CanonicalItemType::DynamicToolCall,
                     status,
-                    value,
+                    data,
                     raw,
                     out,
                 );
@@ -373,25 +409,15 @@ impl CodexRolloutNormalizer {
                 self.turn_event(None, raw, RuntimeEvent::DeprecationNotice(payload), out);
             }
             EventMsg::PatchApplyBegin(begin) => {
-                let call_id = begin.call_id.clone();
-                if self.item_open(&call_id) {
-                    let face = Face {
-                        item_type: CanonicalItemType::FileChange,
-                        title: None,
-                        status: ItemStatus::InProgress,
-                        data: value,
-                    };
-                    self.update_item(turn.as_deref(), &call_id, face, raw, out);
-                } else {
-                    self.begin_call(turn, &call_id, CanonicalItemType::FileChange, value, raw, out);
-                }
+                let data = data(content::patch(&begin.changes, None));
+                self.begin_call(turn, &begin.call_id, CanonicalItemType::FileChange, data, raw, out);
             }
             EventMsg::PatchApplyUpdated(updated) => {
                 let face = Face {
                     item_type: CanonicalItemType::FileChange,
                     title: None,
                     status: ItemStatus::InProgress,
-                    data: value,
+                    data: data(content::patch(&updated.changes, None)),
                 };
                 let call_id = updated.call_id.clone();
                 self.update_item(turn.as_deref(), &call_id, face, raw, out);
@@ -403,7 +429,10 @@ impl CodexRolloutNormalizer {
                     ItemStatus::Failed
                 };
                 let call_id = end.call_id.clone();
-                self.end_call(turn, &call_id, CanonicalItemType::FileChange, status, value, raw, out);
+                let output = non_empty(&end.stdout).or_else(|| non_empty(&end.stderr));
+                let changes = end.changes.clone().unwrap_or_default();
+                let data = data(content::patch(&changes, output));
+                self.end_call(turn, &call_id, CanonicalItemType::FileChange, status, data, raw, out);
             }
             EventMsg::TurnDiff(_) => {
                 let payload = TurnDiffUpdatedPayload {
@@ -418,11 +447,30 @@ impl CodexRolloutNormalizer {
                 };
                 self.turn_event(turn.as_deref(), raw, RuntimeEvent::TurnPlanUpdated(payload), out);
             }
-            EventMsg::EnteredReviewMode(_) => {
-                self.legacy_item(turn, CanonicalItemType::ReviewEntered, value, raw, out);
+            EventMsg::EnteredReviewMode(entered) => {
+                let review = entered.user_facing_hint.clone();
+                let data = data(
+                    ReviewEnteredContent {
+                        review,
+                        parent_item_id: None,
+                    }
+                    .into(),
+                );
+                self.legacy_item(turn, CanonicalItemType::ReviewEntered, data, raw, out);
             }
-            EventMsg::ExitedReviewMode(_) => {
-                self.legacy_item(turn, CanonicalItemType::ReviewExited, value, raw, out);
+            EventMsg::ExitedReviewMode(exited) => {
+                let review = exited
+                    .review_output
+                    .as_ref()
+                    .map(|output| output.overall_explanation.clone());
+                let data = data(
+                    ReviewExitedContent {
+                        review,
+                        parent_item_id: None,
+                    }
+                    .into(),
+                );
+                self.legacy_item(turn, CanonicalItemType::ReviewExited, data, raw, out);
             }
             EventMsg::ShutdownComplete => {
                 let payload = SessionExitedPayload {
@@ -438,7 +486,8 @@ impl CodexRolloutNormalizer {
             | EventMsg::CollabCloseBegin(_)
             | EventMsg::CollabResumeBegin(_) => {
                 let call_id = text(&value, "call_id").unwrap_or_default();
-                self.begin_call(turn, &call_id, CanonicalItemType::CollabAgentToolCall, value, raw, out);
+                let data = data(content::collab_call(tag, &value));
+                self.begin_call(turn, &call_id, CanonicalItemType::CollabAgentToolCall, data, raw, out);
             }
             EventMsg::CollabAgentSpawnEnd(_)
             | EventMsg::CollabAgentInteractionEnd(_)
@@ -447,7 +496,8 @@ impl CodexRolloutNormalizer {
             | EventMsg::CollabResumeEnd(_) => {
                 let call_id = text(&value, "call_id").unwrap_or_default();
                 let item_type = CanonicalItemType::CollabAgentToolCall;
-                self.end_call(turn, &call_id, item_type, ItemStatus::Completed, value, raw, out);
+                let data = data(content::collab_call(tag, &value));
+                self.end_call(turn, &call_id, item_type, ItemStatus::Completed, data, raw, out);
             }
         }
     }
@@ -486,8 +536,15 @@ impl CodexRolloutNormalizer {
     ) {
         let item = text(value, "item_id");
         let delta = text(value, "delta").unwrap_or_default();
+        // The content field the stream fills, kept up to date for an item cut off.
+        let field = match kind {
+            ContentStreamKind::AssistantText | ContentStreamKind::ReasoningText | ContentStreamKind::Unknown => "text",
+            ContentStreamKind::ReasoningSummaryText => "summary",
+            ContentStreamKind::PlanText => "markdown",
+            ContentStreamKind::CommandOutput | ContentStreamKind::FileChangeOutput => "output",
+        };
         if let Some(item) = &item {
-            self.ledger.append_item_text(&self.thread_key(), item, "text", &delta);
+            self.ledger.append_item_text(&self.thread_key(), item, field, &delta);
         }
         let place = self.place(turn.as_deref(), item.as_deref());
         let context = self.context(&place, Some(raw));
@@ -506,7 +563,7 @@ impl CodexRolloutNormalizer {
         &mut self,
         turn: Option<String>,
         item_type: CanonicalItemType,
-        value: Value,
+        data: Value,
         raw: crate::emit::Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
@@ -515,7 +572,7 @@ impl CodexRolloutNormalizer {
             item_type,
             title: None,
             status: ItemStatus::Completed,
-            data: value,
+            data,
         };
         self.complete_item(turn.as_deref(), &item, face, raw, None, out);
     }
@@ -526,15 +583,15 @@ impl CodexRolloutNormalizer {
         turn: Option<String>,
         call_id: &str,
         item_type: CanonicalItemType,
-        value: Value,
+        data: Value,
         raw: crate::emit::Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let face = Face {
             item_type,
-            title: None,
+            title: content::title(item_type, &data),
             status: ItemStatus::InProgress,
-            data: value,
+            data,
         };
         if self.item_open(call_id) {
             self.update_item(turn.as_deref(), call_id, face, raw, out);
@@ -551,15 +608,15 @@ impl CodexRolloutNormalizer {
         call_id: &str,
         item_type: CanonicalItemType,
         status: ItemStatus,
-        value: Value,
+        data: Value,
         raw: crate::emit::Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let face = Face {
             item_type,
-            title: None,
+            title: content::title(item_type, &data),
             status,
-            data: value,
+            data,
         };
         self.complete_item(turn.as_deref(), call_id, face, raw, None, out);
     }

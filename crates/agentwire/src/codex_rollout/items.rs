@@ -3,13 +3,14 @@
 //! the shared steps the `EventMsg` mapping uses.
 
 use agentwire_canonical::{
-    CanonicalItemType, CanonicalRequestType, ItemLifecyclePayload, ItemStatus, PlanStepStatus, ProviderRuntimeEvent,
-    RequestOpenedPayload, RuntimeEvent, ThreadMetadataUpdatedPayload, ToolSummaryPayload, TurnCompletedPayload,
-    TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    CanonicalItemType, CanonicalRequestType, ItemContent, ItemLifecyclePayload, ItemStatus, PlanStepStatus,
+    ProviderRuntimeEvent, RequestOpenedPayload, RuntimeEvent, ThreadMetadataUpdatedPayload, ToolSummaryPayload,
+    TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_codex_rollout::{ResponseItem, TurnItem};
 use serde_json::{Value, json};
 
+use super::content;
 use super::normalizer::{Call, CallKind, CodexRolloutNormalizer, Line, object};
 use crate::decision::Decision;
 use crate::emit::Raw;
@@ -143,6 +144,11 @@ impl CodexRolloutNormalizer {
     ) {
         let thread = self.thread_key();
         let turn = self.turn_of(turn).unwrap_or_default();
+        let known = self.known_content(item, face.item_type);
+        let face = Face {
+            data: content::merged(known, face.data),
+            ..face
+        };
         self.ledger.update_item(&thread, item, face.data.clone().into());
         let place = self.place(Some(&turn), Some(item));
         let context = self.context(&place, Some(raw));
@@ -170,6 +176,10 @@ impl CodexRolloutNormalizer {
         let thread = self.thread_key();
         let turn = self.turn_of(turn).unwrap_or_default();
         self.settle_approval(item, face.status, out);
+        let face = Face {
+            data: content::merged(self.known_content(item, face.item_type), face.data),
+            ..face
+        };
         let open = self.ledger.close_item(&thread, item);
         let title = face.title.or_else(|| open.as_ref().and_then(|open| open.title.clone()));
         if open.is_none() {
@@ -194,6 +204,12 @@ impl CodexRolloutNormalizer {
             data: Some(face.data.into()),
         };
         self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+    }
+
+    /// The content of `item` so far, if it is open as an item of `item_type`.
+    fn known_content(&self, item: &str, item_type: CanonicalItemType) -> Option<Value> {
+        let open = self.ledger.item(&self.thread_key(), item)?;
+        (open.item_type == item_type).then(|| open.data.as_ref().map(|data| data.to_value().into_owned()))?
     }
 
     /// Whether `item` is open.
@@ -354,24 +370,22 @@ impl CodexRolloutNormalizer {
                     .as_deref()
                     .map(|namespace| format!("{namespace}.{}", call.name));
                 let name = namespaced.unwrap_or_else(|| call.name.clone());
-                let data = serde_json::to_value(call).unwrap_or(Value::Null);
-                self.on_tool_call(line, &call.call_id, &name, arguments, data, kind, out);
+                self.on_tool_call(line, &call.call_id, &name, arguments, kind, out);
             }
             ResponseItem::CustomToolCall(call) => {
-                let data = serde_json::to_value(call).unwrap_or(Value::Null);
                 let input = Value::String(call.input.clone());
-                self.on_tool_call(line, &call.call_id, &call.name, input, data, kind, out);
+                self.on_tool_call(line, &call.call_id, &call.name, input, kind, out);
             }
-            ResponseItem::LocalShellCall(call) => {
-                let data = serde_json::to_value(call).unwrap_or(Value::Null);
-                match call.call_id.as_deref().or(call.id.as_deref()) {
-                    Some(call_id) => {
-                        let action = Value::Object(call.action.clone());
-                        self.on_tool_call(line, call_id, "local_shell", action, data, kind, out);
-                    }
-                    None => self.history(line, kind, data, out),
+            ResponseItem::LocalShellCall(call) => match call.call_id.as_deref().or(call.id.as_deref()) {
+                Some(call_id) => {
+                    let action = Value::Object(call.action.clone());
+                    self.on_tool_call(line, call_id, "local_shell", action, kind, out);
                 }
-            }
+                None => {
+                    let data = serde_json::to_value(call).unwrap_or(Value::Null);
+                    self.history(line, kind, data, out);
+                }
+            },
             ResponseItem::FunctionCallOutput(output) => {
                 let data = serde_json::to_value(output).unwrap_or(Value::Null);
                 self.on_tool_output(line, &output.call_id, data, kind, out);
@@ -423,14 +437,12 @@ impl CodexRolloutNormalizer {
     /// A tool call of the model: `update_plan` is the turn's plan, `request_user_input` a
     /// question, any other tool an item opened under its call id (its `item_completed`, which
     /// carries the same id, completes it).
-    #[allow(clippy::too_many_arguments)]
     fn on_tool_call(
         &mut self,
         line: Line<'_>,
         call_id: &str,
         name: &str,
         arguments: Value,
-        data: Value,
         message_type: &'static str,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
@@ -462,7 +474,7 @@ impl CodexRolloutNormalizer {
                 self.ask(call_id, questions, raw, out);
             }
             CallKind::Item => {
-                let face = tool_face(name, &arguments, data);
+                let face = tool_face(name, &arguments);
                 let turn = self.turn.clone();
                 self.start_item(turn.as_deref(), call_id, face, Some(raw), out);
             }
@@ -521,9 +533,13 @@ impl CodexRolloutNormalizer {
         }
         let name = call.as_ref().map(|call| call.name.clone());
         if self.item_open(call_id) {
-            let (item_type, title) = {
+            let (item_type, title, call) = {
                 let open = self.ledger.item(&self.thread_key(), call_id).expect("checked open");
-                (open.item_type, open.title.clone())
+                let call = open
+                    .data
+                    .as_ref()
+                    .map_or(Value::Null, |data| data.to_value().into_owned());
+                (open.item_type, open.title.clone(), call)
             };
             let status = match item_type {
                 CanonicalItemType::CommandExecution | CanonicalItemType::FileChange => unrun_status(&data),
@@ -547,7 +563,7 @@ impl CodexRolloutNormalizer {
                 item_type,
                 title,
                 status,
-                data,
+                data: content::with_output(item_type, call, output_text(&data), status == ItemStatus::Failed),
             };
             let turn = self.turn.clone();
             self.complete_item(turn.as_deref(), call_id, face, raw, None, out);
@@ -615,30 +631,13 @@ pub(super) fn plan_steps(value: &Value) -> Vec<TurnPlanStep> {
 }
 
 /// The face of a tool call's item, by the tool's name.
-fn tool_face(name: &str, arguments: &Value, data: Value) -> Face {
-    let (item_type, title) = match name {
-        "exec_command" | "shell" | "local_shell" | "shell_command" | "container.exec" => {
-            let command = arguments
-                .get("cmd")
-                .or_else(|| arguments.get("command"))
-                .map(|command| match command {
-                    Value::Array(parts) => parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "),
-                    Value::String(text) => text.clone(),
-                    Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => command.to_string(),
-                });
-            (CanonicalItemType::CommandExecution, command)
-        }
-        "apply_patch" => (CanonicalItemType::FileChange, Some("apply_patch".to_string())),
-        "web_search" => (CanonicalItemType::WebSearch, Some("web search".to_string())),
-        "view_image" => (CanonicalItemType::ImageView, Some("view image".to_string())),
-        _ if name.starts_with("mcp__") => (CanonicalItemType::McpToolCall, Some(name.to_string())),
-        _ => (CanonicalItemType::DynamicToolCall, Some(name.to_string())),
-    };
+fn tool_face(name: &str, arguments: &Value) -> Face {
+    let (item_type, title, content) = content::tool_call(name, arguments);
     Face {
         item_type,
-        title,
+        title: Some(title),
         status: ItemStatus::InProgress,
-        data,
+        data: data(content),
     }
 }
 
@@ -654,103 +653,45 @@ pub(super) fn status_of(status: Option<&str>) -> ItemStatus {
 
 /// The face of a `TurnItem` (the id is the item's own).
 pub(super) fn turn_item_face(item: &TurnItem) -> (String, Face) {
-    let data = serde_json::to_value(item).unwrap_or(Value::Null);
-    let status = |status: Option<&str>| status_of(status);
-    let (id, item_type, title, status) = match item {
-        TurnItem::UserMessage(item) => (
-            item.id.clone(),
-            CanonicalItemType::UserMessage,
-            None,
-            ItemStatus::Completed,
+    let (content, title) = content::turn_item(item);
+    let (id, item_type, status) = match item {
+        TurnItem::UserMessage(item) => (&item.id, CanonicalItemType::UserMessage, ItemStatus::Completed),
+        TurnItem::AgentMessage(item) => (&item.id, CanonicalItemType::AssistantMessage, ItemStatus::Completed),
+        TurnItem::Plan(item) => (&item.id, CanonicalItemType::Plan, ItemStatus::Completed),
+        TurnItem::Reasoning(item) => (&item.id, CanonicalItemType::Reasoning, ItemStatus::Completed),
+        TurnItem::CommandExecution(item) => (
+            &item.id,
+            CanonicalItemType::CommandExecution,
+            status_of(Some(&item.status)),
         ),
-        TurnItem::AgentMessage(item) => (
-            item.id.clone(),
-            CanonicalItemType::AssistantMessage,
-            None,
-            ItemStatus::Completed,
+        TurnItem::FileChange(item) => (
+            &item.id,
+            CanonicalItemType::FileChange,
+            status_of(item.status.as_deref()),
         ),
-        TurnItem::Plan(item) => (item.id.clone(), CanonicalItemType::Plan, None, ItemStatus::Completed),
-        TurnItem::Reasoning(item) => (
-            item.id.clone(),
-            CanonicalItemType::Reasoning,
-            None,
-            ItemStatus::Completed,
+        TurnItem::McpToolCall(item) => (&item.id, CanonicalItemType::McpToolCall, status_of(Some(&item.status))),
+        TurnItem::DynamicToolCall(item) => (
+            &item.id,
+            CanonicalItemType::DynamicToolCall,
+            status_of(Some(&item.status)),
         ),
-        TurnItem::CommandExecution(item) => {
-            let command = match item.command.as_slice() {
-                [shell, flag, script] if flag == "-lc" && shell.ends_with("sh") => script.clone(),
-                parts => parts.join(" "),
-            };
-            let state = data.get("status").and_then(Value::as_str);
-            (
-                item.id.clone(),
-                CanonicalItemType::CommandExecution,
-                Some(command),
-                status(state),
-            )
-        }
-        TurnItem::FileChange(item) => {
-            let files: Vec<&str> = item.changes.keys().map(String::as_str).collect();
-            (
-                item.id.clone(),
-                CanonicalItemType::FileChange,
-                Some(files.join(", ")),
-                status(item.status.as_deref()),
-            )
-        }
-        TurnItem::McpToolCall(item) => {
-            let tool = data.get("tool").and_then(Value::as_str).unwrap_or_default();
-            (
-                item.id.clone(),
-                CanonicalItemType::McpToolCall,
-                Some(format!("{}.{tool}", item.server)),
-                status(Some(&item.status)),
-            )
-        }
-        TurnItem::DynamicToolCall(item) => {
-            let tool = data.get("tool").and_then(Value::as_str).map(str::to_string);
-            (
-                item.id.clone(),
-                CanonicalItemType::DynamicToolCall,
-                tool,
-                status(Some(&item.status)),
-            )
-        }
-        TurnItem::WebSearch(item) => {
-            let query = data.get("query").and_then(Value::as_str).map(str::to_string);
-            (
-                item.id.clone(),
-                CanonicalItemType::WebSearch,
-                query,
-                ItemStatus::Completed,
-            )
-        }
-        TurnItem::ImageView(item) => (
-            item.id.clone(),
-            CanonicalItemType::ImageView,
-            None,
-            ItemStatus::Completed,
-        ),
-        TurnItem::ImageGeneration(item) => (
-            item.id.clone(),
-            CanonicalItemType::ImageGeneration,
-            None,
-            ItemStatus::Completed,
-        ),
-        TurnItem::ContextCompaction(item) => (
-            item.id.clone(),
-            CanonicalItemType::ContextCompaction,
-            None,
-            ItemStatus::Completed,
-        ),
+        TurnItem::WebSearch(item) => (&item.id, CanonicalItemType::WebSearch, ItemStatus::Completed),
+        TurnItem::ImageView(item) => (&item.id, CanonicalItemType::ImageView, ItemStatus::Completed),
+        TurnItem::ImageGeneration(item) => (&item.id, CanonicalItemType::ImageGeneration, ItemStatus::Completed),
+        TurnItem::ContextCompaction(item) => (&item.id, CanonicalItemType::ContextCompaction, ItemStatus::Completed),
     };
     (
-        id,
+        id.clone(),
         Face {
             item_type,
             title,
             status,
-            data,
+            data: data(content),
         },
     )
+}
+
+/// Content as the JSON a face carries.
+pub(super) fn data(content: ItemContent) -> Value {
+    crate::content::data(content).into_value()
 }
