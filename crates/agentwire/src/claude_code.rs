@@ -5,17 +5,24 @@
 //! sources carry the SDK's messages, `agentwire_claude`'s types), the text the CLI writes in no
 //! one's name, and the ids agentwire synthesizes where Claude has none.
 
+mod content;
+mod title;
+
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    CanonicalItemType, CanonicalRequestType, ContentStreamKind, ItemStatus, Json, PlanStepStatus, ProviderRefs,
-    TurnPlanStep,
+    AssistantMessageContent, AttachmentKind, CanonicalItemType, CanonicalRequestType, ContentStreamKind,
+    ContextCompactionContent, ItemAttachment, ItemContent, ItemStatus, MessageOrigin, PlanStepStatus, ProviderRefs,
+    ReasoningContent, RuntimeItemId, TurnPlanStep, UserMessageContent,
 };
 use agentwire_claude::{BetaContentBlock, ContentBlockParam, ToolResultBlockParamContent, ToolResultContentBlockParam};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::ledger::OpenItemFace;
+
+pub use content::{ToolOutcome, tool_content};
+pub use title::tool_title;
 
 /// How the tool result of a call the CLI's permission rules refused reads (0.2.x reports the
 /// denial only later, in the `result`): "Claude requested permissions to <do it>, but you
@@ -45,44 +52,123 @@ pub fn cli_denial(text: &str) -> bool {
     text.starts_with(CLI_DENIAL.0) && text.contains(CLI_DENIAL.1)
 }
 
-/// A tool item's face: titled by what it acts on (the command, the path, ...; "Read
-/// notes.txt" for a tool whose kind does not say what it does).
-pub fn tool_face(name: &str, kind: ToolKind, input: &Value) -> OpenItemFace {
-    let subject = subject_key(name).and_then(|key| input.get(key)).and_then(Value::as_str);
-    let title = match (kind, subject) {
-        (ToolKind::Other, Some(subject)) => format!("{} {subject}", builtin(name)),
-        (_, Some(subject)) => subject.to_string(),
-        (_, None) => builtin(name).to_string(),
-    };
+/// A tool item's face: titled by what it does to what ("Read notes.txt"), its data the call's
+/// content before its result; `parent` the subagent call whose work it is.
+pub fn tool_face(name: &str, kind: ToolKind, input: &Value, parent: Option<&RuntimeItemId>) -> OpenItemFace {
     OpenItemFace {
         item_type: kind.item_type(),
-        title: Some(title),
-        data: Some(Json::from(json!({ "toolName": name, "input": input }))),
+        title: Some(tool_title(name, input)),
+        data: Some(crate::content::data(tool_content(name, kind, input, None, parent))),
     }
 }
 
-/// How a tool item completes once its result is in: the call's face with the `result` and
-/// whether it `isError` added to its data, and its status (a failed call the person, the
-/// permission rules or an interrupt `refused` was declined, not failed).
+/// How a tool item completes once its result is in: its face with the call's final content,
+/// and its status (a failed call the person, the permission rules or an interrupt `refused`
+/// was declined, not failed).
 pub fn tool_outcome(
     name: &str,
     kind: ToolKind,
     input: &Value,
-    result: Value,
-    failed: bool,
+    outcome: &ToolOutcome<'_>,
     refused: bool,
+    parent: Option<&RuntimeItemId>,
 ) -> (OpenItemFace, ItemStatus) {
-    let mut face = tool_face(name, kind, input);
-    if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
-        data.insert("result".into(), result);
-        data.insert("isError".into(), Value::Bool(failed));
-    }
-    let status = match (failed, refused) {
+    let face = OpenItemFace {
+        item_type: kind.item_type(),
+        title: Some(tool_title(name, input)),
+        data: Some(crate::content::data(tool_content(
+            name,
+            kind,
+            input,
+            Some(outcome),
+            parent,
+        ))),
+    };
+    let status = match (outcome.failed, refused) {
         (false, _) => ItemStatus::Completed,
         (true, true) => ItemStatus::Declined,
         (true, false) => ItemStatus::Failed,
     };
     (face, status)
+}
+
+/// The content of a text item (what the model said or thought, a compaction's summary) of the
+/// type `item_type`, as it stands with `text`.
+pub fn text_content(item_type: CanonicalItemType, text: &str, parent: Option<&RuntimeItemId>) -> ItemContent {
+    let parent_item_id = parent.cloned();
+    match item_type {
+        CanonicalItemType::Reasoning => ReasoningContent {
+            text: text.to_owned(),
+            summary: None,
+            parent_item_id,
+        }
+        .into(),
+        CanonicalItemType::ContextCompaction => ContextCompactionContent {
+            summary: Some(text.to_owned()).filter(|text| !text.is_empty()),
+            trigger: None,
+            parent_item_id,
+        }
+        .into(),
+        _ => AssistantMessageContent {
+            text: text.to_owned(),
+            parent_item_id,
+        }
+        .into(),
+    }
+}
+
+/// A user message's content: its text parts joined, its images and documents as attachments;
+/// `origin` who wrote it when not the person, `parent` the subagent call it was sent to.
+pub fn user_content(
+    blocks: &[ContentBlockParam],
+    origin: Option<MessageOrigin>,
+    parent: Option<&RuntimeItemId>,
+) -> UserMessageContent {
+    let mut attachments = Vec::new();
+    let mut parts = Vec::new();
+    for block in blocks {
+        let attachment = |kind, name: Option<&String>| ItemAttachment {
+            kind,
+            name: name.cloned(),
+            path: None,
+            url: None,
+            mime_type: None,
+        };
+        match block {
+            ContentBlockParam::Text(text) => parts.push(text.text.as_str()),
+            ContentBlockParam::Image(_) => attachments.push(attachment(AttachmentKind::Image, None)),
+            ContentBlockParam::Document(document) => {
+                attachments.push(attachment(AttachmentKind::File, document.title.as_ref()));
+            }
+            ContentBlockParam::SearchResult(_)
+            | ContentBlockParam::Thinking(_)
+            | ContentBlockParam::RedactedThinking(_)
+            | ContentBlockParam::ToolUse(_)
+            | ContentBlockParam::ToolResult(_)
+            | ContentBlockParam::ServerToolUse(_)
+            | ContentBlockParam::WebSearchToolResult(_) => {}
+        }
+    }
+    UserMessageContent {
+        text: crate::content::joined(parts),
+        attachments: Some(attachments).filter(|attachments| !attachments.is_empty()),
+        origin,
+        parent_item_id: parent.cloned(),
+    }
+}
+
+/// A user message's content that is only `text`.
+pub fn user_text_content(
+    text: &str,
+    origin: Option<MessageOrigin>,
+    parent: Option<&RuntimeItemId>,
+) -> UserMessageContent {
+    UserMessageContent {
+        text: text.to_owned(),
+        attachments: None,
+        origin,
+        parent_item_id: parent.cloned(),
+    }
 }
 
 /// The item key of each content block of the model's messages: `<message id>:<index>`, counted
@@ -212,8 +298,7 @@ pub fn user_block(block: &ContentBlockParam) -> UserBlock<'_> {
 
 /// What one block of an assistant message becomes.
 pub enum AssistantBlock<'a> {
-    /// An item whole in the block: what the model said or thought (`data` its `{"text"}`), or a
-    /// compaction marker (no `data`).
+    /// An item whole in the block: what the model said or thought, or a compaction marker.
     Item(OpenItemFace),
     /// A tool call: its id, the tool's name as the tool table reads it (`mcp__<server>__<tool>`
     /// for an MCP block) and its input.
@@ -233,24 +318,23 @@ pub enum AssistantBlock<'a> {
     Unpaired,
 }
 
-/// What `block` of an assistant message becomes.
-pub fn assistant_block(block: &BetaContentBlock) -> AssistantBlock<'_> {
+/// What `block` of an assistant message becomes; `parent` the subagent call whose message it is.
+pub fn assistant_block<'a>(block: &'a BetaContentBlock, parent: Option<&RuntimeItemId>) -> AssistantBlock<'a> {
     let text_item = |item_type: CanonicalItemType, text: &str| {
         AssistantBlock::Item(OpenItemFace {
             item_type,
             title: None,
-            data: Some(Json::from(json!({ "text": text }))),
+            data: Some(crate::content::data(text_content(item_type, text, parent))),
         })
     };
     match block {
         BetaContentBlock::Text(text) => text_item(CanonicalItemType::AssistantMessage, &text.text),
         BetaContentBlock::Thinking(thinking) => text_item(CanonicalItemType::Reasoning, &thinking.thinking),
         BetaContentBlock::RedactedThinking(_) => text_item(CanonicalItemType::Reasoning, ""),
-        BetaContentBlock::Compaction(_) => AssistantBlock::Item(OpenItemFace {
-            item_type: CanonicalItemType::ContextCompaction,
-            title: None,
-            data: None,
-        }),
+        BetaContentBlock::Compaction(compaction) => text_item(
+            CanonicalItemType::ContextCompaction,
+            compaction.content.as_deref().unwrap_or_default(),
+        ),
         BetaContentBlock::ToolUse(tool) => AssistantBlock::ToolCall {
             id: &tool.id,
             name: Cow::Borrowed(&tool.name),
@@ -348,7 +432,9 @@ pub enum ToolKind {
     Web,
     /// `TodoWrite`: the agent's plan.
     Plan,
-    /// Any other tool (`Read`, `Glob`, `Grep`, `ExitPlanMode`, the task tools, ...).
+    /// `ExitPlanMode`: a plan the agent proposes, written as text, for the person to approve.
+    ProposedPlan,
+    /// Any other tool (`Read`, `Glob`, `Grep`, the task tools, ...).
     Other,
 }
 
@@ -361,6 +447,7 @@ pub fn tool_kind(name: &str) -> ToolKind {
         "Task" | "Agent" => ToolKind::Subagent,
         "WebSearch" | "WebFetch" | "web_search" | "web_fetch" => ToolKind::Web,
         "TodoWrite" => ToolKind::Plan,
+        "ExitPlanMode" => ToolKind::ProposedPlan,
         _ if name.starts_with("mcp__") => ToolKind::Mcp,
         _ => ToolKind::Other,
     }
@@ -372,7 +459,7 @@ pub fn builtin(name: &str) -> &str {
 }
 
 /// The input member saying what a call acts on, for titles and permission cards: the command,
-/// the path, the pattern, the address, the query, the subagent's task or the plan.
+/// the path, the pattern, the address, the query or the subagent's task.
 pub fn subject_key(name: &str) -> Option<&'static str> {
     Some(match builtin(name) {
         "Bash" => "command",
@@ -382,7 +469,6 @@ pub fn subject_key(name: &str) -> Option<&'static str> {
         "WebFetch" | "web_fetch" => "url",
         "WebSearch" | "web_search" => "query",
         "Task" | "Agent" => "description",
-        "ExitPlanMode" => "plan",
         "TaskCreate" => "subject",
         "Skill" => "skill",
         _ => return None,
@@ -398,7 +484,7 @@ impl ToolKind {
             Self::Mcp => CanonicalItemType::McpToolCall,
             Self::Subagent => CanonicalItemType::CollabAgentToolCall,
             Self::Web => CanonicalItemType::WebSearch,
-            Self::Plan => CanonicalItemType::Plan,
+            Self::Plan | Self::ProposedPlan => CanonicalItemType::Plan,
             Self::Other => CanonicalItemType::DynamicToolCall,
         }
     }
@@ -408,7 +494,7 @@ impl ToolKind {
         match self {
             Self::Command => Some(ContentStreamKind::CommandOutput),
             Self::FileChange => Some(ContentStreamKind::FileChangeOutput),
-            Self::Mcp | Self::Subagent | Self::Web | Self::Plan | Self::Other => None,
+            Self::Mcp | Self::Subagent | Self::Web | Self::Plan | Self::ProposedPlan | Self::Other => None,
         }
     }
 
@@ -417,6 +503,7 @@ impl ToolKind {
         match self {
             Self::Command => CanonicalRequestType::CommandExecutionApproval,
             Self::FileChange => CanonicalRequestType::FileChangeApproval,
+            Self::ProposedPlan => CanonicalRequestType::PlanApproval,
             Self::Mcp | Self::Subagent | Self::Web | Self::Plan | Self::Other => CanonicalRequestType::Unknown,
         }
     }
@@ -446,7 +533,6 @@ mod tests {
         assert_eq!(subject_key("mcp__acp__Bash"), Some("command"));
         assert_eq!(subject_key("Read"), Some("file_path"));
         assert_eq!(subject_key("Grep"), Some("pattern"));
-        assert_eq!(subject_key("ExitPlanMode"), Some("plan"));
         assert_eq!(subject_key("mcp__github__search"), None);
     }
 }
