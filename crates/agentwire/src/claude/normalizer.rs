@@ -70,8 +70,6 @@ struct Tool {
     kind: ToolKind,
     name: String,
     input: Value,
-    /// Streamed `input_json_delta` text so far.
-    partial: String,
     /// Whether `item.updated` "input final" was sent (the block's stop and the `assistant`
     /// message both say it; one is enough).
     input_final: bool,
@@ -420,26 +418,24 @@ impl ClaudeNormalizer {
             kind: tool_kind(name),
             name: name.to_string(),
             input: Value::Null,
-            partial: String::new(),
             input_final: false,
             parent: subagent,
         });
         tool.input = input;
-        if std::mem::replace(&mut tool.input_final, true) {
-            return self
-                .at
-                .current_state(&mut self.ledger, "the tool's input was final", raw, out);
-        }
+        let said_final = std::mem::replace(&mut tool.input_final, true);
         let face = tool.face();
-        if self.item_open(id) {
-            // The input is final: the item's face (its title is the command, the path, ...) is
+        let open = self.item_open(id);
+        if open && let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.clone()) {
+            // The input is whole: the item's face (its title is the command, the path, ...) is
             // what a cut-off item keeps.
-            if let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.clone()) {
-                self.ledger.open_item((&thread, &turn, id), face.clone());
-            }
-            self.update_item(id, face.item_type, Some("input final"), face.data, raw, out);
-        } else {
-            self.at.start_item(&mut self.ledger, id, face, raw, out);
+            self.ledger.open_item((&thread, &turn, id), face.clone());
+        }
+        match (said_final, open) {
+            (true, _) => self
+                .at
+                .current_state(&mut self.ledger, "the tool's input was final", raw, out),
+            (false, true) => self.update_item(id, face.item_type, Some("input final"), face.data, raw, out),
+            (false, false) => self.at.start_item(&mut self.ledger, id, face, raw, out),
         }
     }
 
@@ -803,7 +799,6 @@ impl ClaudeNormalizer {
                             kind: tool_kind(&name),
                             name,
                             input,
-                            partial: String::new(),
                             input_final: false,
                             parent: None,
                         };
@@ -848,14 +843,11 @@ impl ClaudeNormalizer {
                     ),
                     // The input is not the call's until it is whole: the item's content stays what
                     // it was, the partial input rides in `raw`.
-                    BetaRawContentBlockDelta::InputJsonDelta(json) => {
-                        let item_type = match self.tools.get_mut(&key) {
-                            Some(tool) => {
-                                tool.partial.push_str(&json.partial_json);
-                                tool.kind.item_type()
-                            }
-                            None => CanonicalItemType::DynamicToolCall,
-                        };
+                    BetaRawContentBlockDelta::InputJsonDelta(_) => {
+                        let item_type = self
+                            .tools
+                            .get(&key)
+                            .map_or(CanonicalItemType::DynamicToolCall, |tool| tool.kind.item_type());
                         self.update_item(&key, item_type, Some("input streaming"), None, raw, out);
                     }
                     BetaRawContentBlockDelta::SignatureDelta(_) => {
@@ -884,10 +876,6 @@ impl ClaudeNormalizer {
                         return self
                             .at
                             .current_state(&mut self.ledger, "the tool's input was final", raw, out);
-                    }
-                    // The streamed input, whole: the `assistant` message repeats it.
-                    if let Ok(input @ Value::Object(_)) = serde_json::from_str(&tool.partial) {
-                        tool.input = input;
                     }
                     let face = tool.face();
                     return self.update_item(&key, face.item_type, Some("input final"), face.data, raw, out);

@@ -8,7 +8,7 @@ use agentwire_canonical::{
 };
 use serde_json::Value;
 
-use super::{ToolKind, builtin, todo_plan};
+use super::tools::{ToolKind, builtin, todo_plan};
 use crate::content;
 
 /// What a call's result said, once it is in.

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::builtin;
+use super::tools::builtin;
 use crate::content;
 
 /// The title of the item of a call to `name` with `input` (an input still streaming is `{}`:
@@ -42,6 +42,7 @@ pub fn tool_title(name: &str, input: &Value) -> String {
         "Skill" => titled("Skill: ", "skill", "Use a skill"),
         "SlashCommand" => titled("", "command", "Run a command"),
         "AskUserQuestion" => "Ask a question".to_owned(),
+        "" => "Use a tool".to_owned(),
         other => match other.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")) {
             Some((server, tool)) => format!("{server}: {tool}"),
             None => format!("Use {other}"),
