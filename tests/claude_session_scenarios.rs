@@ -331,3 +331,23 @@ fn a_session_file_is_told_from_stream_json_by_its_first_line() {
     let stream = r#"{"type":"user","message":{"role":"user","content":"hi"},"parent_tool_use_id":null,"session_id":"a0f714ae-c47c-4785-9b94-0e15e70f80cc"}"#;
     assert_eq!(Source::detect([stream]), Some((Source::Claude, LineFormat::Bare)));
 }
+
+/// A prompt of several parts is one message: its text parts joined by a blank line, its image
+/// an attachment.
+#[test]
+fn a_prompt_with_an_image_is_one_message_with_its_attachment() {
+    let image = r#"{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}"#;
+    let content = format!(r#"[{{"type":"text","text":"look"}},{image},{{"type":"text","text":"at this"}}]"#);
+    let prompt = PROMPT.replace(r#"[{"type":"text","text":"hi"}]"#, &content);
+    let events = events_json(&normalize_text(Source::ClaudeSession, &prompt));
+    let prompts: Vec<&Value> = of_type(&events, "item.completed")
+        .into_iter()
+        .filter(|event| event["payload"]["itemType"] == "user_message")
+        .collect();
+    assert_eq!(prompts.len(), 1);
+    assert_eq!(prompts[0]["payload"]["data"]["text"], "look\n\nat this");
+    assert_eq!(
+        prompts[0]["payload"]["data"]["attachments"],
+        json!([{ "kind": "image" }])
+    );
+}

@@ -125,37 +125,52 @@ pub fn user_content(
     origin: Option<MessageOrigin>,
     parent: Option<&RuntimeItemId>,
 ) -> UserMessageContent {
-    let mut attachments = Vec::new();
-    let mut parts = Vec::new();
-    for block in blocks {
-        let attachment = |kind, name: Option<&String>| ItemAttachment {
-            kind,
-            name: name.cloned(),
-            path: None,
-            url: None,
-            mime_type: None,
-        };
-        match block {
-            ContentBlockParam::Text(text) => parts.push(text.text.as_str()),
-            ContentBlockParam::Image(_) => attachments.push(attachment(AttachmentKind::Image, None)),
-            ContentBlockParam::Document(document) => {
-                attachments.push(attachment(AttachmentKind::File, document.title.as_ref()));
-            }
-            ContentBlockParam::SearchResult(_)
+    let parts = blocks.iter().filter_map(|block| match block {
+        ContentBlockParam::Text(text) => Some(text.text.as_str()),
+        ContentBlockParam::Image(_)
+        | ContentBlockParam::Document(_)
+        | ContentBlockParam::SearchResult(_)
+        | ContentBlockParam::Thinking(_)
+        | ContentBlockParam::RedactedThinking(_)
+        | ContentBlockParam::ToolUse(_)
+        | ContentBlockParam::ToolResult(_)
+        | ContentBlockParam::ServerToolUse(_)
+        | ContentBlockParam::WebSearchToolResult(_) => None,
+    });
+    UserMessageContent {
+        text: crate::content::joined(parts),
+        attachments: attachments(blocks),
+        origin,
+        parent_item_id: parent.cloned(),
+    }
+}
+
+/// What a user message sends besides text, in order: its images and documents (`None` when
+/// nothing).
+pub fn attachments(blocks: &[ContentBlockParam]) -> Option<Vec<ItemAttachment>> {
+    let attachment = |kind, name: Option<&String>| ItemAttachment {
+        kind,
+        name: name.cloned(),
+        path: None,
+        url: None,
+        mime_type: None,
+    };
+    let attached: Vec<ItemAttachment> = blocks
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlockParam::Image(_) => Some(attachment(AttachmentKind::Image, None)),
+            ContentBlockParam::Document(document) => Some(attachment(AttachmentKind::File, document.title.as_ref())),
+            ContentBlockParam::Text(_)
+            | ContentBlockParam::SearchResult(_)
             | ContentBlockParam::Thinking(_)
             | ContentBlockParam::RedactedThinking(_)
             | ContentBlockParam::ToolUse(_)
             | ContentBlockParam::ToolResult(_)
             | ContentBlockParam::ServerToolUse(_)
-            | ContentBlockParam::WebSearchToolResult(_) => {}
-        }
-    }
-    UserMessageContent {
-        text: crate::content::joined(parts),
-        attachments: Some(attachments).filter(|attachments| !attachments.is_empty()),
-        origin,
-        parent_item_id: parent.cloned(),
-    }
+            | ContentBlockParam::WebSearchToolResult(_) => None,
+        })
+        .collect();
+    Some(attached).filter(|attached| !attached.is_empty())
 }
 
 /// A user message's content that is only `text`.

@@ -11,10 +11,10 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    CanonicalItemType, ContentDeltaPayload, ContextCompactionContent, ProviderRuntimeEvent, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId,
+    CanonicalItemType, ContentDeltaPayload, ContextCompactionContent, ItemAttachment, ProviderRuntimeEvent,
+    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId,
     ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
-    ToolProgressPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
+    ToolProgressPayload, TurnCompletedPayload, TurnStartedPayload, TurnState, UserMessageContent,
 };
 use agentwire_claude::{BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent};
 use agentwire_claude_session::{
@@ -26,8 +26,8 @@ use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::claude_code::{
     AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, ToolOutcome, UserBlock,
-    assistant_block, cli_denial, drop_synthesized_refs, message_text, todo_plan, tool_face, tool_kind, tool_outcome,
-    user_block, user_text_content,
+    assistant_block, attachments, cli_denial, drop_synthesized_refs, message_text, todo_plan, tool_face, tool_kind,
+    tool_outcome, user_block, user_content, user_text_content,
 };
 use crate::content;
 use crate::conversation::Cursor;
@@ -219,10 +219,19 @@ impl ClaudeSessionNormalizer {
         self.at.whole_item(&mut self.ledger, key, face, raw, out);
     }
 
-    /// The person's words that start the open turn.
-    fn prompt_item(&mut self, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    /// The person's words that start the open turn, and what they sent with them.
+    fn prompt_item(
+        &mut self,
+        text: &str,
+        attachments: Option<Vec<ItemAttachment>>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let key = format!("prompt:{}", self.turns);
-        let prompt = user_text_content(text, None, None);
+        let prompt = UserMessageContent {
+            attachments,
+            ..user_text_content(text, None, None)
+        };
         let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt));
         self.whole_item(&key, face, raw, out);
     }
@@ -243,6 +252,11 @@ impl ClaudeSessionNormalizer {
         }
         let blocks: Vec<&ContentBlockParam> = match &record.message.content {
             MessageParamContent::String(text) => return self.user_text(record, text, raw, out),
+            // A prompt of several parts (text beside an image, ...) is one message.
+            MessageParamContent::Array(blocks) if !has_tool_result(blocks) => {
+                let text = user_content(blocks, None, None).text;
+                return self.user_text(record, &text, raw, out);
+            }
             MessageParamContent::Array(blocks) => blocks.iter().collect(),
         };
         let mut mapped = false;
@@ -338,7 +352,13 @@ impl ClaudeSessionNormalizer {
                 let key = format!("prompt:{}", self.turns);
                 self.at.cli_note(&mut self.ledger, &key, text, raw, out);
             }
-            None => self.prompt_item(text, raw, out),
+            None => {
+                let attached = match &record.message.content {
+                    MessageParamContent::String(_) => None,
+                    MessageParamContent::Array(blocks) => attachments(blocks),
+                };
+                self.prompt_item(text, attached, raw, out);
+            }
         }
     }
 
@@ -584,7 +604,7 @@ impl ClaudeSessionNormalizer {
                 if manual && self.at.turn.is_none() {
                     let command = self.queued.take().unwrap_or_else(|| "/compact".to_string());
                     self.start_turn(raw, out);
-                    self.prompt_item(&command, raw, out);
+                    self.prompt_item(&command, None, raw, out);
                 }
                 let detail = serde_json::to_value(&boundary.compact_metadata).ok();
                 let context = self.at.context(&mut self.ledger, Some(raw));
@@ -738,6 +758,13 @@ impl ClaudeSessionNormalizer {
             }
         }
     }
+}
+
+/// Whether a message's blocks answer a tool call.
+fn has_tool_result(blocks: &[ContentBlockParam]) -> bool {
+    blocks
+        .iter()
+        .any(|block| matches!(block, ContentBlockParam::ToolResult(_)))
 }
 
 impl Mapping for ClaudeSessionNormalizer {
