@@ -11,8 +11,8 @@
 //!
 //! A tool item is not complete when its input block stops (that is `item.updated`, the input
 //! final): it completes when its `tool_result` arrives in a `user` message, `failed` when
-//! `is_error`. Subagent messages (`parent_tool_use_id`) ride on their Task item as
-//! `item.updated`, never in the parent turn's text.
+//! `is_error`. A subagent's messages (`parent_tool_use_id`) are items of their own, each
+//! naming the Task item as `parentItemId`, never in the parent turn's text.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};

@@ -4,8 +4,8 @@
 //! and `version` (`session.configured` when they change). What it lacks: turn boundaries (see
 //! the module docs), permission requests and their answers (a refused call is a failed tool
 //! result), streaming (each block arrives whole), and the text of a message cut off by an
-//! interrupt. Subagent records (`isSidechain`) ride on their Task item as `item.updated`, as the
-//! live source carries them.
+//! interrupt. A subagent's records (`isSidechain`) are items of their own naming their Task item as
+//! `parentItemId`, as the live source draws them.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
