@@ -5,6 +5,8 @@
 //! Expected values are read from the trace where it states them (the streamed text, the tool
 //! name, the client's permission answer, the result's subtype).
 
+use agentwire::answer::Reply;
+use agentwire::decision::Decision;
 use agentwire::source::Source;
 use agentwire_tests::scenario::Scenario;
 use serde_json::Value;
@@ -105,14 +107,31 @@ fn streamed_text_and_reasoning() {
     assert!(kinds.contains(&&Value::from("reasoning")) && kinds.contains(&&Value::from("assistant_message")));
 }
 
+/// The `tool_use` ids of the calls to `tool` in the trace.
+fn calls_to(sc: &Scenario, tool: &str) -> Vec<Value> {
+    messages(sc)
+        .iter()
+        .filter(|msg| msg["type"] == "assistant")
+        .flat_map(|msg| msg["message"]["content"].as_array().cloned().unwrap_or_default())
+        .filter(|block| block["type"] == "tool_use" && block["name"] == tool)
+        .map(|block| block["id"].clone())
+        .collect()
+}
+
+/// The events of the items of the calls to `tool` of `kind` (`item.started`, ...).
+fn tool_events<'a>(sc: &Scenario, events: &'a [Value], kind: &str, tool: &str) -> Vec<&'a Value> {
+    let calls = calls_to(sc, tool);
+    of_type(events, kind)
+        .into_iter()
+        .filter(|event| calls.contains(&event["providerRefs"]["providerItemId"]))
+        .collect()
+}
+
 /// The tool item of `tool`: started with `item_type`, completed with `status` on its result.
 fn tool_item(source: Source, name: &str, tool: &str, item_type: &str, status: &str) {
     let sc = Scenario::load(source, name);
     let events = events(&sc);
-    let started: Vec<&Value> = of_type(&events, "item.started")
-        .into_iter()
-        .filter(|event| event["payload"]["data"]["toolName"] == tool)
-        .collect();
+    let started = tool_events(&sc, &events, "item.started", tool);
     assert!(!started.is_empty(), "{source}/{name}: a {tool} item starts");
     for start in started {
         assert_eq!(start["payload"]["itemType"], item_type, "{source}/{name}: {tool}");
@@ -182,12 +201,7 @@ fn bash_and_write_items_complete_on_their_results() {
 
 #[test]
 fn todo_updates_the_plan() {
-    for (source, name) in [
-        (BARE, "todo"),
-        (BARE, "sdk_todo"),
-        (CONTROL, "sdk_todo"),
-        (BARE, "v0.3.332-todo"),
-    ] {
+    for (source, name) in [(BARE, "todo"), (BARE, "sdk_todo"), (CONTROL, "sdk_todo")] {
         let sc = Scenario::load(source, name);
         let events = events(&sc);
         let plans = of_type(&events, "turn.plan.updated");
@@ -356,7 +370,7 @@ fn interrupts_end_the_turn_interrupted_without_runtime_error() {
 }
 
 #[test]
-fn subagent_messages_stay_under_their_task_item() {
+fn subagent_messages_are_items_under_their_task_item() {
     for (source, name) in [
         (BARE, "sdk_task_subagent"),
         (CONTROL, "sdk_task_subagent"),
@@ -375,13 +389,27 @@ fn subagent_messages_stay_under_their_task_item() {
             .filter(|event| event["raw"]["payload"]["parent_tool_use_id"] == task_use_id)
             .collect();
         assert!(!sub_events.is_empty(), "{source}/{name}: the subagent's messages");
+        let mut items = 0;
         for event in &sub_events {
-            assert_eq!(event["itemId"], task["itemId"], "{source}/{name}: under the Task item");
+            if !event["type"].as_str().is_some_and(|kind| kind.starts_with("task.")) {
+                assert_ne!(
+                    event["itemId"], task["itemId"],
+                    "{source}/{name}: nothing on the Task item"
+                );
+            }
             assert_ne!(
-                event["type"], "content.delta",
+                event["payload"]["streamKind"], "assistant_text",
                 "{source}/{name}: not in the turn's text"
             );
+            if event["type"].as_str().is_some_and(|kind| kind.starts_with("item.")) {
+                assert_eq!(
+                    event["payload"]["data"]["parentItemId"], task["itemId"],
+                    "{source}/{name}: naming the Task item"
+                );
+                items += 1;
+            }
         }
+        assert!(items > 0, "{source}/{name}: the subagent's work is items");
         assert!(
             !of_type(&events, "task.started").is_empty(),
             "{source}/{name}: task.started"
@@ -523,8 +551,9 @@ fn an_api_error_is_no_assistant_message() {
 
 #[test]
 fn the_persons_prompt_is_shown_and_the_clis_notes_are_marked() {
+    /// The CLI's notes, and a subagent's prompt: not what the person typed.
     fn from_cli(event: &Value) -> bool {
-        event["payload"]["data"]["origin"] == "cli"
+        event["payload"]["data"]["origin"] == "cli" || event["payload"]["data"]["parentItemId"].is_string()
     }
     for sc in Scenario::all(CONTROL) {
         let events = events(&sc);
@@ -632,14 +661,25 @@ fn background_subagents_never_reopen_their_item_and_every_task_ends() {
     }
     let sc = Scenario::load(CONTROL, "v0.3.332-sdk_task_subagent");
     let events = events(&sc);
-    let late = of_type(&events, "task.progress")
+    // While the turn runs, the background subagent's messages are items naming its Task item;
+    // after the turn ended, no turn holds them: they are progress of its task, said as text.
+    let late: Vec<&Value> = of_type(&events, "task.progress")
         .into_iter()
         .filter(|event| event["raw"]["payload"]["parent_tool_use_id"].is_string())
-        .count();
+        .collect();
     assert!(
-        late >= 4,
-        "the subagent's messages after its item completed are task progress"
+        late.len() >= 2,
+        "the subagent's messages after its turn are task progress"
     );
+    for progress in late {
+        let description = progress["payload"]["description"].as_str().unwrap();
+        assert!(description.starts_with("the subagent"), "{description}");
+    }
+    let during = of_type(&events, "item.started")
+        .into_iter()
+        .filter(|event| event["payload"]["data"]["parentItemId"].is_string())
+        .count();
+    assert!(during >= 2, "the subagent's messages during its turn are items");
 }
 
 #[test]
@@ -699,13 +739,14 @@ fn cards_and_items_say_what_they_act_on() {
     assert!(card["payload"]["detail"].as_str().unwrap().contains(command));
     // A read is titled with its file.
     let sc = Scenario::load(CONTROL, "acp-old_fs_read_edit");
-    let read = of_type(&events(&sc), "item.completed")
+    let read_events = events(&sc);
+    let read = tool_events(&sc, &read_events, "item.completed", "mcp__acp__Read")
         .into_iter()
-        .find(|event| event["payload"]["data"]["toolName"] == "mcp__acp__Read")
-        .cloned()
+        .next()
         .expect("a Read item");
-    let path = read["payload"]["data"]["input"]["file_path"].as_str().unwrap();
+    let path = read["payload"]["data"]["arguments"]["file_path"].as_str().unwrap();
     assert_eq!(read["payload"]["title"], format!("Read {path}"));
+    assert_eq!(read["payload"]["data"]["tool"], "Read");
     // One "input final" per tool call.
     for sc in Scenario::all(BARE).into_iter().chain(Scenario::all(CONTROL)) {
         let events = events(&sc);
@@ -926,10 +967,10 @@ fn task_create_and_update_keep_the_plan() {
     assert_eq!(
         started,
         [
-            ("dynamic_tool_call", "TaskCreate Install ffmpeg"),
-            ("dynamic_tool_call", "TaskCreate Convert the video"),
-            ("dynamic_tool_call", "TaskUpdate"),
-            ("dynamic_tool_call", "TaskUpdate"),
+            ("dynamic_tool_call", "Add task: Install ffmpeg"),
+            ("dynamic_tool_call", "Add task: Convert the video"),
+            ("dynamic_tool_call", "Update task #1"),
+            ("dynamic_tool_call", "Update task #1"),
         ]
     );
     let completed = of_type(&events, "item.completed");
@@ -1139,4 +1180,108 @@ fn a_second_cli_session_in_one_transcript_opens_its_turn_in_its_own_thread() {
         .filter(|event| event["type"] == "turn.completed")
         .count();
     assert_eq!(settled_at_end, 0, "no turn left open for the end of the stream");
+}
+
+/// A plan comes from a `TodoWrite` that succeeded: drawn on its `tool_result`, never on the call
+/// (0.3.x refuses `TodoWrite`, "No such tool available", after the model called it).
+#[test]
+fn a_plan_is_drawn_from_a_todo_write_that_succeeded() {
+    let sc = Scenario::load(BARE, "v0.3.332-todo");
+    let refused = events(&sc);
+    assert!(
+        of_type(&refused, "turn.plan.updated").is_empty(),
+        "a TodoWrite that failed draws no plan"
+    );
+    let failed = tool_events(&sc, &refused, "item.completed", "TodoWrite");
+    assert!(!failed.is_empty());
+    for item in failed {
+        assert_eq!(item["payload"]["status"], "failed");
+        assert_eq!(item["payload"]["title"], "Update plan");
+    }
+    for (source, name) in [(BARE, "todo"), (BARE, "sdk_todo"), (CONTROL, "sdk_todo")] {
+        let sc = Scenario::load(source, name);
+        let drawn = events(&sc);
+        for plan in of_type(&drawn, "turn.plan.updated") {
+            assert_eq!(plan["raw"]["method"], "user", "{source}/{name}: on the tool_result");
+        }
+    }
+}
+
+/// The newest SDK says in the tool result's `tool_result_meta` how a call was decided: a call a
+/// person or a rule refused is `declined`, never `failed`; a person's refusal (their card was in
+/// the host) opens no second card when the `result` lists it; and a refusal of a turn the person
+/// stopped is never worded as the permission rules'.
+#[test]
+fn a_refusal_the_tool_result_reports_is_declined_once() {
+    for (name, tool) in [
+        ("v0.3.332-sdk_bash_touch_deny", "Bash"),
+        ("v0.3.332-sdk_bash_touch_deny_interrupt", "Bash"),
+        ("v0.3.332-sdk_write_deny", "Write"),
+    ] {
+        let sc = Scenario::load(BARE, name);
+        let refused = events(&sc);
+        let completed = tool_events(&sc, &refused, "item.completed", tool);
+        assert_eq!(completed.len(), 1, "{name}");
+        assert_eq!(completed[0]["payload"]["status"], "declined", "{name}");
+        assert!(of_type(&refused, "request.opened").is_empty(), "{name}: no second card");
+    }
+    // The CLI's own rules refused it: declined, and the result's denial is the one card.
+    let sc = Scenario::load(BARE, "v0.3.332-denied_bash_touch");
+    let by_rules = events(&sc);
+    assert_eq!(
+        tool_events(&sc, &by_rules, "item.completed", "Bash")[0]["payload"]["status"],
+        "declined"
+    );
+    assert_eq!(of_type(&by_rules, "request.opened").len(), 1);
+    // Before 0.3.x only the `result` tells: a turn the person stopped refused the call.
+    let sc = Scenario::load(BARE, "sdk_bash_touch_deny_interrupt");
+    let stopped = events(&sc);
+    let opened = of_type(&stopped, "request.opened");
+    assert_eq!(opened.len(), 1);
+    let detail = opened[0]["payload"]["detail"].as_str().unwrap();
+    assert!(!detail.contains("permission rules"), "{detail}");
+    assert_eq!(decisions(&stopped), ["cancel"]);
+}
+
+/// `ExitPlanMode` asks to approve a plan: a `plan_approval` card whose detail is the plan (the
+/// newest CLI asks with an empty input: the plan is the call's), a `plan` item with its text, and
+/// the answer offers allow and deny.
+#[test]
+fn exit_plan_mode_is_a_plan_to_approve() {
+    for name in ["sdk_exit_plan_mode_allow", "v0.3.332-sdk_exit_plan_mode_allow"] {
+        let sc = Scenario::load(CONTROL, name);
+        let events = events(&sc);
+        let call = messages(&sc)
+            .iter()
+            .filter(|msg| msg["type"] == "assistant")
+            .flat_map(|msg| msg["message"]["content"].as_array().cloned().unwrap_or_default())
+            .find(|block| block["name"] == "ExitPlanMode")
+            .expect("an ExitPlanMode call");
+        let plan = call["input"]["plan"].as_str().expect("the plan");
+        let card = of_type(&events, "request.opened")
+            .into_iter()
+            .find(|event| event["payload"]["args"]["toolName"] == "ExitPlanMode")
+            .expect("a card");
+        assert_eq!(card["payload"]["requestType"], "plan_approval", "{name}");
+        assert_eq!(card["payload"]["detail"], plan, "{name}");
+        let item = tool_events(&sc, &events, "item.completed", "ExitPlanMode")[0];
+        assert_eq!(item["payload"]["itemType"], "plan", "{name}");
+        assert_eq!(item["payload"]["data"]["markdown"], plan, "{name}");
+        assert_eq!(decisions(&events), ["accept", "accept"], "{name}");
+
+        let case = agentwire_tests::round_trip::replies(CONTROL)
+            .answered
+            .into_iter()
+            .find(|case| case.trace == name)
+            .expect("an answered request");
+        let normalizer = case.session_before_reply();
+        for decision in [Decision::Accept, Decision::Decline] {
+            let built = normalizer
+                .answer(&case.request, &Reply::new(decision))
+                .unwrap_or_else(|err| panic!("{name}: {decision}: {err}"));
+            let behavior = &built.frame["response"]["response"]["behavior"];
+            let expected = if decision == Decision::Accept { "allow" } else { "deny" };
+            assert_eq!(behavior, expected, "{name}: {decision}");
+        }
+    }
 }

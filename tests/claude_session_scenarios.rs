@@ -116,8 +116,8 @@ fn a_tool_use_and_its_result_are_one_item_with_the_output() {
     // `touch` prints nothing: no output delta; the result rides on the completed item.
     assert!(sc.indices_of(T::ContentDelta).is_empty());
     let data = serde_json::to_value(&done.data).unwrap();
-    assert_eq!(data["isError"], false);
-    assert_eq!(data["input"]["command"], "touch made_by_bash.txt");
+    assert_eq!(data["command"], "touch made_by_bash.txt");
+    assert_eq!(data["exitCode"], 0);
     sc.assert_no_item_left_open();
     // A Write's result text is the file change's output, on its item.
     let sc = session("write_allow");
@@ -190,25 +190,29 @@ fn todo_write_is_the_plan_and_task_carries_its_subagent() {
     );
     assert_eq!(sc.items(I::Plan).len(), 1);
 
-    // Every sidechain record (merged in from subagents/agent-*.jsonl) is an update of the Task
-    // item, the record in `data.subagentMessage`.
+    // Every sidechain record (merged in from subagents/agent-*.jsonl) is the subagent's work:
+    // items of their own, each naming the Task item as `parentItemId`, before the Task completes.
     let sc = session("task_subagent");
     let (task, task_done) = sc.items(I::CollabAgentToolCall)[0];
+    let task_id = serde_json::to_value(sc.item_id(task)).unwrap();
     let sidechain = sc.provider_lines_where(|msg| msg["isSidechain"] == true);
     assert_eq!(sidechain.len(), 5);
     for line in sidechain {
-        let update = sc.one_event_of_line(line, T::ItemUpdated);
-        assert_eq!(sc.item_id(update), sc.item_id(task));
-        assert!(update < task_done);
-        let data = &payload!(sc.event(update), ItemUpdated).unwrap().data;
-        let data = serde_json::to_value(data).unwrap();
-        assert_eq!(data["subagentMessage"], *sc.msg(line));
-        assert_eq!(data["toolName"], "Task");
+        let items: Vec<usize> = sc
+            .events_of_line(line)
+            .into_iter()
+            .filter(|&i| matches!(sc.event(i).event.event_type(), T::ItemStarted | T::ItemCompleted))
+            .collect();
+        assert!(!items.is_empty(), "line {line}: the subagent's record is items");
+        for item in items {
+            assert_ne!(sc.item_id(item), sc.item_id(task));
+            assert!(item < task_done);
+            let event = serde_json::to_value(sc.event(item)).unwrap();
+            assert_eq!(event["payload"]["data"]["parentItemId"], task_id);
+        }
     }
-    assert!(
-        sc.items(I::CommandExecution).is_empty(),
-        "the subagent's Bash is no item of the parent turn"
-    );
+    let commands = sc.items(I::CommandExecution);
+    assert_eq!(commands.len(), 1, "the subagent's Bash is an item of its own");
 }
 
 #[test]
@@ -245,11 +249,12 @@ fn names_compaction_retries_and_turn_ends_the_sdk_runs_do_not_write() {
         .find(|event| event["payload"]["itemType"] == "context_compaction")
         .expect("the compaction summary is an item");
     assert!(
-        summary["payload"]["data"]["text"]
+        summary["payload"]["data"]["summary"]
             .as_str()
             .unwrap()
             .starts_with("This session is being continued")
     );
+    assert_eq!(summary["payload"]["data"]["trigger"], "manual");
 }
 
 #[test]
@@ -325,4 +330,24 @@ fn a_session_file_is_told_from_stream_json_by_its_first_line() {
     // A stream-json `user` message (snake-case `session_id`) stays `claude`.
     let stream = r#"{"type":"user","message":{"role":"user","content":"hi"},"parent_tool_use_id":null,"session_id":"a0f714ae-c47c-4785-9b94-0e15e70f80cc"}"#;
     assert_eq!(Source::detect([stream]), Some((Source::Claude, LineFormat::Bare)));
+}
+
+/// A prompt of several parts is one message: its text parts joined by a blank line, its image
+/// an attachment.
+#[test]
+fn a_prompt_with_an_image_is_one_message_with_its_attachment() {
+    let image = r#"{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}"#;
+    let content = format!(r#"[{{"type":"text","text":"look"}},{image},{{"type":"text","text":"at this"}}]"#);
+    let prompt = PROMPT.replace(r#"[{"type":"text","text":"hi"}]"#, &content);
+    let events = events_json(&normalize_text(Source::ClaudeSession, &prompt));
+    let prompts: Vec<&Value> = of_type(&events, "item.completed")
+        .into_iter()
+        .filter(|event| event["payload"]["itemType"] == "user_message")
+        .collect();
+    assert_eq!(prompts.len(), 1);
+    assert_eq!(prompts[0]["payload"]["data"]["text"], "look\n\nat this");
+    assert_eq!(
+        prompts[0]["payload"]["data"]["attachments"],
+        json!([{ "kind": "image" }])
+    );
 }

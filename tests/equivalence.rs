@@ -180,9 +180,14 @@ fn token(event: &ProviderRuntimeEvent) -> Token {
     let (detail, item_type) = match &event.event {
         RuntimeEvent::ItemStarted(p) | RuntimeEvent::ItemUpdated(p) | RuntimeEvent::ItemCompleted(p) => {
             let status = p.status.map_or("-", |status| status.as_str());
-            // Text the CLI put into the conversation is told from the person's words.
-            let from_cli = p.data.as_ref().is_some_and(|data| data.to_value()["origin"] == "cli");
-            let marker = if from_cli { "[cli]" } else { "" };
+            // Text the CLI put into the conversation is told from the person's words, and a
+            // subagent's items (`parentItemId`) from the conversation's own.
+            let data = p.data.as_ref().map(|data| data.to_value()).unwrap_or_default();
+            let marker = match (data["origin"] == "cli", data["parentItemId"].is_string()) {
+                (true, _) => "[cli]",
+                (false, true) => "[sub]",
+                (false, false) => "",
+            };
             (format!("{}{marker},{status}", p.item_type.as_str()), Some(p.item_type))
         }
         RuntimeEvent::ContentDelta(p) => (p.stream_kind.as_str().to_string(), None),
@@ -409,13 +414,16 @@ const DEPARTURES: &[Departure] = &[
     },
     Departure {
         source: Source::ClaudeSession,
-        what: "item.updated of the Task item, task.*",
+        what: "item.updated of the Task item, a subagent's items, task.*",
         removes: |t| {
             matches!(t.event, T::TaskStarted | T::TaskProgress | T::TaskCompleted)
                 || (t.event == T::ItemUpdated && t.item_type == Some(CanonicalItemType::CollabAgentToolCall))
+                || t.detail.contains("[sub]")
         },
-        why: "the file keeps one record per subagent message block, the live run also the subagent's stream events \
-              (each an update of the Task item), and its `task_started` (the file has no task but the Task call)",
+        why: "the file keeps every block of a subagent's messages (2.1.337 in a file of the subagent's own, beside \
+              the session's), the live run only those the CLI forwards (0.2.x: its prompt, tool calls and results), \
+              the Task call's input as it streams (updates of the Task item) and its `task_started` (the file has \
+              no task but the Task call)",
     },
 ];
 
@@ -1150,6 +1158,15 @@ fn is_request_or_wait(token: &str) -> bool {
     token.starts_with("request.") || token == "session.state.changed(waiting)"
 }
 
+/// The completion of a refused command, `declined` or (where the refusal is told only later)
+/// `failed`.
+fn is_refused_command(token: &str) -> bool {
+    matches!(
+        token,
+        "item.completed(command_execution,declined)" | "item.completed(command_execution,failed)"
+    )
+}
+
 const SECTION_7_ROWS: &[Row] = &[
     Row {
         column: Column::CodexRollout,
@@ -1169,26 +1186,22 @@ const SECTION_7_ROWS: &[Row] = &[
         scenario: Scenario::DeclinedShell,
         edits: &[
             Edit::Drop("request.*, waiting", is_request_or_wait),
-            Edit::Becomes(
-                "item.completed(command_execution,declined)",
-                "item.completed(command_execution,failed)",
-            ),
+            Edit::Drop("item.completed(command_execution)", is_refused_command),
         ],
-        why: "query() yields no `can_use_tool`: the `tool_result` (`is_error`) completes the item before anything \
-              says it was refused; the `result`'s `permission_denials` then opens and resolves the request at once",
+        why: "query() yields no `can_use_tool`: before 0.3.x the `tool_result` (`is_error`) completes the item \
+              `failed` before anything says it was refused, and the `result`'s `permission_denials` then opens and \
+              resolves the request at once; 0.3.x says so in the result's `tool_result_meta` (`declined`, no request)",
     },
     Row {
         column: Column::Claude,
         scenario: Scenario::StopAtApproval,
         edits: &[
             Edit::Drop("request.*, waiting", is_request_or_wait),
-            Edit::Becomes(
-                "item.completed(command_execution,declined)",
-                "item.completed(command_execution,failed)",
-            ),
+            Edit::Drop("item.completed(command_execution)", is_refused_command),
         ],
-        why: "query() yields no `can_use_tool` (nor its `interrupt`): as for declined_shell, the denial comes after \
-              the fact in `permission_denials`; the interrupt note still makes the turn `interrupted`",
+        why: "query() yields no `can_use_tool` (nor its `interrupt`): as for declined_shell, before 0.3.x the \
+              denial comes after the fact in `permission_denials`; the interrupt note still makes the turn \
+              `interrupted`",
     },
     Row {
         column: Column::Claude,
@@ -1556,6 +1569,13 @@ struct RunDeparture {
 }
 
 const SESSION_RUN_DEPARTURES: &[RunDeparture] = &[
+    RunDeparture {
+        run: "2.1.337/task_subagent_fg",
+        what: "the subagent's command output",
+        removes: |t| t.event == T::ContentDelta,
+        why: "the subagent's transcript is a file of its own beside the session's: the session file has none of \
+              its calls, the live run streams its command's output on the subagent's command item",
+    },
     RunDeparture {
         run: "2.1.337/stream_error",
         what: "the turn's end: turn.aborted and `stopped` against runtime.error, turn.completed(failed) and `error`",

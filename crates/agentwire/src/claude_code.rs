@@ -5,17 +5,25 @@
 //! sources carry the SDK's messages, `agentwire_claude`'s types), the text the CLI writes in no
 //! one's name, and the ids agentwire synthesizes where Claude has none.
 
+mod content;
+mod title;
+mod tools;
+
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    CanonicalItemType, CanonicalRequestType, ContentStreamKind, ItemStatus, Json, PlanStepStatus, ProviderRefs,
-    TurnPlanStep,
+    AssistantMessageContent, AttachmentKind, CanonicalItemType, ContextCompactionContent, ItemAttachment, ItemContent,
+    ItemStatus, MessageOrigin, ProviderRefs, ReasoningContent, RuntimeItemId, UserMessageContent,
 };
 use agentwire_claude::{BetaContentBlock, ContentBlockParam, ToolResultBlockParamContent, ToolResultContentBlockParam};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::ledger::OpenItemFace;
+
+pub use content::{ToolOutcome, tool_content};
+pub use title::tool_title;
+pub use tools::{ToolKind, builtin, subject_key, task_status, todo_plan, tool_kind};
 
 /// How the tool result of a call the CLI's permission rules refused reads (0.2.x reports the
 /// denial only later, in the `result`): "Claude requested permissions to <do it>, but you
@@ -45,44 +53,138 @@ pub fn cli_denial(text: &str) -> bool {
     text.starts_with(CLI_DENIAL.0) && text.contains(CLI_DENIAL.1)
 }
 
-/// A tool item's face: titled by what it acts on (the command, the path, ...; "Read
-/// notes.txt" for a tool whose kind does not say what it does).
-pub fn tool_face(name: &str, kind: ToolKind, input: &Value) -> OpenItemFace {
-    let subject = subject_key(name).and_then(|key| input.get(key)).and_then(Value::as_str);
-    let title = match (kind, subject) {
-        (ToolKind::Other, Some(subject)) => format!("{} {subject}", builtin(name)),
-        (_, Some(subject)) => subject.to_string(),
-        (_, None) => builtin(name).to_string(),
-    };
+/// A tool item's face: titled by what it does to what ("Read notes.txt"), its data the call's
+/// content before its result; `parent` the subagent call whose work it is.
+pub fn tool_face(name: &str, kind: ToolKind, input: &Value, parent: Option<&RuntimeItemId>) -> OpenItemFace {
     OpenItemFace {
         item_type: kind.item_type(),
-        title: Some(title),
-        data: Some(Json::from(json!({ "toolName": name, "input": input }))),
+        title: Some(tool_title(name, input)),
+        data: Some(crate::content::data(tool_content(name, kind, input, None, parent))),
     }
 }
 
-/// How a tool item completes once its result is in: the call's face with the `result` and
-/// whether it `isError` added to its data, and its status (a failed call the person, the
-/// permission rules or an interrupt `refused` was declined, not failed).
+/// How a tool item completes once its result is in: its face with the call's final content,
+/// and its status (a failed call the person, the permission rules or an interrupt `refused`
+/// was declined, not failed).
 pub fn tool_outcome(
     name: &str,
     kind: ToolKind,
     input: &Value,
-    result: Value,
-    failed: bool,
+    outcome: &ToolOutcome<'_>,
     refused: bool,
+    parent: Option<&RuntimeItemId>,
 ) -> (OpenItemFace, ItemStatus) {
-    let mut face = tool_face(name, kind, input);
-    if let Some(Value::Object(data)) = face.data.as_mut().map(Json::value_mut) {
-        data.insert("result".into(), result);
-        data.insert("isError".into(), Value::Bool(failed));
-    }
-    let status = match (failed, refused) {
+    let face = OpenItemFace {
+        item_type: kind.item_type(),
+        title: Some(tool_title(name, input)),
+        data: Some(crate::content::data(tool_content(
+            name,
+            kind,
+            input,
+            Some(outcome),
+            parent,
+        ))),
+    };
+    let status = match (outcome.failed, refused) {
         (false, _) => ItemStatus::Completed,
         (true, true) => ItemStatus::Declined,
         (true, false) => ItemStatus::Failed,
     };
     (face, status)
+}
+
+/// The content of a text item (what the model said or thought, a compaction's summary) of the
+/// type `item_type`, as it stands with `text`.
+pub fn text_content(item_type: CanonicalItemType, text: &str, parent: Option<&RuntimeItemId>) -> ItemContent {
+    let parent_item_id = parent.cloned();
+    match item_type {
+        CanonicalItemType::Reasoning => ReasoningContent {
+            text: text.to_owned(),
+            summary: None,
+            parent_item_id,
+        }
+        .into(),
+        CanonicalItemType::ContextCompaction => ContextCompactionContent {
+            summary: Some(text.to_owned()).filter(|text| !text.is_empty()),
+            trigger: None,
+            parent_item_id,
+        }
+        .into(),
+        _ => AssistantMessageContent {
+            text: text.to_owned(),
+            parent_item_id,
+        }
+        .into(),
+    }
+}
+
+/// A user message's content: its text parts joined, its images and documents as attachments;
+/// `origin` who wrote it when not the person, `parent` the subagent call it was sent to.
+pub fn user_content(
+    blocks: &[ContentBlockParam],
+    origin: Option<MessageOrigin>,
+    parent: Option<&RuntimeItemId>,
+) -> UserMessageContent {
+    let parts = blocks.iter().filter_map(|block| match block {
+        ContentBlockParam::Text(text) => Some(text.text.as_str()),
+        ContentBlockParam::Image(_)
+        | ContentBlockParam::Document(_)
+        | ContentBlockParam::SearchResult(_)
+        | ContentBlockParam::Thinking(_)
+        | ContentBlockParam::RedactedThinking(_)
+        | ContentBlockParam::ToolUse(_)
+        | ContentBlockParam::ToolResult(_)
+        | ContentBlockParam::ServerToolUse(_)
+        | ContentBlockParam::WebSearchToolResult(_) => None,
+    });
+    UserMessageContent {
+        text: crate::content::joined(parts),
+        attachments: attachments(blocks),
+        origin,
+        parent_item_id: parent.cloned(),
+    }
+}
+
+/// What a user message sends besides text, in order: its images and documents (`None` when
+/// nothing).
+pub fn attachments(blocks: &[ContentBlockParam]) -> Option<Vec<ItemAttachment>> {
+    let attachment = |kind, name: Option<&String>| ItemAttachment {
+        kind,
+        name: name.cloned(),
+        path: None,
+        url: None,
+        mime_type: None,
+    };
+    let attached: Vec<ItemAttachment> = blocks
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlockParam::Image(_) => Some(attachment(AttachmentKind::Image, None)),
+            ContentBlockParam::Document(document) => Some(attachment(AttachmentKind::File, document.title.as_ref())),
+            ContentBlockParam::Text(_)
+            | ContentBlockParam::SearchResult(_)
+            | ContentBlockParam::Thinking(_)
+            | ContentBlockParam::RedactedThinking(_)
+            | ContentBlockParam::ToolUse(_)
+            | ContentBlockParam::ToolResult(_)
+            | ContentBlockParam::ServerToolUse(_)
+            | ContentBlockParam::WebSearchToolResult(_) => None,
+        })
+        .collect();
+    Some(attached).filter(|attached| !attached.is_empty())
+}
+
+/// A user message's content that is only `text`.
+pub fn user_text_content(
+    text: &str,
+    origin: Option<MessageOrigin>,
+    parent: Option<&RuntimeItemId>,
+) -> UserMessageContent {
+    UserMessageContent {
+        text: text.to_owned(),
+        attachments: None,
+        origin,
+        parent_item_id: parent.cloned(),
+    }
 }
 
 /// The item key of each content block of the model's messages: `<message id>:<index>`, counted
@@ -105,39 +207,6 @@ impl BlockKeys {
     /// Forgets the messages so far (a turn ended: its message ids do not come back).
     pub fn clear(&mut self) {
         self.seen.clear();
-    }
-}
-
-/// The plan a `TodoWrite` input holds (its `todos`, each a step), if it holds one.
-pub fn todo_plan(input: &Value) -> Option<Vec<TurnPlanStep>> {
-    let todos = input.get("todos")?.as_array()?;
-    Some(
-        todos
-            .iter()
-            .map(|todo| TurnPlanStep {
-                step: todo
-                    .get("content")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                status: todo
-                    .get("status")
-                    .and_then(Value::as_str)
-                    .and_then(task_status)
-                    .unwrap_or(PlanStepStatus::Pending),
-            })
-            .collect(),
-    )
-}
-
-/// The plan step status of a task status (`TodoWrite`'s todos, `TaskUpdateInput.status`,
-/// `TaskListOutput`).
-pub fn task_status(status: &str) -> Option<PlanStepStatus> {
-    match status {
-        "pending" => Some(PlanStepStatus::Pending),
-        "in_progress" => Some(PlanStepStatus::InProgress),
-        "completed" => Some(PlanStepStatus::Completed),
-        _ => None,
     }
 }
 
@@ -212,8 +281,7 @@ pub fn user_block(block: &ContentBlockParam) -> UserBlock<'_> {
 
 /// What one block of an assistant message becomes.
 pub enum AssistantBlock<'a> {
-    /// An item whole in the block: what the model said or thought (`data` its `{"text"}`), or a
-    /// compaction marker (no `data`).
+    /// An item whole in the block: what the model said or thought, or a compaction marker.
     Item(OpenItemFace),
     /// A tool call: its id, the tool's name as the tool table reads it (`mcp__<server>__<tool>`
     /// for an MCP block) and its input.
@@ -233,24 +301,23 @@ pub enum AssistantBlock<'a> {
     Unpaired,
 }
 
-/// What `block` of an assistant message becomes.
-pub fn assistant_block(block: &BetaContentBlock) -> AssistantBlock<'_> {
+/// What `block` of an assistant message becomes; `parent` the subagent call whose message it is.
+pub fn assistant_block<'a>(block: &'a BetaContentBlock, parent: Option<&RuntimeItemId>) -> AssistantBlock<'a> {
     let text_item = |item_type: CanonicalItemType, text: &str| {
         AssistantBlock::Item(OpenItemFace {
             item_type,
             title: None,
-            data: Some(Json::from(json!({ "text": text }))),
+            data: Some(crate::content::data(text_content(item_type, text, parent))),
         })
     };
     match block {
         BetaContentBlock::Text(text) => text_item(CanonicalItemType::AssistantMessage, &text.text),
         BetaContentBlock::Thinking(thinking) => text_item(CanonicalItemType::Reasoning, &thinking.thinking),
         BetaContentBlock::RedactedThinking(_) => text_item(CanonicalItemType::Reasoning, ""),
-        BetaContentBlock::Compaction(_) => AssistantBlock::Item(OpenItemFace {
-            item_type: CanonicalItemType::ContextCompaction,
-            title: None,
-            data: None,
-        }),
+        BetaContentBlock::Compaction(compaction) => text_item(
+            CanonicalItemType::ContextCompaction,
+            compaction.content.as_deref().unwrap_or_default(),
+        ),
         BetaContentBlock::ToolUse(tool) => AssistantBlock::ToolCall {
             id: &tool.id,
             name: Cow::Borrowed(&tool.name),
@@ -326,127 +393,5 @@ fn content_text(content: &Value) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => String::new(),
-    }
-}
-
-/// The MCP server through which Zed's Claude adapter (`claude-agent-acp`) serves Claude's own
-/// tools to the editor: `mcp__acp__Bash` is `Bash`, run by the client.
-const ACP_MIRROR: &str = "mcp__acp__";
-
-/// What a Claude tool is, for the canonical model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToolKind {
-    /// `Bash`: a shell command.
-    Command,
-    /// `Write`, `Edit`, `MultiEdit`, `NotebookEdit`: a change to files.
-    FileChange,
-    /// `mcp__<server>__<tool>` (and `mcp_tool_use` blocks): an MCP server's tool.
-    Mcp,
-    /// `Task` (`Agent` in newer CLIs): a subagent.
-    Subagent,
-    /// `WebSearch`, `WebFetch` (and the API's server-side `web_search`/`web_fetch`).
-    Web,
-    /// `TodoWrite`: the agent's plan.
-    Plan,
-    /// Any other tool (`Read`, `Glob`, `Grep`, `ExitPlanMode`, the task tools, ...).
-    Other,
-}
-
-/// The kind of the tool named `name`.
-pub fn tool_kind(name: &str) -> ToolKind {
-    let name = builtin(name);
-    match name {
-        "Bash" => ToolKind::Command,
-        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::FileChange,
-        "Task" | "Agent" => ToolKind::Subagent,
-        "WebSearch" | "WebFetch" | "web_search" | "web_fetch" => ToolKind::Web,
-        "TodoWrite" => ToolKind::Plan,
-        _ if name.starts_with("mcp__") => ToolKind::Mcp,
-        _ => ToolKind::Other,
-    }
-}
-
-/// The name of Claude's own tool a call names, seen through the ACP adapter's mirror.
-pub fn builtin(name: &str) -> &str {
-    name.strip_prefix(ACP_MIRROR).unwrap_or(name)
-}
-
-/// The input member saying what a call acts on, for titles and permission cards: the command,
-/// the path, the pattern, the address, the query, the subagent's task or the plan.
-pub fn subject_key(name: &str) -> Option<&'static str> {
-    Some(match builtin(name) {
-        "Bash" => "command",
-        "Read" | "Write" | "Edit" | "MultiEdit" => "file_path",
-        "NotebookEdit" => "notebook_path",
-        "Grep" | "Glob" => "pattern",
-        "WebFetch" | "web_fetch" => "url",
-        "WebSearch" | "web_search" => "query",
-        "Task" | "Agent" => "description",
-        "ExitPlanMode" => "plan",
-        "TaskCreate" => "subject",
-        "Skill" => "skill",
-        _ => return None,
-    })
-}
-
-impl ToolKind {
-    /// The canonical item type of a call.
-    pub fn item_type(self) -> CanonicalItemType {
-        match self {
-            Self::Command => CanonicalItemType::CommandExecution,
-            Self::FileChange => CanonicalItemType::FileChange,
-            Self::Mcp => CanonicalItemType::McpToolCall,
-            Self::Subagent => CanonicalItemType::CollabAgentToolCall,
-            Self::Web => CanonicalItemType::WebSearch,
-            Self::Plan => CanonicalItemType::Plan,
-            Self::Other => CanonicalItemType::DynamicToolCall,
-        }
-    }
-
-    /// The stream a call's output is reported on as it arrives, where the canonical model has one.
-    pub fn output_stream(self) -> Option<ContentStreamKind> {
-        match self {
-            Self::Command => Some(ContentStreamKind::CommandOutput),
-            Self::FileChange => Some(ContentStreamKind::FileChangeOutput),
-            Self::Mcp | Self::Subagent | Self::Web | Self::Plan | Self::Other => None,
-        }
-    }
-
-    /// The request type of a permission request for it (spec 4.2).
-    pub fn request_type(self) -> CanonicalRequestType {
-        match self {
-            Self::Command => CanonicalRequestType::CommandExecutionApproval,
-            Self::FileChange => CanonicalRequestType::FileChangeApproval,
-            Self::Mcp | Self::Subagent | Self::Web | Self::Plan | Self::Other => CanonicalRequestType::Unknown,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_table() {
-        assert_eq!(tool_kind("Bash"), ToolKind::Command);
-        assert_eq!(tool_kind("MultiEdit"), ToolKind::FileChange);
-        assert_eq!(tool_kind("mcp__github__search"), ToolKind::Mcp);
-        assert_eq!(tool_kind("Task"), ToolKind::Subagent);
-        assert_eq!(tool_kind("WebFetch"), ToolKind::Web);
-        assert_eq!(tool_kind("TodoWrite"), ToolKind::Plan);
-        assert_eq!(tool_kind("Read"), ToolKind::Other);
-        assert_eq!(ToolKind::Web.request_type(), CanonicalRequestType::Unknown);
-        assert_eq!(tool_kind("mcp__acp__Bash"), ToolKind::Command);
-        assert_eq!(tool_kind("mcp__acp__Write"), ToolKind::FileChange);
-        assert_eq!(tool_kind("mcp__acp__Read"), ToolKind::Other);
-    }
-
-    #[test]
-    fn subjects() {
-        assert_eq!(subject_key("mcp__acp__Bash"), Some("command"));
-        assert_eq!(subject_key("Read"), Some("file_path"));
-        assert_eq!(subject_key("Grep"), Some("pattern"));
-        assert_eq!(subject_key("ExitPlanMode"), Some("plan"));
-        assert_eq!(subject_key("mcp__github__search"), None);
     }
 }

@@ -8,12 +8,15 @@
 //! item shows.
 
 use agentwire_canonical::{
-    CanonicalItemType, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, ProviderThreadId, RuntimeEvent,
-    SessionConfiguredPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnPlanStep, TurnPlanUpdatedPayload,
+    CanonicalItemType, ItemLifecyclePayload, ItemStatus, MessageOrigin, ProviderRuntimeEvent, ProviderThreadId,
+    RuntimeEvent, SessionConfiguredPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnPlanStep,
+    TurnPlanUpdatedPayload,
 };
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
+use crate::claude_code::user_text_content;
+use crate::content;
 use crate::emit::{Context, Raw};
 use crate::ledger::{Ledger, OpenItemFace, Place};
 use crate::object_text;
@@ -202,23 +205,18 @@ impl Cursor {
 
     /// Text the CLI put into the conversation itself (the interrupt note, a local command's
     /// echo, a synthetic prompt such as "Output token limit hit"): not the person's words and
-    /// not nothing. A `user_message` item with `data.origin: "cli"` (and the provider's own
-    /// marker, `flag`, as it names it), which a UI draws as a system note, in the open turn (the
-    /// thread when none is open: such a note never starts a turn).
+    /// not nothing. A `user_message` item with `origin: "cli"`, which a UI draws as a system
+    /// note, in the open turn (the thread when none is open: such a note never starts a turn).
     pub fn cli_note<Q>(
         &self,
         ledger: &mut Ledger<Q>,
         key: &str,
         text: &str,
-        flag: Option<(&str, bool)>,
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let mut data = json!({ "text": text, "origin": "cli" });
-        if let Some((name, value)) = flag {
-            data[name] = Value::Bool(value);
-        }
-        let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, data);
+        let note = user_text_content(text, Some(MessageOrigin::Cli), None);
+        let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(note));
         self.whole_item(ledger, key, face, raw, out);
     }
 

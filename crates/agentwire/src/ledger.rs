@@ -1014,11 +1014,11 @@ pub struct OpenItemFace {
 
 impl OpenItemFace {
     /// An item without a title: a message, a summary, whose `data` says it all.
-    pub fn untitled(item_type: CanonicalItemType, data: Value) -> Self {
+    pub fn untitled(item_type: CanonicalItemType, data: impl Into<Json>) -> Self {
         OpenItemFace {
             item_type,
             title: None,
-            data: Some(Json::from(data)),
+            data: Some(data.into()),
         }
     }
 }

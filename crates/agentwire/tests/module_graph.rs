@@ -541,11 +541,6 @@ const TEXT_READS: &[(&str, &str, &str)] = &[
     ),
     (
         "claude::normalizer",
-        "subagent",
-        "a subagent's message rides whole in `data.subagentMessage`",
-    ),
-    (
-        "claude::normalizer",
         "system",
         "`init` goes into `session.configured` as text (its tool, command and server lists), an API retry's detail as sent",
     ),
@@ -553,11 +548,6 @@ const TEXT_READS: &[(&str, &str, &str)] = &[
         "claude_session::normalizer",
         "assistant",
         "a message's usage as the CLI wrote it (members the pinned types lack)",
-    ),
-    (
-        "claude_session::normalizer",
-        "subagent",
-        "a subagent's record rides whole in `data.subagentMessage`",
     ),
     (
         "claude_session::normalizer",

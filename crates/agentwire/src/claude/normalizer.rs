@@ -11,28 +11,28 @@
 //!
 //! A tool item is not complete when its input block stops (that is `item.updated`, the input
 //! final): it completes when its `tool_result` arrives in a `user` message, `failed` when
-//! `is_error`. Subagent messages (`parent_tool_use_id`) ride on their Task item as
-//! `item.updated`, never in the parent turn's text.
+//! `is_error`. A subagent's messages (`parent_tool_use_id`) are items of their own, each
+//! naming the Task item as `parentItemId`, never in the parent turn's text.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
-    FilesPersistedPayload, HookCompletedPayload, HookOutcome, HookProgressPayload, HookStartedPayload,
-    ItemLifecyclePayload, ItemStatus, Json, PersistedFile, PersistedFileFailure, PlanStepStatus, ProviderRuntimeEvent,
-    RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
-    RuntimeEventRawSource, RuntimeRequestId, RuntimeWarningPayload, SessionConfiguredPayload, TaskCompletedPayload,
-    TaskProgressPayload, TaskStartedPayload, TaskStatus, ThreadState, ThreadStateChangedPayload,
-    ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep,
-    TurnStartedPayload, TurnState,
+    ContextCompactionContent, FilesPersistedPayload, HookCompletedPayload, HookOutcome, HookProgressPayload,
+    HookStartedPayload, ItemLifecyclePayload, ItemStatus, Json, PersistedFile, PersistedFileFailure, PlanStepStatus,
+    ProviderRuntimeEvent, RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass, RuntimeErrorPayload,
+    RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, RuntimeWarningPayload,
+    SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus, ThreadState,
+    ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload,
+    TurnCompletedPayload, TurnPlanStep, TurnStartedPayload, TurnState, UserMessageContent,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
     MessageParamContent, PermissionResult, SdkAssistantMessage, SdkControlMcpMessageRequest,
     SdkControlPermissionRequest, SdkControlRequestInner, SdkControlResponsePayload, SdkHookCallbackRequest,
     SdkHookResponseMessageOutcome, SdkPartialAssistantMessage, SdkPermissionDenial, SdkResultMessage, SdkSystemMessage,
-    SdkTaskNotificationMessageStatus, SdkUserMessage, TerminalReason,
+    SdkTaskNotificationMessageStatus, SdkTaskUpdatedMessagePatch, SdkUserMessage, TerminalReason,
 };
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -41,10 +41,11 @@ use super::offer::{Offer, Pending, permission_decision};
 use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::claude_code::{
-    AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, UserBlock, assistant_block,
-    builtin, cli_denial, drop_synthesized_refs, message_text, subject_key, task_status, todo_plan, tool_face,
-    tool_kind, tool_outcome, user_block,
+    AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, ToolOutcome, UserBlock,
+    assistant_block, builtin, cli_denial, drop_synthesized_refs, message_text, subject_key, task_status, text_content,
+    todo_plan, tool_face, tool_kind, tool_outcome, tool_title, user_block, user_content, user_text_content,
 };
+use crate::content;
 use crate::conversation::Cursor;
 use crate::decision::Decision;
 use crate::decode::PathTracking;
@@ -69,11 +70,18 @@ struct Tool {
     kind: ToolKind,
     name: String,
     input: Value,
-    /// Streamed `input_json_delta` text so far.
-    partial: String,
     /// Whether `item.updated` "input final" was sent (the block's stop and the `assistant`
     /// message both say it; one is enough).
     input_final: bool,
+    /// The subagent call whose work it is.
+    parent: Option<RuntimeItemId>,
+}
+
+impl Tool {
+    /// The call's face as its input stands.
+    fn face(&self) -> OpenItemFace {
+        tool_face(&self.name, self.kind, &self.input, self.parent.as_ref())
+    }
 }
 
 /// A task of the session's task list (Claude Code's `TaskCreate`/`TaskUpdate` tools): the id
@@ -107,8 +115,9 @@ pub struct ClaudeNormalizer {
     /// The message being streamed (`message_start`), and its blocks by index -> item key.
     streamed_message: Option<String>,
     streamed_blocks: BTreeMap<i64, String>,
-    /// A `compact_boundary` was reported: the next user message the CLI writes is the summary.
-    summary_due: bool,
+    /// A `compact_boundary` was reported: the next user message the CLI writes is the summary,
+    /// of a compaction the boundary's `trigger` started.
+    summary_due: Option<Option<String>>,
     /// The item keys of the content blocks of `assistant` messages of the open turn (one
     /// message per block); a message belongs to one turn, so they are forgotten when it ends.
     blocks_seen: BlockKeys,
@@ -124,10 +133,13 @@ pub struct ClaudeNormalizer {
     hooks: BTreeMap<String, Option<String>>,
     /// Prompts the client sent that no turn shows yet (the first one comes before the CLI names
     /// the session; one sent while a turn runs starts the next).
-    prompts: VecDeque<(Box<RawValue>, String)>,
+    prompts: VecDeque<(Box<RawValue>, UserMessageContent)>,
     /// Subagent tasks, by the Task's `tool_use` id -> the task id and whether `task.completed`
     /// was sent.
     tasks: BTreeMap<String, (String, bool)>,
+    /// The subagent call whose message is being mapped (its canonical item id): a subagent's
+    /// messages (`parent_tool_use_id`) are items of their own, each naming it as `parentItemId`.
+    subagent: Option<RuntimeItemId>,
     /// The session's task list, in creation order: Claude Code 0.3.x keeps its to-do list with
     /// `TaskCreate`/`TaskUpdate` calls that each change one task, so the whole plan a
     /// `turn.plan.updated` carries is kept here (a task list outlives its turn).
@@ -144,7 +156,7 @@ impl ClaudeNormalizer {
             assistant_error: None,
             streamed_message: None,
             streamed_blocks: BTreeMap::new(),
-            summary_due: false,
+            summary_due: None,
             blocks_seen: BlockKeys::default(),
             tools: BTreeMap::new(),
             denials_reported: VecDeque::new(),
@@ -152,6 +164,7 @@ impl ClaudeNormalizer {
             hooks: BTreeMap::new(),
             prompts: VecDeque::new(),
             tasks: BTreeMap::new(),
+            subagent: None,
             task_list: Vec::new(),
         }
     }
@@ -177,10 +190,10 @@ impl ClaudeNormalizer {
         };
         self.ledger.emit(&context, RuntimeEvent::TurnStarted(payload), out);
         self.ledger.settle_state(&context, Some("a turn started"), out);
-        if let Some((frame, text)) = self.prompts.pop_front() {
+        if let Some((frame, prompt)) = self.prompts.pop_front() {
             let raw = Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, Some("user"), &frame);
             let key = format!("prompt:{turn}");
-            let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, json!({ "text": text }));
+            let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt));
             self.at.whole_item(&mut self.ledger, &key, face, raw, out);
         }
     }
@@ -188,26 +201,11 @@ impl ClaudeNormalizer {
     /// A prompt the client sent: the person's words, shown as the first item of the turn they
     /// start (at once when the session is idle, else when the running turn ends).
     fn prompt(&mut self, message: &SdkUserMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let text = match &message.message.content {
-            MessageParamContent::String(text) => text.clone(),
-            MessageParamContent::Array(blocks) => blocks
-                .iter()
-                .filter_map(|block| match block {
-                    ContentBlockParam::Text(text) => Some(text.text.as_str()),
-                    ContentBlockParam::Image(_)
-                    | ContentBlockParam::Document(_)
-                    | ContentBlockParam::SearchResult(_)
-                    | ContentBlockParam::Thinking(_)
-                    | ContentBlockParam::RedactedThinking(_)
-                    | ContentBlockParam::ToolUse(_)
-                    | ContentBlockParam::ToolResult(_)
-                    | ContentBlockParam::ServerToolUse(_)
-                    | ContentBlockParam::WebSearchToolResult(_) => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
+        let prompt = match &message.message.content {
+            MessageParamContent::String(text) => user_text_content(text, None, None),
+            MessageParamContent::Array(blocks) => user_content(blocks, None, None),
         };
-        self.prompts.push_back((raw.payload.to_owned(), text));
+        self.prompts.push_back((raw.payload.to_owned(), prompt));
         self.ensure_turn(None, raw, out);
     }
 
@@ -229,28 +227,35 @@ impl ClaudeNormalizer {
             .is_some_and(|thread| self.ledger.item(thread, key).is_some())
     }
 
+    /// `item.updated` of the open item `key` with `data`, its content as it stands, which the
+    /// item keeps (a cut-off item completes with it); `None` for news that changes no content (a
+    /// signature, a citation), which repeats the content the item holds.
     fn update_item(
         &mut self,
         key: &str,
         item_type: CanonicalItemType,
         detail: Option<&str>,
-        data: Value,
+        data: Option<Json>,
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let title = self
-            .at
-            .thread
-            .as_deref()
-            .and_then(|thread| self.ledger.item(thread, key))
-            .and_then(|open| open.title.clone());
+        let thread = self.at.thread.clone().unwrap_or_default();
+        let open = self.ledger.item(&thread, key);
+        let title = open.and_then(|open| open.title.clone());
+        let data = match data {
+            Some(data) => {
+                self.ledger.update_item(&thread, key, data.clone());
+                Some(data)
+            }
+            None => open.and_then(|open| open.data.clone()),
+        };
         let context = self.at.item_context(&mut self.ledger, key, Some(raw));
         let payload = ItemLifecyclePayload {
             item_type,
             status: Some(ItemStatus::InProgress),
             title,
             detail: detail.map(str::to_string),
-            data: Some(data.into()),
+            data,
         };
         self.ledger.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
     }
@@ -264,7 +269,12 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        if let Some(thread) = self.at.thread.clone() {
+        // What a message says or thinks is its item's text; a tool's output is its result's.
+        if matches!(
+            kind,
+            ContentStreamKind::AssistantText | ContentStreamKind::ReasoningText
+        ) && let Some(thread) = self.at.thread.clone()
+        {
             self.ledger.append_item_text(&thread, key, "text", text);
         }
         let context = self.at.item_context(&mut self.ledger, key, Some(raw));
@@ -279,25 +289,44 @@ impl ClaudeNormalizer {
 
     // --- messages ---
 
+    /// The Task call `parent_tool_use_id` names when its subagent goes on after the turn ended
+    /// (0.3.x runs it in the background): no turn holds its work, so it is progress of its task.
+    fn late_subagent(&self, parent_tool_use_id: Option<&str>) -> Option<String> {
+        parent_tool_use_id
+            .filter(|_| self.at.turn.is_none())
+            .map(str::to_string)
+    }
+
+    /// `task.progress` of the task the Task call `parent` started, `said` what its subagent did.
+    fn subagent_progress(&mut self, parent: &str, said: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let task = self.tasks.get(parent).map_or(parent, |(task, _)| task.as_str());
+        let payload = TaskProgressPayload {
+            task_id: ids::task(self.ledger.source(), self.ledger.session(), task),
+            description: said.to_string(),
+            usage: None,
+            last_tool_name: None,
+        };
+        let context = self.task_context(Some(parent), Some(raw));
+        self.ledger.emit(&context, RuntimeEvent::TaskProgress(payload), out);
+    }
+
+    /// A message a subagent sent (`parent_tool_use_id` names the Task call that runs it): its
+    /// items name that call's item as their `parentItemId`.
+    fn enter_subagent(&mut self, parent_tool_use_id: Option<&str>) {
+        self.subagent = parent_tool_use_id.map(|parent| {
+            let thread = self.at.thread.as_deref().unwrap_or_default();
+            ids::item(self.ledger.source(), thread, parent)
+        });
+    }
+
     fn assistant(&mut self, message: &SdkAssistantMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if let Some(parent) = &message.parent_tool_use_id {
-            let said = message.message.content.iter().find_map(|block| match block {
-                BetaContentBlock::Text(text) => Some(format!("says: {}", text.text)),
-                BetaContentBlock::ToolUse(tool) => Some(format!("uses {}", tool.name)),
-                BetaContentBlock::Thinking(_) | BetaContentBlock::RedactedThinking(_) => Some("thinks".to_string()),
-                BetaContentBlock::ServerToolUse(_)
-                | BetaContentBlock::McpToolUse(_)
-                | BetaContentBlock::Compaction(_)
-                | BetaContentBlock::WebSearchToolResult(_)
-                | BetaContentBlock::WebFetchToolResult(_)
-                | BetaContentBlock::CodeExecutionToolResult(_)
-                | BetaContentBlock::BashCodeExecutionToolResult(_)
-                | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
-                | BetaContentBlock::ToolSearchToolResult(_)
-                | BetaContentBlock::McpToolResult(_)
-                | BetaContentBlock::ContainerUpload(_) => None,
-            });
-            return self.subagent(parent, said.as_deref().unwrap_or("answers"), raw, out);
+        if self.subagent.is_some() {
+            // A subagent's message: its blocks are items of their own, in whichever turn is open.
+            for block in &message.message.content {
+                let key = self.blocks_seen.next(&message.message.id);
+                self.assistant_block(&key, block, raw, out);
+            }
+            return;
         }
         self.ensure_turn(Some(&message.message.model), raw, out);
         if let Some(error) = &message.error {
@@ -325,7 +354,7 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        match assistant_block(block) {
+        match assistant_block(block, self.subagent.as_ref()) {
             AssistantBlock::Item(face) => self.message_item(key, face, raw, out),
             AssistantBlock::ToolCall { id, name, input } => self.tool_call(id, &name, input, raw, out),
             AssistantBlock::ServerToolResult {
@@ -333,7 +362,15 @@ impl ClaudeNormalizer {
                 text,
                 failed,
                 block,
-            } => self.tool_result(&tool_use_id, &text, failed, block, raw, out),
+            } => {
+                let outcome = ToolOutcome {
+                    text: &text,
+                    content: block.get("content").cloned().unwrap_or(Value::Null),
+                    structured: None,
+                    failed,
+                };
+                self.tool_result(&tool_use_id, &outcome, None, raw, out);
+            }
             AssistantBlock::Unpaired => self
                 .at
                 .current_state(&mut self.ledger, "an assistant content block", raw, out),
@@ -367,11 +404,7 @@ impl ClaudeNormalizer {
     /// at once unless it is streamed (then the block's stop completes it).
     fn message_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         if self.item_open(key) {
-            let data = face.data.clone().map_or(Value::Null, Json::into_value);
-            if let Some(thread) = self.at.thread.clone() {
-                self.ledger.update_item(&thread, key, data.clone().into());
-            }
-            return self.update_item(key, face.item_type, Some("the message is final"), data, raw, out);
+            return self.update_item(key, face.item_type, Some("the message is final"), face.data, raw, out);
         }
         self.at.start_item(&mut self.ledger, key, face.clone(), raw, out);
         self.at
@@ -380,81 +413,77 @@ impl ClaudeNormalizer {
 
     /// A `tool_use` block in an `assistant` message: the input is final.
     fn tool_call(&mut self, id: &str, name: &str, input: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let kind = tool_kind(name);
-        let face = tool_face(name, kind, &input);
-        if let Some(tool) = self.tools.get_mut(id)
-            && std::mem::replace(&mut tool.input_final, true)
-        {
-            tool.input = input;
-            return self
-                .at
-                .current_state(&mut self.ledger, "the tool's input was final", raw, out);
-        }
-        if self.item_open(id) {
-            // The input is final: the item's face (its title is the command, the path, ...) is
+        let subagent = self.subagent.clone();
+        let tool = self.tools.entry(id.to_string()).or_insert_with(|| Tool {
+            kind: tool_kind(name),
+            name: name.to_string(),
+            input: Value::Null,
+            input_final: false,
+            parent: subagent,
+        });
+        tool.input = input;
+        let said_final = std::mem::replace(&mut tool.input_final, true);
+        let face = tool.face();
+        let open = self.item_open(id);
+        if open && let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.clone()) {
+            // The input is whole: the item's face (its title is the command, the path, ...) is
             // what a cut-off item keeps.
-            if let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.clone()) {
-                let refreshed = OpenItemFace {
-                    item_type: face.item_type,
-                    title: face.title.clone(),
-                    data: face.data.clone(),
-                };
-                self.ledger.open_item((&thread, &turn, id), refreshed);
-            }
-            let data = face.data.clone().map_or(Value::Null, Json::into_value);
-            self.update_item(id, kind.item_type(), Some("input final"), data, raw, out);
-        } else {
-            self.at.start_item(&mut self.ledger, id, face, raw, out);
+            self.ledger.open_item((&thread, &turn, id), face.clone());
         }
-        if let Some(tool) = self.tools.get_mut(id) {
-            tool.input = input.clone();
-        } else {
-            self.tools.insert(
-                id.to_string(),
-                Tool {
-                    kind,
-                    name: name.to_string(),
-                    input: input.clone(),
-                    partial: String::new(),
-                    input_final: true,
-                },
-            );
-        }
-        if kind == ToolKind::Plan
-            && let Some(plan) = todo_plan(&input)
-        {
-            self.at.plan(&mut self.ledger, plan, raw, out);
+        match (said_final, open) {
+            (true, _) => self
+                .at
+                .current_state(&mut self.ledger, "the tool's input was final", raw, out),
+            (false, true) => self.update_item(id, face.item_type, Some("input final"), face.data, raw, out),
+            (false, false) => self.at.start_item(&mut self.ledger, id, face, raw, out),
         }
     }
 
-    /// A tool's result: its output as a delta where the item streams one, then `item.completed`.
+    /// A tool's result: its output as a delta where the item streams one, then `item.completed`
+    /// (`declined` when the call was refused: a denial reported, the CLI's own refusal, an
+    /// interrupt, or the `refusal` the result carries). A `TodoWrite` that succeeded is
+    /// the turn's plan: one that failed drew none.
     fn tool_result(
         &mut self,
         tool_use_id: &str,
-        text: &str,
-        failed: bool,
-        result: Value,
+        outcome: &ToolOutcome<'_>,
+        refusal: Option<Refusal>,
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let tool = self.tools.remove(tool_use_id);
-        let (kind, name, input) = match &tool {
-            Some(tool) => (tool.kind, tool.name.as_str(), tool.input.clone()),
-            None => (ToolKind::Other, "", Value::Null),
+        let (kind, name, input, parent) = match tool {
+            Some(tool) => (tool.kind, tool.name, tool.input, tool.parent),
+            None => (ToolKind::Other, String::new(), Value::Null, self.subagent.clone()),
         };
+        let text = outcome.text;
         if let Some(stream) = kind.output_stream()
             && !text.is_empty()
         {
             self.delta(tool_use_id, stream, text, None, raw, out);
         }
-        let background = kind == ToolKind::Subagent && launched_in_background(&result);
-        let plan_changed = !failed && self.change_task_list(name, &input, text, &result);
-        let refused = self.denials_reported.contains(&tool_use_id.to_string()) || self.interrupted || cli_denial(text);
-        let (face, status) = tool_outcome(name, kind, &input, result, failed, refused);
+        let background = kind == ToolKind::Subagent && outcome.structured.is_some_and(launched_in_background);
+        let failed = outcome.failed;
+        let plan_changed = !failed && self.change_task_list(&name, &input, text, outcome.structured);
+        // A person's refusal was their card: the `result`'s denial of it opens none.
+        if refusal == Some(Refusal::Person) {
+            self.remember_denial(tool_use_id.to_string());
+        }
+        let refused = refusal.is_some()
+            || self.denials_reported.contains(&tool_use_id.to_string())
+            || self.interrupted
+            || cli_denial(text);
+        let (face, status) = tool_outcome(&name, kind, &input, outcome, refused, parent.as_ref());
         self.at
             .complete_item(&mut self.ledger, tool_use_id, face, status, raw, out);
         if plan_changed {
             self.emit_task_list(raw, out);
+        }
+        if kind == ToolKind::Plan
+            && !failed
+            && let Some(plan) = todo_plan(&input)
+        {
+            self.at.plan(&mut self.ledger, plan, raw, out);
         }
         if kind == ToolKind::Subagent && !background {
             let status = if failed {
@@ -479,8 +508,7 @@ impl ClaudeNormalizer {
     /// The calls stay `dynamic_tool_call` items ("TaskCreate <subject>"), unlike `TodoWrite`'s
     /// `plan` item: a `TodoWrite` input is the whole list, a task call changes one task, so a
     /// `plan` item would show one task as if it were the plan. The plan is `turn.plan.updated`.
-    fn change_task_list(&mut self, name: &str, input: &Value, text: &str, result: &Value) -> bool {
-        let reported = result.get("toolUseResult");
+    fn change_task_list(&mut self, name: &str, input: &Value, text: &str, reported: Option<&Value>) -> bool {
         match builtin(name) {
             "TaskCreate" => {
                 let created = reported.and_then(|reported| reported.get("task"));
@@ -602,9 +630,6 @@ impl ClaudeNormalizer {
     }
 
     fn user(&mut self, message: &SdkUserMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if let Some(parent) = &message.parent_tool_use_id {
-            return self.subagent(parent, "reads a tool result", raw, out);
-        }
         let blocks: Vec<&ContentBlockParam> = match &message.message.content {
             MessageParamContent::String(text) => return self.user_text(message, text, raw, out),
             MessageParamContent::Array(blocks) => blocks.iter().collect(),
@@ -612,7 +637,7 @@ impl ClaudeNormalizer {
         let has_results = blocks
             .iter()
             .any(|block| matches!(block, ContentBlockParam::ToolResult(_)));
-        if has_results {
+        if has_results && self.subagent.is_none() {
             self.ensure_turn(None, raw, out);
         }
         let mut mapped = false;
@@ -624,8 +649,14 @@ impl ClaudeNormalizer {
                     failed,
                     content,
                 } => {
-                    let value = json!({ "content": content, "toolUseResult": message.tool_use_result });
-                    self.tool_result(tool_use_id, &text, failed, value, raw, out);
+                    let outcome = ToolOutcome {
+                        text: &text,
+                        content: serde_json::to_value(content).unwrap_or(Value::Null),
+                        structured: message.tool_use_result.as_ref(),
+                        failed,
+                    };
+                    let refusal = refusal_as_sent(raw, tool_use_id);
+                    self.tool_result(tool_use_id, &outcome, refusal, raw, out);
                     mapped = true;
                 }
                 UserBlock::Text(text) => {
@@ -648,59 +679,40 @@ impl ClaudeNormalizer {
     /// Text of a user message the CLI reports: a person's prompt it replays (a `user_message`
     /// item), the summary it continues from after a compaction (the first user message after
     /// `compact_boundary`, a `context_compaction` item: no one's words, though sent as a
-    /// user's), or a note it injects itself ([`CLI_NOTES`]: the interrupt note, local command
+    /// user's), a note it injects itself ([`CLI_NOTES`]: the interrupt note, local command
     /// echoes, a synthetic prompt), no one's words: a note of the CLI's
-    /// ([`Cursor::cli_note`]), which starts no turn.
+    /// ([`Cursor::cli_note`]), which starts no turn; or a subagent's prompt, the first item of
+    /// its work.
     fn user_text(&mut self, message: &SdkUserMessage, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let summary = std::mem::take(&mut self.summary_due) && message.is_replay != Some(true);
+        let key = message.uuid.clone().unwrap_or_else(|| format!("user:{}", self.turns));
+        if let Some(parent) = self.subagent.clone() {
+            let prompt = user_text_content(text, None, Some(&parent));
+            let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt));
+            return self.at.whole_item(&mut self.ledger, &key, face, raw, out);
+        }
+        let summary = self.summary_due.is_some() && message.is_replay != Some(true);
+        let trigger = std::mem::take(&mut self.summary_due).flatten();
         if text.starts_with(INTERRUPT_NOTE) {
             self.interrupted = true;
         }
-        let key = message.uuid.clone().unwrap_or_else(|| format!("user:{}", self.turns));
         // The summary is sent as a synthetic message since 0.3.x: a compaction all the same.
         let note = message.is_synthetic == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note));
         if note && !summary {
-            let flag = message.is_synthetic.map(|value| ("isSynthetic", value));
-            return self.at.cli_note(&mut self.ledger, &key, text, flag, raw, out);
+            return self.at.cli_note(&mut self.ledger, &key, text, raw, out);
         }
         self.ensure_turn(None, raw, out);
         let face = if summary {
-            OpenItemFace::untitled(CanonicalItemType::ContextCompaction, json!({ "text": text }))
+            let compaction = ContextCompactionContent {
+                summary: Some(text.to_string()),
+                trigger,
+                parent_item_id: None,
+            };
+            OpenItemFace::untitled(CanonicalItemType::ContextCompaction, content::data(compaction))
         } else {
-            OpenItemFace::untitled(
-                CanonicalItemType::UserMessage,
-                json!({ "text": text, "isReplay": message.is_replay }),
-            )
+            let prompt = user_text_content(text, None, None);
+            OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt))
         };
         self.at.whole_item(&mut self.ledger, &key, face, raw, out);
-    }
-
-    /// A subagent's message: `item.updated` of its Task item, the message in `data`. A
-    /// background subagent goes on after its Task item completed (and after the turn): a
-    /// completed item never reopens, so its later work is `task.progress` of its task, `said`
-    /// its description.
-    fn subagent(&mut self, parent: &str, said: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if !self.item_open(parent) {
-            let task = self.tasks.get(parent).map_or(parent, |(task, _)| task.as_str());
-            let payload = TaskProgressPayload {
-                task_id: ids::task(self.ledger.source(), self.ledger.session(), task),
-                description: format!("the subagent {said}"),
-                usage: None,
-                last_tool_name: None,
-            };
-            let context = self.task_context(Some(parent), Some(raw));
-            return self.ledger.emit(&context, RuntimeEvent::TaskProgress(payload), out);
-        }
-        let message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
-        let data = json!({ "toolName": "Task", "subagentMessage": message });
-        self.update_item(
-            parent,
-            CanonicalItemType::CollabAgentToolCall,
-            Some("subagent message"),
-            data,
-            raw,
-            out,
-        );
     }
 
     fn stream_event(
@@ -709,8 +721,11 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        if let Some(parent) = &message.parent_tool_use_id {
-            return self.subagent(parent, "streams", raw, out);
+        if self.subagent.is_some() {
+            // The whole message follows, and draws the subagent's items.
+            return self
+                .at
+                .current_state(&mut self.ledger, "a subagent's message streamed", raw, out);
         }
         match &message.event {
             BetaRawMessageStreamEvent::MessageStart(start) => {
@@ -780,18 +795,15 @@ impl ClaudeNormalizer {
                 match streamed {
                     Some(Streamed::Tool(id, name, input)) => {
                         self.streamed_blocks.insert(start.index, id.clone());
-                        let kind = tool_kind(&name);
-                        let face = tool_face(&name, kind, &input);
-                        self.tools.insert(
-                            id.clone(),
-                            Tool {
-                                kind,
-                                name,
-                                input,
-                                partial: String::new(),
-                                input_final: false,
-                            },
-                        );
+                        let tool = Tool {
+                            kind: tool_kind(&name),
+                            name,
+                            input,
+                            input_final: false,
+                            parent: None,
+                        };
+                        let face = tool.face();
+                        self.tools.insert(id.clone(), tool);
                         self.at.start_item(&mut self.ledger, &id, face, raw, out);
                     }
                     Some(Streamed::Text(item_type)) => {
@@ -799,7 +811,7 @@ impl ClaudeNormalizer {
                         let face = OpenItemFace {
                             item_type,
                             title: None,
-                            data: Some(Json::from(json!({ "text": "" }))),
+                            data: Some(content::data(text_content(item_type, "", None))),
                         };
                         self.at.start_item(&mut self.ledger, &block_key, face, raw, out);
                     }
@@ -829,38 +841,31 @@ impl ClaudeNormalizer {
                         raw,
                         out,
                     ),
-                    BetaRawContentBlockDelta::InputJsonDelta(json) => {
-                        let (item_type, data) = match self.tools.get_mut(&key) {
-                            Some(tool) => {
-                                tool.partial.push_str(&json.partial_json);
-                                (
-                                    tool.kind.item_type(),
-                                    json!({ "toolName": tool.name, "partialInput": tool.partial }),
-                                )
-                            }
-                            None => (
-                                CanonicalItemType::DynamicToolCall,
-                                json!({ "partialInput": json.partial_json }),
-                            ),
-                        };
-                        self.update_item(&key, item_type, Some("input streaming"), data, raw, out);
+                    // The input is not the call's until it is whole: the item's content stays what
+                    // it was, the partial input rides in `raw`.
+                    BetaRawContentBlockDelta::InputJsonDelta(_) => {
+                        let item_type = self
+                            .tools
+                            .get(&key)
+                            .map_or(CanonicalItemType::DynamicToolCall, |tool| tool.kind.item_type());
+                        self.update_item(&key, item_type, Some("input streaming"), None, raw, out);
                     }
                     BetaRawContentBlockDelta::SignatureDelta(_) => {
-                        self.update_item(&key, CanonicalItemType::Reasoning, Some("signed"), json!({}), raw, out)
+                        self.update_item(&key, CanonicalItemType::Reasoning, Some("signed"), None, raw, out)
                     }
-                    BetaRawContentBlockDelta::CitationsDelta(citation) => {
-                        let data = json!({ "citation": citation.citation });
-                        self.update_item(
-                            &key,
-                            CanonicalItemType::AssistantMessage,
-                            Some("citation"),
-                            data,
-                            raw,
-                            out,
-                        )
-                    }
-                    BetaRawContentBlockDelta::CompactionDelta(_) => {
-                        self.update_item(&key, CanonicalItemType::ContextCompaction, None, json!({}), raw, out)
+                    BetaRawContentBlockDelta::CitationsDelta(_) => self.update_item(
+                        &key,
+                        CanonicalItemType::AssistantMessage,
+                        Some("citation"),
+                        None,
+                        raw,
+                        out,
+                    ),
+                    BetaRawContentBlockDelta::CompactionDelta(compaction) => {
+                        if let (Some(thread), Some(text)) = (self.at.thread.clone(), &compaction.content) {
+                            self.ledger.append_item_text(&thread, &key, "summary", text);
+                        }
+                        self.update_item(&key, CanonicalItemType::ContextCompaction, None, None, raw, out)
                     }
                 }
             }
@@ -872,9 +877,8 @@ impl ClaudeNormalizer {
                             .at
                             .current_state(&mut self.ledger, "the tool's input was final", raw, out);
                     }
-                    let face = tool_face(&tool.name, tool.kind, &tool.input);
-                    let (item_type, data) = (face.item_type, face.data.map_or(Value::Null, Json::into_value));
-                    return self.update_item(&key, item_type, Some("input final"), data, raw, out);
+                    let face = tool.face();
+                    return self.update_item(&key, face.item_type, Some("input final"), face.data, raw, out);
                 }
                 let open = self
                     .at
@@ -1051,6 +1055,12 @@ impl ClaudeNormalizer {
         }
         let request_type = tool_kind(tool_name).request_type();
         let key = format!("denied:{tool_use_id}");
+        // A denial the result reports for a turn the person stopped: the stop refused it.
+        let (decision, reason) = if self.interrupted {
+            (Decision::Cancel, "was refused, and the turn stopped")
+        } else {
+            (Decision::Decline, "was denied by the permission rules")
+        };
         let place = Place {
             thread: self.at.thread.clone(),
             turn: self.at.turn.clone(),
@@ -1059,10 +1069,7 @@ impl ClaudeNormalizer {
         let context = self
             .ledger
             .request_context(&key, tool_use_id, Direction::In, &place, Some(raw));
-        let detail = message.map_or_else(
-            || format!("{tool_name} was denied by the permission rules"),
-            str::to_string,
-        );
+        let detail = message.map_or_else(|| format!("{tool_name} {reason}"), str::to_string);
         let opened = RequestOpenedPayload {
             request_type,
             detail: Some(detail.clone()),
@@ -1071,7 +1078,7 @@ impl ClaudeNormalizer {
         self.ledger.emit(&context, RuntimeEvent::RequestOpened(opened), out);
         let resolved = RequestResolvedPayload {
             request_type,
-            decision: Some(Decision::Decline.as_str().to_string()),
+            decision: Some(decision.as_str().to_string()),
             resolution: Some(json!({ "behavior": "deny", "message": detail, "decidedBy": "claude" })),
         };
         self.ledger.emit(&context, RuntimeEvent::RequestResolved(resolved), out);
@@ -1121,7 +1128,7 @@ impl ClaudeNormalizer {
                 };
                 self.ledger
                     .emit(&context, RuntimeEvent::ThreadStateChanged(payload), out);
-                self.summary_due = true;
+                self.summary_due = Some(Some(boundary.compact_metadata.trigger.to_string()));
             }
             SdkSystemMessage::HookStarted(hook) => {
                 let context = self.at.context(&mut self.ledger, Some(raw));
@@ -1186,14 +1193,9 @@ impl ClaudeNormalizer {
             }
             SdkSystemMessage::TaskUpdated(task) => {
                 let context = self.at.context(&mut self.ledger, Some(raw));
-                let patch = serde_json::to_value(&task.patch).unwrap_or(Value::Null);
                 let payload = TaskProgressPayload {
                     task_id: ids::task(source, &session, &task.task_id),
-                    description: task
-                        .patch
-                        .description
-                        .clone()
-                        .unwrap_or_else(|| format!("task updated: {patch}")),
+                    description: patch_text(&task.patch),
                     usage: None,
                     last_tool_name: None,
                 };
@@ -1346,10 +1348,11 @@ impl ClaudeNormalizer {
             ..raw.with_type("can_use_tool")
         };
         let kind = tool_kind(&ask.tool_name);
-        let detail = ask
-            .title
-            .clone()
-            .or_else(|| permission_detail(&ask.tool_name, kind, &ask.input))
+        let plan = (kind == ToolKind::ProposedPlan).then(|| self.proposed_plan(ask));
+        let detail = plan
+            .flatten()
+            .or_else(|| ask.title.clone())
+            .or_else(|| permission_detail(&ask.tool_name, &ask.input))
             .or_else(|| ask.description.clone())
             .unwrap_or_else(|| format!("Allow {}?", ask.tool_name));
         let args = json!({
@@ -1399,6 +1402,18 @@ impl ClaudeNormalizer {
         };
         self.ledger
             .ask(request_id.to_string(), open, opened, None, &context, out);
+    }
+
+    /// The text of the plan an `ExitPlanMode` permission request asks to approve: its input's
+    /// `plan`, or, where the newest CLI asks with an empty input, the `plan` of the call's
+    /// `tool_use` (the stream does not carry the plan file the CLI keeps).
+    fn proposed_plan(&self, ask: &SdkControlPermissionRequest) -> Option<String> {
+        let called = self.tools.get(&ask.tool_use_id).map(|tool| &tool.input);
+        let plan = ask
+            .input
+            .get("plan")
+            .or_else(|| called.and_then(|input| input.get("plan")))?;
+        plan.as_str().map(str::to_string)
     }
 
     /// `hook_callback`: the CLI runs a hook the SDK host registered. Plumbing, not a decision:
@@ -1598,9 +1613,15 @@ impl ClaudeNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
+        self.subagent = None;
         match line {
             ClaudeStreamLine::Assistant(message) => {
                 self.at.see_thread(&mut self.ledger, &message.session_id, raw, out);
+                if let Some(parent) = self.late_subagent(message.parent_tool_use_id.as_deref()) {
+                    let said = subagent_said(&message.message.content);
+                    return self.subagent_progress(&parent, &said, raw, out);
+                }
+                self.enter_subagent(message.parent_tool_use_id.as_deref());
                 self.assistant(message, raw, out)
             }
             ClaudeStreamLine::User(message) => {
@@ -1608,12 +1629,20 @@ impl ClaudeNormalizer {
                     return self.prompt(message, raw, out);
                 }
                 self.at.see_thread(&mut self.ledger, &message.session_id, raw, out);
+                if let Some(parent) = self.late_subagent(message.parent_tool_use_id.as_deref()) {
+                    return self.subagent_progress(&parent, "the subagent reads a tool result", raw, out);
+                }
+                self.enter_subagent(message.parent_tool_use_id.as_deref());
                 self.user(message, raw, out)
             }
             ClaudeStreamLine::Result(result) => self.result(result, raw, out),
             ClaudeStreamLine::System(system) => self.system(system, raw, out),
             ClaudeStreamLine::StreamEvent(event) => {
                 self.at.see_thread(&mut self.ledger, &event.session_id, raw, out);
+                if let Some(parent) = self.late_subagent(event.parent_tool_use_id.as_deref()) {
+                    return self.subagent_progress(&parent, "the subagent is writing", raw, out);
+                }
+                self.enter_subagent(event.parent_tool_use_id.as_deref());
                 self.stream_event(event, raw, out)
             }
             ClaudeStreamLine::ToolProgress(progress) => {
@@ -1690,14 +1719,10 @@ impl ClaudeNormalizer {
     }
 }
 
-/// What a permission card says about a call: the plan to approve, or the tool and what it acts
-/// on.
-fn permission_detail(tool: &str, kind: ToolKind, input: &Map<String, Value>) -> Option<String> {
+/// What a permission card says about a call: the tool and what it acts on.
+fn permission_detail(tool: &str, input: &Map<String, Value>) -> Option<String> {
     let subject = input.get(subject_key(tool)?)?.as_str()?;
-    Some(match (kind, tool) {
-        (ToolKind::Other, "ExitPlanMode") => format!("Approve the plan:\n{subject}"),
-        _ => format!("{}: {subject}", builtin(tool)),
-    })
+    Some(format!("{}: {subject}", builtin(tool)))
 }
 
 /// The member `key` of a message's `members`, parsed as a `T` (`None` if absent or not a `T`).
@@ -1712,20 +1737,84 @@ fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
     serde_json::from_str(object_text::at(raw.payload.get(), path)?.get()).ok()
 }
 
+/// Who refused a call, as the result says.
+#[derive(Clone, Copy, PartialEq)]
+enum Refusal {
+    /// The CLI's permission rules (its settings): no one was asked, so the `result`'s denial is
+    /// the only card that shows it.
+    Rules,
+    /// A person, asked by the host: the card was theirs, the `result`'s denial repeats it.
+    Person,
+}
+
+/// Who the `tool_result_meta` of a user message (0.3.x: not in the pinned types, so read from
+/// the message as sent) says refused the call `tool_use_id`, if it was refused: a permission
+/// decision `reject` (decided by the CLI's `config`, or by a person), or the call not run
+/// because a person or a rule rejected it.
+fn refusal_as_sent(raw: Raw<'_>, tool_use_id: &str) -> Option<Refusal> {
+    let Some(Value::Array(metas)) = raw_field(raw, &["tool_result_meta"]) else {
+        return None;
+    };
+    let meta = metas
+        .iter()
+        .find(|meta| meta.get("id").and_then(Value::as_str) == Some(tool_use_id))?;
+    let decision = meta.pointer("/permission_decision/decision").and_then(Value::as_str);
+    let decided_by = meta.pointer("/permission_decision/source").and_then(Value::as_str);
+    let not_run = meta.get("non_execution_kind").and_then(Value::as_str);
+    let refused = decision == Some("reject") || matches!(not_run, Some("user-rejected" | "permission-rule"));
+    match (refused, decided_by) {
+        (false, _) => None,
+        (true, Some("config")) => Some(Refusal::Rules),
+        (true, _) => Some(Refusal::Person),
+    }
+}
+
+/// What a subagent's message says it did, as text: the first thing it says, calls or thinks.
+fn subagent_said(content: &[BetaContentBlock]) -> String {
+    let said = content.iter().find_map(|block| match block {
+        BetaContentBlock::Text(text) => Some(format!("the subagent says: {}", text.text)),
+        BetaContentBlock::ToolUse(tool) => Some(format!("the subagent: {}", tool_title(&tool.name, &tool.input))),
+        BetaContentBlock::Thinking(_) | BetaContentBlock::RedactedThinking(_) => {
+            Some("the subagent thinks".to_string())
+        }
+        BetaContentBlock::ServerToolUse(_)
+        | BetaContentBlock::McpToolUse(_)
+        | BetaContentBlock::Compaction(_)
+        | BetaContentBlock::WebSearchToolResult(_)
+        | BetaContentBlock::WebFetchToolResult(_)
+        | BetaContentBlock::CodeExecutionToolResult(_)
+        | BetaContentBlock::BashCodeExecutionToolResult(_)
+        | BetaContentBlock::TextEditorCodeExecutionToolResult(_)
+        | BetaContentBlock::ToolSearchToolResult(_)
+        | BetaContentBlock::McpToolResult(_)
+        | BetaContentBlock::ContainerUpload(_) => None,
+    });
+    said.unwrap_or_else(|| "the subagent answers".to_string())
+}
+
+/// What a `task_updated` patch says, as text: its new description, else what became of the task.
+fn patch_text(patch: &SdkTaskUpdatedMessagePatch) -> String {
+    if let Some(description) = &patch.description {
+        return description.clone();
+    }
+    match (&patch.error, patch.status, patch.is_backgrounded) {
+        (Some(error), _, _) => format!("the task failed: {error}"),
+        (None, Some(status), _) => format!("the task is {status}"),
+        (None, None, Some(true)) => "the task went on in the background".to_string(),
+        (None, None, Some(false) | None) => "the task was updated".to_string(),
+    }
+}
+
 /// The task id in a `TaskCreate` result's text, "Task #<id> created successfully: <subject>".
 fn created_task_id(text: &str) -> Option<String> {
     let (id, rest) = text.strip_prefix("Task #")?.split_once(' ')?;
     rest.starts_with("created").then(|| id.to_string())
 }
 
-/// Whether a Task call's result says its subagent went on in the background (0.3.x
-/// `run_in_background`): the task then ends with its own `task_notification`.
-fn launched_in_background(result: &Value) -> bool {
-    result
-        .get("toolUseResult")
-        .and_then(|result| result.get("status"))
-        .and_then(Value::as_str)
-        == Some("async_launched")
+/// Whether a Task call's reported result (`tool_use_result`) says its subagent went on in the
+/// background (0.3.x `run_in_background`): the task then ends with its own `task_notification`.
+fn launched_in_background(reported: &Value) -> bool {
+    reported.get("status").and_then(Value::as_str) == Some("async_launched")
 }
 
 impl Mapping for ClaudeNormalizer {

@@ -4,17 +4,17 @@
 //! and `version` (`session.configured` when they change). What it lacks: turn boundaries (see
 //! the module docs), permission requests and their answers (a refused call is a failed tool
 //! result), streaming (each block arrives whole), and the text of a message cut off by an
-//! interrupt. Subagent records (`isSidechain`) ride on their Task item as `item.updated`, as the
-//! live source carries them.
+//! interrupt. A subagent's records (`isSidechain`) are items of their own naming their Task item as
+//! `parentItemId`, as the live source draws them.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    CanonicalItemType, ContentDeltaPayload, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, ThreadMetadataUpdatedPayload,
-    ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, TurnCompletedPayload,
-    TurnStartedPayload, TurnState,
+    CanonicalItemType, ContentDeltaPayload, ContextCompactionContent, ItemAttachment, ProviderRuntimeEvent,
+    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId,
+    ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
+    ToolProgressPayload, TurnCompletedPayload, TurnStartedPayload, TurnState, UserMessageContent,
 };
 use agentwire_claude::{BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent};
 use agentwire_claude_session::{
@@ -25,12 +25,15 @@ use serde_json::{Map, Value, json};
 use super::wire;
 use crate::answer::{AnswerError, Reply, ReplyFrame};
 use crate::claude_code::{
-    AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, UserBlock, assistant_block,
-    cli_denial, drop_synthesized_refs, message_text, todo_plan, tool_face, tool_kind, tool_outcome, user_block,
+    AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, ToolOutcome, UserBlock,
+    assistant_block, attachments, cli_denial, drop_synthesized_refs, message_text, todo_plan, tool_face, tool_kind,
+    tool_outcome, user_block, user_content, user_text_content,
 };
+use crate::content;
 use crate::conversation::Cursor;
 use crate::emit::{Context, Raw};
 use crate::frame::Frame;
+use crate::ids;
 use crate::ledger::{Cutoff, Ledger, OpenItemFace};
 use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use crate::normalizer::Options;
@@ -42,6 +45,8 @@ struct Tool {
     kind: ToolKind,
     name: String,
     input: Value,
+    /// The subagent call whose work it is.
+    parent: Option<RuntimeItemId>,
 }
 
 /// The session settings a record carries, as last reported in `session.configured`.
@@ -78,6 +83,11 @@ pub struct ClaudeSessionNormalizer {
     tools: BTreeMap<String, Tool>,
     /// Subagents by `agentId` -> the `tool_use` id of the Task call that runs them.
     agents: BTreeMap<String, String>,
+    /// The subagent call whose record is being mapped (its canonical item id): a subagent's
+    /// records (`isSidechain`) are items of their own, each naming it as `parentItemId`.
+    subagent: Option<RuntimeItemId>,
+    /// What started the last compaction (`compact_boundary`'s `trigger`), for its summary.
+    compact_trigger: Option<String>,
     settings: Settings,
 }
 
@@ -94,6 +104,8 @@ impl ClaudeSessionNormalizer {
             queued: None,
             tools: BTreeMap::new(),
             agents: BTreeMap::new(),
+            subagent: None,
+            compact_trigger: None,
             settings: Settings::default(),
         }
     }
@@ -207,10 +219,20 @@ impl ClaudeSessionNormalizer {
         self.at.whole_item(&mut self.ledger, key, face, raw, out);
     }
 
-    /// The person's words that start the open turn.
-    fn prompt_item(&mut self, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    /// The person's words that start the open turn, and what they sent with them.
+    fn prompt_item(
+        &mut self,
+        text: &str,
+        attachments: Option<Vec<ItemAttachment>>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let key = format!("prompt:{}", self.turns);
-        let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, json!({ "text": text }));
+        let prompt = UserMessageContent {
+            attachments,
+            ..user_text_content(text, None, None)
+        };
+        let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt));
         self.whole_item(&key, face, raw, out);
     }
 
@@ -222,11 +244,19 @@ impl ClaudeSessionNormalizer {
                 MessageParamContent::String(text) => Some(text.as_str()),
                 MessageParamContent::Array(_) => None,
             };
-            return self.subagent(record.agent_id.as_deref(), prompt, raw, out);
+            if !self.enter_subagent(record.agent_id.as_deref(), prompt, raw, out) {
+                return;
+            }
+        } else {
+            self.at.see_thread(&mut self.ledger, &record.session_id, raw, out);
         }
-        self.at.see_thread(&mut self.ledger, &record.session_id, raw, out);
         let blocks: Vec<&ContentBlockParam> = match &record.message.content {
             MessageParamContent::String(text) => return self.user_text(record, text, raw, out),
+            // A prompt of several parts (text beside an image, ...) is one message.
+            MessageParamContent::Array(blocks) if !has_tool_result(blocks) => {
+                let text = user_content(blocks, None, None).text;
+                return self.user_text(record, &text, raw, out);
+            }
             MessageParamContent::Array(blocks) => blocks.iter().collect(),
         };
         let mut mapped = false;
@@ -238,7 +268,12 @@ impl ClaudeSessionNormalizer {
                     failed,
                     content,
                 } => {
-                    let value = json!({ "content": content, "toolUseResult": record.tool_use_result });
+                    let outcome = ToolOutcome {
+                        text: &text,
+                        content: serde_json::to_value(content).unwrap_or(Value::Null),
+                        structured: record.tool_use_result.as_ref(),
+                        failed,
+                    };
                     // Since 2.1.33x the record says how the call was decided: a refusal is
                     // `declined` from the file as it is live.
                     let refused = record
@@ -246,7 +281,7 @@ impl ClaudeSessionNormalizer {
                         .as_ref()
                         .is_some_and(|decided| decided.decision == "reject")
                         || record.tool_denial_kind.is_some();
-                    self.tool_result(tool_use_id, &text, Verdict { failed, refused }, value, raw, out);
+                    self.tool_result(tool_use_id, &outcome, refused, raw, out);
                     mapped = true;
                 }
                 UserBlock::Text(text) => {
@@ -270,21 +305,31 @@ impl ClaudeSessionNormalizer {
     /// summary that replaces the history after a compaction, or a note the CLI injects (context
     /// for the model, the interrupt note, which ends the turn `interrupted`).
     fn user_text(&mut self, record: &UserRecord, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if record.is_compact_summary == Some(true) {
-            let face = OpenItemFace::untitled(CanonicalItemType::ContextCompaction, json!({ "text": text }));
+        if let Some(parent) = &self.subagent {
+            // A subagent's prompt, the first item of its work.
+            let prompt = user_text_content(text, None, Some(parent));
+            let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt));
             return self.whole_item(&record.uuid, face, raw, out);
         }
-        let flag = record.is_meta.map(|value| ("isMeta", value));
+        if record.is_compact_summary == Some(true) {
+            let compaction = ContextCompactionContent {
+                summary: Some(text.to_string()),
+                trigger: self.compact_trigger.take(),
+                parent_item_id: None,
+            };
+            let face = OpenItemFace::untitled(CanonicalItemType::ContextCompaction, content::data(compaction));
+            return self.whole_item(&record.uuid, face, raw, out);
+        }
         if text.starts_with(INTERRUPT_NOTE) {
             self.interrupted = true;
             if self.at.turn.is_some() {
-                self.at.cli_note(&mut self.ledger, &record.uuid, text, flag, raw, out);
+                self.at.cli_note(&mut self.ledger, &record.uuid, text, raw, out);
                 let stop = Some("interrupted".to_string());
                 return self.end_turn(TurnState::Interrupted, stop, None, Some(raw), out);
             }
         }
         if record.is_meta == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note)) {
-            return self.at.cli_note(&mut self.ledger, &record.uuid, text, flag, raw, out);
+            return self.at.cli_note(&mut self.ledger, &record.uuid, text, raw, out);
         }
         self.end_open_turn(raw, out);
         self.configure(
@@ -305,15 +350,28 @@ impl ClaudeSessionNormalizer {
         match &record.origin {
             Some(_) => {
                 let key = format!("prompt:{}", self.turns);
-                self.at.cli_note(&mut self.ledger, &key, text, None, raw, out);
+                self.at.cli_note(&mut self.ledger, &key, text, raw, out);
             }
-            None => self.prompt_item(text, raw, out),
+            None => {
+                let attached = match &record.message.content {
+                    MessageParamContent::String(_) => None,
+                    MessageParamContent::Array(blocks) => attachments(blocks),
+                };
+                self.prompt_item(text, attached, raw, out);
+            }
         }
     }
 
     fn assistant(&mut self, record: &AssistantRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         if record.is_sidechain == Some(true) {
-            return self.subagent(record.agent_id.as_deref(), None, raw, out);
+            // A subagent's message: its blocks are items of their own; its stop ends no turn.
+            if self.enter_subagent(record.agent_id.as_deref(), None, raw, out) {
+                for block in &record.message.content {
+                    let key = self.blocks_seen.next(&record.message.id);
+                    self.assistant_block(&key, block, raw, out);
+                }
+            }
+            return;
         }
         self.at.see_thread(&mut self.ledger, &record.session_id, raw, out);
         let message = &record.message;
@@ -380,7 +438,7 @@ impl ClaudeSessionNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        match assistant_block(block) {
+        match assistant_block(block, self.subagent.as_ref()) {
             AssistantBlock::Item(face) => self.whole_item(key, face, raw, out),
             AssistantBlock::ToolCall { id, name, input } => self.tool_call(id, &name, input, raw, out),
             AssistantBlock::ServerToolResult {
@@ -389,8 +447,13 @@ impl ClaudeSessionNormalizer {
                 failed,
                 block,
             } => {
-                let verdict = Verdict { failed, refused: false };
-                self.tool_result(&tool_use_id, &text, verdict, block, raw, out);
+                let outcome = ToolOutcome {
+                    text: &text,
+                    content: block.get("content").cloned().unwrap_or(Value::Null),
+                    structured: None,
+                    failed,
+                };
+                self.tool_result(&tool_use_id, &outcome, false, raw, out);
             }
             AssistantBlock::Unpaired => self
                 .at
@@ -416,42 +479,38 @@ impl ClaudeSessionNormalizer {
         self.end_turn(TurnState::Failed, None, Some(message), Some(raw), out);
     }
 
-    /// A `tool_use` block: the call's item starts (its input is whole); a `TodoWrite` is also
-    /// the turn's plan.
+    /// A `tool_use` block: the call's item starts (its input is whole).
     fn tool_call(&mut self, id: &str, name: &str, input: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let kind = tool_kind(name);
-        let face = tool_face(name, kind, &input);
+        let face = tool_face(name, kind, &input, self.subagent.as_ref());
         self.at.start_item(&mut self.ledger, id, face, raw, out);
-        if kind == ToolKind::Plan
-            && let Some(plan) = todo_plan(&input)
-        {
-            self.at.plan(&mut self.ledger, plan, raw, out);
-        }
         let tool = Tool {
             kind,
             name: name.to_string(),
             input,
+            parent: self.subagent.clone(),
         };
         self.tools.insert(id.to_string(), tool);
     }
 
     /// A tool's result: its output as a delta where the item streams one, then `item.completed`
-    /// (`declined` when the CLI refused the call or an interrupt cut it off, `failed` for any
-    /// other error).
+    /// (`declined` when the CLI refused the call, as the record says (`refused_as_written`) or
+    /// its text does, or an interrupt cut it off; `failed` for any other error). A `TodoWrite`
+    /// that succeeded is the turn's plan: one that failed drew none.
     fn tool_result(
         &mut self,
         tool_use_id: &str,
-        text: &str,
-        verdict: Verdict,
-        result: Value,
+        outcome: &ToolOutcome<'_>,
+        refused_as_written: bool,
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let tool = self.tools.remove(tool_use_id);
-        let (kind, name, input) = match tool {
-            Some(tool) => (tool.kind, tool.name, tool.input),
-            None => (ToolKind::Other, String::new(), Value::Null),
+        let (kind, name, input, parent) = match tool {
+            Some(tool) => (tool.kind, tool.name, tool.input, tool.parent),
+            None => (ToolKind::Other, String::new(), Value::Null, self.subagent.clone()),
         };
+        let text = outcome.text;
         if let Some(stream) = kind.output_stream()
             && !text.is_empty()
         {
@@ -464,8 +523,8 @@ impl ClaudeSessionNormalizer {
             };
             self.ledger.emit(&context, RuntimeEvent::ContentDelta(payload), out);
         }
-        if let Some(agent) = result
-            .get("toolUseResult")
+        if let Some(agent) = outcome
+            .structured
             .and_then(|reported| reported.get("agentId"))
             .and_then(Value::as_str)
         {
@@ -474,22 +533,28 @@ impl ClaudeSessionNormalizer {
         if text.contains(INTERRUPT_NOTE) {
             self.interrupted = true;
         }
-        let refused = verdict.refused || self.interrupted || cli_denial(text);
-        let (face, status) = tool_outcome(&name, kind, &input, result, verdict.failed, refused);
+        let refused = refused_as_written || self.interrupted || cli_denial(text);
+        let (face, status) = tool_outcome(&name, kind, &input, outcome, refused, parent.as_ref());
         self.at
             .complete_item(&mut self.ledger, tool_use_id, face, status, raw, out);
+        if kind == ToolKind::Plan
+            && !outcome.failed
+            && let Some(plan) = todo_plan(&input)
+        {
+            self.at.plan(&mut self.ledger, plan, raw, out);
+        }
     }
 
-    /// A subagent's record: `item.updated` of the Task item that runs it, the record in `data`.
-    /// The Task is the one whose result named the agent, else the open Task call whose prompt
-    /// the subagent's first message is, else the open Task call started last.
-    fn subagent(
+    /// Enters a subagent's record: the Task call that runs it is the one whose result named the
+    /// agent, else the open Task call whose prompt the subagent's first message is, else the open
+    /// Task call started last. False (and a warning) when no Task call of this file runs it.
+    fn enter_subagent(
         &mut self,
         agent: Option<&str>,
         prompt: Option<&str>,
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
+    ) -> bool {
         let known = agent.and_then(|agent| self.agents.get(agent)).cloned();
         let task = known.or_else(|| {
             let open: Vec<(&String, &Tool)> = self
@@ -502,38 +567,20 @@ impl ClaudeSessionNormalizer {
                 .find(|(_, tool)| prompt.is_some() && tool.input.get("prompt").and_then(Value::as_str) == prompt);
             by_prompt.or(open.last()).map(|(id, _)| (*id).clone())
         });
-        let Some(task) = task.filter(|task| {
-            self.at
-                .thread
-                .as_deref()
-                .is_some_and(|thread| self.ledger.item(thread, task).is_some())
-        }) else {
+        let (Some(thread), Some(task)) = (self.at.thread.clone(), task) else {
             let context = self.at.context(&mut self.ledger, Some(raw));
             let message = format!(
                 "a subagent's record (agent {}) while no Task call of this file is open",
                 agent.unwrap_or("unnamed")
             );
-            return self.ledger.warn(&context, message, None, out);
+            self.ledger.warn(&context, message, None, out);
+            return false;
         };
         if let Some(agent) = agent {
             self.agents.insert(agent.to_string(), task.clone());
         }
-        let message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
-        let title = self
-            .at
-            .thread
-            .as_deref()
-            .and_then(|thread| self.ledger.item(thread, &task))
-            .and_then(|open| open.title.clone());
-        let context = self.at.item_context(&mut self.ledger, &task, Some(raw));
-        let payload = ItemLifecyclePayload {
-            item_type: CanonicalItemType::CollabAgentToolCall,
-            status: Some(ItemStatus::InProgress),
-            title,
-            detail: Some("subagent message".to_string()),
-            data: Some(json!({ "toolName": "Task", "subagentMessage": message }).into()),
-        };
-        self.ledger.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+        self.subagent = Some(ids::item(self.ledger.source(), &thread, &task));
+        true
     }
 
     fn system(&mut self, record: &SystemRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -543,6 +590,10 @@ impl ClaudeSessionNormalizer {
         };
         match record {
             SystemRecord::CompactBoundary(boundary) => {
+                self.compact_trigger = boundary
+                    .compact_metadata
+                    .as_ref()
+                    .and_then(|metadata| metadata.trigger.clone());
                 // A `/compact` the person typed is a turn of its own, as the live CLI runs it:
                 // the file writes no prompt record for it (its command echoes come after the
                 // summary), so the command the queue took is its prompt.
@@ -553,7 +604,7 @@ impl ClaudeSessionNormalizer {
                 if manual && self.at.turn.is_none() {
                     let command = self.queued.take().unwrap_or_else(|| "/compact".to_string());
                     self.start_turn(raw, out);
-                    self.prompt_item(&command, raw, out);
+                    self.prompt_item(&command, None, raw, out);
                 }
                 let detail = serde_json::to_value(&boundary.compact_metadata).ok();
                 let context = self.at.context(&mut self.ledger, Some(raw));
@@ -596,12 +647,9 @@ impl ClaudeSessionNormalizer {
         }
     }
 
-    /// A running tool's progress: `tool.progress` on its item (its subagent's Task item when it
-    /// runs inside one).
+    /// A running tool's progress: `tool.progress` on its item (a subagent's tool has an item of
+    /// its own, as the main conversation's).
     fn progress(&mut self, record: &ProgressRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        if record.is_sidechain == Some(true) {
-            return self.subagent(record.agent_id.as_deref(), None, raw, out);
-        }
         let tool_name = record
             .tool_use_id
             .as_ref()
@@ -638,6 +686,7 @@ impl ClaudeSessionNormalizer {
     }
 
     fn map_record(&mut self, record: &SessionRecord, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.subagent = None;
         let ended_message = self.ending.as_ref().map(|(message, ..)| message.as_str());
         let same_message =
             matches!(record, SessionRecord::Assistant(next) if Some(next.message.id.as_str()) == ended_message);
@@ -711,12 +760,11 @@ impl ClaudeSessionNormalizer {
     }
 }
 
-/// What a tool result says of its call: that it failed (`is_error`), and that it was refused (a
-/// 2.1.33x record's permission decision or denial kind).
-#[derive(Clone, Copy)]
-struct Verdict {
-    failed: bool,
-    refused: bool,
+/// Whether a message's blocks answer a tool call.
+fn has_tool_result(blocks: &[ContentBlockParam]) -> bool {
+    blocks
+        .iter()
+        .any(|block| matches!(block, ContentBlockParam::ToolResult(_)))
 }
 
 impl Mapping for ClaudeSessionNormalizer {
