@@ -58,18 +58,14 @@ impl AcpNormalizer {
                     params.tool_call.status.as_ref(),
                     out,
                 );
-                let item_type = self
-                    .sessions
-                    .get(&session)
-                    .and_then(|s| s.tools.get(&tool_call_id))
-                    .map_or(CanonicalItemType::DynamicToolCall, |tool| tool.item_type);
-                let title = self
-                    .sessions
-                    .get(&session)
-                    .and_then(|s| s.tools.get(&tool_call_id))
-                    .and_then(|tool| tool.data.get("title"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
+                let tool = self.sessions.get(&session).and_then(|s| s.tools.get(&tool_call_id));
+                let item_type = tool.map_or(CanonicalItemType::DynamicToolCall, |tool| tool.item_type);
+                // A plan to approve is read by its text; anything else by its title.
+                let detail = match item_type {
+                    CanonicalItemType::Plan => tool.and_then(|tool| tools::plan_text(&tool.data)),
+                    _ => None,
+                }
+                .or_else(|| tool.and_then(|tool| tool.title.clone()));
                 let options = params
                     .options
                     .iter()
@@ -88,7 +84,7 @@ impl AcpNormalizer {
                     .unwrap_or_else(|| tool_call_id.clone());
                 let opened = Opened {
                     request_type: tools::request_type(item_type),
-                    detail: title,
+                    detail,
                     args: json!({ "toolCall": sent["toolCall"], "options": sent["options"] }),
                     waits: true,
                     questions: None,
@@ -459,6 +455,7 @@ impl AcpNormalizer {
         }
         let new = new.to_string();
         state.output_delivered = output.len();
+        state.streamed.push_str(&new);
         let turn = state.turn.clone();
         let context = self.item_context(session, turn.as_deref(), tool, true, Some(raw));
         self.emit(&context, delta(ContentStreamKind::CommandOutput, &new), out);
@@ -785,7 +782,7 @@ fn cursor_item(offer: &Offer) -> Option<(String, CanonicalItemType)> {
     }
 }
 
-fn todo_step(todo: &agentwire_acp::CursorTodo) -> TurnPlanStep {
+pub(super) fn todo_step(todo: &agentwire_acp::CursorTodo) -> TurnPlanStep {
     let step = todo
         .content
         .clone()

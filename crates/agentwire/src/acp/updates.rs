@@ -12,7 +12,7 @@ use agentwire_acp::{
     SessionUpdate, ToolCallStatus, ToolKind,
 };
 use agentwire_canonical::{
-    CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json, ProviderRuntimeEvent, RuntimeEvent,
+    CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeEvent,
     TaskProgressPayload, ThreadMetadataUpdatedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
     TurnPlanStep, TurnPlanUpdatedPayload,
 };
@@ -20,6 +20,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use super::content;
 use super::normalizer::{AcpNormalizer, OpenText, TextKind, ToolState, delta, to_value};
 use super::tools;
 use crate::decision::Decision;
@@ -282,19 +283,28 @@ impl AcpNormalizer {
                 let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
                 match content {
                     ContentBlock::Text { text, .. } => {
+                        if let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(item.id)) {
+                            tool.streamed.push_str(text);
+                        }
                         self.emit(&context, delta(ContentStreamKind::Unknown, text), out)
                     }
+                    // Not text: the summary reads as it was; the block rides in `raw`.
                     ContentBlock::Image { .. }
                     | ContentBlock::Audio { .. }
                     | ContentBlock::ResourceLink { .. }
                     | ContentBlock::Resource { .. } => {
+                        let data = self
+                            .sessions
+                            .get(session)
+                            .and_then(|s| s.tools.get(item.id))
+                            .map(ToolState::content);
                         if !started {
                             let payload = ItemLifecyclePayload {
                                 item_type: item.item_type,
                                 status: Some(ItemStatus::InProgress),
                                 title: item.title,
                                 detail: None,
-                                data: Some(Json::from(json!({ "summaryContent": to_value(content) }))),
+                                data,
                             };
                             self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
                         }
@@ -332,7 +342,7 @@ impl AcpNormalizer {
                 status: Some(ItemStatus::InProgress),
                 title: None,
                 detail: None,
-                data: None,
+                data: Some(crate::content::data(content::message(kind, "", &[]))),
             };
             self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
             self.session_mut(session).text = Some(OpenText {
@@ -341,6 +351,7 @@ impl AcpNormalizer {
                 provider_keyed,
                 turn,
                 text: String::new(),
+                attachments: Vec::new(),
             });
         }
         let Some(open) = self.sessions.get_mut(session).and_then(|s| s.text.as_mut()) else {
@@ -355,10 +366,23 @@ impl AcpNormalizer {
             ContentBlock::Image { .. }
             | ContentBlock::Audio { .. }
             | ContentBlock::ResourceLink { .. }
-            | ContentBlock::Resource { .. } => None,
+            | ContentBlock::Resource { .. } => {
+                if kind == TextKind::User {
+                    open.attachments.extend(content::attachment(content));
+                }
+                None
+            }
         };
-        // Only the user's words carry the whole text so far (a copy per chunk).
-        let accumulated = (kind == TextKind::User).then(|| open.text.clone());
+        // Only the user's words, and a block that is no text, carry the whole content so far
+        // (a copy per chunk); streamed text is deltas, its item's end carries it whole.
+        let so_far = match (kind, text) {
+            (TextKind::User, _) | (_, None) => Some(crate::content::data(content::message(
+                kind,
+                &open.text,
+                &open.attachments,
+            ))),
+            (TextKind::Assistant | TextKind::Thought, Some(_)) => None,
+        };
         let context = self.item_context(session, turn.as_deref(), &key, provider_keyed, Some(raw));
         match (kind, text) {
             // The start already carried an empty chunk.
@@ -368,23 +392,13 @@ impl AcpNormalizer {
             }
             (TextKind::Thought, Some(text)) => self.emit(&context, delta(ContentStreamKind::ReasoningText, text), out),
             // The user's words are not streamed to a UI as they are typed: the item grows.
-            (TextKind::User, Some(_)) => {
+            (TextKind::User, Some(_)) | (TextKind::User | TextKind::Assistant | TextKind::Thought, None) => {
                 let payload = ItemLifecyclePayload {
                     item_type: kind.item_type(),
                     status: Some(ItemStatus::InProgress),
                     title: None,
                     detail: None,
-                    data: Some(Json::from(json!({ "text": accumulated.unwrap_or_default() }))),
-                };
-                self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
-            }
-            (TextKind::User | TextKind::Assistant | TextKind::Thought, None) => {
-                let payload = ItemLifecyclePayload {
-                    item_type: kind.item_type(),
-                    status: Some(ItemStatus::InProgress),
-                    title: None,
-                    detail: None,
-                    data: Some(Json::from(json!({ "content": to_value(content) }))),
+                    data: so_far,
                 };
                 self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
             }
@@ -434,19 +448,22 @@ impl AcpNormalizer {
             .get("rawInput")
             .and_then(|input| input.get("_toolName"))
             .is_some_and(|name| name == "task")
-            || claude_tool_name(&fields).is_some_and(|name| CLAUDE_SUBAGENT_TOOLS.contains(&name));
+            || tools::claude_tool_name(&fields).is_some_and(|name| CLAUDE_SUBAGENT_TOOLS.contains(&name));
         let item = Item {
             id: &id,
             item_type: if subagent {
                 CanonicalItemType::CollabAgentToolCall
             } else {
-                tools::item_type(kind)
+                tools::tool_item_type(kind, &fields)
             },
             title: None,
         };
         let end = status.and_then(tools::final_status);
         self.item_step(raw, session, item, fields, end, out);
         if let Some(output) = output.filter(|output| !output.is_empty()) {
+            if let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(&id)) {
+                tool.streamed.push_str(&output);
+            }
             let turn = self.tool_turn(session, &id);
             let context = self.item_context(session, turn.as_deref(), &id, true, Some(raw));
             self.emit(&context, delta(ContentStreamKind::CommandOutput, &output), out);
@@ -482,6 +499,7 @@ impl AcpNormalizer {
                 done: false,
                 declined: false,
                 output_delivered: 0,
+                streamed: String::new(),
                 parent: Some(parent.clone()),
             });
         for (key, value) in fields {
@@ -490,7 +508,7 @@ impl AcpNormalizer {
             }
         }
         tool.done |= status.and_then(tools::final_status).is_some();
-        let name = claude_tool_name(&tool.data)
+        let name = tools::claude_tool_name(&tool.data)
             .or_else(|| tool.data.get("title").and_then(Value::as_str))
             .unwrap_or("a tool");
         let said = format!("uses {name}");
@@ -507,11 +525,8 @@ impl AcpNormalizer {
             .get(session)
             .and_then(|s| s.tools.get(parent))
             .filter(|task| !task.done)
-            .map(|task| {
-                let name = claude_tool_name(&task.data).unwrap_or("Task").to_string();
-                (task.item_type, task.turn.clone(), task.title.clone(), name)
-            });
-        let Some((item_type, turn, title, name)) = task else {
+            .map(|task| (task.item_type, task.turn.clone(), task.title.clone(), task.content()));
+        let Some((item_type, turn, title, data)) = task else {
             let turn = self.tool_turn(session, parent).or_else(|| self.update_turn(session));
             let context = self.item_context(session, turn.as_deref(), parent, true, Some(raw));
             let payload = TaskProgressPayload {
@@ -522,19 +537,13 @@ impl AcpNormalizer {
             };
             return self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
         };
-        let mut message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
-        let mut params = message["params"].take();
-        let report = match params["update"].take() {
-            Value::Null => params["toolCall"].take(),
-            update => update,
-        };
         let context = self.item_context(session, turn.as_deref(), parent, true, Some(raw));
         let payload = ItemLifecyclePayload {
             item_type,
             status: Some(ItemStatus::InProgress),
             title,
             detail: Some("subagent message".to_string()),
-            data: Some(Json::from(json!({ "toolName": name, "subagentMessage": report }))),
+            data: Some(data),
         };
         self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
     }
@@ -565,16 +574,24 @@ impl AcpNormalizer {
         }
         self.close_text(session, out);
         let turn = self.update_turn(session);
-        let title = fields
-            .get("title")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or_else(|| item.title.clone());
+        let title = content::tool_title(item.item_type, &fields).or_else(|| item.title.clone());
+        let tool = ToolState {
+            item_type: item.item_type,
+            turn: turn.clone(),
+            title: title.clone(),
+            data: fields,
+            done: false,
+            declined: false,
+            output_delivered: 0,
+            streamed: String::new(),
+            parent: None,
+        };
+        let data = tool.content();
         if let Some(turn) = &turn {
             let face = OpenItemFace {
                 item_type: item.item_type,
                 title: title.clone(),
-                data: Some(Value::Object(fields.clone()).into()),
+                data: Some(data.clone()),
             };
             self.ledger.open_item((session, turn, item.id), face);
         }
@@ -582,24 +599,12 @@ impl AcpNormalizer {
         let payload = ItemLifecyclePayload {
             item_type: item.item_type,
             status: Some(ItemStatus::InProgress),
-            title: title.clone(),
+            title,
             detail: None,
-            data: Some(Value::Object(fields.clone()).into()),
+            data: Some(data),
         };
         self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
-        self.session_mut(session).tools.insert(
-            item.id.to_string(),
-            ToolState {
-                item_type: item.item_type,
-                turn,
-                title,
-                data: fields,
-                done: false,
-                declined: false,
-                output_delivered: 0,
-                parent: None,
-            },
-        );
+        self.session_mut(session).tools.insert(item.id.to_string(), tool);
         true
     }
 
@@ -632,11 +637,7 @@ impl AcpNormalizer {
                 tool.data.insert(key, value);
             }
         }
-        let title = tool
-            .data
-            .get("title")
-            .and_then(Value::as_str)
-            .map(str::to_string)
+        let title = content::tool_title(tool.item_type, &tool.data)
             .or(item.title)
             .or_else(|| tool.title.clone());
         tool.title.clone_from(&title);
@@ -645,7 +646,8 @@ impl AcpNormalizer {
         if !known && end.is_none() && !done {
             return;
         }
-        let data = tool.data.clone();
+        let status_sent = tool.data.get("status").cloned();
+        let data = tool.content();
         let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
         // A tool call the user refused did not run: the agent's `failed` is a refusal.
         let end = match end {
@@ -663,7 +665,7 @@ impl AcpNormalizer {
                     status: Some(status),
                     title,
                     detail: None,
-                    data: Some(Value::Object(data).into()),
+                    data: Some(data),
                 };
                 self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
             }
@@ -674,13 +676,13 @@ impl AcpNormalizer {
                     let face = OpenItemFace {
                         item_type,
                         title: title.clone(),
-                        data: Some(Value::Object(data.clone()).into()),
+                        data: Some(data.clone()),
                     };
                     self.ledger.open_item((session, turn, item.id), face);
                 }
                 // A report after the end repeats the end: the status the item ended with.
                 let status = if done {
-                    data.get("status")
+                    status_sent
                         .and_then(|status| ToolCallStatus::deserialize(status).ok())
                         .as_ref()
                         .and_then(tools::final_status)
@@ -693,7 +695,7 @@ impl AcpNormalizer {
                     status: Some(status),
                     title,
                     detail: None,
-                    data: Some(Value::Object(data).into()),
+                    data: Some(data),
                 };
                 self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
             }
@@ -721,9 +723,4 @@ pub(super) fn object(value: Value) -> Map<String, Value> {
 /// `_meta.claudeCode.parentToolUseId`, set on what a subagent does.
 fn parent_tool_use(meta: Option<&Map<String, Value>>) -> Option<&str> {
     meta?.get("claudeCode")?.get("parentToolUseId")?.as_str()
-}
-
-/// The Claude tool a tool call of Claude's adapter runs: its `_meta.claudeCode.toolName`.
-fn claude_tool_name(fields: &Map<String, Value>) -> Option<&str> {
-    fields.get("_meta")?.get("claudeCode")?.get("toolName")?.as_str()
 }
