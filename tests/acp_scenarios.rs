@@ -754,6 +754,22 @@ fn cursor_create_plan_is_a_plan_to_approve() {
     );
     let plan = payload!(norm.events[one(&norm, T::TurnPlanUpdated)], TurnPlanUpdated).expect("plan");
     assert_eq!(plan.plan[0].step, "split");
+    let request = payload!(norm.events[one(&norm, T::RequestOpened)], RequestOpened).expect("request");
+    assert_eq!(
+        (request.request_type, request.detail.as_deref()),
+        (CanonicalRequestType::PlanApproval, Some("# Plan\n1. split")),
+        "a plan to approve, read by its text"
+    );
+    let completed = one(&norm, T::ItemCompleted);
+    let item = payload!(norm.events[completed], ItemCompleted).expect("item.completed");
+    assert_eq!(
+        item.data.as_ref().map(|data| data.to_value().into_owned()),
+        Some(json!({
+            "steps": [{ "step": "split", "status": "pending" }],
+            "markdown": "# Plan\n1. split",
+            "explanation": "Split it"
+        }))
+    );
     assert_eq!(decision(&norm).as_deref(), Some("decline"));
 }
 
@@ -1308,5 +1324,32 @@ fn claude_acps_ready_to_code_is_a_plan_approval_with_the_plan() {
     assert_eq!(
         payload.data.as_ref().map(|data| data.to_value().into_owned()),
         Some(json!({ "steps": [], "markdown": plan }))
+    );
+}
+
+#[test]
+fn a_prompts_text_is_joined_and_its_other_blocks_are_attachments() {
+    let mut lines = opening("gemini-cli");
+    lines[4].1["params"]["prompt"] = json!([
+        {"type":"text","text":"look at these"},
+        {"type":"resource_link","name":"main.rs","uri":"file:///w/src/main.rs","mimeType":"text/x-rust"},
+        {"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"},
+        {"type":"resource","resource":{"uri":"https://example.com/spec","text":"the spec","mimeType":"text/plain"}},
+        {"type":"text","text":"and answer"},
+    ]);
+    lines.push(("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})));
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let (item_type, data) = last_data(&norm, &lines[4].1);
+    assert_eq!(item_type, "user_message");
+    assert_eq!(
+        data,
+        json!({
+            "text": "look at these\n\nand answer",
+            "attachments": [
+                {"kind": "file", "name": "main.rs", "path": "/w/src/main.rs", "mimeType": "text/x-rust"},
+                {"kind": "image", "mimeType": "image/png"},
+                {"kind": "resource", "url": "https://example.com/spec", "mimeType": "text/plain"},
+            ]
+        })
     );
 }

@@ -196,8 +196,36 @@ pub(super) fn tool_title(item_type: CanonicalItemType, fields: &Map<String, Valu
     Some(match paths(fields).first() {
         Some(path) if bare => format!("{sent} {path}"),
         _ if read => format!("Read {sent}"),
+        _ if bare => described(fields).unwrap_or_else(|| humanized(&sent)),
         _ => sent,
     })
+}
+
+/// A tool call by what its input asks: a query searched, a URL fetched.
+fn described(fields: &Map<String, Value>) -> Option<String> {
+    if let Some(query) = input(fields, "query").and_then(Value::as_str) {
+        return Some(format!("Search: {query}"));
+    }
+    let url = input(fields, "url").and_then(Value::as_str)?;
+    Some(format!("Fetch {url}"))
+}
+
+/// A tool's name as words: `TodoWrite` is `Todo write`, `apply_patch` is `Apply patch`.
+fn humanized(name: &str) -> String {
+    let mut words = String::new();
+    for (index, c) in name.chars().enumerate() {
+        if c == '_' || c == '-' {
+            words.push(' ');
+        } else if c.is_uppercase() && index > 0 && !words.ends_with(' ') {
+            words.push(' ');
+            words.extend(c.to_lowercase());
+        } else if index == 0 {
+            words.extend(c.to_uppercase());
+        } else {
+            words.push(c);
+        }
+    }
+    words
 }
 
 /// A shell command: `rawInput.command` (a line, or codex-acp's argv), else the title.
@@ -510,4 +538,80 @@ fn text(fields: &Map<String, Value>, key: &str) -> Option<String> {
 /// The tool call's title as sent.
 fn title(fields: &Map<String, Value>) -> Option<String> {
     text(fields, "title")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn fields(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn a_bare_tool_name_is_no_title() {
+        let claude = |tool: &str, input: Value| {
+            fields(json!({"title": tool, "rawInput": input, "_meta": {"claudeCode": {"toolName": tool}}}))
+        };
+        let title = |fields: &Map<String, Value>| tool_title(CanonicalItemType::DynamicToolCall, fields);
+        assert_eq!(title(&claude("TodoWrite", json!({}))).as_deref(), Some("Todo write"));
+        assert_eq!(
+            title(&claude("ToolSearch", json!({"query": "notebook"}))).as_deref(),
+            Some("Search: notebook")
+        );
+        assert_eq!(
+            title(&claude("Write", json!({"file_path": "hello.txt"}))).as_deref(),
+            Some("Write hello.txt")
+        );
+        assert_eq!(humanized("apply_patch"), "Apply patch");
+        let gemini = fields(json!({"title": "notes.txt", "kind": "read"}));
+        assert_eq!(title(&gemini).as_deref(), Some("Read notes.txt"));
+        let cursor = fields(json!({"title": "`npm test`", "rawInput": {"command": "npm test"}}));
+        assert_eq!(
+            tool_title(CanonicalItemType::CommandExecution, &cursor).as_deref(),
+            Some("npm test")
+        );
+    }
+
+    #[test]
+    fn a_command_is_its_input_and_its_output_what_the_terminal_showed() {
+        let claude = fields(json!({"title": "Terminal", "rawInput": {}}));
+        assert_eq!(command(&claude, "").command, "");
+        let old_adapter = fields(json!({
+            "rawInput": {"command": "bash -lc 'echo created'"},
+            "rawOutput": [{"type": "text", "text": "Exited with code 0.Final output:\n\ncreated\n"}],
+        }));
+        let content = command(&old_adapter, "created\n");
+        assert_eq!(
+            (content.command.as_str(), content.output.as_deref()),
+            ("echo created", Some("created\n"))
+        );
+    }
+
+    #[test]
+    fn a_diff_without_old_text_adds_the_file() {
+        let edit = fields(json!({
+            "kind": "edit",
+            "content": [
+                {"type": "diff", "path": "a.txt", "oldText": null, "newText": "new\n"},
+                {"type": "diff", "path": "b.txt", "oldText": "x\n", "newText": "y\n"},
+            ],
+        }));
+        let changes = file_change(&edit).changes;
+        assert_eq!(
+            changes
+                .iter()
+                .map(|c| (c.path.as_str(), c.kind, c.diff.as_deref()))
+                .collect::<Vec<_>>(),
+            [
+                ("a.txt", FileChangeKind::Add, Some("new\n")),
+                ("b.txt", FileChangeKind::Update, Some("@@ -1 +1 @@\n-x\n+y\n")),
+            ]
+        );
+    }
 }

@@ -581,9 +581,10 @@ impl AcpNormalizer {
                     let plan = params.todos.iter().map(todo_step).collect();
                     self.plan_updated(raw, &session, params.overview.clone(), plan, out);
                 }
+                // The plan is proposed for the person to accept before the agent builds it.
                 let opened = Opened {
-                    request_type: CanonicalRequestType::Unknown,
-                    detail: title,
+                    request_type: CanonicalRequestType::PlanApproval,
+                    detail: Some(params.plan.clone()),
                     args: sent.clone(),
                     waits: true,
                     questions: None,
