@@ -1353,3 +1353,79 @@ fn a_prompts_text_is_joined_and_its_other_blocks_are_attachments() {
         })
     );
 }
+
+/// Every item event's `data` is the content of its item type.
+fn assert_typed(norm: &Normalized) {
+    for event in &norm.events {
+        let (RuntimeEvent::ItemStarted(item) | RuntimeEvent::ItemUpdated(item) | RuntimeEvent::ItemCompleted(item)) =
+            &event.event
+        else {
+            continue;
+        };
+        let data = item.data.as_ref().expect("every item event carries data").to_value();
+        if let Err(error) = agentwire_canonical::ItemContent::decode(item.item_type, &data) {
+            panic!("{} item: {error}: {data}\n{}", item.item_type, norm.jsonl);
+        }
+    }
+}
+
+#[test]
+fn every_shape_of_acp_item_carries_its_types_content() {
+    let mut lines = opening("@zed-industries/claude-agent-acp");
+    lines.extend([
+        update(json!({"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"}})),
+        update(
+            json!({"sessionUpdate":"agent_message_chunk","content":{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}}),
+        ),
+        update(
+            json!({"sessionUpdate":"user_message_chunk","content":{"type":"resource_link","name":"a.txt","uri":"file:///w/a.txt"}}),
+        ),
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"mcp__github__create_issue"}},"toolCallId":"t_mcp","sessionUpdate":"tool_call","rawInput":{"title":"bug"},"status":"pending","title":"mcp__github__create_issue","kind":"other"}),
+        ),
+        update(
+            json!({"toolCallId":"t_mcp","sessionUpdate":"tool_call_update","status":"failed","rawOutput":{"error":"forbidden"}}),
+        ),
+        update(
+            json!({"toolCallId":"t_rm","sessionUpdate":"tool_call","title":"Delete a.txt","kind":"delete","status":"completed","locations":[{"path":"/w/a.txt"}]}),
+        ),
+        update(
+            json!({"toolCallId":"t_mv","sessionUpdate":"tool_call","title":"Move","kind":"move","status":"in_progress","rawInput":{"path":"/w/b.txt","destination":"/w/c.txt"}}),
+        ),
+        update(
+            json!({"toolCallId":"t_fetch","sessionUpdate":"tool_call","title":"Fetch","kind":"fetch","status":"completed","rawInput":{"url":"https://example.com"},"content":[{"type":"content","content":{"type":"text","text":"Example Domain"}}]}),
+        ),
+        update(
+            json!({"toolCallId":"t_think","sessionUpdate":"tool_call","title":"Thinking","kind":"think","status":"completed","content":[{"type":"content","content":{"type":"text","text":"a thought"}}]}),
+        ),
+        update(json!({"sessionUpdate":"compaction_update","compactionId":"c1","status":"in_progress"})),
+        update(
+            json!({"sessionUpdate":"compaction_summary_chunk","compactionId":"c1","content":{"type":"text","text":"We talked."}}),
+        ),
+        update(
+            json!({"sessionUpdate":"compaction_summary_chunk","compactionId":"c1","content":{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}}),
+        ),
+        update(json!({"sessionUpdate":"compaction_update","compactionId":"c1","status":"completed"})),
+        ("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})),
+    ]);
+    let norm = normalize_text(ACP, &transcript(&lines));
+    assert_typed(&norm);
+    let mcp = carried(&norm, &lines[9].1);
+    assert_eq!(mcp[0]["payload"]["title"], "Tool: github/create_issue");
+    let (item_type, data) = last_data(&norm, &lines[9].1);
+    assert_eq!(item_type, "mcp_tool_call");
+    assert_eq!(
+        data,
+        json!({"server":"github","tool":"create_issue","arguments":{"title":"bug"},"error":"forbidden"})
+    );
+    let (_, data) = last_data(&norm, &lines[11].1);
+    assert_eq!(
+        data["changes"],
+        json!([{"path":"/w/b.txt","kind":"update","movePath":"/w/c.txt"}])
+    );
+    let (item_type, data) = last_data(&norm, &lines[17].1);
+    assert_eq!(item_type, "context_compaction");
+    assert_eq!(data, json!({"summary":"We talked."}));
+    let norm = normalize_text(ACP, &transcript(&task_through_the_adapter()));
+    assert_typed(&norm);
+}

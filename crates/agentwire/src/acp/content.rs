@@ -196,7 +196,10 @@ pub(super) fn tool_title(item_type: CanonicalItemType, fields: &Map<String, Valu
     Some(match paths(fields).first() {
         Some(path) if bare => format!("{sent} {path}"),
         _ if read => format!("Read {sent}"),
-        _ if bare => described(fields).unwrap_or_else(|| humanized(&sent)),
+        _ if bare => match tools::mcp_tool(fields) {
+            Some((server, tool)) => format!("Tool: {server}/{tool}"),
+            None => described(fields).unwrap_or_else(|| humanized(&sent)),
+        },
         _ => sent,
     })
 }
@@ -445,9 +448,12 @@ fn outcome(fields: &Map<String, Value>) -> (Option<Value>, Option<String>) {
     if !failed {
         return (result, None);
     }
+    let said = |key| result.as_ref()?.get(key)?.as_str().map(str::to_owned);
     let error = match &result {
         Some(Value::String(text)) => text.clone(),
-        Some(other) => other.to_string(),
+        Some(other) => said("error")
+            .or_else(|| said("message"))
+            .unwrap_or_else(|| other.to_string()),
         None => "the tool call failed".to_owned(),
     };
     (None, Some(error))
