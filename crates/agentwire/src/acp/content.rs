@@ -17,9 +17,34 @@ use agentwire_canonical::{
 use serde_json::{Map, Value};
 
 use super::diff;
-use super::normalizer::TextKind;
 use super::tools;
 use crate::content;
+
+/// The kind of a run of message chunks: which message item it is, and its content's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TextKind {
+    User,
+    Assistant,
+    Thought,
+}
+
+impl TextKind {
+    pub(super) fn item_type(self) -> CanonicalItemType {
+        match self {
+            Self::User => CanonicalItemType::UserMessage,
+            Self::Assistant => CanonicalItemType::AssistantMessage,
+            Self::Thought => CanonicalItemType::Reasoning,
+        }
+    }
+
+    pub(super) fn word(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+            Self::Thought => "thought",
+        }
+    }
+}
 
 /// A message item's content: the text so far and, for the person's words, what came with it.
 pub(super) fn message(kind: TextKind, text: &str, attachments: &[ItemAttachment]) -> ItemContent {
@@ -401,7 +426,7 @@ fn plan(fields: &Map<String, Value>) -> PlanContent {
     let steps = fields
         .get("todos")
         .and_then(|todos| serde_json::from_value::<Vec<agentwire_acp::CursorTodo>>(todos.clone()).ok())
-        .map(|todos| todos.iter().map(super::requests::todo_step).collect())
+        .map(|todos| todos.iter().map(tools::todo_step).collect())
         .unwrap_or_default();
     PlanContent {
         steps,

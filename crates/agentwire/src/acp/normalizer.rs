@@ -23,7 +23,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::content;
+use super::content::{self, TextKind};
 use super::offer::{AcpRequest, Work};
 use super::tools;
 use super::wire::{self, Message};
@@ -54,32 +54,6 @@ pub(super) enum ClientAsk {
     Authenticate { method: String },
     /// What needs nothing remembered.
     Other,
-}
-
-/// The kind of a run of message chunks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum TextKind {
-    User,
-    Assistant,
-    Thought,
-}
-
-impl TextKind {
-    pub(super) fn item_type(self) -> CanonicalItemType {
-        match self {
-            Self::User => CanonicalItemType::UserMessage,
-            Self::Assistant => CanonicalItemType::AssistantMessage,
-            Self::Thought => CanonicalItemType::Reasoning,
-        }
-    }
-
-    fn word(self) -> &'static str {
-        match self {
-            Self::User => "user",
-            Self::Assistant => "assistant",
-            Self::Thought => "thought",
-        }
-    }
 }
 
 /// A message item being streamed.

@@ -578,7 +578,7 @@ impl AcpNormalizer {
                     self.item_step(raw, &session, item, Map::new(), Some(ItemStatus::Completed), out);
                 }
                 if !params.todos.is_empty() {
-                    let plan = params.todos.iter().map(todo_step).collect();
+                    let plan = params.todos.iter().map(tools::todo_step).collect();
                     self.plan_updated(raw, &session, params.overview.clone(), plan, out);
                 }
                 // The plan is proposed for the person to accept before the agent builds it.
@@ -686,7 +686,7 @@ impl AcpNormalizer {
                         step.status = tools::todo_status(todo.status.as_ref());
                     }
                 }
-                None => open.todos.push((todo.id.clone(), todo_step(todo))),
+                None => open.todos.push((todo.id.clone(), tools::todo_step(todo))),
             }
         }
         open.todos.iter().map(|(_, step)| step.clone()).collect()
@@ -780,19 +780,6 @@ fn cursor_item(offer: &Offer) -> Option<(String, CanonicalItemType)> {
         | Offer::AskQuestion(_)
         | Offer::CreatePlan(_)
         | Offer::UpdateTodos(_) => None,
-    }
-}
-
-pub(super) fn todo_step(todo: &agentwire_acp::CursorTodo) -> TurnPlanStep {
-    let step = todo
-        .content
-        .clone()
-        .or_else(|| todo.title.clone())
-        .or_else(|| todo.id.clone())
-        .unwrap_or_default();
-    TurnPlanStep {
-        step,
-        status: tools::todo_status(todo.status.as_ref()),
     }
 }
 

@@ -2,10 +2,12 @@
 //! permission option kinds to decisions, plan statuses. One exhaustive match each.
 
 use agentwire_acp::{
-    CursorTodoStatus, CursorTodoStatusKnown, PermissionOptionKind, PlanEntryStatus, StopReason, ToolCallStatus,
-    ToolKind,
+    CursorTodo, CursorTodoStatus, CursorTodoStatusKnown, PermissionOptionKind, PlanEntryStatus, StopReason,
+    ToolCallStatus, ToolKind,
 };
-use agentwire_canonical::{CanonicalItemType, CanonicalRequestType, ItemStatus, PlanStepStatus, TurnState};
+use agentwire_canonical::{
+    CanonicalItemType, CanonicalRequestType, ItemStatus, PlanStepStatus, TurnPlanStep, TurnState,
+};
 use serde_json::{Map, Value};
 
 use crate::decision::Decision;
@@ -165,6 +167,20 @@ pub fn todo_status(status: Option<&CursorTodoStatus>) -> PlanStepStatus {
             CursorTodoStatusKnown::Completed | CursorTodoStatusKnown::Cancelled => PlanStepStatus::Completed,
         },
         Some(CursorTodoStatus::Other(_)) | None => PlanStepStatus::Pending,
+    }
+}
+
+/// A Cursor todo as a plan step: its text (content, else title, else id) and status.
+pub fn todo_step(todo: &CursorTodo) -> TurnPlanStep {
+    let step = todo
+        .content
+        .clone()
+        .or_else(|| todo.title.clone())
+        .or_else(|| todo.id.clone())
+        .unwrap_or_default();
+    TurnPlanStep {
+        step,
+        status: todo_status(todo.status.as_ref()),
     }
 }
 

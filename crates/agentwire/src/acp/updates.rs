@@ -20,8 +20,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::content;
-use super::normalizer::{AcpNormalizer, OpenText, TextKind, ToolState, delta, to_value};
+use super::content::{self, TextKind};
+use super::normalizer::{AcpNormalizer, OpenText, ToolState, delta, to_value};
 use super::tools;
 use crate::decision::Decision;
 use crate::emit::{Context, Raw};
