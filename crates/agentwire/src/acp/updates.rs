@@ -407,7 +407,7 @@ impl AcpNormalizer {
 
     /// `tool_call` / `tool_call_update` (and the tool call a permission request names): the
     /// first report of a `toolCallId` starts its item, later ones update it, a final status
-    /// completes it. `fields` are ACP's, merged into the item's data.
+    /// completes it. `fields` are ACP's, merged into what the item's content is read from.
     pub(super) fn on_tool(
         &mut self,
         raw: Raw<'_>,
@@ -515,8 +515,8 @@ impl AcpNormalizer {
         self.subagent(raw, session, &parent, &said, out);
     }
 
-    /// What a subagent reports: `item.updated` of its Task's item, the report (the update, or
-    /// the tool call a permission request names) in `data.subagentMessage`. A Task item that
+    /// What a subagent reports: `item.updated` of its Task's item, the Task's content as `data`
+    /// and the report (the update, or the permission request) in `raw`. A Task item that
     /// completed (a subagent in the background) never reopens: the subagent's later work is
     /// `task.progress` of the task the Task's `toolCallId` names, `said` its description.
     fn subagent(&mut self, raw: Raw<'_>, session: &str, parent: &str, said: &str, out: &mut Vec<ProviderRuntimeEvent>) {
