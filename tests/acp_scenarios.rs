@@ -1429,3 +1429,31 @@ fn every_shape_of_acp_item_carries_its_types_content() {
     let norm = normalize_text(ACP, &transcript(&task_through_the_adapter()));
     assert_typed(&norm);
 }
+
+#[test]
+fn a_command_cut_off_by_its_turns_end_keeps_the_output_it_streamed() {
+    let mut lines = opening("@zed-industries/claude-agent-acp");
+    lines.extend([
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_s","sessionUpdate":"tool_call","rawInput":{"command":"make"},"status":"pending","title":"make","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_s"}]}),
+        ),
+        update(
+            json!({"_meta":{"terminal_output":{"terminal_id":"toolu_s","data":"building...\n"}},"toolCallId":"toolu_s","sessionUpdate":"tool_call_update"}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}),
+        ),
+        ("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}})),
+    ]);
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let completed = one(&norm, T::ItemCompleted);
+    let item = payload!(norm.events[completed], ItemCompleted).expect("item.completed");
+    assert_eq!(item.item_type, CanonicalItemType::CommandExecution);
+    assert_eq!(
+        item.data.as_ref().map(|data| data.to_value().into_owned()),
+        Some(json!({ "command": "make", "output": "building...\n" })),
+        "{}",
+        norm.jsonl
+    );
+}

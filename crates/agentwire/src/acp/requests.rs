@@ -455,8 +455,8 @@ impl AcpNormalizer {
         }
         let new = new.to_string();
         state.output_delivered = output.len();
-        state.streamed.push_str(&new);
         let turn = state.turn.clone();
+        self.stream_into(session, tool, &new);
         let context = self.item_context(session, turn.as_deref(), tool, true, Some(raw));
         self.emit(&context, delta(ContentStreamKind::CommandOutput, &new), out);
     }

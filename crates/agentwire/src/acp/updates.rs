@@ -283,9 +283,7 @@ impl AcpNormalizer {
                 let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
                 match content {
                     ContentBlock::Text { text, .. } => {
-                        if let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(item.id)) {
-                            tool.streamed.push_str(text);
-                        }
+                        self.stream_into(session, item.id, text);
                         self.emit(&context, delta(ContentStreamKind::Unknown, text), out)
                     }
                     // Not text: the summary reads as it was; the block rides in `raw`.
@@ -461,9 +459,7 @@ impl AcpNormalizer {
         let end = status.and_then(tools::final_status);
         self.item_step(raw, session, item, fields, end, out);
         if let Some(output) = output.filter(|output| !output.is_empty()) {
-            if let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(&id)) {
-                tool.streamed.push_str(&output);
-            }
+            self.stream_into(session, &id, &output);
             let turn = self.tool_turn(session, &id);
             let context = self.item_context(session, turn.as_deref(), &id, true, Some(raw));
             self.emit(&context, delta(ContentStreamKind::CommandOutput, &output), out);
@@ -546,6 +542,19 @@ impl AcpNormalizer {
             data: Some(data),
         };
         self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+    }
+
+    /// Text a tool call streamed as it ran (a terminal's output, a summary's chunk): part of
+    /// its content from now on, and of the face its cut-off keeps.
+    pub(super) fn stream_into(&mut self, session: &str, id: &str, text: &str) {
+        let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(id)) else {
+            return;
+        };
+        tool.streamed.push_str(text);
+        if !tool.done {
+            let data = tool.content();
+            self.ledger.update_item(session, id, data);
+        }
     }
 
     /// The turn a session's tool call belongs to.
