@@ -1291,6 +1291,9 @@ fn a_permission_left_open_when_its_turn_ends_is_cancelled_with_the_turn() {
     assert_eq!(decision_in(&norm).as_deref(), Some("cancel"));
     let turn = payload!(norm.events[completed], TurnCompleted).expect("turn.completed");
     assert_eq!(turn.state, TurnState::Interrupted);
+    let late = carried(&norm, &lines[9].1);
+    assert_eq!(late.len(), 1, "the late answer rides on a warning: {}", norm.jsonl);
+    assert_eq!(late[0]["type"], "runtime.warning");
 }
 
 #[test]

@@ -341,6 +341,12 @@ impl AcpNormalizer {
         let raw = self.raw(frame, Some(result.method())).with_type("result");
         match result {
             AgentRequestResult::SessionRequestPermission(response) => {
+                // Settled already (its turn ended first): the answer changes nothing.
+                if self.ledger.request(&key_of(id)).is_none() {
+                    let message = format!("the client answered permission request {id}, which is no longer open");
+                    let detail = json!({ "outcome": to_value(&response.outcome) });
+                    return self.ledger.warn(&Context::bare(raw), message, Some(detail), out);
+                }
                 let options = match self.ledger.request(&key_of(id)).map(|request| &request.extra.offer) {
                     Some(Offer::Permission { options, .. }) => options.clone(),
                     Some(
