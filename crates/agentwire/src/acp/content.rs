@@ -88,37 +88,32 @@ pub(super) fn prompt(blocks: &[ContentBlock]) -> ItemContent {
 pub(super) fn attachment(block: &ContentBlock) -> Option<ItemAttachment> {
     let (kind, name, uri, mime_type) = match block {
         ContentBlock::Text { .. } => return None,
-        ContentBlock::Image { uri, mime_type, .. } => (AttachmentKind::Image, None, uri.clone(), Some(mime_type)),
-        ContentBlock::Audio { mime_type, .. } => (AttachmentKind::Resource, None, None, Some(mime_type)),
+        ContentBlock::Image { uri, mime_type, .. } => {
+            (AttachmentKind::Image, None, uri.clone(), Some(mime_type.clone()))
+        }
+        ContentBlock::Audio { mime_type, .. } => (AttachmentKind::Resource, None, None, Some(mime_type.clone())),
         ContentBlock::ResourceLink {
             name, uri, mime_type, ..
         } => (
             AttachmentKind::Resource,
             Some(name.clone()),
             Some(uri.clone()),
-            mime_type.as_ref(),
+            mime_type.clone(),
         ),
+        // Text or binary contents, both with a URI.
         ContentBlock::Resource { resource, .. } => {
             let resource = serde_json::to_value(resource).unwrap_or(Value::Null);
-            let uri = resource.get("uri").and_then(Value::as_str).map(str::to_owned);
-            let attachment = ItemAttachment {
-                kind: AttachmentKind::Resource,
-                name: None,
-                path: None,
-                url: uri,
-                mime_type: resource.get("mimeType").and_then(Value::as_str).map(str::to_owned),
-            };
-            return Some(file_or_resource(attachment));
+            let member = |key| resource.get(key).and_then(Value::as_str).map(str::to_owned);
+            (AttachmentKind::Resource, None, member("uri"), member("mimeType"))
         }
     };
-    let attachment = ItemAttachment {
+    Some(file_or_resource(ItemAttachment {
         kind,
         name,
         path: None,
         url: uri,
-        mime_type: mime_type.cloned(),
-    };
-    Some(file_or_resource(attachment))
+        mime_type,
+    }))
 }
 
 /// A resource whose URI is a local file is that file (its path instead of the URI).
@@ -210,7 +205,8 @@ pub(super) fn tool(item_type: CanonicalItemType, fields: &Map<String, Value>, st
 
 /// The title a person reads for a tool call: a command as it reads (not ACP's placeholder
 /// `Terminal`), the title as sent without Markdown backticks, a bare tool name (`Write`) with
-/// the file it changes, a file read as `Read <file>`; `None` when the agent sent none.
+/// the file it changes or what it asks (an MCP tool by its server), a file read as
+/// `Read <file>`; `None` when the agent sent none.
 pub(super) fn tool_title(item_type: CanonicalItemType, fields: &Map<String, Value>) -> Option<String> {
     if item_type == CanonicalItemType::CommandExecution && input(fields, "command").is_some() {
         return Some(command(fields, "").command);
@@ -218,13 +214,13 @@ pub(super) fn tool_title(item_type: CanonicalItemType, fields: &Map<String, Valu
     let sent = title(fields)?.replace('`', "");
     let bare = tools::tool_name(fields) == Some(sent.as_str());
     let read = fields.get("kind").and_then(Value::as_str) == Some("read") && !sent.starts_with("Read");
+    if let (true, Some((server, tool))) = (bare, tools::mcp_tool(fields)) {
+        return Some(format!("Tool: {server}/{tool}"));
+    }
     Some(match paths(fields).first() {
         Some(path) if bare => format!("{sent} {path}"),
         _ if read => format!("Read {sent}"),
-        _ if bare => match tools::mcp_tool(fields) {
-            Some((server, tool)) => format!("Tool: {server}/{tool}"),
-            None => described(fields).unwrap_or_else(|| humanized(&sent)),
-        },
+        _ if bare => described(fields).unwrap_or_else(|| humanized(&sent)),
         _ => sent,
     })
 }
@@ -265,9 +261,9 @@ fn command(fields: &Map<String, Value>, streamed: &str) -> CommandExecutionConte
             let words: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
             content::shell_argv(&words)
         }
+        Some(_) => String::new(),
         // The title stands for the command only when the agent sends no input at all (gemini):
         // claude-agent-acp's first report has an empty input and the placeholder `Terminal`.
-        Some(_) => String::new(),
         None if fields.get("rawInput").is_some_and(|input| !input.is_null()) => String::new(),
         None => title(fields).unwrap_or_default(),
     };
