@@ -329,14 +329,17 @@ fn the_persons_prompt_is_the_turns_first_item() {
             }
             _ => unreachable!("a prompt is an item event"),
         };
-        assert_eq!(data["content"], sent, "the blocks as sent");
         let text: Vec<&str> = sent
             .as_array()
             .expect("blocks")
             .iter()
             .filter_map(|block| block["text"].as_str())
             .collect();
-        assert_eq!(data["text"], text.join("\n"));
+        assert_eq!(
+            data.into_owned(),
+            json!({ "text": text.join("\n\n") }),
+            "the prompt's text, no attachment"
+        );
     }
     let first_item = norm
         .events
@@ -751,6 +754,22 @@ fn cursor_create_plan_is_a_plan_to_approve() {
     );
     let plan = payload!(norm.events[one(&norm, T::TurnPlanUpdated)], TurnPlanUpdated).expect("plan");
     assert_eq!(plan.plan[0].step, "split");
+    let request = payload!(norm.events[one(&norm, T::RequestOpened)], RequestOpened).expect("request");
+    assert_eq!(
+        (request.request_type, request.detail.as_deref()),
+        (CanonicalRequestType::PlanApproval, Some("# Plan\n1. split")),
+        "a plan to approve, read by its text"
+    );
+    let completed = one(&norm, T::ItemCompleted);
+    let item = payload!(norm.events[completed], ItemCompleted).expect("item.completed");
+    assert_eq!(
+        item.data.as_ref().map(|data| data.to_value().into_owned()),
+        Some(json!({
+            "steps": [{ "step": "split", "status": "pending" }],
+            "markdown": "# Plan\n1. split",
+            "explanation": "Split it"
+        }))
+    );
     assert_eq!(decision(&norm).as_deref(), Some("decline"));
 }
 
@@ -851,8 +870,8 @@ fn cursor_generate_image_is_an_image_item() {
     assert_eq!(item.item_type, CanonicalItemType::ImageGeneration);
     assert_eq!(item.status, Some(ItemStatus::Completed));
     assert_eq!(
-        item.data.as_ref().map(|d| d.to_value()["outcome"]["filePath"].clone()),
-        Some(json!("/w/cat.png"))
+        item.data.as_ref().map(|d| d.to_value().into_owned()),
+        Some(json!({ "prompt": "a cat", "path": "/w/cat.png" }))
     );
     assert_eq!(decision(&norm).as_deref(), Some("answered"));
 }
@@ -1109,11 +1128,11 @@ fn a_claude_task_through_acp_is_a_subagent_item_with_its_calls_under_it() {
         assert_eq!(event["payload"]["itemType"], "collab_agent_tool_call", "line {line}");
         assert_eq!(event["payload"]["status"], "inProgress", "line {line}");
         assert_eq!(event["payload"]["title"], "List the files", "line {line}");
-        assert_eq!(event["payload"]["data"]["toolName"], "Task", "line {line}");
         assert_eq!(
-            event["payload"]["data"]["subagentMessage"], msg["params"]["update"],
-            "line {line}: the report as sent"
+            event["payload"]["data"]["tool"], "Task",
+            "line {line}: the Task's content"
         );
+        assert_eq!(event["payload"]["data"]["description"], "List the files", "line {line}");
     }
     // The subagent's permission asks for a command, on the Task's card.
     let request = &lines[8].1;
@@ -1184,4 +1203,260 @@ fn a_think_tool_call_that_is_no_task_stays_reasoning() {
     let started = one(&norm, T::ItemStarted);
     let item = payload!(norm.events[started], ItemStarted).expect("item.started");
     assert_eq!(item.item_type, CanonicalItemType::Reasoning);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed item content
+
+/// The `data` of the last item event of the item a `toolCallId` names (its content at the end).
+fn last_data(norm: &Normalized, msg: &Value) -> (String, Value) {
+    let event = carried(norm, msg)
+        .into_iter()
+        .rfind(|event| event["type"].as_str().is_some_and(|kind| kind.starts_with("item.")))
+        .unwrap_or_else(|| panic!("an item event carries {msg}: {}", norm.jsonl));
+    (
+        event["payload"]["itemType"].as_str().unwrap_or_default().to_owned(),
+        event["payload"]["data"].clone(),
+    )
+}
+
+#[test]
+fn a_codex_acp_search_command_is_a_command_and_its_mcp_call_an_mcp_tool_call() {
+    // codex-acp (`thread.rs`, `parse_command_tool_call`) files a command that searches under
+    // kind `search`, its argv in `rawInput.command`; an MCP call under no kind, Codex's
+    // invocation `{server, tool, arguments}` in `rawInput`. The other Codex sources call them a
+    // `command_execution` and an `mcp_tool_call`.
+    let mut lines = opening("codex-acp");
+    lines.extend([
+        update(
+            json!({"sessionUpdate":"tool_call","toolCallId":"call_rg","title":"Search fetchUser in src","kind":"search","status":"in_progress","rawInput":{"call_id":"call_rg","command":["/bin/bash","-lc","rg fetchUser src"],"cwd":"/w","parsed_cmd":[{"type":"search","cmd":"rg fetchUser src","query":"fetchUser","path":"src"}]}}),
+        ),
+        update(
+            json!({"sessionUpdate":"tool_call_update","toolCallId":"call_rg","status":"completed","rawOutput":{"call_id":"call_rg","command":["/bin/bash","-lc","rg fetchUser src"],"cwd":"/w","aggregated_output":"src/user.ts:12\n","exit_code":0,"duration":{"secs":0,"nanos":7000000}}}),
+        ),
+        update(
+            json!({"sessionUpdate":"tool_call","toolCallId":"call_mcp","title":"Tool: echo/echo_text","status":"in_progress","rawInput":{"server":"echo","tool":"echo_text","arguments":{"text":"hi"}}}),
+        ),
+        update(
+            json!({"sessionUpdate":"tool_call_update","toolCallId":"call_mcp","status":"completed","rawOutput":{"content":[{"type":"text","text":"echo: hi"}]},"content":[{"type":"content","content":{"type":"text","text":"echo: hi"}}]}),
+        ),
+        ("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})),
+    ]);
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let (item_type, data) = last_data(&norm, &lines[6].1);
+    assert_eq!(item_type, "command_execution", "{}", norm.jsonl);
+    assert_eq!(
+        data,
+        json!({"command":"rg fetchUser src","cwd":"/w","exitCode":0,"output":"src/user.ts:12\n","durationMs":7})
+    );
+    let (item_type, data) = last_data(&norm, &lines[8].1);
+    assert_eq!(item_type, "mcp_tool_call", "{}", norm.jsonl);
+    assert_eq!(
+        data,
+        json!({"server":"echo","tool":"echo_text","arguments":{"text":"hi"},"result":"echo: hi"})
+    );
+}
+
+#[test]
+fn a_permission_left_open_when_its_turn_ends_is_cancelled_with_the_turn() {
+    // The person stops the turn while a permission is asked; the agent answers the prompt
+    // `cancelled` and the client answers the permission only later.
+    let mut lines = opening("@zed-industries/claude-agent-acp");
+    lines.extend([
+        update(
+            json!({"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{"command":"touch x"},"status":"pending","title":"touch x","kind":"execute","content":[]}),
+        ),
+        (
+            "in",
+            json!({"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"options":[{"kind":"allow_once","name":"Allow","optionId":"allow"},{"kind":"reject_once","name":"Reject","optionId":"reject"}],"sessionId":"s1","toolCall":{"toolCallId":"toolu_1","rawInput":{"command":"touch x"},"title":"touch x","kind":"execute"}}}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}),
+        ),
+        ("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}})),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"cancelled"}}}),
+        ),
+    ]);
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let resolved = one(&norm, T::RequestResolved);
+    let completed = one(&norm, T::TurnCompleted);
+    assert!(
+        resolved < completed,
+        "the card is settled with its turn: {}",
+        norm.jsonl
+    );
+    assert_eq!(decision_in(&norm).as_deref(), Some("cancel"));
+    let turn = payload!(norm.events[completed], TurnCompleted).expect("turn.completed");
+    assert_eq!(turn.state, TurnState::Interrupted);
+    let late = carried(&norm, &lines[9].1);
+    assert_eq!(late.len(), 1, "the late answer rides on a warning: {}", norm.jsonl);
+    assert_eq!(late[0]["type"], "runtime.warning");
+}
+
+#[test]
+fn claude_acps_ready_to_code_is_a_plan_approval_with_the_plan() {
+    let sc = load("exit_plan_mode_approve");
+    let line = sc
+        .provider_lines_where(|msg| {
+            msg["method"] == "session/request_permission" && msg["params"]["toolCall"]["kind"] == "switch_mode"
+        })
+        .into_iter()
+        .next()
+        .expect("the plan's permission");
+    let plan = sc.msg(line)["params"]["toolCall"]["rawInput"]["plan"].clone();
+    let opened = carrying(&sc, line, T::RequestOpened);
+    let request = payload!(sc.event(opened), RequestOpened).expect("request.opened");
+    assert_eq!(
+        request.request_type,
+        CanonicalRequestType::PlanApproval,
+        "{}",
+        sc.at(opened)
+    );
+    assert_eq!(request.detail.as_deref(), plan.as_str(), "the plan's text");
+    // The card is the plan's: a `plan` item whose text is the plan.
+    let item = sc
+        .indices_of(T::ItemCompleted)
+        .into_iter()
+        .find(|&i| sc.event(i).item_id == sc.event(opened).item_id)
+        .expect("the plan's item completes");
+    let payload = payload!(sc.event(item), ItemCompleted).expect("item.completed");
+    assert_eq!(payload.item_type, CanonicalItemType::Plan, "{}", sc.at(item));
+    assert_eq!(
+        payload.data.as_ref().map(|data| data.to_value().into_owned()),
+        Some(json!({ "steps": [], "markdown": plan }))
+    );
+}
+
+#[test]
+fn a_prompts_text_is_joined_and_its_other_blocks_are_attachments() {
+    let mut lines = opening("gemini-cli");
+    lines[4].1["params"]["prompt"] = json!([
+        {"type":"text","text":"look at these"},
+        {"type":"resource_link","name":"main.rs","uri":"file:///w/src/main.rs","mimeType":"text/x-rust"},
+        {"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"},
+        {"type":"resource","resource":{"uri":"https://example.com/spec","text":"the spec","mimeType":"text/plain"}},
+        {"type":"text","text":"and answer"},
+    ]);
+    lines.push(("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})));
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let (item_type, data) = last_data(&norm, &lines[4].1);
+    assert_eq!(item_type, "user_message");
+    assert_eq!(
+        data,
+        json!({
+            "text": "look at these\n\nand answer",
+            "attachments": [
+                {"kind": "file", "name": "main.rs", "path": "/w/src/main.rs", "mimeType": "text/x-rust"},
+                {"kind": "image", "mimeType": "image/png"},
+                {"kind": "resource", "url": "https://example.com/spec", "mimeType": "text/plain"},
+            ]
+        })
+    );
+}
+
+/// Every item event's `data` is the content of its item type.
+fn assert_typed(norm: &Normalized) {
+    for event in &norm.events {
+        let (RuntimeEvent::ItemStarted(item) | RuntimeEvent::ItemUpdated(item) | RuntimeEvent::ItemCompleted(item)) =
+            &event.event
+        else {
+            continue;
+        };
+        let data = item.data.as_ref().expect("every item event carries data").to_value();
+        if let Err(error) = agentwire_canonical::ItemContent::decode(item.item_type, &data) {
+            panic!("{} item: {error}: {data}\n{}", item.item_type, norm.jsonl);
+        }
+    }
+}
+
+#[test]
+fn every_shape_of_acp_item_carries_its_types_content() {
+    let mut lines = opening("@zed-industries/claude-agent-acp");
+    lines.extend([
+        update(json!({"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"}})),
+        update(
+            json!({"sessionUpdate":"agent_message_chunk","content":{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}}),
+        ),
+        update(
+            json!({"sessionUpdate":"user_message_chunk","content":{"type":"resource_link","name":"a.txt","uri":"file:///w/a.txt"}}),
+        ),
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"mcp__github__create_issue"}},"toolCallId":"t_mcp","sessionUpdate":"tool_call","rawInput":{"title":"bug"},"status":"pending","title":"mcp__github__create_issue","kind":"other"}),
+        ),
+        update(
+            json!({"toolCallId":"t_mcp","sessionUpdate":"tool_call_update","status":"failed","rawOutput":{"error":"forbidden"}}),
+        ),
+        update(
+            json!({"toolCallId":"t_rm","sessionUpdate":"tool_call","title":"Delete a.txt","kind":"delete","status":"completed","locations":[{"path":"/w/a.txt"}]}),
+        ),
+        update(
+            json!({"toolCallId":"t_mv","sessionUpdate":"tool_call","title":"Move","kind":"move","status":"in_progress","rawInput":{"path":"/w/b.txt","destination":"/w/c.txt"}}),
+        ),
+        update(
+            json!({"toolCallId":"t_fetch","sessionUpdate":"tool_call","title":"Fetch","kind":"fetch","status":"completed","rawInput":{"url":"https://example.com"},"content":[{"type":"content","content":{"type":"text","text":"Example Domain"}}]}),
+        ),
+        update(
+            json!({"toolCallId":"t_think","sessionUpdate":"tool_call","title":"Thinking","kind":"think","status":"completed","content":[{"type":"content","content":{"type":"text","text":"a thought"}}]}),
+        ),
+        update(json!({"sessionUpdate":"compaction_update","compactionId":"c1","status":"in_progress"})),
+        update(
+            json!({"sessionUpdate":"compaction_summary_chunk","compactionId":"c1","content":{"type":"text","text":"We talked."}}),
+        ),
+        update(
+            json!({"sessionUpdate":"compaction_summary_chunk","compactionId":"c1","content":{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}}),
+        ),
+        update(json!({"sessionUpdate":"compaction_update","compactionId":"c1","status":"completed"})),
+        ("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})),
+    ]);
+    let norm = normalize_text(ACP, &transcript(&lines));
+    assert_typed(&norm);
+    let mcp = carried(&norm, &lines[9].1);
+    assert_eq!(mcp[0]["payload"]["title"], "Tool: github/create_issue");
+    let (item_type, data) = last_data(&norm, &lines[9].1);
+    assert_eq!(item_type, "mcp_tool_call");
+    assert_eq!(
+        data,
+        json!({"server":"github","tool":"create_issue","arguments":{"title":"bug"},"error":"forbidden"})
+    );
+    let (_, data) = last_data(&norm, &lines[11].1);
+    assert_eq!(
+        data["changes"],
+        json!([{"path":"/w/b.txt","kind":"update","movePath":"/w/c.txt"}])
+    );
+    let (item_type, data) = last_data(&norm, &lines[17].1);
+    assert_eq!(item_type, "context_compaction");
+    assert_eq!(data, json!({"summary":"We talked."}));
+    let norm = normalize_text(ACP, &transcript(&task_through_the_adapter()));
+    assert_typed(&norm);
+}
+
+#[test]
+fn a_command_cut_off_by_its_turns_end_keeps_the_output_it_streamed() {
+    let mut lines = opening("@zed-industries/claude-agent-acp");
+    lines.extend([
+        update(
+            json!({"_meta":{"claudeCode":{"toolName":"Bash"}},"toolCallId":"toolu_s","sessionUpdate":"tool_call","rawInput":{"command":"make"},"status":"pending","title":"make","kind":"execute","content":[{"type":"terminal","terminalId":"toolu_s"}]}),
+        ),
+        update(
+            json!({"_meta":{"terminal_output":{"terminal_id":"toolu_s","data":"building...\n"}},"toolCallId":"toolu_s","sessionUpdate":"tool_call_update"}),
+        ),
+        (
+            "out",
+            json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}),
+        ),
+        ("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}})),
+    ]);
+    let norm = normalize_text(ACP, &transcript(&lines));
+    let completed = one(&norm, T::ItemCompleted);
+    let item = payload!(norm.events[completed], ItemCompleted).expect("item.completed");
+    assert_eq!(item.item_type, CanonicalItemType::CommandExecution);
+    assert_eq!(
+        item.data.as_ref().map(|data| data.to_value().into_owned()),
+        Some(json!({ "command": "make", "output": "building...\n" })),
+        "{}",
+        norm.jsonl
+    );
 }

@@ -3,6 +3,8 @@
 //! proposal. [`crate::source::Source::Acp`] and [`crate::source::Source::Cursor`] share this
 //! module; they differ only in the provider they name and in how a transcript is recognized.
 
+mod content;
+mod diff;
 mod normalizer;
 mod offer;
 mod requests;

@@ -843,6 +843,18 @@ impl<Q> Ledger<Q> {
         self.requests.get(key)
     }
 
+    /// The keys of the requests still open that were asked in a turn of a thread.
+    pub fn turn_requests(&self, provider_thread: &str, provider_turn: &str) -> Vec<String> {
+        self.requests
+            .iter()
+            .filter(|(_, request)| {
+                request.place.thread.as_deref() == Some(provider_thread)
+                    && request.place.turn.as_deref() == Some(provider_turn)
+            })
+            .map(|(key, _)| key.clone())
+            .collect()
+    }
+
     /// The open request a host answers, by the canonical id `request.opened` gave it, with its
     /// key. A request answered already (its answer awaits the provider's confirmation) or settled
     /// recently is [`AnswerError::AlreadyResolved`]; any other id is [`AnswerError::Unknown`].

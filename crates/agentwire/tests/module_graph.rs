@@ -512,17 +512,12 @@ const TEXT_READS: &[(&str, &str, &str)] = &[
     (
         "acp::normalizer",
         "wire_json",
-        "tool calls, permission requests and elicitations go into `data`/`args` as sent",
+        "tool calls (merged into what the item's content is read from), permission requests and elicitations go into `args` as sent",
     ),
     (
         "acp::updates",
         "sent_update_member",
         "command and option lists (a sixth of the ACP corpus's bytes) are copied as text",
-    ),
-    (
-        "acp::updates",
-        "subagent",
-        "a subagent's update rides whole in `data.subagentMessage`",
     ),
     (
         "claude::normalizer",

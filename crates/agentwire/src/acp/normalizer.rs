@@ -14,8 +14,8 @@ use agentwire_acp::{
     RawEnvelope, RequestId,
 };
 use agentwire_canonical::{
-    AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
-    Json, ProviderRuntimeEvent, ProviderSessionId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemAttachment, ItemLifecyclePayload,
+    ItemStatus, Json, ProviderRuntimeEvent, ProviderSessionId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
     RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, SessionStartedPayload, ThreadStartedPayload,
     ThreadState, ThreadStateChangedPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
 };
@@ -23,13 +23,15 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use super::content::{self, TextKind};
 use super::offer::{AcpRequest, Work};
 use super::tools;
 use super::wire::{self, Message};
 use crate::answer::{AnswerError, Reply, ReplyFrame};
+use crate::decision::Decision;
 use crate::emit::{Context, Raw};
 use crate::frame::{Direction, Frame};
-use crate::ledger::{Cutoff, Ledger};
+use crate::ledger::{Answer, Cutoff, Ledger};
 use crate::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use crate::normalizer::Options;
 use crate::object_text;
@@ -54,32 +56,6 @@ pub(super) enum ClientAsk {
     Other,
 }
 
-/// The kind of a run of message chunks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum TextKind {
-    User,
-    Assistant,
-    Thought,
-}
-
-impl TextKind {
-    pub(super) fn item_type(self) -> CanonicalItemType {
-        match self {
-            Self::User => CanonicalItemType::UserMessage,
-            Self::Assistant => CanonicalItemType::AssistantMessage,
-            Self::Thought => CanonicalItemType::Reasoning,
-        }
-    }
-
-    fn word(self) -> &'static str {
-        match self {
-            Self::User => "user",
-            Self::Assistant => "assistant",
-            Self::Thought => "thought",
-        }
-    }
-}
-
 /// A message item being streamed.
 pub(super) struct OpenText {
     pub kind: TextKind,
@@ -90,6 +66,8 @@ pub(super) struct OpenText {
     /// The turn it belongs to, if any.
     pub turn: Option<String>,
     pub text: String,
+    /// What came besides text (the person's images and resources).
+    pub attachments: Vec<ItemAttachment>,
 }
 
 /// What a tool call has said so far, merged from its partial updates.
@@ -106,9 +84,19 @@ pub(super) struct ToolState {
     pub declined: bool,
     /// Terminal output already delivered as `content.delta`, in bytes.
     pub output_delivered: usize,
+    /// The text streamed as it ran (a terminal's output, a compaction summary's chunks): the
+    /// content keeps it, since its reports do not repeat it.
+    pub streamed: String,
     /// A subagent's tool call: the `toolCallId` of the Task that runs the subagent. It has no
     /// item of its own; its reports are updates of the Task's item.
     pub parent: Option<String>,
+}
+
+impl ToolState {
+    /// The item's content (its `data`): what the tool call has said so far.
+    pub fn content(&self) -> Json {
+        crate::content::data(content::tool(self.item_type, &self.data, &self.streamed))
+    }
 }
 
 /// One ACP session (a canonical thread).
@@ -253,9 +241,35 @@ impl AcpNormalizer {
             status: Some(ItemStatus::Completed),
             title: None,
             detail: None,
-            data: Some(Json::from(json!({ "text": text.text }))),
+            data: Some(crate::content::data(content::message(
+                text.kind,
+                &text.text,
+                &text.attachments,
+            ))),
         };
         self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+    }
+
+    /// Settles as `cancel` the requests of a turn that ended before the client answered them
+    /// (a permission asked while the person stopped the turn): what they asked for can no
+    /// longer happen, so no card stays open after its turn. A late answer finds them settled.
+    fn cancel_turn_requests(
+        &mut self,
+        context: &Context<'_>,
+        session: &str,
+        turn: &str,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        for key in self.ledger.turn_requests(session, turn) {
+            if let Some(request) = self.ledger.request_mut(&key) {
+                request.answer = Some(Answer {
+                    decision: Decision::Cancel,
+                    resolution: json!({ "reason": "the turn ended before the client answered" }),
+                    answers: None,
+                });
+            }
+            self.ledger.resolve_request(&key, context.raw, out);
+        }
     }
 
     /// Completes as `declined` the tool calls of a turn the user refused and the agent never
@@ -289,7 +303,7 @@ impl AcpNormalizer {
                 status: Some(ItemStatus::Declined),
                 title: tool.title.clone(),
                 detail: Some("declined: the user refused the permission it asked for".to_string()),
-                data: Some(Value::Object(tool.data.clone()).into()),
+                data: Some(tool.content()),
             };
             self.ledger.close_item(session, &id);
             let item = self.item_context(session, Some(turn), &id, true, context.raw);
@@ -324,7 +338,7 @@ impl AcpNormalizer {
                 status: Some(ItemStatus::Failed),
                 title: tool.title.clone(),
                 detail: Some(detail.clone()),
-                data: Some(Value::Object(tool.data.clone()).into()),
+                data: Some(tool.content()),
             };
             let context = self.item_context(session, None, &id, true, None);
             self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
@@ -417,7 +431,7 @@ impl AcpNormalizer {
     }
 
     /// The person's prompt as the turn's first item: a `user_message` whose `text` is the prompt's
-    /// text blocks, and whose `content` is every block as sent (resources, images, links).
+    /// text blocks, its other blocks (images, resources, links) its attachments.
     fn prompt_item(
         &mut self,
         session: &str,
@@ -426,17 +440,7 @@ impl AcpNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let text: Vec<&str> = prompt
-            .iter()
-            .filter_map(|block| match block {
-                acp::ContentBlock::Text { text, .. } => Some(text.as_str()),
-                acp::ContentBlock::Image { .. }
-                | acp::ContentBlock::Audio { .. }
-                | acp::ContentBlock::ResourceLink { .. }
-                | acp::ContentBlock::Resource { .. } => None,
-            })
-            .collect();
-        let data = json!({ "text": text.join("\n"), "content": to_value(prompt) });
+        let data = crate::content::data(content::prompt(prompt));
         let key = format!("prompt:{turn}");
         let context = self.item_context(session, Some(turn), &key, false, Some(raw));
         for (status, started) in [(ItemStatus::InProgress, true), (ItemStatus::Completed, false)] {
@@ -445,7 +449,7 @@ impl AcpNormalizer {
                 status: Some(status),
                 title: None,
                 detail: None,
-                data: Some(Json::from(data.clone())),
+                data: Some(data.clone()),
             };
             let event = if started {
                 RuntimeEvent::ItemStarted(payload)
@@ -456,8 +460,8 @@ impl AcpNormalizer {
         }
     }
 
-    /// Ends a turn: the message being streamed completes, open tool calls are cut off as
-    /// `cutoff` says, then `turn.completed`.
+    /// Ends a turn: the message being streamed completes, requests the client left unanswered
+    /// are settled, open tool calls are cut off as `cutoff` says, then `turn.completed`.
     pub(super) fn end_turn(
         &mut self,
         context: &Context<'_>,
@@ -468,6 +472,7 @@ impl AcpNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         self.close_text(session, out);
+        self.cancel_turn_requests(context, session, turn, out);
         self.end_declined_tools(context, session, turn, out);
         if let Some(open) = self.sessions.get_mut(session) {
             open.turns.retain(|t| t != turn);

@@ -58,18 +58,14 @@ impl AcpNormalizer {
                     params.tool_call.status.as_ref(),
                     out,
                 );
-                let item_type = self
-                    .sessions
-                    .get(&session)
-                    .and_then(|s| s.tools.get(&tool_call_id))
-                    .map_or(CanonicalItemType::DynamicToolCall, |tool| tool.item_type);
-                let title = self
-                    .sessions
-                    .get(&session)
-                    .and_then(|s| s.tools.get(&tool_call_id))
-                    .and_then(|tool| tool.data.get("title"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
+                let tool = self.sessions.get(&session).and_then(|s| s.tools.get(&tool_call_id));
+                let item_type = tool.map_or(CanonicalItemType::DynamicToolCall, |tool| tool.item_type);
+                // A plan to approve is read by its text; anything else by its title.
+                let detail = match item_type {
+                    CanonicalItemType::Plan => tool.and_then(|tool| tools::plan_text(&tool.data)),
+                    _ => None,
+                }
+                .or_else(|| tool.and_then(|tool| tool.title.clone()));
                 let options = params
                     .options
                     .iter()
@@ -88,7 +84,7 @@ impl AcpNormalizer {
                     .unwrap_or_else(|| tool_call_id.clone());
                 let opened = Opened {
                     request_type: tools::request_type(item_type),
-                    detail: title,
+                    detail,
                     args: json!({ "toolCall": sent["toolCall"], "options": sent["options"] }),
                     waits: true,
                     questions: None,
@@ -345,6 +341,12 @@ impl AcpNormalizer {
         let raw = self.raw(frame, Some(result.method())).with_type("result");
         match result {
             AgentRequestResult::SessionRequestPermission(response) => {
+                // Settled already (its turn ended first): the answer changes nothing.
+                if self.ledger.request(&key_of(id)).is_none() {
+                    let message = format!("the client answered permission request {id}, which is no longer open");
+                    let detail = json!({ "outcome": to_value(&response.outcome) });
+                    return self.ledger.warn(&Context::bare(raw), message, Some(detail), out);
+                }
                 let options = match self.ledger.request(&key_of(id)).map(|request| &request.extra.offer) {
                     Some(Offer::Permission { options, .. }) => options.clone(),
                     Some(
@@ -460,6 +462,7 @@ impl AcpNormalizer {
         let new = new.to_string();
         state.output_delivered = output.len();
         let turn = state.turn.clone();
+        self.stream_into(session, tool, &new);
         let context = self.item_context(session, turn.as_deref(), tool, true, Some(raw));
         self.emit(&context, delta(ContentStreamKind::CommandOutput, &new), out);
     }
@@ -581,12 +584,13 @@ impl AcpNormalizer {
                     self.item_step(raw, &session, item, Map::new(), Some(ItemStatus::Completed), out);
                 }
                 if !params.todos.is_empty() {
-                    let plan = params.todos.iter().map(todo_step).collect();
+                    let plan = params.todos.iter().map(tools::todo_step).collect();
                     self.plan_updated(raw, &session, params.overview.clone(), plan, out);
                 }
+                // The plan is proposed for the person to accept before the agent builds it.
                 let opened = Opened {
-                    request_type: CanonicalRequestType::Unknown,
-                    detail: title,
+                    request_type: CanonicalRequestType::PlanApproval,
+                    detail: Some(params.plan.clone()),
                     args: sent.clone(),
                     waits: true,
                     questions: None,
@@ -688,7 +692,7 @@ impl AcpNormalizer {
                         step.status = tools::todo_status(todo.status.as_ref());
                     }
                 }
-                None => open.todos.push((todo.id.clone(), todo_step(todo))),
+                None => open.todos.push((todo.id.clone(), tools::todo_step(todo))),
             }
         }
         open.todos.iter().map(|(_, step)| step.clone()).collect()
@@ -782,19 +786,6 @@ fn cursor_item(offer: &Offer) -> Option<(String, CanonicalItemType)> {
         | Offer::AskQuestion(_)
         | Offer::CreatePlan(_)
         | Offer::UpdateTodos(_) => None,
-    }
-}
-
-fn todo_step(todo: &agentwire_acp::CursorTodo) -> TurnPlanStep {
-    let step = todo
-        .content
-        .clone()
-        .or_else(|| todo.title.clone())
-        .or_else(|| todo.id.clone())
-        .unwrap_or_default();
-    TurnPlanStep {
-        step,
-        status: tools::todo_status(todo.status.as_ref()),
     }
 }
 

@@ -2,10 +2,13 @@
 //! permission option kinds to decisions, plan statuses. One exhaustive match each.
 
 use agentwire_acp::{
-    CursorTodoStatus, CursorTodoStatusKnown, PermissionOptionKind, PlanEntryStatus, StopReason, ToolCallStatus,
-    ToolKind,
+    CursorTodo, CursorTodoStatus, CursorTodoStatusKnown, PermissionOptionKind, PlanEntryStatus, StopReason,
+    ToolCallStatus, ToolKind,
 };
-use agentwire_canonical::{CanonicalItemType, CanonicalRequestType, ItemStatus, PlanStepStatus, TurnState};
+use agentwire_canonical::{
+    CanonicalItemType, CanonicalRequestType, ItemStatus, PlanStepStatus, TurnPlanStep, TurnState,
+};
+use serde_json::{Map, Value};
 
 use crate::decision::Decision;
 
@@ -27,16 +30,79 @@ pub fn item_type(kind: Option<&ToolKind>) -> CanonicalItemType {
     }
 }
 
-/// The approval a permission request asks for, by the type of the tool call it names.
+/// The canonical item type of a tool call (`fields` its first report), by what the tool's own
+/// input says before its ACP kind, which is a hint for a client's icon: codex-acp files a shell
+/// command that reads or searches (`cat`, `rg`) under `read` or `search`, its argv in
+/// `rawInput.command`, and an MCP call under no kind, Codex's invocation `{server, tool}` in
+/// `rawInput`; claude-agent-acp's plan to approve (`ExitPlanMode`) is a `switch_mode`.
+pub fn tool_item_type(kind: Option<&ToolKind>, fields: &Map<String, Value>) -> CanonicalItemType {
+    let argv = fields
+        .get("rawInput")
+        .and_then(|input| input.get("command"))
+        .is_some_and(Value::is_array);
+    if argv {
+        return CanonicalItemType::CommandExecution;
+    }
+    if mcp_tool(fields).is_some() {
+        return CanonicalItemType::McpToolCall;
+    }
+    let plan_exit = claude_tool_name(fields) == Some("ExitPlanMode")
+        || (kind == Some(&ToolKind::SwitchMode) && input_text(fields, "plan").is_some());
+    if plan_exit {
+        return CanonicalItemType::Plan;
+    }
+    item_type(kind)
+}
+
+/// The MCP server and tool a tool call calls: codex-acp's `rawInput` `{server, tool}`, or
+/// claude-agent-acp's tool name `mcp__<server>__<tool>` (but for the adapter's own `acp`
+/// server, which serves Claude's built-in tools: `mcp__acp__Read` is Read).
+pub fn mcp_tool(fields: &Map<String, Value>) -> Option<(&str, &str)> {
+    if let (Some(server), Some(tool)) = (input_text(fields, "server"), input_text(fields, "tool")) {
+        return Some((server, tool));
+    }
+    let (server, tool) = claude_tool_name(fields)?.strip_prefix("mcp__")?.split_once("__")?;
+    (server != "acp").then_some((server, tool))
+}
+
+/// The name of the tool a call runs, when the agent names it: claude-agent-acp's
+/// `_meta.claudeCode.toolName` (its `acp` server's tools by their own name), Cursor's
+/// `rawInput._toolName`.
+pub fn tool_name(fields: &Map<String, Value>) -> Option<&str> {
+    claude_tool_name(fields)
+        .map(|name| name.strip_prefix("mcp__acp__").unwrap_or(name))
+        .or_else(|| input_text(fields, "_toolName"))
+}
+
+/// The Claude tool a tool call of Claude's adapter runs: its `_meta.claudeCode.toolName`.
+pub fn claude_tool_name(fields: &Map<String, Value>) -> Option<&str> {
+    fields.get("_meta")?.get("claudeCode")?.get("toolName")?.as_str()
+}
+
+/// The text of a plan the agent proposes: `rawInput.plan` (claude-agent-acp's `ExitPlanMode`),
+/// or the `plan` of Cursor's `cursor/create_plan`.
+pub fn plan_text(fields: &Map<String, Value>) -> Option<String> {
+    input_text(fields, "plan")
+        .or_else(|| fields.get("plan").and_then(Value::as_str))
+        .map(str::to_owned)
+}
+
+/// A text member of a tool call's `rawInput`.
+fn input_text<'a>(fields: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    fields.get("rawInput")?.get(key)?.as_str()
+}
+
+/// The approval a permission request asks for, by the type of the tool call it names: a plan
+/// the agent proposes is a plan to approve before it starts changing things.
 pub fn request_type(item_type: CanonicalItemType) -> CanonicalRequestType {
     use CanonicalItemType as T;
     match item_type {
         T::CommandExecution => CanonicalRequestType::CommandExecutionApproval,
         T::FileChange => CanonicalRequestType::FileChangeApproval,
+        T::Plan => CanonicalRequestType::PlanApproval,
         T::UserMessage
         | T::AssistantMessage
         | T::Reasoning
-        | T::Plan
         | T::McpToolCall
         | T::DynamicToolCall
         | T::CollabAgentToolCall
@@ -101,6 +167,20 @@ pub fn todo_status(status: Option<&CursorTodoStatus>) -> PlanStepStatus {
             CursorTodoStatusKnown::Completed | CursorTodoStatusKnown::Cancelled => PlanStepStatus::Completed,
         },
         Some(CursorTodoStatus::Other(_)) | None => PlanStepStatus::Pending,
+    }
+}
+
+/// A Cursor todo as a plan step: its text (content, else title, else id) and status.
+pub fn todo_step(todo: &CursorTodo) -> TurnPlanStep {
+    let step = todo
+        .content
+        .clone()
+        .or_else(|| todo.title.clone())
+        .or_else(|| todo.id.clone())
+        .unwrap_or_default();
+    TurnPlanStep {
+        step,
+        status: todo_status(todo.status.as_ref()),
     }
 }
 

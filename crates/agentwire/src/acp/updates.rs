@@ -12,7 +12,7 @@ use agentwire_acp::{
     SessionUpdate, ToolCallStatus, ToolKind,
 };
 use agentwire_canonical::{
-    CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json, ProviderRuntimeEvent, RuntimeEvent,
+    CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeEvent,
     TaskProgressPayload, ThreadMetadataUpdatedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
     TurnPlanStep, TurnPlanUpdatedPayload,
 };
@@ -20,7 +20,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::normalizer::{AcpNormalizer, OpenText, TextKind, ToolState, delta, to_value};
+use super::content::{self, TextKind};
+use super::normalizer::{AcpNormalizer, OpenText, ToolState, delta, to_value};
 use super::tools;
 use crate::decision::Decision;
 use crate::emit::{Context, Raw};
@@ -282,19 +283,26 @@ impl AcpNormalizer {
                 let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
                 match content {
                     ContentBlock::Text { text, .. } => {
+                        self.stream_into(session, item.id, text);
                         self.emit(&context, delta(ContentStreamKind::Unknown, text), out)
                     }
+                    // Not text: the summary reads as it was; the block rides in `raw`.
                     ContentBlock::Image { .. }
                     | ContentBlock::Audio { .. }
                     | ContentBlock::ResourceLink { .. }
                     | ContentBlock::Resource { .. } => {
+                        let data = self
+                            .sessions
+                            .get(session)
+                            .and_then(|s| s.tools.get(item.id))
+                            .map(ToolState::content);
                         if !started {
                             let payload = ItemLifecyclePayload {
                                 item_type: item.item_type,
                                 status: Some(ItemStatus::InProgress),
                                 title: item.title,
                                 detail: None,
-                                data: Some(Json::from(json!({ "summaryContent": to_value(content) }))),
+                                data,
                             };
                             self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
                         }
@@ -332,7 +340,7 @@ impl AcpNormalizer {
                 status: Some(ItemStatus::InProgress),
                 title: None,
                 detail: None,
-                data: None,
+                data: Some(crate::content::data(content::message(kind, "", &[]))),
             };
             self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
             self.session_mut(session).text = Some(OpenText {
@@ -341,6 +349,7 @@ impl AcpNormalizer {
                 provider_keyed,
                 turn,
                 text: String::new(),
+                attachments: Vec::new(),
             });
         }
         let Some(open) = self.sessions.get_mut(session).and_then(|s| s.text.as_mut()) else {
@@ -355,10 +364,23 @@ impl AcpNormalizer {
             ContentBlock::Image { .. }
             | ContentBlock::Audio { .. }
             | ContentBlock::ResourceLink { .. }
-            | ContentBlock::Resource { .. } => None,
+            | ContentBlock::Resource { .. } => {
+                if kind == TextKind::User {
+                    open.attachments.extend(content::attachment(content));
+                }
+                None
+            }
         };
-        // Only the user's words carry the whole text so far (a copy per chunk).
-        let accumulated = (kind == TextKind::User).then(|| open.text.clone());
+        // Only the user's words, and a block that is no text, carry the whole content so far
+        // (a copy per chunk); streamed text is deltas, its item's end carries it whole.
+        let so_far = match (kind, text) {
+            (TextKind::User, _) | (_, None) => Some(crate::content::data(content::message(
+                kind,
+                &open.text,
+                &open.attachments,
+            ))),
+            (TextKind::Assistant | TextKind::Thought, Some(_)) => None,
+        };
         let context = self.item_context(session, turn.as_deref(), &key, provider_keyed, Some(raw));
         match (kind, text) {
             // The start already carried an empty chunk.
@@ -368,23 +390,13 @@ impl AcpNormalizer {
             }
             (TextKind::Thought, Some(text)) => self.emit(&context, delta(ContentStreamKind::ReasoningText, text), out),
             // The user's words are not streamed to a UI as they are typed: the item grows.
-            (TextKind::User, Some(_)) => {
+            (TextKind::User, Some(_)) | (TextKind::User | TextKind::Assistant | TextKind::Thought, None) => {
                 let payload = ItemLifecyclePayload {
                     item_type: kind.item_type(),
                     status: Some(ItemStatus::InProgress),
                     title: None,
                     detail: None,
-                    data: Some(Json::from(json!({ "text": accumulated.unwrap_or_default() }))),
-                };
-                self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
-            }
-            (TextKind::User | TextKind::Assistant | TextKind::Thought, None) => {
-                let payload = ItemLifecyclePayload {
-                    item_type: kind.item_type(),
-                    status: Some(ItemStatus::InProgress),
-                    title: None,
-                    detail: None,
-                    data: Some(Json::from(json!({ "content": to_value(content) }))),
+                    data: so_far,
                 };
                 self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
             }
@@ -393,7 +405,7 @@ impl AcpNormalizer {
 
     /// `tool_call` / `tool_call_update` (and the tool call a permission request names): the
     /// first report of a `toolCallId` starts its item, later ones update it, a final status
-    /// completes it. `fields` are ACP's, merged into the item's data.
+    /// completes it. `fields` are ACP's, merged into what the item's content is read from.
     pub(super) fn on_tool(
         &mut self,
         raw: Raw<'_>,
@@ -434,19 +446,20 @@ impl AcpNormalizer {
             .get("rawInput")
             .and_then(|input| input.get("_toolName"))
             .is_some_and(|name| name == "task")
-            || claude_tool_name(&fields).is_some_and(|name| CLAUDE_SUBAGENT_TOOLS.contains(&name));
+            || tools::claude_tool_name(&fields).is_some_and(|name| CLAUDE_SUBAGENT_TOOLS.contains(&name));
         let item = Item {
             id: &id,
             item_type: if subagent {
                 CanonicalItemType::CollabAgentToolCall
             } else {
-                tools::item_type(kind)
+                tools::tool_item_type(kind, &fields)
             },
             title: None,
         };
         let end = status.and_then(tools::final_status);
         self.item_step(raw, session, item, fields, end, out);
         if let Some(output) = output.filter(|output| !output.is_empty()) {
+            self.stream_into(session, &id, &output);
             let turn = self.tool_turn(session, &id);
             let context = self.item_context(session, turn.as_deref(), &id, true, Some(raw));
             self.emit(&context, delta(ContentStreamKind::CommandOutput, &output), out);
@@ -482,6 +495,7 @@ impl AcpNormalizer {
                 done: false,
                 declined: false,
                 output_delivered: 0,
+                streamed: String::new(),
                 parent: Some(parent.clone()),
             });
         for (key, value) in fields {
@@ -490,15 +504,15 @@ impl AcpNormalizer {
             }
         }
         tool.done |= status.and_then(tools::final_status).is_some();
-        let name = claude_tool_name(&tool.data)
+        let name = tools::claude_tool_name(&tool.data)
             .or_else(|| tool.data.get("title").and_then(Value::as_str))
             .unwrap_or("a tool");
         let said = format!("uses {name}");
         self.subagent(raw, session, &parent, &said, out);
     }
 
-    /// What a subagent reports: `item.updated` of its Task's item, the report (the update, or
-    /// the tool call a permission request names) in `data.subagentMessage`. A Task item that
+    /// What a subagent reports: `item.updated` of its Task's item, the Task's content as `data`
+    /// and the report (the update, or the permission request) in `raw`. A Task item that
     /// completed (a subagent in the background) never reopens: the subagent's later work is
     /// `task.progress` of the task the Task's `toolCallId` names, `said` its description.
     fn subagent(&mut self, raw: Raw<'_>, session: &str, parent: &str, said: &str, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -507,11 +521,8 @@ impl AcpNormalizer {
             .get(session)
             .and_then(|s| s.tools.get(parent))
             .filter(|task| !task.done)
-            .map(|task| {
-                let name = claude_tool_name(&task.data).unwrap_or("Task").to_string();
-                (task.item_type, task.turn.clone(), task.title.clone(), name)
-            });
-        let Some((item_type, turn, title, name)) = task else {
+            .map(|task| (task.item_type, task.turn.clone(), task.title.clone(), task.content()));
+        let Some((item_type, turn, title, data)) = task else {
             let turn = self.tool_turn(session, parent).or_else(|| self.update_turn(session));
             let context = self.item_context(session, turn.as_deref(), parent, true, Some(raw));
             let payload = TaskProgressPayload {
@@ -522,21 +533,28 @@ impl AcpNormalizer {
             };
             return self.emit(&context, RuntimeEvent::TaskProgress(payload), out);
         };
-        let mut message: Value = serde_json::from_str(raw.payload.get()).unwrap_or(Value::Null);
-        let mut params = message["params"].take();
-        let report = match params["update"].take() {
-            Value::Null => params["toolCall"].take(),
-            update => update,
-        };
         let context = self.item_context(session, turn.as_deref(), parent, true, Some(raw));
         let payload = ItemLifecyclePayload {
             item_type,
             status: Some(ItemStatus::InProgress),
             title,
             detail: Some("subagent message".to_string()),
-            data: Some(Json::from(json!({ "toolName": name, "subagentMessage": report }))),
+            data: Some(data),
         };
         self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+    }
+
+    /// Text a tool call streamed as it ran (a terminal's output, a summary's chunk): part of
+    /// its content from now on, and of the face its cut-off keeps.
+    pub(super) fn stream_into(&mut self, session: &str, id: &str, text: &str) {
+        let Some(tool) = self.sessions.get_mut(session).and_then(|s| s.tools.get_mut(id)) else {
+            return;
+        };
+        tool.streamed.push_str(text);
+        if !tool.done {
+            let data = tool.content();
+            self.ledger.update_item(session, id, data);
+        }
     }
 
     /// The turn a session's tool call belongs to.
@@ -565,16 +583,24 @@ impl AcpNormalizer {
         }
         self.close_text(session, out);
         let turn = self.update_turn(session);
-        let title = fields
-            .get("title")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or_else(|| item.title.clone());
+        let title = content::tool_title(item.item_type, &fields).or_else(|| item.title.clone());
+        let tool = ToolState {
+            item_type: item.item_type,
+            turn: turn.clone(),
+            title: title.clone(),
+            data: fields,
+            done: false,
+            declined: false,
+            output_delivered: 0,
+            streamed: String::new(),
+            parent: None,
+        };
+        let data = tool.content();
         if let Some(turn) = &turn {
             let face = OpenItemFace {
                 item_type: item.item_type,
                 title: title.clone(),
-                data: Some(Value::Object(fields.clone()).into()),
+                data: Some(data.clone()),
             };
             self.ledger.open_item((session, turn, item.id), face);
         }
@@ -582,24 +608,12 @@ impl AcpNormalizer {
         let payload = ItemLifecyclePayload {
             item_type: item.item_type,
             status: Some(ItemStatus::InProgress),
-            title: title.clone(),
+            title,
             detail: None,
-            data: Some(Value::Object(fields.clone()).into()),
+            data: Some(data),
         };
         self.emit(&context, RuntimeEvent::ItemStarted(payload), out);
-        self.session_mut(session).tools.insert(
-            item.id.to_string(),
-            ToolState {
-                item_type: item.item_type,
-                turn,
-                title,
-                data: fields,
-                done: false,
-                declined: false,
-                output_delivered: 0,
-                parent: None,
-            },
-        );
+        self.session_mut(session).tools.insert(item.id.to_string(), tool);
         true
     }
 
@@ -632,11 +646,7 @@ impl AcpNormalizer {
                 tool.data.insert(key, value);
             }
         }
-        let title = tool
-            .data
-            .get("title")
-            .and_then(Value::as_str)
-            .map(str::to_string)
+        let title = content::tool_title(tool.item_type, &tool.data)
             .or(item.title)
             .or_else(|| tool.title.clone());
         tool.title.clone_from(&title);
@@ -645,7 +655,8 @@ impl AcpNormalizer {
         if !known && end.is_none() && !done {
             return;
         }
-        let data = tool.data.clone();
+        let status_sent = tool.data.get("status").cloned();
+        let data = tool.content();
         let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
         // A tool call the user refused did not run: the agent's `failed` is a refusal.
         let end = match end {
@@ -663,7 +674,7 @@ impl AcpNormalizer {
                     status: Some(status),
                     title,
                     detail: None,
-                    data: Some(Value::Object(data).into()),
+                    data: Some(data),
                 };
                 self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
             }
@@ -674,13 +685,13 @@ impl AcpNormalizer {
                     let face = OpenItemFace {
                         item_type,
                         title: title.clone(),
-                        data: Some(Value::Object(data.clone()).into()),
+                        data: Some(data.clone()),
                     };
                     self.ledger.open_item((session, turn, item.id), face);
                 }
                 // A report after the end repeats the end: the status the item ended with.
                 let status = if done {
-                    data.get("status")
+                    status_sent
                         .and_then(|status| ToolCallStatus::deserialize(status).ok())
                         .as_ref()
                         .and_then(tools::final_status)
@@ -693,7 +704,7 @@ impl AcpNormalizer {
                     status: Some(status),
                     title,
                     detail: None,
-                    data: Some(Value::Object(data).into()),
+                    data: Some(data),
                 };
                 self.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
             }
@@ -721,9 +732,4 @@ pub(super) fn object(value: Value) -> Map<String, Value> {
 /// `_meta.claudeCode.parentToolUseId`, set on what a subagent does.
 fn parent_tool_use(meta: Option<&Map<String, Value>>) -> Option<&str> {
     meta?.get("claudeCode")?.get("parentToolUseId")?.as_str()
-}
-
-/// The Claude tool a tool call of Claude's adapter runs: its `_meta.claudeCode.toolName`.
-fn claude_tool_name(fields: &Map<String, Value>) -> Option<&str> {
-    fields.get("_meta")?.get("claudeCode")?.get("toolName")?.as_str()
 }
