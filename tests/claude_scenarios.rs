@@ -1285,3 +1285,22 @@ fn exit_plan_mode_is_a_plan_to_approve() {
         }
     }
 }
+
+/// `result.total_cost_usd` is the session's running cost: each `turn.completed` carries what its
+/// turn added (`totalCostUsd`, the proposal's turn cost), so the turns add up to the last total.
+#[test]
+fn each_turn_carries_its_own_cost() {
+    let sc = Scenario::load(BARE, "v0.3.332-stream_input_two_turns");
+    let events = events(&sc);
+    let costs: Vec<f64> = of_type(&events, "turn.completed")
+        .iter()
+        .filter_map(|event| event["payload"]["totalCostUsd"].as_f64())
+        .collect();
+    let totals: Vec<f64> = messages(&sc)
+        .iter()
+        .filter(|message| message["type"] == "result")
+        .filter_map(|message| message["total_cost_usd"].as_f64())
+        .collect();
+    assert_eq!(totals, [0.002272, 0.003084], "the running totals the CLI reports");
+    assert_eq!(costs, [0.002272, 0.000812], "each turn's own cost");
+}

@@ -141,9 +141,9 @@ impl Tally {
                         *self.turn_sum.get_or_insert_default() += tokens;
                     }
                 }
-                // Claude reports the session's running cost with every result.
+                // Each turn's own cost (Claude's running total is told apart per turn).
                 if let Some(cost) = payload.total_cost_usd {
-                    self.cost_usd = Some(cost);
+                    self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + cost);
                 }
             }
             RuntimeEvent::ThreadTokenUsageUpdated(payload) => {

@@ -134,6 +134,9 @@ pub struct ClaudeNormalizer {
     /// Prompts the client sent that no turn shows yet (the first one comes before the CLI names
     /// the session; one sent while a turn runs starts the next).
     prompts: VecDeque<(Box<RawValue>, UserMessageContent)>,
+    /// The session's running cost the last `result` reported (`total_cost_usd`), from which
+    /// each turn's own cost is told.
+    session_cost: f64,
     /// Subagent tasks, by the Task's `tool_use` id -> the task id and whether `task.completed`
     /// was sent.
     tasks: BTreeMap<String, (String, bool)>,
@@ -163,6 +166,7 @@ impl ClaudeNormalizer {
             client_requests: BTreeMap::new(),
             hooks: BTreeMap::new(),
             prompts: VecDeque::new(),
+            session_cost: 0.0,
             tasks: BTreeMap::new(),
             subagent: None,
             task_list: Vec::new(),
@@ -1011,12 +1015,26 @@ impl ClaudeNormalizer {
             stop_reason: Some(stop_reason),
             usage: sent_field(&sent, "usage"),
             model_usage: sent_field(&sent, "modelUsage"),
-            total_cost_usd: cost.as_f64(),
+            total_cost_usd: cost.as_f64().map(|total| self.turn_cost(total)),
             error_message,
         };
         self.ledger.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
         self.at.turn = None;
         self.ledger.settle_state(&context, Some("the turn ended"), out);
+    }
+
+    /// The turn's own cost from the session's running cost a `result` reports: what it added to
+    /// the last total (the difference rounded to 1e-10 dollars, so a difference of two decimals
+    /// reads as one). The first total, or one below the last (a new CLI process's), is all this
+    /// turn's, as sent.
+    fn turn_cost(&mut self, total: f64) -> f64 {
+        let cost = if self.session_cost > 0.0 && total >= self.session_cost {
+            ((total - self.session_cost) * 1e10).round() / 1e10
+        } else {
+            total
+        };
+        self.session_cost = total;
+        cost
     }
 
     /// Remembers that a tool call's denial was reported; false when it already was.
