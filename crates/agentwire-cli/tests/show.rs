@@ -73,14 +73,12 @@ fn golden_traces_read_as_conversations() {
         &codex,
         &[
             "provider: codex · model: mock-model · cwd: /home/dev/project",
-            "── turn 1 · 05:28:07 ──",
+            "── turn 1 · 05:28:07 ──\n> SCENARIO:all please do the thing\nthinking: Planning the work\n",
             "Running a command now.",
-            "$ /bin/bash -lc 'echo hello && ls' exit 0",
-            "✎ /home/dev/project/all.txt",
+            // The command as a person reads it, without Codex's `/bin/bash -lc` wrapper.
+            "$ echo hello && ls exit 0\n  │ hello\n  │ README.md\n",
+            "✎ add /home/dev/project/all.txt\n    +Hello from the mock model\n    +second line\n",
             "All done: ran echo and created all.txt.",
-            // The turn's diff, as no file change of the turn has a diff of its own that fits.
-            "✎ diff of the turn\n    diff --git a/all.txt b/all.txt\n",
-            "    @@ -0,0 +1,2 @@\n    +Hello from the mock model\n    +second line\n",
             "plan\n    [~] Run echo\n    [ ] Create file\n",
             "── completed\n",
             "session: 850 in · 102 out tokens",
@@ -90,10 +88,20 @@ fn golden_traces_read_as_conversations() {
     assert_contains(
         &claude,
         &[
-            "> first question\nI'll run the command.\n$ echo hello\nThe command printed: hello\n",
+            "> first question\nI'll run the command.\n$ echo hello exit 0\n  │ hello\nThe command printed: hello\n",
             "── completed · 223 in · 69 out tokens · $0.0023",
             "── turn 2 · 03:01:07 ──\n> second question\n",
-            "session: 336 in · 87 out tokens",
+            // Each turn carries its own cost, so the session's is their sum, Claude's own total.
+            "── completed · 113 in · 18 out tokens · $0.0008",
+            "session: 336 in · 87 out tokens · $0.0031",
+        ],
+    );
+    let plan = show(&[path(&corpus("claude-control/v0.3.332-sdk_exit_plan_mode_allow.jsonl"))]);
+    assert_contains(
+        &plan,
+        &[
+            "· proposed plan: 1. Create hello.txt\n    2. Verify it\n",
+            "? plan approval: 1. Create hello.txt → accept\n    2. Verify it\n",
         ],
     );
     let acp = show(&[path(&corpus("acp/tool_allow.jsonl"))]);

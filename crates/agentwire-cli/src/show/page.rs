@@ -373,9 +373,14 @@ fn item_card(item: &SnapshotItem) -> Card {
         }
         I::CommandExecution => command(item),
         I::FileChange => files(item),
-        I::Plan => match field(item, "steps").and_then(Value::as_array) {
-            Some(steps) => Body::Plan(steps.iter().filter_map(step).collect()),
-            None => note(item),
+        I::Plan => match (field(item, "steps").and_then(Value::as_array), text(item, "markdown")) {
+            // A proposed plan is its text; a to-do list its steps.
+            (_, Some(markdown)) if !markdown.trim().is_empty() => Body::Note {
+                label: "proposed plan".to_owned(),
+                text: markdown,
+            },
+            (Some(steps), _) => Body::Plan(steps.iter().filter_map(step).collect()),
+            (None, _) => note(item),
         },
         I::McpToolCall => {
             let server = text(item, "server");

@@ -189,20 +189,31 @@ impl Writer {
                     Some(decision) => self.paint(GREEN, &format!("→ {decision}")),
                     None => self.paint(YELLOW, "→ waiting"),
                 };
-                let detail = detail
-                    .as_deref()
-                    .map(|detail| format!(": {detail}"))
-                    .unwrap_or_default();
+                // A detail of several lines (a plan to approve) goes under the card's line.
+                let (first, rest) = match detail.as_deref().map(|detail| detail.trim_end().split_once('\n')) {
+                    Some(Some((first, rest))) => (format!(": {first}"), Some(rest)),
+                    Some(None) => (format!(": {}", detail.as_deref().unwrap_or_default().trim_end()), None),
+                    None => (String::new(), None),
+                };
                 self.line(
                     depth,
-                    &format!("{} {answer}", self.paint(YELLOW, &format!("? {kind}{detail}"))),
+                    &format!("{} {answer}", self.paint(YELLOW, &format!("? {kind}{}", clean(&first)))),
                 );
+                for line in rest.into_iter().flat_map(str::lines) {
+                    self.line(depth + 1, &clean(line));
+                }
             }
             Body::Note { label, text } => {
+                // A note of several lines (a proposed plan) goes on under its label.
+                let mut lines = text.trim_end().lines();
+                let first = lines.next().unwrap_or_default();
                 self.line(
                     depth,
-                    &format!("{} {}{status}", self.paint(CYAN, &format!("· {label}:")), clean(text)),
+                    &format!("{} {}{status}", self.paint(CYAN, &format!("· {label}:")), clean(first)),
                 );
+                for line in lines {
+                    self.line(depth + 1, &clean(line));
+                }
             }
             Body::Error(message) => self.painted(depth, RED, &format!("error: {message}")),
         }
