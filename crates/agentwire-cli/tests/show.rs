@@ -536,3 +536,29 @@ fn html_page_reads_in_a_browser() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// The samples of `docs/show.md` (one trace per source) and of the README are what `agentwire
+/// show` prints today: each block that opens with `$ agentwire show tests/corpus/...` is run and
+/// compared, so the pages cannot drift from the mapping. After a deliberate change, run each
+/// command again and paste its output.
+#[test]
+fn the_docs_samples_are_what_show_prints() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let pages = ["docs/show.md", "README.md"].map(|page| fs::read_to_string(root.join(page)).expect(page));
+    let mut checked = 0;
+    let mut lines = pages.iter().flat_map(|page| page.lines());
+    while let Some(line) = lines.next() {
+        let Some(trace) = line.strip_prefix("$ agentwire show ") else {
+            continue;
+        };
+        let printed: String = lines
+            .by_ref()
+            .take_while(|line| *line != "```")
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let text = show(&["--color", "never", path(&root.join(trace))]);
+        assert_eq!(text, printed, "`{line}` prints otherwise");
+        checked += 1;
+    }
+    assert_eq!(checked, 9, "one sample per source, and the README's");
+}

@@ -43,6 +43,12 @@ pub struct Page {
     pub summary: Vec<String>,
 }
 
+/// Whether a time was known: a stream that carries no time at all (`codex exec --json`) is
+/// stamped from the Unix epoch by the recorded clock, which says nothing to a reader.
+fn known(at: &agentwire_canonical::IsoDateTime) -> bool {
+    !at.as_str().starts_with("1970-01-01T00:00:00")
+}
+
 /// A turn: its cards in the order they started, then its footer.
 #[derive(Debug)]
 pub struct Turn {
@@ -222,6 +228,7 @@ impl Page {
                 started: turn
                     .started_at
                     .as_ref()
+                    .filter(|at| known(at))
                     .and_then(|at| at.as_ref().get(11..19))
                     .map(str::to_owned),
                 cards,
@@ -258,7 +265,13 @@ impl Page {
         facts.extend(session.model.clone().map(|model| ("model", model)));
         facts.extend(session.cwd.clone().map(|cwd| ("cwd", cwd)));
         facts.extend(session.state.map(|state| ("state", state.as_str().to_owned())));
-        facts.extend(session.started_at.as_ref().map(|at| ("started", at.to_string())));
+        facts.extend(
+            session
+                .started_at
+                .as_ref()
+                .filter(|at| known(at))
+                .map(|at| ("started", at.to_string())),
+        );
         facts.push(("session", session.session_id.as_str().to_owned()));
 
         let title = snapshot
