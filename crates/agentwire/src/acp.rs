@@ -4,7 +4,6 @@
 //! module; they differ only in the provider they name and in how a transcript is recognized.
 
 mod content;
-mod diff;
 mod normalizer;
 mod offer;
 mod requests;

@@ -6,6 +6,10 @@
 
 use agentwire_canonical::{ItemContent, Json};
 
+mod diff;
+
+pub use diff::unified as unified_diff;
+
 /// The content as an item's `data`.
 pub fn data(content: impl Into<ItemContent>) -> Json {
     content.into().to_json()

@@ -16,7 +16,6 @@ use agentwire_canonical::{
 };
 use serde_json::{Map, Value};
 
-use super::diff;
 use super::tools;
 use crate::content;
 
@@ -319,9 +318,9 @@ fn file_change(fields: &Map<String, Value>) -> FileChangeContent {
             let path = block.get("path").and_then(Value::as_str)?.to_owned();
             let new = block.get("newText").and_then(Value::as_str).unwrap_or_default();
             let (kind, diff) = match (kind, block.get("oldText").and_then(Value::as_str)) {
-                (Some("delete"), old) => (FileChangeKind::Delete, old.map(|old| diff::unified(old, ""))),
+                (Some("delete"), old) => (FileChangeKind::Delete, old.map(|old| content::unified_diff(old, ""))),
                 (_, None) => (FileChangeKind::Add, Some(new.to_owned())),
-                (_, Some(old)) => (FileChangeKind::Update, Some(diff::unified(old, new))),
+                (_, Some(old)) => (FileChangeKind::Update, Some(content::unified_diff(old, new))),
             };
             Some(FileChangeEntry {
                 path,

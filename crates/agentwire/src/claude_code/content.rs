@@ -190,44 +190,35 @@ fn file_changes(tool: &str, input: &Value, outcome: Option<&ToolOutcome<'_>>) ->
         }
         "Edit" => (
             FileChangeKind::Update,
-            Some(hunk(text("old_string"), text("new_string"))),
+            Some(content::unified_diff(
+                text("old_string").unwrap_or_default(),
+                text("new_string").unwrap_or_default(),
+            )),
         ),
         "MultiEdit" => {
             let edits = input.get("edits").and_then(Value::as_array).into_iter().flatten();
             let hunks: Vec<String> = edits
                 .map(|edit| {
                     let text = |key: &str| edit.get(key).and_then(Value::as_str);
-                    hunk(text("old_string"), text("new_string"))
+                    content::unified_diff(
+                        text("old_string").unwrap_or_default(),
+                        text("new_string").unwrap_or_default(),
+                    )
                 })
                 .collect();
             (FileChangeKind::Update, Some(hunks.concat()))
         }
-        _ => (FileChangeKind::Update, Some(hunk(None, text("new_source")))),
+        _ => (
+            FileChangeKind::Update,
+            Some(content::unified_diff("", text("new_source").unwrap_or_default())),
+        ),
     };
-    let diff = diff.map(|diff| match kind {
-        FileChangeKind::Update => format!("--- {path}\n+++ {path}\n{diff}"),
-        FileChangeKind::Add | FileChangeKind::Delete => diff,
-    });
     vec![FileChangeEntry {
         path: path.to_owned(),
         kind,
         diff,
         move_path: None,
     }]
-}
-
-/// One hunk of a unified diff replacing the lines of `old` by those of `new` (no line numbers:
-/// an edit names the text it replaces, not where it is).
-fn hunk(old: Option<&str>, new: Option<&str>) -> String {
-    let mut hunk = String::from("@@\n");
-    for (sign, text) in [('-', old), ('+', new)] {
-        for line in text.unwrap_or_default().lines() {
-            hunk.push(sign);
-            hunk.push_str(line);
-            hunk.push('\n');
-        }
-    }
-    hunk
 }
 
 #[cfg(test)]
@@ -265,10 +256,7 @@ mod tests {
             panic!("a file change");
         };
         assert_eq!(change.changes[0].kind, FileChangeKind::Update);
-        assert_eq!(
-            change.changes[0].diff.as_deref(),
-            Some("--- src/x.rs\n+++ src/x.rs\n@@\n-a\n-b\n+c\n")
-        );
+        assert_eq!(change.changes[0].diff.as_deref(), Some("@@ -1,2 +1 @@\n-a\n-b\n+c\n"));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! A unified diff of two texts, for ACP's `{type: diff, oldText, newText}` tool call content:
-//! the canonical `file_change` entry carries a diff, the agent sends the two texts.
+//! A unified diff of two texts: a canonical `file_change` entry carries a diff, and an agent
+//! that sends the old and new texts (ACP's `{type: diff, oldText, newText}`, Claude's
+//! `old_string`/`new_string` edits) gets the same diff whichever it is.
 
 /// Above this many line pairs the lines are not matched (the cost grows with their product):
 /// the diff removes every old line and adds every new one, still a valid diff.
@@ -7,7 +8,7 @@ const MATCHED_PAIRS: usize = 1 << 22;
 
 /// `old` to `new` as one unified diff hunk over the whole text (no file header: the entry
 /// names the path), every line a context (` `), removed (`-`) or added (`+`) line.
-pub(super) fn unified(old: &str, new: &str) -> String {
+pub fn unified(old: &str, new: &str) -> String {
     let old: Vec<&str> = old.lines().collect();
     let new: Vec<&str> = new.lines().collect();
     let mut diff = format!("@@ -{} +{} @@\n", range(old.len()), range(new.len()));
