@@ -177,10 +177,7 @@ fn planted_trace(text: &str, planted_text: &str, tree: &serde_json::Map<String, 
 
 fn normalize(source: Source, text: &str, keep_secrets: bool) -> String {
     let format = LineFormat::of(text.lines().next().unwrap_or_default());
-    let mut normalizer = source.normalizer(Options {
-        keep_secrets,
-        ..Options::default()
-    });
+    let mut normalizer = source.normalizer(Options::default().with_keep_secrets(keep_secrets));
     let mut events = Vec::new();
     for line in text.lines() {
         let _ = normalizer.push_line(line, format, &mut events);

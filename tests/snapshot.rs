@@ -60,10 +60,7 @@ fn a_live_host_folds_what_the_cli_prints() {
             if LineFormat::of(first) != LineFormat::Transcript {
                 continue;
             }
-            let options = Options {
-                session_id: Some(ids::default_session(first.as_bytes())),
-                ..Options::default()
-            };
+            let options = Options::default().with_session_id(ids::default_session(first.as_bytes()));
             let mut live = source.normalizer(options);
             let (mut fold_live, mut all_live, mut events) = (Fold::default(), Vec::new(), Vec::new());
             let mut untimed = false;

@@ -50,10 +50,7 @@ pub struct Args {
 pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let mut input = Input::open(&args.file)?;
     let (source, format) = input.detect(args.from)?;
-    let options = Options {
-        session_id: args.session_id,
-        ..Options::default()
-    };
+    let options = Options::default().with_session_id(args.session_id);
     let mut normalizer = source.normalizer(options);
     feed(&mut input, format, normalizer.as_mut(), false, &mut std::io::sink())?;
     let reply = Reply {

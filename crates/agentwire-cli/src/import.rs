@@ -428,10 +428,7 @@ impl Job<'_> {
         let streamed = File::create(&part)
             .map_err(|err| anyhow::anyhow!("writing {}: {err}", part.display()))
             .and_then(|file| {
-                let mut normalizer = source.normalizer(Options {
-                    session_id,
-                    ..Options::default()
-                });
+                let mut normalizer = source.normalizer(Options::default().with_session_id(session_id));
                 stream(&mut input, format, normalizer.as_mut(), (file, &part), self.bar)
             });
         match streamed {

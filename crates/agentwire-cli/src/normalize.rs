@@ -60,15 +60,14 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     if let Some(joined) = Input::with_sidechains(&args.file, source)? {
         input = joined;
     }
-    let options = Options {
-        session_id: args.session_id,
-        provider: args.provider,
-        clock: match args.clock {
+    let options = Options::default()
+        .with_session_id(args.session_id)
+        .with_provider(args.provider)
+        .with_clock(match args.clock {
             ClockArg::Recorded => ClockSource::Recorded,
             ClockArg::Wall => ClockSource::Wall,
-        },
-        keep_secrets: args.keep_secrets,
-    };
+        })
+        .with_keep_secrets(args.keep_secrets);
     let mut normalizer = source.normalizer(options);
     let status = feed(&mut input, format, normalizer.as_mut(), args.strict, out)?;
     let (mut events, mut text) = (Vec::new(), Vec::new());

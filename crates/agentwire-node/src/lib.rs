@@ -185,12 +185,11 @@ impl NativeNormalizer {
                 return Err(Code::BadOption.error(unknown_name("clock", other, &["recorded", "wall"])));
             }
         };
-        let options = Options {
-            session_id,
-            provider,
-            clock,
-            keep_secrets: options.keep_secrets.unwrap_or(false),
-        };
+        let options = Options::default()
+            .with_session_id(session_id)
+            .with_provider(provider)
+            .with_clock(clock)
+            .with_keep_secrets(options.keep_secrets.unwrap_or(false));
         if !options.keep_secrets {
             agentwire::secrets::prepare();
         }

@@ -46,6 +46,10 @@
 //! [`secrets`], [`source`], [`claude_code`] and [`conversation`], what both Claude sources share) that imports no source module, and one module of
 //! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`claude_session`], [`acp`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
+//!
+//! The canonical types are re-exported (`agentwire::canonical`, and at the root the ones every
+//! host names), so a host names an event without depending on `agentwire-canonical` itself;
+//! [`snapshot::Fold`] folds the events into the session a UI draws.
 
 #[cfg(feature = "acp")]
 pub mod acp;
@@ -86,3 +90,11 @@ pub mod source;
 pub mod stream;
 #[cfg(test)]
 mod test_corpus;
+
+/// The canonical provider-runtime event model this crate emits (`agentwire-canonical`).
+pub use agentwire_canonical as canonical;
+pub use agentwire_canonical::{
+    ItemContent, ProviderRuntimeEvent, RuntimeEvent, SessionSnapshot, SnapshotChange, WriteJson,
+};
+pub use normalizer::{Normalizer, Options};
+pub use source::Source;

@@ -154,7 +154,11 @@ const _: fn() = || {
 };
 
 /// What a host may choose; the defaults give byte-identical output for the same input.
+///
+/// Built from [`Options::default`] with the `with_*` methods, so an option added later breaks no
+/// host: `Options::default().with_session_id(id).with_keep_secrets(true)`.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct Options {
     /// The canonical session id; default: [`crate::ids::default_session`] of the first line.
     pub session_id: Option<RuntimeSessionId>,
@@ -165,6 +169,33 @@ pub struct Options {
     /// Keep credentials (tokens, API keys, `Authorization` headers) in `raw` and payloads; by
     /// default they are replaced by `[redacted]` ([`crate::secrets`]).
     pub keep_secrets: bool,
+}
+
+impl Options {
+    /// The canonical session id of every event, instead of the one derived from the first line
+    /// (a replayed file) or a fresh UUIDv7 (a live host); `None` keeps that default.
+    pub fn with_session_id(mut self, session_id: impl Into<Option<RuntimeSessionId>>) -> Self {
+        self.session_id = session_id.into();
+        self
+    }
+
+    /// The `provider` of every event, instead of the source's own kind; `None` keeps that.
+    pub fn with_provider(mut self, provider: impl Into<Option<ProviderKind>>) -> Self {
+        self.provider = provider.into();
+        self
+    }
+
+    /// Where `createdAt` falls back to when a frame carries no time.
+    pub fn with_clock(mut self, clock: ClockSource) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Whether credentials stay in `raw` and payloads (by default they are redacted).
+    pub fn with_keep_secrets(mut self, keep_secrets: bool) -> Self {
+        self.keep_secrets = keep_secrets;
+        self
+    }
 }
 
 /// Decodes one source's frames into its generated types, for `agentwire conform`: strict, every
@@ -202,10 +233,7 @@ mod tests {
             let Some(first) = lines.first() else { continue };
             let format = LineFormat::of(first);
             let (mut read, mut expected) = (source.normalizer(Options::default()), Vec::new());
-            let live_options = Options {
-                session_id: Some(ids::default_session(first.as_bytes())),
-                ..Options::default()
-            };
+            let live_options = Options::default().with_session_id(ids::default_session(first.as_bytes()));
             let (mut live, mut actual) = (source.normalizer(live_options), Vec::new());
             let mut untimed = format == LineFormat::Bare;
             for line in &lines {
