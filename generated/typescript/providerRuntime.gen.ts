@@ -2376,23 +2376,23 @@ export const isEventType =
     event.type === type;
 /** The schema of an item's `data` for each `CanonicalItemType` (`x-itemContent`). */
 export const ItemContentSchemas = {
-  "user_message": UserMessageContent,
-  "assistant_message": AssistantMessageContent,
-  "reasoning": ReasoningContent,
-  "plan": PlanContent,
-  "command_execution": CommandExecutionContent,
-  "file_change": FileChangeContent,
-  "mcp_tool_call": McpToolCallContent,
-  "dynamic_tool_call": DynamicToolCallContent,
-  "collab_agent_tool_call": CollabAgentToolCallContent,
-  "web_search": WebSearchContent,
-  "image_view": ImageViewContent,
-  "review_entered": ReviewEnteredContent,
-  "review_exited": ReviewExitedContent,
-  "context_compaction": ContextCompactionContent,
-  "error": ErrorContent,
-  "unknown": UnknownContent,
-  "image_generation": ImageGenerationContent,
+  user_message: UserMessageContent,
+  assistant_message: AssistantMessageContent,
+  reasoning: ReasoningContent,
+  plan: PlanContent,
+  command_execution: CommandExecutionContent,
+  file_change: FileChangeContent,
+  mcp_tool_call: McpToolCallContent,
+  dynamic_tool_call: DynamicToolCallContent,
+  collab_agent_tool_call: CollabAgentToolCallContent,
+  web_search: WebSearchContent,
+  image_view: ImageViewContent,
+  review_entered: ReviewEnteredContent,
+  review_exited: ReviewExitedContent,
+  context_compaction: ContextCompactionContent,
+  error: ErrorContent,
+  unknown: UnknownContent,
+  image_generation: ImageGenerationContent,
 } as const;
 
 /** An item's `data` for each item type. */
@@ -2401,11 +2401,20 @@ export type ItemContentByType = {
 };
 
 /** Decodes an item's `data` as the content of its item type; throws on a missing or unknown field. */
-export const decodeItemContent = <T extends CanonicalItemType>(itemType: T, data: unknown): ItemContentByType[T] =>
-  Schema.decodeUnknownSync(ItemContentSchemas[itemType] as unknown as Schema.Codec<ItemContentByType[T]>, strict)(data);
+export const decodeItemContent = <T extends CanonicalItemType>(
+  itemType: T,
+  data: unknown,
+): ItemContentByType[T] =>
+  Schema.decodeUnknownSync(
+    ItemContentSchemas[itemType] as unknown as Schema.Codec<ItemContentByType[T]>,
+    strict,
+  )(data);
 
 /** Whether an item's `data` is the content of its item type: `isItemContent(payload.itemType, payload.data)`. */
-export const isItemContent = <T extends CanonicalItemType>(itemType: T, data: unknown): data is ItemContentByType[T] => {
+export const isItemContent = <T extends CanonicalItemType>(
+  itemType: T,
+  data: unknown,
+): data is ItemContentByType[T] => {
   try {
     decodeItemContent(itemType, data);
     return true;

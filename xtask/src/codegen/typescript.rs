@@ -336,25 +336,16 @@ fn item_content(out: &mut String, def: &EnumDef) {
         "",
         &format!("The schema of an item's `data` for each `{item_type}` (`x-itemContent`)."),
     ));
-    out.push_str(
-        "export const ItemContentSchemas = {
-",
-    );
+    out.push_str("export const ItemContentSchemas = {\n");
     for (value, object) in &def.content {
-        let _ = writeln!(out, "  {}: {object},", string(value));
+        // Item types are snake_case identifiers: unquoted keys, as T3 Code's formatter writes them.
+        let _ = writeln!(out, "  {value}: {object},");
     }
-    out.push_str(
-        "} as const;
-
-",
-    );
+    out.push_str("} as const;\n\n");
     out.push_str(&jsdoc("", "An item's `data` for each item type."));
     let _ = writeln!(
         out,
-        "export type ItemContentByType = {{
-  [T in {item_type}]: (typeof ItemContentSchemas)[T][\"Type\"];
-}};
-"
+        "export type ItemContentByType = {{\n  [T in {item_type}]: (typeof ItemContentSchemas)[T][\"Type\"];\n}};\n"
     );
     out.push_str(&jsdoc(
         "",
@@ -362,8 +353,8 @@ fn item_content(out: &mut String, def: &EnumDef) {
     ));
     let _ = writeln!(
         out,
-        "export const decodeItemContent = <T extends {item_type}>(itemType: T, data: unknown): ItemContentByType[T] =>\n  \
-         Schema.decodeUnknownSync(ItemContentSchemas[itemType] as unknown as Schema.Codec<ItemContentByType[T]>, strict)(data);\n"
+        "export const decodeItemContent = <T extends {item_type}>(\n  itemType: T,\n  data: unknown,\n): ItemContentByType[T] =>\n  \
+         Schema.decodeUnknownSync(\n    ItemContentSchemas[itemType] as unknown as Schema.Codec<ItemContentByType[T]>,\n    strict,\n  )(data);\n"
     );
     out.push_str(&jsdoc(
         "",
@@ -371,7 +362,7 @@ fn item_content(out: &mut String, def: &EnumDef) {
     ));
     let _ = writeln!(
         out,
-        "export const isItemContent = <T extends {item_type}>(itemType: T, data: unknown): data is ItemContentByType[T] => {{\n  \
+        "export const isItemContent = <T extends {item_type}>(\n  itemType: T,\n  data: unknown,\n): data is ItemContentByType[T] => {{\n  \
          try {{\n    decodeItemContent(itemType, data);\n    return true;\n  }} catch {{\n    return false;\n  }}\n}};"
     );
 }
