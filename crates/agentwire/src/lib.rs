@@ -41,9 +41,9 @@
 //! A host that shows a `request.opened` answers it with [`normalizer::Normalizer::answer`]: a
 //! canonical [`answer::Reply`] in, the provider's own reply frame out.
 //!
-//! The crate is a shared core ([`answer`], [`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
+//! The crate is a shared core ([`answer`], [`ids`], [`clock`], [`frame`], `emit`, `ledger`,
 //! the line lifecycle every source's normalizer is, [`decision`], [`jsonrpc`], [`normalizer`],
-//! [`secrets`], [`source`], [`claude_code`] and [`conversation`], what both Claude sources share) that imports no source module, and one module of
+//! [`secrets`], [`source`], `claude_code` and `conversation`, what both Claude sources share) that imports no source module, and one module of
 //! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`claude_session`], [`acp`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 //!
@@ -59,7 +59,7 @@ mod catalog;
 #[cfg(feature = "claude")]
 pub mod claude;
 #[cfg(any(feature = "claude", feature = "claude-session"))]
-pub mod claude_code;
+pub(crate) mod claude_code;
 #[cfg(feature = "claude-session")]
 pub mod claude_session;
 pub mod clock;
@@ -73,14 +73,14 @@ pub mod codex_exec;
 pub mod codex_rollout;
 pub mod content;
 #[cfg(any(feature = "claude", feature = "claude-session"))]
-pub mod conversation;
+pub(crate) mod conversation;
 pub mod decision;
 pub mod decode;
-pub mod emit;
+pub(crate) mod emit;
 pub mod frame;
 pub mod ids;
 pub mod jsonrpc;
-pub mod ledger;
+pub(crate) mod ledger;
 mod lifecycle;
 pub mod normalizer;
 pub mod object_text;
