@@ -51,6 +51,8 @@
 //! host names), so a host names an event without depending on `agentwire-canonical` itself;
 //! [`snapshot::Fold`] folds the events into the session a UI draws.
 
+#![warn(missing_docs)]
+
 #[cfg(feature = "acp")]
 pub mod acp;
 pub mod answer;
@@ -59,6 +61,11 @@ mod catalog;
 #[cfg(feature = "claude")]
 pub mod claude;
 #[cfg(any(feature = "claude", feature = "claude-session"))]
+// What both Claude sources share; a build with one of them leaves the other's part unused.
+#[cfg_attr(
+    not(all(feature = "claude", feature = "claude-session")),
+    allow(dead_code, unused_imports)
+)]
 pub(crate) mod claude_code;
 #[cfg(feature = "claude-session")]
 pub mod claude_session;
@@ -76,14 +83,40 @@ pub mod content;
 pub(crate) mod conversation;
 pub mod decision;
 pub mod decode;
+// The core every source module builds on; a build without some sources leaves their part unused.
+#[cfg_attr(
+    not(all(
+        feature = "codex-app-server",
+        feature = "codex-exec",
+        feature = "codex-rollout",
+        feature = "claude",
+        feature = "claude-session",
+        feature = "acp"
+    )),
+    allow(dead_code)
+)]
 pub(crate) mod emit;
 pub mod frame;
 pub mod ids;
 pub mod jsonrpc;
+// As `emit`.
+#[cfg_attr(
+    not(all(
+        feature = "codex-app-server",
+        feature = "codex-exec",
+        feature = "codex-rollout",
+        feature = "claude",
+        feature = "claude-session",
+        feature = "acp"
+    )),
+    allow(dead_code)
+)]
 pub(crate) mod ledger;
 mod lifecycle;
 pub mod normalizer;
 pub mod object_text;
+// `secrets::rules` leaves two fields undocumented (`Place::End::not_after`, `KeyWord::place`).
+#[allow(missing_docs)]
 pub mod secrets;
 pub mod snapshot;
 pub mod source;
