@@ -23,6 +23,7 @@ use crate::source::Source;
 /// what some requests need besides it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reply {
+    /// The outcome the client chose, one the request offered (or one its reply type allows).
     pub decision: Decision,
     /// Answers to questions (`user-input.resolved.answers`), or an MCP form's content.
     pub answers: Option<Value>,
@@ -67,8 +68,11 @@ impl ReplyFrame {
 /// A decision the reply type allows although the request did not offer it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unoffered {
+    /// The request answered.
     pub request: RuntimeRequestId,
+    /// The request's provider method, naming it to the user.
     pub method: String,
+    /// The decision sent although not offered.
     pub decision: Decision,
     /// What the request offered.
     pub offered: Vec<Decision>,
@@ -96,21 +100,36 @@ pub enum AnswerError {
     AlreadyResolved(RuntimeRequestId),
     /// The request did not offer this decision, and its reply type cannot carry it.
     NotOffered {
+        /// The request answered.
         request: RuntimeRequestId,
+        /// The request's provider method.
         method: String,
+        /// The decision refused.
         decision: Decision,
+        /// What the request offered.
         offered: Vec<Decision>,
         /// What the reply type allows beyond the offer (sent with [`ReplyFrame::unoffered`]).
         allowed: Vec<Decision>,
     },
     /// The decision needs answers (`--answers`) the reply does not carry.
-    MissingAnswers { method: String, decision: Decision },
+    MissingAnswers {
+        /// The request's provider method.
+        method: String,
+        /// The decision that needs answers.
+        decision: Decision,
+    },
     /// The decision needs a result (`--result`) the reply does not carry.
-    MissingResult { method: String, decision: Decision },
+    MissingResult {
+        /// The request's provider method.
+        method: String,
+        /// The decision that needs a result.
+        decision: Decision,
+    },
     /// The answers or result do not fit the provider's type for them, or the reply takes none:
     /// a value of the wrong type, a member the type has no place for (which decoding alone would
     /// drop), or a member the decision already sets.
     IllTyped {
+        /// The request's provider method.
         method: String,
         /// `answers` or `result`.
         what: &'static str,

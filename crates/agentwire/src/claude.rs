@@ -15,8 +15,9 @@ pub use crate::claude_code::{ToolKind, tool_kind};
 pub use normalizer::ClaudeNormalizer;
 pub use offer::{DEFAULT_DENY_MESSAGE, permission_decision};
 
-/// Whether a frame is a Claude stream-json line in `format` (bare lines are [`Source::Claude`],
-/// transcript records [`Source::ClaudeControl`]): an object whose `type` the schema declares.
+/// Whether a frame is a Claude stream-json line in `format` (bare lines are
+/// [`crate::source::Source::Claude`], transcript records
+/// [`crate::source::Source::ClaudeControl`]): an object whose `type` the schema declares.
 pub fn claims(frame: &Frame<'_>, format: LineFormat) -> bool {
     let is_record = !std::ptr::eq(frame.line.as_ptr(), frame.msg.get().as_ptr());
     let wanted = matches!(format, LineFormat::Transcript);

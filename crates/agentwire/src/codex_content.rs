@@ -2,11 +2,14 @@
 //! and title: Codex names files, tools and tool results the same way in each of them, so a
 //! change to `hello.txt` or an MCP call reads the same whichever way the session was recorded.
 
+use agentwire_canonical::FileChangeKind;
+// Only `empty` builds these, and only the app-server and rollout sources call it.
+#[cfg(any(feature = "codex-app-server", feature = "codex-rollout"))]
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, CollabAgentToolCallContent, CommandExecutionContent,
-    ContextCompactionContent, DynamicToolCallContent, ErrorContent, FileChangeContent, FileChangeKind,
-    ImageGenerationContent, ImageViewContent, ItemContent, McpToolCallContent, PlanContent, ReasoningContent,
-    ReviewEnteredContent, ReviewExitedContent, UnknownContent, UserMessageContent, WebSearchContent,
+    ContextCompactionContent, DynamicToolCallContent, ErrorContent, FileChangeContent, ImageGenerationContent,
+    ImageViewContent, ItemContent, McpToolCallContent, PlanContent, ReasoningContent, ReviewEnteredContent,
+    ReviewExitedContent, UnknownContent, UserMessageContent, WebSearchContent,
 };
 use serde_json::Value;
 
@@ -94,6 +97,7 @@ pub fn non_empty(text: &str) -> Option<String> {
 /// The content of an item of `item_type` that Codex spoke of before it said what the item is (a
 /// patch streamed before its `fileChange` started): its type's fields, all empty, until the
 /// item itself arrives.
+#[cfg(any(feature = "codex-app-server", feature = "codex-rollout"))]
 pub fn empty(item_type: CanonicalItemType) -> ItemContent {
     use CanonicalItemType as T;
     let text = String::new;

@@ -2,9 +2,8 @@
 //! events: section 6 of the provider-runtime V2 proposal, row by row.
 //!
 //! The stream is one-way, carries no time and gives turns no id: turns are keyed by their
-//! position in the stream ([`crate::ledger::Ledger::with_positional_turns`]) and events are
-//! stamped with the clock's fallback as they come
-//! ([`crate::ledger::Ledger::with_untimed_stream`]).
+//! position in the stream (`Ledger::with_positional_turns`) and events are stamped with the
+//! clock's fallback as they come (`Ledger::with_untimed_stream`).
 
 mod items;
 mod normalizer;

@@ -55,14 +55,20 @@ pub enum Routed<'a> {
     Request(RawEnvelope<'a>),
     /// `id` and `result`, answering a request of `method`.
     Response {
+        /// The id the response and its request share.
         id: RequestId,
+        /// The method of the request answered, which names the result's type.
         method: String,
+        /// The `result` member, decoded later by the source's result union.
         result: &'a RawValue,
     },
     /// `id` and `error`, answering a request of `method` (`None` if that request was not seen).
     Error {
+        /// The id the error and its request share.
         id: RequestId,
+        /// The method of the request answered.
         method: Option<String>,
+        /// The `error` member.
         error: ErrorObject,
     },
 }
@@ -111,7 +117,10 @@ pub enum WireError {
     /// The `error` member does not fit the source's own error type (ACP's `Error`).
     ErrorObject(serde_json::Error),
     /// A response whose request was never seen.
-    UnmatchedResponse { id: RequestId },
+    UnmatchedResponse {
+        /// The response's id, matching no open request.
+        id: RequestId,
+    },
 }
 
 impl WireError {

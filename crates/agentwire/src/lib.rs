@@ -41,15 +41,17 @@
 //! A host that shows a `request.opened` answers it with [`normalizer::Normalizer::answer`]: a
 //! canonical [`answer::Reply`] in, the provider's own reply frame out.
 //!
-//! The crate is a shared core ([`answer`], [`ids`], [`clock`], [`frame`], [`emit`], [`ledger`],
+//! The crate is a shared core ([`answer`], [`ids`], [`clock`], [`frame`], `emit`, `ledger`,
 //! the line lifecycle every source's normalizer is, [`decision`], [`jsonrpc`], [`normalizer`],
-//! [`secrets`], [`source`], [`claude_code`] and [`conversation`], what both Claude sources share) that imports no source module, and one module of
+//! [`secrets`], [`source`], `claude_code` and `conversation`, what both Claude sources share) that imports no source module, and one module of
 //! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`claude_session`], [`acp`]) on top of it; the `catalog` module is the
 //! one place that dispatches from a [`source::Source`] to its module.
 //!
 //! The canonical types are re-exported (`agentwire::canonical`, and at the root the ones every
 //! host names), so a host names an event without depending on `agentwire-canonical` itself;
 //! [`snapshot::Fold`] folds the events into the session a UI draws.
+
+#![warn(missing_docs)]
 
 #[cfg(feature = "acp")]
 pub mod acp;
@@ -59,7 +61,12 @@ mod catalog;
 #[cfg(feature = "claude")]
 pub mod claude;
 #[cfg(any(feature = "claude", feature = "claude-session"))]
-pub mod claude_code;
+// What both Claude sources share; a build with one of them leaves the other's part unused.
+#[cfg_attr(
+    not(all(feature = "claude", feature = "claude-session")),
+    allow(dead_code, unused_imports)
+)]
+pub(crate) mod claude_code;
 #[cfg(feature = "claude-session")]
 pub mod claude_session;
 pub mod clock;
@@ -73,17 +80,43 @@ pub mod codex_exec;
 pub mod codex_rollout;
 pub mod content;
 #[cfg(any(feature = "claude", feature = "claude-session"))]
-pub mod conversation;
+pub(crate) mod conversation;
 pub mod decision;
 pub mod decode;
-pub mod emit;
+// The core every source module builds on; a build without some sources leaves their part unused.
+#[cfg_attr(
+    not(all(
+        feature = "codex-app-server",
+        feature = "codex-exec",
+        feature = "codex-rollout",
+        feature = "claude",
+        feature = "claude-session",
+        feature = "acp"
+    )),
+    allow(dead_code)
+)]
+pub(crate) mod emit;
 pub mod frame;
 pub mod ids;
 pub mod jsonrpc;
-pub mod ledger;
+// As `emit`.
+#[cfg_attr(
+    not(all(
+        feature = "codex-app-server",
+        feature = "codex-exec",
+        feature = "codex-rollout",
+        feature = "claude",
+        feature = "claude-session",
+        feature = "acp"
+    )),
+    allow(dead_code)
+)]
+pub(crate) mod ledger;
 mod lifecycle;
 pub mod normalizer;
 pub mod object_text;
+// `secrets::rules` leaves two fields undocumented (`Place::End::not_after`, `KeyWord::place`).
+#[allow(missing_docs)]
 pub mod secrets;
 pub mod snapshot;
 pub mod source;

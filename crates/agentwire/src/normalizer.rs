@@ -10,6 +10,7 @@ use crate::frame::{Direction, Frame, FrameError, LineFormat};
 /// it, were emitted anyway; a host logs this with the line number.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
+    /// How bad it is, for the host's exit status.
     pub kind: ProblemKind,
     /// What went wrong, naming the method and the JSON path where known.
     pub message: String,
@@ -27,6 +28,7 @@ pub enum ProblemKind {
 }
 
 impl Problem {
+    /// A problem of `kind`, described by `message`.
     pub fn new(kind: ProblemKind, message: impl Into<String>) -> Self {
         Problem {
             kind,
@@ -201,6 +203,8 @@ impl Options {
 /// Decodes one source's frames into its generated types, for `agentwire conform`: strict, every
 /// line that does not fit is an error naming the method, the JSON path and the reason.
 pub trait Conformer {
+    /// Decodes `frame`, remembering what later frames need (a request's method, for its
+    /// response); the error says why the frame does not fit.
     fn decode(&mut self, frame: &Frame<'_>) -> Result<(), Problem>;
 }
 

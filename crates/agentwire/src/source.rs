@@ -1,7 +1,7 @@
 //! The one list of the provider protocols agentwire reads.
 //!
 //! This module holds what a source *is* (its name, provider, id scope); what each source *does*
-//! (its normalizer, its conform decoder, its format detection) is in [`crate::catalog`], next to
+//! (its normalizer, its conform decoder, its format detection) is in `catalog`, next to
 //! the source modules it dispatches to. Adding a source adds a variant here, its arms there, and
 //! its own module: no host code (the CLI included) names a provider's types.
 

@@ -57,10 +57,20 @@ pub fn events<R: BufRead, N: BorrowMut<dyn Normalizer>>(reader: R, normalizer: N
 pub enum StreamError {
     /// Reading line `line` (1-based) failed. The iterator ends without finishing the
     /// normalizer: the stream's end is unknown ([`Events::into_normalizer`] gives it back).
-    Read { line: usize, error: io::Error },
+    Read {
+        /// The line number.
+        line: usize,
+        /// The reader's error.
+        error: io::Error,
+    },
     /// Line `line` (1-based) did not map cleanly. Its events, the `runtime.warning` reporting it
     /// among them, came before; the stream goes on.
-    Line { line: usize, problem: Problem },
+    Line {
+        /// The line number.
+        line: usize,
+        /// Why it did not map cleanly.
+        problem: Problem,
+    },
 }
 
 impl std::fmt::Display for StreamError {

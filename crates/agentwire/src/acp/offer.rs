@@ -38,7 +38,9 @@ pub struct AcpRequest {
 pub enum Offer {
     /// `session/request_permission`: the options offered, for the tool call it names.
     Permission {
+        /// The ACP id of the tool call asking.
         tool_call_id: String,
+        /// The options in the order offered; the reply names one by its `option_id`.
         options: Vec<OfferedOption>,
     },
     /// `elicitation/create`.
@@ -58,8 +60,11 @@ pub enum Offer {
 /// One option a permission request offered.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OfferedOption {
+    /// The id the reply names to choose this option.
     pub option_id: String,
+    /// Whether it allows or rejects, once or always: what maps it to a canonical decision.
     pub kind: PermissionOptionKind,
+    /// The label shown to the user.
     pub name: String,
 }
 

@@ -36,7 +36,9 @@ pub enum Message {
     AgentNotification(AgentNotification),
     /// A `$/` notification either side sends.
     Protocol {
+        /// Which side sent it.
         dir: Direction,
+        /// The notification (`$/cancel_request`).
         notification: ProtocolNotification,
     },
     /// A `cursor/*` request from Cursor's agent.
@@ -44,25 +46,43 @@ pub enum Message {
     /// A `cursor/*` request from the client to Cursor's agent.
     CursorClientRequest(CursorClientRequest),
     /// The agent's successful answer to a client request.
-    ClientRequestResult { id: RequestId, result: ClientRequestResult },
+    ClientRequestResult {
+        /// The id of the request answered.
+        id: RequestId,
+        /// The result, decoded as the type of the request's method.
+        result: ClientRequestResult,
+    },
     /// The client's successful answer to an agent request.
-    AgentRequestResult { id: RequestId, result: AgentRequestResult },
+    AgentRequestResult {
+        /// The id of the request answered.
+        id: RequestId,
+        /// The result, decoded as the type of the request's method.
+        result: AgentRequestResult,
+    },
     /// The client's answer to a `cursor/*` request of the agent.
     CursorAgentRequestResult {
+        /// The id of the request answered.
         id: RequestId,
+        /// The result, decoded as the type of the request's method.
         result: CursorAgentRequestResult,
     },
     /// The agent's answer to a `cursor/*` request of the client.
     CursorClientRequestResult {
+        /// The id of the request answered.
         id: RequestId,
+        /// The result, decoded as the type of the request's method.
         result: CursorClientRequestResult,
     },
     /// A JSON-RPC error travelling in `dir`, answering a request of `method` (`None` if that
     /// request was not seen).
     Error {
+        /// Which side sent the error.
         dir: Direction,
+        /// The id of the request answered.
         id: RequestId,
+        /// The method of the request answered.
         method: Option<String>,
+        /// The error object, as ACP types it.
         error: Error,
     },
 }

@@ -150,6 +150,8 @@ pub struct ClaudeNormalizer {
 }
 
 impl ClaudeNormalizer {
+    /// A normalizer for one stream of `source` (`Claude`, or `ClaudeControl` for the Agent SDK's
+    /// transcript that carries the control protocol too).
     pub fn new(source: Source, options: Options) -> Self {
         ClaudeNormalizer {
             ledger: Ledger::new(source, options).with_provider_refs(drop_synthesized_refs),

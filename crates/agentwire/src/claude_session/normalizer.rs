@@ -92,6 +92,7 @@ pub struct ClaudeSessionNormalizer {
 }
 
 impl ClaudeSessionNormalizer {
+    /// A normalizer for one session file.
     pub fn new(options: Options) -> Self {
         ClaudeSessionNormalizer {
             ledger: Ledger::new(Source::ClaudeSession, options).with_provider_refs(drop_synthesized_refs),

@@ -34,13 +34,26 @@ pub enum Message {
     /// A notification from the client (`initialized`).
     ClientNotification(ClientNotification),
     /// app-server's successful answer to a client request.
-    ClientRequestResult { id: RequestId, result: ClientRequestResult },
+    ClientRequestResult {
+        /// The id of the request answered.
+        id: RequestId,
+        /// The result, decoded as the type of the request's method.
+        result: ClientRequestResult,
+    },
     /// The client's successful answer to a server request.
-    ServerRequestResult { id: RequestId, result: ServerRequestResult },
+    ServerRequestResult {
+        /// The id of the request answered.
+        id: RequestId,
+        /// The result, decoded as the type of the request's method.
+        result: ServerRequestResult,
+    },
     /// A JSON-RPC error answering a request of `method` (`None` if that request was not seen).
     Error {
+        /// The id of the request answered.
         id: RequestId,
+        /// The method of the request answered.
         method: Option<String>,
+        /// The JSON-RPC error object.
         error: ErrorObject,
     },
 }

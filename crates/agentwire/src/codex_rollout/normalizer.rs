@@ -82,6 +82,7 @@ pub struct CodexRolloutNormalizer {
 }
 
 impl CodexRolloutNormalizer {
+    /// A normalizer for one rollout file.
     pub fn new(options: Options) -> Self {
         CodexRolloutNormalizer {
             ledger: Ledger::new(Source::CodexRollout, options),

@@ -24,19 +24,19 @@ pub fn decode_line(frame: &Frame<'_>) -> Result<RolloutLine, Problem> {
 
 /// A rollout line's envelope: its `payload` as written and its `timestamp`.
 #[derive(Deserialize)]
-pub struct Envelope<'a> {
+pub(crate) struct Envelope<'a> {
     #[serde(borrow)]
-    pub payload: &'a RawValue,
+    pub(crate) payload: &'a RawValue,
     /// Borrowed unless it holds an escape.
     #[serde(borrow)]
-    pub timestamp: Option<Cow<'a, str>>,
+    pub(crate) timestamp: Option<Cow<'a, str>>,
 }
 
 impl<'a> Envelope<'a> {
     /// The line's envelope: from the members the line's check found, or read with serde_json
     /// when it found none or they are not a plain envelope (a member given twice, a `timestamp`
     /// that is not a string), which serde_json then reports.
-    pub fn of(frame: &Frame<'a>) -> serde_json::Result<Self> {
+    pub(crate) fn of(frame: &Frame<'a>) -> serde_json::Result<Self> {
         match frame.fields().and_then(Self::from_members) {
             Some(envelope) => Ok(envelope),
             None => serde_json::from_str(frame.msg.get()),
