@@ -199,7 +199,7 @@ impl NativeNormalizer {
             problems: Vec::new(),
             events: Vec::new(),
             fold: Fold::default(),
-            change: Fold::default().apply_all([]),
+            change: agentwire::snapshot::unchanged(),
         })
     }
 

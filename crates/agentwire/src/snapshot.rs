@@ -27,6 +27,11 @@ pub struct Fold {
     tasks: HashMap<RuntimeTaskId, usize>,
 }
 
+/// What no event changed: the change before the first call.
+pub fn unchanged() -> SnapshotChange {
+    Change::default().into()
+}
+
 /// The snapshot of a whole stream of events.
 pub fn fold<'a>(events: impl IntoIterator<Item = &'a ProviderRuntimeEvent>) -> Option<SessionSnapshot> {
     let mut fold = Fold::default();
@@ -354,7 +359,7 @@ impl Fold {
         let index = match self.items.get(item_id) {
             Some(index) => *index,
             None => {
-                let turn_index = self.turn(event, change).map(|_| ());
+                let in_turn = self.turn(event, change).is_some();
                 let state = self.state();
                 state.items.push(SnapshotItem {
                     item_id: item_id.clone(),
@@ -379,7 +384,7 @@ impl Fold {
                         change.item(&parent.item_id.clone());
                     }
                     None => {
-                        if let (Some(()), Some(turn)) = (turn_index, &event.turn_id) {
+                        if let (true, Some(turn)) = (in_turn, &event.turn_id) {
                             let turn_index = self.turns[turn];
                             self.state().turns[turn_index].item_ids.push(item_id.clone());
                         }

@@ -369,12 +369,7 @@ impl ClaudeNormalizer {
                 failed,
                 block,
             } => {
-                let outcome = ToolOutcome {
-                    text: &text,
-                    content: block.get("content").cloned().unwrap_or(Value::Null),
-                    structured: None,
-                    failed,
-                };
+                let outcome = ToolOutcome::of_server_result(&text, failed, &block);
                 self.tool_result(&tool_use_id, &outcome, None, raw, out);
             }
             AssistantBlock::Unpaired => self

@@ -22,7 +22,18 @@ pub struct ToolOutcome<'a> {
     pub failed: bool,
 }
 
-impl ToolOutcome<'_> {
+impl<'a> ToolOutcome<'a> {
+    /// The outcome a server tool's result block (`web_search_tool_result`, ...) carries: its
+    /// text and its `content`, nothing beside it.
+    pub fn of_server_result(text: &'a str, failed: bool, block: &Value) -> Self {
+        ToolOutcome {
+            text,
+            content: block.get("content").cloned().unwrap_or(Value::Null),
+            structured: None,
+            failed,
+        }
+    }
+
     /// The tool's answer as a tool item's `result`: its text when it returned only text, else
     /// its content as sent.
     fn result(&self) -> Value {

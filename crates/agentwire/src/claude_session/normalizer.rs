@@ -448,12 +448,7 @@ impl ClaudeSessionNormalizer {
                 failed,
                 block,
             } => {
-                let outcome = ToolOutcome {
-                    text: &text,
-                    content: block.get("content").cloned().unwrap_or(Value::Null),
-                    structured: None,
-                    failed,
-                };
+                let outcome = ToolOutcome::of_server_result(&text, failed, &block);
                 self.tool_result(&tool_use_id, &outcome, false, raw, out);
             }
             AssistantBlock::Unpaired => self

@@ -492,43 +492,35 @@ pub fn with_output(item_type: CanonicalItemType, call: Value, output: String, fa
     Value::Object(item)
 }
 
-/// The title of an item by its content (`data`, of an item of `item_type`): the command, the
-/// files changed, the tool called, the search; `None` while the content does not say.
+/// The title of an item by its content (`data`, of an item of `item_type`, read as its type's
+/// [`ItemContent`]): the command, the files changed, the tool called, the search; `None` while
+/// the content does not say.
 pub fn title(item_type: CanonicalItemType, data: &Value) -> Option<String> {
-    let text = |key: &str| data.get(key).and_then(Value::as_str).filter(|text| !text.is_empty());
-    match item_type {
-        CanonicalItemType::CommandExecution => text("command").map(str::to_owned),
-        CanonicalItemType::FileChange => {
-            let changes = data.get("changes").and_then(Value::as_array)?;
-            let entries: Vec<(&str, FileChangeKind)> = changes
-                .iter()
-                .filter_map(|change| {
-                    let path = change.get("path").and_then(Value::as_str)?;
-                    let kind = match change.get("kind").and_then(Value::as_str)? {
-                        "add" => FileChangeKind::Add,
-                        "delete" => FileChangeKind::Delete,
-                        _ => FileChangeKind::Update,
-                    };
-                    Some((path, kind))
-                })
-                .collect();
-            (!entries.is_empty()).then(|| file_change_title(entries.into_iter()))
+    let said = |text: &str| (!text.is_empty()).then(|| text.to_owned());
+    match ItemContent::decode(item_type, data).ok()? {
+        ItemContent::CommandExecution(command) => said(&command.command),
+        ItemContent::FileChange(change) => (!change.changes.is_empty()).then(|| change_title(&change)),
+        ItemContent::McpToolCall(call) => {
+            let server = Some(call.server.as_str()).filter(|server| !server.is_empty());
+            said(&call.tool).map(|tool| call_title(server, &tool))
         }
-        CanonicalItemType::McpToolCall => Some(call_title(text("server"), text("tool")?)),
-        CanonicalItemType::DynamicToolCall => Some(call_title(None, text("tool")?)),
-        CanonicalItemType::WebSearch => Some(search_title(text("query")?, text("url"))),
-        CanonicalItemType::ImageView => Some(format!("View {}", text("path")?)),
-        CanonicalItemType::UserMessage
-        | CanonicalItemType::AssistantMessage
-        | CanonicalItemType::Reasoning
-        | CanonicalItemType::Plan
-        | CanonicalItemType::CollabAgentToolCall
-        | CanonicalItemType::ImageGeneration
-        | CanonicalItemType::ReviewEntered
-        | CanonicalItemType::ReviewExited
-        | CanonicalItemType::ContextCompaction
-        | CanonicalItemType::Error
-        | CanonicalItemType::Unknown => None,
+        ItemContent::DynamicToolCall(call) => said(&call.tool).map(|tool| call_title(None, &tool)),
+        ItemContent::WebSearch(search) => {
+            let url = search.url.as_deref().filter(|url| !url.is_empty());
+            said(&search.query).map(|query| search_title(&query, url))
+        }
+        ItemContent::ImageView(view) => said(&view.path).map(|path| format!("View {path}")),
+        ItemContent::UserMessage(_)
+        | ItemContent::AssistantMessage(_)
+        | ItemContent::Reasoning(_)
+        | ItemContent::Plan(_)
+        | ItemContent::CollabAgentToolCall(_)
+        | ItemContent::ImageGeneration(_)
+        | ItemContent::ReviewEntered(_)
+        | ItemContent::ReviewExited(_)
+        | ItemContent::ContextCompaction(_)
+        | ItemContent::Error(_)
+        | ItemContent::Unknown(_) => None,
     }
 }
 
