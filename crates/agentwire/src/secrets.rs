@@ -51,7 +51,7 @@ pub const NEEDLES: [&str; NEEDLE_COUNT] = {
 const NEEDLE_COUNT: usize = distinct_needles().1;
 
 /// At most this many distinct needles (checked when this compiles).
-const MAX_NEEDLES: usize = 64;
+const MAX_NEEDLES: usize = 80;
 
 /// The needles of [`KEY_NEEDLES`] and of the value rules in order, without repeats, and how many.
 const fn distinct_needles() -> ([&'static str; MAX_NEEDLES], usize) {
@@ -142,18 +142,20 @@ const NEEDLE_RULES: [u64; NEEDLE_COUNT] = {
 /// message without any of them holds no needle. They are rare pairs of the needles in the corpus
 /// (`ok` stands for the `token` family and `cookie`, `ey` for the keys and `eyJ`, `cr` for
 /// `secret` and `credential`, `sw` for passwords, `za` for `authorization` and `AIza`, `be` for
-/// `bearer`, `k-` for `sk-`, `gh` and `b_` for GitHub's tokens, `ia`, `cc` and `3t` for AWS key
-/// ids, `xo` for Slack's, `:/` and `\/` for URLs), stored as [`fold`] leaves them: lowercase
-/// letters, digits and punctuation (`_` folds to DEL, `\` to `|`). Each costs every block of
+/// `bearer`, `gh` and `b_` for GitHub's tokens, `ia`, `cc` and `3t` for AWS key ids (`cc` also
+/// for Azure's `AccountKey=`), `xo` for Slack's, `:/` and `\/` for URLs, `sk` for `sk-`, Stripe's
+/// `sk_live_` and Twilio's `SK` keys, `k_` for Stripe's `rk_live_`, `gl` for GitLab's `glpat-`,
+/// `pm` for `npm_`, `hf` and `_o` for Hugging Face's `hf_` and `api_org_`, `g.` for SendGrid's
+/// `SG.`), stored as [`fold`] leaves them: lowercase letters, digits and punctuation (`_` folds
+/// to DEL, `\` to `|`). Each costs every block of
 /// every line a few vector compares; a flagged position costs a comparison with its needles.
-const ANCHORS: [[u8; 2]; 15] = [
+const ANCHORS: [[u8; 2]; 21] = [
     *b"ok",
     *b"ey",
     *b"cr",
     *b"sw",
     *b"za",
     *b"be",
-    *b"k-",
     *b"gh",
     [b'b', fold(b'_')],
     *b"ia",
@@ -162,6 +164,13 @@ const ANCHORS: [[u8; 2]; 15] = [
     *b"xo",
     *b":/",
     [fold(b'\\'), b'/'],
+    *b"gl",
+    *b"pm",
+    *b"hf",
+    [fold(b'_'), b'o'],
+    [b'k', fold(b'_')],
+    *b"g.",
+    *b"sk",
 ];
 
 /// For each needle, `(anchor, offset)`: the index in [`ANCHORS`] of the first anchor it holds and
@@ -201,7 +210,7 @@ const fn needle_anchors() -> [(usize, usize); NEEDLE_COUNT] {
 
 /// For each anchor, the needles it stands for as `(needle index, offset)` ([`NEEDLE_ANCHORS`]
 /// turned around), and how many: a flagged position is compared with these needles only.
-const ANCHORED: [([(usize, usize); NEEDLE_COUNT], usize); ANCHORS.len()] = anchored();
+static ANCHORED: [([(usize, usize); NEEDLE_COUNT], usize); ANCHORS.len()] = anchored();
 
 const fn anchored() -> [([(usize, usize); NEEDLE_COUNT], usize); ANCHORS.len()] {
     let mut out = [([(0, 0); NEEDLE_COUNT], 0); ANCHORS.len()];
@@ -1170,6 +1179,30 @@ mod tests {
             "export OPENAI_API_KEY=[redacted] and go",
         ),
         ("x-api-key: 123456\nnext", "x-api-key: [redacted]\nnext"),
+        ("git push glpat-Ab3dE5gH7jK9mN1pQ2rS now", "git push [redacted] now"),
+        (
+            "token glpat-Xy7Kq2Lm9Np4Rs6Tv8Wz1Ab3Cd5Ef.01x7k2m9p ok",
+            "token [redacted] ok",
+        ),
+        (
+            "//registry.npmjs.org/:_authToken npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 x",
+            "//registry.npmjs.org/:_authToken [redacted] x",
+        ),
+        ("login hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH\n", "login [redacted]\n"),
+        ("use api_org_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH;", "use [redacted];"),
+        (
+            "charge with sk_live_4eC39HqLyjWDarjtT1zdp7dc now",
+            "charge with [redacted] now",
+        ),
+        (
+            "mail 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 sent",
+            "mail [redacted] sent",
+        ),
+        ("twilio SK0123456789abcdef0123456789abcdef sid", "twilio [redacted] sid"),
+        (
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Xy7Kq2Lm9Np4Rs6Tv8Wz1Ab3Cd5Ef7Gh9Ij0Kl2Mn4Op6Qr8St0Uv2Wx4Yz6Ab8Cd0Ef2Gh4Ij6Kl8Mn0Op2Qr==;EndpointSuffix=core.windows.net",
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[redacted];EndpointSuffix=core.windows.net",
+        ),
     ];
 
     #[test]
@@ -1214,6 +1247,14 @@ mod tests {
             "AKIAAAAAAAAAAAAAAAAA",
             "const header = \"-----BEGIN RSA PRIVATE KEY-----\"; // the rest of this file is code, not a key at all",
             "ghp_tooshort",
+            "see glpat-short and glpat-",
+            "npm_config_cache=/tmp/npm",
+            "from huggingface_hub import hf_hub_download",
+            "api_org_id: 42",
+            "sk_live_mode: false",
+            "SG.short",
+            "SKIP_TESTS=1 and SK0123",
+            "AccountKey=<your key>",
         ] {
             assert_eq!(redact_text(text), None, "{text}");
         }
