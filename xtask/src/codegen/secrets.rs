@@ -1,7 +1,9 @@
 //! The secret scan's value rules taken from gitleaks: `schemas/secrets/gitleaks.toml` (vendored
 //! upstream data) and `schemas/secrets/rules.toml` (which rules agentwire takes, and what it
 //! changes in each) in, the crate `generated/secrets-rules` out. Upstream's data is read, not
-//! copied by hand, so refreshing gitleaks is a vendored file and a regenerated table.
+//! copied by hand, so refreshing gitleaks is a vendored file and a regenerated table. The few
+//! token formats gitleaks has no rule for are written by hand in `schemas/secrets/supplement.toml`
+//! and generated beside them, as a table of their own.
 
 mod re2;
 
@@ -15,6 +17,7 @@ use super::GeneratedFile;
 
 const GITLEAKS_PATH: &str = "schemas/secrets/gitleaks.toml";
 const RULES_PATH: &str = "schemas/secrets/rules.toml";
+const SUPPLEMENT_PATH: &str = "schemas/secrets/supplement.toml";
 const CRATE_DIR: &str = "generated/secrets-rules";
 
 /// `gitleaks.toml`: only what a value rule needs is read.
@@ -77,6 +80,29 @@ struct Taken {
     reason: Option<String>,
 }
 
+/// `supplement.toml`: rules written for agentwire, of token formats gitleaks has no rule for.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Supplement {
+    rule: Vec<Written>,
+}
+
+/// One rule of the supplement, in the fields of a gitleaks rule, and where its format is read.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Written {
+    id: String,
+    keywords: Vec<String>,
+    /// RE2 syntax, like gitleaks' patterns.
+    regex: String,
+    #[serde(default)]
+    entropy: f64,
+    #[serde(default)]
+    allow: Vec<String>,
+    /// Where the format is read (another scanner's detector, the vendor's documentation).
+    source: String,
+}
+
 /// One row of the generated table, its patterns in Rust `regex` syntax.
 struct Row {
     id: String,
@@ -103,6 +129,20 @@ pub fn generate(root: &Path) -> Result<Vec<GeneratedFile>> {
             row(&release, upstream, taken).with_context(|| format!("gitleaks rule `{}`", taken.id))
         })
         .collect::<Result<Vec<_>>>()?;
+    let supplement: Supplement = read_toml(&root.join(SUPPLEMENT_PATH))?;
+    let supplement = supplement
+        .rule
+        .iter()
+        .map(|written| {
+            if gitleaks.rules.iter().any(|rule| rule.id == written.id) {
+                bail!(
+                    "{SUPPLEMENT_PATH}: gitleaks has a rule `{}`: take it in {RULES_PATH}",
+                    written.id
+                );
+            }
+            written_row(written).with_context(|| format!("{SUPPLEMENT_PATH}: rule `{}`", written.id))
+        })
+        .collect::<Result<Vec<_>>>()?;
     Ok(vec![
         GeneratedFile {
             path: PathBuf::from(CRATE_DIR).join("Cargo.toml"),
@@ -110,7 +150,7 @@ pub fn generate(root: &Path) -> Result<Vec<GeneratedFile>> {
         },
         GeneratedFile {
             path: PathBuf::from(CRATE_DIR).join("src/lib.rs"),
-            contents: lib_rs(&release, &rows),
+            contents: lib_rs(&release, &rows, &supplement),
         },
     ])
 }
@@ -161,6 +201,35 @@ fn row(release: &str, upstream: &UpstreamRule, taken: &Taken) -> Result<Row> {
     })
 }
 
+/// A rule of the supplement, translated to Rust `regex` syntax.
+fn written_row(written: &Written) -> Result<Row> {
+    if written.keywords.is_empty() {
+        bail!("no keywords");
+    }
+    if let Some(needle) = written
+        .keywords
+        .iter()
+        .find(|needle| needle.to_ascii_lowercase() != **needle)
+    {
+        bail!("keyword `{needle}` is not lowercase");
+    }
+    Ok(Row {
+        id: written.id.clone(),
+        needles: written.keywords.clone(),
+        pattern: re2::to_rust(&written.regex)?,
+        entropy: written.entropy,
+        allow: written
+            .allow
+            .iter()
+            .map(|regex| re2::to_rust(regex))
+            .collect::<Result<_>>()?,
+        source: format!("{SUPPLEMENT_SOURCE}: {}", written.source),
+    })
+}
+
+/// How every rule of the supplement names its source.
+const SUPPLEMENT_SOURCE: &str = "agentwire supplement (schemas/secrets/supplement.toml)";
+
 fn cargo_toml() -> String {
     format!(
         "{}{}",
@@ -181,12 +250,14 @@ doctest = false
     )
 }
 
-fn lib_rs(release: &str, rows: &[Row]) -> String {
+fn lib_rs(release: &str, rows: &[Row], supplement: &[Row]) -> String {
     let mut out = super::header("//", "schemas/secrets/");
     out.push_str(&format!(
         r#"//! The value rules of agentwire's secret scan taken from gitleaks' published rule data
 //! (`schemas/secrets/gitleaks.toml`, {release}), with the changes `schemas/secrets/rules.toml`
-//! lists. Patterns are Rust `regex` syntax, translated from upstream's RE2.
+//! lists ([`GITLEAKS_RULES`]), and the supplement of token formats gitleaks has no rule for,
+//! written by hand in `schemas/secrets/supplement.toml` ([`SUPPLEMENT_RULES`]). Patterns are Rust
+//! `regex` syntax, translated from RE2.
 
 #![no_std]
 
@@ -219,6 +290,21 @@ pub struct ValueRule {{
 pub const GITLEAKS_RULES: &[ValueRule] = &[
 "#
     ));
+    write_rows(&mut out, rows);
+    out.push_str(
+        r#"
+/// The supplement: rules of token formats gitleaks has no rule for, written by hand for agentwire
+/// in `schemas/secrets/supplement.toml`, each naming where its format is read.
+#[rustfmt::skip]
+pub const SUPPLEMENT_RULES: &[ValueRule] = &[
+"#,
+    );
+    write_rows(&mut out, supplement);
+    out
+}
+
+/// The rows of a table, and its end.
+fn write_rows(out: &mut String, rows: &[Row]) {
     for row in rows {
         let needles: Vec<String> = row.needles.iter().map(|needle| format!("{needle:?}")).collect();
         let allow: Vec<String> = row.allow.iter().map(|regex| raw(regex)).collect();
@@ -234,7 +320,6 @@ pub const GITLEAKS_RULES: &[ValueRule] = &[
         );
     }
     out.push_str("];\n");
-    out
 }
 
 /// `text` as a raw string literal, with as many `#` as it needs.

@@ -2,37 +2,43 @@
 //! one, and where each rule comes from. The value rules taken from gitleaks ([`GITLEAKS`]) are
 //! generated from its published rule data (`schemas/secrets/gitleaks.toml`, vendored, and
 //! `schemas/secrets/rules.toml`, which of its rules agentwire takes and what it changes) into the
-//! crate `agentwire-secrets-rules`; the rules of agentwire's own and the ones read from
-//! [`TRUFFLEHOG`] alone are written here ([`OWN_RULES`]). Patterns are Rust `regex` syntax.
+//! crate `agentwire-secrets-rules`, with the supplement of token formats gitleaks has no rule for
+//! (`schemas/secrets/supplement.toml`, written by hand: [`SUPPLEMENT_RULES`]); the rules of
+//! agentwire's own and the ones read from [`TRUFFLEHOG`] alone are written here
+//! ([`OWN_RULES`]). Patterns are Rust `regex` syntax.
 //!
 //! To add a rule from gitleaks: add its id to `schemas/secrets/rules.toml` (with what agentwire
 //! changes, e.g. `keywords` narrowed so that every match holds one) and run `cargo xtask
-//! codegen`; to add one of agentwire's own: add a row to [`OWN_RULES`] naming where it comes
+//! codegen`; a token format gitleaks has no rule for goes to `schemas/secrets/supplement.toml`
+//! the same way; one that needs the key rules: a row of [`OWN_RULES`] naming where it comes
 //! from. Either way, a positive and a negative example go to the module's tests. A needle must
-//! hold one of the scan's anchors (`secrets::ANCHORS`); the build fails when it holds none, and
-//! the new anchor is what the rule costs every line.
+//! hold one of the scan's windows (`secrets::WINDOWS`); the build fails when it holds none.
 
 use agentwire_secrets_rules::GITLEAKS_RULES;
-pub use agentwire_secrets_rules::{GITLEAKS, ValueRule};
+pub use agentwire_secrets_rules::{GITLEAKS, SUPPLEMENT_RULES, ValueRule};
 
 /// The trufflehog release the detectors cited were read at (`pkg/detectors/`).
 pub const TRUFFLEHOG: &str = "trufflehog v3.97.0";
 
-/// The value rules: gitleaks' first, then agentwire's own.
+/// The value rules: gitleaks', the supplement's, then agentwire's own.
 pub const VALUE_RULES: &[ValueRule] = &value_rules();
 
-const VALUE_RULE_COUNT: usize = GITLEAKS_RULES.len() + OWN_RULES.len();
+const VALUE_RULE_COUNT: usize = GITLEAKS_RULES.len() + SUPPLEMENT_RULES.len() + OWN_RULES.len();
 
-/// The two tables as one array, built when this compiles: the scan's needle tables are constants
-/// computed from [`VALUE_RULES`].
+/// The three tables as one array, built when this compiles: the scan's needle tables are
+/// constants computed from [`VALUE_RULES`].
 const fn value_rules() -> [ValueRule; VALUE_RULE_COUNT] {
     let mut out = [OWN_RULES[0]; VALUE_RULE_COUNT];
+    let supplement = GITLEAKS_RULES.len();
+    let own = supplement + SUPPLEMENT_RULES.len();
     let mut at = 0;
     while at < VALUE_RULE_COUNT {
-        out[at] = if at < GITLEAKS_RULES.len() {
+        out[at] = if at < supplement {
             GITLEAKS_RULES[at]
+        } else if at < own {
+            SUPPLEMENT_RULES[at - supplement]
         } else {
-            OWN_RULES[at - GITLEAKS_RULES.len()]
+            OWN_RULES[at - own]
         };
         at += 1;
     }
@@ -40,7 +46,8 @@ const fn value_rules() -> [ValueRule; VALUE_RULE_COUNT] {
 }
 
 /// The value rules of agentwire's own, and the ones read from trufflehog alone: no gitleaks rule
-/// has their pattern.
+/// has their pattern, and they read what the supplement's data cannot say (the key rules, a URL
+/// of any scheme).
 pub const OWN_RULES: &[ValueRule] = &[
     ValueRule {
         id: "url-password",
@@ -82,15 +89,6 @@ pub const OWN_RULES: &[ValueRule] = &[
         entropy: 0.0,
         allow: &[],
         source: "gitleaks v8.30.1 config/gitleaks.toml: generic-api-key, adapted: the name must be a secret key by the key rules, a quoted value is taken whole, an unquoted one must look like a credential (where gitleaks asks for entropy 3.5)",
-    },
-    ValueRule {
-        id: "azure-storage-account-key",
-        // `accountkey=` holds the anchor `cc`.
-        needles: &["accountkey="],
-        pattern: r"(?i)\bAccountKey=([A-Za-z0-9+/]{86}==)",
-        entropy: 0.0,
-        allow: &[],
-        source: "agentwire: an Azure storage connection string's `AccountKey=` (64 bytes in base64), as trufflehog v3.97.0's azure storage detector and Yelp detect-secrets' AzureStorageKeyDetector read it; gitleaks v8.30.1 has no rule for it",
     },
 ];
 
