@@ -18,7 +18,7 @@ use agentwire_tests::scenario::Scenario;
 use agentwire_tests::{Normalized, corpus_traces, normalize_text, payload, tests_dir};
 use serde_json::{Value, json};
 
-const ACP: Source = Source::Acp;
+const ACP: Source = Source::ACP;
 
 fn load(name: &str) -> Scenario {
     Scenario::load(ACP, name)
@@ -648,17 +648,17 @@ fn acp_initialize_alone_decides_nothing_and_the_agent_answer_does() {
     let answered = transcript(&lines[..2]);
     assert_eq!(
         Source::detect(answered.lines()),
-        Some((Source::Cursor, LineFormat::Transcript))
+        Some((Source::CURSOR, LineFormat::Transcript))
     );
     let gemini = transcript(&opening("gemini-cli")[..2]);
     assert_eq!(
         Source::detect(gemini.lines()),
-        Some((Source::Acp, LineFormat::Transcript))
+        Some((Source::ACP, LineFormat::Transcript))
     );
     let codex = r#"{"dir":"out","ts":1,"msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientInfo":{"name":"c","version":"1"}}}}"#;
     assert_eq!(
         Source::detect([codex]),
-        Some((Source::CodexAppServer, LineFormat::Transcript))
+        Some((Source::CODEX_APP_SERVER, LineFormat::Transcript))
     );
 }
 
@@ -671,7 +671,7 @@ fn cursor(extra: Vec<(&'static str, Value)>) -> Normalized {
     let mut lines = opening("Cursor Agent");
     lines.extend(extra);
     lines.push(("in", json!({"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}})));
-    let norm = normalize_text(Source::Cursor, &transcript(&lines));
+    let norm = normalize_text(Source::CURSOR, &transcript(&lines));
     assert!(norm.events.iter().all(|event| event.provider == ProviderKind::Cursor));
     assert!(events_of(&norm, T::RuntimeWarning).is_empty(), "{}", norm.jsonl);
     norm
@@ -776,7 +776,7 @@ fn cursor_create_plan_is_a_plan_to_approve() {
 #[test]
 fn a_cursor_refusal_carries_its_reason_as_the_message() {
     for name in ["ask_question_skipped", "create_plan_rejected"] {
-        let sc = Scenario::load(Source::Cursor, name);
+        let sc = Scenario::load(Source::CURSOR, name);
         let answers = sc.client_lines_where(|msg| msg["result"]["outcome"]["reason"].is_string());
         assert_eq!(answers.len(), 1, "trace `{name}`: one refusal with a reason");
         let reason = &sc.msg(answers[0])["result"]["outcome"]["reason"];
@@ -961,7 +961,7 @@ fn a_refused_tool_call_ends_declined_not_failed() {
 
 #[test]
 fn every_cursor_transcript_is_provider_cursor_with_nothing_left_open() {
-    let all = Scenario::all(Source::Cursor);
+    let all = Scenario::all(Source::CURSOR);
     assert!(!all.is_empty());
     for sc in all {
         sc.assert_no_item_left_open();
@@ -977,7 +977,7 @@ fn a_cancel_the_agent_does_not_support_is_a_warning_and_the_turn_runs_on() {
     // and the prompt completes as the agent answers it.
     for (source, name) in [
         (ACP, "codex_acp_cancel_as_request"),
-        (Source::Cursor, "cancel_unsupported"),
+        (Source::CURSOR, "cancel_unsupported"),
     ] {
         let sc = Scenario::load(source, name);
         let cancel = sc.client_lines_where(|msg| msg["method"] == "session/cancel" && msg.get("id").is_some());

@@ -20,10 +20,10 @@ use agentwire_tests::round_trip::{Answered, SOURCES, replies};
 /// How many real replies each source's corpus records (a drop is a failure, as is a new reply
 /// nobody counted).
 const EXPECTED_PAIRS: &[(Source, usize)] = &[
-    (Source::CodexAppServer, 10),
-    (Source::ClaudeControl, 26),
-    (Source::Acp, 15),
-    (Source::Cursor, 9),
+    (Source::CODEX_APP_SERVER, 10),
+    (Source::CLAUDE_CONTROL, 26),
+    (Source::ACP, 15),
+    (Source::CURSOR, 9),
 ];
 
 /// Reviewed pairs whose rebuilt reply differs from the real one: `(source, trace, line of the

@@ -33,31 +33,31 @@ fn canonical(case: &Answered) -> &Reply {
 fn a_decision_the_provider_did_not_offer_is_an_error_listing_the_offer() {
     let cases = [
         (
-            Source::CodexAppServer,
+            Source::CODEX_APP_SERVER,
             "shell_approval_accept",
             Decision::Answered,
             "accept, acceptForSession, cancel; its reply type also allows: decline",
         ),
         (
-            Source::CodexAppServer,
+            Source::CODEX_APP_SERVER,
             "user_input_plan_mode",
             Decision::Accept,
             "answered",
         ),
         (
-            Source::ClaudeControl,
+            Source::CLAUDE_CONTROL,
             "sdk_exit_plan_mode_allow",
             Decision::Answered,
             "accept, decline, cancel; its reply type also allows: acceptForSession",
         ),
         (
-            Source::Acp,
+            Source::ACP,
             "tool_allow",
             Decision::Answered,
             "acceptForSession, accept, decline, cancel",
         ),
         (
-            Source::Cursor,
+            Source::CURSOR,
             "create_plan_accepted",
             Decision::AcceptForSession,
             "accept, decline, cancel",
@@ -106,7 +106,7 @@ fn an_unknown_or_answered_request_is_an_error() {
 
 #[test]
 fn answers_and_results_are_required_and_typed() {
-    let case = first_answered(Source::CodexAppServer, "user_input_plan_mode");
+    let case = first_answered(Source::CODEX_APP_SERVER, "user_input_plan_mode");
     let normalizer = case.session_before_reply();
     let err = normalizer
         .answer(&case.request, &Reply::new(Decision::Answered))
@@ -119,14 +119,14 @@ fn answers_and_results_are_required_and_typed() {
     let err = normalizer.answer(&case.request, &ill_typed).expect_err("ill-typed");
     assert!(matches!(err, AnswerError::IllTyped { what: "answers", .. }), "{err}");
 
-    let case = first_answered(Source::CodexAppServer, "dynamic_tool");
+    let case = first_answered(Source::CODEX_APP_SERVER, "dynamic_tool");
     let normalizer = case.session_before_reply();
     let err = normalizer
         .answer(&case.request, &Reply::new(Decision::Answered))
         .expect_err("no result");
     assert!(matches!(err, AnswerError::MissingResult { .. }), "{err}");
 
-    let case = first_answered(Source::Cursor, "update_todos");
+    let case = first_answered(Source::CURSOR, "update_todos");
     let normalizer = case.session_before_reply();
     let err = normalizer
         .answer(&case.request, &Reply::new(Decision::Answered))
@@ -143,13 +143,13 @@ fn answers_and_results_are_required_and_typed() {
 #[test]
 fn read_only_sources_cannot_be_answered() {
     let any = RuntimeRequestId::new("00000000-0000-4000-8000-000000000000").unwrap();
-    for source in [Source::CodexExec, Source::CodexRollout, Source::Claude] {
+    for source in [Source::CODEX_EXEC, Source::CODEX_ROLLOUT, Source::CLAUDE] {
         let trace = traces(source).into_iter().next().expect("a trace");
         let text = std::fs::read_to_string(trace).expect("readable trace");
         let err = normalizer_after(source, &text)
             .answer(&any, &Reply::new(Decision::Accept))
             .expect_err("read-only");
-        assert_eq!(err, AnswerError::Unanswerable(source));
+        assert_eq!(err, AnswerError::Unanswerable(source.spec()));
     }
 }
 
@@ -169,13 +169,13 @@ fn every_transcript_source_with_a_client_is_counted() {
 
 #[test]
 fn a_claude_grant_for_the_session_carries_the_suggested_rules_and_a_cancel_interrupts() {
-    let case = first_answered(Source::ClaudeControl, "sdk_bash_touch_allow");
+    let case = first_answered(Source::CLAUDE_CONTROL, "sdk_bash_touch_allow");
     let before = case.text_before_reply();
     let request_line = before.lines().last().expect("the request is the line before the reply");
     let request: Value = serde_json::from_str(request_line).expect("a record");
     let suggestions = &request["msg"]["request"]["permission_suggestions"];
     assert!(suggestions.as_array().is_some_and(|rules| !rules.is_empty()));
-    let normalizer = normalizer_after(Source::ClaudeControl, &before);
+    let normalizer = normalizer_after(Source::CLAUDE_CONTROL, &before);
 
     let frame = normalizer
         .answer(&case.request, &Reply::new(Decision::AcceptForSession))
@@ -195,7 +195,10 @@ fn a_claude_grant_for_the_session_carries_the_suggested_rules_and_a_cancel_inter
         (&response["behavior"], &response["interrupt"]),
         (&json!("deny"), &json!(true))
     );
-    assert_eq!(response["message"], agentwire::claude::DEFAULT_DENY_MESSAGE);
+    assert_eq!(
+        response["message"],
+        agentwire::claude::stream_json::DEFAULT_DENY_MESSAGE
+    );
     for decision in [Decision::AcceptForSession, Decision::Cancel] {
         let frame = normalizer
             .answer(&case.request, &Reply::new(decision))
@@ -206,7 +209,11 @@ fn a_claude_grant_for_the_session_carries_the_suggested_rules_and_a_cancel_inter
             &mut agentwire_claude::SerdeJson,
         )
         .expect("a PermissionResult");
-        assert_eq!(agentwire::claude::permission_decision(&result), decision, "read back");
+        assert_eq!(
+            agentwire::claude::stream_json::permission_decision(&result),
+            decision,
+            "read back"
+        );
     }
 }
 
@@ -215,12 +222,12 @@ fn a_claude_grant_for_the_session_carries_the_suggested_rules_and_a_cancel_inter
 /// flagged as not offered; without them, or with an ill-typed result, there is no reply.
 #[test]
 fn a_claude_grant_the_request_did_not_suggest_carries_the_hosts_rules() {
-    let case = first_answered(Source::ClaudeControl, "sdk_exit_plan_mode_allow");
+    let case = first_answered(Source::CLAUDE_CONTROL, "sdk_exit_plan_mode_allow");
     let before = case.text_before_reply();
     let request: Value = serde_json::from_str(before.lines().last().expect("the request")).expect("a record");
     assert_eq!(request["msg"]["request"]["tool_name"], "ExitPlanMode");
     assert!(request["msg"]["request"].get("permission_suggestions").is_none());
-    let normalizer = normalizer_after(Source::ClaudeControl, &before);
+    let normalizer = normalizer_after(Source::CLAUDE_CONTROL, &before);
 
     let set_mode = json!([{ "type": "setMode", "mode": "acceptEdits", "destination": "session" }]);
     let reply = Reply {
@@ -239,7 +246,7 @@ fn a_claude_grant_the_request_did_not_suggest_carries_the_hosts_rules() {
     let result = agentwire_claude::PermissionResult::decode(&response.to_string(), &mut agentwire_claude::SerdeJson)
         .expect("a PermissionResult");
     assert_eq!(
-        agentwire::claude::permission_decision(&result),
+        agentwire::claude::stream_json::permission_decision(&result),
         Decision::AcceptForSession,
         "read back"
     );

@@ -56,8 +56,8 @@ fn last_turn(events: &[Value]) -> &Value {
         .expect("a turn.completed")
 }
 
-const BARE: Source = Source::Claude;
-const CONTROL: Source = Source::ClaudeControl;
+const BARE: Source = Source::CLAUDE;
+const CONTROL: Source = Source::CLAUDE_CONTROL;
 
 #[test]
 fn streamed_text_and_reasoning() {

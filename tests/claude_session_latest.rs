@@ -37,7 +37,7 @@ fn session_files() -> Vec<PathBuf> {
 fn every_record_of_claude_code_2_1_337_decodes() {
     let files = session_files();
     assert!(files.len() >= 24, "{} session files", files.len());
-    let mut conformer = Source::ClaudeSession.conformer();
+    let mut conformer = Source::CLAUDE_SESSION.conformer();
     let (mut records, mut failures) = (0, Vec::new());
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable");
@@ -57,7 +57,7 @@ fn every_record_of_claude_code_2_1_337_decodes() {
 fn every_record_rides_as_raw_and_only_a_subagent_file_alone_warns() {
     for path in session_files() {
         let text = std::fs::read_to_string(&path).expect("readable");
-        let normalized = normalize(Source::ClaudeSession, &path);
+        let normalized = normalize(Source::CLAUDE_SESSION, &path);
         let payloads: Vec<&str> = normalized
             .events
             .iter()
@@ -92,7 +92,7 @@ fn a_refused_call_is_declined_from_the_file_as_it_is_live() {
             .map(|entry| entry.expect("an entry").path())
             .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
             .expect("its session file");
-        normalize(Source::ClaudeSession, &file)
+        normalize(Source::CLAUDE_SESSION, &file)
             .events
             .iter()
             .filter_map(|event| match &event.event {

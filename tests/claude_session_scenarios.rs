@@ -16,7 +16,7 @@ use agentwire_tests::{Normalized, normalize_text, payload};
 use serde_json::{Value, json};
 
 fn session(name: &str) -> Scenario {
-    Scenario::load(Source::ClaudeSession, name)
+    Scenario::load(Source::CLAUDE_SESSION, name)
 }
 
 /// The first record of `plain.jsonl` after the queue operations (the prompt), for hand-made
@@ -36,7 +36,7 @@ fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
 
 #[test]
 fn every_record_is_carried_as_claude_session_record_and_stamped_with_its_timestamp() {
-    for sc in Scenario::all(Source::ClaudeSession) {
+    for sc in Scenario::all(Source::CLAUDE_SESSION) {
         for (index, event) in sc.events().iter().enumerate() {
             let Some(line) = sc.line_of(index) else { continue };
             if let Some(raw) = &event.raw {
@@ -226,7 +226,7 @@ fn names_compaction_retries_and_turn_ends_the_sdk_runs_do_not_write() {
         r#"{"parentUuid":"11111111-0000-4000-8000-000000000003","isSidechain":false,"sessionId":"a0f714ae-c47c-4785-9b94-0e15e70f80cc","type":"user","message":{"role":"user","content":"This session is being continued from a previous conversation."},"isCompactSummary":true,"isVisibleInTranscriptOnly":true,"uuid":"11111111-0000-4000-8000-000000000004","timestamp":"2026-12-04T17:47:00.100Z"}"#,
         r#"{"type":"custom-title","customTitle":"greetings","sessionId":"a0f714ae-c47c-4785-9b94-0e15e70f80cc"}"#,
     ];
-    let norm = normalize_text(Source::ClaudeSession, &lines.join("\n"));
+    let norm = normalize_text(Source::CLAUDE_SESSION, &lines.join("\n"));
     let events = events_json(&norm);
     let names: Vec<&Value> = of_type(&events, "thread.metadata.updated")
         .iter()
@@ -267,7 +267,7 @@ fn a_second_prompt_ends_the_first_turn_and_progress_rides_on_its_tool() {
         .replace("17:46:53.597Z", "17:48:00.000Z");
     let tool = r#"{"parentUuid":"c8deed94-6a4a-45dd-aae5-903d34ad9dd6","isSidechain":false,"sessionId":"a0f714ae-c47c-4785-9b94-0e15e70f80cc","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"sleep 1"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}},"uuid":"33333333-0000-4000-8000-000000000001","timestamp":"2026-12-04T17:47:00.000Z"}"#;
     let progress = r#"{"parentUuid":"33333333-0000-4000-8000-000000000001","isSidechain":false,"sessionId":"a0f714ae-c47c-4785-9b94-0e15e70f80cc","type":"progress","data":{"type":"bash_progress","output":"..."},"toolUseID":"toolu_1","parentToolUseID":"toolu_1","uuid":"33333333-0000-4000-8000-000000000002","timestamp":"2026-12-04T17:47:01.000Z"}"#;
-    let norm = normalize_text(Source::ClaudeSession, &[PROMPT, tool, progress, &second].join("\n"));
+    let norm = normalize_text(Source::CLAUDE_SESSION, &[PROMPT, tool, progress, &second].join("\n"));
     let events = events_json(&norm);
     let progress = of_type(&events, "tool.progress");
     assert_eq!(progress.len(), 1);
@@ -295,7 +295,7 @@ fn a_second_prompt_ends_the_first_turn_and_progress_rides_on_its_tool() {
 #[test]
 fn an_undeclared_record_kind_is_a_warning_carrying_it() {
     let tag = r#"{"type":"tag","tag":"work","sessionId":"a0f714ae-c47c-4785-9b94-0e15e70f80cc"}"#;
-    let norm = normalize_text(Source::ClaudeSession, &[PROMPT, tag].join("\n"));
+    let norm = normalize_text(Source::CLAUDE_SESSION, &[PROMPT, tag].join("\n"));
     let events = events_json(&norm);
     let warnings = of_type(&events, "runtime.warning");
     assert_eq!(warnings.len(), 1);
@@ -323,13 +323,13 @@ fn a_session_file_is_told_from_stream_json_by_its_first_line() {
     ] {
         assert_eq!(
             Source::detect([line]),
-            Some((Source::ClaudeSession, LineFormat::Bare)),
+            Some((Source::CLAUDE_SESSION, LineFormat::Bare)),
             "{line}"
         );
     }
     // A stream-json `user` message (snake-case `session_id`) stays `claude`.
     let stream = r#"{"type":"user","message":{"role":"user","content":"hi"},"parent_tool_use_id":null,"session_id":"a0f714ae-c47c-4785-9b94-0e15e70f80cc"}"#;
-    assert_eq!(Source::detect([stream]), Some((Source::Claude, LineFormat::Bare)));
+    assert_eq!(Source::detect([stream]), Some((Source::CLAUDE, LineFormat::Bare)));
 }
 
 /// A prompt of several parts is one message: its text parts joined by a blank line, its image
@@ -339,7 +339,7 @@ fn a_prompt_with_an_image_is_one_message_with_its_attachment() {
     let image = r#"{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}"#;
     let content = format!(r#"[{{"type":"text","text":"look"}},{image},{{"type":"text","text":"at this"}}]"#);
     let prompt = PROMPT.replace(r#"[{"type":"text","text":"hi"}]"#, &content);
-    let events = events_json(&normalize_text(Source::ClaudeSession, &prompt));
+    let events = events_json(&normalize_text(Source::CLAUDE_SESSION, &prompt));
     let prompts: Vec<&Value> = of_type(&events, "item.completed")
         .into_iter()
         .filter(|event| event["payload"]["itemType"] == "user_message")

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use agentwire::claude::wire;
+use agentwire::claude::stream_json::wire;
 use agentwire::frame::{Frame, LineFormat};
 use agentwire::source::Source;
 use serde_json::Value;
@@ -61,7 +61,7 @@ fn every_corpus_message_decodes_and_round_trips_without_loss() {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let (mut lost, mut added, mut harness) = (Vec::new(), Vec::new(), 0);
     let mut newest_undeclared = std::collections::BTreeSet::new();
-    for source in [Source::Claude, Source::ClaudeControl] {
+    for source in [Source::CLAUDE, Source::CLAUDE_CONTROL] {
         let traces = agentwire_tests::traces(source);
         assert!(!traces.is_empty(), "{source}: traces");
         for path in traces {

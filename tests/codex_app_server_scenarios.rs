@@ -22,7 +22,7 @@ use agentwire_tests::scenario::jsonrpc::RequestCycle;
 use agentwire_tests::{corpus_dir, normalize, normalize_text, normalizer_after, payload, traces};
 use serde_json::{Value, json};
 
-const CODEX: Source = Source::CodexAppServer;
+const CODEX: Source = Source::CODEX_APP_SERVER;
 
 /// The Codex app-server trace `name`.
 fn load(name: &str) -> Scenario {

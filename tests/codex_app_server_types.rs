@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
-use agentwire::codex_app_server::wire::{Decoder, Message, WireError};
+use agentwire::codex::app_server::wire::{Decoder, Message, WireError};
 use agentwire::frame::{Direction, Frame, LineFormat};
 use agentwire_codex_app_server::{
     ClientNotification, ClientRequest, ClientRequestResult, ServerNotification, ServerRequest, ServerRequestResult,

@@ -12,11 +12,11 @@ use agentwire_canonical::{CanonicalItemType, ItemStatus, ProviderRuntimeEvent, R
 use serde_json::{Value, json};
 
 fn normalize_text(text: &str) -> Vec<ProviderRuntimeEvent> {
-    agentwire_tests::normalize_text(Source::CodexAppServer, text).events
+    agentwire_tests::normalize_text(Source::CODEX_APP_SERVER, text).events
 }
 
 fn trace(name: &str) -> String {
-    let path = agentwire_tests::corpus_dir(Source::CodexAppServer).join(format!("{name}.jsonl"));
+    let path = agentwire_tests::corpus_dir(Source::CODEX_APP_SERVER).join(format!("{name}.jsonl"));
     std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 
@@ -330,7 +330,7 @@ fn a_v1_denial_carries_its_rejection_as_the_message_both_ways() {
         message: resolution["message"].as_str().map(str::to_string),
         ..Reply::new(Decision::Decline)
     };
-    let built = agentwire_tests::normalizer_after(Source::CodexAppServer, &before)
+    let built = agentwire_tests::normalizer_after(Source::CODEX_APP_SERVER, &before)
         .answer(&request.expect("a request id"), &reply)
         .expect("offered");
     assert_eq!(built, ReplyFrame::offered(sent["msg"].clone()));

@@ -17,7 +17,7 @@ use agentwire_tests::scenario::Scenario;
 use agentwire_tests::{normalize_text, payload, traces};
 use serde_json::Value;
 
-const EXEC: Source = Source::CodexExec;
+const EXEC: Source = Source::CODEX_EXEC;
 
 fn load(name: &str) -> Scenario {
     Scenario::load(EXEC, name)
@@ -170,10 +170,10 @@ fn thread_started_opens_the_thread_once_under_a_canonical_id() {
             started.provider_thread_id.as_ref().map(|id| id.as_str()),
             Some(provider)
         );
-        let thread = ids::thread(EXEC, provider);
+        let thread = ids::thread(EXEC.spec(), provider);
         assert_eq!(sc.event(index).thread_id.as_ref(), Some(&thread));
         // Every Codex source names the same thread alike.
-        assert_eq!(thread, ids::thread(Source::CodexAppServer, provider));
+        assert_eq!(thread, ids::thread(Source::CODEX_APP_SERVER.spec(), provider));
         for event in sc.events().iter().filter(|event| event.thread_id.is_some()) {
             assert_eq!(
                 event.thread_id.as_ref(),
@@ -193,7 +193,7 @@ fn turns_are_keyed_by_position_and_claim_no_provider_turn_id() {
         let provider_thread = sc.msg(1)["thread_id"].as_str().unwrap();
         assert_eq!(
             *sc.turn_id(started),
-            ids::turn_at(EXEC, &sc.events()[0].session_id, provider_thread, 1),
+            ids::turn_at(EXEC.spec(), &sc.events()[0].session_id, provider_thread, 1),
             "{}: the first turn of the stream",
             sc.at(started)
         );
@@ -223,11 +223,11 @@ fn turns_are_keyed_by_position_and_claim_no_provider_turn_id() {
     let session = &events[0].session_id;
     assert_eq!(
         turns[0].turn_id,
-        Some(ids::turn_at(EXEC, session, thread.as_str().unwrap(), 1))
+        Some(ids::turn_at(EXEC.spec(), session, thread.as_str().unwrap(), 1))
     );
     assert_eq!(
         turns[1].turn_id,
-        Some(ids::turn_at(EXEC, session, thread.as_str().unwrap(), 2))
+        Some(ids::turn_at(EXEC.spec(), session, thread.as_str().unwrap(), 2))
     );
     assert_eq!(
         events
@@ -535,7 +535,7 @@ fn a_retry_is_a_warning_and_the_turn_completes() {
 /// item's first event is `item.started` all the same, so a UI opens each card before it fills it.
 #[test]
 fn every_items_first_event_is_item_started() {
-    for sc in Scenario::all(Source::CodexExec) {
+    for sc in Scenario::all(Source::CODEX_EXEC) {
         let mut seen = std::collections::BTreeSet::new();
         for event in sc.events() {
             let Some(item) = &event.item_id else { continue };

@@ -44,7 +44,7 @@ struct Line {
 }
 
 fn corpus() -> Vec<Line> {
-    let traces = agentwire_tests::traces(Source::CodexExec);
+    let traces = agentwire_tests::traces(Source::CODEX_EXEC);
     assert!(!traces.is_empty(), "no codex-exec traces");
     let mut lines = Vec::new();
     for path in traces {
@@ -75,7 +75,7 @@ fn item_of(event: &ThreadEvent) -> Option<&ThreadItem> {
 
 #[test]
 fn every_corpus_line_decodes_into_the_variant_its_type_names() {
-    let mut conformer = Source::CodexExec.conformer();
+    let mut conformer = Source::CODEX_EXEC.conformer();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
     let corpus = corpus();
@@ -215,7 +215,7 @@ fn the_round_trip_comparison_can_fail() {
 
 #[test]
 fn an_undeclared_type_is_undeclared_and_a_bad_payload_undecodable() {
-    let mut conformer = Source::CodexExec.conformer();
+    let mut conformer = Source::CODEX_EXEC.conformer();
     let kind = |conformer: &mut Box<dyn agentwire::normalizer::Conformer>, line: &str| {
         let frame = Frame::parse(line, LineFormat::Bare).expect("JSON");
         conformer.decode(&frame).expect_err("does not decode").kind

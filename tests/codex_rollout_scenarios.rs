@@ -13,7 +13,7 @@ use agentwire_tests::scenario::Scenario;
 use serde_json::Value;
 
 fn rollout(name: &str) -> Scenario {
-    Scenario::load(Source::CodexRollout, name)
+    Scenario::load(Source::CODEX_ROLLOUT, name)
 }
 
 /// The canonical ids (thread, turn, item) of every event of a trace.
@@ -52,7 +52,7 @@ fn a_run_replayed_from_its_rollout_file_has_the_ids_it_had_through_app_server() 
         ("rollout-86", "all"),
     ] {
         let replayed = rollout(file);
-        let live = Scenario::load(Source::CodexAppServer, transcript);
+        let live = Scenario::load(Source::CODEX_APP_SERVER, transcript);
         let (threads, turns, items) = ids(&replayed);
         let (live_threads, live_turns, live_items) = ids(&live);
         assert_eq!(threads, live_threads, "{file} vs {transcript}: threads");
@@ -66,7 +66,7 @@ fn a_run_replayed_from_its_rollout_file_has_the_ids_it_had_through_app_server() 
 
 #[test]
 fn every_line_rides_whole_and_derived_events_carry_the_event_msg() {
-    for sc in Scenario::all(Source::CodexRollout) {
+    for sc in Scenario::all(Source::CODEX_ROLLOUT) {
         for (index, event) in sc.events().iter().enumerate() {
             let Some(raw) = &event.raw else { continue };
             let payload: Value = serde_json::from_str(raw.payload.get()).expect("JSON");
@@ -205,7 +205,7 @@ fn a_question_waits_on_the_user_and_its_retained_answer_settles_it() {
 /// tool's answer itself.
 #[test]
 fn a_question_ends_with_its_output_when_no_retained_answer_settles_it() {
-    let path = agentwire_tests::corpus_dir(Source::CodexRollout).join("rollout-55.jsonl");
+    let path = agentwire_tests::corpus_dir(Source::CODEX_ROLLOUT).join("rollout-55.jsonl");
     let clean = std::fs::read_to_string(&path).expect("the trace");
     let answer = r#""output":"{\"answers\":{\"favorite_color\":{\"answers\":[\"yes\"]}}}""#;
     assert!(clean.contains(answer), "rollout-55's output");
@@ -225,7 +225,7 @@ fn a_question_ends_with_its_output_when_no_retained_answer_settles_it() {
         ),
     ] {
         let text = without_retained.replacen(answer, output, 1);
-        let norm = agentwire_tests::normalize_text(Source::CodexRollout, &text);
+        let norm = agentwire_tests::normalize_text(Source::CODEX_ROLLOUT, &text);
         let output_line = text
             .lines()
             .position(|line| line.contains(r#""type":"function_call_output""#))
@@ -318,7 +318,7 @@ fn a_command_refused_before_it_ran_is_declined() {
 /// carrying the line names the value and why, and the host is told (to name the line's number).
 #[test]
 fn a_timestamp_that_is_no_instant_is_a_warning_and_moves_nothing() {
-    let path = agentwire_tests::corpus_dir(Source::CodexRollout).join("rollout-22.jsonl");
+    let path = agentwire_tests::corpus_dir(Source::CODEX_ROLLOUT).join("rollout-22.jsonl");
     let clean = std::fs::read_to_string(&path).expect("the trace");
     // Line 10: the agent's message (`item_completed`), written at 05:25:05.211Z after line 9's
     // 05:25:05.132Z; line 11 at 05:25:05.215Z.
@@ -330,7 +330,7 @@ fn a_timestamp_that_is_no_instant_is_a_warning_and_moves_nothing() {
         ("2026-11-30T24:00:00Z", "the time of day is out of range"),
     ] {
         let text = clean.replacen(original, &format!(r#"{{"timestamp":"{bad}","ordinal":9,"#), 1);
-        let norm = agentwire_tests::normalize_text(Source::CodexRollout, &text);
+        let norm = agentwire_tests::normalize_text(Source::CODEX_ROLLOUT, &text);
         let of_line = |line: usize| -> Vec<usize> {
             (0..norm.events.len())
                 .filter(|&i| norm.lines[i] == Some(line))
@@ -388,7 +388,7 @@ fn a_timestamp_that_is_no_instant_is_a_warning_and_moves_nothing() {
                 "{bad}: event {index}"
             );
         }
-        let clean_norm = agentwire_tests::normalize_text(Source::CodexRollout, &clean);
+        let clean_norm = agentwire_tests::normalize_text(Source::CODEX_ROLLOUT, &clean);
         assert_eq!(
             norm.events.len(),
             clean_norm.events.len() + 1,
@@ -397,7 +397,7 @@ fn a_timestamp_that_is_no_instant_is_a_warning_and_moves_nothing() {
 
         // The host learns of it as a problem of that line, after the line mapped.
         let format = agentwire::frame::LineFormat::Bare;
-        let mut normalizer = Source::CodexRollout.normalizer(agentwire::normalizer::Options::default());
+        let mut normalizer = Source::CODEX_ROLLOUT.normalizer(agentwire::normalizer::Options::default());
         let mut events = Vec::new();
         let lines: Vec<&str> = text.lines().collect();
         for line in &lines[..9] {
@@ -416,7 +416,7 @@ fn a_timestamp_that_is_no_instant_is_a_warning_and_moves_nothing() {
 /// reports none).
 #[test]
 fn token_counts_report_usage_and_limits_with_a_value_or_no_usage_beside_them() {
-    for sc in Scenario::all(Source::CodexRollout) {
+    for sc in Scenario::all(Source::CODEX_ROLLOUT) {
         for line in sc.provider_lines_where(|msg| msg["payload"]["type"] == "token_count") {
             let count = &sc.msg(line)["payload"];
             let kinds: Vec<String> = sc
@@ -455,11 +455,11 @@ fn token_counts_report_usage_and_limits_with_a_value_or_no_usage_beside_them() {
 
 #[test]
 fn a_file_another_codex_wrote_says_so_once_and_maps_on() {
-    let path = agentwire_tests::corpus_dir(Source::CodexRollout).join("rollout-64.jsonl");
+    let path = agentwire_tests::corpus_dir(Source::CODEX_ROLLOUT).join("rollout-64.jsonl");
     let clean = std::fs::read_to_string(&path).expect("the trace");
     assert!(clean.contains(r#""cli_version":"0.171.0""#));
     let text = clean.replace(r#""cli_version":"0.171.0""#, r#""cli_version":"0.999.0""#);
-    let norm = agentwire_tests::normalize_text(Source::CodexRollout, &text);
+    let norm = agentwire_tests::normalize_text(Source::CODEX_ROLLOUT, &text);
     let warnings: Vec<Value> = norm
         .jsonl
         .lines()
@@ -475,7 +475,7 @@ fn a_file_another_codex_wrote_says_so_once_and_maps_on() {
         warnings[0]["payload"]["detail"],
         serde_json::json!({ "reported": "0.999.0", "pinned": "0.171.0" })
     );
-    let clean_norm = agentwire_tests::normalize_text(Source::CodexRollout, &clean);
+    let clean_norm = agentwire_tests::normalize_text(Source::CODEX_ROLLOUT, &clean);
     assert_eq!(
         norm.events.len(),
         clean_norm.events.len() + 1,
@@ -495,7 +495,7 @@ fn codex_tool_items_are_titled_as_actions() {
         "web_search",
         "view_image",
     ];
-    for source in [Source::CodexRollout, Source::CodexExec, Source::CodexAppServer] {
+    for source in [Source::CODEX_ROLLOUT, Source::CODEX_EXEC, Source::CODEX_APP_SERVER] {
         for sc in Scenario::all(source) {
             for (index, event) in sc.events().iter().enumerate() {
                 let (RuntimeEvent::ItemStarted(payload)
@@ -540,7 +540,7 @@ fn older_sessions_items_carry_their_types_content() {
             format!("{}\n", example["line"])
         })
         .collect();
-    let events = agentwire_tests::normalize_text(Source::CodexRollout, &lines).events;
+    let events = agentwire_tests::normalize_text(Source::CODEX_ROLLOUT, &lines).events;
     let mut items = 0;
     for event in &events {
         let (RuntimeEvent::ItemStarted(payload)

@@ -34,7 +34,7 @@ fn losses(original: &Value, encoded: &Value, path: &str, out: &mut Vec<String>) 
 
 #[test]
 fn every_corpus_line_decodes_into_its_variant_without_loss() {
-    let conformer_source = Source::CodexRollout;
+    let conformer_source = Source::CODEX_ROLLOUT;
     let mut lines = 0;
     let mut failures = Vec::new();
     for trace in agentwire_tests::traces(conformer_source) {
@@ -97,7 +97,7 @@ fn the_loss_check_can_fail() {
 fn a_nested_undeclared_type_is_undeclared_and_a_bad_nested_payload_undecodable() {
     let kind = |line: &str| {
         let frame = Frame::parse(line, LineFormat::Bare).expect("JSON");
-        Source::CodexRollout
+        Source::CODEX_ROLLOUT
             .conformer()
             .decode(&frame)
             .expect_err("does not decode")
@@ -122,7 +122,10 @@ fn a_nested_undeclared_type_is_undeclared_and_a_bad_nested_payload_undecodable()
 fn an_undeclared_event_msg_is_named() {
     let line = r#"{"timestamp":"2026-11-30T05:25:05.102Z","type":"event_msg","payload":{"type":"brand_new_event"}}"#;
     let frame = Frame::parse(line, LineFormat::Bare).expect("JSON");
-    let problem = Source::CodexRollout.conformer().decode(&frame).expect_err("undeclared");
+    let problem = Source::CODEX_ROLLOUT
+        .conformer()
+        .decode(&frame)
+        .expect_err("undeclared");
     assert_eq!(
         problem.kind,
         agentwire::normalizer::ProblemKind::Undeclared,

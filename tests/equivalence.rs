@@ -21,7 +21,7 @@
 //! - [`every_claude_session_file_has_the_shape_and_ids_of_its_live_run`]: each Claude Code
 //!   session file (`corpus/claude-session/`) against the live SDK <-> CLI transcript of the same
 //!   run (`fixtures/claude-session/live/`, read `--from claude-control`): the whole shapes after
-//!   the [`DEPARTURES`] of [`Source::ClaudeSession`] (what no session file carries) and the
+//!   the [`DEPARTURES`] of [`Source::CLAUDE_SESSION`] (what no session file carries) and the
 //!   [`SESSION_RUN_DEPARTURES`] of one run, and the same thread, turn and item ids, in order.
 //!
 //! Every row must change something, so the tables cannot go stale. A row is a limit of the source
@@ -33,7 +33,7 @@ use agentwire_canonical::{CanonicalItemType, CanonicalRuntimeEventType as T, Pro
 use agentwire_tests::{corpus_dir, normalize, trace_name, traces};
 
 /// The sources whose captures are compared.
-const COMPARED: &[Source] = &[Source::CodexAppServer, Source::CodexExec, Source::CodexRollout];
+const COMPARED: &[Source] = &[Source::CODEX_APP_SERVER, Source::CODEX_EXEC, Source::CODEX_ROLLOUT];
 
 /// One mock-model scenario and the trace each source captured of it; every source listed must be
 /// in [`COMPARED`], so no listed trace goes uncompared. A rollout file is the one codex wrote during
@@ -49,88 +49,88 @@ const CAPTURES: &[Capture] = &[
     Capture {
         scenario: "text",
         traces: &[
-            (Source::CodexAppServer, "text"),
-            (Source::CodexExec, "text"),
-            (Source::CodexRollout, "rollout-64"),
+            (Source::CODEX_APP_SERVER, "text"),
+            (Source::CODEX_EXEC, "text"),
+            (Source::CODEX_ROLLOUT, "rollout-64"),
         ],
     },
     Capture {
         scenario: "reasoning",
         traces: &[
-            (Source::CodexAppServer, "reasoning"),
-            (Source::CodexExec, "reasoning"),
-            (Source::CodexRollout, "rollout-04"),
+            (Source::CODEX_APP_SERVER, "reasoning"),
+            (Source::CODEX_EXEC, "reasoning"),
+            (Source::CODEX_ROLLOUT, "rollout-04"),
         ],
     },
     Capture {
         scenario: "shell",
         traces: &[
-            (Source::CodexAppServer, "shell"),
-            (Source::CodexExec, "shell"),
-            (Source::CodexRollout, "rollout-66"),
+            (Source::CODEX_APP_SERVER, "shell"),
+            (Source::CODEX_EXEC, "shell"),
+            (Source::CODEX_ROLLOUT, "rollout-66"),
         ],
     },
     Capture {
         scenario: "patch",
         traces: &[
-            (Source::CodexAppServer, "patch"),
-            (Source::CodexExec, "patch"),
-            (Source::CodexRollout, "rollout-68"),
+            (Source::CODEX_APP_SERVER, "patch"),
+            (Source::CODEX_EXEC, "patch"),
+            (Source::CODEX_ROLLOUT, "rollout-68"),
         ],
     },
     Capture {
         scenario: "plan",
         traces: &[
-            (Source::CodexAppServer, "plan"),
-            (Source::CodexExec, "plan"),
-            (Source::CodexRollout, "rollout-71"),
+            (Source::CODEX_APP_SERVER, "plan"),
+            (Source::CODEX_EXEC, "plan"),
+            (Source::CODEX_ROLLOUT, "rollout-71"),
         ],
     },
     Capture {
         scenario: "mcp",
         traces: &[
-            (Source::CodexAppServer, "mcp"),
-            (Source::CodexExec, "mcp"),
-            (Source::CodexRollout, "rollout-52"),
+            (Source::CODEX_APP_SERVER, "mcp"),
+            (Source::CODEX_EXEC, "mcp"),
+            (Source::CODEX_ROLLOUT, "rollout-52"),
         ],
     },
     Capture {
         scenario: "error500",
         traces: &[
-            (Source::CodexAppServer, "error500"),
-            (Source::CodexExec, "error500"),
-            (Source::CodexRollout, "rollout-33"),
+            (Source::CODEX_APP_SERVER, "error500"),
+            (Source::CODEX_EXEC, "error500"),
+            (Source::CODEX_ROLLOUT, "rollout-33"),
         ],
     },
     Capture {
         scenario: "failed",
         traces: &[
-            (Source::CodexAppServer, "failed"),
-            (Source::CodexExec, "failed"),
-            (Source::CodexRollout, "rollout-79"),
+            (Source::CODEX_APP_SERVER, "failed"),
+            (Source::CODEX_EXEC, "failed"),
+            (Source::CODEX_ROLLOUT, "rollout-79"),
         ],
     },
     Capture {
         scenario: "flaky500",
         traces: &[
-            (Source::CodexAppServer, "flaky500_retry"),
-            (Source::CodexExec, "flaky500"),
-            (Source::CodexRollout, "rollout-81"),
+            (Source::CODEX_APP_SERVER, "flaky500_retry"),
+            (Source::CODEX_EXEC, "flaky500"),
+            (Source::CODEX_ROLLOUT, "rollout-81"),
         ],
     },
     Capture {
         scenario: "user_input",
         traces: &[
-            (Source::CodexAppServer, "user_input_plan_mode"),
-            (Source::CodexExec, "user_input"),
-            (Source::CodexRollout, "rollout-55"),
+            (Source::CODEX_APP_SERVER, "user_input_plan_mode"),
+            (Source::CODEX_EXEC, "user_input"),
+            (Source::CODEX_ROLLOUT, "rollout-55"),
         ],
     },
 ];
 
 /// The sources whose every trace must be in a capture or in [`UNPAIRED`]: the ones captured for
 /// the same scenarios as app-server (app-server's and the rollout files' corpora hold more).
-const EVERY_TRACE_PAIRED: &[Source] = &[Source::CodexExec];
+const EVERY_TRACE_PAIRED: &[Source] = &[Source::CODEX_EXEC];
 
 /// Traces of [`EVERY_TRACE_PAIRED`] sources in no capture, and why they have no counterpart.
 const UNPAIRED: &[(&str, &str, &str)] = &[
@@ -223,7 +223,7 @@ fn item_of(token: &Token, types: &[CanonicalItemType]) -> bool {
 
 const DEPARTURES: &[Departure] = &[
     Departure {
-        source: Source::CodexExec,
+        source: Source::CODEX_EXEC,
         what: "session.started, session.configured, thread.metadata.updated",
         removes: |t| {
             matches!(
@@ -234,37 +234,37 @@ const DEPARTURES: &[Departure] = &[
         why: "exec prints no handshake: no `initialize`, no configuration listings, no thread object",
     },
     Departure {
-        source: Source::CodexExec,
+        source: Source::CODEX_EXEC,
         what: "thread.state.changed",
         removes: |t| t.event == T::ThreadStateChanged,
         why: "exec carries no thread status (`thread/status/changed`)",
     },
     Departure {
-        source: Source::CodexExec,
+        source: Source::CODEX_EXEC,
         what: "thread.token-usage.updated, account.rate-limits.updated",
         removes: |t| matches!(t.event, T::ThreadTokenUsageUpdated | T::AccountRateLimitsUpdated),
         why: "exec reports usage once, in `turn.completed.usage`, and no rate limits",
     },
     Departure {
-        source: Source::CodexExec,
+        source: Source::CODEX_EXEC,
         what: "mcp.status.updated",
         removes: |t| t.event == T::McpStatusUpdated,
         why: "exec prints no MCP server startup status",
     },
     Departure {
-        source: Source::CodexExec,
+        source: Source::CODEX_EXEC,
         what: "user_message items",
         removes: |t| item_of(t, &[CanonicalItemType::UserMessage]),
         why: "exec does not echo the prompt it was given",
     },
     Departure {
-        source: Source::CodexExec,
+        source: Source::CODEX_EXEC,
         what: "content.delta (every stream kind)",
         removes: |t| t.event == T::ContentDelta,
         why: "exec carries no deltas: items arrive whole",
     },
     Departure {
-        source: Source::CodexExec,
+        source: Source::CODEX_EXEC,
         what: "item.started and item.updated of assistant_message and reasoning",
         removes: |t| {
             matches!(t.event, T::ItemStarted | T::ItemUpdated)
@@ -273,13 +273,13 @@ const DEPARTURES: &[Departure] = &[
         why: "exec prints messages and reasoning only once complete (`item.completed`)",
     },
     Departure {
-        source: Source::CodexExec,
+        source: Source::CODEX_EXEC,
         what: "turn.diff.updated",
         removes: |t| t.event == T::TurnDiffUpdated,
         why: "exec carries no turn diff; the file_change item lists the files",
     },
     Departure {
-        source: Source::CodexExec,
+        source: Source::CODEX_EXEC,
         what: "request.*, user-input.*, and the session's `waiting` state",
         removes: |t| {
             matches!(
@@ -290,40 +290,40 @@ const DEPARTURES: &[Departure] = &[
         why: "exec carries no approvals and no questions: it runs with no client to ask, under its approval policy",
     },
     Departure {
-        source: Source::CodexAppServer,
+        source: Source::CODEX_APP_SERVER,
         what: "plan items",
         removes: |t| item_of(t, &[CanonicalItemType::Plan]),
         why: "app-server reports an `update_plan` to-do list as `turn/plan/updated` only; exec also prints it as a \
               `todo_list` item (spec 6 maps it to a plan item)",
     },
     Departure {
-        source: Source::CodexRollout,
+        source: Source::CODEX_ROLLOUT,
         what: "session.configured, thread.metadata.updated",
         removes: |t| matches!(t.event, T::SessionConfigured | T::ThreadMetadataUpdated),
         why: "a rollout records the settings (`session_meta`, `turn_context`, `thread_settings_applied`, `world_state`) \
               and the model's history inside the turn; app-server lists its configuration and thread before it",
     },
     Departure {
-        source: Source::CodexRollout,
+        source: Source::CODEX_ROLLOUT,
         what: "thread.state.changed",
         removes: |t| t.event == T::ThreadStateChanged,
         why: "a rollout records no thread status",
     },
     Departure {
-        source: Source::CodexRollout,
+        source: Source::CODEX_ROLLOUT,
         what: "thread.token-usage.updated, account.rate-limits.updated",
         removes: |t| matches!(t.event, T::ThreadTokenUsageUpdated | T::AccountRateLimitsUpdated),
         why: "a rollout writes its `token_count` lines (rate limits inside) at other points than app-server notifies \
               usage, and exec reports usage once",
     },
     Departure {
-        source: Source::CodexRollout,
+        source: Source::CODEX_ROLLOUT,
         what: "mcp.status.updated",
         removes: |t| t.event == T::McpStatusUpdated,
         why: "a rollout records no MCP server startup status",
     },
     Departure {
-        source: Source::CodexRollout,
+        source: Source::CODEX_ROLLOUT,
         what: "content.delta (every stream kind), item.updated of reasoning",
         removes: |t| {
             t.event == T::ContentDelta || (t.event == T::ItemUpdated && item_of(t, &[CanonicalItemType::Reasoning]))
@@ -331,27 +331,27 @@ const DEPARTURES: &[Departure] = &[
         why: "codex 0.171 persists no streaming events: messages and reasoning are written whole",
     },
     Departure {
-        source: Source::CodexRollout,
+        source: Source::CODEX_ROLLOUT,
         what: "turn.diff.updated",
         removes: |t| t.event == T::TurnDiffUpdated,
         why: "a rollout records no turn diff",
     },
     Departure {
-        source: Source::CodexRollout,
+        source: Source::CODEX_ROLLOUT,
         what: "tool.summary",
         removes: |t| t.event == T::ToolSummary,
         why: "a rollout holds the model's history: each tool output handed back to the model (`function_call_output`) \
               is a `tool.summary`, which no live stream carries",
     },
     Departure {
-        source: Source::CodexRollout,
+        source: Source::CODEX_ROLLOUT,
         what: "plan items",
         removes: |t| item_of(t, &[CanonicalItemType::Plan]),
         why: "a rollout records `update_plan` as a function call and its `plan_update` (`turn.plan.updated`), no \
               `todo_list` item",
     },
     Departure {
-        source: Source::ClaudeSession,
+        source: Source::CLAUDE_SESSION,
         what: "session.configured, thread.metadata.updated",
         removes: |t| matches!(t.event, T::SessionConfigured | T::ThreadMetadataUpdated),
         why: "a session file states where and how the session ran (`cwd`, `gitBranch`, `version`, permission mode, \
@@ -360,7 +360,7 @@ const DEPARTURES: &[Departure] = &[
               status, session state and thinking estimates as thread metadata",
     },
     Departure {
-        source: Source::ClaudeSession,
+        source: Source::CLAUDE_SESSION,
         what: "user_message items of the CLI's notes",
         removes: |t| t.detail.starts_with("user_message[cli],"),
         why: "the file keeps the echoes of a local command the CLI writes after it ran (its caveat, \
@@ -368,14 +368,14 @@ const DEPARTURES: &[Departure] = &[
               them, in other places",
     },
     Departure {
-        source: Source::ClaudeSession,
+        source: Source::CLAUDE_SESSION,
         what: "thread.token-usage.updated",
         removes: |t| t.event == T::ThreadTokenUsageUpdated,
         why: "the file keeps one usage per model message (on its last block's record); the live stream reports it \
               at `message_start` and `message_delta`",
     },
     Departure {
-        source: Source::ClaudeSession,
+        source: Source::CLAUDE_SESSION,
         what: "content.delta of assistant and reasoning text, item.updated of every item but the Task's",
         removes: |t| {
             (t.event == T::ContentDelta && matches!(t.detail.as_str(), "assistant_text" | "reasoning_text"))
@@ -385,7 +385,7 @@ const DEPARTURES: &[Departure] = &[
               finalizing a streamed block",
     },
     Departure {
-        source: Source::ClaudeSession,
+        source: Source::CLAUDE_SESSION,
         what: "request.*, and the session's `waiting` state",
         removes: |t| {
             matches!(t.event, T::RequestOpened | T::RequestResolved)
@@ -394,7 +394,7 @@ const DEPARTURES: &[Departure] = &[
         why: "the file keeps no permission request and no answer: only the tool result that followed",
     },
     Departure {
-        source: Source::ClaudeSession,
+        source: Source::CLAUDE_SESSION,
         what: "item.completed of a tool call, failed or declined",
         removes: |t| {
             t.event == T::ItemCompleted
@@ -413,7 +413,7 @@ const DEPARTURES: &[Departure] = &[
               its text and is `declined` in both",
     },
     Departure {
-        source: Source::ClaudeSession,
+        source: Source::CLAUDE_SESSION,
         what: "item.updated of the Task item, a subagent's items, task.*",
         removes: |t| {
             matches!(t.event, T::TaskStarted | T::TaskProgress | T::TaskCompleted)
@@ -573,10 +573,10 @@ fn side_by_side(left_name: &str, left: &[String], right_name: &str, right: &[Str
 #[test]
 fn the_shape_comparison_can_fail() {
     // A shape that lost its turn's failure, or an item, is not the same shape.
-    let shell = shape(Source::CodexExec, "shell");
-    let failed = shape(Source::CodexExec, "failed");
+    let shell = shape(Source::CODEX_EXEC, "shell");
+    let failed = shape(Source::CODEX_EXEC, "failed");
     let mut used = vec![0; DEPARTURES.len()];
-    let (a, b) = (Source::CodexAppServer, Source::CodexExec);
+    let (a, b) = (Source::CODEX_APP_SERVER, Source::CODEX_EXEC);
     assert_ne!(
         comparable(&shell, a, b, &mut used),
         comparable(&failed, a, b, &mut used)
@@ -786,15 +786,15 @@ impl Column {
 
     fn source(self) -> Source {
         match self {
-            Column::CodexAppServer => Source::CodexAppServer,
-            Column::CodexExec => Source::CodexExec,
-            Column::CodexRollout => Source::CodexRollout,
-            Column::Claude => Source::Claude,
+            Column::CodexAppServer => Source::CODEX_APP_SERVER,
+            Column::CodexExec => Source::CODEX_EXEC,
+            Column::CodexRollout => Source::CODEX_ROLLOUT,
+            Column::Claude => Source::CLAUDE,
             Column::ClaudeControl | Column::ClaudeControlUnderAcp | Column::ClaudeControlUnderOldAcp => {
-                Source::ClaudeControl
+                Source::CLAUDE_CONTROL
             }
-            Column::AcpClaude | Column::AcpOldClaude | Column::AcpCodex | Column::AcpGemini => Source::Acp,
-            Column::Cursor => Source::Cursor,
+            Column::AcpClaude | Column::AcpOldClaude | Column::AcpCodex | Column::AcpGemini => Source::ACP,
+            Column::Cursor => Source::CURSOR,
         }
     }
 }
@@ -1524,7 +1524,7 @@ fn the_section_7_comparison_can_fail() {
 /// `2.1.337/<run>`.
 fn session_runs() -> Vec<(String, std::path::PathBuf, std::path::PathBuf)> {
     let tests = agentwire_tests::tests_dir();
-    let mut runs: Vec<_> = traces(Source::ClaudeSession)
+    let mut runs: Vec<_> = traces(Source::CLAUDE_SESSION)
         .into_iter()
         .map(|trace| {
             let run = trace_name(&trace);
@@ -1560,7 +1560,7 @@ fn tokens_of(source: Source, path: &std::path::Path) -> (Vec<Token>, Vec<Provide
 }
 
 /// A difference of one run's session file from its live run beyond what every session file
-/// lacks ([`DEPARTURES`] of [`Source::ClaudeSession`]): removed from both sides of that run.
+/// lacks ([`DEPARTURES`] of [`Source::CLAUDE_SESSION`]): removed from both sides of that run.
 struct RunDeparture {
     run: &'static str,
     what: &'static str,
@@ -1609,7 +1609,7 @@ const SESSION_RUN_DEPARTURES: &[RunDeparture] = &[
 
 #[test]
 fn every_claude_session_file_has_the_shape_and_ids_of_its_live_run() {
-    let (file, live) = (Source::ClaudeSession, Source::ClaudeControl);
+    let (file, live) = (Source::CLAUDE_SESSION, Source::CLAUDE_CONTROL);
     let mut used = vec![0; DEPARTURES.len()];
     let mut run_used = vec![0; SESSION_RUN_DEPARTURES.len()];
     let mut failures = Vec::new();
@@ -1726,7 +1726,7 @@ fn ids_of(events: &[ProviderRuntimeEvent], run: &str) -> Ids {
             .any(|row| row.run == run && (row.removes)(&token))
             || DEPARTURES
                 .iter()
-                .any(|row| row.source == Source::ClaudeSession && (row.removes)(&token));
+                .any(|row| row.source == Source::CLAUDE_SESSION && (row.removes)(&token));
         if let RuntimeEvent::ItemStarted(item) = &event.event
             && let Some(id) = text["itemId"].as_str()
             && !removed

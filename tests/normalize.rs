@@ -28,9 +28,9 @@ const BLESS: &str = "AGENTWIRE_BLESS=1 cargo test -p agentwire-tests --test norm
 /// app-server captures are 26 scenarios, Claude's 34 + 20 bare traces and 12 + 12 transcripts
 /// (pinned SDK + newest; see `corpus/README.md`). Any other source needs one.
 const MINIMUM_TRACES: &[(Source, usize)] = &[
-    (Source::CodexAppServer, 26),
-    (Source::Claude, 54),
-    (Source::ClaudeControl, 24),
+    (Source::CODEX_APP_SERVER, 26),
+    (Source::CLAUDE, 54),
+    (Source::CLAUDE_CONTROL, 24),
 ];
 
 /// Every trace of every source, normalized.
@@ -121,12 +121,9 @@ fn every_trace_is_detected_as_its_source() {
     // corpus keeps one line format per folder: the capture harness's `{"dir","ts","msg"}`
     // records for the two-way protocols, the program's own lines for the one-way streams.
     for &source in Source::ALL {
-        let format = match source {
-            Source::CodexAppServer | Source::ClaudeControl | Source::Acp | Source::Cursor => LineFormat::Transcript,
-            Source::Claude | Source::CodexExec | Source::CodexRollout | Source::ClaudeSession => LineFormat::Bare,
-        };
         for trace in traces(source) {
             let text = std::fs::read_to_string(&trace).expect("readable trace");
+            let format = LineFormat::of(text.lines().next().unwrap_or_default());
             let detected = Source::detect(text.lines().take(64));
             assert_eq!(
                 detected,
@@ -138,38 +135,38 @@ fn every_trace_is_detected_as_its_source() {
     }
 }
 
-/// Provider frames that yield no event, each by source family and the frame's kind
+/// Provider frames that yield no event, each by the sources that send it and the frame's kind
 /// ([`frame_kind`]) with why it may, and the check that it says nothing more: beyond its envelope
 /// ([`envelope_only`]: its type and subtype, message, request and session ids, times, a block
 /// index) nothing, or every fact it states already carried by an earlier message
 /// ([`repeats_turn_start`]). A listed kind that says more fails the test: it needs an event.
-const QUIET_FRAMES: &[(&str, &str, &str, Says)] = &[
+const QUIET_FRAMES: &[(&[&str], &str, &str, Says)] = &[
     (
-        "claude",
+        &["claude", "claude-control"],
         "stream_event/message_stop",
         "its blocks stopped already and the `result` ends the turn",
         envelope_only,
     ),
     (
-        "claude",
+        &["claude", "claude-control"],
         "stream_event/content_block_stop",
         "a block's stop repeats the `input final` of its `assistant` message",
         envelope_only,
     ),
     (
-        "claude",
+        &["claude", "claude-control"],
         "control_response/interrupt",
         "the CLI acknowledges the client's interrupt; the `result` ends the turn `interrupted`",
         envelope_only,
     ),
     (
-        "codex-app-server",
+        &["codex-app-server"],
         "turn/started",
         "the `turn/start` result started the same turn (one fact, one event)",
         repeats_turn_start,
     ),
     (
-        "codex-app-server",
+        &["codex-app-server"],
         "result of turn/interrupt",
         "the acknowledgement; `turn/completed` ends the turn `interrupted`",
         envelope_only,
@@ -297,19 +294,6 @@ fn frame_kind(sc: &Scenario, line: usize) -> String {
     }
 }
 
-/// The family a quiet frame is listed under: the Claude sources share one protocol, and so do
-/// ACP and Cursor.
-fn family(source: Source) -> &'static str {
-    match source {
-        Source::Claude | Source::ClaudeControl => "claude",
-        Source::Acp | Source::Cursor => "acp",
-        Source::CodexAppServer => "codex-app-server",
-        Source::CodexExec => "codex-exec",
-        Source::CodexRollout => "codex-rollout",
-        Source::ClaudeSession => "claude-session",
-    }
-}
-
 #[test]
 fn every_provider_frame_yields_an_event_carrying_it() {
     let mut quiet_seen = BTreeSet::new();
@@ -343,10 +327,10 @@ fn every_provider_frame_yields_an_event_carrying_it() {
             match carrier {
                 Some(carrier) => used[carrier] = true,
                 None => {
-                    let key = (family(sc.source), frame_kind(&sc, line));
+                    let key = (sc.source.name(), frame_kind(&sc, line));
                     let listed = QUIET_FRAMES
                         .iter()
-                        .find(|(family, kind, ..)| (*family, *kind) == (key.0, key.1.as_str()));
+                        .find(|(sources, kind, ..)| sources.contains(&key.0) && *kind == key.1);
                     match listed.map(|(.., says)| says(&sc, line)) {
                         Some(Ok(())) => {
                             quiet_seen.insert(key);
@@ -375,8 +359,12 @@ fn every_provider_frame_yields_an_event_carrying_it() {
     );
     let stale: Vec<_> = QUIET_FRAMES
         .iter()
-        .filter(|(family, kind, ..)| !quiet_seen.contains(&(*family, kind.to_string())))
-        .map(|(family, kind, ..)| (family, kind))
+        .filter(|(sources, kind, ..)| {
+            !quiet_seen
+                .iter()
+                .any(|(source, seen): &(&str, String)| sources.contains(source) && seen == kind)
+        })
+        .map(|(sources, kind, ..)| (sources, kind))
         .collect();
     assert!(stale.is_empty(), "QUIET_FRAMES rows no frame needs: {stale:?}");
 }
@@ -412,10 +400,10 @@ fn raw_payloads_give_back_every_provider_message_in_order() {
                     next += at + 1;
                 }
                 None => {
-                    let key = (family(sc.source), frame_kind(&sc, line));
+                    let key = (sc.source.name(), frame_kind(&sc, line));
                     let quiet = QUIET_FRAMES
                         .iter()
-                        .any(|(family, kind, ..)| (*family, *kind) == (key.0, key.1.as_str()));
+                        .any(|(sources, kind, ..)| sources.contains(&key.0) && *kind == key.1);
                     if quiet && !payloads.contains(&text.as_str()) {
                         *listed.entry(key).or_default() += 1;
                     } else {
@@ -426,8 +414,8 @@ fn raw_payloads_give_back_every_provider_message_in_order() {
         }
     }
     eprintln!("provider messages: {messages}; given back in order by `raw`: {given_back}; listed quiet kinds:");
-    for ((family, kind), count) in &listed {
-        eprintln!("  {family} `{kind}`: {count}");
+    for ((source, kind), count) in &listed {
+        eprintln!("  {source} `{kind}`: {count}");
     }
     assert!(
         out_of_order.is_empty(),

@@ -180,7 +180,7 @@ fn every_snapshot_is_drawable() {
 /// item before its completion replaced it.
 #[test]
 fn a_codex_session_reads_as_its_ui_would_draw_it() {
-    let sc = Scenario::load(Source::CodexAppServer, "all");
+    let sc = Scenario::load(Source::CODEX_APP_SERVER, "all");
     let snapshot = fold(sc.events()).expect("events");
     assert_eq!(snapshot.threads.len(), 1);
     assert!(

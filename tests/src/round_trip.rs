@@ -13,10 +13,10 @@ use crate::{corpus_dir, normalize, normalizer_after, trace_name, traces};
 
 /// The sources whose transcripts record a client answering the provider.
 pub const SOURCES: &[Source] = &[
-    Source::CodexAppServer,
-    Source::ClaudeControl,
-    Source::Acp,
-    Source::Cursor,
+    Source::CODEX_APP_SERVER,
+    Source::CLAUDE_CONTROL,
+    Source::ACP,
+    Source::CURSOR,
 ];
 
 /// Claude control requests that are the SDK host's plumbing, not a decision a person makes: left

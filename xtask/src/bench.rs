@@ -30,20 +30,9 @@ use anyhow::{Context, Result, bail, ensure};
 
 const USAGE: &str = "usage: cargo xtask bench [--quick] [--skip-build-times] [--against BIN]";
 
-/// The sources, by their `--from` name and corpus folder (`Source::ALL`, in its order).
-const SOURCES: [&str; 8] = [
-    "codex-app-server",
-    "claude",
-    "claude-control",
-    "codex-exec",
-    "codex-rollout",
-    "acp",
-    "cursor",
-    "claude-session",
-];
-
-/// The crates whose build times are reported: every generated crate and the core.
-const BUILT_CRATES: [(&str, &str); 8] = [
+/// The crates whose build times are reported: every generated crate, the core, the source crates
+/// and the facade.
+const BUILT_CRATES: [(&str, &str); 12] = [
     ("agentwire-codex-app-server", "generated/codex-app-server/src/lib.rs"),
     ("agentwire-codex-exec", "generated/codex-exec/src/lib.rs"),
     ("agentwire-codex-rollout", "generated/codex-rollout/src/lib.rs"),
@@ -51,6 +40,10 @@ const BUILT_CRATES: [(&str, &str); 8] = [
     ("agentwire-claude-session", "generated/claude-session/src/lib.rs"),
     ("agentwire-acp", "generated/acp/src/lib.rs"),
     ("agentwire-canonical", "generated/canonical/src/lib.rs"),
+    ("agentwire-core", "crates/core/src/lib.rs"),
+    ("agentwire-source-codex", "crates/sources/codex/src/lib.rs"),
+    ("agentwire-source-claude", "crates/sources/claude/src/lib.rs"),
+    ("agentwire-source-acp", "crates/sources/acp/src/lib.rs"),
     ("agentwire", "crates/agentwire/src/lib.rs"),
 ];
 
@@ -142,9 +135,9 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         &[20 * MB, 200 * MB, 1000 * MB]
     };
     let mut results = Vec::new();
-    for source in SOURCES {
+    for source in sources(&tools.agentwire)? {
         eprintln!("==> {source}");
-        results.push(bench_source(root, &work, &tools, source, sizes, runs)?);
+        results.push(bench_source(root, &work, &tools, &source, sizes, runs)?);
     }
     let build = if options.build_times {
         Some(build_times(root, &cargo)?)
@@ -161,6 +154,21 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// The sources the built CLI reads, by their `--from` name and corpus folder: the `name: version`
+/// lines of its `--version`, in the registry's order.
+fn sources(agentwire: &Path) -> Result<Vec<String>> {
+    let output = Command::new(agentwire).arg("--version").output()?;
+    ensure!(output.status.success(), "{} --version failed", agentwire.display());
+    let text = String::from_utf8(output.stdout)?;
+    Ok(text
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_once(": ").map(|(name, _)| name))
+        .filter(|name| !name.contains(' '))
+        .map(str::to_string)
+        .collect())
+}
+
 struct Tools {
     agentwire: PathBuf,
     baseline: PathBuf,
@@ -173,7 +181,7 @@ struct Tools {
 /// One source's figures.
 #[derive(Debug, Default)]
 pub struct SourceResult {
-    pub source: &'static str,
+    pub source: String,
     pub corpus_bytes: u64,
     pub timed_bytes: u64,
     pub normalize_s: f64,
@@ -200,7 +208,7 @@ fn bench_source(
     root: &Path,
     work: &Path,
     tools: &Tools,
-    source: &'static str,
+    source: &str,
     sizes: &[u64],
     runs: usize,
 ) -> Result<SourceResult> {
@@ -235,7 +243,7 @@ fn bench_source(
     });
 
     let mut result = SourceResult {
-        source,
+        source: source.to_string(),
         corpus_bytes: unit.len() as u64,
         corpus_warnings,
         ..SourceResult::default()

@@ -279,7 +279,7 @@ mod tests {
     }
 
     fn assert_decision_needed(errors: &[CompileError], code: &str, needle: &str) {
-        let file = "crates/agentwire/src/codex_app_server/notifications.rs";
+        let file = "crates/sources/codex/src/app_server/notifications.rs";
         assert!(
             errors
                 .iter()
@@ -327,21 +327,21 @@ mod tests {
     fn compiler_errors_are_read_by_file_line_and_code() {
         let stderr = "\
     Checking agentwire v0.1.0 (/x)
-crates/agentwire/src/codex_app_server/notifications.rs:47:15: error[E0004]: non-exhaustive patterns: `&ServerNotification::TurnPaused { .. }` not covered
-crates/agentwire/src/x.rs:3:1: error: cannot find macro `oops` in this scope
+crates/sources/codex/src/app_server/notifications.rs:47:15: error[E0004]: non-exhaustive patterns: `&ServerNotification::TurnPaused { .. }` not covered
+crates/sources/codex/src/x.rs:3:1: error: cannot find macro `oops` in this scope
 warning: unused import
 error: could not compile `agentwire` (lib) due to 2 previous errors";
         assert_eq!(
             parse_errors(stderr),
             [
                 CompileError {
-                    file: "crates/agentwire/src/codex_app_server/notifications.rs".into(),
+                    file: "crates/sources/codex/src/app_server/notifications.rs".into(),
                     line: 47,
                     code: "E0004".into(),
                     message: "non-exhaustive patterns: `&ServerNotification::TurnPaused { .. }` not covered".into(),
                 },
                 CompileError {
-                    file: "crates/agentwire/src/x.rs".into(),
+                    file: "crates/sources/codex/src/x.rs".into(),
                     line: 3,
                     code: String::new(),
                     message: "cannot find macro `oops` in this scope".into(),

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use agentwire::ids;
 use agentwire::normalizer::{Normalizer, Options, ProblemKind};
+use agentwire::source::Source;
 use agentwire_canonical::RuntimeSessionId;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -32,7 +33,6 @@ use rayon::prelude::*;
 use self::index::{Entry, Tally, Tokens};
 use crate::ExitStatus;
 use crate::input::{Input, UNDETECTED};
-use crate::sidechains;
 
 /// The index file in the output folder.
 const INDEX: &str = "sessions.jsonl";
@@ -292,11 +292,9 @@ fn walk(path: &Path, skip: Option<&Path>, inputs: &mut Vec<PathBuf>, failures: &
             match entry.file_type() {
                 Ok(kind) if kind.is_dir() => folders.push(path),
                 // A link to nowhere is taken too: its import reports it.
-                // A Claude Code subagent's transcript is read with its session.
-                Ok(_)
-                    if path.extension().is_some_and(|ext| ext == "jsonl")
-                        && !sidechains::belongs_to_a_session(&path) =>
-                {
+                // A file belonging to a session file (a Claude Code subagent's transcript) is
+                // read with that session.
+                Ok(_) if path.extension().is_some_and(|ext| ext == "jsonl") && !belongs_to_a_session(&path) => {
                     inputs.push(path);
                 }
                 Ok(_) => {}
@@ -309,6 +307,15 @@ fn walk(path: &Path, skip: Option<&Path>, inputs: &mut Vec<PathBuf>, failures: &
 }
 
 /// The previous index by input path; empty when there is none.
+/// Whether `path` belongs to a session file of some source (one of its `companions`, such as a
+/// Claude Code subagent's transcript): it is read with that session, not as one of its own.
+fn belongs_to_a_session(path: &Path) -> bool {
+    Source::ALL
+        .iter()
+        .filter_map(|source| source.spec().companions.as_ref())
+        .any(|companions| (companions.belongs)(path))
+}
+
 fn read_index(path: &Path) -> anyhow::Result<BTreeMap<String, Entry>> {
     let file = match File::open(path) {
         Ok(file) => file,
@@ -418,7 +425,7 @@ impl Job<'_> {
             Ok(None) => return Outcome::Skipped(format!("not a supported trace: {UNDETECTED}")),
             Err(err) => return Outcome::Failed(err.to_string()),
         };
-        match Input::with_sidechains(&path.to_string_lossy(), source) {
+        match Input::with_companions(&path.to_string_lossy(), source) {
             Ok(Some(joined)) => input = joined,
             Ok(None) => {}
             Err(err) => return Outcome::Failed(format!("{name}: {err}")),

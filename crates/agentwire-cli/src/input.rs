@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 
+use agentwire::companions;
 use agentwire::frame::LineFormat;
 use agentwire::source::Source;
 
@@ -78,20 +79,20 @@ impl Input {
         ))
     }
 
-    /// A Claude Code session file read with its subagents' transcripts
-    /// ([`crate::sidechains`]), when it has any: the merged lines, named after the session file
-    /// and the number of subagent files. `None` for any other input.
-    pub fn with_sidechains(path: &str, source: Source) -> io::Result<Option<Self>> {
-        if path == "-" || source != Source::ClaudeSession {
+    /// A session file read with the files beside it that belong to it (a Claude Code session's
+    /// subagent transcripts: the source's `companions`), when it has any: the merged lines, named
+    /// after the session file and the number of those files. `None` for any other input.
+    pub fn with_companions(path: &str, source: Source) -> io::Result<Option<Self>> {
+        let Some(companions) = source.spec().companions.as_ref().filter(|_| path != "-") else {
             return Ok(None);
-        }
+        };
         let path = Path::new(path);
-        let sidechains = crate::sidechains::of(path);
-        if sidechains.is_empty() {
+        let files = (companions.of)(path);
+        if files.is_empty() {
             return Ok(None);
         }
-        let text = crate::sidechains::joined(path, &sidechains)?;
-        let name = format!("{} (with {} subagent file(s))", path.display(), sidechains.len());
+        let text = companions::joined(path, &files)?;
+        let name = format!("{} (with {} subagent file(s))", path.display(), files.len());
         let len = u64::try_from(text.len()).ok();
         Ok(Some(Self::from_reader(
             name,

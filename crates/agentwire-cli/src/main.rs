@@ -12,7 +12,6 @@ mod import;
 mod input;
 mod normalize;
 mod show;
-mod sidechains;
 mod stats;
 mod validate;
 

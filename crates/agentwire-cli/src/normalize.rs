@@ -57,7 +57,7 @@ enum ClockArg {
 pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let mut input = Input::open(&args.file)?;
     let (source, format) = input.detect(args.from)?;
-    if let Some(joined) = Input::with_sidechains(&args.file, source)? {
+    if let Some(joined) = Input::with_companions(&args.file, source)? {
         input = joined;
     }
     let options = Options::default()

@@ -80,7 +80,7 @@ fn read(path: &str, from: Option<Source>) -> anyhow::Result<(Vec<ProviderRuntime
         return read_canonical(input);
     }
     let (source, format) = input.detect(from)?;
-    if let Some(joined) = Input::with_sidechains(path, source)? {
+    if let Some(joined) = Input::with_companions(path, source)? {
         input = joined;
     }
     let mut normalizer = source.normalizer(Options::default());

@@ -47,7 +47,7 @@ struct Fixture {
 fn fixtures() -> Vec<Fixture> {
     let fixtures = vec![
         Fixture {
-            source: Source::CodexAppServer,
+            source: Source::CODEX_APP_SERVER,
             trace: "text.jsonl",
             text: "Hi! I am",
             number: (r#""outputTokens":14"#, r#""outputTokens":14"#),
@@ -70,7 +70,7 @@ fn fixtures() -> Vec<Fixture> {
             ),
         },
         Fixture {
-            source: Source::Claude,
+            source: Source::CLAUDE,
             trace: "plain.jsonl",
             text: "Hello! I am ",
             number: (r#""output_tokens":24"#, r#""output_tokens":24"#),
@@ -88,7 +88,7 @@ fn fixtures() -> Vec<Fixture> {
             second_turn: (r#""subtype":"init""#, "", "", 0),
         },
         Fixture {
-            source: Source::ClaudeControl,
+            source: Source::CLAUDE_CONTROL,
             trace: "sdk_plain.jsonl",
             text: "Hello! I am ",
             number: (r#""output_tokens":1"#, r#""output_tokens":1"#),
@@ -106,7 +106,7 @@ fn fixtures() -> Vec<Fixture> {
             second_turn: (r#""type":"user""#, "", "", 0),
         },
         Fixture {
-            source: Source::CodexExec,
+            source: Source::CODEX_EXEC,
             trace: "text.jsonl",
             text: "Hi! I am the mock model",
             number: (r#""output_tokens":14"#, r#""output_tokens":14"#),
@@ -121,7 +121,7 @@ fn fixtures() -> Vec<Fixture> {
             second_turn: (r#"{"type":"turn.started"}"#, "", "", 1),
         },
         Fixture {
-            source: Source::CodexRollout,
+            source: Source::CODEX_ROLLOUT,
             trace: "rollout-00.jsonl",
             text: "Hi! I am the mock model",
             number: (r#""output_tokens":14"#, r#""output_tokens":14"#),
@@ -143,7 +143,7 @@ fn fixtures() -> Vec<Fixture> {
             ),
         },
         Fixture {
-            source: Source::Acp,
+            source: Source::ACP,
             trace: "plain.jsonl",
             text: "Hello! I am ",
             number: (r#""used":127"#, r#""used":127"#),
@@ -162,7 +162,7 @@ fn fixtures() -> Vec<Fixture> {
             second_turn: (r#""method":"session/prompt""#, r#""id":3"#, r#""id":33"#, 1),
         },
         Fixture {
-            source: Source::Cursor,
+            source: Source::CURSOR,
             trace: "error_as_text.jsonl",
             text: "Let me run the test",
             number: (r#""protocolVersion":1"#, r#""result":{"protocolVersion":1"#),
@@ -180,7 +180,7 @@ fn fixtures() -> Vec<Fixture> {
             second_turn: (r#""method":"session/prompt""#, r#""id":4"#, r#""id":44"#, 1),
         },
         Fixture {
-            source: Source::ClaudeSession,
+            source: Source::CLAUDE_SESSION,
             trace: "thinking.jsonl",
             text: "Hi there! (I thought about it first.)",
             number: (r#""output_tokens":60"#, r#""output_tokens":60"#),
@@ -200,9 +200,9 @@ fn fixtures() -> Vec<Fixture> {
             second_turn: (r#""permissionMode":"default""#, "", "", 1),
         },
     ];
-    let mut covered: Vec<Source> = fixtures.iter().map(|fixture| fixture.source).collect();
+    let mut covered: Vec<&str> = fixtures.iter().map(|fixture| fixture.source.name()).collect();
     covered.sort();
-    let mut all = Source::ALL.to_vec();
+    let mut all = Source::names();
     all.sort();
     assert_eq!(covered, all, "a fixture for every source");
     fixtures
@@ -497,9 +497,9 @@ fn unreadable_lines_warn_and_exit_1() {
 #[test]
 fn a_provider_time_beyond_rfc_3339_years_is_not_taken() {
     let cases = [
-        (Source::CodexAppServer, r#""emittedAtMs":"#, "99999999999999999"),
+        (Source::CODEX_APP_SERVER, r#""emittedAtMs":"#, "99999999999999999"),
         (
-            Source::CodexRollout,
+            Source::CODEX_ROLLOUT,
             r#"{"timestamp":"#,
             r#""0000-01-01T00:30:00.000+01:00""#,
         ),
@@ -542,7 +542,7 @@ fn a_provider_time_beyond_rfc_3339_years_is_not_taken() {
 fn an_escaped_rollout_timestamp_is_read() {
     let fixture = fixtures()
         .into_iter()
-        .find(|fixture| fixture.source == Source::CodexRollout)
+        .find(|fixture| fixture.source == Source::CODEX_ROLLOUT)
         .expect("a fixture");
     let trace = Trace::new(&fixture);
     let at = trace.line_with(r#"{"timestamp":""#);

@@ -13,7 +13,7 @@ const PROVIDER_MARKERS: &[&str] = &[
     "codex_rollout::",
     "claude::",
     "acp::",
-    "Source::CodexAppServer",
+    "Source::CODEX_APP_SERVER",
 ];
 
 #[test]

@@ -123,7 +123,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
     let mut host = Host {
         stdin: child.stdin.take(),
-        normalizer: Source::CodexAppServer.normalizer(Options::default()),
+        normalizer: Source::CODEX_APP_SERVER.normalizer(Options::default()),
         events: Vec::new(),
         out: std::io::stdout().lock(),
     };

@@ -11,7 +11,7 @@
 //! use agentwire::normalizer::Options;
 //! use agentwire::source::Source;
 //!
-//! let mut normalizer = Source::CodexAppServer.normalizer(Options::default());
+//! let mut normalizer = Source::CODEX_APP_SERVER.normalizer(Options::default());
 //! let mut events = Vec::new();
 //! let mut out = std::io::stdout().lock();
 //! for line in std::io::stdin().lock().lines() {
@@ -35,17 +35,34 @@
 //! [`stream::events`] does the same over a whole reader as an iterator: events as they come,
 //! each problem with its line number, the normalizer finished at the end.
 //!
+//! ```no_run
+//! use agentwire::normalizer::Options;
+//! use agentwire::source::Source;
+//! use agentwire::stream::{self, StreamError};
+//!
+//! let file = std::io::BufReader::new(std::fs::File::open("trace.jsonl")?);
+//! for item in stream::events(file, Source::CODEX_APP_SERVER.normalizer(Options::default())) {
+//!     match item {
+//!         Ok(event) => println!("{}", serde_json::to_string(&event)?),
+//!         // Its `runtime.warning` came first; the stream goes on.
+//!         Err(StreamError::Line { line, problem }) => eprintln!("trace.jsonl:{line}: {problem}"),
+//!         Err(err @ StreamError::Read { .. }) => return Err(err.into()),
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Events also write themselves with [`agentwire_canonical::WriteJson`] (`event.write_json(&mut
 //! buffer)`): the same bytes as `serde_json::to_writer`, faster; `agentwire normalize` uses it.
 //!
 //! A host that shows a `request.opened` answers it with [`normalizer::Normalizer::answer`]: a
 //! canonical [`answer::Reply`] in, the provider's own reply frame out.
 //!
-//! The crate is a shared core ([`answer`], [`ids`], [`clock`], [`frame`], `emit`, `ledger`,
-//! the line lifecycle every source's normalizer is, [`decision`], [`jsonrpc`], [`normalizer`],
-//! [`secrets`], [`source`], `claude_code` and `conversation`, what both Claude sources share) that imports no source module, and one module of
-//! mapping decisions per source ([`codex_app_server`], [`codex_exec`], [`codex_rollout`], [`claude`], [`claude_session`], [`acp`]) on top of it; the `catalog` module is the
-//! one place that dispatches from a [`source::Source`] to its module.
+//! This crate is the facade a host depends on. Under it, `agentwire-core` holds what every
+//! source shares (the line lifecycle, the ledger, ids, clock, secrets, the event iterator, the
+//! snapshot fold) and names no provider; one crate per family maps its sources on top of it
+//! (`agentwire-source-codex`, `agentwire-source-claude`, `agentwire-source-acp`), each behind
+//! this crate's cargo features. [`source`] is the one registry of those sources.
 //!
 //! The canonical types are re-exported (`agentwire::canonical`, and at the root the ones every
 //! host names), so a host names an event without depending on `agentwire-canonical` itself;
@@ -53,76 +70,23 @@
 
 #![warn(missing_docs)]
 
-#[cfg(feature = "acp")]
-pub mod acp;
-pub mod answer;
-pub mod canonicalize;
-mod catalog;
-#[cfg(feature = "claude")]
-pub mod claude;
-#[cfg(any(feature = "claude", feature = "claude-session"))]
-// What both Claude sources share; a build with one of them leaves the other's part unused.
-#[cfg_attr(
-    not(all(feature = "claude", feature = "claude-session")),
-    allow(dead_code, unused_imports)
-)]
-pub(crate) mod claude_code;
-#[cfg(feature = "claude-session")]
-pub mod claude_session;
-pub mod clock;
-#[cfg(feature = "codex-app-server")]
-pub mod codex_app_server;
-#[cfg(any(feature = "codex-app-server", feature = "codex-exec", feature = "codex-rollout"))]
-mod codex_content;
-#[cfg(feature = "codex-exec")]
-pub mod codex_exec;
-#[cfg(feature = "codex-rollout")]
-pub mod codex_rollout;
-pub mod content;
-#[cfg(any(feature = "claude", feature = "claude-session"))]
-pub(crate) mod conversation;
-pub mod decision;
-pub mod decode;
-// The core every source module builds on; a build without some sources leaves their part unused.
-#[cfg_attr(
-    not(all(
-        feature = "codex-app-server",
-        feature = "codex-exec",
-        feature = "codex-rollout",
-        feature = "claude",
-        feature = "claude-session",
-        feature = "acp"
-    )),
-    allow(dead_code)
-)]
-pub(crate) mod emit;
-pub mod frame;
-pub mod ids;
-pub mod jsonrpc;
-// As `emit`.
-#[cfg_attr(
-    not(all(
-        feature = "codex-app-server",
-        feature = "codex-exec",
-        feature = "codex-rollout",
-        feature = "claude",
-        feature = "claude-session",
-        feature = "acp"
-    )),
-    allow(dead_code)
-)]
-pub(crate) mod ledger;
-mod lifecycle;
-pub mod normalizer;
-pub mod object_text;
-// `secrets::rules` leaves two fields undocumented (`Place::End::not_after`, `KeyWord::place`).
-#[allow(missing_docs)]
-pub mod secrets;
-pub mod snapshot;
 pub mod source;
-pub mod stream;
-#[cfg(test)]
-mod test_corpus;
+
+pub use agentwire_core::{
+    answer, clock, companions, content, decision, frame, ids, normalizer, secrets, snapshot, stream,
+};
+
+/// The Codex sources' own API (their normalizers, decoders and the types they name).
+#[cfg(any(feature = "codex-app-server", feature = "codex-exec", feature = "codex-rollout"))]
+pub use agentwire_source_codex as codex;
+
+/// The Claude sources' own API (the control protocol's permission answers among it).
+#[cfg(any(feature = "claude", feature = "claude-session"))]
+pub use agentwire_source_claude as claude;
+
+/// The ACP and Cursor sources' own API.
+#[cfg(feature = "acp")]
+pub use agentwire_source_acp as acp;
 
 /// The canonical provider-runtime event model this crate emits (`agentwire-canonical`).
 pub use agentwire_canonical as canonical;

@@ -1,161 +1,112 @@
-//! The one list of the provider protocols agentwire reads.
+//! The one registry of the provider protocols agentwire reads.
 //!
-//! This module holds what a source *is* (its name, provider, id scope); what each source *does*
-//! (its normalizer, its conform decoder, its format detection) is in `catalog`, next to
-//! the source modules it dispatches to. Adding a source adds a variant here, its arms there, and
-//! its own module: no host code (the CLI included) names a provider's types.
+//! Each source is described once, by the crate that maps it, as a [`SourceSpec`] (its name,
+//! program, provider, id scope, normalizer, conformer, detection and pinned version); the
+//! [`registry!`] below names each one once, with the cargo feature that compiles it. Everything
+//! that lists sources (the CLI's `--from`, format detection, `import`, `--version`, the Node
+//! addon, the test harness) goes through [`Source`]. Adding a source is its schema, its generated
+//! crate, its source crate and one line here.
 
 use std::str::FromStr;
 
 use agentwire_canonical::ProviderKind;
+use agentwire_core::frame::{Frame, LineFormat};
+use agentwire_core::normalizer::{Conformer, Normalizer, Options};
+pub use agentwire_core::source::{SourceSpec, unknown_name};
 
-/// A provider protocol.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Source {
-    /// `codex app-server` JSON-RPC over stdio: `{"dir","ts","msg"}` transcript records, or the
-    /// server's stdout as is.
-    #[cfg(feature = "codex-app-server")]
-    CodexAppServer,
-    /// Claude Code stream-json: the bare lines `claude -p --output-format stream-json --verbose`
-    /// prints (the messages the Agent SDK's `query()` yields).
-    #[cfg(feature = "claude")]
-    Claude,
-    /// The Claude Agent SDK <-> CLI stdio as `{"dir","ts","msg"}` transcript records: the
-    /// stream-json messages plus the control protocol (`can_use_tool` and the client's answers).
-    #[cfg(feature = "claude")]
-    ClaudeControl,
-    /// `codex exec --json` stdout: one `ThreadEvent` per line, the stream the Codex TypeScript
-    /// SDK reads.
-    #[cfg(feature = "codex-exec")]
-    CodexExec,
-    /// Codex session rollout files (`$CODEX_HOME/sessions/**/rollout-*.jsonl`): one
-    /// `{"timestamp","type","payload"}` line each, replayed into the session they record.
-    #[cfg(feature = "codex-rollout")]
-    CodexRollout,
-    /// An ACP agent (Agent Client Protocol v1, JSON-RPC over stdio: Zed's Claude adapter,
-    /// `gemini --acp`, ...) as `{"dir","ts","msg"}` transcript records of its stdio.
-    #[cfg(feature = "acp")]
-    Acp,
-    /// Cursor's `agent acp`: ACP plus Cursor's `cursor/*` extension requests, as transcript
-    /// records.
-    #[cfg(feature = "acp")]
-    Cursor,
-    /// Claude Code session files (`~/.claude/projects/<project>/<session id>.jsonl`): one
-    /// record per line, replayed into the session they record.
-    #[cfg(feature = "claude-session")]
-    ClaudeSession,
+/// A provider protocol: one of the registered [`SourceSpec`]s.
+#[derive(Clone, Copy)]
+pub struct Source(&'static SourceSpec);
+
+/// Declares each source once: `CONST = "name" if "cargo feature" => its SourceSpec;`, in the
+/// order format detection tries them. A source whose feature is off is still known by name, so
+/// asking for it says which feature compiles it.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $konst:ident = $name:literal if $feature:literal => $spec:path;)+) => {
+        impl Source {
+            $(
+                $(#[$doc])*
+                #[cfg(feature = $feature)]
+                pub const $konst: Source = Source(&$spec);
+            )+
+
+            /// Every source compiled in, in the order format detection tries them.
+            pub const ALL: &'static [Source] = &[$(#[cfg(feature = $feature)] Source::$konst,)+];
+        }
+
+        /// Every source's name, compiled in or not, with the cargo feature that compiles it: a
+        /// name whose source this build left out is told apart from a name agentwire does not know.
+        const FEATURES: &[(&str, &str)] = &[$(($name, $feature),)+];
+    };
+}
+
+registry! {
+    /// `codex app-server` JSON-RPC: [`agentwire_source_codex::app_server::SOURCE`].
+    CODEX_APP_SERVER = "codex-app-server" if "codex-app-server" => agentwire_source_codex::app_server::SOURCE;
+    /// `codex exec --json`: [`agentwire_source_codex::exec::SOURCE`].
+    CODEX_EXEC = "codex-exec" if "codex-exec" => agentwire_source_codex::exec::SOURCE;
+    /// Codex rollout files: [`agentwire_source_codex::rollout::SOURCE`].
+    CODEX_ROLLOUT = "codex-rollout" if "codex-rollout" => agentwire_source_codex::rollout::SOURCE;
+    /// Claude Code session files: [`agentwire_source_claude::session::SOURCE`]. Before `CLAUDE`
+    /// in detection: a session file's `user` and `assistant` records share their `type` with
+    /// stream-json messages.
+    CLAUDE_SESSION = "claude-session" if "claude-session" => agentwire_source_claude::session::SOURCE;
+    /// Claude Code stream-json: [`agentwire_source_claude::stream_json::CLAUDE`].
+    CLAUDE = "claude" if "claude" => agentwire_source_claude::stream_json::CLAUDE;
+    /// The Agent SDK <-> CLI transcript: [`agentwire_source_claude::stream_json::CLAUDE_CONTROL`].
+    CLAUDE_CONTROL = "claude-control" if "claude" => agentwire_source_claude::stream_json::CLAUDE_CONTROL;
+    /// An ACP agent: [`agentwire_source_acp::ACP`].
+    ACP = "acp" if "acp" => agentwire_source_acp::ACP;
+    /// Cursor's `agent acp`: [`agentwire_source_acp::CURSOR`].
+    CURSOR = "cursor" if "acp" => agentwire_source_acp::CURSOR;
 }
 
 impl Source {
-    /// Every source, in the order format detection tries them.
-    pub const ALL: &'static [Source] = &[
-        #[cfg(feature = "codex-app-server")]
-        Source::CodexAppServer,
-        #[cfg(feature = "codex-exec")]
-        Source::CodexExec,
-        #[cfg(feature = "codex-rollout")]
-        Source::CodexRollout,
-        // Before `Claude`: a session file's `user` and `assistant` records share their `type`
-        // with stream-json messages.
-        #[cfg(feature = "claude-session")]
-        Source::ClaudeSession,
-        #[cfg(feature = "claude")]
-        Source::Claude,
-        #[cfg(feature = "claude")]
-        Source::ClaudeControl,
-        #[cfg(feature = "acp")]
-        Source::Acp,
-        #[cfg(feature = "acp")]
-        Source::Cursor,
-    ];
+    /// The source's own description.
+    pub fn spec(self) -> &'static SourceSpec {
+        self.0
+    }
 
     /// The name used on the command line (`--from`).
     pub fn name(self) -> &'static str {
-        match self {
-            #[cfg(feature = "codex-app-server")]
-            Self::CodexAppServer => "codex-app-server",
-            #[cfg(feature = "claude")]
-            Self::Claude => "claude",
-            #[cfg(feature = "claude")]
-            Self::ClaudeControl => "claude-control",
-            #[cfg(feature = "codex-exec")]
-            Self::CodexExec => "codex-exec",
-            #[cfg(feature = "codex-rollout")]
-            Self::CodexRollout => "codex-rollout",
-            #[cfg(feature = "acp")]
-            Self::Acp => "acp",
-            #[cfg(feature = "acp")]
-            Self::Cursor => "cursor",
-            #[cfg(feature = "claude-session")]
-            Self::ClaudeSession => "claude-session",
-        }
+        self.0.name
     }
 
     /// The program a person knows the source as, for messages.
     pub fn program(self) -> &'static str {
-        match self {
-            #[cfg(feature = "codex-app-server")]
-            Self::CodexAppServer => "codex app-server",
-            #[cfg(feature = "claude")]
-            Self::Claude => "claude -p --output-format stream-json",
-            #[cfg(feature = "claude")]
-            Self::ClaudeControl => "the Claude Agent SDK's claude process",
-            #[cfg(feature = "codex-exec")]
-            Self::CodexExec => "codex exec",
-            #[cfg(feature = "codex-rollout")]
-            Self::CodexRollout => "codex",
-            #[cfg(feature = "acp")]
-            Self::Acp => "the ACP agent",
-            #[cfg(feature = "acp")]
-            Self::Cursor => "Cursor's agent acp",
-            #[cfg(feature = "claude-session")]
-            Self::ClaudeSession => "Claude Code (its session file)",
-        }
+        self.0.program
     }
 
     /// The `provider` of the events this source yields unless the host says otherwise.
     pub fn provider_kind(self) -> ProviderKind {
-        match self {
-            #[cfg(feature = "codex-app-server")]
-            Self::CodexAppServer => ProviderKind::Codex,
-            #[cfg(feature = "codex-exec")]
-            Self::CodexExec => ProviderKind::Codex,
-            #[cfg(feature = "codex-rollout")]
-            Self::CodexRollout => ProviderKind::Codex,
-            #[cfg(feature = "claude")]
-            Self::Claude => ProviderKind::ClaudeAgent,
-            #[cfg(feature = "claude")]
-            Self::ClaudeControl => ProviderKind::ClaudeAgent,
-            #[cfg(feature = "claude-session")]
-            Self::ClaudeSession => ProviderKind::ClaudeAgent,
-            #[cfg(feature = "acp")]
-            Self::Acp => ProviderKind::Acp,
-            #[cfg(feature = "acp")]
-            Self::Cursor => ProviderKind::Cursor,
-        }
+        self.0.provider
     }
 
     /// The scope of the canonical ids derived from this source's provider ids: sources reading
     /// the same provider share it (see [`crate::ids`]).
     pub fn id_scope(self) -> &'static str {
-        match self {
-            #[cfg(feature = "codex-app-server")]
-            Self::CodexAppServer => "codex",
-            #[cfg(feature = "codex-exec")]
-            Self::CodexExec => "codex",
-            #[cfg(feature = "codex-rollout")]
-            Self::CodexRollout => "codex",
-            #[cfg(feature = "claude")]
-            Self::Claude => "claude",
-            #[cfg(feature = "claude")]
-            Self::ClaudeControl => "claude",
-            #[cfg(feature = "claude-session")]
-            Self::ClaudeSession => "claude",
-            #[cfg(feature = "acp")]
-            Self::Acp => "acp",
-            #[cfg(feature = "acp")]
-            Self::Cursor => "acp",
-        }
+        self.0.id_scope
+    }
+
+    /// A normalizer for one stream of this source. It is `Send` ([`Normalizer`]'s supertrait), so
+    /// a host may keep it on whichever thread serves the stream.
+    pub fn normalizer(self, options: Options) -> Box<dyn Normalizer> {
+        (self.0.normalizer)(options)
+    }
+
+    /// A strict decoder for `agentwire conform`.
+    pub fn conformer(self) -> Box<dyn Conformer> {
+        (self.0.conformer)()
+    }
+
+    /// The program and version the source's generated types are pinned to (`--version`).
+    pub fn upstream(self) -> String {
+        (self.0.upstream)()
+    }
+
+    /// Whether a frame is a message this source defines (for format detection).
+    pub fn claims(self, frame: &Frame<'_>) -> bool {
+        (self.0.claims)(frame)
     }
 
     /// The cargo feature of the `agentwire` crate that compiles this source in.
@@ -164,32 +115,43 @@ impl Source {
             .iter()
             .find(|(name, _)| *name == self.name())
             .map(|(_, feature)| *feature)
-            .expect("every source is listed in FEATURES")
+            .expect("every source is registered with its feature")
     }
 
-    /// The names of every source, for "known: ..." messages.
+    /// The names of every source compiled in, for "known: ..." messages.
     pub fn names() -> Vec<&'static str> {
         Self::ALL.iter().map(|source| source.name()).collect()
     }
+
+    /// Guesses the source and line format from the first lines of an input: the first line
+    /// that is a frame of some source (a transcript record, else a bare message) and carries a
+    /// message that source defines decides.
+    pub fn detect<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<(Source, LineFormat)> {
+        lines.into_iter().find_map(|line| {
+            let format = LineFormat::of(line);
+            let frame = Frame::parse(line, format).ok()?;
+            Self::ALL
+                .iter()
+                .copied()
+                .find(|source| source.claims(&frame))
+                .map(|source| (source, format))
+        })
+    }
 }
 
-/// `name not found; known: a, b, c`: the one wording of every lookup by name that failed.
-pub fn unknown_name(what: &str, name: &str, known: &[&str]) -> String {
-    format!("unknown {what} {name:?}; known: {}", known.join(", "))
+impl PartialEq for Source {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
 }
 
-/// Every source's name, compiled in or not, with the cargo feature that compiles it: a name whose
-/// source this build left out is told apart from a name agentwire does not know.
-const FEATURES: &[(&str, &str)] = &[
-    ("codex-app-server", "codex-app-server"),
-    ("codex-exec", "codex-exec"),
-    ("codex-rollout", "codex-rollout"),
-    ("claude-session", "claude-session"),
-    ("claude", "claude"),
-    ("claude-control", "claude"),
-    ("acp", "acp"),
-    ("cursor", "acp"),
-];
+impl Eq for Source {}
+
+impl std::hash::Hash for Source {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name().hash(state);
+    }
+}
 
 impl FromStr for Source {
     type Err = String;
@@ -215,17 +177,32 @@ impl std::fmt::Display for Source {
     }
 }
 
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Source({})", self.name())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{FEATURES, Source};
 
-    /// Every compiled source parses from its name and is listed in [`FEATURES`].
+    /// Every compiled source parses from its name, is registered under the name its crate gives
+    /// it, and has a feature.
     #[test]
     fn every_compiled_source_parses_and_has_a_feature() {
         for &source in Source::ALL {
             assert_eq!(source.name().parse::<Source>(), Ok(source));
+            assert!(
+                FEATURES.iter().any(|(name, _)| *name == source.spec().name),
+                "{source} is registered under its crate's name"
+            );
             assert!(!source.feature().is_empty(), "{source}");
         }
+        let mut names = Source::names();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), Source::ALL.len(), "every name once");
     }
 
     /// A source this build left out names the feature to enable; a name nobody knows does not.

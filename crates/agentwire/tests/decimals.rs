@@ -39,7 +39,7 @@ fn a_usage_cost_round_trips_as_the_message_wrote_it() {
     for decimal in DECIMALS {
         let text = trace.replace("0.0012100000000000001", decimal);
         let format = LineFormat::of(text.lines().next().expect("a line"));
-        let mut normalizer = Source::Acp.normalizer(Options::default());
+        let mut normalizer = Source::ACP.normalizer(Options::default());
         let mut events = Vec::new();
         for line in text.lines() {
             normalizer.push_line(line, format, &mut events).expect("the trace maps");

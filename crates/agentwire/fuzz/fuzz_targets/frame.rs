@@ -4,7 +4,7 @@
 #![no_main]
 
 use agentwire::frame::{Frame, LineFormat};
-use agentwire::jsonrpc;
+use agentwire_core::jsonrpc;
 use agentwire_protocol::RawEnvelope;
 use libfuzzer_sys::fuzz_target;
 

@@ -1,0 +1,261 @@
+//! A source's mapping decides on typed values: only its decoder (a `wire` module) and its
+//! detection (the module that declares its `SourceSpec`) read the message's text; every other
+//! read of it in a source crate (`crates/sources/*`) is listed in [`TEXT_READS`] with its reason.
+//!
+//! That the core names no source and a source no other source is Cargo's to keep: each source
+//! crate depends on `agentwire-core` and its own generated crates only.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use syn::visit::Visit;
+
+/// Every `.rs` file under `dir`, as (module path like `codex::app_server::requests`, file); a
+/// crate's `lib.rs` is the module `prefix` itself.
+fn modules(dir: &Path, prefix: &str, into: &mut Vec<(String, PathBuf)>) {
+    for entry in std::fs::read_dir(dir).expect("a source folder") {
+        let path = entry.expect("an entry").path();
+        let stem = path.file_stem().expect("a name").to_string_lossy().into_owned();
+        if path.is_dir() {
+            modules(&path, &format!("{prefix}::{stem}"), into);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            let module = if stem == "lib" {
+                prefix.to_string()
+            } else {
+                format!("{prefix}::{stem}")
+            };
+            into.push((module, path));
+        }
+    }
+}
+
+/// Every module of every source crate, named `<crate folder>::<module path>`.
+fn source_modules() -> Vec<(String, PathBuf)> {
+    let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sources");
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&sources).expect("crates/sources") {
+        let dir = entry.expect("an entry").path();
+        let name = dir.file_name().expect("a name").to_string_lossy().into_owned();
+        modules(&dir.join("src"), &name, &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// Whether a module is a source's decoder or the one declaring its `SourceSpec` (its detection).
+fn reads_text_by_design(module: &str, text: &str) -> bool {
+    module.ends_with("::wire") || text.contains(": SourceSpec = SourceSpec {")
+}
+
+/// What a source module does when it reads a message's text rather than its typed value.
+struct TextReads {
+    /// The enclosing functions, innermost last.
+    functions: Vec<String>,
+    /// (function, what it calls).
+    found: BTreeSet<(String, String)>,
+}
+
+impl TextReads {
+    fn record(&mut self, what: String) {
+        let function = self.functions.last().cloned().unwrap_or_default();
+        self.found.insert((function, what));
+    }
+}
+
+impl<'ast> Visit<'ast> for TextReads {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        let test = item
+            .attrs
+            .iter()
+            .any(|attr| attr.path().is_ident("cfg") && attr.parse_args::<syn::Ident>().is_ok_and(|arg| arg == "test"));
+        if !test {
+            syn::visit::visit_item_mod(self, item);
+        }
+    }
+
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        self.functions.push(item.sig.ident.to_string());
+        syn::visit::visit_item_fn(self, item);
+        self.functions.pop();
+    }
+
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        self.functions.push(item.sig.ident.to_string());
+        syn::visit::visit_impl_item_fn(self, item);
+        self.functions.pop();
+    }
+
+    /// `serde_json::from_str(..)` and friends, and `object_text`'s readers of a text.
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(path) = &*call.func {
+            let names: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if let [.., module, function] = names.as_slice() {
+                let parses =
+                    module == "serde_json" && matches!(function.as_str(), "from_str" | "from_slice" | "from_reader");
+                let reads = module == "object_text" && matches!(function.as_str(), "at" | "entries" | "find");
+                if parses || reads {
+                    self.record(format!("{module}::{function}"));
+                }
+            }
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+
+    /// `frame.msg.get()` / `raw.payload.get()`: the message's text itself.
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if call.method == "get"
+            && call.args.is_empty()
+            && let syn::Expr::Field(field) = &*call.receiver
+            && let syn::Member::Named(name) = &field.member
+            && (name == "msg" || name == "payload")
+        {
+            self.record(format!(".{name}.get()"));
+        }
+        syn::visit::visit_expr_method_call(self, call);
+    }
+}
+
+/// Every read of a message's text in a source module outside its decoder and its detection, as
+/// (module, function, what).
+fn text_reads() -> BTreeSet<(String, String, String)> {
+    let mut reads = BTreeSet::new();
+    for (module, path) in source_modules() {
+        let text = std::fs::read_to_string(&path).expect("a source file");
+        if reads_text_by_design(&module, &text) {
+            continue;
+        }
+        let file = syn::parse_file(&text).unwrap_or_else(|err| panic!("{module}: {err}"));
+        let mut visitor = TextReads {
+            functions: Vec::new(),
+            found: BTreeSet::new(),
+        };
+        visitor.visit_file(&file);
+        reads.extend(
+            visitor
+                .found
+                .into_iter()
+                .map(|(function, what)| (module.clone(), function, what)),
+        );
+    }
+    reads
+}
+
+/// The functions of a source's mapping that read the message's text, each with its reason. The
+/// common one: a typed re-encoding prints members in the schema's order, not the provider's, and
+/// drops the members a newer provider adds beyond the pinned schema, so what goes into an event
+/// as the provider wrote it is copied from the text.
+const TEXT_READS: &[(&str, &str, &str)] = &[
+    (
+        "acp::normalizer",
+        "on_client_request_result",
+        "`initialize`'s result goes into `session.configured` as the agent wrote it",
+    ),
+    (
+        "acp::normalizer",
+        "sent_result",
+        "session results' model and option lists (a fifth of the ACP corpus's bytes) are copied as text, never parsed",
+    ),
+    ("acp::normalizer", "session_config", "reads `sent_result`'s members"),
+    (
+        "acp::normalizer",
+        "wire_json",
+        "tool calls (merged into what the item's content is read from), permission requests and elicitations go into `args` as sent",
+    ),
+    (
+        "acp::updates",
+        "sent_update_member",
+        "command and option lists (a sixth of the ACP corpus's bytes) are copied as text",
+    ),
+    (
+        "claude::stream_json::normalizer",
+        "raw_field",
+        "usage as sent: newer CLIs add members the pinned types lack (`output_tokens_details`)",
+    ),
+    (
+        "claude::stream_json::normalizer",
+        "sent_field",
+        "`result`'s usage and model usage as sent",
+    ),
+    (
+        "claude::stream_json::normalizer",
+        "result",
+        "reads `result`'s members once for `sent_field`",
+    ),
+    (
+        "claude::stream_json::normalizer",
+        "system",
+        "`init` goes into `session.configured` as text (its tool, command and server lists), an API retry's detail as sent",
+    ),
+    (
+        "claude::session::normalizer",
+        "assistant",
+        "a message's usage as the CLI wrote it (members the pinned types lack)",
+    ),
+    (
+        "claude::session::normalizer",
+        "system",
+        "an API error's detail as the CLI wrote it",
+    ),
+    (
+        "codex::rollout::items",
+        "on_response_item",
+        "a function call's `arguments` is JSON the model wrote inside a string: no schema types it",
+    ),
+    (
+        "codex::rollout::items",
+        "question_output",
+        "a question's answers are JSON inside the tool output's text",
+    ),
+];
+
+#[test]
+fn a_source_mapping_reads_the_message_text_only_where_listed() {
+    let reads = text_reads();
+    let listed: BTreeSet<(&str, &str)> = TEXT_READS
+        .iter()
+        .map(|(module, function, _)| (*module, *function))
+        .collect();
+    let unlisted: Vec<_> = reads
+        .iter()
+        .filter(|(module, function, _)| !listed.contains(&(module.as_str(), function.as_str())))
+        .collect();
+    assert!(
+        unlisted.is_empty(),
+        "a mapping reads the message's text instead of its typed value (decide on the typed value, or \
+         list the function in TEXT_READS with its reason): {unlisted:#?}"
+    );
+    let unused: Vec<_> = listed
+        .iter()
+        .filter(|(module, function)| !reads.iter().any(|(m, f, _)| m == module && f == function))
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "TEXT_READS lists functions that no longer read text: {unused:?}"
+    );
+}
+
+#[test]
+fn text_reads_are_found_in_calls_and_method_calls() {
+    let file = syn::parse_file(
+        "fn a(frame: &Frame) { let v: Value = serde_json::from_str(frame.msg.get()).unwrap(); }\n\
+         impl X { fn b(&self, raw: Raw) { object_text::at(raw.payload.get(), &[]); } }\n\
+         fn c(line: &str) { line.get(); typed.payload.len(); }\n\
+         #[cfg(test)] mod tests { fn d() { serde_json::from_str::<Value>(\"1\"); } }",
+    )
+    .expect("Rust");
+    let mut visitor = TextReads {
+        functions: Vec::new(),
+        found: BTreeSet::new(),
+    };
+    visitor.visit_file(&file);
+    let found: Vec<(&str, &str)> = visitor.found.iter().map(|(f, w)| (f.as_str(), w.as_str())).collect();
+    assert_eq!(
+        found,
+        [
+            ("a", ".msg.get()"),
+            ("a", "serde_json::from_str"),
+            ("b", ".payload.get()"),
+            ("b", "object_text::at"),
+        ]
+    );
+}
