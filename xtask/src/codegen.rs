@@ -22,6 +22,7 @@ mod names;
 mod passes;
 mod rust_output;
 mod schema_source;
+mod secrets;
 mod typescript;
 pub mod typify_runner;
 
@@ -81,6 +82,7 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
     }
     files.extend(canonical_rust::generate(&model, &schema_text)?);
     files.extend(typescript::generate(root, &model)?);
+    files.extend(secrets::generate(root)?);
     let mut all = BTreeMap::new();
     for file in files {
         if all.insert(file.path.clone(), file.contents).is_some() {
