@@ -19,6 +19,7 @@ mod docs;
 #[cfg(test)]
 mod emitter_goldens;
 mod names;
+mod opencode;
 mod passes;
 mod rust_output;
 mod schema_source;
@@ -102,6 +103,7 @@ fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
         claude_agent_sdk::source(root)?,
         claude_session::source(root)?,
         acp::source(root)?,
+        opencode::source(root)?,
     ])
 }
 
