@@ -777,6 +777,9 @@ pub enum ProviderKind {
     /// Any Agent Client Protocol agent other than Cursor.
     #[serde(rename = "acp")]
     Acp,
+    /// OpenCode's server (`opencode serve`): its event streams and the client's HTTP calls.
+    #[serde(rename = "opencode")]
+    Opencode,
 }
 impl ProviderKind {
     /// Every value, in schema order.
@@ -785,6 +788,7 @@ impl ProviderKind {
         Self::ClaudeAgent,
         Self::Cursor,
         Self::Acp,
+        Self::Opencode,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -793,6 +797,7 @@ impl ProviderKind {
             Self::ClaudeAgent => "claudeAgent",
             Self::Cursor => "cursor",
             Self::Acp => "acp",
+            Self::Opencode => "opencode",
         }
     }
 }
@@ -809,6 +814,7 @@ impl WriteJson for ProviderKind {
                 Self::ClaudeAgent => b"\"claudeAgent\"",
                 Self::Cursor => b"\"cursor\"",
                 Self::Acp => b"\"acp\"",
+                Self::Opencode => b"\"opencode\"",
             },
         );
         Ok(())
@@ -823,11 +829,12 @@ impl<'de> Deserialize<'de> for ProviderKind {
             "claudeAgent" => Ok(Self::ClaudeAgent),
             "cursor" => Ok(Self::Cursor),
             "acp" => Ok(Self::Acp),
+            "opencode" => Ok(Self::Opencode),
             other => {
                 Err(
                     D::Error::unknown_variant(
                         other,
-                        &["codex", "claudeAgent", "cursor", "acp"],
+                        &["codex", "claudeAgent", "cursor", "acp", "opencode"],
                     ),
                 )
             }
@@ -888,6 +895,12 @@ pub enum RuntimeEventRawSource {
     /// Addition: one line of a Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`): a `user`, `assistant`, `system`, `summary`, ... record.
     #[serde(rename = "claude.session.record")]
     ClaudeSessionRecord,
+    /// Addition: one event of an OpenCode server stream (`GET /event`, `/api/event` or `/global/event`): `session.*`, `message.*`, `permission.*`, `question.*`, ...
+    #[serde(rename = "opencode.event")]
+    OpencodeEvent,
+    /// Addition: one HTTP request of an OpenCode client with the server's answer (e.g. `POST /session/{id}/prompt_async`, `POST /permission/{id}/reply`).
+    #[serde(rename = "opencode.http")]
+    OpencodeHttp,
 }
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
@@ -909,6 +922,8 @@ impl RuntimeEventRawSource {
         Self::AcpResponse,
         Self::ClaudeSdkControl,
         Self::ClaudeSessionRecord,
+        Self::OpencodeEvent,
+        Self::OpencodeHttp,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -930,6 +945,8 @@ impl RuntimeEventRawSource {
             Self::AcpResponse => "acp.response",
             Self::ClaudeSdkControl => "claude.sdk.control",
             Self::ClaudeSessionRecord => "claude.session.record",
+            Self::OpencodeEvent => "opencode.event",
+            Self::OpencodeHttp => "opencode.http",
         }
     }
 }
@@ -961,6 +978,8 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::AcpResponse => b"\"acp.response\"",
                 Self::ClaudeSdkControl => b"\"claude.sdk.control\"",
                 Self::ClaudeSessionRecord => b"\"claude.session.record\"",
+                Self::OpencodeEvent => b"\"opencode.event\"",
+                Self::OpencodeHttp => b"\"opencode.http\"",
             },
         );
         Ok(())
@@ -988,6 +1007,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "acp.response" => Ok(Self::AcpResponse),
             "claude.sdk.control" => Ok(Self::ClaudeSdkControl),
             "claude.session.record" => Ok(Self::ClaudeSessionRecord),
+            "opencode.event" => Ok(Self::OpencodeEvent),
+            "opencode.http" => Ok(Self::OpencodeHttp),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1010,6 +1031,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "acp.response",
                             "claude.sdk.control",
                             "claude.session.record",
+                            "opencode.event",
+                            "opencode.http",
                         ],
                     ),
                 )
