@@ -19,7 +19,8 @@ export type Source =
   | "claude"
   | "claude-control"
   | "acp"
-  | "cursor";
+  | "cursor"
+  | "opencode";
 
 /** The decision of an answer, in `request.resolved`'s vocabulary. */
 export type Decision = "accept" | "acceptForSession" | "decline" | "cancel" | "answered" | "error";

@@ -59,6 +59,8 @@ registry! {
     ACP = "acp" if "acp" => agentwire_source_acp::ACP;
     /// Cursor's `agent acp`: [`agentwire_source_acp::CURSOR`].
     CURSOR = "cursor" if "acp" => agentwire_source_acp::CURSOR;
+    /// `opencode serve`: [`agentwire_source_opencode::OPENCODE`].
+    OPENCODE = "opencode" if "opencode" => agentwire_source_opencode::OPENCODE;
 }
 
 impl Source {

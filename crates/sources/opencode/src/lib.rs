@@ -3,6 +3,48 @@
 //! its answer).
 //!
 //! [`wire`] reads each record into the types generated from the server's own OpenAPI document
-//! (`agentwire-opencode`), whichever of its three event streams sent it.
+//! (`agentwire-opencode`), whichever of its three event streams sent it; [`normalizer`] maps
+//! them onto canonical events, and answers a request with the HTTP call that replies to it.
 
+pub mod normalizer;
+mod parts;
 pub mod wire;
+
+use agentwire_canonical::ProviderKind;
+use agentwire_core::decode::Strict;
+use agentwire_core::frame::{Direction, Frame};
+use agentwire_core::lifecycle::Lifecycle;
+use agentwire_core::normalizer::Problem;
+use agentwire_core::source::SourceSpec;
+
+pub use normalizer::OpencodeNormalizer;
+
+/// `opencode serve`: its event streams and the client's HTTP calls, as transcript records.
+pub static OPENCODE: SourceSpec = SourceSpec {
+    name: "opencode",
+    program: "opencode serve",
+    provider: ProviderKind::Opencode,
+    id_scope: "opencode",
+    normalizer: |options| Box::new(Lifecycle::new(OpencodeNormalizer::new(options))),
+    conformer: || Box::new(Strict(conform)),
+    claims,
+    upstream,
+    companions: None,
+};
+
+/// The strict decoder of `agentwire conform`: the record decodes, its value dropped.
+fn conform(frame: &Frame<'_>) -> Result<(), Problem> {
+    wire::decode(frame).map(drop)
+}
+
+/// Whether a frame is an OpenCode server event: an `in` record whose `type` is one the server's
+/// `Event` union names and that decodes whole.
+pub fn claims(frame: &Frame<'_>) -> bool {
+    frame.dir == Direction::In
+        && matches!(wire::decode(frame), Ok(wire::Message::Event(_)))
+}
+
+/// The pinned program version, for `--version`.
+pub fn upstream() -> String {
+    format!("opencode-ai {} (`opencode serve`, its OpenAPI document)", agentwire_opencode::UPSTREAM_VERSION)
+}

@@ -1,0 +1,790 @@
+//! The `opencode serve` mapping: sessions are threads, a turn is keyed by the user message that
+//! opened it, parts are items, permissions and questions are requests.
+//!
+//! What the stream does not say in one place is kept here: which messages are the user's (their
+//! text part is the prompt), the turn running in each session, how a turn that ended early ended
+//! (a `session.error` comes before the `idle` that ends it) and, for a child session, the
+//! parent's `task` item its items belong under.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use agentwire_canonical::{
+    CanonicalItemType, CanonicalRequestType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload,
+    ItemStatus, PlanStepStatus, ProviderRuntimeEvent, RequestOpenedPayload, RuntimeErrorClass, RuntimeErrorPayload,
+    RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, SessionConfiguredPayload,
+    ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload,
+    TurnStartedPayload, TurnState,
+};
+use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
+use agentwire_core::content;
+use agentwire_core::decision::Decision;
+use agentwire_core::emit::{Context, Raw};
+use agentwire_core::frame::{Direction, Frame};
+use agentwire_core::ledger::{Answer, Cutoff, Ledger, OpenItemFace, OpenRequest, Place};
+use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
+use agentwire_core::normalizer::Options;
+use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, EventSessionErrorPropertiesError, Message, Part};
+use serde_json::{Value, json};
+
+use crate::parts::{
+    patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view,
+};
+use crate::wire::{self, HttpCall};
+
+/// What a request asked.
+#[derive(Clone, Copy)]
+pub enum Asked {
+    /// `permission.asked`: answered at `POST /permission/{id}/reply`.
+    Permission,
+    /// `question.asked`: answered at `POST /question/{id}/reply` or `/reject`.
+    Question,
+}
+
+/// Normalizes one `opencode serve` transcript.
+pub struct OpencodeNormalizer {
+    ledger: Ledger<Asked>,
+    /// The turn running in each session: its user message id.
+    turns: BTreeMap<String, String>,
+    /// The user messages seen (their text part is the prompt).
+    user_messages: BTreeSet<String>,
+    /// The parent's `task` item each child session runs under.
+    parents: BTreeMap<String, RuntimeItemId>,
+    /// The `task` item running in each session (a child session started now belongs to it).
+    tasks: BTreeMap<String, RuntimeItemId>,
+}
+
+impl OpencodeNormalizer {
+    /// A normalizer for one transcript.
+    pub fn new(options: Options) -> Self {
+        OpencodeNormalizer {
+            ledger: Ledger::new(&crate::OPENCODE, options),
+            turns: BTreeMap::new(),
+            user_messages: BTreeSet::new(),
+            parents: BTreeMap::new(),
+            tasks: BTreeMap::new(),
+        }
+    }
+
+    fn session_context<'a>(&mut self, session: &str, raw: Raw<'a>) -> Context<'a> {
+        match self.turns.get(session).cloned() {
+            Some(turn) => self.ledger.turn_context(session, &turn, Some(raw)),
+            None => self.ledger.thread_context(session, Some(raw)),
+        }
+    }
+
+    fn configured(&mut self, frame: &Frame<'_>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let payload = SessionConfiguredPayload {
+            config: frame.msg.to_owned(),
+        };
+        self.ledger.emit(&Context::bare(raw), RuntimeEvent::SessionConfigured(payload), out);
+    }
+
+    fn start_thread(&mut self, session: &str, parent: Option<&str>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if let Some(parent) = parent
+            && let Some(task) = self.tasks.get(parent).cloned()
+        {
+            self.parents.insert(session.to_string(), task);
+        }
+        let context = self.ledger.thread_context(session, Some(raw));
+        if self.ledger.start_thread(session) {
+            let payload = ThreadStartedPayload {
+                provider_thread_id: context.refs.provider_thread_id.clone(),
+            };
+            self.ledger.emit(&context, RuntimeEvent::ThreadStarted(payload), out);
+        } else {
+            self.ledger
+                .settle_state_carrying(&context, Some("the session was already started"), out);
+        }
+    }
+
+    fn start_turn(&mut self, session: &str, message: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let context = self.ledger.turn_context(session, message, Some(raw));
+        if !self.ledger.start_turn(session, message) {
+            return;
+        }
+        self.turns.insert(session.to_string(), message.to_string());
+        let payload = TurnStartedPayload {
+            model: None,
+            effort: None,
+        };
+        self.ledger.emit(&context, RuntimeEvent::TurnStarted(payload), out);
+        self.ledger.settle_state(&context, Some("a turn started"), out);
+    }
+
+    /// Ends the session's running turn; false when none runs.
+    fn end_turn(
+        &mut self,
+        session: &str,
+        raw: Raw<'_>,
+        state: TurnState,
+        error: Option<(String, Value)>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> bool {
+        let Some(turn) = self.turns.remove(session) else {
+            return false;
+        };
+        let context = self.ledger.turn_context(session, &turn, Some(raw));
+        let cutoff = match state {
+            TurnState::Failed => Cutoff::Failed,
+            TurnState::Interrupted | TurnState::Cancelled => Cutoff::Interrupted,
+            TurnState::Completed => Cutoff::TurnCompleted,
+        };
+        for key in self.ledger.turn_requests(session, &turn) {
+            self.ledger.resolve_request(&key, None, out);
+        }
+        self.ledger.end_turn(&context, session, &turn, cutoff, out);
+        let error_message = error.as_ref().map(|(message, _)| message.clone());
+        if let Some((message, detail)) = error
+            && state == TurnState::Failed
+        {
+            let payload = RuntimeErrorPayload {
+                message,
+                class: Some(RuntimeErrorClass::ProviderError),
+                detail: Some(detail),
+            };
+            self.ledger.emit(&context.without_raw(), RuntimeEvent::RuntimeError(payload), out);
+        }
+        let payload = TurnCompletedPayload {
+            state,
+            stop_reason: None,
+            usage: None,
+            model_usage: None,
+            total_cost_usd: None,
+            error_message,
+        };
+        self.ledger.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
+        self.ledger.settle_state(&context, Some("the turn ended"), out);
+        true
+    }
+
+    /// One part's item: started when first seen, updated while it runs, completed when done.
+    #[allow(clippy::too_many_arguments)]
+    fn item(
+        &mut self,
+        session: &str,
+        part: &str,
+        item_type: CanonicalItemType,
+        title: Option<String>,
+        data: agentwire_canonical::ItemContent,
+        status: ItemStatus,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let turn = self.turns.get(session).cloned();
+        let context = self.ledger.item_context_in(session, turn.as_deref(), part, Some(raw));
+        let done = status != ItemStatus::InProgress;
+        let payload = ItemLifecyclePayload {
+            item_type,
+            status: Some(status),
+            title: title.clone(),
+            detail: None,
+            data: Some(content::data(data)),
+        };
+        let open = self.ledger.item(session, part).is_some();
+        if !open {
+            let started = ItemLifecyclePayload {
+                status: Some(ItemStatus::InProgress),
+                ..payload.clone()
+            };
+            if let Some(turn) = turn.as_deref()
+                && !done
+            {
+                let face = OpenItemFace {
+                    item_type,
+                    title,
+                    data: payload.data.clone(),
+                };
+                self.ledger.open_item((session, turn, part), face);
+            }
+            self.ledger.emit(&context, RuntimeEvent::ItemStarted(started), out);
+            if done {
+                self.ledger.emit(&context.without_raw(), RuntimeEvent::ItemCompleted(payload), out);
+            }
+            return;
+        }
+        if done {
+            self.ledger.close_item(session, part);
+            self.ledger.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
+        } else {
+            if let Some(data) = payload.data.clone() {
+                self.ledger.update_item(session, part, data);
+            }
+            self.ledger.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+        }
+    }
+
+    fn on_part(&mut self, part: &Part, frame: &Frame<'_>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        match part {
+            Part::Text {
+                id,
+                message_id,
+                session_id,
+                text,
+                time,
+                ..
+            } => {
+                let parent = self.parents.get(session_id).cloned();
+                let user = self.user_messages.contains(message_id);
+                let (item_type, status) = match (user, time.as_ref().and_then(|time| time.end.as_ref())) {
+                    (true, _) => (CanonicalItemType::UserMessage, ItemStatus::Completed),
+                    (false, Some(_)) => (CanonicalItemType::AssistantMessage, ItemStatus::Completed),
+                    (false, None) => (CanonicalItemType::AssistantMessage, ItemStatus::InProgress),
+                };
+                let data = text_content(user, text, parent);
+                self.item(session_id, id, item_type, None, data, status, raw, out);
+            }
+            Part::Reasoning {
+                id,
+                session_id,
+                text,
+                time,
+                ..
+            } => {
+                let parent = self.parents.get(session_id).cloned();
+                let status = match time.end {
+                    Some(_) => ItemStatus::Completed,
+                    None => ItemStatus::InProgress,
+                };
+                let data = reasoning_content(text, parent);
+                self.item(session_id, id, CanonicalItemType::Reasoning, None, data, status, raw, out);
+            }
+            Part::Tool {
+                id,
+                session_id,
+                state,
+                tool,
+                ..
+            } => {
+                let parent = self.parents.get(session_id).cloned();
+                let view = tool_view(state);
+                let item_type = tool_type(tool);
+                let title = Some(view.title.unwrap_or(tool).to_string());
+                let data = tool_content(tool, &view, parent);
+                let status = view.status;
+                if item_type == CanonicalItemType::CollabAgentToolCall {
+                    let turn = self.turns.get(session_id).cloned();
+                    let context = self.ledger.item_context_in(session_id, turn.as_deref(), id, None);
+                    match (view.done, context.item_id) {
+                        (false, Some(item)) => {
+                            self.tasks.insert(session_id.clone(), item);
+                        }
+                        (true, _) | (false, None) => {
+                            self.tasks.remove(session_id);
+                        }
+                    }
+                }
+                self.item(session_id, id, item_type, title, data, status, raw, out);
+            }
+            Part::Patch {
+                id, session_id, files, ..
+            } => {
+                let parent = self.parents.get(session_id).cloned();
+                let data = patch_content(files, parent);
+                let title = Some("patch".to_string());
+                self.item(session_id, id, CanonicalItemType::FileChange, title, data, ItemStatus::Completed, raw, out);
+            }
+            // A step's start and end, the snapshot it took, the agent it names, a subtask's
+            // prompt, an attached file, a retry and a compaction marker: the steps of a turn the
+            // turn's own events and items already tell; carried as the session's configuration
+            // of the moment.
+            Part::StepStart { .. }
+            | Part::StepFinish { .. }
+            | Part::Snapshot { .. }
+            | Part::Agent { .. }
+            | Part::Subtask { .. }
+            | Part::File { .. }
+            | Part::Retry { .. }
+            | Part::Compaction { .. } => self.configured(frame, raw, out),
+        }
+    }
+
+    fn on_event(&mut self, frame: &Frame<'_>, raw: Raw<'_>, event: &Event, out: &mut Vec<ProviderRuntimeEvent>) {
+        match event {
+            Event::SessionCreated(created) => {
+                let info = &created.properties.info;
+                self.start_thread(&info.id, info.parent_id.as_deref(), raw, out);
+            }
+            Event::SessionUpdated(updated) => {
+                let session = &updated.properties.session_id;
+                let context = self.session_context(session, raw);
+                let info = serde_json::to_value(&updated.properties.info).expect("generated types serialize");
+                let payload = ThreadMetadataUpdatedPayload {
+                    name: info.get("title").and_then(Value::as_str).map(str::to_string),
+                    metadata: info.as_object().cloned(),
+                };
+                self.ledger.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+            }
+            Event::MessageUpdated(updated) => match &updated.properties.info {
+                Message::User { id, session_id, .. } => {
+                    self.user_messages.insert(id.clone());
+                    self.start_thread(session_id, None, raw, out);
+                    self.start_turn(session_id, id, raw, out);
+                }
+                Message::Assistant { .. } => self.configured(frame, raw, out),
+            },
+            Event::MessagePartUpdated(updated) => self.on_part(&updated.properties.part, frame, raw, out),
+            Event::MessagePartDelta(delta) => {
+                let properties = &delta.properties;
+                let stream_kind = match self.ledger.item(&properties.session_id, &properties.part_id) {
+                    Some(open) if open.item_type == CanonicalItemType::Reasoning => ContentStreamKind::ReasoningText,
+                    Some(_) | None => ContentStreamKind::AssistantText,
+                };
+                let turn = self.turns.get(&properties.session_id).cloned();
+                let context =
+                    self.ledger
+                        .item_context_in(&properties.session_id, turn.as_deref(), &properties.part_id, Some(raw));
+                self.ledger
+                    .append_item_text(&properties.session_id, &properties.part_id, "text", &properties.delta);
+                let payload = ContentDeltaPayload {
+                    stream_kind,
+                    delta: properties.delta.clone(),
+                    content_index: None,
+                    summary_index: None,
+                };
+                self.ledger.emit(&context, RuntimeEvent::ContentDelta(payload), out);
+            }
+            Event::SessionStatus(status) => {
+                let session = &status.properties.session_id;
+                match &status.properties.status {
+                    agentwire_opencode::SessionStatus::Busy => {
+                        let context = self.session_context(session, raw);
+                        self.ledger.settle_state_carrying(&context, Some("the session is busy"), out);
+                    }
+                    agentwire_opencode::SessionStatus::Idle => {
+                        if !self.end_turn(session, raw, TurnState::Completed, None, out) {
+                            let context = self.session_context(session, raw);
+                            self.ledger.settle_state_carrying(&context, Some("the session is idle"), out);
+                        }
+                    }
+                    // The provider's API failed and the call is retried: the turn goes on.
+                    agentwire_opencode::SessionStatus::Retry { attempt, message, .. } => {
+                        let context = self.session_context(session, raw);
+                        let text = format!("the model API failed, retrying (attempt {attempt}): {message}");
+                        let detail = serde_json::to_value(&status.properties.status).ok();
+                        self.ledger.warn(&context, text, detail, out);
+                    }
+                }
+            }
+            Event::SessionIdle(idle) => {
+                let session = &idle.properties.session_id;
+                if !self.end_turn(session, raw, TurnState::Completed, None, out) {
+                    let context = self.session_context(session, raw);
+                    self.ledger.settle_state_carrying(&context, Some("the session is idle"), out);
+                }
+            }
+            Event::SessionError(error) => {
+                let session = error.properties.session_id.clone().unwrap_or_default();
+                let detail = serde_json::to_value(&error.properties.error).unwrap_or(Value::Null);
+                let message = detail
+                    .pointer("/data/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the session failed")
+                    .to_string();
+                let state = match &error.properties.error {
+                    Some(EventSessionErrorPropertiesError::MessageAbortedError(_)) => TurnState::Interrupted,
+                    Some(_) | None => TurnState::Failed,
+                };
+                if !self.end_turn(&session, raw, state, Some((message.clone(), detail.clone())), out) {
+                    let context = self.session_context(&session, raw);
+                    let payload = RuntimeErrorPayload {
+                        message,
+                        class: Some(RuntimeErrorClass::ProviderError),
+                        detail: Some(detail),
+                    };
+                    self.ledger.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+                }
+            }
+            Event::PermissionAsked(asked) => {
+                let properties = &asked.properties;
+                let request_type = match properties.permission.as_str() {
+                    "bash" => CanonicalRequestType::CommandExecutionApproval,
+                    "edit" | "write" | "patch" => CanonicalRequestType::FileChangeApproval,
+                    _ => CanonicalRequestType::PermissionsApproval,
+                };
+                let args = serde_json::to_value(properties).ok();
+                self.ask(
+                    &properties.session_id,
+                    &properties.id,
+                    Asked::Permission,
+                    request_type,
+                    args,
+                    None,
+                    raw,
+                    out,
+                );
+            }
+            Event::QuestionAsked(asked) => {
+                let properties = &asked.properties;
+                let questions = serde_json::to_value(&properties.questions).ok();
+                let args = serde_json::to_value(properties).ok();
+                self.ask(
+                    &properties.session_id,
+                    &properties.id,
+                    Asked::Question,
+                    CanonicalRequestType::ToolUserInput,
+                    args,
+                    questions,
+                    raw,
+                    out,
+                );
+            }
+            Event::PermissionReplied(replied) => {
+                let properties = &replied.properties;
+                let decision = match properties.reply {
+                    EventPermissionRepliedPropertiesReply::Once => Decision::Accept,
+                    EventPermissionRepliedPropertiesReply::Always => Decision::AcceptForSession,
+                    EventPermissionRepliedPropertiesReply::Reject => Decision::Decline,
+                };
+                let resolution = json!({ "reply": properties.reply.to_string() });
+                self.resolve(&properties.session_id, &properties.request_id, decision, resolution, None, raw, out);
+            }
+            Event::QuestionReplied(replied) => {
+                let properties = &replied.properties;
+                let answers = serde_json::to_value(&properties.answers).unwrap_or(Value::Null);
+                let resolution = json!({ "answers": answers });
+                let answers = Some(answers);
+                self.resolve(&properties.session_id, &properties.request_id, Decision::Answered, resolution, answers, raw, out);
+            }
+            Event::QuestionRejected(rejected) => {
+                let properties = &rejected.properties;
+                let resolution = json!({ "rejected": true });
+                self.resolve(&properties.session_id, &properties.request_id, Decision::Decline, resolution, None, raw, out);
+            }
+            Event::TodoUpdated(todo) => {
+                let session = &todo.properties.session_id;
+                let context = self.session_context(session, raw);
+                let plan = todo
+                    .properties
+                    .todos
+                    .iter()
+                    .map(|todo| TurnPlanStep {
+                        step: todo.content.clone(),
+                        status: match todo.status.as_str() {
+                            "completed" | "cancelled" => PlanStepStatus::Completed,
+                            "in_progress" => PlanStepStatus::InProgress,
+                            _ => PlanStepStatus::Pending,
+                        },
+                    })
+                    .collect();
+                let payload = TurnPlanUpdatedPayload {
+                    explanation: None,
+                    plan,
+                };
+                self.ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
+            }
+            // The server's start-up and the state of its instance, its project and its tools:
+            // the configuration a session runs with, one `session.configured` per frame.
+            Event::ServerConnected(_)
+            | Event::PluginAdded(_)
+            | Event::CatalogUpdated(_)
+            | Event::ReferenceUpdated(_)
+            | Event::IntegrationUpdated(_)
+            | Event::IntegrationConnectionUpdated(_)
+            | Event::ModelsDevRefreshed(_)
+            | Event::InstallationUpdated(_)
+            | Event::InstallationUpdateAvailable(_)
+            | Event::LspUpdated(_)
+            | Event::McpToolsChanged(_)
+            | Event::ProjectUpdated(_)
+            | Event::ProjectDirectoriesUpdated(_)
+            | Event::VcsBranchUpdated(_)
+            | Event::WorkspaceReady(_)
+            | Event::WorkspaceStatus(_)
+            | Event::WorktreeReady(_)
+            | Event::ServerHeartbeat(_)
+            | Event::GlobalDisposed(_)
+            | Event::ServerInstanceDisposed(_)
+            | Event::FileWatcherUpdated(_)
+            | Event::FileEdited(_)
+            | Event::SessionDiff(_)
+            | Event::SessionDeleted(_)
+            | Event::SessionCompacted(_)
+            | Event::MessageRemoved(_)
+            | Event::MessagePartRemoved(_)
+            | Event::CommandExecuted(_)
+            | Event::TuiPromptAppend(_)
+            | Event::TuiCommandExecute(_)
+            | Event::TuiToastShow(_)
+            | Event::TuiSessionSelect(_)
+            | Event::PtyCreated(_)
+            | Event::PtyUpdated(_)
+            | Event::PtyExited(_)
+            | Event::PtyDeleted(_) => self.configured(frame, raw, out),
+            // A workspace, worktree or MCP login that failed: the server says so and goes on.
+            Event::WorkspaceFailed(_) | Event::WorktreeFailed(_) | Event::McpBrowserOpenFailed(_) => {
+                let text = format!("{} reported a failure", raw.message_type.unwrap_or("opencode"));
+                self.ledger.warn(&Context::bare(raw), text, None, out);
+            }
+            // The v2 session runner's events (`session.next.*`) and its permission and question
+            // events: not mapped yet, each reported by its kind.
+            Event::SessionNextAgentSwitched(_)
+            | Event::SessionNextModelSwitched(_)
+            | Event::SessionNextMoved(_)
+            | Event::SessionNextPrompted(_)
+            | Event::SessionNextPromptAdmitted(_)
+            | Event::SessionNextContextUpdated(_)
+            | Event::SessionNextSynthetic(_)
+            | Event::SessionNextShellStarted(_)
+            | Event::SessionNextShellEnded(_)
+            | Event::SessionNextStepStarted(_)
+            | Event::SessionNextStepEnded(_)
+            | Event::SessionNextStepFailed(_)
+            | Event::SessionNextTextStarted(_)
+            | Event::SessionNextTextDelta(_)
+            | Event::SessionNextTextEnded(_)
+            | Event::SessionNextReasoningStarted(_)
+            | Event::SessionNextReasoningDelta(_)
+            | Event::SessionNextReasoningEnded(_)
+            | Event::SessionNextToolInputStarted(_)
+            | Event::SessionNextToolInputDelta(_)
+            | Event::SessionNextToolInputEnded(_)
+            | Event::SessionNextToolCalled(_)
+            | Event::SessionNextToolProgress(_)
+            | Event::SessionNextToolSuccess(_)
+            | Event::SessionNextToolFailed(_)
+            | Event::SessionNextRetried(_)
+            | Event::SessionNextCompactionStarted(_)
+            | Event::SessionNextCompactionDelta(_)
+            | Event::SessionNextCompactionEnded(_)
+            | Event::SessionNextRevertStaged(_)
+            | Event::SessionNextRevertCleared(_)
+            | Event::SessionNextRevertCommitted(_)
+            | Event::PermissionV2Asked(_)
+            | Event::PermissionV2Replied(_)
+            | Event::QuestionV2Asked(_)
+            | Event::QuestionV2Replied(_)
+            | Event::QuestionV2Rejected(_) => {
+                let text = format!(
+                    "{}: the v2 session runner's events are not mapped",
+                    raw.message_type.unwrap_or("session.next")
+                );
+                self.ledger.warn(&Context::bare(raw), text, None, out);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn ask(
+        &mut self,
+        session: &str,
+        id: &str,
+        asked: Asked,
+        request_type: CanonicalRequestType,
+        args: Option<Value>,
+        questions: Option<Value>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let place = Place {
+            thread: Some(session.to_string()),
+            turn: self.turns.get(session).cloned(),
+            item: None,
+        };
+        let context = self.ledger.request_context(id, id, Direction::In, &place, Some(raw));
+        let request = OpenRequest {
+            request_type,
+            place,
+            provider_id: id.to_string(),
+            dir: Direction::In,
+            waits: true,
+            user_input: false,
+            answer: None,
+            extra: asked,
+        };
+        let opened = RequestOpenedPayload {
+            request_type,
+            detail: None,
+            args,
+        };
+        self.ledger.ask(id.to_string(), request, opened, questions, &context, out);
+    }
+
+    /// Settles a request with the answer the server confirms (or the client sent, if it came first).
+    #[allow(clippy::too_many_arguments)]
+    fn resolve(
+        &mut self,
+        session: &str,
+        id: &str,
+        decision: Decision,
+        resolution: Value,
+        answers: Option<Value>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        match self.ledger.request_mut(id) {
+            Some(request) => {
+                if request.answer.is_none() {
+                    request.answer = Some(Answer {
+                        decision,
+                        resolution,
+                        answers,
+                    });
+                }
+                self.ledger.resolve_request(id, Some(raw), out);
+            }
+            None => {
+                let context = self.session_context(session, raw);
+                self.ledger
+                    .settle_state_carrying(&context, Some("the request was already resolved"), out);
+            }
+        }
+    }
+
+    /// The client's HTTP calls: a reply to a permission or a question settles it; the others
+    /// (creating a session, prompting, reading messages, aborting) are told by the events they
+    /// cause, and carried as the configuration the client set.
+    fn on_http(&mut self, call: &HttpCall<'_>, frame: &Frame<'_>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let segments: Vec<&str> = call.path.trim_start_matches('/').split('/').collect();
+        let body: Value = call
+            .body
+            .and_then(|body| serde_json::from_str(body.get()).ok())
+            .unwrap_or(Value::Null);
+        match (call.method.as_str(), segments.as_slice()) {
+            ("POST", ["permission", id, "reply"]) => {
+                let reply = body.get("reply").and_then(Value::as_str).unwrap_or_default();
+                let decision = match reply {
+                    "once" => Decision::Accept,
+                    "always" => Decision::AcceptForSession,
+                    _ => Decision::Decline,
+                };
+                self.resolve_by_client(id, decision, body.clone(), None, raw, out);
+            }
+            ("POST", ["question", id, "reply"]) => {
+                let answers = body.get("answers").cloned();
+                self.resolve_by_client(id, Decision::Answered, body.clone(), answers, raw, out);
+            }
+            ("POST", ["question", id, "reject"]) => {
+                self.resolve_by_client(id, Decision::Decline, json!({ "rejected": true }), None, raw, out);
+            }
+            _ => self.configured(frame, raw, out),
+        }
+    }
+
+    fn resolve_by_client(
+        &mut self,
+        id: &str,
+        decision: Decision,
+        resolution: Value,
+        answers: Option<Value>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let session = match self.ledger.request(id) {
+            Some(request) => request.place.thread.clone().unwrap_or_default(),
+            None => String::new(),
+        };
+        self.resolve(&session, id, decision, resolution, answers, raw, out);
+    }
+}
+
+/// A decoded record.
+pub enum Record<'a> {
+    Event(Box<Event>),
+    Sync,
+    Http(HttpCall<'a>),
+}
+
+impl Mapping for OpencodeNormalizer {
+    type Request = Asked;
+    type Message<'a> = Record<'a>;
+
+    fn ledger(&mut self) -> &mut Ledger<Asked> {
+        &mut self.ledger
+    }
+
+    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, Record<'a>>, Box<Misfit<'a>>> {
+        let source = match frame.dir {
+            Direction::In => RuntimeEventRawSource::OpencodeEvent,
+            Direction::Out => RuntimeEventRawSource::OpencodeHttp,
+        };
+        let raw = Raw::new(source, wire::tag(frame), frame.msg);
+        match wire::decode(frame) {
+            Ok(message) => Ok(Decoded {
+                message: match message {
+                    wire::Message::Event(event) => Record::Event(event),
+                    wire::Message::Sync { .. } => Record::Sync,
+                    wire::Message::Http(call) => Record::Http(call),
+                },
+                raw,
+                time: ProviderTime::None,
+            }),
+            Err(problem) => Err(Box::new(Misfit {
+                problem,
+                raw,
+                tag_field: match frame.dir {
+                    Direction::In => "type",
+                    Direction::Out => "path",
+                },
+                time: ProviderTime::None,
+            })),
+        }
+    }
+
+    fn map<'a>(&mut self, frame: &Frame<'a>, record: Record<'a>, raw: Raw<'a>, out: &mut Vec<ProviderRuntimeEvent>) {
+        match record {
+            Record::Event(event) => self.on_event(frame, raw, &event, out),
+            // `/global/event`'s durable copy of an event the stream also sent.
+            Record::Sync => self.configured(frame, raw, out),
+            Record::Http(call) => self.on_http(&call, frame, raw, out),
+        }
+    }
+
+    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
+        Context {
+            raw,
+            ..Context::default()
+        }
+    }
+
+    /// A permission is answered at `POST /permission/{id}/reply` (`once`, `always` or `reject`,
+    /// with the person's `message`), a question at `POST /question/{id}/reply` with its answers
+    /// or `/question/{id}/reject`.
+    fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
+        let (key, open) = self.ledger.find_request(request)?;
+        let frame = match (open.extra, reply.decision) {
+            (Asked::Permission, decision) => {
+                let value = match decision {
+                    Decision::Accept => "once",
+                    Decision::AcceptForSession => "always",
+                    Decision::Decline | Decision::Cancel => "reject",
+                    Decision::Answered | Decision::Error => {
+                        return Err(AnswerError::NotOffered {
+                            request: request.clone(),
+                            method: "permission.asked".to_string(),
+                            decision,
+                            offered: vec![Decision::Accept, Decision::AcceptForSession, Decision::Decline],
+                            allowed: Vec::new(),
+                        });
+                    }
+                };
+                let mut body = json!({ "reply": value });
+                if let Some(message) = &reply.message {
+                    body["message"] = Value::String(message.clone());
+                }
+                json!({ "method": "POST", "path": format!("/permission/{key}/reply"), "body": body })
+            }
+            (Asked::Question, Decision::Answered) => {
+                let Some(answers) = reply.answers.clone() else {
+                    return Err(AnswerError::MissingAnswers {
+                        method: "question.asked".to_string(),
+                        decision: Decision::Answered,
+                    });
+                };
+                json!({ "method": "POST", "path": format!("/question/{key}/reply"), "body": { "answers": answers } })
+            }
+            (Asked::Question, Decision::Decline | Decision::Cancel) => {
+                json!({ "method": "POST", "path": format!("/question/{key}/reject") })
+            }
+            (Asked::Question, decision) => {
+                return Err(AnswerError::NotOffered {
+                    request: request.clone(),
+                    method: "question.asked".to_string(),
+                    decision,
+                    offered: vec![Decision::Answered, Decision::Decline],
+                    allowed: Vec::new(),
+                });
+            }
+        };
+        Ok(ReplyFrame::offered(frame))
+    }
+}

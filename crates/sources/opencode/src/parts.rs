@@ -1,0 +1,189 @@
+//! A message part as a canonical item: its type, status, title and typed content.
+//!
+//! Tool parts are read by the tool's name: `bash` runs a command, `edit`/`write`/`patch` change
+//! files, `task` runs a subagent, any other tool is a dynamic tool call.
+
+use agentwire_canonical::{
+    AssistantMessageContent, CanonicalItemType, CollabAgentToolCallContent, CommandExecutionContent,
+    DynamicToolCallContent, FileChangeContent, FileChangeEntry, FileChangeKind, ItemContent, ItemStatus,
+    ReasoningContent, RuntimeItemId, UserMessageContent,
+};
+use agentwire_opencode::ToolState;
+use serde_json::{Map, Value};
+
+/// The item type of a tool part, by the tool's name.
+pub fn tool_type(tool: &str) -> CanonicalItemType {
+    match tool {
+        "bash" => CanonicalItemType::CommandExecution,
+        "edit" | "write" | "patch" | "apply_patch" => CanonicalItemType::FileChange,
+        "task" => CanonicalItemType::CollabAgentToolCall,
+        _ => CanonicalItemType::DynamicToolCall,
+    }
+}
+
+/// The input, output and error a tool state carries, and its status.
+pub struct ToolView<'a> {
+    pub input: &'a Map<String, Value>,
+    pub output: Option<&'a str>,
+    pub error: Option<&'a str>,
+    pub title: Option<&'a str>,
+    pub metadata: Option<&'a Map<String, Value>>,
+    pub status: ItemStatus,
+    pub done: bool,
+}
+
+/// What a tool state says.
+pub fn tool_view(state: &ToolState) -> ToolView<'_> {
+    match state {
+        ToolState::Pending { input, .. } => ToolView {
+            input,
+            output: None,
+            error: None,
+            title: None,
+            metadata: None,
+            status: ItemStatus::InProgress,
+            done: false,
+        },
+        ToolState::Running {
+            input, metadata, title, ..
+        } => ToolView {
+            input,
+            output: None,
+            error: None,
+            title: title.as_deref(),
+            metadata: metadata.as_ref(),
+            status: ItemStatus::InProgress,
+            done: false,
+        },
+        ToolState::Completed {
+            input,
+            metadata,
+            output,
+            title,
+            ..
+        } => ToolView {
+            input,
+            output: Some(output),
+            error: None,
+            title: Some(title),
+            metadata: Some(metadata),
+            status: ItemStatus::Completed,
+            done: true,
+        },
+        ToolState::Error {
+            error, input, metadata, ..
+        } => ToolView {
+            input,
+            output: None,
+            error: Some(error),
+            title: None,
+            metadata: metadata.as_ref(),
+            status: ItemStatus::Failed,
+            done: true,
+        },
+    }
+}
+
+fn text_of(map: &Map<String, Value>, key: &str) -> Option<String> {
+    map.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// The typed content of a tool part.
+pub fn tool_content(tool: &str, view: &ToolView<'_>, parent: Option<RuntimeItemId>) -> ItemContent {
+    let exit_code = view
+        .metadata
+        .and_then(|metadata| metadata.get("exit"))
+        .and_then(Value::as_i64);
+    match tool_type(tool) {
+        CanonicalItemType::CommandExecution => ItemContent::CommandExecution(CommandExecutionContent {
+            command: text_of(view.input, "command").unwrap_or_default(),
+            cwd: text_of(view.input, "workdir"),
+            exit_code,
+            output: view.output.or(view.error).map(str::to_string),
+            duration_ms: None,
+            description: text_of(view.input, "description"),
+            parent_item_id: parent,
+        }),
+        CanonicalItemType::FileChange => {
+            let path = text_of(view.input, "filePath").or_else(|| text_of(view.input, "path"));
+            let kind = match tool {
+                "write" => FileChangeKind::Add,
+                _ => FileChangeKind::Update,
+            };
+            let diff = view
+                .metadata
+                .and_then(|metadata| text_of(metadata, "diff"));
+            ItemContent::FileChange(FileChangeContent {
+                changes: path
+                    .map(|path| FileChangeEntry {
+                        path,
+                        kind,
+                        diff,
+                        move_path: None,
+                    })
+                    .into_iter()
+                    .collect(),
+                output: view.output.or(view.error).map(str::to_string),
+                parent_item_id: parent,
+            })
+        }
+        CanonicalItemType::CollabAgentToolCall => ItemContent::CollabAgentToolCall(CollabAgentToolCallContent {
+            tool: Some(tool.to_string()),
+            agent: text_of(view.input, "subagent_type"),
+            description: text_of(view.input, "description"),
+            prompt: text_of(view.input, "prompt"),
+            result: view.output.or(view.error).map(str::to_string),
+            parent_item_id: parent,
+        }),
+        _ => ItemContent::DynamicToolCall(DynamicToolCallContent {
+            tool: tool.to_string(),
+            arguments: Some(Value::Object(view.input.clone())),
+            result: view.output.map(|output| Value::String(output.to_string())),
+            error: view.error.map(str::to_string),
+            parent_item_id: parent,
+        }),
+    }
+}
+
+/// The typed content of a text part: the user's prompt or the assistant's answer.
+pub fn text_content(user: bool, text: &str, parent: Option<RuntimeItemId>) -> ItemContent {
+    if user {
+        ItemContent::UserMessage(UserMessageContent {
+            text: text.to_string(),
+            attachments: None,
+            origin: None,
+            parent_item_id: parent,
+        })
+    } else {
+        ItemContent::AssistantMessage(AssistantMessageContent {
+            text: text.to_string(),
+            parent_item_id: parent,
+        })
+    }
+}
+
+/// The typed content of a reasoning part.
+pub fn reasoning_content(text: &str, parent: Option<RuntimeItemId>) -> ItemContent {
+    ItemContent::Reasoning(ReasoningContent {
+        text: text.to_string(),
+        summary: None,
+        parent_item_id: parent,
+    })
+}
+
+/// The typed content of a `patch` part: the files a step changed.
+pub fn patch_content(files: &[String], parent: Option<RuntimeItemId>) -> ItemContent {
+    ItemContent::FileChange(FileChangeContent {
+        changes: files
+            .iter()
+            .map(|path| FileChangeEntry {
+                path: path.clone(),
+                kind: FileChangeKind::Update,
+                diff: None,
+                move_path: None,
+            })
+            .collect(),
+        output: None,
+        parent_item_id: parent,
+    })
+}
