@@ -171,6 +171,43 @@ const QUIET_FRAMES: &[(&[&str], &str, &str, Says)] = &[
         "the acknowledgement; `turn/completed` ends the turn `interrupted`",
         envelope_only,
     ),
+    (
+        &["opencode"],
+        "session.status",
+        "`busy` repeats what the running turn says (several per turn); an `idle` after the error or \
+         the `idle` that ended the turn repeats that end",
+        opencode_status_again,
+    ),
+    (
+        &["opencode"],
+        "session.idle",
+        "repeats the `idle` status that ended the turn (after an error or an abort, twice)",
+        opencode_session_only,
+    ),
+    (
+        &["opencode"],
+        "permission.replied",
+        "confirms the reply the client's `POST /permission/{id}/reply` sent, which settled the request",
+        opencode_confirms_reply,
+    ),
+    (
+        &["opencode"],
+        "question.replied",
+        "confirms the answers the client's `POST /question/{id}/reply` sent, which settled the request",
+        opencode_confirms_reply,
+    ),
+    (
+        &["opencode"],
+        "question.rejected",
+        "confirms the client's `POST /question/{id}/reject`, which settled the request",
+        opencode_confirms_reply,
+    ),
+    (
+        &["opencode"],
+        "message.updated",
+        "a user message announced already, updated with its summary: the turn it opened runs",
+        opencode_user_message_again,
+    ),
 ];
 
 /// Whether a frame that yields no event says nothing more than its listing allows: `Err` says
@@ -243,6 +280,90 @@ fn repeats_turn_start(sc: &Scenario, line: usize) -> Result<(), String> {
     }
 }
 
+/// An OpenCode event as its stream sent it (`/global/event` wraps it as `payload`).
+fn opencode_event(sc: &Scenario, line: usize) -> &Value {
+    let msg = sc.msg(line);
+    if msg["payload"].is_object() {
+        &msg["payload"]
+    } else {
+        msg
+    }
+}
+
+/// An OpenCode `session.status` that says what is known: `busy`, or `idle` when the session's
+/// last word since its last `busy` was already an end (`session.error`, `idle`).
+fn opencode_status_again(sc: &Scenario, line: usize) -> Result<(), String> {
+    let event = opencode_event(sc, line);
+    let status = &event["properties"]["status"];
+    if *status == serde_json::json!({ "type": "busy" }) {
+        return Ok(());
+    }
+    if *status != serde_json::json!({ "type": "idle" }) {
+        return Err(format!("status {status}"));
+    }
+    let session = &event["properties"]["sessionID"];
+    for at in (1..line).rev() {
+        let earlier = opencode_event(sc, at);
+        if sc.record(at)["dir"] != "in" || earlier["properties"]["sessionID"] != *session {
+            continue;
+        }
+        match (
+            earlier["type"].as_str(),
+            earlier["properties"]["status"]["type"].as_str(),
+        ) {
+            (Some("session.error" | "session.idle"), _) | (Some("session.status"), Some("idle")) => return Ok(()),
+            (Some("session.status"), Some("busy")) => break,
+            _ => {}
+        }
+    }
+    Err(format!("status {status} ends a turn no earlier frame ended"))
+}
+
+/// An OpenCode `*.replied` / `*.rejected` whose request the client answered by an earlier `POST`
+/// (with the same `reply`, for a permission).
+fn opencode_confirms_reply(sc: &Scenario, line: usize) -> Result<(), String> {
+    let properties = &opencode_event(sc, line)["properties"];
+    let id = properties["requestID"].as_str().unwrap_or_default();
+    let answered = (1..line).any(|at| {
+        let msg = sc.msg(at);
+        sc.record(at)["dir"] == "out"
+            && msg["method"] == "POST"
+            && msg["path"]
+                .as_str()
+                .is_some_and(|path| path.split('/').any(|segment| segment == id))
+            && (properties["reply"].is_null() || msg["body"]["reply"] == properties["reply"])
+    });
+    if answered {
+        Ok(())
+    } else {
+        Err(format!("request {id} was not answered by an earlier POST"))
+    }
+}
+
+/// An OpenCode event whose properties name its session and nothing else.
+fn opencode_session_only(sc: &Scenario, line: usize) -> Result<(), String> {
+    let properties = &opencode_event(sc, line)["properties"];
+    match properties.as_object() {
+        Some(members) if members.keys().all(|key| key == "sessionID") => Ok(()),
+        _ => Err(format!("properties {properties}")),
+    }
+}
+
+/// An OpenCode `message.updated` of a user message an earlier frame announced.
+fn opencode_user_message_again(sc: &Scenario, line: usize) -> Result<(), String> {
+    let info = &opencode_event(sc, line)["properties"]["info"];
+    if info["role"] != "user" {
+        return Err(format!("a {} message", info["role"]));
+    }
+    let earlier = (1..line)
+        .any(|at| sc.record(at)["dir"] == "in" && opencode_event(sc, at)["properties"]["info"]["id"] == info["id"]);
+    if earlier {
+        Ok(())
+    } else {
+        Err(format!("user message {} was not announced before", info["id"]))
+    }
+}
+
 /// A frame's kind, read here from the message (not by the library): the JSON-RPC method (a
 /// response is `result of <method>`, the method of the request it answers), else the message's
 /// `type` with its `subtype` or stream event `type` (a control response: the subtype of the
@@ -251,6 +372,9 @@ fn frame_kind(sc: &Scenario, line: usize) -> String {
     let msg = sc.msg(line);
     if let Some(method) = msg["method"].as_str() {
         return method.to_string();
+    }
+    if let (Value::Null, Some(kind)) = (&msg["type"], msg["payload"]["type"].as_str()) {
+        return kind.to_string();
     }
     if !msg["id"].is_null() && msg["type"].is_null() {
         let dir = &sc.record(line)["dir"];

@@ -40,11 +40,13 @@ fn conform(frame: &Frame<'_>) -> Result<(), Problem> {
 /// Whether a frame is an OpenCode server event: an `in` record whose `type` is one the server's
 /// `Event` union names and that decodes whole.
 pub fn claims(frame: &Frame<'_>) -> bool {
-    frame.dir == Direction::In
-        && matches!(wire::decode(frame), Ok(wire::Message::Event(_)))
+    frame.dir == Direction::In && matches!(wire::decode(frame), Ok(wire::Message::Event(_)))
 }
 
 /// The pinned program version, for `--version`.
 pub fn upstream() -> String {
-    format!("opencode-ai {} (`opencode serve`, its OpenAPI document)", agentwire_opencode::UPSTREAM_VERSION)
+    format!(
+        "opencode-ai {} (`opencode serve`, its OpenAPI document)",
+        agentwire_opencode::UPSTREAM_VERSION
+    )
 }

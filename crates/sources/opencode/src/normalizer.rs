@@ -9,11 +9,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use agentwire_canonical::{
-    CanonicalItemType, CanonicalRequestType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload,
-    ItemStatus, PlanStepStatus, ProviderRuntimeEvent, RequestOpenedPayload, RuntimeErrorClass, RuntimeErrorPayload,
-    RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, SessionConfiguredPayload,
-    ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload,
-    TurnStartedPayload, TurnState,
+    CanonicalItemType, CanonicalRequestType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
+    PlanStepStatus, ProviderRuntimeEvent, RequestOpenedPayload, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
+    ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
 };
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
@@ -23,12 +22,12 @@ use agentwire_core::frame::{Direction, Frame};
 use agentwire_core::ledger::{Answer, Cutoff, Ledger, OpenItemFace, OpenRequest, Place};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
-use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, EventSessionErrorPropertiesError, Message, Part};
+use agentwire_opencode::{
+    Event, EventPermissionRepliedPropertiesReply, EventSessionErrorPropertiesError, Message, Part,
+};
 use serde_json::{Value, json};
 
-use crate::parts::{
-    patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view,
-};
+use crate::parts::{patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view};
 use crate::wire::{self, HttpCall};
 
 /// What a request asked.
@@ -51,6 +50,9 @@ pub struct OpencodeNormalizer {
     parents: BTreeMap<String, RuntimeItemId>,
     /// The `task` item running in each session (a child session started now belongs to it).
     tasks: BTreeMap<String, RuntimeItemId>,
+    /// The parts of each session's last turn that started an item: one the turn's end cut off
+    /// and the server then completes is updated, not started again.
+    parts_seen: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl OpencodeNormalizer {
@@ -62,6 +64,7 @@ impl OpencodeNormalizer {
             user_messages: BTreeSet::new(),
             parents: BTreeMap::new(),
             tasks: BTreeMap::new(),
+            parts_seen: BTreeMap::new(),
         }
     }
 
@@ -76,7 +79,8 @@ impl OpencodeNormalizer {
         let payload = SessionConfiguredPayload {
             config: frame.msg.to_owned(),
         };
-        self.ledger.emit(&Context::bare(raw), RuntimeEvent::SessionConfigured(payload), out);
+        self.ledger
+            .emit(&Context::bare(raw), RuntimeEvent::SessionConfigured(payload), out);
     }
 
     fn start_thread(&mut self, session: &str, parent: Option<&str>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -103,6 +107,7 @@ impl OpencodeNormalizer {
             return;
         }
         self.turns.insert(session.to_string(), message.to_string());
+        self.parts_seen.remove(session);
         let payload = TurnStartedPayload {
             model: None,
             effort: None,
@@ -142,7 +147,8 @@ impl OpencodeNormalizer {
                 class: Some(RuntimeErrorClass::ProviderError),
                 detail: Some(detail),
             };
-            self.ledger.emit(&context.without_raw(), RuntimeEvent::RuntimeError(payload), out);
+            self.ledger
+                .emit(&context.without_raw(), RuntimeEvent::RuntimeError(payload), out);
         }
         let payload = TurnCompletedPayload {
             state,
@@ -181,6 +187,16 @@ impl OpencodeNormalizer {
             data: Some(content::data(data)),
         };
         let open = self.ledger.item(session, part).is_some();
+        let seen = !self
+            .parts_seen
+            .entry(session.to_string())
+            .or_default()
+            .insert(part.to_string());
+        if seen && !open {
+            // Cut off when its turn ended; the server's last word on it.
+            self.ledger.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+            return;
+        }
         if !open {
             let started = ItemLifecyclePayload {
                 status: Some(ItemStatus::InProgress),
@@ -198,7 +214,8 @@ impl OpencodeNormalizer {
             }
             self.ledger.emit(&context, RuntimeEvent::ItemStarted(started), out);
             if done {
-                self.ledger.emit(&context.without_raw(), RuntimeEvent::ItemCompleted(payload), out);
+                self.ledger
+                    .emit(&context.without_raw(), RuntimeEvent::ItemCompleted(payload), out);
             }
             return;
         }
@@ -246,7 +263,16 @@ impl OpencodeNormalizer {
                     None => ItemStatus::InProgress,
                 };
                 let data = reasoning_content(text, parent);
-                self.item(session_id, id, CanonicalItemType::Reasoning, None, data, status, raw, out);
+                self.item(
+                    session_id,
+                    id,
+                    CanonicalItemType::Reasoning,
+                    None,
+                    data,
+                    status,
+                    raw,
+                    out,
+                );
             }
             Part::Tool {
                 id,
@@ -281,7 +307,16 @@ impl OpencodeNormalizer {
                 let parent = self.parents.get(session_id).cloned();
                 let data = patch_content(files, parent);
                 let title = Some("patch".to_string());
-                self.item(session_id, id, CanonicalItemType::FileChange, title, data, ItemStatus::Completed, raw, out);
+                self.item(
+                    session_id,
+                    id,
+                    CanonicalItemType::FileChange,
+                    title,
+                    data,
+                    ItemStatus::Completed,
+                    raw,
+                    out,
+                );
             }
             // A step's start and end, the snapshot it took, the agent it names, a subtask's
             // prompt, an attached file, a retry and a compaction marker: the steps of a turn the
@@ -312,12 +347,12 @@ impl OpencodeNormalizer {
                     name: info.get("title").and_then(Value::as_str).map(str::to_string),
                     metadata: info.as_object().cloned(),
                 };
-                self.ledger.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+                self.ledger
+                    .emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
             }
             Event::MessageUpdated(updated) => match &updated.properties.info {
                 Message::User { id, session_id, .. } => {
                     self.user_messages.insert(id.clone());
-                    self.start_thread(session_id, None, raw, out);
                     self.start_turn(session_id, id, raw, out);
                 }
                 Message::Assistant { .. } => self.configured(frame, raw, out),
@@ -330,9 +365,12 @@ impl OpencodeNormalizer {
                     Some(_) | None => ContentStreamKind::AssistantText,
                 };
                 let turn = self.turns.get(&properties.session_id).cloned();
-                let context =
-                    self.ledger
-                        .item_context_in(&properties.session_id, turn.as_deref(), &properties.part_id, Some(raw));
+                let context = self.ledger.item_context_in(
+                    &properties.session_id,
+                    turn.as_deref(),
+                    &properties.part_id,
+                    Some(raw),
+                );
                 self.ledger
                     .append_item_text(&properties.session_id, &properties.part_id, "text", &properties.delta);
                 let payload = ContentDeltaPayload {
@@ -348,12 +386,14 @@ impl OpencodeNormalizer {
                 match &status.properties.status {
                     agentwire_opencode::SessionStatus::Busy => {
                         let context = self.session_context(session, raw);
-                        self.ledger.settle_state_carrying(&context, Some("the session is busy"), out);
+                        self.ledger
+                            .settle_state_carrying(&context, Some("the session is busy"), out);
                     }
                     agentwire_opencode::SessionStatus::Idle => {
                         if !self.end_turn(session, raw, TurnState::Completed, None, out) {
                             let context = self.session_context(session, raw);
-                            self.ledger.settle_state_carrying(&context, Some("the session is idle"), out);
+                            self.ledger
+                                .settle_state_carrying(&context, Some("the session is idle"), out);
                         }
                     }
                     // The provider's API failed and the call is retried: the turn goes on.
@@ -369,7 +409,8 @@ impl OpencodeNormalizer {
                 let session = &idle.properties.session_id;
                 if !self.end_turn(session, raw, TurnState::Completed, None, out) {
                     let context = self.session_context(session, raw);
-                    self.ledger.settle_state_carrying(&context, Some("the session is idle"), out);
+                    self.ledger
+                        .settle_state_carrying(&context, Some("the session is idle"), out);
                 }
             }
             Event::SessionError(error) => {
@@ -436,19 +477,43 @@ impl OpencodeNormalizer {
                     EventPermissionRepliedPropertiesReply::Reject => Decision::Decline,
                 };
                 let resolution = json!({ "reply": properties.reply.to_string() });
-                self.resolve(&properties.session_id, &properties.request_id, decision, resolution, None, raw, out);
+                self.resolve(
+                    &properties.session_id,
+                    &properties.request_id,
+                    decision,
+                    resolution,
+                    None,
+                    raw,
+                    out,
+                );
             }
             Event::QuestionReplied(replied) => {
                 let properties = &replied.properties;
                 let answers = serde_json::to_value(&properties.answers).unwrap_or(Value::Null);
                 let resolution = json!({ "answers": answers });
                 let answers = Some(answers);
-                self.resolve(&properties.session_id, &properties.request_id, Decision::Answered, resolution, answers, raw, out);
+                self.resolve(
+                    &properties.session_id,
+                    &properties.request_id,
+                    Decision::Answered,
+                    resolution,
+                    answers,
+                    raw,
+                    out,
+                );
             }
             Event::QuestionRejected(rejected) => {
                 let properties = &rejected.properties;
                 let resolution = json!({ "rejected": true });
-                self.resolve(&properties.session_id, &properties.request_id, Decision::Decline, resolution, None, raw, out);
+                self.resolve(
+                    &properties.session_id,
+                    &properties.request_id,
+                    Decision::Decline,
+                    resolution,
+                    None,
+                    raw,
+                    out,
+                );
             }
             Event::TodoUpdated(todo) => {
                 let session = &todo.properties.session_id;
@@ -596,7 +661,8 @@ impl OpencodeNormalizer {
             detail: None,
             args,
         };
-        self.ledger.ask(id.to_string(), request, opened, questions, &context, out);
+        self.ledger
+            .ask(id.to_string(), request, opened, questions, &context, out);
     }
 
     /// Settles a request with the answer the server confirms (or the client sent, if it came first).

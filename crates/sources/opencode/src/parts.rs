@@ -110,9 +110,7 @@ pub fn tool_content(tool: &str, view: &ToolView<'_>, parent: Option<RuntimeItemI
                 "write" => FileChangeKind::Add,
                 _ => FileChangeKind::Update,
             };
-            let diff = view
-                .metadata
-                .and_then(|metadata| text_of(metadata, "diff"));
+            let diff = view.metadata.and_then(|metadata| text_of(metadata, "diff"));
             ItemContent::FileChange(FileChangeContent {
                 changes: path
                     .map(|path| FileChangeEntry {
