@@ -88,6 +88,10 @@ pub use agentwire_source_claude as claude;
 #[cfg(feature = "acp")]
 pub use agentwire_source_acp as acp;
 
+/// The OpenCode source's own API.
+#[cfg(feature = "opencode")]
+pub use agentwire_source_opencode as opencode;
+
 /// The canonical provider-runtime event model this crate emits (`agentwire-canonical`).
 pub use agentwire_canonical as canonical;
 pub use agentwire_canonical::{

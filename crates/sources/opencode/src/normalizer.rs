@@ -577,7 +577,7 @@ impl OpencodeNormalizer {
             | Event::PtyDeleted(_) => self.configured(frame, raw, out),
             // A workspace, worktree or MCP login that failed: the server says so and goes on.
             Event::WorkspaceFailed(_) | Event::WorktreeFailed(_) | Event::McpBrowserOpenFailed(_) => {
-                let text = format!("{} reported a failure", raw.message_type.unwrap_or("opencode"));
+                let text = format!("{} reported a failure", raw.method.unwrap_or("opencode"));
                 self.ledger.warn(&Context::bare(raw), text, None, out);
             }
             // The v2 session runner's events (`session.next.*`) and its permission and question
@@ -621,7 +621,7 @@ impl OpencodeNormalizer {
             | Event::QuestionV2Rejected(_) => {
                 let text = format!(
                     "{}: the v2 session runner's events are not mapped",
-                    raw.message_type.unwrap_or("session.next")
+                    raw.method.unwrap_or("session.next")
                 );
                 self.ledger.warn(&Context::bare(raw), text, None, out);
             }

@@ -1,0 +1,197 @@
+//! Scenario assertions: what the `opencode serve` traces of the corpus must become, asserted on
+//! the typed canonical events, and the HTTP call `answer` builds for a request, compared with the
+//! one the client of the trace sent.
+
+use agentwire::answer::Reply;
+use agentwire::decision::Decision;
+use agentwire::source::Source;
+use agentwire_canonical::{
+    CanonicalItemType, CanonicalRequestType, CanonicalRuntimeEventType as T, ItemStatus, TurnState,
+};
+use agentwire_tests::scenario::Scenario;
+use agentwire_tests::{normalizer_after, payload};
+use serde_json::{Value, json};
+
+const OPENCODE: Source = Source::OPENCODE;
+
+fn load(name: &str) -> Scenario {
+    Scenario::load(OPENCODE, name)
+}
+
+/// The one client `POST` of a trace whose path starts with `prefix`.
+fn client_post(sc: &Scenario, prefix: &str) -> usize {
+    let lines = sc.client_lines_where(|msg| {
+        msg["method"] == "POST" && msg["path"].as_str().is_some_and(|path| path.starts_with(prefix))
+    });
+    assert_eq!(lines.len(), 1, "trace `{}`: POST {prefix}…", sc.label());
+    lines[0]
+}
+
+/// The trace's one request: its `request.opened` (of `request_type`), its `request.resolved`
+/// (carried by the client's reply) and the decision.
+fn request_cycle(sc: &Scenario, request_type: CanonicalRequestType, reply_prefix: &str) -> (usize, usize, String) {
+    let opened = sc.indices_of(T::RequestOpened);
+    assert_eq!(opened.len(), 1, "trace `{}`", sc.label());
+    let opened = opened[0];
+    let request = payload!(sc.event(opened), RequestOpened).expect("request.opened");
+    assert_eq!(request.request_type, request_type, "{}", sc.at(opened));
+    let resolved = sc.next_for_request(opened, T::RequestResolved);
+    let reply = client_post(sc, reply_prefix);
+    assert_eq!(sc.raw_payload(resolved), *sc.msg(reply), "{}", sc.at(resolved));
+    assert_eq!(sc.turn_id(resolved), sc.turn_id(opened));
+    let decision = sc.decision(resolved).expect("a decision").to_string();
+    (opened, resolved, decision)
+}
+
+/// `answer`, asked by a session that has read the trace up to the client's reply, builds the
+/// request the client sent (its method, path and body).
+fn assert_answer_rebuilds(sc: &Scenario, opened: usize, reply_line: usize, reply: Reply) {
+    let text: String = std::fs::read_to_string(
+        agentwire_tests::corpus_dir(OPENCODE)
+            .join(format!("{}.jsonl", sc.label().rsplit('/').next().unwrap_or_default())),
+    )
+    .expect("the trace")
+    .lines()
+    .take(reply_line - 1)
+    .map(|line| format!("{line}\n"))
+    .collect();
+    let session = normalizer_after(OPENCODE, &text);
+    let built = session.answer(sc.request_id(opened), &reply).expect("an answer");
+    let mut sent = sc.msg(reply_line).clone();
+    sent.as_object_mut().expect("a call").remove("response");
+    assert_eq!(built.frame, sent, "trace `{}`", sc.label());
+}
+
+#[test]
+fn a_permission_allowed_once_or_always_is_accepted_and_the_command_runs() {
+    for (name, decision, expected) in [
+        ("shell_allow", Decision::Accept, "accept"),
+        ("shell_always", Decision::AcceptForSession, "acceptForSession"),
+    ] {
+        let sc = load(name);
+        let (opened, _, got) = request_cycle(&sc, CanonicalRequestType::CommandExecutionApproval, "/permission/");
+        assert_eq!(got, expected, "trace `{name}`");
+        let reply = client_post(&sc, "/permission/");
+        assert_answer_rebuilds(&sc, opened, reply, Reply::new(decision));
+        let commands = sc.items(CanonicalItemType::CommandExecution);
+        assert_eq!(commands.len(), 1, "trace `{name}`");
+        let done = payload!(sc.event(commands[0].1), ItemCompleted).expect("item.completed");
+        assert_eq!(done.status, Some(ItemStatus::Completed));
+        assert_eq!(
+            done.data.as_ref().map(|data| data.to_value()["output"].clone()),
+            Some(json!("hello\n"))
+        );
+        sc.assert_no_item_left_open();
+    }
+}
+
+#[test]
+fn a_permission_rejected_is_declined_with_the_persons_message_and_the_command_fails() {
+    for name in ["shell_reject", "shell_reject_message"] {
+        let sc = load(name);
+        let (opened, resolved, got) =
+            request_cycle(&sc, CanonicalRequestType::CommandExecutionApproval, "/permission/");
+        assert_eq!(got, "decline", "trace `{name}`");
+        let reply = client_post(&sc, "/permission/");
+        let message = sc.msg(reply)["body"]["message"].as_str().map(str::to_string);
+        let resolution = payload!(sc.event(resolved), RequestResolved)
+            .and_then(|payload| payload.resolution.clone())
+            .unwrap_or(Value::Null);
+        assert_eq!(
+            resolution["message"].as_str().map(str::to_string),
+            message,
+            "trace `{name}`"
+        );
+        assert_answer_rebuilds(
+            &sc,
+            opened,
+            reply,
+            Reply {
+                message,
+                ..Reply::new(Decision::Decline)
+            },
+        );
+        let commands = sc.items(CanonicalItemType::CommandExecution);
+        let done = payload!(sc.event(commands[0].1), ItemCompleted).expect("item.completed");
+        assert_eq!(done.status, Some(ItemStatus::Failed), "trace `{name}`");
+        let (_, completed) = sc.single_turn();
+        assert_eq!(sc.turn_state(completed), TurnState::Completed);
+    }
+}
+
+#[test]
+fn a_question_is_answered_or_rejected_over_http() {
+    let sc = load("question");
+    let (opened, _, got) = request_cycle(&sc, CanonicalRequestType::ToolUserInput, "/question/");
+    assert_eq!(got, "answered");
+    let reply = client_post(&sc, "/question/");
+    let answers = sc.msg(reply)["body"]["answers"].clone();
+    assert_answer_rebuilds(
+        &sc,
+        opened,
+        reply,
+        Reply {
+            answers: Some(answers),
+            ..Reply::new(Decision::Answered)
+        },
+    );
+    let sc = load("question_reject");
+    let (opened, _, got) = request_cycle(&sc, CanonicalRequestType::ToolUserInput, "/question/");
+    assert_eq!(got, "decline");
+    let reply = client_post(&sc, "/question/");
+    assert_answer_rebuilds(&sc, opened, reply, Reply::new(Decision::Decline));
+}
+
+#[test]
+fn a_persons_stop_ends_the_turn_interrupted_keeping_what_was_said() {
+    let sc = load("interrupt");
+    let (_, completed) = sc.single_turn();
+    assert_eq!(sc.turn_state(completed), TurnState::Interrupted);
+    assert!(sc.indices_of(T::RuntimeError).is_empty(), "a stop is no error");
+    let messages = sc.items(CanonicalItemType::AssistantMessage);
+    assert_eq!(messages.len(), 1, "one answer, not started again by its late update");
+    let done = payload!(sc.event(messages[0].1), ItemCompleted).expect("item.completed");
+    assert_eq!(
+        done.data.as_ref().map(|data| data.to_value()["text"].clone()),
+        Some(json!("word0"))
+    );
+}
+
+#[test]
+fn an_api_error_fails_the_turn_once_and_a_retry_is_a_warning() {
+    let sc = load("error400");
+    let (_, completed) = sc.single_turn();
+    assert_eq!(sc.turn_state(completed), TurnState::Failed);
+    assert_eq!(sc.indices_of(T::RuntimeError).len(), 1);
+    for name in ["error500_retry", "error529_retry"] {
+        let sc = load(name);
+        let (_, completed) = sc.single_turn();
+        assert_eq!(sc.turn_state(completed), TurnState::Completed, "trace `{name}`");
+        assert_eq!(sc.indices_of(T::RuntimeWarning).len(), 1, "trace `{name}`: the retry");
+    }
+}
+
+#[test]
+fn a_subagents_items_sit_under_the_parents_task_item() {
+    let sc = load("subagent");
+    let tasks = sc.items(CanonicalItemType::CollabAgentToolCall);
+    assert_eq!(tasks.len(), 1);
+    let task = sc.item_id(tasks[0].0).to_string();
+    let threads = sc.indices_of(T::ThreadStarted);
+    assert_eq!(threads.len(), 2, "the parent's session and the child's");
+    let child = sc.event(threads[1]).thread_id.clone();
+    let under: Vec<usize> = sc
+        .indices_of(T::ItemStarted)
+        .into_iter()
+        .filter(|&i| sc.event(i).thread_id == child)
+        .collect();
+    assert!(under.len() >= 3, "the child's prompt, reasoning, command and answer");
+    for i in under {
+        let started = payload!(sc.event(i), ItemStarted).expect("item.started");
+        let parent = started
+            .data
+            .as_ref()
+            .map(|data| data.to_value()["parentItemId"].clone());
+        assert_eq!(parent, Some(json!(task)), "{}", sc.at(i));
+    }
+}
