@@ -6,6 +6,8 @@
 //! (`agentwire-opencode`), whichever of its three event streams sent it; [`normalizer`] maps
 //! them onto canonical events, and answers a request with the HTTP call that replies to it.
 
+#![warn(missing_docs)]
+
 pub mod normalizer;
 mod parts;
 pub mod wire;

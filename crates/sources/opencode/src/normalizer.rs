@@ -743,10 +743,13 @@ impl OpencodeNormalizer {
     }
 }
 
-/// A decoded record.
+/// A decoded record, as the mapping reads it.
 pub enum Record<'a> {
+    /// A server event.
     Event(Box<Event>),
+    /// `/global/event`'s durable copy of an event the stream also sent.
     Sync,
+    /// A request of the client, with the server's answer.
     Http(HttpCall<'a>),
 }
 

@@ -20,7 +20,10 @@ pub enum Message<'a> {
     /// A server event (boxed: the largest event is far larger than the rest of the message kinds).
     Event(Box<Event>),
     /// `/global/event`'s durable copy of an event (`type: "sync"`), with the stored type.
-    Sync { stored_type: Option<String> },
+    Sync {
+        /// The `type` the event was stored under (`message.updated.1`).
+        stored_type: Option<String>,
+    },
     /// A request of the client, with the server's answer.
     Http(HttpCall<'a>),
 }
@@ -29,10 +32,14 @@ pub enum Message<'a> {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HttpCall<'a> {
+    /// `GET`, `POST`, ...
     pub method: String,
+    /// The request's path (`/permission/per_…/reply`).
     pub path: String,
+    /// The request's JSON body, if it sent one.
     #[serde(borrow, default)]
     pub body: Option<&'a RawValue>,
+    /// What the server answered.
     pub response: HttpResponse<'a>,
 }
 
@@ -40,7 +47,9 @@ pub struct HttpCall<'a> {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HttpResponse<'a> {
+    /// The HTTP status.
     pub status: u16,
+    /// The answer's JSON body (`null` for a `204`).
     #[serde(borrow)]
     pub body: &'a RawValue,
 }
