@@ -19,9 +19,11 @@ mod docs;
 #[cfg(test)]
 mod emitter_goldens;
 mod names;
+mod opencode;
 mod passes;
 mod rust_output;
 mod schema_source;
+mod secrets;
 mod typescript;
 pub mod typify_runner;
 
@@ -81,6 +83,7 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
     }
     files.extend(canonical_rust::generate(&model, &schema_text)?);
     files.extend(typescript::generate(root, &model)?);
+    files.extend(secrets::generate(root)?);
     let mut all = BTreeMap::new();
     for file in files {
         if all.insert(file.path.clone(), file.contents).is_some() {
@@ -100,6 +103,7 @@ fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
         claude_agent_sdk::source(root)?,
         claude_session::source(root)?,
         acp::source(root)?,
+        opencode::source(root)?,
     ])
 }
 
