@@ -12,14 +12,14 @@ use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
     PlanStepStatus, ProviderRuntimeEvent, RequestOpenedPayload, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
     RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
-    ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnState,
 };
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::decision::Decision;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::{Direction, Frame};
-use agentwire_core::ledger::{Answer, Cutoff, Ledger, OpenItemFace, OpenRequest, Place};
+use agentwire_core::ledger::{Answer, Ledger, OpenItemFace, OpenRequest, Place, TurnEnd, TurnStart};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_opencode::{
@@ -103,17 +103,14 @@ impl OpencodeNormalizer {
 
     fn start_turn(&mut self, session: &str, message: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let context = self.ledger.turn_context(session, message, Some(raw));
-        if !self.ledger.start_turn(session, message) {
+        if !self
+            .ledger
+            .start_turn(&context, session, message, TurnStart::on(None), out)
+        {
             return;
         }
         self.turns.insert(session.to_string(), message.to_string());
         self.parts_seen.remove(session);
-        let payload = TurnStartedPayload {
-            model: None,
-            effort: None,
-        };
-        self.ledger.emit(&context, RuntimeEvent::TurnStarted(payload), out);
-        self.ledger.settle_state(&context, Some("a turn started"), out);
     }
 
     /// Ends the session's running turn; false when none runs.
@@ -129,37 +126,30 @@ impl OpencodeNormalizer {
             return false;
         };
         let context = self.ledger.turn_context(session, &turn, Some(raw));
-        let cutoff = match state {
-            TurnState::Failed => Cutoff::Failed,
-            TurnState::Interrupted | TurnState::Cancelled => Cutoff::Interrupted,
-            TurnState::Completed => Cutoff::TurnCompleted,
-        };
         for key in self.ledger.turn_requests(session, &turn) {
             self.ledger.resolve_request(&key, None, out);
         }
-        self.ledger.end_turn(&context, session, &turn, cutoff, out);
         let error_message = error.as_ref().map(|(message, _)| message.clone());
-        if let Some((message, detail)) = error
-            && state == TurnState::Failed
-        {
-            let payload = RuntimeErrorPayload {
+        let failure = match (state, error) {
+            (TurnState::Failed, Some((message, detail))) => Some(RuntimeErrorPayload {
                 message,
                 class: Some(RuntimeErrorClass::ProviderError),
                 detail: Some(detail),
-            };
-            self.ledger
-                .emit(&context.without_raw(), RuntimeEvent::RuntimeError(payload), out);
-        }
-        let payload = TurnCompletedPayload {
-            state,
-            stop_reason: None,
-            usage: None,
-            model_usage: None,
-            total_cost_usd: None,
-            error_message,
+            }),
+            (_, _) => None,
         };
-        self.ledger.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
-        self.ledger.settle_state(&context, Some("the turn ended"), out);
+        let end = TurnEnd {
+            failure,
+            ..TurnEnd::new(TurnCompletedPayload {
+                state,
+                stop_reason: None,
+                usage: None,
+                model_usage: None,
+                total_cost_usd: None,
+                error_message,
+            })
+        };
+        self.ledger.complete_turn(&context, session, &turn, end, out);
         true
     }
 
