@@ -40,8 +40,15 @@ export type ProviderTurnId = typeof ProviderTurnId.Type;
  * - `claudeAgent`: The Claude Agent SDK / Claude Code CLI (stream-json messages and its control protocol).
  * - `cursor`: Cursor's `agent acp` (ACP with Cursor's `cursor/*` extensions).
  * - `acp`: Any Agent Client Protocol agent other than Cursor.
+ * - `gemini`: Gemini CLI read directly (its `--output-format stream-json` output, or its session files); Gemini CLI through `--acp` is `acp`.
  */
-export const ProviderKind = Schema.Literals(["codex", "claudeAgent", "cursor", "acp"]).annotate({
+export const ProviderKind = Schema.Literals([
+  "codex",
+  "claudeAgent",
+  "cursor",
+  "acp",
+  "gemini",
+]).annotate({
   identifier: "ProviderKind",
   description: "The kind of agent provider that produced an event.",
 });
@@ -67,6 +74,8 @@ export type ProviderKind = typeof ProviderKind.Type;
  * - `acp.response`: Addition: a JSON-RPC response between the client and an ACP agent other than Cursor (`initialize`, `session/new`, `session/prompt` results and errors, or the client's answer to an agent request).
  * - `claude.sdk.control`: Addition: a Claude SDK<->CLI `control_request` / `control_response` frame other than the `can_use_tool` permission flow (e.g. `initialize`, `interrupt`, `set_permission_mode`, hook callbacks, MCP messages).
  * - `claude.session.record`: Addition: one line of a Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`): a `user`, `assistant`, `system`, `summary`, ... record.
+ * - `gemini.stream-json`: Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
+ * - `gemini.session.record`: Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
  */
 export const RuntimeEventRawSource = Schema.Literals([
   "codex.app-server.notification",
@@ -86,6 +95,8 @@ export const RuntimeEventRawSource = Schema.Literals([
   "acp.response",
   "claude.sdk.control",
   "claude.session.record",
+  "gemini.stream-json",
+  "gemini.session.record",
 ]).annotate({
   identifier: "RuntimeEventRawSource",
   description: "Which provider protocol surface the raw message of an event came from.",

@@ -16,6 +16,7 @@ mod codex_exec;
 mod codex_rollout;
 mod dispatch;
 mod docs;
+mod gemini_cli;
 #[cfg(test)]
 mod emitter_goldens;
 mod names;
@@ -100,6 +101,8 @@ fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
         claude_agent_sdk::source(root)?,
         claude_session::source(root)?,
         acp::source(root)?,
+        gemini_cli::stream_json(root)?,
+        gemini_cli::session(root)?,
     ])
 }
 

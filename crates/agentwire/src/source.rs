@@ -47,6 +47,10 @@ registry! {
     CODEX_EXEC = "codex-exec" if "codex-exec" => agentwire_source_codex::exec::SOURCE;
     /// Codex rollout files: [`agentwire_source_codex::rollout::SOURCE`].
     CODEX_ROLLOUT = "codex-rollout" if "codex-rollout" => agentwire_source_codex::rollout::SOURCE;
+    /// `gemini --output-format stream-json`: [`agentwire_source_gemini::stream_json::GEMINI`].
+    /// Before `CLAUDE` in detection: both tag their lines on `type`, and only Gemini's carry a
+    /// `timestamp`.
+    GEMINI = "gemini" if "gemini" => agentwire_source_gemini::stream_json::GEMINI;
     /// Claude Code session files: [`agentwire_source_claude::session::SOURCE`]. Before `CLAUDE`
     /// in detection: a session file's `user` and `assistant` records share their `type` with
     /// stream-json messages.

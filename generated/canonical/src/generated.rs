@@ -777,6 +777,9 @@ pub enum ProviderKind {
     /// Any Agent Client Protocol agent other than Cursor.
     #[serde(rename = "acp")]
     Acp,
+    /// Gemini CLI read directly (its `--output-format stream-json` output, or its session files); Gemini CLI through `--acp` is `acp`.
+    #[serde(rename = "gemini")]
+    Gemini,
 }
 impl ProviderKind {
     /// Every value, in schema order.
@@ -785,6 +788,7 @@ impl ProviderKind {
         Self::ClaudeAgent,
         Self::Cursor,
         Self::Acp,
+        Self::Gemini,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -793,6 +797,7 @@ impl ProviderKind {
             Self::ClaudeAgent => "claudeAgent",
             Self::Cursor => "cursor",
             Self::Acp => "acp",
+            Self::Gemini => "gemini",
         }
     }
 }
@@ -809,6 +814,7 @@ impl WriteJson for ProviderKind {
                 Self::ClaudeAgent => b"\"claudeAgent\"",
                 Self::Cursor => b"\"cursor\"",
                 Self::Acp => b"\"acp\"",
+                Self::Gemini => b"\"gemini\"",
             },
         );
         Ok(())
@@ -823,11 +829,12 @@ impl<'de> Deserialize<'de> for ProviderKind {
             "claudeAgent" => Ok(Self::ClaudeAgent),
             "cursor" => Ok(Self::Cursor),
             "acp" => Ok(Self::Acp),
+            "gemini" => Ok(Self::Gemini),
             other => {
                 Err(
                     D::Error::unknown_variant(
                         other,
-                        &["codex", "claudeAgent", "cursor", "acp"],
+                        &["codex", "claudeAgent", "cursor", "acp", "gemini"],
                     ),
                 )
             }
@@ -888,6 +895,12 @@ pub enum RuntimeEventRawSource {
     /// Addition: one line of a Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`): a `user`, `assistant`, `system`, `summary`, ... record.
     #[serde(rename = "claude.session.record")]
     ClaudeSessionRecord,
+    /// Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
+    #[serde(rename = "gemini.stream-json")]
+    GeminiStreamJson,
+    /// Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
+    #[serde(rename = "gemini.session.record")]
+    GeminiSessionRecord,
 }
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
@@ -909,6 +922,8 @@ impl RuntimeEventRawSource {
         Self::AcpResponse,
         Self::ClaudeSdkControl,
         Self::ClaudeSessionRecord,
+        Self::GeminiStreamJson,
+        Self::GeminiSessionRecord,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -930,6 +945,8 @@ impl RuntimeEventRawSource {
             Self::AcpResponse => "acp.response",
             Self::ClaudeSdkControl => "claude.sdk.control",
             Self::ClaudeSessionRecord => "claude.session.record",
+            Self::GeminiStreamJson => "gemini.stream-json",
+            Self::GeminiSessionRecord => "gemini.session.record",
         }
     }
 }
@@ -961,6 +978,8 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::AcpResponse => b"\"acp.response\"",
                 Self::ClaudeSdkControl => b"\"claude.sdk.control\"",
                 Self::ClaudeSessionRecord => b"\"claude.session.record\"",
+                Self::GeminiStreamJson => b"\"gemini.stream-json\"",
+                Self::GeminiSessionRecord => b"\"gemini.session.record\"",
             },
         );
         Ok(())
@@ -988,6 +1007,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "acp.response" => Ok(Self::AcpResponse),
             "claude.sdk.control" => Ok(Self::ClaudeSdkControl),
             "claude.session.record" => Ok(Self::ClaudeSessionRecord),
+            "gemini.stream-json" => Ok(Self::GeminiStreamJson),
+            "gemini.session.record" => Ok(Self::GeminiSessionRecord),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1010,6 +1031,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "acp.response",
                             "claude.sdk.control",
                             "claude.session.record",
+                            "gemini.stream-json",
+                            "gemini.session.record",
                         ],
                     ),
                 )
