@@ -51,6 +51,9 @@ registry! {
     /// Before `CLAUDE` in detection: both tag their lines on `type`, and only Gemini's carry a
     /// `timestamp`.
     GEMINI = "gemini" if "gemini" => agentwire_source_gemini::stream_json::GEMINI;
+    /// Gemini CLI session files: [`agentwire_source_gemini::session::GEMINI_SESSION`]. Before
+    /// `CLAUDE` in detection: a message record's `type` (`user`) is a Claude message's too.
+    GEMINI_SESSION = "gemini-session" if "gemini-session" => agentwire_source_gemini::session::GEMINI_SESSION;
     /// Claude Code session files: [`agentwire_source_claude::session::SOURCE`]. Before `CLAUDE`
     /// in detection: a session file's `user` and `assistant` records share their `type` with
     /// stream-json messages.

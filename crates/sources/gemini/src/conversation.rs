@@ -117,12 +117,19 @@ impl Cursor {
     }
 
     /// Ends the open turn as `end` says: its open items cut off, its one `runtime.error`, then
-    /// `turn.completed` and the session state. `raw` is the message that ended it.
-    pub fn end_turn(&mut self, ledger: &mut Ledger<()>, end: TurnEnd, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    /// `turn.completed` and the session state. `raw` is the message that ended it (none at the
+    /// end of a file).
+    pub fn end_turn(
+        &mut self,
+        ledger: &mut Ledger<()>,
+        end: TurnEnd,
+        raw: Option<Raw<'_>>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.take()) else {
             return;
         };
-        let context = ledger.turn_context(&thread, &turn, Some(raw));
+        let context = ledger.turn_context(&thread, &turn, raw);
         let cutoff = match end.state {
             TurnState::Failed => Cutoff::Failed,
             TurnState::Interrupted | TurnState::Cancelled => Cutoff::Interrupted,
@@ -152,13 +159,15 @@ impl Cursor {
         ledger.settle_state(&context, Some("the turn ended"), out);
     }
 
-    /// Aborts the open turn for `reason`: its open items cut off as failed, `turn.aborted`.
+    /// Aborts the open turn for `reason`: `turn.aborted`, its open items cut off as the file
+    /// left them (never completed). Neither a failure nor a person's stop: the file does not
+    /// say which it was.
     pub fn abort_turn(&mut self, ledger: &mut Ledger<()>, reason: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.take()) else {
             return;
         };
         let context = ledger.turn_context(&thread, &turn, Some(raw));
-        ledger.end_turn(&context, &thread, &turn, Cutoff::Failed, out);
+        ledger.end_turn(&context, &thread, &turn, Cutoff::StreamEnded, out);
         let payload = TurnAbortedPayload {
             reason: reason.to_owned(),
         };

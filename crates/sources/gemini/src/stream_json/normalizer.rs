@@ -132,7 +132,7 @@ impl GeminiNormalizer {
             MessageEventRole::User => {
                 if self.at.turn.is_some() {
                     self.close_text(raw, out);
-                    self.at.end_turn(&mut self.ledger, TurnEnd::completed(), raw, out);
+                    self.at.end_turn(&mut self.ledger, TurnEnd::completed(), Some(raw), out);
                 }
                 self.runs = 0;
                 self.at.start_turn(&mut self.ledger, self.model.as_deref(), raw, out);
@@ -301,7 +301,7 @@ impl GeminiNormalizer {
                 }
             }
         };
-        self.at.end_turn(&mut self.ledger, end, raw, out);
+        self.at.end_turn(&mut self.ledger, end, Some(raw), out);
     }
 }
 
