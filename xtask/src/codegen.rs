@@ -16,9 +16,9 @@ mod codex_exec;
 mod codex_rollout;
 mod dispatch;
 mod docs;
-mod gemini_cli;
 #[cfg(test)]
 mod emitter_goldens;
+mod gemini_cli;
 mod names;
 mod passes;
 mod rust_output;

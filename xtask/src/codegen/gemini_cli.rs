@@ -32,7 +32,9 @@ pub fn stream_json(root: &Path) -> Result<SchemaSource> {
         crate_dir: "generated/gemini-cli",
         package: "agentwire-gemini-cli",
         dependencies: &[],
-        description: format!("Typed `gemini --output-format stream-json` events ({upstream}), generated from their JSON Schema."),
+        description: format!(
+            "Typed `gemini --output-format stream-json` events ({upstream}), generated from their JSON Schema."
+        ),
         generated_from: format!("{SCHEMA_DIR}/stream-json.schema.json ({upstream})"),
         crate_docs: STREAM_CRATE_DOCS,
         passes: passes::ALL,
@@ -62,7 +64,10 @@ pub fn session(root: &Path) -> Result<SchemaSource> {
 
 /// The unions of the session schema whose branches carry no tag (its `UPSTREAM.md` lists them).
 const SESSION_SHAPE_UNIONS: &[ShapeUnion] = &[
-    ("PartListUnion", "`@google/genai`: a string, one part, or a list of parts"),
+    (
+        "PartListUnion",
+        "`@google/genai`: a string, one part, or a list of parts",
+    ),
     ("PartUnion", "`@google/genai`: a part, or a string for a text part"),
     (
         "ToolResultDisplay",

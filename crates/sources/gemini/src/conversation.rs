@@ -162,7 +162,13 @@ impl Cursor {
     /// Aborts the open turn for `reason`: `turn.aborted`, its open items cut off as the file
     /// left them (never completed). Neither a failure nor a person's stop: the file does not
     /// say which it was.
-    pub fn abort_turn(&mut self, ledger: &mut Ledger<()>, reason: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    pub fn abort_turn(
+        &mut self,
+        ledger: &mut Ledger<()>,
+        reason: &str,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let (Some(thread), Some(turn)) = (self.thread.clone(), self.turn.take()) else {
             return;
         };

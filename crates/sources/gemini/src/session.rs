@@ -70,7 +70,9 @@ fn session_id(path: &Path) -> Option<String> {
     }
     let text = fs::read_to_string(path).ok()?;
     let first = text.lines().next()?;
-    serde_json::from_str::<Metadata>(first).ok().map(|metadata| metadata.session_id)
+    serde_json::from_str::<Metadata>(first)
+        .ok()
+        .map(|metadata| metadata.session_id)
 }
 
 /// Whether `name` is a main session file's: `session-<time>-<id8>.jsonl`.
@@ -138,7 +140,11 @@ mod tests {
         let session = chats.join("session-2026-01-01T00-00-s1-uuid.jsonl");
         std::fs::write(&session, "{\"sessionId\":\"s1-uuid\",\"projectHash\":\"h\"}\n").unwrap();
         let agent = agents.join("a1.jsonl");
-        std::fs::write(&agent, "{\"sessionId\":\"a1\",\"projectHash\":\"h\",\"kind\":\"subagent\"}\n").unwrap();
+        std::fs::write(
+            &agent,
+            "{\"sessionId\":\"a1\",\"projectHash\":\"h\",\"kind\":\"subagent\"}\n",
+        )
+        .unwrap();
         assert_eq!(subagent_files(&session), vec![agent.clone()]);
         assert!(subagent_files(&agent).is_empty());
         assert!(is_a_subagent_file(&agent));

@@ -6,9 +6,9 @@
 //! any other name (an MCP tool, a tool the CLI does not know) is a `dynamic_tool_call`.
 
 use agentwire_canonical::{
-    CanonicalItemType, CollabAgentToolCallContent, CommandExecutionContent, DynamicToolCallContent,
-    FileChangeContent, FileChangeEntry, FileChangeKind, ItemContent, ItemStatus, PlanContent, PlanStepStatus,
-    RuntimeItemId, TurnPlanStep, WebSearchContent,
+    CanonicalItemType, CollabAgentToolCallContent, CommandExecutionContent, DynamicToolCallContent, FileChangeContent,
+    FileChangeEntry, FileChangeKind, ItemContent, ItemStatus, PlanContent, PlanStepStatus, RuntimeItemId, TurnPlanStep,
+    WebSearchContent,
 };
 use serde_json::{Map, Value};
 
@@ -108,7 +108,10 @@ impl<'a> Call<'a> {
     /// What the call does to what, as a person reads it: the command itself, `Edit notes.txt`,
     /// `Read notes.txt`, `Search: TODO`, `Subagent: generalist`; else the tool's name.
     pub fn title(&self) -> Option<String> {
-        let file = |key: &str| self.text(key).map(|path| path.rsplit('/').next().unwrap_or(path).to_owned());
+        let file = |key: &str| {
+            self.text(key)
+                .map(|path| path.rsplit('/').next().unwrap_or(path).to_owned())
+        };
         let title = match (kind(self.name), self.name) {
             (Kind::Shell, _) => self.text("command").map(content::shell_command),
             (Kind::Edit, _) => file("file_path").map(|name| format!("Edit {name}")),
@@ -193,7 +196,13 @@ impl<'a> Call<'a> {
                 FileChangeKind::Add,
                 self.text("content").map(|text| content::unified_diff("", text)),
             ),
-            Kind::Shell | Kind::Edit | Kind::Subagent | Kind::WebSearch | Kind::WebFetch | Kind::Todos | Kind::Other => (
+            Kind::Shell
+            | Kind::Edit
+            | Kind::Subagent
+            | Kind::WebSearch
+            | Kind::WebFetch
+            | Kind::Todos
+            | Kind::Other => (
                 FileChangeKind::Update,
                 self.text("old_string")
                     .zip(self.text("new_string"))
@@ -252,23 +261,46 @@ mod tests {
     #[test]
     fn tools_are_drawn_by_name() {
         let (name, args) = call("run_shell_command", json!({"command": "echo hi", "description": "say"}));
-        let shell = Call { name: &name, args: &args };
+        let shell = Call {
+            name: &name,
+            args: &args,
+        };
         assert_eq!(shell.item_type(), CanonicalItemType::CommandExecution);
         assert_eq!(shell.title().as_deref(), Some("echo hi"));
-        let (name, args) = call("replace", json!({"file_path": "/w/notes.txt", "old_string": "a", "new_string": "b"}));
-        let edit = Call { name: &name, args: &args };
+        let (name, args) = call(
+            "replace",
+            json!({"file_path": "/w/notes.txt", "old_string": "a", "new_string": "b"}),
+        );
+        let edit = Call {
+            name: &name,
+            args: &args,
+        };
         assert_eq!(edit.title().as_deref(), Some("Edit notes.txt"));
         let ItemContent::FileChange(change) = edit.content(Outcome::Running, None) else {
             panic!("a file change")
         };
         assert_eq!(change.changes[0].diff.as_deref(), Some("@@ -1 +1 @@\n-a\n+b\n"));
         let (name, args) = call("mcp_tool", json!({}));
-        assert_eq!(Call { name: &name, args: &args }.title().as_deref(), Some("mcp_tool"));
+        assert_eq!(
+            Call {
+                name: &name,
+                args: &args
+            }
+            .title()
+            .as_deref(),
+            Some("mcp_tool")
+        );
     }
 
     #[test]
     fn a_refusal_is_declined_and_an_unknown_tool_failed() {
-        assert_eq!(outcome_of_error("policy_violation", "denied").status(), ItemStatus::Declined);
-        assert_eq!(outcome_of_error("tool_not_registered", "no").status(), ItemStatus::Failed);
+        assert_eq!(
+            outcome_of_error("policy_violation", "denied").status(),
+            ItemStatus::Declined
+        );
+        assert_eq!(
+            outcome_of_error("tool_not_registered", "no").status(),
+            ItemStatus::Failed
+        );
     }
 }

@@ -113,7 +113,7 @@ impl GeminiSessionNormalizer {
             SessionLine::Metadata(record) => self.metadata_line(record, raw, out),
             SessionLine::Message(message) => {
                 let before = out.len();
-                self.message(message, raw, out);
+                self.message(*message, raw, out);
                 if out.len() == before {
                     let said = Map::from_iter([("messageWrittenAgain".to_string(), Value::Bool(true))]);
                     self.at.metadata(&mut self.ledger, said, raw, out);
@@ -157,7 +157,9 @@ impl GeminiSessionNormalizer {
         said.remove("messages");
         said.remove("lastUpdated");
         // A subagent's last line: its result, the subagent's metadata, not the session's.
-        if let (Some(summary), Some(agent)) = (&set.summary, self.active.take()) {
+        if let Some(summary) = &set.summary
+            && let Some(agent) = self.active.take()
+        {
             said.remove("summary");
             let subagent = json!({ "agentId": agent, "summary": summary });
             said.insert("subagent".to_string(), subagent);
@@ -189,9 +191,11 @@ impl GeminiSessionNormalizer {
         if erased.is_empty() {
             return;
         }
-        let open_turn_erased = erased
-            .iter()
-            .any(|id| self.prompts.get(id).is_some_and(|turn| self.at.turn.as_ref() == Some(turn)));
+        let open_turn_erased = erased.iter().any(|id| {
+            self.prompts
+                .get(id)
+                .is_some_and(|turn| self.at.turn.as_ref() == Some(turn))
+        });
         if open_turn_erased {
             self.answered = false;
             self.failure = None;
@@ -304,7 +308,13 @@ impl GeminiSessionNormalizer {
     /// Tool results going back to the model: a call still open completes from its result;
     /// results of calls already complete are a `tool.summary`. The parent's answer to a
     /// subagent's call ends that subagent's conversation.
-    fn results(&mut self, id: &str, responses: &[&FunctionResponse], raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn results(
+        &mut self,
+        id: &str,
+        responses: &[&FunctionResponse],
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let call_ids: Vec<String> = responses.iter().filter_map(|response| response.id.clone()).collect();
         if let Some(active) = &self.active
             && call_ids.iter().any(|call| self.agents[active].call == *call)
@@ -333,7 +343,11 @@ impl GeminiSessionNormalizer {
                 },
             };
             let parent = self.parent_of(agent.as_deref());
-            let face = face(tool.item_type(), tool.title(), content::data(tool.content(outcome, parent)));
+            let face = face(
+                tool.item_type(),
+                tool.title(),
+                content::data(tool.content(outcome, parent)),
+            );
             self.at
                 .complete_item(&mut self.ledger, call, face, outcome.status(), raw, out);
         }
@@ -349,7 +363,9 @@ impl GeminiSessionNormalizer {
 
     /// The canonical id of the subagent call whose work `agent`'s records are.
     fn parent_of(&self, agent: Option<&str>) -> Option<RuntimeItemId> {
-        agent.and_then(|agent| self.agents.get(agent)).map(|agent| agent.item.clone())
+        agent
+            .and_then(|agent| self.agents.get(agent))
+            .map(|agent| agent.item.clone())
     }
 
     /// A model message, as it was last written: its thoughts, its text, its token use and its
@@ -418,7 +434,8 @@ impl GeminiSessionNormalizer {
             let payload = ThreadTokenUsageUpdatedPayload {
                 usage: Value::Object(members(tokens)).into(),
             };
-            self.ledger.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+            self.ledger
+                .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
         }
         for call in gemini.tool_calls.iter().flatten() {
             self.tool_call(&gemini.id, call, parent.clone(), raw, out);
@@ -487,7 +504,11 @@ impl GeminiSessionNormalizer {
             self.at.start_item(&mut self.ledger, &call.id, started, raw, out);
         }
         if complete {
-            let done = face(tool.item_type(), tool.title(), content::data(tool.content(outcome, parent)));
+            let done = face(
+                tool.item_type(),
+                tool.title(),
+                content::data(tool.content(outcome, parent)),
+            );
             self.at
                 .complete_item(&mut self.ledger, &call.id, done, outcome.status(), raw, out);
         }
@@ -613,7 +634,9 @@ fn call_text(call: &ToolCallRecord) -> (Option<String>, Option<String>) {
         ),
         Some(ToolResultDisplay::SubagentProgress(progress)) => progress.result.clone(),
         Some(
-            ToolResultDisplay::FileDiff(_) | ToolResultDisplay::TodoList(_) | ToolResultDisplay::StructuredToolResult(_),
+            ToolResultDisplay::FileDiff(_)
+            | ToolResultDisplay::TodoList(_)
+            | ToolResultDisplay::StructuredToolResult(_),
         )
         | None => None,
     };

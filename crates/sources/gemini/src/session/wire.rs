@@ -18,8 +18,9 @@ use agentwire_core::normalizer::{Problem, ProblemKind};
 pub enum SessionLine {
     /// The metadata line a writer starts with.
     Metadata(SessionMetadataRecord),
-    /// A message, new or written again.
-    Message(MessageRecord),
+    /// A message, new or written again (boxed: a message is five times the size of any other
+    /// line, and most lines are `$set`s).
+    Message(Box<MessageRecord>),
     /// A `$set` line: fields of the conversation replaced.
     Set(MetadataUpdateRecord),
     /// A `$rewindTo` line: the messages from one on dropped.
@@ -64,7 +65,8 @@ enum Kind {
 
 fn kind(text: &str) -> Option<Kind> {
     let keys: Keys<'_> = serde_json::from_str(text).ok()?;
-    let is = |value: Option<&RawValue>, first: u8| value.is_some_and(|value| value.get().as_bytes().first() == Some(&first));
+    let is =
+        |value: Option<&RawValue>, first: u8| value.is_some_and(|value| value.get().as_bytes().first() == Some(&first));
     if is(keys.rewind_to, b'"') {
         Some(Kind::Rewind)
     } else if is(keys.id, b'"') {
@@ -90,7 +92,7 @@ pub fn decode(frame: &Frame<'_>) -> Result<SessionLine, Problem> {
             .map(SessionLine::Rewind)
             .map_err(|err| record("RewindRecord", err)),
         Some(Kind::Message) => MessageRecord::decode(text, &mut PathTracking)
-            .map(SessionLine::Message)
+            .map(|message| SessionLine::Message(Box::new(message)))
             .map_err(|err| tag_problem(&err)),
         Some(Kind::Set) => PathTracking
             .decode(text)
@@ -112,7 +114,7 @@ pub fn decode(frame: &Frame<'_>) -> Result<SessionLine, Problem> {
 pub fn timestamp(line: &SessionLine) -> Option<&str> {
     match line {
         SessionLine::Metadata(record) => record.last_updated.as_deref().or(record.start_time.as_deref()),
-        SessionLine::Message(message) => Some(match message {
+        SessionLine::Message(message) => Some(match message.as_ref() {
             MessageRecord::User(record) => &record.timestamp,
             MessageRecord::Gemini(record) => &record.timestamp,
             MessageRecord::Info(record) => &record.timestamp,

@@ -9,13 +9,12 @@
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    AssistantMessageContent, CanonicalItemType, ContentStreamKind, ItemStatus, ProviderRuntimeEvent,
-    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, TurnState,
-    UserMessageContent,
+    AssistantMessageContent, CanonicalItemType, ContentStreamKind, ItemStatus, ProviderRuntimeEvent, RuntimeErrorClass,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, TurnState, UserMessageContent,
 };
 use agentwire_gemini_cli::{
-    ErrorEventSeverity, JsonStreamEvent, MessageEvent, MessageEventRole, ResultEvent, ResultEventStatus,
-    StreamStats, ToolResultEvent, ToolResultEventStatus, ToolUseEvent,
+    ErrorEventSeverity, JsonStreamEvent, MessageEvent, MessageEventRole, ResultEvent, ResultEventStatus, StreamStats,
+    ToolResultEvent, ToolResultEventStatus, ToolUseEvent,
 };
 use serde_json::{Map, Value, json};
 
@@ -223,7 +222,10 @@ impl GeminiNormalizer {
         self.close_text(raw, out);
         let Some(call) = self.calls.remove(&result.tool_id) else {
             let context = self.at.context(&mut self.ledger, Some(raw));
-            let message = format!("a result for the tool call {:?}, which no `tool_use` announced", result.tool_id);
+            let message = format!(
+                "a result for the tool call {:?}, which no `tool_use` announced",
+                result.tool_id
+            );
             return self.ledger.warn(&context, message, None, out);
         };
         let outcome = match (result.status, &result.error) {
