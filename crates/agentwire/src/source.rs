@@ -221,7 +221,7 @@ mod tests {
                 Err(message) => assert!(message.contains(&format!("feature `{feature}`")), "{message}"),
             }
         }
-        let unknown = "gemini".parse::<Source>().expect_err("not a source");
-        assert!(unknown.starts_with("unknown format \"gemini\"; known: "), "{unknown}");
+        let unknown = "no-such-source".parse::<Source>().expect_err("not a source");
+        assert!(unknown.starts_with("unknown format \"no-such-source\"; known: "), "{unknown}");
     }
 }
