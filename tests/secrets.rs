@@ -14,7 +14,7 @@ use agentwire::source::Source;
 use agentwire_tests::{trace_name, traces};
 use serde_json::{Value, json};
 
-/// Every planted secret holds it; no redacted output may.
+/// Every planted secret holds it but Twilio's (hex digits); no redacted output may.
 const MARKER: &str = "PLANTED";
 
 /// A credential in text of each kind: (kind, the text planted, the part of it that is the secret).
@@ -81,6 +81,47 @@ const TEXT_SECRETS: &[(&str, &str, &str)] = &[
         "OPENAI=sk-PLANTEDskKey0123456789",
         "sk-PLANTEDskKey0123456789",
     ),
+    (
+        "gitlab token",
+        "git remote set-url origin https://oauth2@gitlab.com/o/r.git # glpat-PLANTEDgitlab0123456",
+        "glpat-PLANTEDgitlab0123456",
+    ),
+    (
+        "npm token",
+        "//registry.npmjs.org/:_authToken npm_PLANTEDnpm0123456789abcdefghijklmnop",
+        "npm_PLANTEDnpm0123456789abcdefghijklmnop",
+    ),
+    (
+        "hugging face token",
+        "huggingface-cli login --token hf_PLANTEDhuggingfaceTokenAbcdefghijk",
+        "hf_PLANTEDhuggingfaceTokenAbcdefghijk",
+    ),
+    (
+        "stripe key",
+        "curl https://api.stripe.com/v1/charges -u sk_live_PLANTEDstripe0123456789ab -d amount=100",
+        "sk_live_PLANTEDstripe0123456789ab",
+    ),
+    (
+        "sendgrid key",
+        "SENDGRID SG.PLANTEDsendgrid012345.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO_-3 sent",
+        "SG.PLANTEDsendgrid012345.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNO_-3",
+    ),
+    (
+        "google oauth token",
+        "gcloud auth print-access-token: ya29.PLANTEDgoogleOauth_a0AfB-0123456789 ok",
+        "ya29.PLANTEDgoogleOauth_a0AfB-0123456789",
+    ),
+    (
+        "azure storage key",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=PLANTEDazure0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ab==;EndpointSuffix=core.windows.net",
+        "PLANTEDazure0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ab==",
+    ),
+    // Twilio's keys are hex digits, which cannot spell the marker: found by their text alone.
+    (
+        "twilio key",
+        "twilio api:core:keys SK0a1b2c3d4e5f60718293a4b5c6d7e8f9 created",
+        "SK0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+    ),
 ];
 
 /// The text secrets, one per line, appended to strings the mapping is likely to copy.
@@ -121,7 +162,7 @@ const TREE_NON_SECRETS: &[&str] = &[
 
 /// Non-secrets in text: they read like credentials to a careless rule. It ends a line, so the
 /// text a stream appends to it is not read as part of its last word.
-const TEXT_NON_SECRETS: &str = "\nmax_tokens: 4096, token_count=1234, input_tokens 12\nsee tokenizer.py and tokenizer_config.json\napiKeySource: \"none\"\n\"_meta\": {\"api-key\": {\"provider\": \"google\"}}\nthe bearer token is required; password: string\n";
+const TEXT_NON_SECRETS: &str = "\nmax_tokens: 4096, token_count=1234, input_tokens 12\nsee tokenizer.py and tokenizer_config.json\napiKeySource: \"none\"\n\"_meta\": {\"api-key\": {\"provider\": \"google\"}}\nthe bearer token is required; password: string\nnpm_config_cache=/tmp/npm; from huggingface_hub import hf_hub_download\nSKIP_TESTS=1 task_list risk_level sk_live_mode; the ya29. prefix; SG.Version\nAccountKey=<your key>; glpat- tokens expire\n";
 
 /// Plants into a message: `text` appended to the strings the mapping copies, `tree` beside the
 /// message's own keys and its payload's.

@@ -20,9 +20,11 @@ mod docs;
 mod emitter_goldens;
 mod gemini_cli;
 mod names;
+mod opencode;
 mod passes;
 mod rust_output;
 mod schema_source;
+mod secrets;
 mod typescript;
 pub mod typify_runner;
 
@@ -82,6 +84,7 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
     }
     files.extend(canonical_rust::generate(&model, &schema_text)?);
     files.extend(typescript::generate(root, &model)?);
+    files.extend(secrets::generate(root)?);
     let mut all = BTreeMap::new();
     for file in files {
         if all.insert(file.path.clone(), file.contents).is_some() {
@@ -103,6 +106,7 @@ fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
         acp::source(root)?,
         gemini_cli::stream_json(root)?,
         gemini_cli::session(root)?,
+        opencode::source(root)?,
     ])
 }
 

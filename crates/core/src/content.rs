@@ -5,6 +5,7 @@
 //! typed message and hands it to [`data`]; the provider's own item stays in the event's `raw`.
 
 use agentwire_canonical::{ItemContent, Json};
+use serde_json::Value;
 
 mod diff;
 
@@ -25,6 +26,20 @@ pub fn joined<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
         text.push_str(part);
     }
     text
+}
+
+/// The text of a tool's output as providers send it: a string, or parts whose `text` members
+/// are its lines (a part without one adds nothing); anything else has no text.
+pub fn text_or_parts(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => String::new(),
+    }
 }
 
 /// A command line as a person reads it: `/bin/bash -lc 'ls -la'` is `ls -la`. A command that is

@@ -51,7 +51,7 @@ pub const NEEDLES: [&str; NEEDLE_COUNT] = {
 const NEEDLE_COUNT: usize = distinct_needles().1;
 
 /// At most this many distinct needles (checked when this compiles).
-const MAX_NEEDLES: usize = 64;
+const MAX_NEEDLES: usize = 80;
 
 /// The needles of [`KEY_NEEDLES`] and of the value rules in order, without repeats, and how many.
 const fn distinct_needles() -> ([&'static str; MAX_NEEDLES], usize) {
@@ -138,93 +138,166 @@ const NEEDLE_RULES: [u64; NEEDLE_COUNT] = {
     out
 };
 
-/// Adjacent byte pairs, every needle holding at least one (checked when this compiles), so a
-/// message without any of them holds no needle. They are rare pairs of the needles in the corpus
-/// (`ok` stands for the `token` family and `cookie`, `ey` for the keys and `eyJ`, `cr` for
-/// `secret` and `credential`, `sw` for passwords, `za` for `authorization` and `AIza`, `be` for
-/// `bearer`, `k-` for `sk-`, `gh` and `b_` for GitHub's tokens, `ia`, `cc` and `3t` for AWS key
-/// ids, `xo` for Slack's, `:/` and `\/` for URLs), stored as [`fold`] leaves them: lowercase
-/// letters, digits and punctuation (`_` folds to DEL, `\` to `|`). Each costs every block of
-/// every line a few vector compares; a flagged position costs a comparison with its needles.
-const ANCHORS: [[u8; 2]; 15] = [
-    *b"ok",
-    *b"ey",
-    *b"cr",
-    *b"sw",
-    *b"za",
-    *b"be",
-    *b"k-",
-    *b"gh",
-    [b'b', fold(b'_')],
-    *b"ia",
-    *b"cc",
-    *b"3t",
-    *b"xo",
-    *b":/",
-    [fold(b'\\'), b'/'],
+/// Three-byte windows of the needles, lowercase: every needle holds one (checked when this
+/// compiles). The scan reads a text's byte pairs at even offsets only, half of them: a window's
+/// two pairs stand at adjacent offsets, one of them even, so no needle is stepped over. Each pair
+/// costs nothing but the positions where it stands (a table read, [`PAIR_TABLE`]), so they are
+/// windows whose pairs are rare in the corpus, sharing pairs where they can.
+const WINDOWS: &[&str] = &[
+    "oke", "oki", // `token"`, `token=`, ... (a secret key's `token`), `cookie`
+    "iza", "ial", "ecr", "swo", "swd", // `authorization`, `AIza`, `credential`, `secret`, `password`, `passwd`
+    "pik", "pi_", "pi-", "iva", // `apikey`, `api_key` and `api_org_`, `api-key`, `privatekey` spelt any way
+    "bea", "eyj", "ey=", // `bearer`, a JWT's `eyJ`, Azure's `AccountKey=`
+    "ghp", "gho", "ghu", "ghs", "ghr", "hub", // GitHub's `ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`
+    "a3t", "kia", "sia", "bia", "cca", // AWS key ids: `A3T`, `AKIA`, `ASIA`, `ABIA`, `ACCA`
+    "xox", "://", ":\\/", // Slack's `xox`; a URL's `://`, or `:\/` in JSON text that escapes its slashes
+    "glp", "pm_", "hf_", "sk_", "rk_", // GitLab's `glpat-`, npm's `npm_`, Hugging Face's `hf_`, Stripe's keys
+    "sk-", "sg.", "29.", // `sk-` keys, SendGrid's `SG.`, Google OAuth's `ya29.`
+    "sk0", "sk1", "sk2", "sk3", "sk4", "sk5", "sk6", "sk7", // Twilio's `SK` and a hex digit
+    "sk8", "sk9", "ska", "skb", "skc", "skd", "ske", "skf",
 ];
 
-/// For each needle, `(anchor, offset)`: the index in [`ANCHORS`] of the first anchor it holds and
-/// where. A needle that holds none fails the build.
-const NEEDLE_ANCHORS: [(usize, usize); NEEDLE_COUNT] = needle_anchors();
+/// The byte pairs of the [`WINDOWS`], lowercase, each once.
+const PAIRS: [[u8; 2]; PAIR_COUNT] = {
+    let (all, _) = distinct_pairs();
+    let mut out = [[0; 2]; PAIR_COUNT];
+    let mut at = 0;
+    while at < PAIR_COUNT {
+        out[at] = all[at];
+        at += 1;
+    }
+    out
+};
 
-const fn needle_anchors() -> [(usize, usize); NEEDLE_COUNT] {
-    let mut out = [(0, 0); NEEDLE_COUNT];
+const PAIR_COUNT: usize = distinct_pairs().1;
+
+const MAX_PAIRS: usize = 2 * WINDOWS.len();
+
+/// The pairs of the windows in order, without repeats, and how many.
+const fn distinct_pairs() -> ([[u8; 2]; MAX_PAIRS], usize) {
+    let mut out = [[0; 2]; MAX_PAIRS];
+    let mut count = 0;
+    let mut window = 0;
+    while window < WINDOWS.len() {
+        let bytes = WINDOWS[window].as_bytes();
+        assert!(
+            bytes.len() == 3 && lowercase(WINDOWS[window]),
+            "windows are three bytes, lowercase"
+        );
+        let mut first = 0;
+        while first < 2 {
+            let pair = [bytes[first], bytes[first + 1]];
+            let mut seen = false;
+            let mut at = 0;
+            while at < count {
+                seen = seen || (out[at][0] == pair[0] && out[at][1] == pair[1]);
+                at += 1;
+            }
+            if !seen {
+                out[count] = pair;
+                count += 1;
+            }
+            first += 1;
+        }
+        window += 1;
+    }
+    (out, count)
+}
+
+/// The index of `pair` in [`PAIRS`].
+const fn pair_index(pair: [u8; 2]) -> Option<usize> {
+    let mut at = 0;
+    while at < PAIR_COUNT {
+        if PAIRS[at][0] == pair[0] && PAIRS[at][1] == pair[1] {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}
+
+/// For each needle, where the first window it holds starts in it. A needle that holds none
+/// fails the build.
+const NEEDLE_WINDOWS: [usize; NEEDLE_COUNT] = {
+    let mut out = [0; NEEDLE_COUNT];
     let mut needle = 0;
     while needle < NEEDLE_COUNT {
         let bytes = NEEDLES[needle].as_bytes();
         let mut found = None;
         let mut offset = 0;
-        while found.is_none() && offset + 1 < bytes.len() {
-            let mut anchor = 0;
-            while found.is_none() && anchor < ANCHORS.len() {
-                let [first, second] = ANCHORS[anchor];
-                assert!(
-                    fold(first) == first && fold(second) == second,
-                    "anchors are stored folded"
-                );
-                if fold(bytes[offset]) == first && fold(bytes[offset + 1]) == second {
-                    found = Some((anchor, offset));
+        while found.is_none() && offset + 2 < bytes.len() {
+            let mut window = 0;
+            while found.is_none() && window < WINDOWS.len() {
+                let window_bytes = WINDOWS[window].as_bytes();
+                if bytes[offset] == window_bytes[0]
+                    && bytes[offset + 1] == window_bytes[1]
+                    && bytes[offset + 2] == window_bytes[2]
+                {
+                    found = Some(offset);
                 }
-                anchor += 1;
+                window += 1;
             }
             offset += 1;
         }
         match found {
-            Some(anchored) => out[needle] = anchored,
-            None => panic!("every needle holds an anchor"),
+            Some(offset) => out[needle] = offset,
+            None => panic!("every needle holds a window"),
         }
         needle += 1;
     }
     out
-}
+};
 
-/// For each anchor, the needles it stands for as `(needle index, offset)` ([`NEEDLE_ANCHORS`]
-/// turned around), and how many: a flagged position is compared with these needles only.
-const ANCHORED: [([(usize, usize); NEEDLE_COUNT], usize); ANCHORS.len()] = anchored();
-
-const fn anchored() -> [([(usize, usize); NEEDLE_COUNT], usize); ANCHORS.len()] {
-    let mut out = [([(0, 0); NEEDLE_COUNT], 0); ANCHORS.len()];
+/// For each pair, the needles whose window holds it, as `(needle index, where the pair starts in
+/// the needle)`, and how many: a position where the pair stands is compared with these needles
+/// only.
+static PAIR_NEEDLES: [([(u8, u8); NEEDLE_COUNT], usize); PAIR_COUNT] = {
+    assert!(NEEDLE_COUNT <= 256, "needle indexes fit a byte");
+    let mut out = [([(0, 0); NEEDLE_COUNT], 0); PAIR_COUNT];
     let mut needle = 0;
     while needle < NEEDLE_COUNT {
-        let (anchor, offset) = NEEDLE_ANCHORS[needle];
-        let count = out[anchor].1;
-        out[anchor].0[count] = (needle, offset);
-        out[anchor].1 = count + 1;
+        let bytes = NEEDLES[needle].as_bytes();
+        let mut first = NEEDLE_WINDOWS[needle];
+        while first < NEEDLE_WINDOWS[needle] + 2 {
+            let Some(pair) = pair_index([bytes[first], bytes[first + 1]]) else {
+                panic!("a window's pairs are pairs");
+            };
+            let count = out[pair].1;
+            out[pair].0[count] = (needle as u8, first as u8);
+            out[pair].1 = count + 1;
+            first += 1;
+        }
         needle += 1;
     }
     out
-}
+};
 
-/// ASCII letters to lowercase (and other bytes to some byte): two bytes equal without ASCII case
-/// stay equal, which is all the scan needs; a candidate is then compared exactly.
-const fn fold(byte: u8) -> u8 {
-    byte | 0x20
-}
+/// For each two bytes, read as a little-endian `u16`: 1 + the index in [`PAIRS`] of the pair they
+/// spell without ASCII case, or 0. 64 KiB, read at every other byte of every line: the pairs that
+/// a line holds are few, and so are the cache lines read.
+static PAIR_TABLE: [u8; 1 << 16] = {
+    assert!(PAIR_COUNT < 255, "pair indexes fit a byte");
+    let mut out = [0; 1 << 16];
+    let mut pair = 0;
+    while pair < PAIR_COUNT {
+        let [first, second] = PAIRS[pair];
+        let firsts = [first, first.to_ascii_uppercase()];
+        let seconds = [second, second.to_ascii_uppercase()];
+        let mut at = 0;
+        while at < 4 {
+            out[u16::from_le_bytes([firsts[at / 2], seconds[at % 2]]) as usize] = pair as u8 + 1;
+            at += 1;
+        }
+        pair += 1;
+    }
+    out
+};
 
-/// Bytes scanned at once: the loop over a block's lanes compiles to SIMD compares (SSE2 on
-/// x86-64), where 16 lanes did not vectorize and 64 were slower.
-const BLOCK: usize = 32;
+/// [`PAIR_TABLE`]'s entry for the two bytes.
+#[inline(always)]
+fn pair_entry(first: u8, second: u8) -> u8 {
+    PAIR_TABLE[usize::from(u16::from_le_bytes([first, second]))]
+}
 
 /// Whether `text` may hold a secret (no false negatives for what this module redacts): whether
 /// it holds a needle, compared without ASCII case.
@@ -250,7 +323,8 @@ impl Needles {
             self.at.push(found);
             ControlFlow::Continue(())
         });
-        // Reported in the order of the anchors, which two needles of one word may not keep.
+        // Reported in the order of the pairs of their windows, which two needles of one word
+        // may not keep.
         self.at.sort_unstable();
         self.at.dedup();
         !self.at.is_empty()
@@ -279,77 +353,48 @@ impl Needles {
 }
 
 /// Calls `found` with each occurrence of a needle in `text` (compared without ASCII case): where
-/// it starts, and the needle's index in [`NEEDLES`]; until it breaks. In the order of the
-/// anchors they hold, which is nearly but not always the order of their starts.
+/// it starts, and the needle's index in [`NEEDLES`]; until it breaks. In the order of the pairs
+/// of their windows, which is nearly but not always the order of their starts.
 ///
 /// Every message goes through here, and almost none holds a needle. An automaton reading byte by
-/// byte took 5-8% of `agentwire normalize`; instead each block of [`BLOCK`] positions is compared
-/// against the [`ANCHORS`] at once, and only where an anchor sits are the needles holding it
-/// ([`ANCHORED`]) compared. Same answer as an ASCII-case-insensitive Aho-Corasick search for
-/// [`NEEDLES`] (the tests check both over the corpus), at several times its throughput
-/// (`benches/secrets.rs`).
+/// byte took 5-8% of `agentwire normalize`, and vector compares of each block against two-byte
+/// anchors cost every line more with every anchor; instead the pairs at even offsets are read in
+/// [`PAIR_TABLE`], one table read for two bytes whatever the number of rules. Where a pair of a
+/// window stands and so does the pair before or after it (the window's other pair), the needles
+/// of that window ([`PAIR_NEEDLES`]) are compared. Same answer as an ASCII-case-insensitive
+/// Aho-Corasick search for [`NEEDLES`] (the tests check both over the corpus), at several times
+/// its throughput (`benches/secrets.rs`).
 fn each_needle(text: &str, mut found: impl FnMut((usize, usize)) -> ControlFlow<()>) -> ControlFlow<()> {
     let bytes = text.as_bytes();
-    let mut padded = [0u8; BLOCK + 1];
-    let mut start = 0;
-    while start < bytes.len() {
-        // A block's last pair ends in the next block's first byte. The last block is padded
-        // with zeros, which fold to a space and so neither start nor end an anchor.
-        let end = bytes.len().min(start + BLOCK + 1);
-        let block: &[u8; BLOCK + 1] = match bytes[start..end].try_into() {
-            Ok(full) => full,
-            Err(_) => {
-                padded[..end - start].copy_from_slice(&bytes[start..end]);
-                &padded
-            }
-        };
-        let lanes = anchor_lanes(block);
-        // An OR over all lanes, not `any`, whose early exit keeps it from vectorizing.
-        if lanes.iter().fold(0, |all, lane| all | lane) != 0 {
-            // The lanes read eight at a time as words, skipping the zero ones.
-            for (word_index, word) in lanes.chunks_exact(8).enumerate() {
-                let mut word = u64::from_le_bytes(word.try_into().expect("eight lanes"));
-                while word != 0 {
-                    let lane = word_index * 8 + word.trailing_zeros() as usize / 8;
-                    let pair = [fold(block[lane]), fold(block[lane + 1])];
-                    anchored_needles(bytes, start + lane, pair, &mut found)?;
-                    word &= word - 1;
-                }
-            }
+    let stands = |at: usize| match bytes.get(at..at + 2) {
+        Some(&[first, second]) => pair_entry(first, second) != 0,
+        _ => false,
+    };
+    let (pairs, _) = bytes.as_chunks::<2>();
+    for (half, &[first, second]) in pairs.iter().enumerate() {
+        let entry = pair_entry(first, second);
+        if entry == 0 {
+            continue;
         }
-        start += BLOCK;
+        let at = 2 * half;
+        if stands(at + 1) || at.checked_sub(1).is_some_and(stands) {
+            paired_needles(bytes, at, usize::from(entry - 1), &mut found)?;
+        }
     }
     ControlFlow::Continue(())
 }
 
-/// For each position of the block, 1 if an anchor starts there, else 0. Written lane by lane
-/// over fixed arrays, without early exits, so that it compiles to vector compares (a bit mask
-/// built from the lanes instead halved the scan's throughput).
-#[inline(always)]
-fn anchor_lanes(block: &[u8; BLOCK + 1]) -> [u8; BLOCK] {
-    let first: [u8; BLOCK] = std::array::from_fn(|at| fold(block[at]));
-    let second: [u8; BLOCK] = std::array::from_fn(|at| fold(block[at + 1]));
-    let mut lanes = [0u8; BLOCK];
-    for [anchor_first, anchor_second] in ANCHORS {
-        for at in 0..BLOCK {
-            lanes[at] |= u8::from(first[at] == anchor_first) & u8::from(second[at] == anchor_second);
-        }
-    }
-    lanes
-}
-
-/// Calls `found` for each needle that holds the anchor `pair` at `at` of `bytes` there.
-fn anchored_needles(
+/// Calls `found` for each needle whose window holds the pair `pair` (an index in [`PAIRS`]) where
+/// it stands, at `at` of `bytes`.
+fn paired_needles(
     bytes: &[u8],
     at: usize,
-    pair: [u8; 2],
+    pair: usize,
     found: &mut impl FnMut((usize, usize)) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
-    let Some(anchor) = ANCHORS.iter().position(|candidate| *candidate == pair) else {
-        return ControlFlow::Continue(());
-    };
-    let (needles, count) = &ANCHORED[anchor];
+    let (needles, count) = &PAIR_NEEDLES[pair];
     for &(needle, offset) in &needles[..*count] {
+        let (needle, offset) = (usize::from(needle), usize::from(offset));
         let text = NEEDLES[needle];
         let Some(start) = at.checked_sub(offset) else {
             continue;
@@ -929,9 +974,9 @@ mod tests {
                 "{text:?}"
             );
         };
-        // Prefixes of every length up to past two blocks, with multi-byte characters, so that each
-        // needle starts and ends at every offset of a block and across block boundaries.
-        let filler: String = "ab é日-_\"k0".chars().cycle().take(2 * BLOCK + 8).collect();
+        // Prefixes of many lengths, with multi-byte characters, so that each needle starts at even
+        // and odd offsets after every kind of byte.
+        let filler: String = "ab é日-_\"k0".chars().cycle().take(72).collect();
         let prefixes: Vec<&str> = filler.char_indices().map(|(at, _)| &filler[..at]).collect();
         for needle in NEEDLES {
             let alternating: String = needle
@@ -957,7 +1002,8 @@ mod tests {
         // Pieces of needles glued at random: overlapping and adjacent anchors, partial needles.
         let pieces = [
             "tok", "en", "TOKEN", "\"", "access", "_", "-", "id", "Bear", "er", "k", "ey", "sk", "s", "e", "c", "ret",
-            "pass", "word", "auth", "ori", "zation", "coo", "kie", "api", "é", "日", " ", "o", "K-",
+            "pass", "word", "auth", "ori", "zation", "coo", "kie", "api", "é", "日", " ", "o", "K-", "gl", "pat",
+            "npm", "hf", "org", "SK", "rk", "live", "SG", ".", "ya", "29", "Account", "Key", "=", "0", "f",
         ];
         let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = move || {
@@ -972,6 +1018,17 @@ mod tests {
                 .map(|_| pieces[(next() % pieces.len() as u64) as usize])
                 .collect();
             check(&text);
+        }
+    }
+
+    #[test]
+    fn every_window_is_the_window_of_a_needle() {
+        // A window no needle takes would only cost the positions where its pairs stand.
+        for window in WINDOWS {
+            assert!(
+                (0..NEEDLE_COUNT).any(|needle| NEEDLES[needle][NEEDLE_WINDOWS[needle]..].starts_with(window)),
+                "{window}"
+            );
         }
     }
 
@@ -1170,6 +1227,38 @@ mod tests {
             "export OPENAI_API_KEY=[redacted] and go",
         ),
         ("x-api-key: 123456\nnext", "x-api-key: [redacted]\nnext"),
+        ("git push glpat-Ab3dE5gH7jK9mN1pQ2rS now", "git push [redacted] now"),
+        (
+            "token glpat-Xy7Kq2Lm9Np4Rs6Tv8Wz1Ab3Cd5Ef.01x7k2m9p ok",
+            "token [redacted] ok",
+        ),
+        (
+            "//registry.npmjs.org/:_authToken npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8 x",
+            "//registry.npmjs.org/:_authToken [redacted] x",
+        ),
+        ("login hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH\n", "login [redacted]\n"),
+        ("use api_org_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH;", "use [redacted];"),
+        (
+            "charge with sk_live_4eC39HqLyjWDarjtT1zdp7dc now",
+            "charge with [redacted] now",
+        ),
+        (
+            "mail 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 sent",
+            "mail [redacted] sent",
+        ),
+        ("twilio SK0123456789abcdef0123456789abcdef sid", "twilio [redacted] sid"),
+        (
+            "$ gcloud auth print-access-token\nya29.a0AfB_byDx3kQ7LmN9pR2sT4vW6yZ8bC1dE3fG5hJ7kL9mN0pQ2rS4tU6vW8xY0zA1bC3dE5-Fg0171\n",
+            "$ gcloud auth print-access-token\n[redacted]\n",
+        ),
+        (
+            "{\"headers\":{\"x-goog-user-project\":\"demo\"},\"oauth\":\"ya29.a0AfB_byDx3kQ7LmN9pR2sT4vW6yZ8bC1dE3fG5hJ7kL9mN0pQ2rS4tU6vW8xY0zA1bC3dE5\"}",
+            "{\"headers\":{\"x-goog-user-project\":\"demo\"},\"oauth\":\"[redacted]\"}",
+        ),
+        (
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Xy7Kq2Lm9Np4Rs6Tv8Wz1Ab3Cd5Ef7Gh9Ij0Kl2Mn4Op6Qr8St0Uv2Wx4Yz6Ab8Cd0Ef2Gh4Ij6Kl8Mn0Op2Qr==;EndpointSuffix=core.windows.net",
+            "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[redacted];EndpointSuffix=core.windows.net",
+        ),
     ];
 
     #[test]
@@ -1214,6 +1303,25 @@ mod tests {
             "AKIAAAAAAAAAAAAAAAAA",
             "const header = \"-----BEGIN RSA PRIVATE KEY-----\"; // the rest of this file is code, not a key at all",
             "ghp_tooshort",
+            "see glpat-short and glpat-",
+            "npm_config_cache=/tmp/npm",
+            "from huggingface_hub import hf_hub_download",
+            "api_org_id: 42",
+            "sk_live_mode: false",
+            "SG.short",
+            "SKIP_TESTS=1 and SK0123",
+            "AccountKey=<your key>",
+            "AccountKey=short==;AccountName=acct",
+            "the ya29. prefix marks a Google access token",
+            "ya29.short and ya29.xxxxxxxxxxxxxxxxxxxxxxxx",
+            "task_list: ask the desk, skip the risk; mask_token_id",
+            "git log --oneline | glpat is a prefix",
+            "npm_lifecycle_event=test npm run build",
+            "hf_transfer enabled; api_organization_id: 7",
+            "rk_live is a prefix, and sk_test_ too",
+            "msg.SG.x and SG.Version",
+            "SKU 0123456789abcdef0123456789abcdef",
+            "DefaultEndpointsProtocol=https;AccountName=acct;EndpointSuffix=core.windows.net",
         ] {
             assert_eq!(redact_text(text), None, "{text}");
         }

@@ -1,7 +1,10 @@
 //! Generic rewrites of JSON Schema into the subset typify turns into good Rust. A source picks
 //! the passes it needs ([`ALL`] for most); each runs on every schema node, children first.
 //!
-//! - [`Pass::DropUnsupported`]: `not` (unsupported by typify) and nested `$schema` keys go.
+//! - [`Pass::DropUnsupported`]: `not` (unsupported by typify), nested `$schema` keys and a
+//!   string's `pattern` go: typify checks a pattern with the `regress` crate, which generated
+//!   crates do not depend on (OpenCode's ids are patterned `^ses`, `^msg`: a prefix the
+//!   mapping reads nothing from).
 //! - [`Pass::ExclusiveAnyOfToOneOf`]: an `anyOf` whose branches exclude each other (string
 //!   enums, and objects each requiring a key no other branch has) is a `oneOf`: typify would
 //!   otherwise make it a struct of flattened optional "subtypes". Its string-enum branches merge
@@ -71,6 +74,9 @@ fn run_on(value: &mut Value, passes: &[Pass]) {
                     Pass::DropUnsupported => {
                         map.remove("not");
                         map.remove("$schema");
+                        if map.get("pattern").is_some_and(Value::is_string) {
+                            map.remove("pattern");
+                        }
                     }
                     Pass::ExclusiveAnyOfToOneOf => exclusive_any_of_to_one_of(map),
                     Pass::MergeEnumBranches => merge_enum_branches(map),

@@ -1,157 +1,54 @@
 //! The rule set of [`crate::secrets`], as data: which keys name a credential, which texts are
-//! one, and where each rule comes from. The value rules are taken from the published rule sets
-//! of two maintained scanners, [`GITLEAKS`] and [`TRUFFLEHOG`], by rule id; a rule written here
-//! first says so (`agentwire`). Patterns are Rust `regex` syntax: upstream's RE2 patterns carry
-//! over as written, except where a row says what changed (RE2's `\w` is ASCII, so it is written
-//! `[0-9A-Za-z_]`; a keyword narrowed so that every match holds it).
+//! one, and where each rule comes from. The value rules taken from gitleaks ([`GITLEAKS`]) are
+//! generated from its published rule data (`schemas/secrets/gitleaks.toml`, vendored, and
+//! `schemas/secrets/rules.toml`, which of its rules agentwire takes and what it changes) into the
+//! crate `agentwire-secrets-rules`, with the supplement of token formats gitleaks has no rule for
+//! (`schemas/secrets/supplement.toml`, written by hand: [`SUPPLEMENT_RULES`]); the rules of
+//! agentwire's own and the ones read from [`TRUFFLEHOG`] alone are written here
+//! ([`OWN_RULES`]). Patterns are Rust `regex` syntax.
 //!
-//! To add a rule: add a row to [`VALUE_RULES`] with the upstream id and version, its keywords as
-//! `needles` (lowercase; every match of the pattern must hold one), and a positive and a
-//! negative example to the module's tests. A needle must hold one of the scan's anchors
-//! (`secrets::ANCHORS`); the build fails when it holds none, and the new anchor is what the rule
-//! costs every line.
+//! To add a rule from gitleaks: add its id to `schemas/secrets/rules.toml` (with what agentwire
+//! changes, e.g. `keywords` narrowed so that every match holds one) and run `cargo xtask
+//! codegen`; a token format gitleaks has no rule for goes to `schemas/secrets/supplement.toml`
+//! the same way; one that needs the key rules: a row of [`OWN_RULES`] naming where it comes
+//! from. Either way, a positive and a negative example go to the module's tests. A needle must
+//! hold one of the scan's windows (`secrets::WINDOWS`); the build fails when it holds none.
 
-/// The gitleaks release the value rules were taken from (`config/gitleaks.toml`).
-pub const GITLEAKS: &str = "gitleaks v8.30.1";
+use agentwire_secrets_rules::GITLEAKS_RULES;
+pub use agentwire_secrets_rules::{GITLEAKS, SUPPLEMENT_RULES, ValueRule};
 
 /// The trufflehog release the detectors cited were read at (`pkg/detectors/`).
 pub const TRUFFLEHOG: &str = "trufflehog v3.97.0";
 
-/// A credential recognised by its text, wherever it stands.
-pub struct ValueRule {
-    /// The upstream rule id (or agentwire's own name).
-    pub id: &'static str,
-    /// Lowercase literals, compared without ASCII case: every match of `pattern` holds one, so a
-    /// text without any is never matched (upstream's `keywords`).
-    pub needles: &'static [&'static str],
-    /// What is replaced: the first capture group that took part, other than `name` (the whole
-    /// match when there is none). A group named `bare` (an unquoted value) must also look like
-    /// a credential: 8 or more characters holding letters and digits. A group named `name` must
-    /// name a secret key ([`KEY_WORDS`]). A value that is a placeholder ([`PLACEHOLDERS`],
-    /// `$NAME`, `${...}`, `<...>`, `***`, `xxx`, `[redacted]`) is never replaced.
-    pub pattern: &'static str,
-    /// The least Shannon entropy, in bits per byte, of what is replaced (upstream's `entropy`).
-    pub entropy: f64,
-    /// Patterns of what is no secret though the rule matches it (upstream's allowlist).
-    pub allow: &'static [&'static str],
-    /// Where the rule comes from.
-    pub source: &'static str,
+/// The value rules: gitleaks', the supplement's, then agentwire's own.
+pub const VALUE_RULES: &[ValueRule] = &value_rules();
+
+const VALUE_RULE_COUNT: usize = GITLEAKS_RULES.len() + SUPPLEMENT_RULES.len() + OWN_RULES.len();
+
+/// The three tables as one array, built when this compiles: the scan's needle tables are
+/// constants computed from [`VALUE_RULES`].
+const fn value_rules() -> [ValueRule; VALUE_RULE_COUNT] {
+    let mut out = [OWN_RULES[0]; VALUE_RULE_COUNT];
+    let supplement = GITLEAKS_RULES.len();
+    let own = supplement + SUPPLEMENT_RULES.len();
+    let mut at = 0;
+    while at < VALUE_RULE_COUNT {
+        out[at] = if at < supplement {
+            GITLEAKS_RULES[at]
+        } else if at < own {
+            SUPPLEMENT_RULES[at - supplement]
+        } else {
+            OWN_RULES[at - own]
+        };
+        at += 1;
+    }
+    out
 }
 
-/// The value rules.
-pub const VALUE_RULES: &[ValueRule] = &[
-    ValueRule {
-        id: "github-pat",
-        needles: &["ghp_"],
-        pattern: r"ghp_[0-9a-zA-Z]{36}",
-        entropy: 3.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: github-pat",
-    },
-    ValueRule {
-        id: "github-oauth",
-        needles: &["gho_"],
-        pattern: r"gho_[0-9a-zA-Z]{36}",
-        entropy: 3.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: github-oauth",
-    },
-    ValueRule {
-        id: "github-app-token",
-        needles: &["ghu_", "ghs_"],
-        pattern: r"(?:ghu|ghs)_[0-9a-zA-Z]{36}",
-        entropy: 3.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: github-app-token",
-    },
-    ValueRule {
-        id: "github-refresh-token",
-        needles: &["ghr_"],
-        pattern: r"ghr_[0-9a-zA-Z]{36}",
-        entropy: 3.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: github-refresh-token",
-    },
-    ValueRule {
-        id: "github-fine-grained-pat",
-        needles: &["github_pat_"],
-        pattern: r"github_pat_[0-9A-Za-z_]{82}",
-        entropy: 3.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: github-fine-grained-pat (`\\w` written as ASCII)",
-    },
-    ValueRule {
-        id: "aws-access-token",
-        needles: &["a3t", "akia", "asia", "abia", "acca"],
-        pattern: r"\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b",
-        entropy: 3.0,
-        allow: &[r".+EXAMPLE$"],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: aws-access-token; trufflehog v3.97.0 pkg/detectors/aws/access_keys",
-    },
-    ValueRule {
-        id: "slack-bot-token",
-        needles: &["xoxb"],
-        pattern: r"xoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*",
-        entropy: 3.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: slack-bot-token",
-    },
-    ValueRule {
-        id: "slack-legacy-bot-token",
-        needles: &["xoxb"],
-        pattern: r"xoxb-[0-9]{8,14}-[a-zA-Z0-9]{18,26}",
-        entropy: 2.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: slack-legacy-bot-token",
-    },
-    ValueRule {
-        id: "slack-user-token",
-        needles: &["xoxp", "xoxe"],
-        pattern: r"xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}",
-        entropy: 2.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: slack-user-token",
-    },
-    ValueRule {
-        id: "slack-legacy-workspace-token",
-        needles: &["xoxa", "xoxr"],
-        pattern: r"xox[ar]-(?:\d-)?[0-9a-zA-Z]{8,48}",
-        entropy: 2.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: slack-legacy-workspace-token",
-    },
-    ValueRule {
-        id: "slack-legacy-token",
-        needles: &["xoxo", "xoxs"],
-        pattern: r"xox[os]-\d+-\d+-\d+-[a-fA-F\d]+",
-        entropy: 2.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: slack-legacy-token",
-    },
-    ValueRule {
-        id: "jwt",
-        needles: &["eyj"],
-        pattern: r#"\b(eyJ[a-zA-Z0-9]{16,}\.ey[a-zA-Z0-9/\\_-]{17,}\.(?:[a-zA-Z0-9/\\_-]{10,}={0,2})?)(?:[`'"\s;]|\\[nr]|$)"#,
-        entropy: 3.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: jwt (keyword `ey` narrowed to `eyJ`, a JSON header's `{\"`, as trufflehog v3.97.0 pkg/detectors/jwt starts)",
-    },
-    ValueRule {
-        id: "private-key",
-        needles: &["private key"],
-        pattern: r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----(?:([\s\S]{64,}?)-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|([A-Za-z0-9+/=\s]{64,})$)",
-        entropy: 0.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: private-key; trufflehog v3.97.0 pkg/detectors/privatekey (keyword `private key`); agentwire: the body alone is replaced, and a body cut off before its END line (as `head` shows a key file) runs to the end of the text",
-    },
-    ValueRule {
-        id: "gcp-api-key",
-        needles: &["aiza"],
-        pattern: r#"\b(AIza[0-9A-Za-z_-]{35})(?:[`'"\s;]|\\[nr]|$)"#,
-        entropy: 4.0,
-        allow: &[],
-        source: "gitleaks v8.30.1 config/gitleaks.toml: gcp-api-key (`\\w` written as ASCII)",
-    },
+/// The value rules of agentwire's own, and the ones read from trufflehog alone: no gitleaks rule
+/// has their pattern, and they read what the supplement's data cannot say (the key rules, a URL
+/// of any scheme).
+pub const OWN_RULES: &[ValueRule] = &[
     ValueRule {
         id: "url-password",
         // `:\/` for a URL in JSON text that escapes its slashes (`postgres:\/\/app:p4ss@db`).

@@ -3,6 +3,8 @@
 //! proposal. [`ACP`] and [`CURSOR`] share this crate; they differ only in the provider they name
 //! and in how a transcript is recognized.
 
+#![warn(missing_docs)]
+
 mod content;
 mod normalizer;
 mod offer;

@@ -349,7 +349,10 @@ pub fn assistant_block<'a>(block: &'a BetaContentBlock, parent: Option<&RuntimeI
             match block.get("tool_use_id").and_then(Value::as_str) {
                 Some(tool_use_id) => AssistantBlock::ServerToolResult {
                     tool_use_id: tool_use_id.to_string(),
-                    text: block.get("content").map(content_text).unwrap_or_default(),
+                    text: block
+                        .get("content")
+                        .map(agentwire_core::content::text_or_parts)
+                        .unwrap_or_default(),
                     failed: block.get("is_error").and_then(Value::as_bool).unwrap_or(false),
                     block,
                 },
@@ -383,17 +386,4 @@ pub fn message_text(content: &[BetaContentBlock]) -> String {
         })
         .collect();
     text.join("\n")
-}
-
-/// The text of a server tool result's `content` (a string, or blocks with `text`).
-fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(text) => text.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|part| part.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => String::new(),
-    }
 }

@@ -11,6 +11,8 @@
 //! conversation (`conversation`).
 
 // What both Claude sources share; a build with one of them leaves the other's part unused.
+#![warn(missing_docs)]
+
 #[cfg_attr(
     not(all(feature = "stream-json", feature = "session")),
     allow(dead_code, unused_imports)

@@ -10,6 +10,8 @@
 //! its item statuses (`canonicalize`); each module's `SOURCE` is what the `agentwire` facade
 //! registers.
 
+#![warn(missing_docs)]
+
 #[cfg(feature = "app-server")]
 pub mod app_server;
 #[cfg(any(feature = "app-server", feature = "exec"))]

@@ -9,6 +9,8 @@
 //! are the file's `sessionId` and `toolCalls[].id`), so what they share is here once: the tools,
 //! what each one's item shows (`tools`), and what neither names and both derive (`keys`).
 
+#![warn(missing_docs)]
+
 // What both Gemini sources share; a build with one of them leaves the other's part unused.
 #[cfg_attr(
     not(all(feature = "stream-json", feature = "session")),

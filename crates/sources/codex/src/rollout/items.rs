@@ -490,7 +490,7 @@ impl CodexRolloutNormalizer {
     /// turn stopped, or nobody answered before the stream ended); `error`, "answered with an
     /// error instead of a result", is what happened, the output's text in `resolution`.
     fn question_output(&mut self, call_id: &str, data: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let text = output_text(&data);
+        let text = agentwire_core::content::text_or_parts(&data["output"]);
         let answers = serde_json::from_str::<Value>(&text)
             .ok()
             .and_then(|output| output.get("answers").cloned());
@@ -563,7 +563,12 @@ impl CodexRolloutNormalizer {
                 item_type,
                 title,
                 status,
-                data: content::with_output(item_type, call, output_text(&data), status == ItemStatus::Failed),
+                data: content::with_output(
+                    item_type,
+                    call,
+                    agentwire_core::content::text_or_parts(&data["output"]),
+                    status == ItemStatus::Failed,
+                ),
             };
             let turn = self.turn.clone();
             self.complete_item(turn.as_deref(), call_id, face, raw, None, out);
@@ -588,25 +593,12 @@ impl CodexRolloutNormalizer {
 /// its output says a person (or the approval policy) refused it, `failed` otherwise (a patch
 /// that did not verify, a process that could not start).
 fn unrun_status(output: &Value) -> ItemStatus {
-    let text = output_text(output);
+    let text = agentwire_core::content::text_or_parts(&output["output"]);
     let refused = ["rejected by user", "aborted by user", "reject command"];
     if refused.iter().any(|phrase| text.contains(phrase)) {
         ItemStatus::Declined
     } else {
         ItemStatus::Failed
-    }
-}
-
-/// The text of a tool output item: its `output` string, or the text of its content items.
-fn output_text(output: &Value) -> String {
-    match &output["output"] {
-        Value::String(text) => text.clone(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter_map(|part| part.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_) => String::new(),
     }
 }
 

@@ -1,0 +1,271 @@
+//! `schemas/opencode/` -> `generated/opencode/`: the events of `opencode serve` and the bodies
+//! of the replies a client sends back, from the OpenAPI 3.1 document the server publishes.
+//!
+//! OpenAPI 3.1 schemas are JSON Schema 2020-12, so the generic pipeline reads them once they
+//! sit where it looks ([`definitions`]): the document's `components.schemas` become the
+//! definitions (refs `#/components/schemas/X` -> `#/definitions/X`), and the request bodies of
+//! the reply operations ([`REPLY_BODIES`], written inline in `paths`) become definitions of
+//! their own. The OpenCode step ([`customize`]) then
+//! - applies `schemas/opencode/patches.json`: the places where the traffic differs from the
+//!   document (`UPSTREAM.md`), as edits in data ([`patches`]);
+//! - declares `Event` (an `anyOf` of one object per `type`) a `x-dispatch` union on `type`;
+//! - copies the components of the other tagged unions (`Part`, `Message`, `ToolState`, ...)
+//!   into them, so typify makes them internally tagged enums ([`tagged`]);
+//! - renames the components whose names are no identifiers (`Event.tui.prompt.append`,
+//!   `EventModels-devRefreshed`) after the type typify would give them;
+//! - keeps only what `Event` and the reply bodies reach (165 of the document's 472 components
+//!   and the bodies), so the crate is the stream and the way back, not the whole HTTP API.
+
+mod patches;
+mod tagged;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use quote::quote;
+use serde_json::{Map, Value, json};
+
+use super::names::type_ident;
+use super::passes;
+use super::schema_source::{self, Customization, SchemaSource};
+use super::typify_runner::{ShapeUnion, collect_refs};
+
+const SCHEMA_DIR: &str = "schemas/opencode";
+
+/// The union of the events of `GET /event`.
+const EVENT: &str = "Event";
+
+/// The reply operations whose request bodies the way back sends, by `operationId`, with the
+/// definition each body becomes.
+const REPLY_BODIES: &[(&str, &str)] = &[
+    ("permission.reply", "PermissionReplyBody"),
+    ("question.reply", "QuestionReplyBody"),
+];
+
+pub fn source(root: &Path) -> Result<SchemaSource> {
+    let version = schema_source::pinned(&root.join(SCHEMA_DIR), "program")?;
+    Ok(SchemaSource {
+        schema: format!("{SCHEMA_DIR}/openapi.json"),
+        crate_dir: "generated/opencode",
+        package: "agentwire-opencode",
+        dependencies: &[],
+        description: format!(
+            "Typed OpenCode {version} server events (`GET /event`) and reply bodies, generated from the OpenAPI \
+             document `opencode serve` publishes."
+        ),
+        generated_from: format!("{SCHEMA_DIR}/openapi.json (OpenCode {version}) and {SCHEMA_DIR}/patches.json"),
+        crate_docs: CRATE_DOCS,
+        passes: passes::ALL,
+        shape_unions: SHAPE_UNIONS,
+        definitions,
+        customize,
+    })
+}
+
+/// The `#[serde(untagged)]` enums typify may emit.
+const SHAPE_UNIONS: &[ShapeUnion] = &[(
+    "SessionNextTimestamp",
+    "ISO-8601 text on `GET /event`, epoch milliseconds on `GET /api/event` (patches.json)",
+)];
+
+/// The document's component schemas and the reply bodies, under their names as written, refs
+/// still `#/components/schemas/X` (the patches are written against the document as it is).
+fn definitions(document: Value) -> Result<Map<String, Value>> {
+    let Value::Object(mut root) = document else {
+        bail!("the document is not a JSON object")
+    };
+    let mut definitions = match root
+        .get_mut("components")
+        .and_then(|c| c.get_mut("schemas"))
+        .map(Value::take)
+    {
+        Some(Value::Object(schemas)) => schemas,
+        _ => bail!("the document has no `components.schemas` object"),
+    };
+    let paths = root
+        .get("paths")
+        .and_then(Value::as_object)
+        .context("no `paths` object")?;
+    for (operation_id, name) in REPLY_BODIES {
+        let body = paths
+            .values()
+            .filter_map(Value::as_object)
+            .flat_map(|path| path.values())
+            .find(|operation| operation.get("operationId").and_then(Value::as_str) == Some(operation_id))
+            .and_then(|operation| operation.pointer("/requestBody/content/application~1json/schema"))
+            .with_context(|| format!("no operation {operation_id} with a JSON request body"))?;
+        if definitions.insert(name.to_string(), body.clone()).is_some() {
+            bail!("the document already has a component {name}");
+        }
+    }
+    Ok(definitions)
+}
+
+fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Customization> {
+    let dir = root.join(SCHEMA_DIR);
+    patches::apply(&dir.join("patches.json"), definitions)?;
+    declare_event_dispatch(definitions)?;
+    tagged::rewrite(definitions)?;
+    let roots: Vec<&str> = std::iter::once(EVENT)
+        .chain(REPLY_BODIES.iter().map(|(_, name)| *name))
+        .collect();
+    *definitions = renamed(reached(definitions, &roots)?)?;
+    let version = schema_source::pinned(&dir, "program")?;
+    Ok(Customization {
+        leading: quote! {
+            /// The OpenCode version whose `GET /doc` these types were generated from.
+            pub const UPSTREAM_VERSION: &str = #version;
+        },
+        ..Customization::default()
+    })
+}
+
+/// `Event` as the `x-dispatch` union of its branches, each named by its `type` (a one-value
+/// `enum`), in the document's order.
+fn declare_event_dispatch(definitions: &mut Map<String, Value>) -> Result<()> {
+    let event = definitions.get(EVENT).context("no `Event` component")?;
+    let branches = event
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .context("`Event` is not an `anyOf`")?;
+    let mut variants = Map::new();
+    for branch in branches {
+        let name = branch
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(component_of_ref)
+            .with_context(|| format!("an `Event` branch is no component ref: {branch}"))?;
+        let tag = definitions
+            .get(name)
+            .and_then(|payload| payload.pointer("/properties/type/enum"))
+            .and_then(Value::as_array)
+            .filter(|values| values.len() == 1)
+            .and_then(|values| values[0].as_str())
+            .with_context(|| format!("`Event` branch {name} has no one-value `type` enum"))?;
+        if variants
+            .insert(tag.to_string(), Value::String(name.to_string()))
+            .is_some()
+        {
+            bail!("two `Event` branches have the type {tag:?}");
+        }
+    }
+    definitions.insert(
+        EVENT.into(),
+        json!({
+            "description": "One event of `GET /event`: `{\"id\", \"type\", \"properties\"}`, dispatched on `type`.",
+            "x-dispatch": { "tag": "type", "variants": variants },
+        }),
+    );
+    Ok(())
+}
+
+/// `#/components/schemas/X` -> `X`.
+fn component_of_ref(reference: &str) -> Option<&str> {
+    reference.strip_prefix("#/components/schemas/")
+}
+
+/// The definitions `roots` reach, following refs (the `x-dispatch` variants name theirs).
+fn reached(definitions: &Map<String, Value>, roots: &[&str]) -> Result<Map<String, Value>> {
+    let mut kept = Map::new();
+    let mut pending: Vec<String> = roots.iter().map(|name| name.to_string()).collect();
+    while let Some(name) = pending.pop() {
+        if kept.contains_key(&name) {
+            continue;
+        }
+        let schema = definitions
+            .get(&name)
+            .with_context(|| format!("a ref names {name}, which is no component"))?;
+        component_refs(schema, &mut pending);
+        if let Some(variants) = schema.pointer("/x-dispatch/variants").and_then(Value::as_object) {
+            pending.extend(variants.values().filter_map(Value::as_str).map(str::to_string));
+        }
+        kept.insert(name, schema.clone());
+    }
+    kept.sort_keys();
+    Ok(kept)
+}
+
+/// The components `value` refers to.
+fn component_refs(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(name) = map.get("$ref").and_then(Value::as_str).and_then(component_of_ref) {
+                into.push(name.to_string());
+            }
+            map.values().for_each(|child| component_refs(child, into));
+        }
+        Value::Array(items) => items.iter().for_each(|item| component_refs(item, into)),
+        _ => {}
+    }
+}
+
+/// Every definition under an identifier name (the type typify gives it), refs rewritten to
+/// `#/definitions/<name>`; two components that would get one name are an error.
+fn renamed(definitions: Map<String, Value>) -> Result<Map<String, Value>> {
+    let name_of = |name: &str| -> String {
+        if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            name.to_string()
+        } else {
+            type_ident(name).to_string()
+        }
+    };
+    let mut names = BTreeSet::new();
+    let mut renamed = Map::new();
+    for (name, mut schema) in definitions {
+        let new = name_of(&name);
+        if !names.insert(type_ident(&new).to_string()) {
+            bail!("component {name} gets the type name {new}, which another component has");
+        }
+        rewrite(&mut schema, &name_of);
+        renamed.insert(new, schema);
+    }
+    let mut dangling = Vec::new();
+    for schema in renamed.values() {
+        collect_refs(schema, &mut dangling);
+    }
+    dangling.retain(|name| !renamed.contains_key(name));
+    if let Some(name) = dangling.first() {
+        bail!("a ref names {name}, which was not kept");
+    }
+    Ok(renamed)
+}
+
+fn rewrite(value: &mut Value, name_of: &dyn Fn(&str) -> String) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get_mut("$ref")
+                && let Some(name) = component_of_ref(reference)
+            {
+                *reference = format!("#/definitions/{}", name_of(name));
+            }
+            if let Some(Value::Object(variants)) = map.get_mut("x-dispatch").and_then(|d| d.get_mut("variants")) {
+                for variant in variants.values_mut() {
+                    if let Value::String(name) = variant {
+                        *name = name_of(name);
+                    }
+                }
+            }
+            map.values_mut().for_each(|child| rewrite(child, name_of));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| rewrite(item, name_of)),
+        _ => {}
+    }
+}
+
+/// Inner attributes of the generated crate.
+const CRATE_DOCS: &str = "\
+//! Typed OpenCode server events and reply bodies, generated from the OpenAPI document
+//! `opencode serve` publishes (`GET /doc`, vendored in `schemas/opencode/`) with the gaps the
+//! captures found patched in (`schemas/opencode/patches.json`).
+//!
+//! [`Event`] is one event of `GET /event` (`{\"id\", \"type\", \"properties\"}`): `decode` reads
+//! the `type` first and decodes only the payload it names. [`PermissionReplyBody`] and
+//! [`QuestionReplyBody`] are what `POST /permission/{id}/reply` and `POST /question/{id}/reply`
+//! take.
+#![deny(warnings)]
+// Schema prose becomes doc comments as is.
+#![allow(rustdoc::all)]
+// Event variants are as large as the events the server sends; boxing would change the public shape.
+#![allow(clippy::large_enum_variant)]
+";
