@@ -222,6 +222,9 @@ mod tests {
             }
         }
         let unknown = "no-such-source".parse::<Source>().expect_err("not a source");
-        assert!(unknown.starts_with("unknown format \"no-such-source\"; known: "), "{unknown}");
+        assert!(
+            unknown.starts_with("unknown format \"no-such-source\"; known: "),
+            "{unknown}"
+        );
     }
 }
