@@ -19,8 +19,8 @@ pub fn drop_synthesized_refs(refs: &mut ProviderRefs) {
     }
 }
 
-/// The key of the `index`-th piece (1 first) a message of `owner` holds: a stream's prompt or
-/// text run (`owner` the stream's session and turn), a message's thoughts.
+/// The key of `what` its `owner` holds: a stream's prompt or `n`-th text run (`owner` the
+/// stream's session and turn), a stored message's thoughts (`owner` the message's id).
 pub fn part(owner: &str, what: &str) -> String {
     format!("{owner}:{what}")
 }
