@@ -5,42 +5,12 @@
 //! That the core names no source and a source no other source is Cargo's to keep: each source
 //! crate depends on `agentwire-core` and its own generated crates only.
 
+mod source_files;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
+use source_files::{is_test_module, source_modules};
 use syn::visit::Visit;
-
-/// Every `.rs` file under `dir`, as (module path like `codex::app_server::requests`, file); a
-/// crate's `lib.rs` is the module `prefix` itself.
-fn modules(dir: &Path, prefix: &str, into: &mut Vec<(String, PathBuf)>) {
-    for entry in std::fs::read_dir(dir).expect("a source folder") {
-        let path = entry.expect("an entry").path();
-        let stem = path.file_stem().expect("a name").to_string_lossy().into_owned();
-        if path.is_dir() {
-            modules(&path, &format!("{prefix}::{stem}"), into);
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            let module = if stem == "lib" {
-                prefix.to_string()
-            } else {
-                format!("{prefix}::{stem}")
-            };
-            into.push((module, path));
-        }
-    }
-}
-
-/// Every module of every source crate, named `<crate folder>::<module path>`.
-fn source_modules() -> Vec<(String, PathBuf)> {
-    let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sources");
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(&sources).expect("crates/sources") {
-        let dir = entry.expect("an entry").path();
-        let name = dir.file_name().expect("a name").to_string_lossy().into_owned();
-        modules(&dir.join("src"), &name, &mut files);
-    }
-    files.sort();
-    files
-}
 
 /// Whether a module is a source's decoder or the one declaring its `SourceSpec` (its detection).
 fn reads_text_by_design(module: &str, text: &str) -> bool {
@@ -64,11 +34,7 @@ impl TextReads {
 
 impl<'ast> Visit<'ast> for TextReads {
     fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-        let test = item
-            .attrs
-            .iter()
-            .any(|attr| attr.path().is_ident("cfg") && attr.parse_args::<syn::Ident>().is_ok_and(|arg| arg == "test"));
-        if !test {
+        if !is_test_module(item) {
             syn::visit::visit_item_mod(self, item);
         }
     }

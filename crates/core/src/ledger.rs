@@ -6,6 +6,10 @@
 //!   open, not by history), under canonical ids derived once ([`crate::ids`]); a few hundred
 //!   threads with nothing open are remembered besides, the most recently used;
 //! - a thread or turn is started once (one fact, one event);
+//! - a source says a turn starts, or ends with what state, usage and error
+//!   ([`Ledger::start_turn`], [`Ledger::complete_turn`], [`Ledger::abort_turn`]): the ledger
+//!   emits `turn.started`, `turn.completed` or `turn.aborted` and the session state it implies,
+//!   so every source reports turns alike;
 //! - a turn reports one failure with one `runtime.error`;
 //! - a late message for a closed turn does not reopen it;
 //! - the session state is what the open turns and requests say it is (`running` while a turn
@@ -19,9 +23,10 @@ use foldhash::fast::FixedState;
 
 use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, Json, ProviderItemId, ProviderRuntimeEvent, ProviderThreadId,
-    ProviderTurnId, RequestOpenedPayload, RequestResolvedPayload, RuntimeEvent, RuntimeItemId, RuntimeRequestId,
-    RuntimeSessionId, RuntimeWarningPayload, SessionState, SessionStateChangedPayload, ThreadId, TrimmedNonEmptyString,
-    TurnAbortedPayload, TurnId, TurnState, UserInputRequestedPayload, UserInputResolvedPayload,
+    ProviderTurnId, RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorPayload, RuntimeEvent, RuntimeItemId,
+    RuntimeRequestId, RuntimeSessionId, RuntimeWarningPayload, SessionState, SessionStateChangedPayload, ThreadId,
+    TrimmedNonEmptyString, TurnAbortedPayload, TurnCompletedPayload, TurnId, TurnStartedPayload, TurnState,
+    UserInputRequestedPayload, UserInputResolvedPayload,
 };
 use serde_json::{Value, json};
 
@@ -129,14 +134,14 @@ pub enum Cutoff {
 }
 
 impl Cutoff {
-    /// How a turn's end in `state` cuts off the items still open in it, for the providers that
-    /// report a person's stop as `interrupted` (Codex app-server, Claude); ACP, whose stop is
-    /// `cancelled`, and codex exec, which reports no stop, read their own.
+    /// How a turn's end in `state` cuts off the items still open in it: a person's stop
+    /// (`interrupted`, or ACP's `cancelled`) as [`Cutoff::Interrupted`], a failure as
+    /// [`Cutoff::Failed`], a completion as [`Cutoff::TurnCompleted`].
     pub fn ending(state: TurnState) -> Self {
         match state {
-            TurnState::Interrupted => Self::Interrupted,
+            TurnState::Interrupted | TurnState::Cancelled => Self::Interrupted,
             TurnState::Failed => Self::Failed,
-            TurnState::Completed | TurnState::Cancelled => Self::TurnCompleted,
+            TurnState::Completed => Self::TurnCompleted,
         }
     }
 
@@ -172,6 +177,47 @@ impl Cutoff {
             Self::Failed => "the turn failed before the item completed".to_string(),
             Self::TurnCompleted => "the turn completed without completing the item".to_string(),
             Self::StreamEnded => format!("the stream ended before {provider} completed it"),
+        }
+    }
+}
+
+/// A turn's start as its source reports it ([`Ledger::start_turn`]).
+pub struct TurnStart {
+    /// What `turn.started` carries (the model and effort, when the provider says).
+    pub started: TurnStartedPayload,
+    /// Why the session runs, as its `session.state.changed` says.
+    pub reason: &'static str,
+}
+
+impl TurnStart {
+    /// A turn on `model`, when the provider names it: "a turn started".
+    pub fn on(model: Option<String>) -> Self {
+        TurnStart {
+            started: TurnStartedPayload { model, effort: None },
+            reason: "a turn started",
+        }
+    }
+}
+
+/// A turn's end as its source reports it ([`Ledger::complete_turn`]).
+pub struct TurnEnd {
+    /// What `turn.completed` carries: the state (which also says how open items are cut off),
+    /// the stop reason, usage, cost and error message.
+    pub outcome: TurnCompletedPayload,
+    /// The turn's failure, reported as its one `runtime.error` after its items are cut off
+    /// (a source that reports it before calls [`Ledger::report_turn_error`] itself).
+    pub failure: Option<RuntimeErrorPayload>,
+    /// Why the session is ready again, as its `session.state.changed` says.
+    pub reason: &'static str,
+}
+
+impl TurnEnd {
+    /// A turn that ended as `outcome` says, with no failure left to report: "the turn ended".
+    pub fn new(outcome: TurnCompletedPayload) -> Self {
+        TurnEnd {
+            outcome,
+            failure: None,
+            reason: "the turn ended",
         }
     }
 }
@@ -624,9 +670,83 @@ impl<Q> Ledger<Q> {
         !std::mem::replace(&mut self.open_thread(provider_thread).started, true)
     }
 
-    /// Marks a turn started; true if this call started it. A turn that already ended is not
-    /// started again (false).
-    pub fn start_turn(&mut self, provider_thread: &str, provider_turn: &str) -> bool {
+    /// Starts a turn as its source reports it: `turn.started` in `context` with what `start`
+    /// says, then the session state (`running`, for `start.reason`). True if this call started
+    /// it. A turn already started, or one that already ended (a late report must not reopen it),
+    /// starts nothing: the report rides on the session state as it is now, if it changed (one
+    /// fact, one event).
+    pub fn start_turn(
+        &mut self,
+        context: &Context<'_>,
+        provider_thread: &str,
+        provider_turn: &str,
+        start: TurnStart,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> bool {
+        if !self.open_turn(provider_thread, provider_turn) {
+            self.settle_state_carrying(context, None, out);
+            return false;
+        }
+        self.emit(context, RuntimeEvent::TurnStarted(start.started), out);
+        self.settle_state(context, Some(start.reason), out);
+        true
+    }
+
+    /// `turn.started` in `context` for a turn its source cannot place (a result whose request
+    /// named the thread but did not decode): reported as it was, and not remembered as open, so
+    /// nothing ends it and the session state stays as it was.
+    pub fn report_unplaced_turn(
+        &mut self,
+        context: &Context<'_>,
+        start: TurnStart,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.emit(context, RuntimeEvent::TurnStarted(start.started), out);
+    }
+
+    /// Completes a turn as its source reports it: its open items are cut off as
+    /// [`Cutoff::ending`] its state says (keeping their face), `end.failure` becomes the turn's
+    /// one `runtime.error` unless one was reported already ([`Ledger::report_turn_error`]),
+    /// then `turn.completed` with `end.outcome` and the session state (for `end.reason`). A turn
+    /// that was not started is completed all the same (and remembered as ended).
+    pub fn complete_turn(
+        &mut self,
+        context: &Context<'_>,
+        provider_thread: &str,
+        provider_turn: &str,
+        end: TurnEnd,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let cutoff = Cutoff::ending(end.outcome.state);
+        let error_reported = self.close_turn(context, provider_thread, provider_turn, cutoff, out);
+        if let Some(failure) = end.failure
+            && !error_reported
+        {
+            self.emit(context, RuntimeEvent::RuntimeError(failure), out);
+        }
+        self.emit(context, RuntimeEvent::TurnCompleted(end.outcome), out);
+        self.settle_state(context, Some(end.reason), out);
+    }
+
+    /// Aborts a turn: its open items are cut off as `cutoff` says, then `turn.aborted` with
+    /// `reason` and the session state.
+    pub fn abort_turn(
+        &mut self,
+        context: &Context<'_>,
+        provider_thread: &str,
+        provider_turn: &str,
+        cutoff: Cutoff,
+        reason: String,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        self.close_turn(context, provider_thread, provider_turn, cutoff, out);
+        self.emit(context, RuntimeEvent::TurnAborted(TurnAbortedPayload { reason }), out);
+        self.settle_state(context, Some("the turn was aborted"), out);
+    }
+
+    /// Remembers a turn as started; true if this call started it. A turn that already ended is
+    /// not started again (false).
+    fn open_turn(&mut self, provider_thread: &str, provider_turn: &str) -> bool {
         let id = self.derive_turn_id(provider_thread, provider_turn);
         let thread = self.open_thread(provider_thread);
         if thread.closed_turns.iter().any(|closed| closed == provider_turn) {
@@ -669,7 +789,7 @@ impl<Q> Ledger<Q> {
 
     /// Ends a turn: its open items are completed as `cutoff` says (keeping their face), and the
     /// turn is remembered as ended. Returns whether a `runtime.error` was already reported for it.
-    pub fn end_turn(
+    fn close_turn(
         &mut self,
         context: &Context<'_>,
         provider_thread: &str,
@@ -997,9 +1117,7 @@ impl<Q> Ledger<Q> {
         open_turns.sort_unstable();
         for (thread, turn) in open_turns {
             let context = self.turn_context(&thread, &turn, None);
-            self.end_turn(&context, &thread, &turn, Cutoff::StreamEnded, out);
-            let payload = TurnAbortedPayload { reason: reason.clone() };
-            self.emit(&context, RuntimeEvent::TurnAborted(payload), out);
+            self.abort_turn(&context, &thread, &turn, Cutoff::StreamEnded, reason.clone(), out);
         }
         for (thread, items) in std::mem::take(&mut self.items) {
             for (item, open) in items {
@@ -1067,16 +1185,16 @@ mod tests {
     /// A thread that ran one turn, then went idle.
     fn run_thread(ledger: &mut Ledger<()>, thread: &str) {
         assert!(ledger.start_thread(thread));
-        ledger.start_turn(thread, "turn");
+        ledger.open_turn(thread, "turn");
         let context = ledger.turn_context(thread, "turn", None);
-        ledger.end_turn(&context, thread, "turn", Cutoff::TurnCompleted, &mut Vec::new());
+        ledger.close_turn(&context, thread, "turn", Cutoff::TurnCompleted, &mut Vec::new());
     }
 
     #[test]
     fn idle_threads_are_forgotten_beyond_the_most_recent() {
         let mut ledger = Ledger::<()>::new(&crate::source::tests::CODEX, Options::default());
         ledger.start_thread("busy");
-        ledger.start_turn("busy", "turn");
+        ledger.open_turn("busy", "turn");
         let mut forgotten = Vec::new();
         for n in 0..10_000 {
             run_thread(&mut ledger, &format!("thread-{n}"));
@@ -1087,7 +1205,7 @@ mod tests {
         assert!(!forgotten.iter().any(|thread| thread == "busy"));
         // The most recent idle threads are still known: no second start, no reopened turn.
         assert!(!ledger.start_thread("thread-9999"));
-        assert!(!ledger.start_turn("thread-9999", "turn"));
+        assert!(!ledger.open_turn("thread-9999", "turn"));
         assert!(!ledger.start_thread(&format!("thread-{}", 10_000 - IDLE_THREADS_REMEMBERED)));
         // The busy thread's turn still runs; a forgotten thread is new again.
         assert_eq!(ledger.current_state(), SessionState::Running);

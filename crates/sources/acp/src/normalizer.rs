@@ -17,7 +17,7 @@ use agentwire_canonical::{
     AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemAttachment, ItemLifecyclePayload,
     ItemStatus, Json, ProviderRuntimeEvent, ProviderSessionId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
     RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, SessionStartedPayload, ThreadStartedPayload,
-    ThreadState, ThreadStateChangedPayload, TurnCompletedPayload, TurnStartedPayload, TurnState,
+    ThreadState, ThreadStateChangedPayload, TurnCompletedPayload, TurnState,
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -31,7 +31,7 @@ use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::decision::Decision;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::{Direction, Frame};
-use agentwire_core::ledger::{Answer, Cutoff, Ledger};
+use agentwire_core::ledger::{Answer, Ledger, TurnEnd, TurnStart};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_core::object_text;
@@ -415,13 +415,11 @@ impl AcpNormalizer {
         let raw = self.raw(frame, Some("session/prompt"));
         let mut context = self.ledger.turn_context(session, &turn, Some(raw));
         context.refs.provider_session_id = ProviderSessionId::new(session).ok();
-        if self.ledger.start_turn(session, &turn) {
-            let payload = TurnStartedPayload {
-                model: None,
-                effort: None,
-            };
-            self.emit(&context, RuntimeEvent::TurnStarted(payload), out);
-            self.ledger.settle_state(&context, Some("a prompt was sent"), out);
+        let start = TurnStart {
+            reason: "a prompt was sent",
+            ..TurnStart::on(None)
+        };
+        if self.ledger.start_turn(&context, session, &turn, start, out) {
             self.prompt_item(session, &turn, prompt, raw, out);
         }
         turn
@@ -458,14 +456,13 @@ impl AcpNormalizer {
     }
 
     /// Ends a turn: the message being streamed completes, requests the client left unanswered
-    /// are settled, open tool calls are cut off as `cutoff` says, then `turn.completed`.
+    /// are settled, open tool calls are cut off as the turn's state says, then `turn.completed`.
     pub(super) fn end_turn(
         &mut self,
         context: &Context<'_>,
         session: &str,
         turn: &str,
-        cutoff: Cutoff,
-        payload: TurnCompletedPayload,
+        outcome: TurnCompletedPayload,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         self.close_text(session, out);
@@ -479,9 +476,11 @@ impl AcpNormalizer {
                 }
             }
         }
-        self.ledger.end_turn(context, session, turn, cutoff, out);
-        self.emit(context, RuntimeEvent::TurnCompleted(payload), out);
-        self.ledger.settle_state(context, Some("the prompt was answered"), out);
+        let end = TurnEnd {
+            reason: "the prompt was answered",
+            ..TurnEnd::new(outcome)
+        };
+        self.ledger.complete_turn(context, session, turn, end, out);
     }
 
     // --- the agent's answers ---
@@ -587,11 +586,6 @@ impl AcpNormalizer {
                     TurnState::Cancelled if !superseded => TurnState::Interrupted,
                     state => state,
                 };
-                let cutoff = match state {
-                    TurnState::Cancelled | TurnState::Interrupted => Cutoff::Interrupted,
-                    TurnState::Completed => Cutoff::TurnCompleted,
-                    TurnState::Failed => Cutoff::Failed,
-                };
                 let usage = response
                     .usage
                     .as_ref()
@@ -607,7 +601,7 @@ impl AcpNormalizer {
                 };
                 let mut context = self.ledger.turn_context(&session, &turn, Some(raw));
                 context.refs.provider_session_id = ProviderSessionId::new(&session).ok();
-                self.end_turn(&context, &session, &turn, cutoff, payload, out);
+                self.end_turn(&context, &session, &turn, payload, out);
             }
             ClientRequestResult::SessionSetMode(_) => {
                 let (session, mode) = match ask {
@@ -773,7 +767,7 @@ impl AcpNormalizer {
                                 open.stopped_by_client = false;
                             }
                             let payload = interrupted_turn(Some(error.message.clone()));
-                            self.end_turn(&context, &session, &turn, Cutoff::Interrupted, payload, out);
+                            self.end_turn(&context, &session, &turn, payload, out);
                             return;
                         }
                         let class = error_class(code);
@@ -793,7 +787,7 @@ impl AcpNormalizer {
                             total_cost_usd: None,
                             error_message: Some(error.message.clone()),
                         };
-                        self.end_turn(&context, &session, &turn, Cutoff::Failed, payload, out);
+                        self.end_turn(&context, &session, &turn, payload, out);
                     }
                     ClientAsk::Authenticate { .. } => {
                         let payload = AuthStatusPayload {

@@ -3,22 +3,22 @@
 //!
 //! Claude's stream-json and Claude Code's session files both name their thread on every message
 //! (the session id), run one turn at a time and hold each content block as an item keyed by the
-//! provider's id. Each keeps a [`Cursor`] and opens, completes and places items through it, so the
-//! two sources write only what differs between them: when a turn starts and ends, and what an
-//! item shows.
+//! provider's id. Each keeps a [`Cursor`] and starts and completes turns and opens, completes and
+//! places items through it, so the two sources write only what differs between them: when a turn
+//! starts and ends and how it ended, and what an item shows.
 
 use agentwire_canonical::{
     CanonicalItemType, ItemLifecyclePayload, ItemStatus, MessageOrigin, ProviderRuntimeEvent, ProviderThreadId,
-    RuntimeEvent, SessionConfiguredPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnPlanStep,
-    TurnPlanUpdatedPayload,
+    RuntimeEvent, SessionConfiguredPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnCompletedPayload,
+    TurnPlanStep, TurnPlanUpdatedPayload,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::claude_code::user_text_content;
+use crate::claude_code::{BlockKeys, user_text_content};
 use agentwire_core::content;
 use agentwire_core::emit::{Context, Raw};
-use agentwire_core::ledger::{Ledger, OpenItemFace, Place};
+use agentwire_core::ledger::{Ledger, OpenItemFace, Place, TurnEnd, TurnStart};
 use agentwire_core::object_text;
 
 /// The members of a Claude message that only place it (its type and subtype, its ids, its
@@ -33,14 +33,74 @@ pub const ENVELOPE: [&str; 7] = [
     "parent_tool_use_id",
 ];
 
-/// The provider's thread a stream is in and its open turn, as the provider names them.
-#[derive(Clone, Debug, Default)]
+/// The provider's thread a stream is in and its open turn, as the provider names them, with
+/// what the stream keeps of the open turn.
+#[derive(Debug, Default)]
 pub struct Cursor {
     pub thread: Option<String>,
+    /// The open turn's key: its position among the turns the stream started.
     pub turn: Option<String>,
+    /// Turns started so far: the next turn's position is one more.
+    pub turns: u64,
+    /// The open turn was interrupted (how the stream tells is the source's).
+    pub interrupted: bool,
+    /// The item keys of the content blocks of the open turn's messages (a message belongs to
+    /// one turn, so they are forgotten when it ends).
+    pub blocks: BlockKeys,
 }
 
 impl Cursor {
+    /// Leaves the thread (a new CLI process names its own): a turn open in it stays in the
+    /// ledger, and the next turn's position goes on from the last.
+    pub fn leave_thread(&mut self) {
+        self.thread = None;
+        self.turn = None;
+    }
+
+    /// Starts the next turn of the thread unless one is open: `turn.started` on `model`
+    /// carrying `raw`, the session `running`. False when a turn is open or no thread is known.
+    pub fn start_turn<Q>(
+        &mut self,
+        ledger: &mut Ledger<Q>,
+        model: Option<String>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> bool {
+        let Some(thread) = &self.thread else {
+            return false;
+        };
+        if self.turn.is_some() {
+            return false;
+        }
+        self.turns += 1;
+        let turn = self.turns.to_string();
+        self.interrupted = false;
+        let context = ledger.turn_context(thread, &turn, Some(raw));
+        ledger.start_turn(&context, thread, &turn, TurnStart::on(model), out);
+        self.turn = Some(turn);
+        true
+    }
+
+    /// Completes the open turn as `outcome` says: its open items cut off as its state says,
+    /// `turn.completed` (carrying `raw`, if any), the session `ready`; the turn's block keys are
+    /// forgotten. False when no turn is open.
+    pub fn end_turn<Q>(
+        &mut self,
+        ledger: &mut Ledger<Q>,
+        outcome: TurnCompletedPayload,
+        raw: Option<Raw<'_>>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> bool {
+        let turn = self.turn.take();
+        let (Some(thread), Some(turn)) = (&self.thread, turn) else {
+            return false;
+        };
+        let context = ledger.turn_context(thread, &turn, raw);
+        ledger.complete_turn(&context, thread, &turn, TurnEnd::new(outcome), out);
+        self.blocks.clear();
+        true
+    }
+
     /// The context of the open turn (the thread, or the session, when there is none).
     pub fn context<'a, Q>(&self, ledger: &mut Ledger<Q>, raw: Option<Raw<'a>>) -> Context<'a> {
         let place = Place {

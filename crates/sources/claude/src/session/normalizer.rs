@@ -14,7 +14,7 @@ use agentwire_canonical::{
     CanonicalItemType, ContentDeltaPayload, ContextCompactionContent, ItemAttachment, ProviderRuntimeEvent,
     RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId,
     ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
-    ToolProgressPayload, TurnCompletedPayload, TurnStartedPayload, TurnState, UserMessageContent,
+    ToolProgressPayload, TurnCompletedPayload, TurnState, UserMessageContent,
 };
 use agentwire_claude::{BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent};
 use agentwire_claude_session::{
@@ -24,9 +24,9 @@ use serde_json::{Map, Value, json};
 
 use super::wire;
 use crate::claude_code::{
-    AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, ToolOutcome, UserBlock,
-    assistant_block, attachments, cli_denial, drop_synthesized_refs, message_text, todo_plan, tool_face, tool_kind,
-    tool_outcome, user_block, user_content, user_text_content,
+    AssistantBlock, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, ToolOutcome, UserBlock, assistant_block,
+    attachments, cli_denial, drop_synthesized_refs, message_text, todo_plan, tool_face, tool_kind, tool_outcome,
+    user_block, user_content, user_text_content,
 };
 use crate::conversation::Cursor;
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
@@ -34,7 +34,7 @@ use agentwire_core::content;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
 use agentwire_core::ids;
-use agentwire_core::ledger::{Cutoff, Ledger, OpenItemFace};
+use agentwire_core::ledger::{Ledger, OpenItemFace};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_core::object_text;
@@ -61,13 +61,10 @@ struct Settings {
 /// The normalizer of one session file.
 pub struct ClaudeSessionNormalizer {
     ledger: Ledger<()>,
-    /// The session (the thread), once known, and the open turn's key (its position).
+    /// The session (the thread), once known, and the open turn: its key (its position), whether
+    /// it was interrupted (the interrupt note, or a tool result cut off by it) and the item keys
+    /// of its messages' content blocks (one record per block).
     at: Cursor,
-    turns: u64,
-    /// The open turn was interrupted (the interrupt note, or a tool result cut off by it).
-    interrupted: bool,
-    /// The item keys of the content blocks of the open turn's messages (one record per block).
-    blocks_seen: BlockKeys,
     /// The turn a model message ended, not yet completed: Claude Code 2.1.33x writes each block
     /// of a message as a record of its own and repeats the final stop reason on every one, so
     /// the turn ends when a record of another message (or anything else) follows. The message's
@@ -96,9 +93,6 @@ impl ClaudeSessionNormalizer {
         ClaudeSessionNormalizer {
             ledger: Ledger::new(&crate::session::SOURCE, options).with_provider_refs(drop_synthesized_refs),
             at: Cursor::default(),
-            turns: 0,
-            interrupted: false,
-            blocks_seen: BlockKeys::default(),
             ending: None,
             usage_of: None,
             queued: None,
@@ -140,23 +134,10 @@ impl ClaudeSessionNormalizer {
         }
     }
 
-    /// Opens a turn: `turn.started`, the session `running`.
+    /// Opens a turn on the model last reported: `turn.started`, the session `running`.
     fn start_turn(&mut self, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let Some(thread) = self.at.thread.clone() else {
-            return;
-        };
-        self.turns += 1;
-        let turn = self.turns.to_string();
-        self.at.turn = Some(turn.clone());
-        self.interrupted = false;
-        self.ledger.start_turn(&thread, &turn);
-        let context = self.ledger.turn_context(&thread, &turn, Some(raw));
-        let payload = TurnStartedPayload {
-            model: self.settings.model.clone(),
-            effort: None,
-        };
-        self.ledger.emit(&context, RuntimeEvent::TurnStarted(payload), out);
-        self.ledger.settle_state(&context, Some("a turn started"), out);
+        let model = self.settings.model.clone();
+        self.at.start_turn(&mut self.ledger, model, raw, out);
     }
 
     /// Ends the open turn as `state`: its open items cut off, `turn.completed`, the session
@@ -170,14 +151,7 @@ impl ClaudeSessionNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         self.ending = None;
-        let (Some(thread), Some(turn)) = (self.at.thread.clone(), self.at.turn.take()) else {
-            return;
-        };
-        let context = self.ledger.turn_context(&thread, &turn, raw);
-        let cutoff = Cutoff::ending(state);
-        self.ledger.end_turn(&context, &thread, &turn, cutoff, out);
-        self.blocks_seen.clear();
-        let payload = TurnCompletedPayload {
+        let outcome = TurnCompletedPayload {
             state,
             stop_reason: Some(stop_reason),
             usage: None,
@@ -185,12 +159,9 @@ impl ClaudeSessionNormalizer {
             total_cost_usd: None,
             error_message: error,
         };
-        self.ledger.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
-        self.ledger.settle_state(&context, Some("the turn ended"), out);
+        self.at.end_turn(&mut self.ledger, outcome, raw, out);
     }
 
-    /// Ends the open turn, if any, as what was seen of it says: a turn a new prompt follows, or
-    /// whose end a `turn_duration` record reports.
     /// Completes the turn a model message ended ([`Self::ending`]), once a record of anything
     /// else follows, or at the end of the file: derived, the message rode on its own events.
     fn end_pending_turn(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -199,11 +170,13 @@ impl ClaudeSessionNormalizer {
         }
     }
 
+    /// Ends the open turn, if any, as what was seen of it says: a turn a new prompt follows, or
+    /// whose end a `turn_duration` record reports.
     fn end_open_turn(&mut self, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) -> bool {
         if self.at.turn.is_none() {
             return false;
         }
-        let state = if self.interrupted {
+        let state = if self.at.interrupted {
             TurnState::Interrupted
         } else {
             TurnState::Completed
@@ -227,7 +200,7 @@ impl ClaudeSessionNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let key = format!("prompt:{}", self.turns);
+        let key = format!("prompt:{}", self.at.turns);
         let prompt = UserMessageContent {
             attachments,
             ..user_text_content(text, None, None)
@@ -321,7 +294,7 @@ impl ClaudeSessionNormalizer {
             return self.whole_item(&record.uuid, face, raw, out);
         }
         if text.starts_with(INTERRUPT_NOTE) {
-            self.interrupted = true;
+            self.at.interrupted = true;
             if self.at.turn.is_some() {
                 self.at.cli_note(&mut self.ledger, &record.uuid, text, raw, out);
                 let stop = Some("interrupted".to_string());
@@ -349,7 +322,7 @@ impl ClaudeSessionNormalizer {
         // starts its turn as a person's does, but is the CLI's words.
         match &record.origin {
             Some(_) => {
-                let key = format!("prompt:{}", self.turns);
+                let key = format!("prompt:{}", self.at.turns);
                 self.at.cli_note(&mut self.ledger, &key, text, raw, out);
             }
             None => {
@@ -367,7 +340,7 @@ impl ClaudeSessionNormalizer {
             // A subagent's message: its blocks are items of their own; its stop ends no turn.
             if self.enter_subagent(record.agent_id.as_deref(), None, raw, out) {
                 for block in &record.message.content {
-                    let key = self.blocks_seen.next(&record.message.id);
+                    let key = self.at.blocks.next(&record.message.id);
                     self.assistant_block(&key, block, raw, out);
                 }
             }
@@ -392,7 +365,7 @@ impl ClaudeSessionNormalizer {
             return self.api_error(record, raw, out);
         }
         for block in &message.content {
-            let key = self.blocks_seen.next(&message.id);
+            let key = self.at.blocks.next(&message.id);
             self.assistant_block(&key, block, raw, out);
         }
         let Some(stop) = message.stop_reason else {
@@ -421,7 +394,7 @@ impl ClaudeSessionNormalizer {
             | BetaStopReason::StopSequence
             | BetaStopReason::Refusal
             | BetaStopReason::ModelContextWindowExceeded => {
-                let state = if self.interrupted {
+                let state = if self.at.interrupted {
                     TurnState::Interrupted
                 } else {
                     TurnState::Completed
@@ -526,9 +499,9 @@ impl ClaudeSessionNormalizer {
             self.agents.insert(agent.to_string(), tool_use_id.to_string());
         }
         if text.contains(INTERRUPT_NOTE) {
-            self.interrupted = true;
+            self.at.interrupted = true;
         }
-        let refused = refused_as_written || self.interrupted || cli_denial(text);
+        let refused = refused_as_written || self.at.interrupted || cli_denial(text);
         let (face, status) = tool_outcome(&name, kind, &input, outcome, refused, parent.as_ref());
         self.at
             .complete_item(&mut self.ledger, tool_use_id, face, status, raw, out);

@@ -25,7 +25,7 @@ use agentwire_canonical::{
     RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, RuntimeWarningPayload,
     SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus, ThreadState,
     ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload,
-    TurnCompletedPayload, TurnPlanStep, TurnStartedPayload, TurnState, UserMessageContent,
+    TurnCompletedPayload, TurnPlanStep, TurnState, UserMessageContent,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
@@ -40,9 +40,9 @@ use serde_json::{Map, Value, json};
 use super::offer::{Offer, Pending, permission_decision};
 use super::wire;
 use crate::claude_code::{
-    AssistantBlock, BlockKeys, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, ToolOutcome, UserBlock,
-    assistant_block, builtin, cli_denial, drop_synthesized_refs, message_text, subject_key, task_status, text_content,
-    todo_plan, tool_face, tool_kind, tool_outcome, tool_title, user_block, user_content, user_text_content,
+    AssistantBlock, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, ToolOutcome, UserBlock, assistant_block,
+    builtin, cli_denial, drop_synthesized_refs, message_text, subject_key, task_status, text_content, todo_plan,
+    tool_face, tool_kind, tool_outcome, tool_title, user_block, user_content, user_text_content,
 };
 use crate::conversation::Cursor;
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
@@ -52,7 +52,7 @@ use agentwire_core::decode::PathTracking;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::{Direction, Frame};
 use agentwire_core::ids;
-use agentwire_core::ledger::{Answer, Cutoff, Ledger, OpenItemFace, OpenRequest, Place};
+use agentwire_core::ledger::{Answer, Ledger, OpenItemFace, OpenRequest, Place};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_core::object_text;
@@ -105,11 +105,10 @@ enum Streamed {
 /// The normalizer of one Claude session.
 pub struct ClaudeNormalizer {
     ledger: Ledger<Pending>,
-    /// The session (the thread), once known, and the open turn's key (its position).
+    /// The session (the thread), once known, and the open turn: its key (its position), whether
+    /// it was interrupted (by the user, or a deny with `interrupt`) and the item keys of its
+    /// `assistant` messages' content blocks (one message per block).
     at: Cursor,
-    turns: u64,
-    /// The open turn was interrupted (by the user, or a deny with `interrupt`).
-    interrupted: bool,
     /// The `error` of the last `<synthetic>` assistant message of the open turn.
     assistant_error: Option<String>,
     /// The message being streamed (`message_start`), and its blocks by index -> item key.
@@ -118,9 +117,6 @@ pub struct ClaudeNormalizer {
     /// A `compact_boundary` was reported: the next user message the CLI writes is the summary,
     /// of a compaction the boundary's `trigger` started.
     summary_due: Option<Option<String>>,
-    /// The item keys of the content blocks of `assistant` messages of the open turn (one
-    /// message per block); a message belongs to one turn, so they are forgotten when it ends.
-    blocks_seen: BlockKeys,
     /// Tool calls not yet completed, by `tool_use` id.
     tools: BTreeMap<String, Tool>,
     /// Tool calls whose denial was already reported as a request, the most recent
@@ -157,13 +153,10 @@ impl ClaudeNormalizer {
         ClaudeNormalizer {
             ledger: Ledger::new(source, options).with_provider_refs(drop_synthesized_refs),
             at: Cursor::default(),
-            turns: 0,
-            interrupted: false,
             assistant_error: None,
             streamed_message: None,
             streamed_blocks: BTreeMap::new(),
             summary_due: None,
-            blocks_seen: BlockKeys::default(),
             tools: BTreeMap::new(),
             denials_reported: VecDeque::new(),
             client_requests: BTreeMap::new(),
@@ -176,30 +169,19 @@ impl ClaudeNormalizer {
         }
     }
 
-    /// Opens a turn unless one is open: `turn.started`, the session `running`.
+    /// Opens a turn unless one is open: `turn.started`, the session `running`, and the prompt
+    /// that waited for it as its first item.
     fn ensure_turn(&mut self, model: Option<&str>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let Some(thread) = self.at.thread.clone() else {
-            return;
-        };
-        if self.at.turn.is_some() {
+        if !self
+            .at
+            .start_turn(&mut self.ledger, model.map(str::to_string), raw, out)
+        {
             return;
         }
-        self.turns += 1;
-        let turn = self.turns.to_string();
-        self.at.turn = Some(turn.clone());
-        self.interrupted = false;
         self.assistant_error = None;
-        self.ledger.start_turn(&thread, &turn);
-        let context = self.ledger.turn_context(&thread, &turn, Some(raw));
-        let payload = TurnStartedPayload {
-            model: model.map(str::to_string),
-            effort: None,
-        };
-        self.ledger.emit(&context, RuntimeEvent::TurnStarted(payload), out);
-        self.ledger.settle_state(&context, Some("a turn started"), out);
         if let Some((frame, prompt)) = self.prompts.pop_front() {
             let raw = Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, Some("user"), &frame);
-            let key = format!("prompt:{turn}");
+            let key = format!("prompt:{}", self.at.turns);
             let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt));
             self.at.whole_item(&mut self.ledger, &key, face, raw, out);
         }
@@ -330,7 +312,7 @@ impl ClaudeNormalizer {
         if self.subagent.is_some() {
             // A subagent's message: its blocks are items of their own, in whichever turn is open.
             for block in &message.message.content {
-                let key = self.blocks_seen.next(&message.message.id);
+                let key = self.at.blocks.next(&message.message.id);
                 self.assistant_block(&key, block, raw, out);
             }
             return;
@@ -349,7 +331,7 @@ impl ClaudeNormalizer {
                 .current_state(&mut self.ledger, "an empty assistant message", raw, out);
         }
         for block in &message.message.content {
-            let key = self.blocks_seen.next(id);
+            let key = self.at.blocks.next(id);
             self.assistant_block(&key, block, raw, out);
         }
     }
@@ -473,7 +455,7 @@ impl ClaudeNormalizer {
         }
         let refused = refusal.is_some()
             || self.denials_reported.contains(&tool_use_id.to_string())
-            || self.interrupted
+            || self.at.interrupted
             || cli_denial(text);
         let (face, status) = tool_outcome(&name, kind, &input, outcome, refused, parent.as_ref());
         self.at
@@ -686,7 +668,10 @@ impl ClaudeNormalizer {
     /// ([`Cursor::cli_note`]), which starts no turn; or a subagent's prompt, the first item of
     /// its work.
     fn user_text(&mut self, message: &SdkUserMessage, text: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let key = message.uuid.clone().unwrap_or_else(|| format!("user:{}", self.turns));
+        let key = message
+            .uuid
+            .clone()
+            .unwrap_or_else(|| format!("user:{}", self.at.turns));
         if let Some(parent) = self.subagent.clone() {
             let prompt = user_text_content(text, None, Some(&parent));
             let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt));
@@ -695,7 +680,7 @@ impl ClaudeNormalizer {
         let summary = self.summary_due.is_some() && message.is_replay != Some(true);
         let trigger = std::mem::take(&mut self.summary_due).flatten();
         if text.starts_with(INTERRUPT_NOTE) {
-            self.interrupted = true;
+            self.at.interrupted = true;
         }
         // The summary is sent as a synthetic message since 0.3.x: a compaction all the same.
         let note = message.is_synthetic == Some(true) || CLI_NOTES.iter().any(|note| text.starts_with(note));
@@ -965,7 +950,7 @@ impl ClaudeNormalizer {
             terminal,
             Some(TerminalReason::AbortedStreaming | TerminalReason::AbortedTools)
         );
-        let interrupted = (self.interrupted || aborted) && !success;
+        let interrupted = (self.at.interrupted || aborted) && !success;
         let state = match (is_error, interrupted) {
             (_, true) => TurnState::Interrupted,
             (true, false) => TurnState::Failed,
@@ -982,8 +967,9 @@ impl ClaudeNormalizer {
                 .at
                 .current_state(&mut self.ledger, "a result for no session", raw, out);
         };
-        let context = self.ledger.turn_context(&thread, &turn, Some(raw));
+        // The failure is reported before the turn's items are cut off.
         if state == TurnState::Failed && self.ledger.report_turn_error(&thread, &turn) {
+            let context = self.ledger.turn_context(&thread, &turn, Some(raw));
             let payload = RuntimeErrorPayload {
                 message: error_message.clone().unwrap_or_else(|| subtype.to_string()),
                 class: Some(RuntimeErrorClass::ProviderError),
@@ -997,10 +983,6 @@ impl ClaudeNormalizer {
             };
             self.ledger.emit(&context, RuntimeEvent::RuntimeError(payload), out);
         }
-        let cutoff = Cutoff::ending(state);
-        self.ledger.end_turn(&context, &thread, &turn, cutoff, out);
-        self.tools.clear();
-        self.blocks_seen.clear();
         // An `error_*` result stopped the turn for its subtype; the model's last stop reason
         // stays in `raw` (and in the runtime.error's detail).
         let stop_reason = if success {
@@ -1008,7 +990,7 @@ impl ClaudeNormalizer {
         } else {
             Some(subtype.to_string())
         };
-        let payload = TurnCompletedPayload {
+        let outcome = TurnCompletedPayload {
             state,
             stop_reason: Some(stop_reason),
             usage: sent_field(&sent, "usage"),
@@ -1016,9 +998,8 @@ impl ClaudeNormalizer {
             total_cost_usd: cost.as_f64().map(|total| self.turn_cost(total)),
             error_message,
         };
-        self.ledger.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
-        self.at.turn = None;
-        self.ledger.settle_state(&context, Some("the turn ended"), out);
+        self.at.end_turn(&mut self.ledger, outcome, Some(raw), out);
+        self.tools.clear();
     }
 
     /// The turn's own cost from the session's running cost a `result` reports: what it added to
@@ -1072,7 +1053,7 @@ impl ClaudeNormalizer {
         let request_type = tool_kind(tool_name).request_type();
         let key = format!("denied:{tool_use_id}");
         // A denial the result reports for a turn the person stopped: the stop refused it.
-        let (decision, reason) = if self.interrupted {
+        let (decision, reason) = if self.at.interrupted {
             (Decision::Cancel, "was refused, and the turn stopped")
         } else {
             (Decision::Decline, "was denied by the permission rules")
@@ -1311,12 +1292,12 @@ impl ClaudeNormalizer {
         if dir == Direction::Out {
             // The client's commands: their answers say what happened.
             if matches!(request, SdkControlRequestInner::Interrupt) {
-                self.interrupted = true;
+                self.at.interrupted = true;
             }
             // A new CLI session: its prompts wait for the session the CLI names, rather than
             // open a turn on the session before it.
             if matches!(request, SdkControlRequestInner::Initialize(_)) {
-                self.at = Cursor::default();
+                self.at.leave_thread();
             }
             self.client_requests.insert(request_id.to_string(), subtype);
             return;
@@ -1592,7 +1573,7 @@ impl ClaudeNormalizer {
                 Ok(result) => {
                     let decision = permission_decision(&result);
                     if decision == Decision::Cancel {
-                        self.interrupted = true;
+                        self.at.interrupted = true;
                     }
                     decision
                 }

@@ -9,7 +9,7 @@
 use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, AccountUpdatedPayload, McpStatusUpdatedPayload, ProviderRuntimeEvent,
     ProviderSessionId, RuntimeEvent, RuntimeEventRawSource, SessionConfiguredPayload, SessionStartedPayload,
-    ThreadMetadataUpdatedPayload, ThreadStartedPayload, ToolSummaryPayload, TurnStartedPayload,
+    ThreadMetadataUpdatedPayload, ThreadStartedPayload, ToolSummaryPayload,
 };
 use agentwire_codex_app_server::{self as codex, ClientRequestResult, RequestId};
 use serde_json::{Map, Value};
@@ -18,6 +18,7 @@ use super::canonicalize::{to_json, to_text};
 use super::normalizer::CodexAppServerNormalizer;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
+use agentwire_core::ledger::TurnStart;
 use agentwire_core::object_text;
 
 impl CodexAppServerNormalizer {
@@ -59,13 +60,7 @@ impl CodexAppServerNormalizer {
                 let thread = self.pending_turn_thread(id);
                 match thread {
                     Some(thread) => self.on_turn_reported(raw, &thread, &response.turn, out),
-                    None => {
-                        let payload = TurnStartedPayload {
-                            model: None,
-                            effort: None,
-                        };
-                        self.emit(&bare, RuntimeEvent::TurnStarted(payload), out);
-                    }
+                    None => self.ledger.report_unplaced_turn(&bare, TurnStart::on(None), out),
                 }
             }
             // The turn ends when `turn/completed` says so; until then the session is as it was.
@@ -369,21 +364,8 @@ impl CodexAppServerNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let context = self.ledger.turn_context(thread, &turn.id, Some(raw));
-        if self.ledger.start_turn(thread, &turn.id) {
-            self.emit(
-                &context,
-                RuntimeEvent::TurnStarted(TurnStartedPayload {
-                    model: None,
-                    effort: None,
-                }),
-                out,
-            );
-            self.ledger.settle_state(&context, Some("a turn started"), out);
-        } else {
-            // The second report of the turn (or a late one for a turn that ended) rides on the
-            // session state, as it is now.
-            self.ledger.settle_state_carrying(&context, None, out);
-        }
+        self.ledger
+            .start_turn(&context, thread, &turn.id, TurnStart::on(None), out);
     }
 }
 

@@ -29,7 +29,7 @@ use agentwire_core::content;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
 use agentwire_core::ids;
-use agentwire_core::ledger::{Cutoff, OpenItemFace};
+use agentwire_core::ledger::{OpenItemFace, TurnEnd};
 use agentwire_core::object_text;
 
 impl CodexAppServerNormalizer {
@@ -695,21 +695,16 @@ impl CodexAppServerNormalizer {
     ) {
         let (thread, turn) = (params.thread_id.as_str(), params.turn.id.as_str());
         let state = params.turn.status.canonical();
-        let cutoff = Cutoff::ending(state);
         let context = self.ledger.turn_context(thread, turn, Some(raw));
-        let error_reported = self.ledger.end_turn(&context, thread, turn, cutoff, out);
         let error_message = params.turn.error.as_ref().map(|error| error.message.clone());
-        if state == TurnState::Failed && !error_reported {
-            let payload = RuntimeErrorPayload {
-                message: error_message.clone().unwrap_or_else(|| "turn failed".to_string()),
-                class: Some(RuntimeErrorClass::ProviderError),
-                detail: params.turn.error.as_ref().map(to_json),
-            };
-            self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
-        }
+        let failure = (state == TurnState::Failed).then(|| RuntimeErrorPayload {
+            message: error_message.clone().unwrap_or_else(|| "turn failed".to_string()),
+            class: Some(RuntimeErrorClass::ProviderError),
+            detail: params.turn.error.as_ref().map(to_json),
+        });
         // `inProgress` in a completion is no terminal state: read as completed, the provider's
         // value kept in `stopReason` (a departure documented in the README).
-        let payload = TurnCompletedPayload {
+        let outcome = TurnCompletedPayload {
             state,
             stop_reason: matches!(params.turn.status, codex::TurnStatus::InProgress)
                 .then(|| Some("inProgress".to_string())),
@@ -718,8 +713,11 @@ impl CodexAppServerNormalizer {
             total_cost_usd: None,
             error_message,
         };
-        self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
-        self.ledger.settle_state(&context, Some("the turn ended"), out);
+        let end = TurnEnd {
+            failure,
+            ..TurnEnd::new(outcome)
+        };
+        self.ledger.complete_turn(&context, thread, turn, end, out);
     }
 
     fn delta(

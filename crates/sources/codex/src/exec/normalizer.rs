@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use agentwire_canonical::{
     ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
     RuntimeEventRawSource, RuntimeRequestId, ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep,
-    TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    TurnPlanUpdatedPayload, TurnState,
 };
 use agentwire_codex_exec::{ThreadEvent, ThreadItem};
 use serde_json::{Value, json};
@@ -22,7 +22,7 @@ use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
-use agentwire_core::ledger::{Cutoff, Ledger, OpenItemFace};
+use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 
@@ -85,11 +85,7 @@ impl CodexExecNormalizer {
     }
 
     fn error(&mut self, context: &Context<'_>, message: String, detail: Value, out: &mut Vec<ProviderRuntimeEvent>) {
-        let payload = RuntimeErrorPayload {
-            message,
-            class: Some(RuntimeErrorClass::ProviderError),
-            detail: Some(detail),
-        };
+        let payload = provider_error(message, detail);
         self.ledger.emit(context, RuntimeEvent::RuntimeError(payload), out);
     }
 
@@ -115,14 +111,9 @@ impl CodexExecNormalizer {
                 *position += 1;
                 let turn = position.to_string();
                 let context = self.ledger.turn_context(&thread, &turn, Some(raw));
-                self.ledger.start_turn(&thread, &turn);
+                self.ledger
+                    .start_turn(&context, &thread, &turn, TurnStart::on(None), out);
                 self.turn = Some(turn);
-                let payload = TurnStartedPayload {
-                    model: None,
-                    effort: None,
-                };
-                self.ledger.emit(&context, RuntimeEvent::TurnStarted(payload), out);
-                self.ledger.settle_state(&context, Some("a turn started"), out);
             }
             ThreadEvent::TurnCompleted(completed) => {
                 let usage = serde_json::to_value(&completed.usage).expect("generated types serialize");
@@ -187,27 +178,19 @@ impl CodexExecNormalizer {
         };
         let thread = self.thread();
         let context = self.ledger.turn_context(&thread, &turn, Some(raw));
-        let cutoff = match state {
-            TurnState::Failed => Cutoff::Failed,
-            TurnState::Completed | TurnState::Interrupted | TurnState::Cancelled => Cutoff::TurnCompleted,
-        };
-        let error_reported = self.ledger.end_turn(&context, &thread, &turn, cutoff, out);
         let error_message = failure.as_ref().map(|(message, _)| message.clone());
-        if let Some((message, detail)) = failure
-            && !error_reported
-        {
-            self.error(&context, message, detail, out);
-        }
-        let payload = TurnCompletedPayload {
-            state,
-            stop_reason: None,
-            usage,
-            model_usage: None,
-            total_cost_usd: None,
-            error_message,
+        let end = TurnEnd {
+            failure: failure.map(|(message, detail)| provider_error(message, detail)),
+            ..TurnEnd::new(TurnCompletedPayload {
+                state,
+                stop_reason: None,
+                usage,
+                model_usage: None,
+                total_cost_usd: None,
+                error_message,
+            })
         };
-        self.ledger.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
-        self.ledger.settle_state(&context, Some("the turn ended"), out);
+        self.ledger.complete_turn(&context, &thread, &turn, end, out);
     }
 
     fn on_item(&mut self, raw: Raw<'_>, item: &ThreadItem, phase: Phase, out: &mut Vec<ProviderRuntimeEvent>) {
@@ -343,5 +326,14 @@ impl Mapping for CodexExecNormalizer {
     /// `codex exec --json` is the output of a run that asks nobody: approvals follow its policy.
     fn answer(&self, _request: &RuntimeRequestId, _reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         Err(AnswerError::Unanswerable(&crate::exec::SOURCE))
+    }
+}
+
+/// A failure Codex reported (`error`, `turn.failed`) as a `runtime.error`.
+fn provider_error(message: String, detail: Value) -> RuntimeErrorPayload {
+    RuntimeErrorPayload {
+        message,
+        class: Some(RuntimeErrorClass::ProviderError),
+        detail: Some(detail),
     }
 }

@@ -12,14 +12,13 @@ use agentwire_canonical::{
     DeprecationNoticePayload, ItemStatus, Json, ModelReroutedPayload, ProviderRuntimeEvent, ReviewEnteredContent,
     ReviewExitedContent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeWarningPayload,
     SessionConfiguredPayload, SessionExitKind, SessionExitedPayload, ThreadState, ThreadStateChangedPayload,
-    ThreadTokenUsageUpdatedPayload, TurnAbortedPayload, TurnDiffUpdatedPayload, TurnPlanUpdatedPayload,
-    TurnStartedPayload, TurnState,
+    ThreadTokenUsageUpdatedPayload, TurnDiffUpdatedPayload, TurnPlanUpdatedPayload, TurnState,
 };
 use agentwire_codex_rollout::EventMsg;
 use serde_json::{Value, json};
 
 use super::content;
-use super::items::{Face, TurnEnd, data, plan_steps, status_of, turn_item_face};
+use super::items::{Face, data, plan_steps, status_of, turn_item_face};
 use super::normalizer::{CodexRolloutNormalizer, Line, object};
 use crate::codex_content::{self, non_empty};
 use agentwire_core::ledger::Cutoff;
@@ -38,15 +37,9 @@ impl CodexRolloutNormalizer {
         let value = serde_json::to_value(event).unwrap_or(Value::Null);
         let turn = self.turn_of(value.get("turn_id").and_then(Value::as_str));
         match event {
-            EventMsg::TaskStarted(started) => {
-                let payload = TurnStartedPayload {
-                    model: None,
-                    effort: None,
-                };
-                self.start_turn(&started.turn_id, Some(raw), payload, out);
-            }
+            EventMsg::TaskStarted(started) => self.start_turn(&started.turn_id, Some(raw), out),
             EventMsg::TaskComplete(complete) => {
-                let end = match &complete.error {
+                let error_message = match &complete.error {
                     Some(error) => {
                         let thread = self.thread_key();
                         if self.ledger.report_turn_error(&thread, &complete.turn_id) {
@@ -59,45 +52,31 @@ impl CodexRolloutNormalizer {
                             };
                             self.emit(&context, RuntimeEvent::RuntimeError(payload), out);
                         }
-                        TurnEnd {
-                            state: TurnState::Failed,
-                            cutoff: Cutoff::Failed,
-                            stop_reason: None,
-                            error_message: Some(error.message.clone()),
-                        }
+                        Some(error.message.clone())
                     }
-                    None => TurnEnd {
-                        state: TurnState::Completed,
-                        cutoff: Cutoff::TurnCompleted,
-                        stop_reason: None,
-                        error_message: None,
-                    },
+                    None => None,
                 };
-                self.end_turn(&complete.turn_id, raw, end, out);
+                let state = match error_message {
+                    Some(_) => TurnState::Failed,
+                    None => TurnState::Completed,
+                };
+                self.end_turn(&complete.turn_id, raw, state, None, error_message, out);
             }
             EventMsg::TurnAborted(aborted) => {
                 let Some(turn) = turn else {
                     return self.warn(raw, "turn_aborted for no known turn", value, out);
                 };
                 if aborted.reason == "interrupted" {
-                    let end = TurnEnd {
-                        state: TurnState::Interrupted,
-                        cutoff: Cutoff::Interrupted,
-                        stop_reason: Some(aborted.reason.clone()),
-                        error_message: None,
-                    };
-                    self.end_turn(&turn, raw, end, out);
+                    let stop_reason = Some(aborted.reason.clone());
+                    self.end_turn(&turn, raw, TurnState::Interrupted, stop_reason, None, out);
                 } else {
                     let thread = self.thread_key();
                     let place = self.place(Some(&turn), None);
                     let context = self.context(&place, Some(raw));
-                    self.ledger.end_turn(&context, &thread, &turn, Cutoff::Failed, out);
                     self.turn = None;
-                    let payload = TurnAbortedPayload {
-                        reason: aborted.reason.clone(),
-                    };
-                    self.emit(&context, RuntimeEvent::TurnAborted(payload), out);
-                    self.ledger.settle_state(&context, Some("the turn was aborted"), out);
+                    let reason = aborted.reason.clone();
+                    self.ledger
+                        .abort_turn(&context, &thread, &turn, Cutoff::Failed, reason, out);
                 }
             }
             EventMsg::Error(error) => {

@@ -5,7 +5,7 @@
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, ItemContent, ItemLifecyclePayload, ItemStatus, PlanStepStatus,
     ProviderRuntimeEvent, RequestOpenedPayload, RuntimeEvent, ThreadMetadataUpdatedPayload, ToolSummaryPayload,
-    TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnStartedPayload, TurnState,
+    TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnState,
 };
 use agentwire_codex_rollout::{ResponseItem, TurnItem};
 use serde_json::{Value, json};
@@ -15,15 +15,7 @@ use super::normalizer::{Call, CallKind, CodexRolloutNormalizer, Line, object};
 use agentwire_core::decision::Decision;
 use agentwire_core::emit::Raw;
 use agentwire_core::frame::Direction;
-use agentwire_core::ledger::{Answer, Cutoff, OpenItemFace, OpenRequest};
-
-/// How a turn ended.
-pub(super) struct TurnEnd {
-    pub state: TurnState,
-    pub cutoff: Cutoff,
-    pub stop_reason: Option<String>,
-    pub error_message: Option<String>,
-}
+use agentwire_core::ledger::{Answer, OpenItemFace, OpenRequest, TurnEnd, TurnStart};
 
 /// What a UI shows of an item: its canonical type, title, status and data.
 pub(super) struct Face {
@@ -38,28 +30,30 @@ impl CodexRolloutNormalizer {
 
     /// Starts `turn` (`turn.started` carrying `raw`); a turn already started or ended is
     /// reported as the current session state carrying `raw` (one fact, one event).
-    pub(super) fn start_turn(
-        &mut self,
-        turn: &str,
-        raw: Option<Raw<'_>>,
-        payload: TurnStartedPayload,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
+    pub(super) fn start_turn(&mut self, turn: &str, raw: Option<Raw<'_>>, out: &mut Vec<ProviderRuntimeEvent>) {
         let thread = self.thread_key();
         let place = self.place(Some(turn), None);
         let context = self.context(&place, raw);
-        if self.ledger.start_turn(&thread, turn) {
+        if self
+            .ledger
+            .start_turn(&context, &thread, turn, TurnStart::on(None), out)
+        {
             self.turn = Some(turn.to_string());
-            self.emit(&context, RuntimeEvent::TurnStarted(payload), out);
-            self.ledger.settle_state(&context, Some("a turn started"), out);
-        } else if raw.is_some() {
-            self.ledger.settle_state_carrying(&context, None, out);
         }
     }
 
-    /// Ends `turn` (`turn.completed` carrying `raw`): its open items are cut off as `end` says.
-    /// A turn that already ended is reported as the current session state.
-    pub(super) fn end_turn(&mut self, turn: &str, raw: Raw<'_>, end: TurnEnd, out: &mut Vec<ProviderRuntimeEvent>) {
+    /// Ends `turn` (`turn.completed` carrying `raw`, with `state`, and the stop reason and error
+    /// Codex gave): its open items are cut off as the state says. A turn that already ended is
+    /// reported as the current session state.
+    pub(super) fn end_turn(
+        &mut self,
+        turn: &str,
+        raw: Raw<'_>,
+        state: TurnState,
+        stop_reason: Option<String>,
+        error_message: Option<String>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let thread = self.thread_key();
         if self.ledger.turn_ended(&thread, turn) {
             let place = self.place(Some(turn), None);
@@ -68,31 +62,22 @@ impl CodexRolloutNormalizer {
                 .settle_state_carrying(&context, Some("the turn had ended"), out);
             return;
         }
-        self.start_turn(
-            turn,
-            None,
-            TurnStartedPayload {
-                model: None,
-                effort: None,
-            },
-            out,
-        );
+        self.start_turn(turn, None, out);
         let place = self.place(Some(turn), None);
         let context = self.context(&place, Some(raw));
-        self.ledger.end_turn(&context, &thread, turn, end.cutoff, out);
         if self.turn.as_deref() == Some(turn) {
             self.turn = None;
         }
-        let payload = TurnCompletedPayload {
-            state: end.state,
-            stop_reason: end.stop_reason.map(Some),
+        let outcome = TurnCompletedPayload {
+            state,
+            stop_reason: stop_reason.map(Some),
             usage: None,
             model_usage: None,
             total_cost_usd: None,
-            error_message: end.error_message,
+            error_message,
         };
-        self.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
-        self.ledger.settle_state(&context, Some("the turn ended"), out);
+        self.ledger
+            .complete_turn(&context, &thread, turn, TurnEnd::new(outcome), out);
     }
 
     /// The turn a message belongs to: the one it names, else the one running.
