@@ -8,13 +8,12 @@
 use agentwire_canonical::{
     CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus, Json,
     ProviderRuntimeEvent, ProviderThreadId, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
-    SessionConfiguredPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnAbortedPayload,
-    TurnCompletedPayload, TurnStartedPayload, TurnState,
+    SessionConfiguredPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnCompletedPayload, TurnState,
 };
 use serde_json::{Map, Value};
 
 use agentwire_core::emit::{Context, Raw};
-use agentwire_core::ledger::{Cutoff, Ledger, OpenItemFace, Place};
+use agentwire_core::ledger::{Cutoff, Ledger, OpenItemFace, Place, TurnEnd, TurnStart};
 use agentwire_core::object_text;
 
 /// The provider's thread a stream is in, its open turn, and how many turns it started.
@@ -23,29 +22,6 @@ pub struct Cursor {
     pub thread: Option<String>,
     pub turn: Option<String>,
     pub turns: u64,
-}
-
-/// How a turn ends.
-pub struct TurnEnd {
-    pub state: TurnState,
-    pub stop_reason: Option<String>,
-    pub usage: Option<Value>,
-    pub model_usage: Option<Map<String, Value>>,
-    /// The failure, reported once as `runtime.error` (its message and the provider's detail).
-    pub error: Option<(String, Value)>,
-}
-
-impl TurnEnd {
-    /// A turn that ended as the model finished.
-    pub fn completed() -> Self {
-        TurnEnd {
-            state: TurnState::Completed,
-            stop_reason: None,
-            usage: None,
-            model_usage: None,
-            error: None,
-        }
-    }
 }
 
 impl Cursor {
@@ -105,15 +81,9 @@ impl Cursor {
         };
         self.turns += 1;
         let turn = self.turns.to_string();
-        ledger.start_turn(&thread, &turn);
-        self.turn = Some(turn);
+        self.turn = Some(turn.clone());
         let context = self.context(ledger, Some(raw));
-        let payload = TurnStartedPayload {
-            model: model.map(str::to_owned),
-            effort: None,
-        };
-        ledger.emit(&context, RuntimeEvent::TurnStarted(payload), out);
-        ledger.settle_state(&context, Some("a turn started"), out);
+        ledger.start_turn(&context, &thread, &turn, TurnStart::on(model.map(str::to_owned)), out);
     }
 
     /// Ends the open turn as `end` says: its open items cut off, its one `runtime.error`, then
@@ -130,33 +100,7 @@ impl Cursor {
             return;
         };
         let context = ledger.turn_context(&thread, &turn, raw);
-        let cutoff = match end.state {
-            TurnState::Failed => Cutoff::Failed,
-            TurnState::Interrupted | TurnState::Cancelled => Cutoff::Interrupted,
-            TurnState::Completed => Cutoff::TurnCompleted,
-        };
-        let error_reported = ledger.end_turn(&context, &thread, &turn, cutoff, out);
-        let error_message = end.error.as_ref().map(|(message, _)| message.clone());
-        if let Some((message, detail)) = end.error
-            && !error_reported
-        {
-            let payload = RuntimeErrorPayload {
-                message,
-                class: Some(RuntimeErrorClass::ProviderError),
-                detail: Some(detail),
-            };
-            ledger.emit(&context, RuntimeEvent::RuntimeError(payload), out);
-        }
-        let payload = TurnCompletedPayload {
-            state: end.state,
-            stop_reason: Some(end.stop_reason),
-            usage: end.usage,
-            model_usage: end.model_usage,
-            total_cost_usd: None,
-            error_message,
-        };
-        ledger.emit(&context, RuntimeEvent::TurnCompleted(payload), out);
-        ledger.settle_state(&context, Some("the turn ended"), out);
+        ledger.complete_turn(&context, &thread, &turn, end, out);
     }
 
     /// Aborts the open turn for `reason`: `turn.aborted`, its open items cut off as the file
@@ -173,12 +117,7 @@ impl Cursor {
             return;
         };
         let context = ledger.turn_context(&thread, &turn, Some(raw));
-        ledger.end_turn(&context, &thread, &turn, Cutoff::StreamEnded, out);
-        let payload = TurnAbortedPayload {
-            reason: reason.to_owned(),
-        };
-        ledger.emit(&context, RuntimeEvent::TurnAborted(payload), out);
-        ledger.settle_state(&context, Some("the turn was aborted"), out);
+        ledger.abort_turn(&context, &thread, &turn, Cutoff::StreamEnded, reason.to_owned(), out);
     }
 
     /// `item.started` for the item `key`, remembered as open in the open turn.
@@ -312,4 +251,37 @@ pub fn face(item_type: CanonicalItemType, title: Option<String>, data: Json) -> 
         title,
         data: Some(data),
     }
+}
+
+/// `turn.completed` of a turn that ended in `state` for `stop_reason` (none when the provider
+/// gives none).
+pub fn outcome(state: TurnState, stop_reason: Option<String>) -> TurnCompletedPayload {
+    TurnCompletedPayload {
+        state,
+        stop_reason: Some(stop_reason),
+        usage: None,
+        model_usage: None,
+        total_cost_usd: None,
+        error_message: None,
+    }
+}
+
+/// A turn that ended as the model finished.
+pub fn completed() -> TurnEnd {
+    TurnEnd::new(outcome(TurnState::Completed, None))
+}
+
+/// A turn that failed with `message`: its one `runtime.error` (`detail` the provider's), and
+/// `turn.completed(failed)` saying it.
+pub fn failed(stop_reason: Option<String>, message: String, detail: Option<Value>) -> TurnEnd {
+    let mut end = TurnEnd::new(TurnCompletedPayload {
+        error_message: Some(message.clone()),
+        ..outcome(TurnState::Failed, stop_reason)
+    });
+    end.failure = Some(RuntimeErrorPayload {
+        message,
+        class: Some(RuntimeErrorClass::ProviderError),
+        detail,
+    });
+    end
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, ItemStatus, MessageOrigin, ProviderRuntimeEvent, ReasoningContent,
     RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId,
-    ThreadTokenUsageUpdatedPayload, ToolSummaryPayload, TurnState, UserMessageContent,
+    ThreadTokenUsageUpdatedPayload, ToolSummaryPayload, UserMessageContent,
 };
 use agentwire_gemini_cli_session::{
     FunctionResponse, GeminiMessageRecord, MessageRecord, MetadataUpdateRecord, Part, PartListUnion, PartUnion,
@@ -22,7 +22,7 @@ use agentwire_gemini_cli_session::{
 use serde_json::{Map, Value, json};
 
 use super::wire::{self, SessionLine};
-use crate::conversation::{Cursor, TurnEnd, face};
+use crate::conversation::{Cursor, completed, face, failed};
 use crate::keys::{drop_synthesized_refs, part};
 use crate::tools::{Call, Outcome};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
@@ -535,12 +535,8 @@ impl GeminiSessionNormalizer {
             return;
         }
         let end = match self.failure.take() {
-            Some(message) => TurnEnd {
-                state: TurnState::Failed,
-                error: Some((message, Value::Null)),
-                ..TurnEnd::completed()
-            },
-            None => TurnEnd::completed(),
+            Some(message) => failed(None, message, None),
+            None => completed(),
         };
         self.answered = false;
         self.at.end_turn(&mut self.ledger, end, raw, out);

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, ContentStreamKind, ItemStatus, ProviderRuntimeEvent, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, TurnState, UserMessageContent,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, TurnCompletedPayload, TurnState,
+    UserMessageContent,
 };
 use agentwire_gemini_cli::{
     ErrorEventSeverity, JsonStreamEvent, MessageEvent, MessageEventRole, ResultEvent, ResultEventStatus, StreamStats,
@@ -19,14 +20,14 @@ use agentwire_gemini_cli::{
 use serde_json::{Map, Value, json};
 
 use super::wire;
-use crate::conversation::{Cursor, TurnEnd, face};
+use crate::conversation::{Cursor, completed, face, failed, outcome};
 use crate::keys::{drop_synthesized_refs, part};
 use crate::tools::{Call, Outcome, outcome_of_error};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
-use agentwire_core::ledger::{Ledger, OpenItemFace};
+use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 
@@ -131,7 +132,7 @@ impl GeminiNormalizer {
             MessageEventRole::User => {
                 if self.at.turn.is_some() {
                     self.close_text(raw, out);
-                    self.at.end_turn(&mut self.ledger, TurnEnd::completed(), Some(raw), out);
+                    self.at.end_turn(&mut self.ledger, completed(), Some(raw), out);
                 }
                 self.runs = 0;
                 self.at.start_turn(&mut self.ledger, self.model.as_deref(), raw, out);
@@ -279,28 +280,22 @@ impl GeminiNormalizer {
         let end = match (result.status, result.error) {
             (ResultEventStatus::Success, _) => {
                 let (usage, model_usage) = usage(result.stats);
-                TurnEnd {
+                TurnEnd::new(TurnCompletedPayload {
                     usage,
                     model_usage,
-                    ..TurnEnd::completed()
-                }
+                    ..outcome(TurnState::Completed, None)
+                })
             }
-            (ResultEventStatus::Error, Some(error)) if error.type_ == CANCELLED => TurnEnd {
-                state: TurnState::Interrupted,
-                stop_reason: Some(error.type_),
-                ..TurnEnd::completed()
-            },
+            (ResultEventStatus::Error, Some(error)) if error.type_ == CANCELLED => {
+                TurnEnd::new(outcome(TurnState::Interrupted, Some(error.type_)))
+            }
             (ResultEventStatus::Error, error) => {
                 let (message, kind) = error.map_or_else(
                     || ("the run ended with an error".to_owned(), None),
                     |error| (error.message, Some(error.type_)),
                 );
-                TurnEnd {
-                    state: TurnState::Failed,
-                    stop_reason: kind.clone(),
-                    error: Some((message.clone(), json!({ "type": kind, "message": message }))),
-                    ..TurnEnd::completed()
-                }
+                let detail = json!({ "type": kind, "message": message });
+                failed(kind, message, Some(detail))
             }
         };
         self.at.end_turn(&mut self.ledger, end, Some(raw), out);
