@@ -823,6 +823,10 @@ const UNDECLARED: &[(&str, &str)] = &[
         "claude-agent-acp, claude-code-acp and gemini-cli send `{availableModels, currentModelId}` (codex-acp a `model` config option instead); older unstable schemas called it `SessionModelState`; neither 2.4.0 file declares it",
     ),
     (
+        "session/load result.models",
+        "gemini-cli answers `session/load` with the same `{availableModels, currentModelId}` as `session/new`",
+    ),
+    (
         "session/prompt result.usage",
         "claude-agent-acp reports token usage per turn; `Usage` in schema.unstable.json",
     ),

@@ -1570,11 +1570,12 @@ struct RunDeparture {
 
 const SESSION_RUN_DEPARTURES: &[RunDeparture] = &[
     RunDeparture {
-        run: "2.1.337/task_subagent_fg",
-        what: "the subagent's command output",
+        run: "2.1.337/task_subagent",
+        what: "the background subagent's command output",
         removes: |t| t.event == T::ContentDelta,
-        why: "the subagent's transcript is a file of its own beside the session's: the session file has none of \
-              its calls, the live run streams its command's output on the subagent's command item",
+        why: "the subagent ran in the background: its transcript, read with the session's as `agentwire normalize` \
+              reads it, gives its command's output after the parent's turn ended, where the live run reports that \
+              work as the task's progress",
     },
     RunDeparture {
         run: "2.1.337/stream_error",
@@ -1735,4 +1736,171 @@ fn ids_of(events: &[ProviderRuntimeEvent], run: &str) -> Ids {
         }
     }
     ids
+}
+
+// --- Gemini CLI's session files against the stream-json of the same runs ---
+
+/// Each Gemini CLI run (or runs of one session) read live (`corpus/gemini/<run>.jsonl`) and the
+/// session file the runs wrote (`corpus/gemini-session/<scenario>/<project>/chats/...`).
+const GEMINI_RUNS: &[(&[&str], &str)] = &[
+    (&["plain"], "plain/plain/chats/session-2026-12-06T13-38-79394a7d"),
+    (
+        &["thinking"],
+        "thinking/thinking/chats/session-2026-12-06T13-38-b06990ad",
+    ),
+    (
+        &["shell_allow"],
+        "shell_allow/shell-allow/chats/session-2026-12-06T13-38-4ad43ce3",
+    ),
+    (
+        &["shell_refused"],
+        "shell_refused/shell-refused/chats/session-2026-12-06T13-38-7c775627",
+    ),
+    (
+        &["shell_not_offered"],
+        "shell_not_offered/shell-not-offered/chats/session-2026-12-06T13-38-aa996777",
+    ),
+    (&["edit"], "edit/edit/chats/session-2026-12-06T13-38-41e919f0"),
+    (
+        &["error400"],
+        "error400/error400/chats/session-2026-12-06T13-38-605bf0ee",
+    ),
+    (
+        &["interrupt"],
+        "interrupt/interrupt/chats/session-2026-12-06T13-38-2fdcd14a",
+    ),
+    (
+        &["two_turns-1", "two_turns-2"],
+        "two_turns/two-turns/chats/session-2026-12-06T13-38-d30b5d29",
+    ),
+    (
+        &["resume-1", "resume-2"],
+        "resume/resume/chats/session-2026-12-06T13-38-e0bb8d99",
+    ),
+    (
+        &["subagent"],
+        "subagent/subagent/chats/session-2026-12-06T13-39-f2f21a24",
+    ),
+];
+
+/// A tool item as a UI keys and draws it: its canonical id, type, title and how it ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ToolItem {
+    id: String,
+    item_type: CanonicalItemType,
+    title: Option<String>,
+    status: String,
+    /// The item whose work it is (a subagent's call's), if any.
+    parent: Option<String>,
+}
+
+/// A tool item only one side can hold, removed before the comparison, with why.
+struct GeminiDeparture {
+    what: &'static str,
+    removes: fn(&ToolItem) -> bool,
+    why: &'static str,
+}
+
+const GEMINI_DEPARTURES: &[GeminiDeparture] = &[GeminiDeparture {
+    what: "a subagent's own tool calls",
+    removes: |item| item.parent.is_some(),
+    why: "headless stream-json prints only the parent's `invoke_agent` call (its `stats.tool_calls` counts the \
+          subagent's); the subagent's file, read with the session's, records each of its calls",
+}];
+
+/// The threads and the completed tool items of some traces, in order.
+fn gemini_side(source: Source, paths: &[std::path::PathBuf]) -> (Vec<String>, Vec<ToolItem>) {
+    let (mut threads, mut items) = (Vec::new(), Vec::new());
+    for path in paths {
+        for event in normalize(source, path).events {
+            if let Some(thread) = &event.thread_id
+                && !threads.contains(&thread.as_str().to_string())
+            {
+                threads.push(thread.as_str().to_string());
+            }
+            let RuntimeEvent::ItemCompleted(item) = &event.event else {
+                continue;
+            };
+            use CanonicalItemType as I;
+            if matches!(item.item_type, I::UserMessage | I::AssistantMessage | I::Reasoning) {
+                continue;
+            }
+            let data = item.data.as_ref().map(|data| data.to_value()).unwrap_or_default();
+            items.push(ToolItem {
+                id: event.item_id.as_ref().expect("an item id").as_str().to_string(),
+                item_type: item.item_type,
+                title: item.title.clone(),
+                status: item
+                    .status
+                    .map(|status| status.as_str().to_string())
+                    .unwrap_or_default(),
+                parent: data["parentItemId"].as_str().map(str::to_string),
+            });
+        }
+    }
+    (threads, items)
+}
+
+/// Messages are left out: the stream names no message (a run of text pieces is an item keyed by
+/// its run and position), the file names each by its UUID and holds it whole, so the two cannot
+/// share message ids; the thread and every tool call they both hold must agree.
+#[test]
+fn every_gemini_session_file_has_the_thread_and_tool_items_of_its_runs() {
+    let tests = agentwire_tests::tests_dir();
+    let mut used = vec![0; GEMINI_DEPARTURES.len()];
+    let (mut failures, mut table) = (Vec::new(), Vec::new());
+    for (runs, file) in GEMINI_RUNS {
+        let live: Vec<_> = runs
+            .iter()
+            .map(|run| corpus_dir(Source::GEMINI).join(format!("{run}.jsonl")))
+            .collect();
+        let recorded = [tests.join("corpus/gemini-session").join(format!("{file}.jsonl"))];
+        let (live_threads, live_items) = gemini_side(Source::GEMINI, &live);
+        let (file_threads, file_items) = gemini_side(Source::GEMINI_SESSION, &recorded);
+        let mut kept = |items: Vec<ToolItem>| -> Vec<ToolItem> {
+            items
+                .into_iter()
+                .filter(|item| {
+                    let removed = GEMINI_DEPARTURES.iter().position(|row| (row.removes)(item));
+                    if let Some(index) = removed {
+                        used[index] += 1;
+                    }
+                    removed.is_none()
+                })
+                .collect()
+        };
+        let (live_kept, file_kept) = (kept(live_items.clone()), kept(file_items.clone()));
+        let agrees = live_threads == file_threads && live_kept == file_kept;
+        table.push(format!(
+            "  {:28} tool items live {} -> {}, file {} -> {}: {}",
+            runs.join(" + "),
+            live_items.len(),
+            live_kept.len(),
+            file_items.len(),
+            file_kept.len(),
+            if agrees {
+                "same thread and tool items"
+            } else {
+                "DIFFERENT"
+            }
+        ));
+        if !agrees {
+            failures.push(format!(
+                "{}:\n  live threads {live_threads:?}\n  file threads {file_threads:?}\n  live {live_kept:#?}\n  file {file_kept:#?}",
+                runs.join(" + ")
+            ));
+        }
+    }
+    println!("gemini session file vs stream-json:\n{}", table.join("\n"));
+    for (row, count) in GEMINI_DEPARTURES.iter().zip(&used) {
+        println!("| {} | {count} | {} |", row.what, row.why);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let stale: Vec<&str> = GEMINI_DEPARTURES
+        .iter()
+        .zip(&used)
+        .filter(|(_, count)| **count == 0)
+        .map(|(row, _)| row.what)
+        .collect();
+    assert!(stale.is_empty(), "departures that remove nothing: {stale:?}");
 }

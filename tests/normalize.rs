@@ -66,7 +66,7 @@ fn goldens_match() {
             let actual = normalize(source, trace).jsonl;
             let golden = dir.join(format!("{}.jsonl", trace_name(trace)));
             if bless {
-                std::fs::create_dir_all(&dir).expect("create the golden folder");
+                std::fs::create_dir_all(golden.parent().expect("a golden's folder")).expect("create the golden folder");
                 std::fs::write(&golden, &actual).expect("write a golden");
                 continue;
             }
@@ -85,7 +85,7 @@ fn goldens_match() {
         }
         let names: BTreeSet<String> = traces.iter().map(|trace| trace_name(trace)).collect();
         orphans.extend(
-            entries(&dir).into_iter().filter(|path| {
+            goldens(&dir).into_iter().filter(|path| {
                 !(path.extension().is_some_and(|ext| ext == "jsonl") && names.contains(&trace_name(path)))
             }),
         );
@@ -105,6 +105,15 @@ fn goldens_match() {
         "normalized output differs from the goldens (every differing line):\n{}\nIf the change is deliberate: {BLESS}, then review the diff",
         failures.join("\n")
     );
+}
+
+/// The files under a golden folder (its traces' layout, folders included), none if it does not
+/// exist.
+fn goldens(dir: &std::path::Path) -> Vec<PathBuf> {
+    entries(dir)
+        .into_iter()
+        .flat_map(|path| if path.is_dir() { goldens(&path) } else { vec![path] })
+        .collect()
 }
 
 /// The entries of a folder, none if it does not exist.
@@ -157,6 +166,12 @@ const QUIET_FRAMES: &[(&[&str], &str, &str, Says)] = &[
         &["claude", "claude-control"],
         "control_response/interrupt",
         "the CLI acknowledges the client's interrupt; the `result` ends the turn `interrupted`",
+        envelope_only,
+    ),
+    (
+        &["gemini-session"],
+        "$set/lastUpdated",
+        "the CLI stamps the file after each record it writes: a time, which that record carried",
         envelope_only,
     ),
     (
@@ -228,6 +243,7 @@ const ENVELOPE: &[&str] = &[
     "api_message_id",
     "parent_tool_use_id",
     "timestamp",
+    "lastUpdated",
     "ordinal",
     "index",
 ];
@@ -384,6 +400,10 @@ fn frame_kind(sc: &Scenario, line: usize) -> String {
             .rfind(|&at| at < line && sc.record(at)["dir"] != *dir);
         let method = request.map_or("?", |at| sc.msg(at)["method"].as_str().unwrap_or("?"));
         return format!("result of {method}");
+    }
+    if let Some(set) = msg["$set"].as_object() {
+        let fields: Vec<&str> = set.keys().map(String::as_str).collect();
+        return format!("$set/{}", fields.join(","));
     }
     let kind = msg["type"].as_str().unwrap_or("?");
     if kind == "control_response" {

@@ -15,6 +15,8 @@ export type Source =
   | "codex-app-server"
   | "codex-exec"
   | "codex-rollout"
+  | "gemini"
+  | "gemini-session"
   | "claude-session"
   | "claude"
   | "claude-control"

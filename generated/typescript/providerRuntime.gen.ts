@@ -41,6 +41,7 @@ export type ProviderTurnId = typeof ProviderTurnId.Type;
  * - `cursor`: Cursor's `agent acp` (ACP with Cursor's `cursor/*` extensions).
  * - `acp`: Any Agent Client Protocol agent other than Cursor.
  * - `opencode`: OpenCode's server (`opencode serve`): its event streams and the client's HTTP calls.
+ * - `gemini`: Gemini CLI read directly (its `--output-format stream-json` output, or its session files); Gemini CLI through `--acp` is `acp`.
  */
 export const ProviderKind = Schema.Literals([
   "codex",
@@ -48,6 +49,7 @@ export const ProviderKind = Schema.Literals([
   "cursor",
   "acp",
   "opencode",
+  "gemini",
 ]).annotate({
   identifier: "ProviderKind",
   description: "The kind of agent provider that produced an event.",
@@ -76,6 +78,8 @@ export type ProviderKind = typeof ProviderKind.Type;
  * - `claude.session.record`: Addition: one line of a Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`): a `user`, `assistant`, `system`, `summary`, ... record.
  * - `opencode.event`: Addition: one event of an OpenCode server stream (`GET /event`, `/api/event` or `/global/event`): `session.*`, `message.*`, `permission.*`, `question.*`, ...
  * - `opencode.http`: Addition: one HTTP request of an OpenCode client with the server's answer (e.g. `POST /session/{id}/prompt_async`, `POST /permission/{id}/reply`).
+ * - `gemini.stream-json`: Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
+ * - `gemini.session.record`: Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
  */
 export const RuntimeEventRawSource = Schema.Literals([
   "codex.app-server.notification",
@@ -97,6 +101,8 @@ export const RuntimeEventRawSource = Schema.Literals([
   "claude.session.record",
   "opencode.event",
   "opencode.http",
+  "gemini.stream-json",
+  "gemini.session.record",
 ]).annotate({
   identifier: "RuntimeEventRawSource",
   description: "Which provider protocol surface the raw message of an event came from.",

@@ -37,32 +37,64 @@ pub fn golden_dir(source: Source) -> PathBuf {
     tests_dir().join("golden").join(source.name())
 }
 
-/// The traces of `source` (`tests/corpus/<source name>/*.jsonl`), sorted by name; none when the
-/// source has no corpus folder yet (the harness's trace-count test says so).
+/// The traces of `source` (`tests/corpus/<source name>/**/*.jsonl`), sorted by name; none when
+/// the source has no corpus folder yet (the harness's trace-count test says so). A file that
+/// belongs to another (a subagent's, one of the source's `companions`) is read with it, not on
+/// its own.
 pub fn traces(source: Source) -> Vec<PathBuf> {
-    corpus_traces(source.name())
+    let mut traces = corpus_traces(source.name());
+    if let Some(companions) = &source.spec().companions {
+        traces.retain(|path| !(companions.belongs)(path));
+    }
+    traces
 }
 
-/// The traces of one corpus folder (`tests/corpus/<folder>/*.jsonl`), sorted by name: also for
-/// folders whose schema is tested before its source is normalized.
+/// The traces of one corpus folder (`tests/corpus/<folder>/**/*.jsonl`), sorted by name: also for
+/// folders whose schema is tested before its source is normalized. A source whose program keeps
+/// its files in folders of its own (Gemini CLI's `<project>/chats/`) keeps that layout here.
 pub fn corpus_traces(folder: &str) -> Vec<PathBuf> {
-    let dir = tests_dir().join("corpus").join(folder);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
-        Err(err) => panic!("{}: {err}", dir.display()),
-    };
-    let mut traces: Vec<PathBuf> = entries
-        .map(|entry| entry.expect("readable corpus folder").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
+    fn walk(dir: &Path, traces: &mut Vec<PathBuf>) {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return,
+            Err(err) => panic!("{}: {err}", dir.display()),
+        };
+        for entry in entries {
+            let path = entry.expect("readable corpus folder").path();
+            if path.is_dir() {
+                walk(&path, traces);
+            } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+                traces.push(path);
+            }
+        }
+    }
+    let mut traces = Vec::new();
+    walk(&tests_dir().join("corpus").join(folder), &mut traces);
     traces.sort();
     traces
 }
 
-/// The name of a trace or golden: its file name without `.jsonl`.
+/// The name of a trace or golden: its path under its corpus (or golden) folder without `.jsonl`
+/// (`plain`, or `plain/plain/chats/session-...` for a trace in its program's own layout).
 pub fn trace_name(path: &Path) -> String {
-    path.file_stem().expect("a file name").to_string_lossy().into_owned()
+    let under = ["corpus", "golden"]
+        .iter()
+        .find_map(|root| path.strip_prefix(tests_dir().join(root)).ok())
+        .map(|relative| relative.components().skip(1).collect::<PathBuf>())
+        .filter(|relative| !relative.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from(path.file_name().expect("a file name")));
+    under.with_extension("").to_string_lossy().into_owned()
+}
+
+/// The text of a trace as `agentwire normalize FILE` reads it: the file, with the files that
+/// belong to it (the source's `companions`) merged in by time.
+pub fn trace_text(source: Source, path: &Path) -> String {
+    let text = match &source.spec().companions {
+        Some(companions) => agentwire::companions::joined(path, &(companions.of)(path))
+            .map(|bytes| String::from_utf8(bytes).expect("UTF-8")),
+        None => std::fs::read_to_string(path),
+    };
+    text.unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 
 /// A trace normalized exactly as `agentwire normalize --from <source> FILE` does with default
@@ -78,10 +110,9 @@ pub struct Normalized {
     pub jsonl: String,
 }
 
-/// Normalizes a trace file of `source`.
+/// Normalizes a trace file of `source` (with its companions, as [`trace_text`] reads it).
 pub fn normalize(source: Source, path: &Path) -> Normalized {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
-    normalize_text(source, &text)
+    normalize_text(source, &trace_text(source, path))
 }
 
 /// Normalizes the text of a trace of `source` (for tests that alter a trace before reading it).

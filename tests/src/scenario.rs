@@ -45,7 +45,7 @@ struct Record<'a> {
 /// One corpus trace: its records and its canonical events.
 pub struct Scenario {
     pub source: Source,
-    /// The trace's file name without `.jsonl`.
+    /// The trace's path under its corpus folder without `.jsonl` ([`crate::trace_name`]).
     pub name: String,
     /// Per input line (index `line - 1`): the `{"dir","ts","msg"}` record; a bare line (a one-way
     /// stream) as `{"dir":"in","msg":<the line>}`, so every helper reads both formats alike; a
@@ -80,7 +80,7 @@ impl Scenario {
     /// A trace file of `source`.
     pub fn from_path(source: Source, path: &Path) -> Self {
         let name = trace_name(path);
-        let text = std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        let text = crate::trace_text(source, path);
         let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
         let format = LineFormat::of(first);
         let (mut records, mut msg_texts) = (Vec::new(), Vec::new());

@@ -18,6 +18,7 @@ mod dispatch;
 mod docs;
 #[cfg(test)]
 mod emitter_goldens;
+mod gemini_cli;
 mod names;
 mod opencode;
 mod passes;
@@ -103,6 +104,8 @@ fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
         claude_agent_sdk::source(root)?,
         claude_session::source(root)?,
         acp::source(root)?,
+        gemini_cli::stream_json(root)?,
+        gemini_cli::session(root)?,
         opencode::source(root)?,
     ])
 }

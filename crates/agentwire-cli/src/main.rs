@@ -64,7 +64,7 @@ enum Command {
     },
     /// Decode every line into the generated provider types and report what does not fit.
     Conform {
-        /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control, claude-session, acp, cursor, opencode); detected from the first lines when omitted.
+        /// The input format (a source name, as `agentwire --version` lists them); detected from the first lines when omitted.
         #[arg(long, value_name = "FORMAT")]
         from: Option<Source>,
         /// Trace files (`-` for stdin).

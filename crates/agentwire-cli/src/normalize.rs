@@ -17,7 +17,7 @@ const PROGRESS_MIN_BYTES: u64 = 16 << 20;
 /// `agentwire normalize`'s arguments.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control, claude-session, acp, cursor, opencode); detected from the first lines when omitted.
+    /// The input format (a source name, as `agentwire --version` lists them); detected from the first lines when omitted.
     #[arg(long, value_name = "FORMAT")]
     from: Option<Source>,
     /// The canonical session id; default: UUIDv5 of the first input line.

@@ -27,7 +27,7 @@ pub use page::Page;
 /// `agentwire show`'s arguments.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The input format (codex-app-server, codex-exec, codex-rollout, claude, claude-control, claude-session, acp, cursor, opencode); detected from the first lines when omitted. Canonical JSONL is recognized by its first line.
+    /// The input format (a source name, as `agentwire --version` lists them); detected from the first lines when omitted. Canonical JSONL is recognized by its first line.
     #[arg(long, value_name = "FORMAT")]
     from: Option<Source>,
     /// When to colour the text: `auto` colours a terminal unless `NO_COLOR` is set (not empty).

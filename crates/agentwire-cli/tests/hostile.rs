@@ -199,6 +199,45 @@ fn fixtures() -> Vec<Fixture> {
             // A prompt inside a turn ends it and starts the next.
             second_turn: (r#""permissionMode":"default""#, "", "", 1),
         },
+        Fixture {
+            source: Source::GEMINI,
+            trace: "plain.jsonl",
+            text: "Hello from the mock Gemi",
+            number: (r#""output_tokens":20"#, r#""type":"result""#),
+            unknown: r#"{"type":"teleported","timestamp":"2026-12-06T13:38:07.868Z"}"#,
+            wrong_typed: r#"{"type":"message","timestamp":"2026-12-06T13:38:07.868Z","role":"assistant","content":7}"#,
+            // stream-json is one-way: no requests, so no response or settlement.
+            unmatched_response: None,
+            before_start: Some(
+                r#"{"type":"tool_result","timestamp":"2026-12-06T13:38:07.868Z","tool_id":"never-called","status":"success","output":"early"}"#,
+            ),
+            resolved_unknown: None,
+            // A prompt inside a turn ends it and starts the next.
+            second_turn: (r#""role":"user""#, "", "", 1),
+        },
+        Fixture {
+            source: Source::GEMINI_SESSION,
+            trace: "thinking/thinking/chats/session-2026-12-06T13-38-b06990ad.jsonl",
+            text: "Hi! (mock Gemini, after thinking)",
+            number: (r#""output":20"#, r#""type":"gemini""#),
+            unknown: r#"{"id":"x1","timestamp":"2026-12-06T13:38:09.900Z","type":"teleported","content":"hi"}"#,
+            wrong_typed: r#"{"id":"x2","timestamp":"2026-12-06T13:38:09.900Z","type":"gemini","content":7}"#,
+            // A session file records no requests, so no response or settlement to mismatch.
+            unmatched_response: None,
+            // It records whole messages: the nearest case is a result for a call it never recorded.
+            before_start: Some(concat!(
+                r#"{"id":"x3","timestamp":"2026-12-06T13:38:09.900Z","type":"user","content":[{"functionResponse":"#,
+                r#"{"id":"never-called","name":"run_shell_command","response":{"output":"early"}}}]}"#
+            )),
+            resolved_unknown: None,
+            // A prompt inside a turn ends it and starts the next.
+            second_turn: (
+                r#""text":"think then answer""#,
+                "97b185b9-c65b-4936-8e29-80e073cacdd9",
+                "97b185b9-c65b-4936-8e29-80e073cacdda",
+                1,
+            ),
+        },
     ];
     let mut covered: Vec<&str> = fixtures.iter().map(|fixture| fixture.source.name()).collect();
     covered.sort();

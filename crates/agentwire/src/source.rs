@@ -47,6 +47,13 @@ registry! {
     CODEX_EXEC = "codex-exec" if "codex-exec" => agentwire_source_codex::exec::SOURCE;
     /// Codex rollout files: [`agentwire_source_codex::rollout::SOURCE`].
     CODEX_ROLLOUT = "codex-rollout" if "codex-rollout" => agentwire_source_codex::rollout::SOURCE;
+    /// `gemini --output-format stream-json`: [`agentwire_source_gemini::stream_json::GEMINI`].
+    /// Before `CLAUDE` in detection: both tag their lines on `type`, and only Gemini's carry a
+    /// `timestamp`.
+    GEMINI = "gemini" if "gemini" => agentwire_source_gemini::stream_json::GEMINI;
+    /// Gemini CLI session files: [`agentwire_source_gemini::session::GEMINI_SESSION`]. Before
+    /// `CLAUDE` in detection: a message record's `type` (`user`) is a Claude message's too.
+    GEMINI_SESSION = "gemini-session" if "gemini-session" => agentwire_source_gemini::session::GEMINI_SESSION;
     /// Claude Code session files: [`agentwire_source_claude::session::SOURCE`]. Before `CLAUDE`
     /// in detection: a session file's `user` and `assistant` records share their `type` with
     /// stream-json messages.
@@ -216,7 +223,10 @@ mod tests {
                 Err(message) => assert!(message.contains(&format!("feature `{feature}`")), "{message}"),
             }
         }
-        let unknown = "gemini".parse::<Source>().expect_err("not a source");
-        assert!(unknown.starts_with("unknown format \"gemini\"; known: "), "{unknown}");
+        let unknown = "no-such-source".parse::<Source>().expect_err("not a source");
+        assert!(
+            unknown.starts_with("unknown format \"no-such-source\"; known: "),
+            "{unknown}"
+        );
     }
 }

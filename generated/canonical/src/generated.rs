@@ -780,6 +780,9 @@ pub enum ProviderKind {
     /// OpenCode's server (`opencode serve`): its event streams and the client's HTTP calls.
     #[serde(rename = "opencode")]
     Opencode,
+    /// Gemini CLI read directly (its `--output-format stream-json` output, or its session files); Gemini CLI through `--acp` is `acp`.
+    #[serde(rename = "gemini")]
+    Gemini,
 }
 impl ProviderKind {
     /// Every value, in schema order.
@@ -789,6 +792,7 @@ impl ProviderKind {
         Self::Cursor,
         Self::Acp,
         Self::Opencode,
+        Self::Gemini,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -798,6 +802,7 @@ impl ProviderKind {
             Self::Cursor => "cursor",
             Self::Acp => "acp",
             Self::Opencode => "opencode",
+            Self::Gemini => "gemini",
         }
     }
 }
@@ -815,6 +820,7 @@ impl WriteJson for ProviderKind {
                 Self::Cursor => b"\"cursor\"",
                 Self::Acp => b"\"acp\"",
                 Self::Opencode => b"\"opencode\"",
+                Self::Gemini => b"\"gemini\"",
             },
         );
         Ok(())
@@ -830,11 +836,12 @@ impl<'de> Deserialize<'de> for ProviderKind {
             "cursor" => Ok(Self::Cursor),
             "acp" => Ok(Self::Acp),
             "opencode" => Ok(Self::Opencode),
+            "gemini" => Ok(Self::Gemini),
             other => {
                 Err(
                     D::Error::unknown_variant(
                         other,
-                        &["codex", "claudeAgent", "cursor", "acp", "opencode"],
+                        &["codex", "claudeAgent", "cursor", "acp", "opencode", "gemini"],
                     ),
                 )
             }
@@ -901,6 +908,12 @@ pub enum RuntimeEventRawSource {
     /// Addition: one HTTP request of an OpenCode client with the server's answer (e.g. `POST /session/{id}/prompt_async`, `POST /permission/{id}/reply`).
     #[serde(rename = "opencode.http")]
     OpencodeHttp,
+    /// Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
+    #[serde(rename = "gemini.stream-json")]
+    GeminiStreamJson,
+    /// Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
+    #[serde(rename = "gemini.session.record")]
+    GeminiSessionRecord,
 }
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
@@ -924,6 +937,8 @@ impl RuntimeEventRawSource {
         Self::ClaudeSessionRecord,
         Self::OpencodeEvent,
         Self::OpencodeHttp,
+        Self::GeminiStreamJson,
+        Self::GeminiSessionRecord,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -947,6 +962,8 @@ impl RuntimeEventRawSource {
             Self::ClaudeSessionRecord => "claude.session.record",
             Self::OpencodeEvent => "opencode.event",
             Self::OpencodeHttp => "opencode.http",
+            Self::GeminiStreamJson => "gemini.stream-json",
+            Self::GeminiSessionRecord => "gemini.session.record",
         }
     }
 }
@@ -980,6 +997,8 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::ClaudeSessionRecord => b"\"claude.session.record\"",
                 Self::OpencodeEvent => b"\"opencode.event\"",
                 Self::OpencodeHttp => b"\"opencode.http\"",
+                Self::GeminiStreamJson => b"\"gemini.stream-json\"",
+                Self::GeminiSessionRecord => b"\"gemini.session.record\"",
             },
         );
         Ok(())
@@ -1009,6 +1028,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "claude.session.record" => Ok(Self::ClaudeSessionRecord),
             "opencode.event" => Ok(Self::OpencodeEvent),
             "opencode.http" => Ok(Self::OpencodeHttp),
+            "gemini.stream-json" => Ok(Self::GeminiStreamJson),
+            "gemini.session.record" => Ok(Self::GeminiSessionRecord),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1033,6 +1054,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "claude.session.record",
                             "opencode.event",
                             "opencode.http",
+                            "gemini.stream-json",
+                            "gemini.session.record",
                         ],
                     ),
                 )

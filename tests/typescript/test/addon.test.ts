@@ -440,6 +440,8 @@ describe("index.d.ts", () => {
     "codex-app-server": true,
     "codex-exec": true,
     "codex-rollout": true,
+    gemini: true,
+    "gemini-session": true,
     "claude-session": true,
     claude: true,
     "claude-control": true,
