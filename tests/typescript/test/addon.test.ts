@@ -447,6 +447,7 @@ describe("index.d.ts", () => {
     "claude-control": true,
     acp: true,
     cursor: true,
+    opencode: true,
   } as const satisfies Record<Source, true>;
   const CODES = {
     AGENTWIRE_BAD_OPTION: true,
