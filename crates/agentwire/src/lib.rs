@@ -88,8 +88,8 @@ pub use agentwire_source_claude as claude;
 #[cfg(feature = "acp")]
 pub use agentwire_source_acp as acp;
 
-/// The OpenCode source's own API.
-#[cfg(feature = "opencode")]
+/// The OpenCode sources' own API.
+#[cfg(any(feature = "opencode", feature = "opencode-run"))]
 pub use agentwire_source_opencode as opencode;
 
 /// The canonical provider-runtime event model this crate emits (`agentwire-canonical`).

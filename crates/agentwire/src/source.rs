@@ -68,6 +68,8 @@ registry! {
     CURSOR = "cursor" if "acp" => agentwire_source_acp::CURSOR;
     /// `opencode serve`: [`agentwire_source_opencode::OPENCODE`].
     OPENCODE = "opencode" if "opencode" => agentwire_source_opencode::OPENCODE;
+    /// `opencode run --format json`: [`agentwire_source_opencode::run::OPENCODE_RUN`].
+    OPENCODE_RUN = "opencode-run" if "opencode-run" => agentwire_source_opencode::run::OPENCODE_RUN;
 }
 
 impl Source {

@@ -5,11 +5,19 @@
 //! [`wire`] reads each record into the types generated from the server's own OpenAPI document
 //! (`agentwire-opencode`), whichever of its three event streams sent it; [`normalizer`] maps
 //! them onto canonical events, and answers a request with the HTTP call that replies to it.
+//! [`run`] (feature `run`) reads what `opencode run --format json` prints, through the same
+//! part mapping.
 
 #![warn(missing_docs)]
 
 pub mod normalizer;
 mod parts;
+#[cfg(feature = "run")]
+pub mod run;
+// What the live server's mapping and the run's share; a build without `run` leaves the run's
+// part unused.
+#[cfg_attr(not(feature = "run"), allow(dead_code))]
+mod session_error;
 pub mod wire;
 
 use agentwire_canonical::ProviderKind;
@@ -20,6 +28,8 @@ use agentwire_core::normalizer::Problem;
 use agentwire_core::source::SourceSpec;
 
 pub use normalizer::OpencodeNormalizer;
+#[cfg(feature = "run")]
+pub use run::OPENCODE_RUN;
 
 /// `opencode serve`: its event streams and the client's HTTP calls, as transcript records.
 pub static OPENCODE: SourceSpec = SourceSpec {

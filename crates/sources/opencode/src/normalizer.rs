@@ -22,11 +22,10 @@ use agentwire_core::frame::{Direction, Frame};
 use agentwire_core::ledger::{Answer, Ledger, OpenItemFace, OpenRequest, Place, TurnEnd, TurnStart};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
-use agentwire_opencode::{
-    Event, EventPermissionRepliedPropertiesReply, EventSessionErrorPropertiesError, Message, Part,
-};
+use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, Message, Part};
 use serde_json::{Value, json};
 
+use crate::session_error::{self, Ending};
 use crate::parts::{patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view};
 use crate::wire::{self, HttpCall};
 
@@ -405,16 +404,9 @@ impl OpencodeNormalizer {
             }
             Event::SessionError(error) => {
                 let session = error.properties.session_id.clone().unwrap_or_default();
-                let detail = serde_json::to_value(&error.properties.error).unwrap_or(Value::Null);
-                let message = detail
-                    .pointer("/data/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the session failed")
-                    .to_string();
-                let state = match &error.properties.error {
-                    Some(EventSessionErrorPropertiesError::MessageAbortedError(_)) => TurnState::Interrupted,
-                    Some(_) | None => TurnState::Failed,
-                };
+                let Ending {
+                    state, message, detail, ..
+                } = session_error::ending(error.properties.error.as_ref());
                 if !self.end_turn(&session, raw, state, Some((message.clone(), detail.clone())), out) {
                     let context = self.session_context(&session, raw);
                     let payload = RuntimeErrorPayload {
