@@ -25,8 +25,8 @@ use agentwire_core::normalizer::Options;
 use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, Message, Part};
 use serde_json::{Value, json};
 
-use crate::session_error::{self, Ending};
 use crate::parts::{patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view};
+use crate::session_error::{self, Ending};
 use crate::wire::{self, HttpCall};
 
 /// What a request asked.

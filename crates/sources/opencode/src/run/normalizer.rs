@@ -41,7 +41,9 @@ use agentwire_core::normalizer::Options;
 use agentwire_opencode::{Part, RunLine, StepFinishPartTokens, StepFinishPartTokensCache};
 use serde_json::{Number, Value, json};
 
-use crate::parts::{patch_content, reasoning_content, subagent_session, text_content, tool_content, tool_type, tool_view};
+use crate::parts::{
+    patch_content, reasoning_content, subagent_session, text_content, tool_content, tool_type, tool_view,
+};
 use crate::session_error::{self, Ending};
 
 /// The `step_finish` reasons after which OpenCode calls the model again in the same turn.
@@ -107,7 +109,8 @@ impl RunNormalizer {
             self.ledger.emit(&context, RuntimeEvent::ThreadStarted(payload), out);
         }
         let context = self.ledger.turn_context(session, &key, Some(raw));
-        self.ledger.start_turn(&context, session, &key, TurnStart::on(None), out);
+        self.ledger
+            .start_turn(&context, session, &key, TurnStart::on(None), out);
         (key, true)
     }
 
@@ -197,7 +200,10 @@ impl RunNormalizer {
                     Some(_) => ItemStatus::Completed,
                     None => ItemStatus::InProgress,
                 };
-                let face = OpenItemFace::untitled(CanonicalItemType::Reasoning, content::data(reasoning_content(&text, None)));
+                let face = OpenItemFace::untitled(
+                    CanonicalItemType::Reasoning,
+                    content::data(reasoning_content(&text, None)),
+                );
                 self.item(session, turn, &id, face, status, None, raw, out);
             }
             Part::Tool { id, tool, state, .. } => {
@@ -238,7 +244,8 @@ impl RunNormalizer {
                     config: frame.msg.to_owned(),
                 };
                 let context = self.ledger.turn_context(session, turn, Some(raw));
-                self.ledger.emit(&context, RuntimeEvent::SessionConfigured(payload), out);
+                self.ledger
+                    .emit(&context, RuntimeEvent::SessionConfigured(payload), out);
             }
         }
     }
