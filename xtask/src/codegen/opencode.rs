@@ -126,10 +126,16 @@ fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Custom
         .collect();
     *definitions = renamed(reached(definitions, &roots)?)?;
     let version = schema_source::pinned(&dir, "program")?;
+    let routes = routes(&dir.join("openapi.json"))?
+        .into_iter()
+        .map(|(method, path)| quote! { (#method, #path) });
     Ok(Customization {
         leading: quote! {
             /// The OpenCode version whose `GET /doc` these types were generated from.
             pub const UPSTREAM_VERSION: &str = #version;
+            /// The server's routes as the document names them, `(METHOD, path template)`, in its
+            /// order: the kind of a client's HTTP call, whatever ids its path holds.
+            pub const ROUTES: &[(&str, &str)] = &[#(#routes),*];
         },
         ..Customization::default()
     })
@@ -172,6 +178,28 @@ fn declare_event_dispatch(definitions: &mut Map<String, Value>) -> Result<()> {
         }),
     );
     Ok(())
+}
+
+/// Every operation of the document's `paths`: its method (upper case) and path template.
+fn routes(path: &Path) -> Result<Vec<(String, String)>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let document: Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let paths = document
+        .get("paths")
+        .and_then(Value::as_object)
+        .context("no `paths` object")?;
+    let mut routes = Vec::new();
+    for (template, operations) in paths {
+        let operations = operations
+            .as_object()
+            .with_context(|| format!("path {template} is no object"))?;
+        for method in operations.keys() {
+            if ["get", "put", "post", "delete", "options", "head", "patch", "trace"].contains(&method.as_str()) {
+                routes.push((method.to_ascii_uppercase(), template.clone()));
+            }
+        }
+    }
+    Ok(routes)
 }
 
 /// The components of the file at `path` (`components.schemas`, refs written as the document

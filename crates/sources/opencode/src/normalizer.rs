@@ -19,6 +19,7 @@ use agentwire_core::content;
 use agentwire_core::decision::Decision;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::{Direction, Frame};
+use agentwire_core::ids;
 use agentwire_core::ledger::{Answer, Ledger, OpenItemFace, OpenRequest, Place, TurnEnd, TurnStart};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
@@ -670,10 +671,22 @@ impl OpencodeNormalizer {
                 }
                 self.ledger.resolve_request(id, Some(raw), out);
             }
+            // A confirmation of a reply already settled says nothing new; a reply to a request
+            // never asked (nor settled lately) is reported.
             None => {
-                let context = self.session_context(session, raw);
-                self.ledger
-                    .settle_state_carrying(&context, Some("the request was already resolved"), out);
+                let request = ids::request(&crate::OPENCODE, self.ledger.session(), Direction::In, id);
+                if let Err(AnswerError::AlreadyResolved(_)) = self.ledger.find_request(&request) {
+                    let context = self.session_context(session, raw);
+                    self.ledger
+                        .settle_state_carrying(&context, Some("the request was already resolved"), out);
+                } else {
+                    let context = match session {
+                        "" => Context::bare(raw),
+                        session => self.session_context(session, raw),
+                    };
+                    let text = format!("a reply to the request {id:?}, which was never asked");
+                    self.ledger.warn(&context, text, None, out);
+                }
             }
         }
     }
@@ -748,20 +761,19 @@ impl Mapping for OpencodeNormalizer {
             Direction::In => RuntimeEventRawSource::OpencodeEvent,
             Direction::Out => RuntimeEventRawSource::OpencodeHttp,
         };
-        let raw = Raw::new(source, wire::tag(frame), frame.msg);
         match wire::decode(frame) {
             Ok(message) => Ok(Decoded {
+                raw: Raw::new(source, wire::kind(&message, frame), frame.msg),
                 message: match message {
                     wire::Message::Event(event) => Record::Event(event),
                     wire::Message::Sync { .. } => Record::Sync,
                     wire::Message::Http(call) => Record::Http(call),
                 },
-                raw,
                 time: ProviderTime::None,
             }),
             Err(problem) => Err(Box::new(Misfit {
                 problem,
-                raw,
+                raw: Raw::new(source, wire::tag(frame), frame.msg),
                 tag_field: match frame.dir {
                     Direction::In => "type",
                     Direction::Out => "path",
