@@ -156,9 +156,13 @@ fn route(method: &str, path: &str) -> Option<&'static str> {
                 let parts: Vec<&str> = template.split('/').collect();
                 match parts.split_last() {
                     Some((&"*", head)) => {
-                        segments.len() > head.len() && head.iter().zip(&segments).all(|(part, segment)| fits(part, segment))
+                        segments.len() > head.len()
+                            && head.iter().zip(&segments).all(|(part, segment)| fits(part, segment))
                     }
-                    _ => parts.len() == segments.len() && parts.iter().zip(&segments).all(|(part, segment)| fits(part, segment)),
+                    _ => {
+                        parts.len() == segments.len()
+                            && parts.iter().zip(&segments).all(|(part, segment)| fits(part, segment))
+                    }
                 }
             }
         })
