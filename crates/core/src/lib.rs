@@ -20,6 +20,8 @@
 //! - [`stream`]: the event iterator over a reader; [`snapshot`]: the fold of events into the
 //!   session a UI draws.
 
+#![warn(missing_docs)]
+
 pub mod answer;
 pub mod clock;
 pub mod companions;
