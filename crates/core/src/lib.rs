@@ -26,6 +26,7 @@ pub mod answer;
 pub mod clock;
 pub mod companions;
 pub mod content;
+pub mod conversation;
 pub mod decision;
 pub mod decode;
 pub mod emit;
