@@ -513,7 +513,7 @@ pub fn vendored_json(document: &serde_json::Value) -> String {
         match value {
             serde_json::Value::Object(map) => {
                 let mut entries: Vec<(&String, &serde_json::Value)> = map.iter().collect();
-                entries.sort_by(|(one, _), (two, _)| one.cmp(two));
+                entries.sort_by_key(|(one, _)| *one);
                 serde_json::Value::Object(
                     entries
                         .into_iter()
