@@ -451,6 +451,7 @@ describe("index.d.ts", () => {
     acp: true,
     cursor: true,
     opencode: true,
+    "opencode-run": true,
   } as const satisfies Record<Source, true>;
   const CODES = {
     AGENTWIRE_BAD_OPTION: true,
