@@ -26,6 +26,7 @@ pub mod companions;
 pub mod content;
 pub mod decision;
 pub mod decode;
+pub mod document;
 pub mod emit;
 pub mod frame;
 pub mod ids;
@@ -37,6 +38,7 @@ pub mod object_text;
 pub mod secrets;
 pub mod snapshot;
 pub mod source;
+pub mod store;
 pub mod stream;
 #[cfg(test)]
 mod test_corpus;

@@ -32,6 +32,8 @@ pub static OPENCODE: SourceSpec = SourceSpec {
     claims,
     upstream,
     companions: None,
+    document: None,
+    store: None,
 };
 
 /// The strict decoder of `agentwire conform`: the record decodes, its value dropped.
