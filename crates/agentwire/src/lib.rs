@@ -89,7 +89,7 @@ pub use agentwire_source_claude as claude;
 pub use agentwire_source_acp as acp;
 
 /// The OpenCode source's own API.
-#[cfg(feature = "opencode")]
+#[cfg(any(feature = "opencode", feature = "opencode-session"))]
 pub use agentwire_source_opencode as opencode;
 
 /// The canonical provider-runtime event model this crate emits (`agentwire-canonical`).

@@ -68,6 +68,9 @@ registry! {
     CURSOR = "cursor" if "acp" => agentwire_source_acp::CURSOR;
     /// `opencode serve`: [`agentwire_source_opencode::OPENCODE`].
     OPENCODE = "opencode" if "opencode" => agentwire_source_opencode::OPENCODE;
+    /// A stored OpenCode session (`opencode export`, `opencode.db`):
+    /// [`agentwire_source_opencode::OPENCODE_SESSION`].
+    OPENCODE_SESSION = "opencode-session" if "opencode-session" => agentwire_source_opencode::OPENCODE_SESSION;
 }
 
 impl Source {

@@ -914,6 +914,9 @@ pub enum RuntimeEventRawSource {
     /// Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
     #[serde(rename = "gemini.session.record")]
     GeminiSessionRecord,
+    /// Addition: one part of an OpenCode session as stored (`opencode export ID`, or the same built from its SQLite store `opencode.db`): the session's `info`, or one message's `info` with its `parts`.
+    #[serde(rename = "opencode.session")]
+    OpencodeSession,
 }
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
@@ -939,6 +942,7 @@ impl RuntimeEventRawSource {
         Self::OpencodeHttp,
         Self::GeminiStreamJson,
         Self::GeminiSessionRecord,
+        Self::OpencodeSession,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -964,6 +968,7 @@ impl RuntimeEventRawSource {
             Self::OpencodeHttp => "opencode.http",
             Self::GeminiStreamJson => "gemini.stream-json",
             Self::GeminiSessionRecord => "gemini.session.record",
+            Self::OpencodeSession => "opencode.session",
         }
     }
 }
@@ -999,6 +1004,7 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::OpencodeHttp => b"\"opencode.http\"",
                 Self::GeminiStreamJson => b"\"gemini.stream-json\"",
                 Self::GeminiSessionRecord => b"\"gemini.session.record\"",
+                Self::OpencodeSession => b"\"opencode.session\"",
             },
         );
         Ok(())
@@ -1030,6 +1036,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "opencode.http" => Ok(Self::OpencodeHttp),
             "gemini.stream-json" => Ok(Self::GeminiStreamJson),
             "gemini.session.record" => Ok(Self::GeminiSessionRecord),
+            "opencode.session" => Ok(Self::OpencodeSession),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1056,6 +1063,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "opencode.http",
                             "gemini.stream-json",
                             "gemini.session.record",
+                            "opencode.session",
                         ],
                     ),
                 )
