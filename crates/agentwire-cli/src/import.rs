@@ -472,6 +472,11 @@ fn stream(
     let (mut events, mut buf, mut text) = (Vec::new(), Vec::new(), Vec::new());
     while let Some(number) = input.next_line(&mut buf)? {
         let problem = match std::str::from_utf8(&buf) {
+            _ if input.unreadable().is_some() => {
+                let reason = input.unreadable().unwrap_or_default().to_owned();
+                normalizer.push_unreadable(&String::from_utf8_lossy(&buf), &reason, &mut events);
+                Some((ProblemKind::Unreadable, reason))
+            }
             Err(err) => {
                 let line = String::from_utf8_lossy(&buf);
                 let reason = format!("not UTF-8: {err}");

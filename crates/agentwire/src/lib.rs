@@ -73,7 +73,7 @@
 pub mod source;
 
 pub use agentwire_core::{
-    answer, clock, companions, content, decision, frame, ids, normalizer, secrets, snapshot, stream,
+    answer, clock, companions, content, decision, document, frame, ids, normalizer, secrets, snapshot, store, stream,
 };
 
 /// The Codex sources' own API (their normalizers, decoders and the types they name).
