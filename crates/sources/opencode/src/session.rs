@@ -28,7 +28,7 @@ pub use normalizer::SessionNormalizer;
 /// A stored OpenCode session: an `opencode export` document, or a session of `opencode.db`.
 pub static OPENCODE_SESSION: SourceSpec = SourceSpec {
     name: "opencode-session",
-    program: "opencode export (and its store, opencode.db)",
+    program: "opencode export",
     provider: ProviderKind::Opencode,
     id_scope: "opencode",
     normalizer: |options| Box::new(Lifecycle::new(SessionNormalizer::new(options))),

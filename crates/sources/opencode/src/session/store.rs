@@ -167,8 +167,7 @@ fn number(value: f64) -> String {
 /// A row's JSON object with `ids` added after its own members, as `opencode export` adds them.
 fn with_ids(data: &str, ids: &[(&str, &str)]) -> String {
     let data = compact(data);
-    let body = data.trim_end_matches('}');
-    let mut text = body.to_string();
+    let mut text = data.strip_suffix('}').unwrap_or(&data).to_string();
     for (key, value) in ids {
         if !text.ends_with('{') {
             text.push(',');
