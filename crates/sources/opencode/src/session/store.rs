@@ -37,20 +37,23 @@ const TABLES: &[(&str, &[&str])] = &[
     ("part", &["id", "message_id", "session_id", "data"]),
 ];
 
-/// Whether the file at `path` is an SQLite database with OpenCode's session tables.
+/// Whether the file at `path` is an SQLite database with OpenCode's session tables, or one whose
+/// tables cannot be read (locked, corrupt): listing its sessions then says why.
 pub fn opens(path: &Path) -> bool {
     let mut header = [0; 16];
     let is_sqlite = std::fs::File::open(path)
         .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut header))
         .is_ok()
         && &header == HEADER;
-    is_sqlite && open(path).and_then(|connection| has_tables(&connection)).is_ok()
+    is_sqlite && open(path).and_then(|connection| tables_of(&connection)).map_or(true, |found| found.is_ok())
 }
 
 /// The sessions of the store, by id.
 pub fn sessions(path: &Path) -> Result<Vec<StoredSession>, String> {
     let connection = open(path)?;
-    has_tables(&connection)?;
+    tables_of(&connection)
+        .and_then(|found| found)
+        .map_err(|reason| format!("{}: {reason}", path.display()))?;
     let mut statement = connection
         .prepare("SELECT id, time_updated FROM session ORDER BY id")
         .map_err(|err| failure(path, &err))?;
@@ -104,8 +107,9 @@ fn uri_path(path: &Path) -> String {
     out
 }
 
-/// `Ok` when the store has the tables and columns read here; else why not.
-fn has_tables(connection: &Connection) -> Result<(), String> {
+/// `Ok(Ok(()))` when the store has the tables and columns read here, `Ok(Err)` naming what it
+/// lacks; `Err` when its schema cannot be read at all (locked, corrupt).
+fn tables_of(connection: &Connection) -> Result<Result<(), String>, String> {
     for (table, columns) in TABLES {
         let mut statement = connection
             .prepare("SELECT name FROM pragma_table_info(?1)")
@@ -115,12 +119,10 @@ fn has_tables(connection: &Connection) -> Result<(), String> {
             .and_then(|rows| rows.collect())
             .map_err(|err| err.to_string())?;
         if let Some(missing) = columns.iter().find(|column| !found.iter().any(|name| name == *column)) {
-            return Err(format!(
-                "not an OpenCode store: no column `{missing}` in a table `{table}`"
-            ));
+            return Ok(Err(format!("not an OpenCode store: no column `{missing}` in a table `{table}`")));
         }
     }
-    Ok(())
+    Ok(Ok(()))
 }
 
 /// A JSON object written member by member.
