@@ -446,3 +446,61 @@ fn a_claude_code_projects_folder_gives_one_session_per_run_with_the_live_runs_to
     assert!(compared >= 19, "{compared} runs compared");
     fs::remove_dir_all(&root).unwrap();
 }
+
+/// Gemini CLI's session folders (`~/.gemini/tmp/<project>/chats/`, a subagent's file in
+/// `chats/<session id>/`): one session per run, its subagent's file in it, and each session's
+/// tokens those the same run's stream-json `result` reports (`stats`, summed over the runs of a
+/// resumed session), read from the counts each model message of the file records.
+#[test]
+fn a_gemini_folder_gives_each_session_the_tokens_its_live_run_reports() {
+    let root = std::env::temp_dir().join(format!("agentwire-import-gemini-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    copy_tree(&corpus("gemini-session"), &root.join("home"));
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let index = index(&root, "out");
+    let mut compared = 0;
+    for entry in fs::read_dir(corpus("gemini")).unwrap() {
+        let stream = entry.unwrap().path();
+        if stream.extension().is_none_or(|ext| ext != "jsonl") {
+            continue;
+        }
+        let name = stream.file_stem().unwrap().to_string_lossy().into_owned();
+        // `two_turns-1`, `two_turns-2`: two runs of one session.
+        let scenario = name.split('-').next().unwrap();
+        let (mut input, mut output) = (0, 0);
+        for other in fs::read_dir(corpus("gemini")).unwrap() {
+            let other = other.unwrap().path();
+            let stem = other.file_stem().unwrap().to_string_lossy().into_owned();
+            if other.extension().is_some_and(|ext| ext == "jsonl") && stem.split('-').next() == Some(scenario) {
+                for line in fs::read_to_string(&other).unwrap().lines() {
+                    let record: Value = serde_json::from_str(line).unwrap();
+                    let message = record.get("msg").unwrap_or(&record);
+                    if message["type"] == "result" {
+                        input += message["stats"]["input_tokens"].as_u64().unwrap_or(0);
+                        output += message["stats"]["output_tokens"].as_u64().unwrap_or(0);
+                    }
+                }
+            }
+        }
+        let sessions: Vec<&Value> = index
+            .iter()
+            .filter(|(path, _)| path.starts_with(&format!("{scenario}/")))
+            .map(|(_, entry)| entry)
+            .collect();
+        assert!(!sessions.is_empty(), "{scenario}: not in the index");
+        assert!(sessions.iter().all(|entry| entry["source"] == "gemini-session"));
+        // A resumed session is one file per CLI run; its counts are the sum of theirs.
+        let count = |key: &str| {
+            sessions
+                .iter()
+                .filter_map(|entry| entry["tokens"][key].as_u64())
+                .sum::<u64>()
+        };
+        assert_eq!((count("input"), count("output")), (input, output), "{scenario}: tokens");
+        compared += 1;
+    }
+    assert!(compared >= 9, "{compared} runs compared");
+    fs::remove_dir_all(&root).unwrap();
+}

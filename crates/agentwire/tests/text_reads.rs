@@ -9,8 +9,7 @@ mod source_files;
 
 use std::collections::BTreeSet;
 
-use source_files::{is_test_module, source_modules};
-use syn::visit::Visit;
+use source_files::{Look, found_in, source_modules};
 
 /// Whether a module is a source's decoder or the one declaring its `SourceSpec` (its detection).
 fn reads_text_by_design(module: &str, text: &str) -> bool {
@@ -18,41 +17,11 @@ fn reads_text_by_design(module: &str, text: &str) -> bool {
 }
 
 /// What a source module does when it reads a message's text rather than its typed value.
-struct TextReads {
-    /// The enclosing functions, innermost last.
-    functions: Vec<String>,
-    /// (function, what it calls).
-    found: BTreeSet<(String, String)>,
-}
+struct TextReads;
 
-impl TextReads {
-    fn record(&mut self, what: String) {
-        let function = self.functions.last().cloned().unwrap_or_default();
-        self.found.insert((function, what));
-    }
-}
-
-impl<'ast> Visit<'ast> for TextReads {
-    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-        if !is_test_module(item) {
-            syn::visit::visit_item_mod(self, item);
-        }
-    }
-
-    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        self.functions.push(item.sig.ident.to_string());
-        syn::visit::visit_item_fn(self, item);
-        self.functions.pop();
-    }
-
-    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
-        self.functions.push(item.sig.ident.to_string());
-        syn::visit::visit_impl_item_fn(self, item);
-        self.functions.pop();
-    }
-
+impl Look for TextReads {
     /// `serde_json::from_str(..)` and friends, and `object_text`'s readers of a text.
-    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+    fn expr_call(&self, call: &syn::ExprCall, found: &mut Vec<String>) {
         if let syn::Expr::Path(path) = &*call.func {
             let names: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
             if let [.., module, function] = names.as_slice() {
@@ -60,24 +29,22 @@ impl<'ast> Visit<'ast> for TextReads {
                     module == "serde_json" && matches!(function.as_str(), "from_str" | "from_slice" | "from_reader");
                 let reads = module == "object_text" && matches!(function.as_str(), "at" | "entries" | "find");
                 if parses || reads {
-                    self.record(format!("{module}::{function}"));
+                    found.push(format!("{module}::{function}"));
                 }
             }
         }
-        syn::visit::visit_expr_call(self, call);
     }
 
     /// `frame.msg.get()` / `raw.payload.get()`: the message's text itself.
-    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+    fn expr_method_call(&self, call: &syn::ExprMethodCall, found: &mut Vec<String>) {
         if call.method == "get"
             && call.args.is_empty()
             && let syn::Expr::Field(field) = &*call.receiver
             && let syn::Member::Named(name) = &field.member
             && (name == "msg" || name == "payload")
         {
-            self.record(format!(".{name}.get()"));
+            found.push(format!(".{name}.get()"));
         }
-        syn::visit::visit_expr_method_call(self, call);
     }
 }
 
@@ -91,14 +58,8 @@ fn text_reads() -> BTreeSet<(String, String, String)> {
             continue;
         }
         let file = syn::parse_file(&text).unwrap_or_else(|err| panic!("{module}: {err}"));
-        let mut visitor = TextReads {
-            functions: Vec::new(),
-            found: BTreeSet::new(),
-        };
-        visitor.visit_file(&file);
         reads.extend(
-            visitor
-                .found
+            found_in(&file, &TextReads)
                 .into_iter()
                 .map(|(function, what)| (module.clone(), function, what)),
         );
@@ -214,12 +175,8 @@ fn text_reads_are_found_in_calls_and_method_calls() {
          #[cfg(test)] mod tests { fn d() { serde_json::from_str::<Value>(\"1\"); } }",
     )
     .expect("Rust");
-    let mut visitor = TextReads {
-        functions: Vec::new(),
-        found: BTreeSet::new(),
-    };
-    visitor.visit_file(&file);
-    let found: Vec<(&str, &str)> = visitor.found.iter().map(|(f, w)| (f.as_str(), w.as_str())).collect();
+    let found = found_in(&file, &TextReads);
+    let found: Vec<(&str, &str)> = found.iter().map(|(f, w)| (f.as_str(), w.as_str())).collect();
     assert_eq!(
         found,
         [

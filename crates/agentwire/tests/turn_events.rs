@@ -7,33 +7,22 @@ mod source_files;
 
 use std::collections::BTreeSet;
 
-use source_files::{is_test_module, source_modules};
-use syn::visit::Visit;
+use source_files::{Look, found_in, source_modules};
 
 /// The `RuntimeEvent` variants only the core builds.
 const TURN_EVENTS: [&str; 3] = ["TurnStarted", "TurnCompleted", "TurnAborted"];
 
 /// Where a source module names a turn event's variant as a value (to build it) or imports it.
-#[derive(Default)]
-struct TurnEvents {
-    /// The enclosing functions, innermost last.
-    functions: Vec<String>,
-    /// (function, the variant's path).
-    found: BTreeSet<(String, String)>,
-}
+struct TurnEvents;
 
-impl TurnEvents {
-    /// Records `names` if it is a path to a turn event's variant (`RuntimeEvent::TurnStarted`, or
-    /// `RuntimeEvent::*` in an import).
-    fn check(&mut self, names: &[String]) {
-        let [.., enum_name, variant] = names else {
-            return;
-        };
-        if enum_name == "RuntimeEvent" && (TURN_EVENTS.contains(&variant.as_str()) || variant == "*") {
-            let function = self.functions.last().cloned().unwrap_or_default();
-            self.found.insert((function, names.join("::")));
-        }
-    }
+/// The path `names` if it is a turn event's variant (`RuntimeEvent::TurnStarted`, or
+/// `RuntimeEvent::*` in an import).
+fn turn_event(names: &[String]) -> Option<String> {
+    let [.., enum_name, variant] = names else {
+        return None;
+    };
+    (enum_name == "RuntimeEvent" && (TURN_EVENTS.contains(&variant.as_str()) || variant == "*"))
+        .then(|| names.join("::"))
 }
 
 /// The paths a `use` tree imports, each as its segments.
@@ -56,48 +45,25 @@ fn use_paths(tree: &syn::UseTree, prefix: &mut Vec<String>, into: &mut Vec<Vec<S
     }
 }
 
-impl<'ast> Visit<'ast> for TurnEvents {
-    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-        if !is_test_module(item) {
-            syn::visit::visit_item_mod(self, item);
-        }
-    }
-
-    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        self.functions.push(item.sig.ident.to_string());
-        syn::visit::visit_item_fn(self, item);
-        self.functions.pop();
-    }
-
-    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
-        self.functions.push(item.sig.ident.to_string());
-        syn::visit::visit_impl_item_fn(self, item);
-        self.functions.pop();
-    }
-
+impl Look for TurnEvents {
     /// `RuntimeEvent::TurnStarted(payload)`, or the variant passed as a function: an expression,
     /// not a pattern (a source may read a turn event, as a match arm does).
-    fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+    fn expr_path(&self, path: &syn::ExprPath, found: &mut Vec<String>) {
         let names: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
-        self.check(&names);
-        syn::visit::visit_expr_path(self, path);
+        found.extend(turn_event(&names));
     }
 
     /// An import of the variant, which would let it be built by its bare name.
-    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+    fn item_use(&self, item: &syn::ItemUse, found: &mut Vec<String>) {
         let mut paths = Vec::new();
         use_paths(&item.tree, &mut Vec::new(), &mut paths);
-        for names in paths {
-            self.check(&names);
-        }
+        found.extend(paths.iter().filter_map(|names| turn_event(names)));
     }
 }
 
 /// What a piece of Rust builds of the turn events, as (function, path).
 fn turn_events_in(file: &syn::File) -> BTreeSet<(String, String)> {
-    let mut visitor = TurnEvents::default();
-    visitor.visit_file(file);
-    visitor.found
+    found_in(file, &TurnEvents)
 }
 
 #[test]

@@ -12,9 +12,13 @@ use crate::{ids, secrets};
 /// The source message an event came from, attached as `raw`.
 #[derive(Clone, Copy)]
 pub struct Raw<'a> {
+    /// The raw-source label: which protocol and direction the message is from.
     pub source: RuntimeEventRawSource,
+    /// The JSON-RPC method or the message's own type (`raw.method`).
     pub method: Option<&'a str>,
+    /// The type of what the message carries (`raw.messageType`: `commandExecution`, `error`).
     pub message_type: Option<&'a str>,
+    /// The message as the provider sent it, byte for byte (redacted on the way out).
     pub payload: &'a RawValue,
 }
 
@@ -41,11 +45,18 @@ impl<'a> Raw<'a> {
 /// Where an event belongs: canonical ids, provider ids and the source message.
 #[derive(Clone, Default)]
 pub struct Context<'a> {
+    /// The canonical thread (`threadId`).
     pub thread_id: Option<ThreadId>,
+    /// The canonical turn (`turnId`).
     pub turn_id: Option<TurnId>,
+    /// The canonical item (`itemId`).
     pub item_id: Option<RuntimeItemId>,
+    /// The canonical request (`requestId`).
     pub request_id: Option<RuntimeRequestId>,
+    /// The provider's own ids (`providerRefs`).
     pub refs: ProviderRefs,
+    /// The source message the event carries (`raw`); `None` for an event derived from a
+    /// message that already rides on another event.
     pub raw: Option<Raw<'a>>,
 }
 
@@ -90,6 +101,7 @@ pub struct Emitter {
     /// [`ids::event_base`] of the session, once known.
     event_base: u128,
     seq: u64,
+    /// The `createdAt` of each event: the provider's times, read as they come.
     pub clock: Clock,
     held: Vec<ProviderRuntimeEvent>,
     /// The `raw.payload` bytes of `held`.
@@ -118,6 +130,8 @@ pub struct Emitter {
 }
 
 impl Emitter {
+    /// An emitter for one stream: `provider` of its events, the `session` id if already known,
+    /// and whether to redact credentials.
     pub fn new(provider: ProviderKind, session: Option<RuntimeSessionId>, clock: Clock, redact: bool) -> Self {
         let event_base = session.as_ref().map_or(0, ids::event_base);
         Emitter {

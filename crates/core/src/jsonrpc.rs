@@ -105,6 +105,53 @@ impl Pending<String> {
     }
 }
 
+/// What a JSON-RPC protocol adds to the core's pairing: how a routed frame reads as its typed
+/// message (which generated union decodes it, by its shape and the direction it travelled).
+pub trait Protocol {
+    /// The protocol's decoded message.
+    type Message;
+
+    /// Decodes a frame that travelled in `dir`, already sorted by shape ([`Pending::route`]).
+    fn decode(routed: Routed<'_>, dir: Direction) -> Result<Self::Message, WireError>;
+}
+
+/// Decodes one JSON-RPC stream's frames into `P`'s messages, remembering open requests so their
+/// responses can be typed as the result of their method.
+#[derive(Debug)]
+pub struct Decoder<P> {
+    /// Requests awaiting an answer, by the direction they travelled and their id: their method.
+    pending: Pending<String>,
+    protocol: std::marker::PhantomData<P>,
+}
+
+impl<P> Default for Decoder<P> {
+    fn default() -> Self {
+        Decoder {
+            pending: Pending::default(),
+            protocol: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<P: Protocol> Decoder<P> {
+    /// Decodes one frame.
+    pub fn decode(&mut self, frame: &Frame<'_>) -> Result<P::Message, WireError> {
+        let routed = self.pending.route(frame)?;
+        P::decode(routed, frame.dir)
+    }
+
+    /// The method of a request still awaiting its answer.
+    pub fn pending_method(&self, request_dir: Direction, id: &RequestId) -> Option<&str> {
+        self.pending.open(request_dir, id).map(String::as_str)
+    }
+}
+
+impl<P: Protocol> crate::normalizer::Conformer for Decoder<P> {
+    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), Problem> {
+        Decoder::decode(self, frame).map(drop).map_err(|err| err.problem())
+    }
+}
+
 /// Why a frame is not a message of a JSON-RPC source.
 #[derive(Debug)]
 pub enum WireError {

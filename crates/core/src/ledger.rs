@@ -55,8 +55,11 @@ const IDLE_THREADS_REMEMBERED: usize = 256;
 /// Where something belongs, as the provider names it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Place {
+    /// The provider's thread id (`None`: the session's default thread).
     pub thread: Option<String>,
+    /// The provider's turn id (`None`: no turn, or the thread's open one).
     pub turn: Option<String>,
+    /// The provider's item id.
     pub item: Option<String>,
 }
 
@@ -85,17 +88,24 @@ struct OpenTurn {
 /// An item started and not completed, with its face: what a UI shows for it, kept so an item the
 /// provider never completes can still be completed with its type, title and last data.
 pub struct OpenItem {
+    /// The canonical item id.
     pub id: agentwire_canonical::RuntimeItemId,
+    /// The provider's id of the turn it belongs to.
     pub turn: String,
+    /// Its canonical type.
     pub item_type: CanonicalItemType,
+    /// The title it was last shown with.
     pub title: Option<String>,
+    /// The typed content it was last shown with.
     pub data: Option<Json>,
 }
 
 /// A request the provider opened and nobody settled yet; `extra` is the source's own memory of
 /// it (what it offered, the answer when it arrives).
 pub struct OpenRequest<Q> {
+    /// What it asks for (approval, question, ...).
     pub request_type: agentwire_canonical::CanonicalRequestType,
+    /// Where the provider opened it.
     pub place: Place,
     /// The provider's id for it as a person reads it (`providerRefs.providerRequestId`).
     pub provider_id: String,
@@ -107,12 +117,14 @@ pub struct OpenRequest<Q> {
     pub user_input: bool,
     /// The client's answer, once it arrived (some providers confirm it later).
     pub answer: Option<Answer>,
+    /// The source's own memory of the request.
     pub extra: Q,
 }
 
 /// A client's answer to a request, in canonical terms.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
+    /// The canonical decision.
     pub decision: Decision,
     /// The provider-native answer (its own decision value included).
     pub resolution: Value,
@@ -299,6 +311,7 @@ pub struct Ledger<Q> {
 }
 
 impl<Q> Ledger<Q> {
+    /// The ledger of one stream of `source`, read with `options`.
     pub fn new(source: &'static SourceSpec, options: Options) -> Self {
         let provider = options.provider.unwrap_or(source.provider);
         Ledger {
@@ -375,6 +388,7 @@ impl<Q> Ledger<Q> {
         })
     }
 
+    /// The source whose stream this is.
     pub fn source(&self) -> &'static SourceSpec {
         self.source
     }
@@ -445,6 +459,7 @@ impl<Q> Ledger<Q> {
         Problem::new(ProblemKind::Undecodable, message)
     }
 
+    /// The canonical session id of the stream.
     pub fn session(&self) -> &RuntimeSessionId {
         self.emitter.session()
     }
@@ -454,6 +469,8 @@ impl<Q> Ledger<Q> {
         self.emitter.set_provider(provider);
     }
 
+    /// Emits `event` at `context` as it is: for events that open or settle nothing the ledger
+    /// tracks (the ledger's own methods emit those).
     pub fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
         self.emitter.emit(context, event, out);
     }
@@ -955,10 +972,12 @@ impl<Q> Ledger<Q> {
         self.settle_state(context, Some(&reason), out);
     }
 
+    /// The open request under the source's `key`, to record what arrives for it.
     pub fn request_mut(&mut self, key: &str) -> Option<&mut OpenRequest<Q>> {
         self.requests.get_mut(key)
     }
 
+    /// The open request under the source's `key`.
     pub fn request(&self, key: &str) -> Option<&OpenRequest<Q>> {
         self.requests.get(key)
     }
@@ -1137,8 +1156,11 @@ impl<Q> Ledger<Q> {
 /// What a UI shows for an item when it starts.
 #[derive(Clone)]
 pub struct OpenItemFace {
+    /// Its canonical type.
     pub item_type: CanonicalItemType,
+    /// Its title, if the provider gives one.
     pub title: Option<String>,
+    /// Its typed content so far.
     pub data: Option<Json>,
 }
 

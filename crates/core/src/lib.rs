@@ -20,10 +20,13 @@
 //! - [`stream`]: the event iterator over a reader; [`snapshot`]: the fold of events into the
 //!   session a UI draws.
 
+#![warn(missing_docs)]
+
 pub mod answer;
 pub mod clock;
 pub mod companions;
 pub mod content;
+pub mod conversation;
 pub mod decision;
 pub mod decode;
 pub mod document;

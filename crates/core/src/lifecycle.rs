@@ -29,14 +29,22 @@ pub enum ProviderTime<'a> {
     Millis(i64),
     /// RFC 3339 text in `field` (a rollout line's or a Claude message's `timestamp`), read
     /// strictly by the core; a text that is no instant is reported, naming the field.
-    Text { field: &'static str, text: Cow<'a, str> },
+    Text {
+        /// The member the time was read from, for the warning.
+        field: &'static str,
+        /// The time as written.
+        text: Cow<'a, str>,
+    },
 }
 
 /// A frame the source's decoder read: the typed message, the `raw` its events carry (the
 /// raw-source label and the message's method or type) and the provider's time.
 pub struct Decoded<'a, M> {
+    /// The typed message.
     pub message: M,
+    /// The `raw` the message's events carry.
     pub raw: Raw<'a>,
+    /// When the provider says it was made.
     pub time: ProviderTime<'a>,
 }
 
@@ -45,9 +53,13 @@ pub struct Decoded<'a, M> {
 /// (`method`, `type`: the key of the tag in the warning's detail) and the provider's time if
 /// the envelope still gave one.
 pub struct Misfit<'a> {
+    /// Why the frame did not decode.
     pub problem: Problem,
+    /// The `raw` the warning carries.
     pub raw: Raw<'a>,
+    /// The member that names the message's kind (`method`, `type`).
     pub tag_field: &'static str,
+    /// When the provider says it was made, if the envelope gave it.
     pub time: ProviderTime<'a>,
 }
 
@@ -58,6 +70,7 @@ pub trait Mapping: Send {
     /// The source's typed message.
     type Message<'a>;
 
+    /// The session ledger the mapping emits through.
     fn ledger(&mut self) -> &mut Ledger<Self::Request>;
 
     /// Reads a frame into the source's typed message.
@@ -95,6 +108,7 @@ pub trait Mapping: Send {
 pub struct Lifecycle<M>(M);
 
 impl<M: Mapping> Lifecycle<M> {
+    /// The normalizer of `mapping`.
     pub fn new(mapping: M) -> Self {
         Lifecycle(mapping)
     }

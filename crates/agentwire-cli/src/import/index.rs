@@ -68,14 +68,16 @@ impl std::ops::AddAssign for Tokens {
 }
 
 /// The names the sources give each count: Codex (`snake_case` in rollout files and exec,
-/// camelCase over app-server), Anthropic's, ACP's and Gemini's.
-const INPUT: &[&str] = &["input_tokens", "inputTokens"];
-const OUTPUT: &[&str] = &["output_tokens", "outputTokens"];
+/// camelCase over app-server), Anthropic's, ACP's and Gemini CLI's (a session file's message
+/// `tokens`: `input`, `output`, `cached`).
+const INPUT: &[&str] = &["input_tokens", "inputTokens", "input"];
+const OUTPUT: &[&str] = &["output_tokens", "outputTokens", "output"];
 const CACHED: &[&str] = &[
     "cached_input_tokens",
     "cachedInputTokens",
     "cache_read_input_tokens",
     "cachedReadTokens",
+    "cached",
 ];
 
 /// How deep the search for `cwd` and the model goes into a configuration or a raw message.
@@ -148,7 +150,11 @@ impl Tally {
             }
             RuntimeEvent::ThreadTokenUsageUpdated(payload) => {
                 let usage = payload.usage.to_value();
-                let total = ["total", "total_token_usage"].iter().find_map(|key| usage.get(key));
+                // A running total is an object of counts (Codex's); Gemini's `total` is a number,
+                // the sum of one message's own counts.
+                let total = ["total", "total_token_usage"]
+                    .iter()
+                    .find_map(|key| usage.get(key).filter(|total| total.is_object()));
                 match (total, &event.thread_id) {
                     (Some(total), Some(thread)) => {
                         if let Some(total) = tokens(total) {

@@ -97,7 +97,10 @@ pub enum Place {
     /// At the key's end (`GITHUB_TOKEN`, `accessToken`, `mytoken`), unless the word before it is
     /// one of these (`next_page_token` is a cursor, MCP's `progressToken` a correlation id,
     /// `eos_token` a tokenizer's symbol).
-    End { not_after: &'static [&'static str] },
+    End {
+        /// The words that, right before it, make the key something else.
+        not_after: &'static [&'static str],
+    },
     /// Anywhere, ended by the key's end, a separator, a digit or a capital (`db_password`,
     /// `AWS_SECRET_ACCESS_KEY`, `apiKey2`; not `secretary`), unless what follows it ends with one
     /// of [`DESCRIPTORS`] (`apiKeySource`, `secretName`: about a credential, not one).
@@ -108,6 +111,7 @@ pub enum Place {
 pub struct KeyWord {
     /// How the word is written in a key; each holds one of [`KEY_NEEDLES`] as written.
     pub spellings: &'static [&'static str],
+    /// Where it must stand in the key.
     pub place: Place,
 }
 

@@ -16,9 +16,9 @@ use agentwire_acp::{
 };
 
 use agentwire_core::decode::PathTracking;
-use agentwire_core::frame::{Direction, Frame};
+use agentwire_core::frame::Direction;
 pub use agentwire_core::jsonrpc::WireError;
-use agentwire_core::jsonrpc::{Pending, Routed};
+use agentwire_core::jsonrpc::{Protocol, Routed};
 
 /// One decoded ACP message.
 // One `Message` lives per frame and is matched by reference; boxing the large variants would
@@ -113,29 +113,30 @@ const CURSOR: &str = "cursor/";
 /// The prefix of JSON-RPC protocol-level methods.
 const PROTOCOL: &str = "$/";
 
-/// Decodes frames, remembering open requests so their responses can be typed.
-#[derive(Debug, Default)]
-pub struct Decoder {
-    /// Requests awaiting an answer, by the direction they travelled and their id: their method.
-    pending: Pending<String>,
-}
+/// ACP's JSON-RPC, with Cursor's extension tables: which generated union a frame decodes with.
+#[derive(Debug)]
+pub struct Acp;
 
-impl Decoder {
-    /// Decodes one frame.
-    pub fn decode(&mut self, frame: &Frame<'_>) -> Result<Message, WireError> {
+/// Decodes ACP frames, remembering open requests so their responses can be typed.
+pub type Decoder = agentwire_core::jsonrpc::Decoder<Acp>;
+
+impl Protocol for Acp {
+    type Message = Message;
+
+    fn decode(routed: Routed<'_>, dir: Direction) -> Result<Message, WireError> {
         let decoder = &mut PathTracking;
         let cursor = |method: &str| method.starts_with(CURSOR);
-        match self.pending.route(frame)? {
+        match routed {
             Routed::Notification(envelope) => {
                 let method = envelope.method.as_deref().unwrap_or_default();
-                match frame.dir {
+                match dir {
                     dir if method.starts_with(PROTOCOL) => ProtocolNotification::decode(&envelope, decoder)
                         .map(|notification| Message::Protocol { dir, notification }),
                     Direction::In => AgentNotification::decode(&envelope, decoder).map(Message::AgentNotification),
                     Direction::Out => ClientNotification::decode(&envelope, decoder).map(Message::ClientNotification),
                 }
             }
-            Routed::Request(envelope) => match (frame.dir, cursor(envelope.method.as_deref().unwrap_or_default())) {
+            Routed::Request(envelope) => match (dir, cursor(envelope.method.as_deref().unwrap_or_default())) {
                 (Direction::In, true) => {
                     CursorAgentRequest::decode(&envelope, decoder).map(Message::CursorAgentRequest)
                 }
@@ -145,7 +146,7 @@ impl Decoder {
                 (Direction::In, false) => AgentRequest::decode(&envelope, decoder).map(Message::AgentRequest),
                 (Direction::Out, false) => ClientRequest::decode(&envelope, decoder).map(Message::ClientRequest),
             },
-            Routed::Response { id, method, result } => match (frame.dir, cursor(&method)) {
+            Routed::Response { id, method, result } => match (dir, cursor(&method)) {
                 (Direction::In, false) => ClientRequestResult::decode(&method, result, decoder)
                     .map(|result| Message::ClientRequestResult { id, result }),
                 (Direction::Out, false) => AgentRequestResult::decode(&method, result, decoder)
@@ -159,21 +160,10 @@ impl Decoder {
                 let error = serde_json::to_value(error)
                     .and_then(serde_json::from_value)
                     .map_err(WireError::ErrorObject)?;
-                return Ok(Message::Error {
-                    dir: frame.dir,
-                    id,
-                    method,
-                    error,
-                });
+                return Ok(Message::Error { dir, id, method, error });
             }
         }
         .map_err(WireError::Decode)
-    }
-}
-
-impl agentwire_core::normalizer::Conformer for Decoder {
-    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), agentwire_core::normalizer::Problem> {
-        Decoder::decode(self, frame).map(drop).map_err(|err| err.problem())
     }
 }
 

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     AssistantMessageContent, AttachmentKind, CanonicalItemType, ContextCompactionContent, ItemAttachment, ItemContent,
-    ItemStatus, MessageOrigin, ProviderRefs, ReasoningContent, RuntimeItemId, UserMessageContent,
+    ItemStatus, MessageOrigin, ReasoningContent, RuntimeItemId, UserMessageContent,
 };
 use agentwire_claude::{BetaContentBlock, ContentBlockParam, ToolResultBlockParamContent, ToolResultContentBlockParam};
 use serde_json::Value;
@@ -209,20 +209,6 @@ impl BlockKeys {
     /// Forgets the messages so far (a turn ended: its message ids do not come back).
     pub fn clear(&mut self) {
         self.seen.clear();
-    }
-}
-
-/// Claude has no turn ids, and no ids for text and reasoning blocks: the keys the ledger holds
-/// them under (a turn's position, `<message id>:<block index>`, `prompt:<turn>`; Claude's own
-/// ids never hold a `:`) are synthesized, so they are no provider ids and leave `providerRefs`.
-pub fn drop_synthesized_refs(refs: &mut ProviderRefs) {
-    refs.provider_turn_id = None;
-    if refs
-        .provider_item_id
-        .as_ref()
-        .is_some_and(|item| item.as_str().contains(':'))
-    {
-        refs.provider_item_id = None;
     }
 }
 

@@ -7,7 +7,7 @@
 //!
 //! Both name the same session and the same tool calls (the stream's `session_id` and `tool_id`
 //! are the file's `sessionId` and `toolCalls[].id`), so what they share is here once: the tools,
-//! what each one's item shows (`tools`), and what neither names and both derive (`keys`).
+//! what each one's item shows (`tools`).
 
 #![warn(missing_docs)]
 
@@ -17,11 +17,6 @@
     allow(dead_code, unused_imports)
 )]
 mod conversation;
-#[cfg_attr(
-    not(all(feature = "stream-json", feature = "session")),
-    allow(dead_code, unused_imports)
-)]
-mod keys;
 #[cfg_attr(
     not(all(feature = "stream-json", feature = "session")),
     allow(dead_code, unused_imports)

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_canonical::{
-    CanonicalItemType, ContentDeltaPayload, ContextCompactionContent, ItemAttachment, ProviderRuntimeEvent,
+    CanonicalItemType, ContentDeltaPayload, ContextCompactionContent, ItemAttachment, ItemStatus, ProviderRuntimeEvent,
     RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId,
     ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
     ToolProgressPayload, TurnCompletedPayload, TurnState, UserMessageContent,
@@ -25,12 +25,13 @@ use serde_json::{Map, Value, json};
 use super::wire;
 use crate::claude_code::{
     AssistantBlock, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, ToolOutcome, UserBlock, assistant_block,
-    attachments, cli_denial, drop_synthesized_refs, message_text, todo_plan, tool_face, tool_kind, tool_outcome,
-    user_block, user_content, user_text_content,
+    attachments, cli_denial, message_text, todo_plan, tool_face, tool_kind, tool_outcome, user_block, user_content,
+    user_text_content,
 };
 use crate::conversation::Cursor;
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
+use agentwire_core::conversation::drop_synthesized_refs;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
 use agentwire_core::ids;
@@ -189,7 +190,8 @@ impl ClaudeSessionNormalizer {
 
     /// An item the file holds whole (a text, a prompt, a summary): started and completed at once.
     fn whole_item(&mut self, key: &str, face: OpenItemFace, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.at.whole_item(&mut self.ledger, key, face, raw, out);
+        self.at
+            .whole_item(&mut self.ledger, key, face, ItemStatus::Completed, raw, out);
     }
 
     /// The person's words that start the open turn, and what they sent with them.
@@ -686,11 +688,11 @@ impl ClaudeSessionNormalizer {
                 if let Some(session_id) = &queue.session_id {
                     self.at.see_thread(&mut self.ledger, session_id, raw, out);
                 }
-                self.at.metadata(&mut self.ledger, "promptQueue", queue, raw, out);
+                self.at.carry(&mut self.ledger, "promptQueue", queue, raw, out);
             }
             SessionRecord::FileHistorySnapshot(snapshot) => {
                 self.at
-                    .metadata(&mut self.ledger, "fileHistorySnapshot", snapshot, raw, out);
+                    .carry(&mut self.ledger, "fileHistorySnapshot", snapshot, raw, out);
             }
             // Context the CLI hands the model (the environment, the model's identity, the date,
             // the tools and agents it lists, its system prompt, mode reminders): it describes the
@@ -700,25 +702,25 @@ impl ClaudeSessionNormalizer {
                 let attachment = serde_json::to_value(&record.attachment).unwrap_or(Value::Null);
                 let kind = attachment["type"].as_str().unwrap_or("unknown");
                 let key = format!("attachment.{kind}");
-                self.at.metadata(&mut self.ledger, &key, &attachment, raw, out);
+                self.at.carry(&mut self.ledger, &key, &attachment, raw, out);
             }
             // The CLI's bookkeeping of its API requests (their route, parameters, prompt shapes
             // and blobs by hash, a latch before each), of the tools used, the last prompt and
             // what it counted (cost, durations, usage per model): thread metadata by kind.
-            SessionRecord::ApiRequest(record) => self.at.metadata(&mut self.ledger, "apiRequest", record, raw, out),
+            SessionRecord::ApiRequest(record) => self.at.carry(&mut self.ledger, "apiRequest", record, raw, out),
             SessionRecord::ApiRequestRoute(record) => {
-                self.at.metadata(&mut self.ledger, "apiRequestRoute", record, raw, out);
+                self.at.carry(&mut self.ledger, "apiRequestRoute", record, raw, out);
             }
             SessionRecord::ApiRequestBlob(record) => {
-                self.at.metadata(&mut self.ledger, "apiRequestBlob", record, raw, out);
+                self.at.carry(&mut self.ledger, "apiRequestBlob", record, raw, out);
             }
             SessionRecord::ApiRequestShape(record) => {
-                self.at.metadata(&mut self.ledger, "apiRequestShape", record, raw, out);
+                self.at.carry(&mut self.ledger, "apiRequestShape", record, raw, out);
             }
-            SessionRecord::AtisLatch(record) => self.at.metadata(&mut self.ledger, "atisLatch", record, raw, out),
-            SessionRecord::LastPrompt(record) => self.at.metadata(&mut self.ledger, "lastPrompt", record, raw, out),
-            SessionRecord::CostState(record) => self.at.metadata(&mut self.ledger, "cost", record, raw, out),
-            SessionRecord::ToolsUsed(record) => self.at.metadata(&mut self.ledger, "toolsUsed", record, raw, out),
+            SessionRecord::AtisLatch(record) => self.at.carry(&mut self.ledger, "atisLatch", record, raw, out),
+            SessionRecord::LastPrompt(record) => self.at.carry(&mut self.ledger, "lastPrompt", record, raw, out),
+            SessionRecord::CostState(record) => self.at.carry(&mut self.ledger, "cost", record, raw, out),
+            SessionRecord::ToolsUsed(record) => self.at.carry(&mut self.ledger, "toolsUsed", record, raw, out),
             // The session's mode is how it runs: `session.configured`.
             SessionRecord::Mode(record) => {
                 let config = Map::from_iter([("mode".to_string(), Value::String(record.mode.clone()))]);

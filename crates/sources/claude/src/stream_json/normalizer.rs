@@ -41,12 +41,13 @@ use super::offer::{Offer, Pending, permission_decision};
 use super::wire;
 use crate::claude_code::{
     AssistantBlock, CLI_NOTES, INTERRUPT_NOTE, SYNTHETIC_MODEL, ToolKind, ToolOutcome, UserBlock, assistant_block,
-    builtin, cli_denial, drop_synthesized_refs, message_text, subject_key, task_status, text_content, todo_plan,
-    tool_face, tool_kind, tool_outcome, tool_title, user_block, user_content, user_text_content,
+    builtin, cli_denial, message_text, subject_key, task_status, text_content, todo_plan, tool_face, tool_kind,
+    tool_outcome, tool_title, user_block, user_content, user_text_content,
 };
 use crate::conversation::Cursor;
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
+use agentwire_core::conversation::drop_synthesized_refs;
 use agentwire_core::decision::Decision;
 use agentwire_core::decode::PathTracking;
 use agentwire_core::emit::{Context, Raw};
@@ -183,7 +184,8 @@ impl ClaudeNormalizer {
             let raw = Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, Some("user"), &frame);
             let key = format!("prompt:{}", self.at.turns);
             let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt));
-            self.at.whole_item(&mut self.ledger, &key, face, raw, out);
+            self.at
+                .whole_item(&mut self.ledger, &key, face, ItemStatus::Completed, raw, out);
         }
     }
 
@@ -675,7 +677,9 @@ impl ClaudeNormalizer {
         if let Some(parent) = self.subagent.clone() {
             let prompt = user_text_content(text, None, Some(&parent));
             let face = OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt));
-            return self.at.whole_item(&mut self.ledger, &key, face, raw, out);
+            return self
+                .at
+                .whole_item(&mut self.ledger, &key, face, ItemStatus::Completed, raw, out);
         }
         let summary = self.summary_due.is_some() && message.is_replay != Some(true);
         let trigger = std::mem::take(&mut self.summary_due).flatten();
@@ -699,7 +703,8 @@ impl ClaudeNormalizer {
             let prompt = user_text_content(text, None, None);
             OpenItemFace::untitled(CanonicalItemType::UserMessage, content::data(prompt))
         };
-        self.at.whole_item(&mut self.ledger, &key, face, raw, out);
+        self.at
+            .whole_item(&mut self.ledger, &key, face, ItemStatus::Completed, raw, out);
     }
 
     fn stream_event(
@@ -737,9 +742,7 @@ impl ClaudeNormalizer {
             // A message cut short says which of its blocks were never finished: metadata, since
             // the turn's end settles whatever is still open.
             BetaRawMessageStreamEvent::MessageStop => match &message.abandoned_blocks {
-                Some(abandoned) => self
-                    .at
-                    .metadata(&mut self.ledger, "abandonedBlocks", abandoned, raw, out),
+                Some(abandoned) => self.at.carry(&mut self.ledger, "abandonedBlocks", abandoned, raw, out),
                 None => self
                     .at
                     .current_state(&mut self.ledger, "the model's message ended", raw, out),
@@ -1107,15 +1110,15 @@ impl ClaudeNormalizer {
             // Claude's own view of what the events already say (a request in flight, the
             // session running or idle, a thinking estimate, the running tasks): thread metadata,
             // never a session state change that would repeat the state.
-            SdkSystemMessage::Status(status) => self.at.metadata(&mut self.ledger, "status", status, raw, out),
+            SdkSystemMessage::Status(status) => self.at.carry(&mut self.ledger, "status", status, raw, out),
             SdkSystemMessage::SessionStateChanged(state) => {
-                self.at.metadata(&mut self.ledger, "sessionState", state, raw, out);
+                self.at.carry(&mut self.ledger, "sessionState", state, raw, out);
             }
             SdkSystemMessage::ThinkingTokens(tokens) => {
-                self.at.metadata(&mut self.ledger, "thinkingTokens", tokens, raw, out);
+                self.at.carry(&mut self.ledger, "thinkingTokens", tokens, raw, out);
             }
             SdkSystemMessage::BackgroundTasksChanged(tasks) => {
-                self.at.metadata(&mut self.ledger, "backgroundTasks", tasks, raw, out);
+                self.at.carry(&mut self.ledger, "backgroundTasks", tasks, raw, out);
             }
             SdkSystemMessage::CompactBoundary(boundary) => {
                 let context = self.at.context(&mut self.ledger, Some(raw));
@@ -1524,7 +1527,7 @@ impl ClaudeNormalizer {
             // The acknowledgement says nothing, or (since 0.3) which prompts are still queued.
             (Some("interrupt"), None) => match body {
                 Value::Object(said) if !said.is_empty() => {
-                    self.at.metadata(&mut self.ledger, "interrupt", &said, raw, out);
+                    self.at.carry(&mut self.ledger, "interrupt", &said, raw, out);
                 }
                 _ => self.at.current_state(
                     &mut self.ledger,

@@ -16,7 +16,7 @@ use agentwire_core::decode::PathTracking;
 use agentwire_core::emit::Raw;
 use agentwire_core::frame::{Direction, Frame};
 pub use agentwire_core::jsonrpc::WireError;
-use agentwire_core::jsonrpc::{Pending, Routed};
+use agentwire_core::jsonrpc::{Protocol, Routed};
 use agentwire_core::lifecycle::{Misfit, ProviderTime};
 
 /// One decoded Codex app-server message.
@@ -58,18 +58,19 @@ pub enum Message {
     },
 }
 
-/// Decodes frames, remembering open requests so their responses can be typed.
-#[derive(Debug, Default)]
-pub struct Decoder {
-    /// Requests awaiting an answer, by the direction they travelled and their id: their method.
-    pending: Pending<String>,
-}
+/// Codex app-server's JSON-RPC: which generated union a frame decodes with.
+#[derive(Debug)]
+pub struct AppServer;
 
-impl Decoder {
-    /// Decodes one frame.
-    pub fn decode(&mut self, frame: &Frame<'_>) -> Result<Message, WireError> {
+/// Decodes app-server frames, remembering open requests so their responses can be typed.
+pub type Decoder = agentwire_core::jsonrpc::Decoder<AppServer>;
+
+impl Protocol for AppServer {
+    type Message = Message;
+
+    fn decode(routed: Routed<'_>, dir: Direction) -> Result<Message, WireError> {
         let decoder = &mut PathTracking;
-        match (self.pending.route(frame)?, frame.dir) {
+        match (routed, dir) {
             (Routed::Notification(envelope), Direction::In) => {
                 ServerNotification::decode(&envelope, decoder).map(Message::ServerNotification)
             }
@@ -93,17 +94,6 @@ impl Decoder {
             (Routed::Error { id, method, error }, _) => return Ok(Message::Error { id, method, error }),
         }
         .map_err(WireError::Decode)
-    }
-
-    /// The method of a request still awaiting its answer.
-    pub fn pending_method(&self, request_dir: Direction, id: &RequestId) -> Option<&str> {
-        self.pending.open(request_dir, id).map(String::as_str)
-    }
-}
-
-impl agentwire_core::normalizer::Conformer for Decoder {
-    fn decode(&mut self, frame: &Frame<'_>) -> Result<(), agentwire_core::normalizer::Problem> {
-        Decoder::decode(self, frame).map(drop).map_err(|err| err.problem())
     }
 }
 

@@ -22,11 +22,11 @@ use agentwire_gemini_cli_session::{
 use serde_json::{Map, Value, json};
 
 use super::wire::{self, SessionLine};
-use crate::conversation::{Cursor, completed, face, failed};
-use crate::keys::{drop_synthesized_refs, part};
+use crate::conversation::{completed, face, failed};
 use crate::tools::{Call, Outcome};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
+use agentwire_core::conversation::{Conversation, drop_synthesized_refs, part};
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
 use agentwire_core::ids;
@@ -70,7 +70,7 @@ struct Agent {
 /// Normalizes one Gemini CLI session file (with its subagents' files merged in).
 pub struct GeminiSessionNormalizer {
     ledger: Ledger<()>,
-    at: Cursor,
+    at: Conversation,
     /// The main conversation's message ids as they stand, in order.
     list: Vec<String>,
     /// Every message drawn so far, by id.
@@ -96,7 +96,7 @@ impl GeminiSessionNormalizer {
             ledger: Ledger::new(&super::GEMINI_SESSION, options)
                 .with_positional_turns()
                 .with_provider_refs(drop_synthesized_refs),
-            at: Cursor::default(),
+            at: Conversation::default(),
             list: Vec::new(),
             drawn: BTreeMap::new(),
             prompts: BTreeMap::new(),
@@ -146,7 +146,7 @@ impl GeminiSessionNormalizer {
             self.list.clear();
         }
         self.at.see_thread(&mut self.ledger, &record.session_id, raw, out);
-        self.at.configured(&mut self.ledger, said, raw, out);
+        self.at.configured(&mut self.ledger, &said, raw, out);
     }
 
     /// A `$set`: a checkpoint of the message list, and the other fields as the thread's
@@ -274,7 +274,7 @@ impl GeminiSessionNormalizer {
         let parent = agent.as_deref().map(|agent| self.agents[agent].item.clone());
         if parent.is_none() {
             self.end_turn(Some(raw), out);
-            self.at.start_turn(&mut self.ledger, self.model.as_deref(), raw, out);
+            self.at.start_turn(&mut self.ledger, self.model.clone(), raw, out);
             if let Some(turn) = &self.at.turn {
                 self.prompts.insert(user.id.clone(), turn.clone());
             }
@@ -380,7 +380,7 @@ impl GeminiSessionNormalizer {
         let parent = self.parent_of(agent.as_deref());
         if agent.is_none() {
             if self.at.turn.is_none() {
-                self.at.start_turn(&mut self.ledger, gemini.model.as_deref(), raw, out);
+                self.at.start_turn(&mut self.ledger, gemini.model.clone(), raw, out);
             }
             self.answered = true;
         }
@@ -389,7 +389,7 @@ impl GeminiSessionNormalizer {
         {
             self.model = Some(model.clone());
             let config = Map::from_iter([("model".to_string(), Value::String(model.clone()))]);
-            self.at.configured(&mut self.ledger, config, raw, out);
+            self.at.configured(&mut self.ledger, &config, raw, out);
         }
         let thoughts = gemini.thoughts.as_deref().unwrap_or_default();
         let drawn = self.drawn.entry(gemini.id.clone()).or_default();

@@ -20,11 +20,11 @@ use agentwire_gemini_cli::{
 use serde_json::{Map, Value, json};
 
 use super::wire;
-use crate::conversation::{Cursor, completed, face, failed, outcome};
-use crate::keys::{drop_synthesized_refs, part};
+use crate::conversation::{completed, face, failed, outcome};
 use crate::tools::{Call, Outcome, outcome_of_error};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
+use agentwire_core::conversation::{Conversation, drop_synthesized_refs, part};
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
 use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd};
@@ -43,7 +43,7 @@ struct OpenCall {
 /// Normalizes one `gemini --output-format stream-json` stream.
 pub struct GeminiNormalizer {
     ledger: Ledger<()>,
-    at: Cursor,
+    at: Conversation,
     /// The model `init` named, for the turns of the run.
     model: Option<String>,
     /// The model's text run open now (its item key).
@@ -61,7 +61,7 @@ impl GeminiNormalizer {
             ledger: Ledger::new(&super::GEMINI, options)
                 .with_positional_turns()
                 .with_provider_refs(drop_synthesized_refs),
-            at: Cursor::default(),
+            at: Conversation::default(),
             model: None,
             text: None,
             runs: 0,
@@ -91,7 +91,7 @@ impl GeminiNormalizer {
                 }
                 self.model = Some(init.model.clone());
                 let config = Map::from_iter([("model".to_string(), Value::String(init.model))]);
-                self.at.configured(&mut self.ledger, config, raw, out);
+                self.at.configured(&mut self.ledger, &config, raw, out);
             }
             JsonStreamEvent::Message(message) => self.message(message, raw, out),
             JsonStreamEvent::ToolUse(call) => self.tool_use(call, raw, out),
@@ -135,7 +135,7 @@ impl GeminiNormalizer {
                     self.at.end_turn(&mut self.ledger, completed(), Some(raw), out);
                 }
                 self.runs = 0;
-                self.at.start_turn(&mut self.ledger, self.model.as_deref(), raw, out);
+                self.at.start_turn(&mut self.ledger, self.model.clone(), raw, out);
                 let key = part(&self.owner(), "prompt");
                 let prompt = UserMessageContent {
                     text: message.content,
@@ -149,7 +149,7 @@ impl GeminiNormalizer {
             }
             MessageEventRole::Assistant => {
                 if self.at.turn.is_none() {
-                    self.at.start_turn(&mut self.ledger, self.model.as_deref(), raw, out);
+                    self.at.start_turn(&mut self.ledger, self.model.clone(), raw, out);
                 }
                 let key = match self.text.clone() {
                     Some(key) => key,
@@ -197,7 +197,7 @@ impl GeminiNormalizer {
     fn tool_use(&mut self, call: ToolUseEvent, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         self.close_text(raw, out);
         if self.at.turn.is_none() {
-            self.at.start_turn(&mut self.ledger, self.model.as_deref(), raw, out);
+            self.at.start_turn(&mut self.ledger, self.model.clone(), raw, out);
         }
         let tool = Call {
             name: &call.tool_name,
@@ -275,7 +275,7 @@ impl GeminiNormalizer {
             ResultEventStatus::Error => self.text = None,
         }
         if self.at.turn.is_none() {
-            self.at.start_turn(&mut self.ledger, self.model.as_deref(), raw, out);
+            self.at.start_turn(&mut self.ledger, self.model.clone(), raw, out);
         }
         let end = match (result.status, result.error) {
             (ResultEventStatus::Success, _) => {
