@@ -1946,7 +1946,10 @@ fn every_stored_opencode_session_has_the_thread_and_tool_items_of_its_stream() {
             .map(|name| tests.join("corpus/opencode-session").join(format!("{name}.json")))
             .collect();
         let without_parent = |(threads, items): (Vec<String>, Vec<ToolItem>)| {
-            let mut items: Vec<ToolItem> = items.into_iter().map(|item| ToolItem { parent: None, ..item }).collect();
+            let mut items: Vec<ToolItem> = items
+                .into_iter()
+                .map(|item| ToolItem { parent: None, ..item })
+                .collect();
             items.sort_by(|one, other| one.id.cmp(&other.id));
             (threads, items)
         };

@@ -22,9 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
+use agentwire::frame::LineFormat;
 use agentwire::ids;
 use agentwire::normalizer::{Normalizer, Options, ProblemKind};
-use agentwire::frame::LineFormat;
 use agentwire::source::Source;
 use agentwire::store::StoredSession;
 use agentwire_canonical::RuntimeSessionId;
@@ -125,8 +125,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
         })
         .map(|(_, entry)| entry)
         .collect();
-    let firsts: Vec<Option<RuntimeSessionId>> =
-        pool.install(|| inputs.par_iter().map(Walked::first_session).collect());
+    let firsts: Vec<Option<RuntimeSessionId>> = pool.install(|| inputs.par_iter().map(Walked::first_session).collect());
     let taken = entries.iter().map(|entry| entry.session_id.clone()).collect();
     let sessions = assign_sessions(firsts, taken);
 
@@ -287,7 +286,11 @@ impl Walked {
         match self {
             Walked::File(path) => Err(format!("{}: not a store", path.display())),
             Walked::Stored { path, source, session } => {
-                let store = source.spec().store.as_ref().expect("a stored session's source has a store");
+                let store = source
+                    .spec()
+                    .store
+                    .as_ref()
+                    .expect("a stored session's source has a store");
                 (store.document)(path, &session.key).map(|text| (*source, text))
             }
         }
@@ -300,11 +303,12 @@ impl Walked {
 fn stores(files: Vec<PathBuf>, failures: &mut Vec<String>) -> Vec<Walked> {
     let mut walked = Vec::new();
     for path in files {
-        let store = Source::ALL.iter().copied().find(|source| {
-            source.spec().store.as_ref().is_some_and(|store| {
-                path.extension().is_some_and(|ext| ext == store.extension) && (store.opens)(&path)
-            })
-        });
+        let store =
+            Source::ALL.iter().copied().find(|source| {
+                source.spec().store.as_ref().is_some_and(|store| {
+                    path.extension().is_some_and(|ext| ext == store.extension) && (store.opens)(&path)
+                })
+            });
         let Some(source) = store else {
             walked.push(Walked::File(path));
             continue;
@@ -407,7 +411,8 @@ fn is_trace_name(path: &Path) -> bool {
     ext == "jsonl"
         || Source::ALL.iter().any(|source| {
             let spec = source.spec();
-            (spec.document.is_some() && ext == "json") || spec.store.as_ref().is_some_and(|store| ext == store.extension)
+            (spec.document.is_some() && ext == "json")
+                || spec.store.as_ref().is_some_and(|store| ext == store.extension)
         })
 }
 

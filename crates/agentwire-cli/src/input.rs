@@ -245,7 +245,10 @@ impl Input {
     /// (a pretty-printed document) or the input is one line (a compact one): the first source that
     /// reads documents and claims the document's first frame. The input then hands out its frames.
     fn detect_document(&mut self) -> io::Result<Option<(Source, LineFormat)>> {
-        let mut lines = self.ahead.iter().filter(|line| !line.iter().all(u8::is_ascii_whitespace));
+        let mut lines = self
+            .ahead
+            .iter()
+            .filter(|line| !line.iter().all(u8::is_ascii_whitespace));
         let Some(first) = lines.next() else {
             return Ok(None);
         };

@@ -35,7 +35,9 @@ const HOME: &[(&str, &str)] = &[
 const STORE_SESSIONS: usize = 39;
 
 fn corpus(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus")
+        .join(name)
 }
 
 fn scratch(tag: &str) -> PathBuf {
@@ -89,7 +91,10 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             if path.is_dir() {
                 pending.push(path);
             } else {
-                found.insert(path.strip_prefix(dir).unwrap().display().to_string(), fs::read(&path).unwrap());
+                found.insert(
+                    path.strip_prefix(dir).unwrap().display().to_string(),
+                    fs::read(&path).unwrap(),
+                );
             }
         }
     }
@@ -119,16 +124,25 @@ fn a_home_folder_of_every_family_gives_one_index() {
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
         .find(|event| event["type"] == "thread.metadata.updated")
         .expect("the session's metadata");
-    assert_eq!(metadata["payload"]["metadata"]["parentID"], "ses_db45e846fffeP7Kpscj3QM44jA");
+    assert_eq!(
+        metadata["payload"]["metadata"]["parentID"],
+        "ses_db45e846fffeP7Kpscj3QM44jA"
+    );
     assert!(entries.contains_key(&format!("{store}#ses_db45e846fffeP7Kpscj3QM44jA")));
 
     assert_eq!(import(&root, "two", &["-j2"]).0, 0);
-    assert!(files(&root.join("one")) == files(&root.join("two")), "-j1 and -j2 differ");
+    assert!(
+        files(&root.join("one")) == files(&root.join("two")),
+        "-j1 and -j2 differ"
+    );
 
     let (code, stderr) = import(&root, "one", &[]);
     assert_eq!(code, 0);
     let total = 5 + STORE_SESSIONS + 1;
-    assert!(stderr.contains(&format!("imported 0 session(s), {total} up to date")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("imported 0 session(s), {total} up to date")),
+        "{stderr}"
+    );
     fs::remove_dir_all(&root).unwrap();
 }
 
@@ -156,7 +170,10 @@ fn the_store_and_the_exports_agree() {
         assert_eq!(code, 0, "{stderr}");
         let name = export.file_stem().unwrap().to_string_lossy().into_owned();
         if name.starts_with("v2_") {
-            let warnings = stored.lines().filter(|line| line.contains("(`session_message`): not read")).count();
+            let warnings = stored
+                .lines()
+                .filter(|line| line.contains("(`session_message`): not read"))
+                .count();
             assert!(warnings > 0, "{name}: the v2 messages are warned about");
             assert_eq!(stored.lines().count(), normalized.lines().count() + warnings, "{name}");
             v2.push(name);
@@ -190,17 +207,25 @@ fn bad_stores_and_documents_are_reported_and_the_rest_go_on() {
     assert_eq!(code, 1, "{stderr}");
     let cut_name = home.join("exports/cut.json").display().to_string();
     assert!(
-        stderr.lines().any(|line| line.starts_with(&format!("{cut_name}:")) && line.contains("not a whole document")),
+        stderr
+            .lines()
+            .any(|line| line.starts_with(&format!("{cut_name}:")) && line.contains("not a whole document")),
         "{stderr}"
     );
-    assert!(stderr.contains(&format!("{}: skipped: not a supported trace", other.display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: skipped: not a supported trace", other.display())),
+        "{stderr}"
+    );
     assert!(
         stderr.contains(&format!("{}:", home.join("broken.db").display())) && stderr.contains("failed:"),
         "{stderr}"
     );
     let entries = index(&root, "out");
     assert_eq!(entries["exports/cut.json"]["unreadableLines"], 1);
-    assert!(entries["exports/cut.json"]["items"].as_u64().unwrap() > 0, "what the cut file holds is read");
+    assert!(
+        entries["exports/cut.json"]["items"].as_u64().unwrap() > 0,
+        "what the cut file holds is read"
+    );
     assert_eq!(entries.len(), 5 + STORE_SESSIONS + 2);
     fs::remove_dir_all(&root).unwrap();
 }

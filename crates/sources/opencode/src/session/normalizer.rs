@@ -214,7 +214,11 @@ impl SessionNormalizer {
     fn on_part(&mut self, part: &Part, user: bool, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let (session, id, item_type, title, data, status) = match part {
             Part::Text {
-                id, session_id, text, time, ..
+                id,
+                session_id,
+                text,
+                time,
+                ..
             } => {
                 let (item_type, status) = match (user, time.as_ref().and_then(|time| time.end.as_ref())) {
                     (true, _) => (CanonicalItemType::UserMessage, ItemStatus::Completed),
@@ -255,7 +259,14 @@ impl SessionNormalizer {
             } => {
                 let data = patch_content(files, None);
                 let title = Some("patch".to_string());
-                (session_id, id, CanonicalItemType::FileChange, title, data, ItemStatus::Completed)
+                (
+                    session_id,
+                    id,
+                    CanonicalItemType::FileChange,
+                    title,
+                    data,
+                    ItemStatus::Completed,
+                )
             }
             // A step's start and end (its tokens and cost are the message's, read there), the
             // snapshot it took, the agent it names, a subtask's prompt, an attached file, a retry

@@ -45,7 +45,10 @@ pub fn opens(path: &Path) -> bool {
         .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut header))
         .is_ok()
         && &header == HEADER;
-    is_sqlite && open(path).and_then(|connection| tables_of(&connection)).map_or(true, |found| found.is_ok())
+    is_sqlite
+        && open(path)
+            .and_then(|connection| tables_of(&connection))
+            .map_or(true, |found| found.is_ok())
 }
 
 /// The sessions of the store, by id.
@@ -119,7 +122,9 @@ fn tables_of(connection: &Connection) -> Result<Result<(), String>, String> {
             .and_then(|rows| rows.collect())
             .map_err(|err| err.to_string())?;
         if let Some(missing) = columns.iter().find(|column| !found.iter().any(|name| name == *column)) {
-            return Ok(Err(format!("not an OpenCode store: no column `{missing}` in a table `{table}`")));
+            return Ok(Err(format!(
+                "not an OpenCode store: no column `{missing}` in a table `{table}`"
+            )));
         }
     }
     Ok(Ok(()))
@@ -186,9 +191,8 @@ fn read_document(connection: &Connection, id: &str) -> Result<String, rusqlite::
     let info = connection.query_row("SELECT * FROM session WHERE id = ?1", [id], session_info)?;
     let mut messages = Vec::new();
     {
-        let mut parts_of = connection.prepare(
-            "SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id",
-        )?;
+        let mut parts_of = connection
+            .prepare("SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id")?;
         let mut parts: Vec<(String, String, String)> = parts_of
             .query_map([id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
             .collect::<Result<_, _>>()?;
@@ -301,7 +305,11 @@ fn session_info(row: &Row<'_>) -> Result<String, rusqlite::Error> {
     cache.raw("write", &row.get::<_, i64>("tokens_cache_write")?.to_string());
     tokens.raw("cache", &cache.end());
     info.raw("tokens", &tokens.end());
-    for (column, key) in [("metadata", "metadata"), ("permission", "permission"), ("revert", "revert")] {
+    for (column, key) in [
+        ("metadata", "metadata"),
+        ("permission", "permission"),
+        ("revert", "revert"),
+    ] {
         if let Some(json) = text(column)? {
             info.raw(key, &json);
         }
