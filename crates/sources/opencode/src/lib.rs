@@ -13,6 +13,8 @@
 
 #[cfg(feature = "serve")]
 pub mod normalizer;
+// What both sources share; a build with one of them leaves part of it unused.
+#[cfg_attr(not(all(feature = "serve", feature = "session")), allow(dead_code))]
 mod parts;
 #[cfg(feature = "session")]
 pub mod session;
