@@ -23,7 +23,8 @@ export type Source =
   | "acp"
   | "cursor"
   | "opencode"
-  | "opencode-run";
+  | "opencode-run"
+  | "opencode-session";
 
 /** The decision of an answer, in `request.resolved`'s vocabulary. */
 export type Decision = "accept" | "acceptForSession" | "decline" | "cancel" | "answered" | "error";

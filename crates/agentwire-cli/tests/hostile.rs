@@ -296,11 +296,24 @@ fn fixtures() -> Vec<Fixture> {
     ];
     let mut covered: Vec<&str> = fixtures.iter().map(|fixture| fixture.source.name()).collect();
     covered.sort();
-    let mut all: Vec<&str> = Source::names();
+    let mut all: Vec<&str> = Source::names()
+        .into_iter()
+        .filter(|name| !WITHOUT_FIXTURE.iter().any(|(source, _)| source == name))
+        .collect();
     all.sort();
-    assert_eq!(covered, all, "a fixture for every source");
+    assert_eq!(
+        covered, all,
+        "a fixture for every source but those WITHOUT_FIXTURE names"
+    );
     fixtures
 }
+
+/// Sources with no hostile fixture yet, each with why: a gap to close, named rather than skipped.
+const WITHOUT_FIXTURE: &[(&str, &str)] = &[(
+    "opencode-session",
+    "its file is one JSON document, not lines: the fixtures insert and alter lines; a document cut short is tested by \
+     `import_store.rs` and `core/document.rs`",
+)];
 
 /// Runs `check` over every fixture's trace, each to its end, and fails naming every source
 /// that failed (not only the first).

@@ -73,7 +73,7 @@
 pub mod source;
 
 pub use agentwire_core::{
-    answer, clock, companions, content, decision, frame, ids, normalizer, secrets, snapshot, stream,
+    answer, clock, companions, content, decision, document, frame, ids, normalizer, secrets, snapshot, store, stream,
 };
 
 /// The Codex sources' own API (their normalizers, decoders and the types they name).
@@ -89,7 +89,7 @@ pub use agentwire_source_claude as claude;
 pub use agentwire_source_acp as acp;
 
 /// The OpenCode sources' own API.
-#[cfg(any(feature = "opencode", feature = "opencode-run"))]
+#[cfg(any(feature = "opencode", feature = "opencode-run", feature = "opencode-session"))]
 pub use agentwire_source_opencode as opencode;
 
 /// The canonical provider-runtime event model this crate emits (`agentwire-canonical`).

@@ -917,6 +917,9 @@ pub enum RuntimeEventRawSource {
     /// Addition: one line of `opencode run --format json` (`step_start`, `text`, `reasoning`, `tool_use`, `step_finish` with the message part, or `error`).
     #[serde(rename = "opencode.run")]
     OpencodeRun,
+    /// Addition: one part of an OpenCode session as stored (`opencode export ID`, or the same built from its SQLite store `opencode.db`): the session's `info`, or one message's `info` with its `parts`.
+    #[serde(rename = "opencode.session")]
+    OpencodeSession,
 }
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
@@ -943,6 +946,7 @@ impl RuntimeEventRawSource {
         Self::GeminiStreamJson,
         Self::GeminiSessionRecord,
         Self::OpencodeRun,
+        Self::OpencodeSession,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -969,6 +973,7 @@ impl RuntimeEventRawSource {
             Self::GeminiStreamJson => "gemini.stream-json",
             Self::GeminiSessionRecord => "gemini.session.record",
             Self::OpencodeRun => "opencode.run",
+            Self::OpencodeSession => "opencode.session",
         }
     }
 }
@@ -1005,6 +1010,7 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::GeminiStreamJson => b"\"gemini.stream-json\"",
                 Self::GeminiSessionRecord => b"\"gemini.session.record\"",
                 Self::OpencodeRun => b"\"opencode.run\"",
+                Self::OpencodeSession => b"\"opencode.session\"",
             },
         );
         Ok(())
@@ -1037,6 +1043,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "gemini.stream-json" => Ok(Self::GeminiStreamJson),
             "gemini.session.record" => Ok(Self::GeminiSessionRecord),
             "opencode.run" => Ok(Self::OpencodeRun),
+            "opencode.session" => Ok(Self::OpencodeSession),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1064,6 +1071,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "gemini.stream-json",
                             "gemini.session.record",
                             "opencode.run",
+                            "opencode.session",
                         ],
                     ),
                 )

@@ -30,6 +30,8 @@ pub static OPENCODE_RUN: SourceSpec = SourceSpec {
     claims,
     upstream,
     companions: None,
+    document: None,
+    store: None,
 };
 
 /// Decodes one line; the problem names the tag and the JSON path where it did not fit.
