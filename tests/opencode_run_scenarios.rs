@@ -8,7 +8,7 @@ use agentwire_canonical::{
     CanonicalItemType, CanonicalRuntimeEventType as T, ItemStatus, RuntimeEventRawSource, TurnState,
 };
 use agentwire_tests::scenario::Scenario;
-use agentwire_tests::{payload, traces};
+use agentwire_tests::{frames, payload, trace_text, traces};
 use serde_json::json;
 
 const RUN: Source = Source::OPENCODE_RUN;
@@ -17,11 +17,19 @@ fn load(name: &str) -> Scenario {
     Scenario::load(RUN, name)
 }
 
-fn claims(source: Source, path: &std::path::Path) -> Vec<bool> {
-    std::fs::read_to_string(path)
-        .expect("a trace")
-        .lines()
-        .map(|line| source.claims(&Frame::parse(line, LineFormat::of(line)).expect("a frame")))
+/// Whether `source` claims each frame of a trace of `trace_source` (its lines, or a document's
+/// frames as `agentwire normalize` cuts them).
+fn claims(source: Source, trace_source: Source, path: &std::path::Path) -> Vec<bool> {
+    let frames = frames(trace_source, &trace_text(trace_source, path));
+    let format = match &trace_source.spec().document {
+        Some(_) => LineFormat::Bare,
+        None => frames
+            .first()
+            .map_or(LineFormat::Transcript, |first| LineFormat::of(&first.text)),
+    };
+    frames
+        .iter()
+        .map(|frame| source.claims(&Frame::parse(&frame.text, format).expect("a frame")))
         .collect()
 }
 
@@ -33,17 +41,22 @@ fn claims(source: Source, path: &std::path::Path) -> Vec<bool> {
 fn a_run_line_is_told_apart_from_every_other_sources_first_line() {
     for trace in traces(RUN) {
         assert!(
-            claims(RUN, &trace).iter().all(|&claimed| claimed),
+            claims(RUN, RUN, &trace).iter().all(|&claimed| claimed),
             "{}",
             trace.display()
         );
         for &other in Source::ALL.iter().filter(|source| source.name() != RUN.name()) {
-            assert!(!claims(other, &trace)[0], "{} claims {}", other.name(), trace.display());
+            assert!(
+                !claims(other, RUN, &trace)[0],
+                "{} claims {}",
+                other.name(),
+                trace.display()
+            );
         }
     }
     for &other in Source::ALL.iter().filter(|source| source.name() != RUN.name()) {
         for trace in traces(other) {
-            assert!(!claims(RUN, &trace).contains(&true), "{}", trace.display());
+            assert!(!claims(RUN, other, &trace).contains(&true), "{}", trace.display());
         }
     }
 }
