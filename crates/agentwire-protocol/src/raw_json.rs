@@ -25,6 +25,13 @@ impl RawJson {
     pub fn get(&self) -> &str {
         self.0.get()
     }
+
+    /// The value as a tree, every member the sender wrote in its order: for a payload member
+    /// typed as free JSON. `Null` for text that does not read back, which a decoded value never
+    /// holds (its text was checked as JSON when it was decoded).
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.get()).unwrap_or(Value::Null)
+    }
 }
 
 impl PartialEq for RawJson {

@@ -95,28 +95,8 @@ const TEXT_READS: &[(&str, &str, &str)] = &[
     ),
     (
         "claude::stream_json::normalizer",
-        "raw_field",
-        "usage as sent: newer CLIs add members the pinned types lack (`output_tokens_details`)",
-    ),
-    (
-        "claude::stream_json::normalizer",
-        "sent_field",
-        "`result`'s usage and model usage as sent",
-    ),
-    (
-        "claude::stream_json::normalizer",
-        "result",
-        "reads `result`'s members once for `sent_field`",
-    ),
-    (
-        "claude::stream_json::normalizer",
         "system",
         "`init` goes into `session.configured` as text (its tool, command and server lists), an API retry's detail as sent",
-    ),
-    (
-        "claude::session::normalizer",
-        "assistant",
-        "a message's usage as the CLI wrote it (members the pinned types lack)",
     ),
     (
         "claude::session::normalizer",

@@ -308,7 +308,8 @@ pub struct BetaMessage {
     pub stop_sequence: ::std::option::Option<::std::string::String>,
     #[serde(rename = "type")]
     pub type_: ::std::string::String,
-    pub usage: BetaUsage,
+    ///The message's usage (`BetaUsage`). Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
+    pub usage: ::agentwire_protocol::RawJson,
 }
 ///Cumulative usage at a `message_delta` (`BetaMessageDeltaUsage`). Every key but `output_tokens` is typed as present (nullable); the stream often carries only `output_tokens`.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -370,7 +371,8 @@ pub struct BetaRawMessageDeltaEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub context_management: ::std::option::Option<BetaContextManagementResponse>,
     pub delta: BetaRawMessageDelta,
-    pub usage: BetaMessageDeltaUsage,
+    ///Cumulative usage at this delta (`BetaMessageDeltaUsage`). Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
+    pub usage: ::agentwire_protocol::RawJson,
 }
 ///A message starts (content empty).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2725,8 +2727,9 @@ pub struct SdkResultErrorDuringExecution {
     pub errors: ::std::vec::Vec<::std::string::String>,
     ///True for every `error_*` subtype since 0.2.89; with subtype `success` it marks an API error reported after a synthetic assistant message.
     pub is_error: bool,
+    ///Usage totals per model (`ModelUsage` values), in the CLI's order. Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
     #[serde(rename = "modelUsage")]
-    pub model_usage: ::std::collections::BTreeMap<::std::string::String, ModelUsage>,
+    pub model_usage: ::agentwire_protocol::RawJson,
     pub num_turns: ::serde_json::Number,
     ///What triggered the prompt this result answers; a second result for one prompt (a background subagent finished) has `kind: "task-notification"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2739,7 +2742,8 @@ pub struct SdkResultErrorDuringExecution {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub terminal_reason: ::std::option::Option<TerminalReason>,
     pub total_cost_usd: ::serde_json::Number,
-    pub usage: NonNullableUsage,
+    ///The query's usage totals (`NonNullableUsage`). Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
+    pub usage: ::agentwire_protocol::RawJson,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
 }
@@ -2751,8 +2755,9 @@ pub struct SdkResultErrorMaxBudgetUsd {
     pub errors: ::std::vec::Vec<::std::string::String>,
     ///True for every `error_*` subtype since 0.2.89; with subtype `success` it marks an API error reported after a synthetic assistant message.
     pub is_error: bool,
+    ///Usage totals per model (`ModelUsage` values), in the CLI's order. Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
     #[serde(rename = "modelUsage")]
-    pub model_usage: ::std::collections::BTreeMap<::std::string::String, ModelUsage>,
+    pub model_usage: ::agentwire_protocol::RawJson,
     pub num_turns: ::serde_json::Number,
     ///What triggered the prompt this result answers; a second result for one prompt (a background subagent finished) has `kind: "task-notification"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2765,7 +2770,8 @@ pub struct SdkResultErrorMaxBudgetUsd {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub terminal_reason: ::std::option::Option<TerminalReason>,
     pub total_cost_usd: ::serde_json::Number,
-    pub usage: NonNullableUsage,
+    ///The query's usage totals (`NonNullableUsage`). Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
+    pub usage: ::agentwire_protocol::RawJson,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
 }
@@ -2777,8 +2783,9 @@ pub struct SdkResultErrorMaxStructuredOutputRetries {
     pub errors: ::std::vec::Vec<::std::string::String>,
     ///True for every `error_*` subtype since 0.2.89; with subtype `success` it marks an API error reported after a synthetic assistant message.
     pub is_error: bool,
+    ///Usage totals per model (`ModelUsage` values), in the CLI's order. Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
     #[serde(rename = "modelUsage")]
-    pub model_usage: ::std::collections::BTreeMap<::std::string::String, ModelUsage>,
+    pub model_usage: ::agentwire_protocol::RawJson,
     pub num_turns: ::serde_json::Number,
     ///What triggered the prompt this result answers; a second result for one prompt (a background subagent finished) has `kind: "task-notification"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2791,7 +2798,8 @@ pub struct SdkResultErrorMaxStructuredOutputRetries {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub terminal_reason: ::std::option::Option<TerminalReason>,
     pub total_cost_usd: ::serde_json::Number,
-    pub usage: NonNullableUsage,
+    ///The query's usage totals (`NonNullableUsage`). Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
+    pub usage: ::agentwire_protocol::RawJson,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
 }
@@ -2803,8 +2811,9 @@ pub struct SdkResultErrorMaxTurns {
     pub errors: ::std::vec::Vec<::std::string::String>,
     ///True for every `error_*` subtype since 0.2.89; with subtype `success` it marks an API error reported after a synthetic assistant message.
     pub is_error: bool,
+    ///Usage totals per model (`ModelUsage` values), in the CLI's order. Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
     #[serde(rename = "modelUsage")]
-    pub model_usage: ::std::collections::BTreeMap<::std::string::String, ModelUsage>,
+    pub model_usage: ::agentwire_protocol::RawJson,
     pub num_turns: ::serde_json::Number,
     ///What triggered the prompt this result answers; a second result for one prompt (a background subagent finished) has `kind: "task-notification"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2817,7 +2826,8 @@ pub struct SdkResultErrorMaxTurns {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub terminal_reason: ::std::option::Option<TerminalReason>,
     pub total_cost_usd: ::serde_json::Number,
-    pub usage: NonNullableUsage,
+    ///The query's usage totals (`NonNullableUsage`). Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
+    pub usage: ::agentwire_protocol::RawJson,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
 }
@@ -2828,8 +2838,9 @@ pub struct SdkResultSuccess {
     pub duration_ms: ::serde_json::Number,
     ///True for every `error_*` subtype since 0.2.89; with subtype `success` it marks an API error reported after a synthetic assistant message.
     pub is_error: bool,
+    ///Usage totals per model (`ModelUsage` values), in the CLI's order. Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
     #[serde(rename = "modelUsage")]
-    pub model_usage: ::std::collections::BTreeMap<::std::string::String, ModelUsage>,
+    pub model_usage: ::agentwire_protocol::RawJson,
     pub num_turns: ::serde_json::Number,
     ///What triggered the prompt this result answers; a second result for one prompt (a background subagent finished) has `kind: "task-notification"`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2845,7 +2856,8 @@ pub struct SdkResultSuccess {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub terminal_reason: ::std::option::Option<TerminalReason>,
     pub total_cost_usd: ::serde_json::Number,
-    pub usage: NonNullableUsage,
+    ///The query's usage totals (`NonNullableUsage`). Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
+    pub usage: ::agentwire_protocol::RawJson,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
 }
@@ -3057,8 +3069,9 @@ pub struct SdkTaskNotificationMessage {
     pub task_id: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tool_use_id: ::std::option::Option<::std::string::String>,
+    ///Cumulative usage of a task. Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub usage: ::std::option::Option<SdkTaskNotificationMessageUsage>,
+    pub usage: ::std::option::Option<::agentwire_protocol::RawJson>,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
 }
@@ -3122,13 +3135,6 @@ for SdkTaskNotificationMessageStatus {
         value.parse()
     }
 }
-///Cumulative usage of a task.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-pub struct SdkTaskNotificationMessageUsage {
-    pub duration_ms: ::serde_json::Number,
-    pub tool_uses: ::serde_json::Number,
-    pub total_tokens: ::serde_json::Number,
-}
 ///Progress of a running task with cumulative usage (`SDKTaskProgressMessage`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct SdkTaskProgressMessage {
@@ -3145,16 +3151,10 @@ pub struct SdkTaskProgressMessage {
     pub task_id: ::std::string::String,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tool_use_id: ::std::option::Option<::std::string::String>,
-    pub usage: SdkTaskProgressMessageUsage,
+    ///Cumulative usage of a task. Copied into events as the CLI sent it (`x-raw-json`): newer CLIs add members the pinned types lack (`output_tokens_details`, `costBasis`).
+    pub usage: ::agentwire_protocol::RawJson,
     ///A UUID (TypeScript `UUID` from node:crypto).
     pub uuid: ::std::string::String,
-}
-///Cumulative usage of a task.
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
-pub struct SdkTaskProgressMessageUsage {
-    pub duration_ms: ::serde_json::Number,
-    pub tool_uses: ::serde_json::Number,
-    pub total_tokens: ::serde_json::Number,
 }
 ///A subagent or background task was registered (`SDKTaskStartedMessage`).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3325,6 +3325,9 @@ pub struct SdkUserMessage {
     ///When the CLI wrote the message, RFC 3339 (0.3.x; absent in 0.2.62).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub timestamp: ::std::option::Option<::std::string::String>,
+    ///What the CLI decided about each tool call whose result the message carries.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tool_result_meta: ::std::option::Option<::std::vec::Vec<ToolResultMeta>>,
     ///The tool's own result object (tool-specific; see sdk-tools.d.ts) or a string.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tool_use_result: ::std::option::Option<::serde_json::Value>,
@@ -3350,6 +3353,9 @@ pub struct SdkUserMessageReplay {
     ///When the CLI wrote the message, RFC 3339 (0.3.x; absent in 0.2.62).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub timestamp: ::std::option::Option<::std::string::String>,
+    ///What the CLI decided about each tool call whose result the message carries.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tool_result_meta: ::std::option::Option<::std::vec::Vec<ToolResultMeta>>,
     ///The tool's own result object (tool-specific; see sdk-tools.d.ts) or a string.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tool_use_result: ::std::option::Option<::serde_json::Value>,
@@ -3754,6 +3760,28 @@ for ToolResultImageBlockParamSourceType {
     ) -> ::std::result::Result<Self, self::error::ConversionError> {
         value.parse()
     }
+}
+///What the CLI decided about one tool call whose result a user message carries (`tool_result_meta` items; the CLI's own, not in the SDK's types). Values are kept as open strings: the mapping reads `reject`, `config`, `user-rejected` and `permission-rule`, and a value it does not know must not make the message unreadable.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct ToolResultMeta {
+    ///The `tool_use` id of the call.
+    pub id: ::std::string::String,
+    ///Why the call did not run: `user-rejected`, `permission-rule`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub non_execution_kind: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub permission_decision: ::std::option::Option<ToolResultMetaPermissionDecision>,
+}
+///How the call's permission was decided.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct ToolResultMetaPermissionDecision {
+    ///`accept` or `reject`.
+    pub decision: ::std::string::String,
+    ///Why, when the CLI says (`subcommandResults`).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub reason_type: ::std::option::Option<::std::string::String>,
+    ///Who decided: `config` (the CLI's permission rules), `user_temporary`, `user_reject`, ...
+    pub source: ::std::string::String,
 }
 ///A search result inside a tool result (the same shape as `SearchResultBlockParam`; a tagged payload belongs to one union).
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]

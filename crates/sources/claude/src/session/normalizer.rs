@@ -38,7 +38,6 @@ use agentwire_core::ids;
 use agentwire_core::ledger::{Ledger, OpenItemFace};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
-use agentwire_core::object_text;
 
 /// A tool call seen and not yet answered by its `tool_result`.
 struct Tool {
@@ -381,9 +380,7 @@ impl ClaudeSessionNormalizer {
         // writes it on the last block's record only, 2.1.33x on every block's).
         if self.usage_of.as_deref() != Some(message.id.as_str()) {
             self.usage_of = Some(message.id.clone());
-            let usage = object_text::at(raw.payload.get(), &["message", "usage"])
-                .and_then(|usage| serde_json::from_str::<Value>(usage.get()).ok())
-                .unwrap_or(Value::Null);
+            let usage = message.usage.to_value();
             let context = self.at.context(&mut self.ledger, Some(raw));
             let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
             self.ledger

@@ -29,7 +29,7 @@ use agentwire_canonical::{
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
-    MessageParamContent, PermissionResult, SdkAssistantMessage, SdkControlMcpMessageRequest,
+    MessageParamContent, PermissionResult, RawJson, SdkAssistantMessage, SdkControlMcpMessageRequest,
     SdkControlPermissionRequest, SdkControlRequestInner, SdkControlResponsePayload, SdkHookCallbackRequest,
     SdkHookResponseMessageOutcome, SdkPartialAssistantMessage, SdkPermissionDenial, SdkResultMessage, SdkSystemMessage,
     SdkTaskNotificationMessageStatus, SdkTaskUpdatedMessagePatch, SdkUserMessage, TerminalReason,
@@ -641,7 +641,7 @@ impl ClaudeNormalizer {
                         structured: message.tool_use_result.as_ref(),
                         failed,
                     };
-                    let refusal = refusal_as_sent(raw, tool_use_id);
+                    let refusal = refusal(message, tool_use_id);
                     self.tool_result(tool_use_id, &outcome, refusal, raw, out);
                     mapped = true;
                 }
@@ -726,15 +726,15 @@ impl ClaudeNormalizer {
                 self.streamed_blocks.clear();
                 // The input side of the usage (`message_delta` reports the output side).
                 let context = self.at.context(&mut self.ledger, Some(raw));
-                let usage = raw_field(raw, &["event", "message", "usage"]).unwrap_or(Value::Null);
+                let usage = start.message.usage.to_value();
                 let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
                 self.ledger
                     .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
-            BetaRawMessageStreamEvent::MessageDelta(_) => {
+            BetaRawMessageStreamEvent::MessageDelta(delta) => {
                 self.ensure_turn(None, raw, out);
                 let context = self.at.context(&mut self.ledger, Some(raw));
-                let usage = raw_field(raw, &["event", "usage"]).unwrap_or(Value::Null);
+                let usage = delta.usage.to_value();
                 let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
                 self.ledger
                     .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
@@ -895,13 +895,12 @@ impl ClaudeNormalizer {
     }
 
     fn result(&mut self, result: &SdkResultMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        // The usage objects as sent: newer CLIs add members the pinned types do not model
-        // (`output_tokens_details`, `modelUsage`'s `costBasis`), which a typed re-encoding drops.
-        let sent = object_text::entries(raw.payload.get()).unwrap_or_default();
         self.ensure_turn(None, raw, out);
         let subtype = result.tag();
         let success = matches!(result, SdkResultMessage::Success(_));
-        let (is_error, terminal, denials, errors, cost, stop, text) = match result {
+        // The usage objects are typed as sent (`x-raw-json`): newer CLIs add members the pinned types
+        // do not model (`output_tokens_details`, `modelUsage`'s `costBasis`).
+        let (is_error, terminal, denials, errors, cost, stop, text, usage, model_usage) = match result {
             SdkResultMessage::Success(r) => (
                 r.is_error,
                 r.terminal_reason,
@@ -910,6 +909,8 @@ impl ClaudeNormalizer {
                 &r.total_cost_usd,
                 &r.stop_reason,
                 Some(&r.result),
+                &r.usage,
+                &r.model_usage,
             ),
             SdkResultMessage::ErrorDuringExecution(r) => (
                 true,
@@ -919,6 +920,8 @@ impl ClaudeNormalizer {
                 &r.total_cost_usd,
                 &r.stop_reason,
                 None,
+                &r.usage,
+                &r.model_usage,
             ),
             SdkResultMessage::ErrorMaxTurns(r) => (
                 true,
@@ -928,6 +931,8 @@ impl ClaudeNormalizer {
                 &r.total_cost_usd,
                 &r.stop_reason,
                 None,
+                &r.usage,
+                &r.model_usage,
             ),
             SdkResultMessage::ErrorMaxBudgetUsd(r) => (
                 true,
@@ -937,6 +942,8 @@ impl ClaudeNormalizer {
                 &r.total_cost_usd,
                 &r.stop_reason,
                 None,
+                &r.usage,
+                &r.model_usage,
             ),
             SdkResultMessage::ErrorMaxStructuredOutputRetries(r) => (
                 true,
@@ -946,6 +953,8 @@ impl ClaudeNormalizer {
                 &r.total_cost_usd,
                 &r.stop_reason,
                 None,
+                &r.usage,
+                &r.model_usage,
             ),
         };
         self.report_denials(denials, raw, out);
@@ -996,8 +1005,11 @@ impl ClaudeNormalizer {
         let outcome = TurnCompletedPayload {
             state,
             stop_reason: Some(stop_reason),
-            usage: sent_field(&sent, "usage"),
-            model_usage: sent_field(&sent, "modelUsage"),
+            usage: Some(usage.to_value()),
+            model_usage: match model_usage.to_value() {
+                Value::Object(models) => Some(models),
+                _ => None,
+            },
             total_cost_usd: cost.as_f64().map(|total| self.turn_cost(total)),
             error_message,
         };
@@ -1186,7 +1198,7 @@ impl ClaudeNormalizer {
                 let payload = TaskProgressPayload {
                     task_id: ids::task(source, &session, &task.task_id),
                     description: task.summary.clone().unwrap_or_else(|| task.description.clone()),
-                    usage: raw_field(raw, &["usage"]),
+                    usage: Some(task.usage.to_value()),
                     last_tool_name: task.last_tool_name.clone(),
                 };
                 self.ledger.emit(&context, RuntimeEvent::TaskProgress(payload), out);
@@ -1218,7 +1230,7 @@ impl ClaudeNormalizer {
                         SdkTaskNotificationMessageStatus::Stopped => TaskStatus::Stopped,
                     },
                     summary: Some(task.summary.clone()),
-                    usage: raw_field(raw, &["usage"]),
+                    usage: task.usage.as_ref().map(RawJson::to_value),
                 };
                 self.ledger.emit(&context, RuntimeEvent::TaskCompleted(payload), out);
             }
@@ -1725,18 +1737,6 @@ fn permission_detail(tool: &str, input: &Map<String, Value>) -> Option<String> {
     Some(format!("{}: {subject}", builtin(tool)))
 }
 
-/// The member `key` of a message's `members`, parsed as a `T` (`None` if absent or not a `T`).
-fn sent_field<T: serde::de::DeserializeOwned>(members: &[(Cow<'_, str>, &RawValue)], key: &str) -> Option<T> {
-    serde_json::from_str(object_text::find(members, key)?.get()).ok()
-}
-
-/// A field of the message as the provider wrote it, at `path` from the top; only that field is
-/// parsed into a `Value`. For the usage objects: newer CLIs add members the pinned types do not
-/// model (`output_tokens_details`, `fallback_credit`), which a typed re-encoding would drop.
-fn raw_field(raw: Raw<'_>, path: &[&str]) -> Option<Value> {
-    serde_json::from_str(object_text::at(raw.payload.get(), path)?.get()).ok()
-}
-
 /// Who refused a call, as the result says.
 #[derive(Clone, Copy, PartialEq)]
 enum Refusal {
@@ -1747,22 +1747,22 @@ enum Refusal {
     Person,
 }
 
-/// Who the `tool_result_meta` of a user message (0.3.x: not in the pinned types, so read from
-/// the message as sent) says refused the call `tool_use_id`, if it was refused: a permission
-/// decision `reject` (decided by the CLI's `config`, or by a person), or the call not run
-/// because a person or a rule rejected it.
-fn refusal_as_sent(raw: Raw<'_>, tool_use_id: &str) -> Option<Refusal> {
-    let Some(Value::Array(metas)) = raw_field(raw, &["tool_result_meta"]) else {
-        return None;
-    };
-    let meta = metas
+/// Who the `tool_result_meta` of a user message (0.3.x CLIs) says refused the call
+/// `tool_use_id`, if it was refused: a permission decision `reject` (decided by the CLI's
+/// `config`, or by a person), or the call not run because a person or a rule rejected it.
+fn refusal(message: &SdkUserMessage, tool_use_id: &str) -> Option<Refusal> {
+    let meta = message
+        .tool_result_meta
+        .as_deref()?
         .iter()
-        .find(|meta| meta.get("id").and_then(Value::as_str) == Some(tool_use_id))?;
-    let decision = meta.pointer("/permission_decision/decision").and_then(Value::as_str);
-    let decided_by = meta.pointer("/permission_decision/source").and_then(Value::as_str);
-    let not_run = meta.get("non_execution_kind").and_then(Value::as_str);
-    let refused = decision == Some("reject") || matches!(not_run, Some("user-rejected" | "permission-rule"));
-    match (refused, decided_by) {
+        .find(|meta| meta.id == tool_use_id)?;
+    let decision = meta.permission_decision.as_ref();
+    let refused = decision.is_some_and(|decision| decision.decision == "reject")
+        || matches!(
+            meta.non_execution_kind.as_deref(),
+            Some("user-rejected" | "permission-rule")
+        );
+    match (refused, decision.map(|decision| decision.source.as_str())) {
         (false, _) => None,
         (true, Some("config")) => Some(Refusal::Rules),
         (true, _) => Some(Refusal::Person),
