@@ -10,6 +10,9 @@ import type { Answer } from "@agentwire/node";
 
 import type { Host } from "./drive.ts";
 
+/** How many times `GET /event` is tried, 200 ms apart, before the test fails. */
+const CONNECT_ATTEMPTS = 25;
+
 interface Call {
   readonly method: string;
   readonly path: string;
@@ -31,11 +34,26 @@ export class OpencodeClient {
   /** Waits for the server's URL, subscribes to `GET /event` and waits for its `server.connected`. */
   static async connect(host: Host): Promise<OpencodeClient> {
     const client = new OpencodeClient(host, await host.url());
-    const response = await fetch(`${client.url}/event`, { headers: { accept: "text/event-stream" }, signal: client.stream.signal });
+    const response = await client.subscribe();
     if (!response.ok || response.body === null) throw new Error(`GET /event: ${response.status}`);
     void client.read(response.body);
     await host.message("server.connected", (message) => message.type === "server.connected");
     return client;
+  }
+
+  /**
+   * `GET /event`, tried again while the connection fails: the server prints its URL before it
+   * serves, and a request made at once was seen reset (`ECONNRESET`) once in 8 starts.
+   */
+  private async subscribe(): Promise<Response> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await fetch(`${this.url}/event`, { headers: { accept: "text/event-stream" }, signal: this.stream.signal });
+      } catch (error) {
+        if (attempt === CONNECT_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
   }
 
   /** One call to the server, recorded with its answer; a status other than 2xx fails. */
