@@ -199,12 +199,16 @@ fn plant(message: &mut Value, text: &str, tree: &serde_json::Map<String, Value>)
     }
 }
 
-fn planted_trace(text: &str, planted_text: &str, tree: &serde_json::Map<String, Value>) -> String {
-    let transcript = LineFormat::of(text.lines().next().unwrap_or_default()) == LineFormat::Transcript;
-    text.lines()
-        .filter(|line| !line.trim().is_empty())
-        .map(|line| {
-            let mut record: Value = serde_json::from_str(line).expect("corpus lines are JSON");
+/// The frames of a trace (its lines, or a document's frames), each with secrets planted, one per line.
+fn planted_trace(source: Source, text: &str, planted_text: &str, tree: &serde_json::Map<String, Value>) -> String {
+    let frames = agentwire_tests::frames(source, text);
+    let transcript = frames
+        .first()
+        .is_some_and(|frame| LineFormat::of(&frame.text) == LineFormat::Transcript);
+    frames
+        .iter()
+        .map(|frame| {
+            let mut record: Value = serde_json::from_str(&frame.text).expect("corpus frames are JSON");
             if transcript {
                 plant(&mut record["msg"], planted_text, tree);
             } else {
@@ -249,7 +253,7 @@ fn planted_secrets_never_reach_the_output() {
         // Which kinds of text secret reached the output of some trace with `keep_secrets`.
         let mut reached = vec![false; TEXT_SECRETS.len()];
         for trace in traces {
-            let planted = planted_trace(&std::fs::read_to_string(&trace).expect("a trace"), &text, &tree);
+            let planted = planted_trace(source, &std::fs::read_to_string(&trace).expect("a trace"), &text, &tree);
             let redacted = normalize(source, &planted, false);
             if let Some(at) = redacted.find(MARKER) {
                 panic!(
@@ -306,6 +310,7 @@ fn non_secrets_reach_the_output_unchanged() {
     for &source in Source::ALL {
         for trace in traces(source) {
             let planted = planted_trace(
+                source,
                 &std::fs::read_to_string(&trace).expect("a trace"),
                 TEXT_NON_SECRETS,
                 &tree,

@@ -22,7 +22,9 @@ export type Source =
   | "claude-control"
   | "acp"
   | "cursor"
-  | "opencode";
+  | "opencode"
+  | "opencode-run"
+  | "opencode-session";
 
 /** The decision of an answer, in `request.resolved`'s vocabulary. */
 export type Decision = "accept" | "acceptForSession" | "decline" | "cancel" | "answered" | "error";

@@ -80,6 +80,8 @@ export type ProviderKind = typeof ProviderKind.Type;
  * - `opencode.http`: Addition: one HTTP request of an OpenCode client with the server's answer (e.g. `POST /session/{id}/prompt_async`, `POST /permission/{id}/reply`).
  * - `gemini.stream-json`: Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
  * - `gemini.session.record`: Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
+ * - `opencode.run`: Addition: one line of `opencode run --format json` (`step_start`, `text`, `reasoning`, `tool_use`, `step_finish` with the message part, or `error`).
+ * - `opencode.session`: Addition: one part of an OpenCode session as stored (`opencode export ID`, or the same built from its SQLite store `opencode.db`): the session's `info`, or one message's `info` with its `parts`.
  */
 export const RuntimeEventRawSource = Schema.Literals([
   "codex.app-server.notification",
@@ -103,6 +105,8 @@ export const RuntimeEventRawSource = Schema.Literals([
   "opencode.http",
   "gemini.stream-json",
   "gemini.session.record",
+  "opencode.run",
+  "opencode.session",
 ]).annotate({
   identifier: "RuntimeEventRawSource",
   description: "Which provider protocol surface the raw message of an event came from.",

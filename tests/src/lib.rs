@@ -43,6 +43,11 @@ pub fn golden_dir(source: Source) -> PathBuf {
 /// its own.
 pub fn traces(source: Source) -> Vec<PathBuf> {
     let mut traces = corpus_traces(source.name());
+    // A source whose files are one JSON document each (`opencode export`): its `*.json` files.
+    if source.spec().document.is_some() {
+        traces.extend(corpus_files(source.name(), "json"));
+        traces.sort();
+    }
     if let Some(companions) = &source.spec().companions {
         traces.retain(|path| !(companions.belongs)(path));
     }
@@ -53,7 +58,12 @@ pub fn traces(source: Source) -> Vec<PathBuf> {
 /// folders whose schema is tested before its source is normalized. A source whose program keeps
 /// its files in folders of its own (Gemini CLI's `<project>/chats/`) keeps that layout here.
 pub fn corpus_traces(folder: &str) -> Vec<PathBuf> {
-    fn walk(dir: &Path, traces: &mut Vec<PathBuf>) {
+    corpus_files(folder, "jsonl")
+}
+
+/// The files of one corpus folder whose name ends in `.<extension>`, sorted by name.
+fn corpus_files(folder: &str, extension: &str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, extension: &str, traces: &mut Vec<PathBuf>) {
         let entries = match std::fs::read_dir(dir) {
             Ok(entries) => entries,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return,
@@ -62,14 +72,14 @@ pub fn corpus_traces(folder: &str) -> Vec<PathBuf> {
         for entry in entries {
             let path = entry.expect("readable corpus folder").path();
             if path.is_dir() {
-                walk(&path, traces);
-            } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+                walk(&path, extension, traces);
+            } else if path.extension().is_some_and(|ext| ext == extension) {
                 traces.push(path);
             }
         }
     }
     let mut traces = Vec::new();
-    walk(&tests_dir().join("corpus").join(folder), &mut traces);
+    walk(&tests_dir().join("corpus").join(folder), extension, &mut traces);
     traces.sort();
     traces
 }
@@ -117,17 +127,17 @@ pub fn normalize(source: Source, path: &Path) -> Normalized {
 
 /// Normalizes the text of a trace of `source` (for tests that alter a trace before reading it).
 pub fn normalize_text(source: Source, text: &str) -> Normalized {
-    let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
-    let format = LineFormat::of(first);
+    let frames = frames(source, text);
+    let format = line_format(source, &frames);
     let mut normalizer = source.normalizer(Options::default());
     let (mut events, mut lines) = (Vec::new(), Vec::new());
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
+    for frame in &frames {
         // A problem is reported as a runtime.warning event too; the golden shows it.
-        let _ = normalizer.push_line(line, format, &mut events);
-        lines.resize(events.len(), Some(index + 1));
+        match &frame.unreadable {
+            Some(reason) => normalizer.push_unreadable(&frame.text, reason, &mut events),
+            None => drop(normalizer.push_line(&frame.text, format, &mut events)),
+        }
+        lines.resize(events.len(), Some(frame.line));
     }
     normalizer.finish(&mut events);
     lines.resize(events.len(), None);
@@ -152,14 +162,69 @@ pub fn normalize_text(source: Source, text: &str) -> Normalized {
 /// A normalizer that has read the text of a trace of `source` and not finished it: the session
 /// so far, as a host holds it while a request waits for its answer.
 pub fn normalizer_after(source: Source, text: &str) -> Box<dyn Normalizer> {
-    let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
-    let format = LineFormat::of(first);
+    let frames = frames(source, text);
+    let format = line_format(source, &frames);
     let mut normalizer = source.normalizer(Options::default());
     let mut events = Vec::new();
-    for line in text.lines().filter(|line| !line.trim().is_empty()) {
-        let _ = normalizer.push_line(line, format, &mut events);
+    for frame in &frames {
+        let _ = normalizer.push_line(&frame.text, format, &mut events);
     }
     normalizer
+}
+
+/// One frame of a trace as `agentwire normalize` hands it to the normalizer: a non-blank line, or
+/// a frame of a document.
+pub struct TraceFrame {
+    /// The 1-based line of the trace where it begins.
+    pub line: usize,
+    /// Its text, on one line.
+    pub text: String,
+    /// Why it cannot be read, when the reader knows (the rest of a document cut short).
+    pub unreadable: Option<String>,
+}
+
+/// The frames of the text of a trace of `source`: its non-blank lines, or, for a source whose
+/// files are one JSON document each, the document's frames as `agentwire normalize` cuts them.
+pub fn frames(source: Source, text: &str) -> Vec<TraceFrame> {
+    match &source.spec().document {
+        Some(shape) => {
+            let split = agentwire::document::split(text, shape);
+            let mut frames: Vec<TraceFrame> = split
+                .pieces
+                .into_iter()
+                .map(|piece| TraceFrame {
+                    line: piece.line,
+                    text: piece.text,
+                    unreadable: None,
+                })
+                .collect();
+            frames.extend(split.broken.map(|broken| TraceFrame {
+                line: broken.line,
+                text: broken.rest.replace(['\n', '\r'], " "),
+                unreadable: Some(broken.reason),
+            }));
+            frames
+        }
+        None => text
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty())
+            .map(|(index, line)| TraceFrame {
+                line: index + 1,
+                text: line.to_string(),
+                unreadable: None,
+            })
+            .collect(),
+    }
+}
+
+/// The line format of a trace's frames: a document's are bare messages, else the first line's.
+fn line_format(source: Source, frames: &[TraceFrame]) -> LineFormat {
+    match (&source.spec().document, frames.first()) {
+        (Some(_), _) => LineFormat::Bare,
+        (None, Some(first)) => LineFormat::of(&first.text),
+        (None, None) => LineFormat::Transcript,
+    }
 }
 
 /// A provider message as the library carries it in `raw` by default: with its credentials

@@ -81,15 +81,19 @@ impl Scenario {
     pub fn from_path(source: Source, path: &Path) -> Self {
         let name = trace_name(path);
         let text = crate::trace_text(source, path);
-        let first = text.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
-        let format = LineFormat::of(first);
+        let frames = crate::frames(source, &text);
+        let format = match source.spec().document {
+            Some(_) => LineFormat::Bare,
+            None => LineFormat::of(frames.first().map_or("", |frame| frame.text.as_str())),
+        };
         let (mut records, mut msg_texts) = (Vec::new(), Vec::new());
-        for (index, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
+        for frame in &frames {
+            // Lines that begin no frame (blank lines, a document's inner lines) hold nothing.
+            while records.len() + 1 < frame.line {
                 records.push(Value::Null);
                 msg_texts.push(String::new());
-                continue;
             }
+            let (index, line) = (frame.line - 1, frame.text.as_str());
             let not_json = |err: serde_json::Error| -> ! {
                 panic!(
                     "trace `{}/{name}`, line {}: not a {format:?} line: {err}",

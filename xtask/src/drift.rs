@@ -17,7 +17,7 @@ use crate::{codegen, schema_diff, sync_schemas};
 
 mod claude;
 
-const USAGE: &str = "usage: cargo xtask drift [codex-app-server|acp|claude|--all] [--to V]";
+const USAGE: &str = "usage: cargo xtask drift [codex-app-server|acp|opencode|claude|--all] [--to V]";
 
 /// A vendored source drift can follow: where its schema lives and how to vendor a version.
 struct Vendored {
@@ -25,22 +25,29 @@ struct Vendored {
     package: &'static str,
     /// The schema file the generator reads, relative to the workspace root.
     schema: &'static str,
-    /// The corpus `conform` reads.
-    corpus: &'static str,
+    /// The sources whose corpus (`tests/corpus/<source>`) `conform` reads against the new types.
+    corpora: &'static [&'static str],
 }
 
-const VENDORED: [Vendored; 2] = [
+const VENDORED: [Vendored; 3] = [
     Vendored {
         name: "codex-app-server",
         package: "@openai/codex",
         schema: "schemas/codex-app-server/codex_app_server_protocol.schemas.json",
-        corpus: "tests/corpus/codex-app-server",
+        corpora: &["codex-app-server"],
     },
     Vendored {
         name: "acp",
         package: "@agentclientprotocol/sdk",
         schema: "schemas/acp/schema.json",
-        corpus: "tests/corpus/acp",
+        corpora: &["acp"],
+    },
+    // `opencode run --format json` prints the document's `Part` and `session.error` union.
+    Vendored {
+        name: "opencode",
+        package: "opencode-ai",
+        schema: "schemas/opencode/openapi.json",
+        corpora: &["opencode", "opencode-run"],
     },
 ];
 
@@ -61,7 +68,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let sources: Vec<&Vendored> = match which {
         "--all" => VENDORED.iter().collect(),
         name => vec![VENDORED.iter().find(|source| source.name == name).with_context(|| {
-            format!("no vendored source named {name:?}; known: codex-app-server, acp, claude\n{USAGE}")
+            format!("no vendored source named {name:?}; known: codex-app-server, acp, opencode, claude\n{USAGE}")
         })?],
     };
     for source in sources {
@@ -217,35 +224,38 @@ pub fn parse_errors(stderr: &str) -> Vec<CompileError> {
         .collect()
 }
 
-/// `agentwire conform` of the source's corpus, built in the scratch workspace.
+/// `agentwire conform` of the sources' corpora, built in the scratch workspace.
 fn conform(scratch: &Path, root: &Path, source: &Vendored) -> Result<()> {
-    let mut traces: Vec<PathBuf> = std::fs::read_dir(scratch.join(source.corpus))
-        .with_context(|| format!("reading {}", source.corpus))?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
-    traces.sort();
-    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args([
-            "run",
-            "-q",
-            "--offline",
-            "-p",
-            "agentwire-cli",
-            "--",
-            "conform",
-            "--from",
-            source.name,
-        ])
-        .args(&traces)
-        .current_dir(scratch)
-        .env("CARGO_TARGET_DIR", root.join("target").join("scratch-target"))
-        .output()
-        .context("running agentwire conform in the scratch workspace")?;
     println!("## conform of the corpus against the new types\n");
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let line = line.strip_prefix(&format!("{}/", scratch.display())).unwrap_or(line);
-        println!("    {line}");
+    for corpus in source.corpora {
+        let folder = format!("tests/corpus/{corpus}");
+        let mut traces: Vec<PathBuf> = std::fs::read_dir(scratch.join(&folder))
+            .with_context(|| format!("reading {folder}"))?
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+            .collect();
+        traces.sort();
+        let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args([
+                "run",
+                "-q",
+                "--offline",
+                "-p",
+                "agentwire-cli",
+                "--",
+                "conform",
+                "--from",
+                corpus,
+            ])
+            .args(&traces)
+            .current_dir(scratch)
+            .env("CARGO_TARGET_DIR", root.join("target").join("scratch-target"))
+            .output()
+            .context("running agentwire conform in the scratch workspace")?;
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            let line = line.strip_prefix(&format!("{}/", scratch.display())).unwrap_or(line);
+            println!("    {line}");
+        }
     }
     println!();
     Ok(())

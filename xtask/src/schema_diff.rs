@@ -1,7 +1,7 @@
 //! `cargo xtask schema-diff`: what changed in a provider protocol between two upstream versions,
 //! as a Markdown report a maintainer reads before deciding anything.
 //!
-//! - `schema-diff codex-app-server|acp --from V1 --to V2`: each version's schema is produced as
+//! - `schema-diff codex-app-server|acp|opencode --from V1 --to V2`: each version's schema is produced as
 //!   `sync-schemas` would vendor it (installed from npm into the cache, nothing in the tree
 //!   changes).
 //! - `schema-diff OLD NEW`: two schema files, or folders holding one (the Codex bundle,
@@ -19,7 +19,7 @@ use anyhow::{Context, Result, bail};
 use crate::sync_schemas;
 
 const USAGE: &str = "\
-usage: cargo xtask schema-diff codex-app-server|acp --from V1 --to V2 [--out FILE]
+usage: cargo xtask schema-diff codex-app-server|acp|opencode --from V1 --to V2 [--out FILE]
        cargo xtask schema-diff OLD NEW [--out FILE]   (schema files, or folders holding one)";
 
 pub fn run(args: &[String]) -> Result<()> {
@@ -67,10 +67,11 @@ fn versioned_schema(source: &str, version: &str) -> Result<PathBuf> {
     match source {
         "codex-app-server" => sync_schemas::codex_bundle(version),
         "acp" => sync_schemas::acp_schema(version),
+        "opencode" => sync_schemas::opencode_document(version),
         "claude-agent-sdk" | "codex-exec" | "codex-rollout" => bail!(
             "{source} is hand-written, so there is no schema per upstream version to fetch: pass two schema files or folders\n{USAGE}"
         ),
-        other => bail!("no versioned schema source named {other:?}; known: codex-app-server, acp\n{USAGE}"),
+        other => bail!("no versioned schema source named {other:?}; known: codex-app-server, acp, opencode\n{USAGE}"),
     }
 }
 
@@ -218,5 +219,29 @@ mod tests {
             report,
             "# t\n\n## Definitions\n\n- added `C` (integer)\n- removed `A` (string)\n- removed `B` (string)\n\n"
         );
+    }
+
+    /// OpenCode's vendored OpenAPI document read as `drift opencode` reads it: against itself
+    /// nothing changed; against a copy with an event added and a part's field removed, both are
+    /// reported.
+    #[test]
+    fn an_openapi_documents_components_are_compared() {
+        let path = crate::project_root().join("schemas/opencode/openapi.json");
+        let old: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("the document")).expect("JSON");
+        assert_eq!(diff("t", &old, &old), "# t\n\nNo change.\n");
+        let mut new = old.clone();
+        let schemas = new["components"]["schemas"]
+            .as_object_mut()
+            .expect("components.schemas");
+        let mut paused = schemas["EventSessionIdle"].clone();
+        paused["properties"]["type"]["enum"] = json!(["session.paused"]);
+        schemas.insert("EventSessionPaused".into(), paused);
+        schemas["StepFinishPart"]["properties"]
+            .as_object_mut()
+            .expect("properties")
+            .remove("cost");
+        let report = diff("t", &old, &new);
+        assert!(report.contains("added `EventSessionPaused`"), "{report}");
+        assert!(report.contains("`StepFinishPart.cost`"), "{report}");
     }
 }

@@ -12,6 +12,10 @@
 //! - `acp`: `@agentclientprotocol/sdk` ships the Agent Client Protocol JSON Schema as data
 //!   (`schema/v1/`); its files are copied into `schemas/acp/`, next to the hand-written Cursor
 //!   extension schema, which a refresh leaves alone.
+//! - `opencode`: the binary of `opencode-ai` runs `opencode serve` off the network (a scratch
+//!   home, proxies that refuse, the plugin install it would run pre-seeded) and its `GET /doc`,
+//!   keys sorted and indented by two, replaces `schemas/opencode/openapi.json`; `UPSTREAM.md`
+//!   gets the version and hash, its findings stay.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,7 +23,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail, ensure};
 use sha2::{Digest, Sha256};
 
-const USAGE: &str = "usage: cargo xtask sync-schemas codex-app-server|acp|claude-agent-sdk|codex-exec|codex-rollout|--all [--version V]";
+const USAGE: &str = "usage: cargo xtask sync-schemas codex-app-server|acp|opencode|claude-agent-sdk|codex-exec|codex-rollout|--all [--version V]";
 
 /// The pinned Codex version; bump it here and re-run to refresh.
 const CODEX_VERSION: &str = "0.171.0";
@@ -45,6 +49,18 @@ const ACP_UNSTABLE_SCHEMA: &str = "schema.unstable.json";
 /// Method tables the upstream repository publishes next to the schemas; vendored when the
 /// package ships them (2.4.0 does not: the methods are read from the schema's `x-method`).
 const ACP_META_FILES: [&str; 2] = ["meta.json", "meta.unstable.json"];
+
+/// The pinned OpenCode version; bump it here and re-run to refresh.
+const OPENCODE_VERSION: &str = "1.18.33";
+const OPENCODE_PACKAGE: &str = "opencode-ai";
+/// Where the package's optional dependency for this platform keeps the native binary.
+const OPENCODE_BINARIES: [&str; 3] = [
+    "node_modules/opencode-linux-x64/bin/opencode",
+    "node_modules/opencode-linux-x64-baseline/bin/opencode",
+    "node_modules/opencode-linux-arm64/bin/opencode",
+];
+/// The vendored document, relative to the workspace root.
+const OPENCODE_DOCUMENT: &str = "schemas/opencode/openapi.json";
 
 /// A schema written by hand from an upstream package's types: a refresh is a person's work, so
 /// `sync-schemas` only reports how far upstream has moved.
@@ -85,11 +101,13 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         "--all" => {
             sync_codex_app_server(root, CODEX_VERSION)?;
             sync_acp(root, ACP_VERSION)?;
+            sync_opencode(root, OPENCODE_VERSION)?;
             report_hand_written_sources();
             Ok(())
         }
         "codex-app-server" => sync_codex_app_server(root, version.unwrap_or(CODEX_VERSION)),
         "acp" => sync_acp(root, version.unwrap_or(ACP_VERSION)),
+        "opencode" => sync_opencode(root, version.unwrap_or(OPENCODE_VERSION)),
         other => match HAND_WRITTEN.iter().find(|hand| hand.source == other) {
             Some(hand) => {
                 report_hand_written(hand);
@@ -99,6 +117,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
                 let known = [
                     "codex-app-server",
                     "acp",
+                    "opencode",
                     "claude-agent-sdk",
                     "codex-exec",
                     "codex-rollout",
@@ -327,6 +346,217 @@ fn sync_acp(root: &Path, version: &str) -> Result<()> {
     Ok(())
 }
 
+fn sync_opencode(root: &Path, version: &str) -> Result<()> {
+    let document = opencode_document(version)?;
+    let target = root.join(OPENCODE_DOCUMENT);
+    std::fs::copy(&document, &target).with_context(|| format!("writing {}", target.display()))?;
+    let sha = sha256_file(&target)?;
+    let upstream = target.with_file_name("UPSTREAM.md");
+    let text = std::fs::read_to_string(&upstream).with_context(|| format!("reading {}", upstream.display()))?;
+    std::fs::write(&upstream, opencode_upstream_md(&text, version, &sha)?)?;
+    eprintln!("{OPENCODE_DOCUMENT}: {OPENCODE_PACKAGE} {version}, sha256 {sha}");
+    eprintln!("next: cargo xtask codegen (and review UPSTREAM.md's gaps against the corpus)");
+    Ok(())
+}
+
+/// The OpenAPI document `opencode serve` of `opencode-ai` `version` publishes at `GET /doc`,
+/// normalized as it is vendored, in a file of the cache.
+pub fn opencode_document(version: &str) -> Result<PathBuf> {
+    let install = npm_install("opencode", OPENCODE_PACKAGE, version)?;
+    let binary = OPENCODE_BINARIES
+        .iter()
+        .map(|binary| install.join(binary))
+        .find(|binary| binary.exists())
+        .with_context(|| {
+            format!("{OPENCODE_PACKAGE}@{version} installed but no native binary of {OPENCODE_BINARIES:?}")
+        })?;
+    let scratch = install.join("scratch");
+    if scratch.exists() {
+        std::fs::remove_dir_all(&scratch)?;
+    }
+    let home = scratch.join("home");
+    let config = home.join(".config/opencode");
+    let work = scratch.join("work");
+    let tmp = scratch.join("tmp");
+    for dir in [&config.join("node_modules"), &work, &tmp] {
+        std::fs::create_dir_all(dir)?;
+    }
+    // OpenCode installs `@opencode-ai/plugin` into its config folder in the background (an npm
+    // reify against the registry) unless `node_modules` exists and the lock file lists it.
+    let lock = serde_json::json!({
+        "name": "opencode-config", "lockfileVersion": 3, "requires": true,
+        "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}},
+    });
+    std::fs::write(config.join("package-lock.json"), lock.to_string())?;
+    let models = scratch.join("models.json");
+    std::fs::write(&models, "{}")?;
+    let mut command = Command::new(&binary);
+    command
+        .args(["serve", "--hostname", "127.0.0.1", "--port", "0"])
+        .current_dir(&work)
+        .env_clear()
+        .envs(
+            ["PATH", "LANG"]
+                .iter()
+                .filter_map(|key| Some((key, std::env::var_os(key)?))),
+        )
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("TMPDIR", &tmp)
+        .env("OPENCODE_MODELS_PATH", &models)
+        .env("OPENCODE_CONFIG_CONTENT", r#"{"autoupdate":false,"share":"disabled"}"#)
+        // Port 9 (discard) refuses: no request leaves the machine.
+        .env("HTTP_PROXY", "http://127.0.0.1:9")
+        .env("HTTPS_PROXY", "http://127.0.0.1:9")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    for flag in [
+        "AUTOUPDATE",
+        "DEFAULT_PLUGINS",
+        "MODELS_FETCH",
+        "LSP_DOWNLOAD",
+        "SHARE",
+        "CLAUDE_CODE",
+        "EXTERNAL_SKILLS",
+        "EMBEDDED_WEB_UI",
+    ] {
+        command.env(format!("OPENCODE_DISABLE_{flag}"), "1");
+    }
+    let mut server = command
+        .spawn()
+        .with_context(|| format!("running {}", binary.display()))?;
+    let fetched = served_port(&mut server).and_then(|port| http_get(port, "/doc"));
+    server.kill().ok();
+    server.wait().ok();
+    let document: serde_json::Value =
+        serde_json::from_slice(&fetched?).context("`GET /doc` answered no JSON document")?;
+    let out = install.join("openapi.json");
+    std::fs::write(&out, vendored_json(&document))?;
+    Ok(out)
+}
+
+/// The port `opencode serve` says it listens on (`listening on http://127.0.0.1:PORT`).
+fn served_port(server: &mut std::process::Child) -> Result<u16> {
+    use std::io::BufRead;
+    let stdout = server.stdout.take().context("the server's stdout")?;
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line?;
+        if let Some(rest) = line.split("listening on http://127.0.0.1:").nth(1) {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            return digits.parse().with_context(|| format!("no port in {line:?}"));
+        }
+    }
+    bail!("opencode serve ended without saying where it listens")
+}
+
+/// The body of `GET path` on 127.0.0.1:`port` (HTTP/1.1, the body whole or chunked).
+fn http_get(port: u16, path: &str) -> Result<Vec<u8>> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(60)))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    let split = answer
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .context("an HTTP answer without a header end")?;
+    let head = String::from_utf8_lossy(&answer[..split]).to_ascii_lowercase();
+    ensure!(
+        head.starts_with("http/1.1 200"),
+        "GET {path} answered {:?}",
+        head.lines().next().unwrap_or_default()
+    );
+    let body = &answer[split + 4..];
+    if !head.contains("transfer-encoding: chunked") {
+        return Ok(body.to_vec());
+    }
+    let (mut rest, mut whole) = (body, Vec::new());
+    loop {
+        let end = rest
+            .windows(2)
+            .position(|window| window == b"\r\n")
+            .context("a chunk without a size line")?;
+        let size = usize::from_str_radix(
+            String::from_utf8_lossy(&rest[..end])
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim(),
+            16,
+        )
+        .context("a chunk size that is no hex number")?;
+        if size == 0 {
+            return Ok(whole);
+        }
+        let data = rest
+            .get(end + 2..end + 2 + size)
+            .context("a chunk shorter than its size")?;
+        whole.extend_from_slice(data);
+        rest = rest.get(end + 4 + size..).context("a chunk without its line end")?;
+    }
+}
+
+/// A JSON document as `schemas/opencode/openapi.json` is vendored: keys sorted, two-space
+/// indentation, a final newline (Python's `json.dumps(doc, indent=2, sort_keys=True,
+/// ensure_ascii=False)`, which wrote the first copy).
+pub fn vendored_json(document: &serde_json::Value) -> String {
+    fn sorted(value: &serde_json::Value) -> serde_json::Value {
+        match value {
+            serde_json::Value::Object(map) => {
+                let mut entries: Vec<(&String, &serde_json::Value)> = map.iter().collect();
+                entries.sort_by_key(|(one, _)| *one);
+                serde_json::Value::Object(
+                    entries
+                        .into_iter()
+                        .map(|(key, value)| (key.clone(), sorted(value)))
+                        .collect(),
+                )
+            }
+            serde_json::Value::Array(items) => serde_json::Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&sorted(document)).expect("a JSON value serializes");
+    text.push('\n');
+    text
+}
+
+/// `UPSTREAM.md` of `schemas/opencode/` with the version and hash rows of its table rewritten;
+/// the rest (the findings checked against the captures) is the maintainers' and stays.
+fn opencode_upstream_md(text: &str, version: &str, sha: &str) -> Result<String> {
+    let mut found = (false, false);
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            if line.starts_with("| program |") {
+                found.0 = true;
+                format!(
+                    "| program | OpenCode **{version}**: npm `{OPENCODE_PACKAGE}@{version}`, native binary of its optional dependency `opencode-linux-x64@{version}` |"
+                )
+            } else if line.starts_with("| sha256 of `openapi.json` |") {
+                found.1 = true;
+                format!("| sha256 of `openapi.json` | `{sha}` |")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    ensure!(
+        found == (true, true),
+        "schemas/opencode/UPSTREAM.md has no `| program |` or `| sha256 of `openapi.json` |` row to update"
+    );
+    Ok(lines.join("\n") + "\n")
+}
+
 /// A file copied from a package into `schemas/`, with the hash `UPSTREAM.md` records.
 struct Vendored {
     name: String,
@@ -453,6 +683,26 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    /// The vendored OpenAPI document is what `sync-schemas opencode` writes from the same
+    /// document: refreshing it with the same version changes no byte.
+    #[test]
+    fn the_opencode_document_is_vendored_as_normalized() {
+        let path = crate::project_root().join(super::OPENCODE_DOCUMENT);
+        let text = std::fs::read_to_string(&path).expect("the vendored document");
+        let document: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert!(
+            super::vendored_json(&document) == text,
+            "normalizing the vendored document changes it"
+        );
+        let upstream = std::fs::read_to_string(path.with_file_name("UPSTREAM.md")).expect("UPSTREAM.md");
+        let sha = super::sha256_file(&path).expect("a hash");
+        let rewritten = super::opencode_upstream_md(&upstream, super::OPENCODE_VERSION, &sha).expect("the rows");
+        assert!(
+            rewritten == upstream,
+            "UPSTREAM.md does not record the vendored version and hash"
+        );
+    }
+
     #[test]
     fn exported_names_are_read_from_declarations() {
         let text = "export type A = string;\nexport declare function query(): void;\n  export interface B {}\nexport { C } from './c';\nconst d = 1;\nexport declare const VERSION: string;";

@@ -34,6 +34,10 @@ fn conform_input(
     let mut buf = Vec::new();
     while let Some(number) = input.next_line(&mut buf)? {
         total += 1;
+        if let Some(reason) = input.unreadable() {
+            writeln!(out, "{}:{number}: {reason}", input.name)?;
+            continue;
+        }
         let outcome = std::str::from_utf8(&buf)
             .map_err(|err| format!("not UTF-8: {err}"))
             .and_then(|line| Frame::parse(line, format).map_err(|err| err.to_string()))

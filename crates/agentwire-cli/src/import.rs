@@ -22,9 +22,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
+use agentwire::frame::LineFormat;
 use agentwire::ids;
 use agentwire::normalizer::{Normalizer, Options, ProblemKind};
 use agentwire::source::Source;
+use agentwire::store::StoredSession;
 use agentwire_canonical::RuntimeSessionId;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -91,18 +93,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
     for path in &args.paths {
         walk(path, skip_dir.as_deref(), &mut inputs, &mut walk_failures);
     }
+    inputs.sort();
+    inputs.dedup();
+    let inputs = stores(inputs, &mut walk_failures);
     for failure in &walk_failures {
         eprintln!("{failure}");
     }
-    inputs.sort();
-    inputs.dedup();
     let mut previous = read_index(&out_dir.join(INDEX))?;
     let parts = out_dir.join(PARTS);
 
-    let total_bytes = inputs
-        .iter()
-        .map(|path| fs::metadata(path).map_or(0, |meta| meta.len()))
-        .sum();
+    let total_bytes = inputs.iter().map(Walked::len).sum();
     let bar = progress_bar(total_bytes, inputs.len());
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
@@ -118,15 +118,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
     }
     // Previous sessions whose input is not walked this time stay listed while their output is
     // there: importing `~/.codex` and then `~/.claude` into one folder indexes both.
-    let walked: BTreeSet<String> = inputs.iter().map(|path| path.display().to_string()).collect();
+    let walked: BTreeSet<String> = inputs.iter().map(Walked::name).collect();
     let mut entries: Vec<Entry> = previous
         .extract_if(.., |input, entry| {
             !walked.contains(input) && out_dir.join(&entry.output).is_file()
         })
         .map(|(_, entry)| entry)
         .collect();
-    let firsts: Vec<Option<RuntimeSessionId>> =
-        pool.install(|| inputs.par_iter().map(|path| first_line_session(path)).collect());
+    let firsts: Vec<Option<RuntimeSessionId>> = pool.install(|| inputs.par_iter().map(Walked::first_session).collect());
     let taken = entries.iter().map(|entry| entry.session_id.clone()).collect();
     let sessions = assign_sessions(firsts, taken);
 
@@ -164,7 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
     })?;
     let mut summary = Summary::default();
     let mut replaced = Vec::new();
-    for (path, outcome) in inputs.iter().zip(outcomes) {
+    for (walked, outcome) in inputs.iter().zip(outcomes) {
         match outcome {
             Outcome::Imported { entry, .. } => {
                 if let Some(old) = previous.remove(&entry.input) {
@@ -180,12 +179,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
                 entries.push(*entry);
             }
             Outcome::Kept => {
-                let name = path.display().to_string();
+                let name = walked.name();
                 summary.kept += 1;
                 entries.extend(previous.remove(&name));
             }
             Outcome::Skipped(reason) => {
-                eprintln!("{}: skipped: {reason}", path.display());
+                eprintln!("{}: skipped: {reason}", walked.name());
                 summary.skipped += 1;
             }
             Outcome::Failed(reason) => summary.failures.push(reason),
@@ -221,14 +220,111 @@ fn worker_parts(parts: &Path, worker: usize) -> PathBuf {
     parts.join(worker.to_string())
 }
 
-/// The default session id of the file at `path` (that of its first non-blank line, as
-/// `normalize` gives it); `None` when the file has no line or cannot be read (its import reports
-/// why).
+/// The default session id of the file at `path` (that of its first frame, as `normalize` gives
+/// it: its first non-blank line, or the first frame of a document); `None` when the file has no
+/// line or cannot be read (its import reports why).
 fn first_line_session(path: &Path) -> Option<RuntimeSessionId> {
     let mut input = Input::open_file_head(path).ok()?;
     let mut line = Vec::new();
     input.next_line(&mut line).ok()??;
+    // A first line that is no whole JSON value, or the whole file, may begin a document.
+    let whole = serde_json::from_slice::<serde::de::IgnoredAny>(&line).is_ok();
+    let one_line = input.next_line(&mut Vec::new()).ok()?.is_none();
+    if !whole || one_line {
+        let mut input = Input::open_file(path).ok()?;
+        if let Ok(Some(_)) = input.detect_source() {
+            input.next_line(&mut line).ok()??;
+        }
+    }
     Some(ids::default_session(&line))
+}
+
+/// What the walk found: a trace file, or one session of a store (a database of sessions).
+enum Walked {
+    File(PathBuf),
+    Stored {
+        path: PathBuf,
+        source: Source,
+        session: StoredSession,
+    },
+}
+
+impl Walked {
+    /// The input as the index names it: the file, or `STORE#SESSION`.
+    fn name(&self) -> String {
+        match self {
+            Walked::File(path) => path.display().to_string(),
+            Walked::Stored { path, session, .. } => format!("{}#{}", path.display(), session.key),
+        }
+    }
+
+    /// The bytes it counts for on the progress bar (a store's sessions count for nothing: their
+    /// documents are written as they are read).
+    fn len(&self) -> u64 {
+        match self {
+            Walked::File(path) => fs::metadata(path).map_or(0, |meta| meta.len()),
+            Walked::Stored { .. } => 0,
+        }
+    }
+
+    /// The default session id of its first frame.
+    fn first_session(&self) -> Option<RuntimeSessionId> {
+        match self {
+            Walked::File(path) => first_line_session(path),
+            Walked::Stored { .. } => {
+                let (source, text) = self.document().ok()?;
+                let mut input = Input::from_document(String::new(), &text, source);
+                let mut line = Vec::new();
+                input.next_line(&mut line).ok()??;
+                Some(ids::default_session(&line))
+            }
+        }
+    }
+
+    /// A stored session's source and document.
+    fn document(&self) -> Result<(Source, String), String> {
+        match self {
+            Walked::File(path) => Err(format!("{}: not a store", path.display())),
+            Walked::Stored { path, source, session } => {
+                let store = source
+                    .spec()
+                    .store
+                    .as_ref()
+                    .expect("a stored session's source has a store");
+                (store.document)(path, &session.key).map(|text| (*source, text))
+            }
+        }
+    }
+}
+
+/// The walked files, each store among them (a file with a store's extension that a source's
+/// store opens) replaced by its sessions, in input order; a store that cannot be read is a
+/// failure, and a file with that extension no source opens stays a file (reported as skipped).
+fn stores(files: Vec<PathBuf>, failures: &mut Vec<String>) -> Vec<Walked> {
+    let mut walked = Vec::new();
+    for path in files {
+        let store =
+            Source::ALL.iter().copied().find(|source| {
+                source.spec().store.as_ref().is_some_and(|store| {
+                    path.extension().is_some_and(|ext| ext == store.extension) && (store.opens)(&path)
+                })
+            });
+        let Some(source) = store else {
+            walked.push(Walked::File(path));
+            continue;
+        };
+        let sessions = source.spec().store.as_ref().expect("found by its store").sessions;
+        match sessions(&path) {
+            Ok(sessions) => walked.extend(sessions.into_iter().map(|session| Walked::Stored {
+                path: path.clone(),
+                source,
+                session,
+            })),
+            Err(reason) => failures.push(reason),
+        }
+    }
+    walked.sort_by_key(Walked::name);
+    walked
 }
 
 /// The session id of each file: its default one, unless an earlier file (in path order) or a
@@ -262,8 +358,8 @@ fn assign_sessions(
         .collect()
 }
 
-/// Adds the `.jsonl` files under `path` to `inputs` (a file given by name is taken whatever its
-/// name); folders are walked in name order, symbolic links to folders are not followed, and
+/// Adds the `.jsonl` files under `path` to `inputs`, and the files a source may read whole (`.json`
+/// documents, a store's extension) (a file given by name is taken whatever its name); folders are walked in name order, symbolic links to folders are not followed, and
 /// `skip` (the output folder) is left out.
 fn walk(path: &Path, skip: Option<&Path>, inputs: &mut Vec<PathBuf>, failures: &mut Vec<String>) {
     let meta = match fs::metadata(path) {
@@ -294,7 +390,7 @@ fn walk(path: &Path, skip: Option<&Path>, inputs: &mut Vec<PathBuf>, failures: &
                 // A link to nowhere is taken too: its import reports it.
                 // A file belonging to a session file (a Claude Code subagent's transcript) is
                 // read with that session.
-                Ok(_) if path.extension().is_some_and(|ext| ext == "jsonl") && !belongs_to_a_session(&path) => {
+                Ok(_) if is_trace_name(&path) && !belongs_to_a_session(&path) => {
                     inputs.push(path);
                 }
                 Ok(_) => {}
@@ -306,7 +402,20 @@ fn walk(path: &Path, skip: Option<&Path>, inputs: &mut Vec<PathBuf>, failures: &
     }
 }
 
-/// The previous index by input path; empty when there is none.
+/// Whether the walk takes a file by its name: `.jsonl`, `.json` when some source reads documents,
+/// a store's extension.
+fn is_trace_name(path: &Path) -> bool {
+    let Some(ext) = path.extension() else {
+        return false;
+    };
+    ext == "jsonl"
+        || Source::ALL.iter().any(|source| {
+            let spec = source.spec();
+            (spec.document.is_some() && ext == "json")
+                || spec.store.as_ref().is_some_and(|store| ext == store.extension)
+        })
+}
+
 /// Whether `path` belongs to a session file of some source (one of its `companions`, such as a
 /// Claude Code subagent's transcript): it is read with that session, not as one of its own.
 fn belongs_to_a_session(path: &Path) -> bool {
@@ -316,6 +425,7 @@ fn belongs_to_a_session(path: &Path) -> bool {
         .any(|companions| (companions.belongs)(path))
 }
 
+/// The previous index by input path; empty when there is none.
 fn read_index(path: &Path) -> anyhow::Result<BTreeMap<String, Entry>> {
     let file = match File::open(path) {
         Ok(file) => file,
@@ -380,18 +490,25 @@ struct Job<'a> {
 
 impl Job<'_> {
     /// Imports the `number`th input, unless its output is up to date.
-    fn import(&self, number: usize, path: &Path, session: Option<RuntimeSessionId>) -> Outcome {
-        let name = path.display().to_string();
-        let outcome = match self.up_to_date(path, &name, session.as_ref()) {
+    fn import(&self, number: usize, walked: &Walked, session: Option<RuntimeSessionId>) -> Outcome {
+        let name = walked.name();
+        let outcome = match self.up_to_date(walked, &name, session.as_ref()) {
             Some(_) => Outcome::Kept,
-            None => self.normalize(number, path, name, session),
+            None => match walked {
+                Walked::File(path) => self.normalize(number, path, name, session),
+                Walked::Stored { .. } => match walked.document() {
+                    Ok((source, text)) => {
+                        let input = Input::from_document(name.clone(), &text, source);
+                        self.normalize_input(number, input, source, LineFormat::Bare, name, session)
+                    }
+                    Err(reason) => Outcome::Failed(format!("{name}: {reason}")),
+                },
+            },
         };
         if let Outcome::Failed(reason) = &outcome {
             self.bar.suspend(|| eprintln!("{reason}"));
         }
-        if let Ok(meta) = fs::metadata(path) {
-            self.bar.inc(meta.len());
-        }
+        self.bar.inc(walked.len());
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         self.bar.set_message(format!("{done}/{} files", self.files));
         outcome
@@ -400,7 +517,9 @@ impl Job<'_> {
     /// The previous entry of `path` when it has the session id given to the file now, its output
     /// is newer than the file, and the file had no unreadable line (such a file is read again,
     /// so its problems are reported again).
-    fn up_to_date(&self, path: &Path, name: &str, session: Option<&RuntimeSessionId>) -> Option<&Entry> {
+    /// A store's session is up to date when its output is newer than the session's last change
+    /// (`StoredSession::updated_ms`): the store file itself changes with every session.
+    fn up_to_date(&self, walked: &Walked, name: &str, session: Option<&RuntimeSessionId>) -> Option<&Entry> {
         if self.force {
             return None;
         }
@@ -409,7 +528,12 @@ impl Job<'_> {
             return None;
         }
         let modified = |path: &Path| fs::metadata(path).and_then(|meta| meta.modified()).ok();
-        let input: SystemTime = modified(path)?;
+        let input: SystemTime = match walked {
+            Walked::File(path) => modified(path)?,
+            Walked::Stored { session, .. } => {
+                SystemTime::UNIX_EPOCH + Duration::from_millis(u64::try_from(session.updated_ms).ok()?)
+            }
+        };
         let output = modified(&self.out_dir.join(&entry.output))?;
         (entry.unreadable_lines == 0 && output > input).then_some(entry)
     }
@@ -430,6 +554,19 @@ impl Job<'_> {
             Ok(None) => {}
             Err(err) => return Outcome::Failed(format!("{name}: {err}")),
         }
+        self.normalize_input(number, input, source, format, name, session_id)
+    }
+
+    /// Streams `input` into `source`'s normalizer and its events into a part file.
+    fn normalize_input(
+        &self,
+        number: usize,
+        mut input: Input,
+        source: Source,
+        format: LineFormat,
+        name: String,
+        session_id: Option<RuntimeSessionId>,
+    ) -> Outcome {
         let worker = rayon::current_thread_index().expect("imports run on the pool");
         let part = worker_parts(self.parts, worker).join(format!("{number}.jsonl"));
         let streamed = File::create(&part)
@@ -462,7 +599,7 @@ impl Job<'_> {
 /// its line number, as `normalize` reports them).
 fn stream(
     input: &mut Input,
-    format: agentwire::frame::LineFormat,
+    format: LineFormat,
     normalizer: &mut (dyn Normalizer + Send),
     (mut out, part): (File, &Path),
     bar: &ProgressBar,
@@ -472,6 +609,11 @@ fn stream(
     let (mut events, mut buf, mut text) = (Vec::new(), Vec::new(), Vec::new());
     while let Some(number) = input.next_line(&mut buf)? {
         let problem = match std::str::from_utf8(&buf) {
+            _ if input.unreadable().is_some() => {
+                let reason = input.unreadable().unwrap_or_default().to_owned();
+                normalizer.push_unreadable(&String::from_utf8_lossy(&buf), &reason, &mut events);
+                Some((ProblemKind::Unreadable, reason))
+            }
             Err(err) => {
                 let line = String::from_utf8_lossy(&buf);
                 let reason = format!("not UTF-8: {err}");

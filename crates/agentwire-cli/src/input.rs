@@ -1,5 +1,7 @@
 //! Reading inputs line by line: files or stdin, with line numbers, a look-ahead for format
-//! detection, and UTF-8 checked per line by the caller.
+//! detection, and UTF-8 checked per line by the caller. An input that is one JSON document of a
+//! source that reads documents (`SourceSpec::document`) is handed out as that document's frames,
+//! one per line, each numbered by the document's line where it begins.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -7,7 +9,8 @@ use std::io::{self, BufReader, Read};
 use std::path::Path;
 
 use agentwire::companions;
-use agentwire::frame::LineFormat;
+use agentwire::document;
+use agentwire::frame::{Frame, LineFormat};
 use agentwire::source::Source;
 
 /// How many lines format detection may look at.
@@ -35,6 +38,19 @@ pub struct Input {
     reader: BufReader<Box<dyn Read + Send>>,
     /// Lines read ahead by [`Input::detect`], handed out before reading more.
     ahead: VecDeque<Vec<u8>>,
+    /// The frames of a document, once the input is read as one, handed out instead of lines.
+    pieces: Option<VecDeque<Piece>>,
+    /// Why the line handed out last cannot be read, when the input itself knows.
+    unreadable: Option<String>,
+}
+
+/// One frame of a document, as a line.
+struct Piece {
+    /// The document's line where the frame begins.
+    line: usize,
+    text: Vec<u8>,
+    /// Why the frame cannot be read: the rest of a document cut short, or text that is no document.
+    unreadable: Option<String>,
 }
 
 impl Input {
@@ -110,12 +126,64 @@ impl Input {
             number: 0,
             reader: BufReader::with_capacity(capacity, source),
             ahead: VecDeque::new(),
+            pieces: None,
+            unreadable: None,
         }
+    }
+
+    /// An input that is the document `text` of `source`, named `name` (a session of a store).
+    pub fn from_document(name: String, text: &str, source: Source) -> Self {
+        let mut input = Self::from_reader(name, None, Box::new(io::empty()), HEAD_BUFFER);
+        input.pieces = source.spec().document.as_ref().map(|shape| pieces(text, shape));
+        input.len = u64::try_from(text.len()).ok();
+        input.read = input.len.unwrap_or(0);
+        input
+    }
+
+    /// Reads the rest of the input as one document of `source` and hands out its frames from
+    /// now on; false (nothing changed) when the source reads no documents.
+    fn read_as_document(&mut self, source: Source) -> io::Result<bool> {
+        let Some(shape) = source.spec().document.as_ref() else {
+            return Ok(false);
+        };
+        let text = self.read_rest()?;
+        self.pieces = Some(pieces(&String::from_utf8_lossy(&text), shape));
+        Ok(true)
+    }
+
+    /// The lines read ahead and the rest of the input, as one text.
+    fn read_rest(&mut self) -> io::Result<Vec<u8>> {
+        let mut text = Vec::new();
+        for line in self.ahead.drain(..) {
+            text.extend_from_slice(&line);
+            text.push(b'\n');
+        }
+        let n = self
+            .reader
+            .read_to_end(&mut text)
+            .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", self.name)))?;
+        self.read += n as u64;
+        Ok(text)
+    }
+
+    /// Why the line handed out last cannot be read, when the input itself knows (the rest of a
+    /// document cut short); the caller reports it as an unreadable line.
+    pub fn unreadable(&self) -> Option<&str> {
+        self.unreadable.as_deref()
     }
 
     /// Reads the next line that is not blank into `buf` (without its line ending) and returns
     /// its 1-based line number; `None` at the end.
     pub fn next_line(&mut self, buf: &mut Vec<u8>) -> io::Result<Option<usize>> {
+        if let Some(pieces) = &mut self.pieces {
+            let Some(piece) = pieces.pop_front() else {
+                return Ok(None);
+            };
+            *buf = piece.text;
+            self.unreadable = piece.unreadable;
+            self.number = piece.line;
+            return Ok(Some(piece.line));
+        }
         loop {
             match self.ahead.pop_front() {
                 Some(line) => *buf = line,
@@ -140,6 +208,7 @@ impl Input {
     /// non-empty line), else detected from up to 64 lines read ahead.
     pub fn detect(&mut self, from: Option<Source>) -> anyhow::Result<(Source, LineFormat)> {
         match from {
+            Some(source) if self.read_as_document(source)? => Ok((source, LineFormat::Bare)),
             Some(source) => Ok((source, self.line_format()?)),
             None => match self.detect_source()? {
                 Some(found) => Ok(found),
@@ -169,6 +238,45 @@ impl Input {
                 return Ok(Some(found));
             }
         }
+        self.detect_document()
+    }
+
+    /// The source whose document the whole input is, when its first line is no whole JSON value
+    /// (a pretty-printed document) or the input is one line (a compact one): the first source that
+    /// reads documents and claims the document's first frame. The input then hands out its frames.
+    fn detect_document(&mut self) -> io::Result<Option<(Source, LineFormat)>> {
+        let mut lines = self
+            .ahead
+            .iter()
+            .filter(|line| !line.iter().all(u8::is_ascii_whitespace));
+        let Some(first) = lines.next() else {
+            return Ok(None);
+        };
+        let whole = serde_json::from_slice::<serde::de::IgnoredAny>(first).is_ok();
+        let one_line = lines.next().is_none() && self.ahead.len() < DETECT_LINES;
+        if whole && !one_line {
+            return Ok(None);
+        }
+        let text = self.read_rest()?;
+        let lossy = String::from_utf8_lossy(&text);
+        for source in Source::ALL.iter().copied() {
+            let Some(shape) = source.spec().document.as_ref() else {
+                continue;
+            };
+            let pieces = pieces(&lossy, shape);
+            let claimed = pieces
+                .front()
+                .filter(|piece| piece.unreadable.is_none())
+                .and_then(|piece| std::str::from_utf8(&piece.text).ok())
+                .and_then(|text| Frame::parse(text, LineFormat::Bare).ok())
+                .is_some_and(|frame| source.claims(&frame));
+            if claimed {
+                self.pieces = Some(pieces);
+                return Ok(Some((source, LineFormat::Bare)));
+            }
+        }
+        // No source's document: the text is handed out again, line by line.
+        self.ahead = text.split(|&byte| byte == b'\n').map(<[u8]>::to_vec).collect();
         Ok(None)
     }
 
@@ -214,6 +322,31 @@ impl Input {
     /// Whether the next line can be read without waiting for the producer. Output is flushed
     /// when it cannot, so a live pipe shows each event at once while a file stays buffered.
     pub fn has_ready_data(&self) -> bool {
-        !self.ahead.is_empty() || !self.reader.buffer().is_empty()
+        self.pieces.as_ref().is_some_and(|pieces| !pieces.is_empty())
+            || !self.ahead.is_empty()
+            || !self.reader.buffer().is_empty()
     }
+}
+
+/// The frames of the document `text`, cut as `shape` says, as lines: the rest of a document cut
+/// short is the last one, unreadable, on one line.
+fn pieces(text: &str, shape: &document::Document) -> VecDeque<Piece> {
+    let split = document::split(text, shape);
+    let mut pieces: VecDeque<Piece> = split
+        .pieces
+        .into_iter()
+        .map(|piece| Piece {
+            line: piece.line,
+            text: piece.text.into_bytes(),
+            unreadable: None,
+        })
+        .collect();
+    if let Some(broken) = split.broken {
+        pieces.push_back(Piece {
+            line: broken.line,
+            text: broken.rest.replace(['\n', '\r'], " ").into_bytes(),
+            unreadable: Some(broken.reason),
+        });
+    }
+    pieces
 }

@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 
 use agentwire::clock::ClockSource;
 use agentwire::frame::LineFormat;
-use agentwire::normalizer::{Normalizer, Options, ProblemKind};
+use agentwire::normalizer::{Normalizer, Options, Problem, ProblemKind};
 use agentwire::source::Source;
 use agentwire_canonical::{ProviderKind, RuntimeSessionId, WriteJson};
 
@@ -94,7 +94,14 @@ pub fn feed(
     let (mut events, mut buf, mut text) = (Vec::new(), Vec::new(), Vec::new());
     let mut shown_percent = 0;
     while let Some(number) = input.next_line(&mut buf)? {
-        if let Err(problem) = normalizer.push_bytes(&buf, format, &mut events) {
+        let pushed = match input.unreadable() {
+            Some(reason) => {
+                normalizer.push_unreadable(&String::from_utf8_lossy(&buf), reason, &mut events);
+                Err(Problem::new(ProblemKind::Unreadable, reason))
+            }
+            None => normalizer.push_bytes(&buf, format, &mut events),
+        };
+        if let Err(problem) = pushed {
             eprintln!("{}:{number}: {problem}", input.name);
             if strict || problem.kind == ProblemKind::Unreadable {
                 status = ExitStatus::Failure;

@@ -73,7 +73,7 @@
 pub mod source;
 
 pub use agentwire_core::{
-    answer, clock, companions, content, decision, frame, ids, normalizer, secrets, snapshot, stream,
+    answer, clock, companions, content, decision, document, frame, ids, normalizer, secrets, snapshot, store, stream,
 };
 
 /// The Codex sources' own API (their normalizers, decoders and the types they name).
@@ -88,8 +88,8 @@ pub use agentwire_source_claude as claude;
 #[cfg(feature = "acp")]
 pub use agentwire_source_acp as acp;
 
-/// The OpenCode source's own API.
-#[cfg(feature = "opencode")]
+/// The OpenCode sources' own API.
+#[cfg(any(feature = "opencode", feature = "opencode-run", feature = "opencode-session"))]
 pub use agentwire_source_opencode as opencode;
 
 /// The canonical provider-runtime event model this crate emits (`agentwire-canonical`).

@@ -68,6 +68,11 @@ registry! {
     CURSOR = "cursor" if "acp" => agentwire_source_acp::CURSOR;
     /// `opencode serve`: [`agentwire_source_opencode::OPENCODE`].
     OPENCODE = "opencode" if "opencode" => agentwire_source_opencode::OPENCODE;
+    /// `opencode run --format json`: [`agentwire_source_opencode::run::OPENCODE_RUN`].
+    OPENCODE_RUN = "opencode-run" if "opencode-run" => agentwire_source_opencode::run::OPENCODE_RUN;
+    /// A stored OpenCode session (`opencode export`, `opencode.db`):
+    /// [`agentwire_source_opencode::OPENCODE_SESSION`].
+    OPENCODE_SESSION = "opencode-session" if "opencode-session" => agentwire_source_opencode::OPENCODE_SESSION;
 }
 
 impl Source {

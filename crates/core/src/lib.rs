@@ -29,6 +29,7 @@ pub mod content;
 pub mod conversation;
 pub mod decision;
 pub mod decode;
+pub mod document;
 pub mod emit;
 pub mod frame;
 pub mod ids;
@@ -40,6 +41,7 @@ pub mod object_text;
 pub mod secrets;
 pub mod snapshot;
 pub mod source;
+pub mod store;
 pub mod stream;
 #[cfg(test)]
 mod test_corpus;

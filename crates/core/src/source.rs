@@ -11,8 +11,10 @@
 use agentwire_canonical::ProviderKind;
 
 use crate::companions::Companions;
+use crate::document::Document;
 use crate::frame::Frame;
 use crate::normalizer::{Conformer, Normalizer, Options};
+use crate::store::Store;
 
 /// One provider protocol, described once by the crate that maps it.
 #[derive(Debug)]
@@ -37,6 +39,12 @@ pub struct SourceSpec {
     /// The files beside a session file that belong to it (a subagent's transcript), read with
     /// it; `None` for a source whose recordings stand alone.
     pub companions: Option<Companions>,
+    /// How a file that is one JSON document (not one message per line) falls into frames;
+    /// `None` for a source whose files are read line by line.
+    pub document: Option<Document>,
+    /// How the program's store of many sessions (a database) is read, each session as a
+    /// [`SourceSpec::document`]; `None` for a source with no such store.
+    pub store: Option<Store>,
 }
 
 /// Specs are `static`s, one per source, with unique names: compared by name.
@@ -69,5 +77,7 @@ pub(crate) mod tests {
         claims: |_| false,
         upstream: String::new,
         companions: None,
+        document: None,
+        store: None,
     };
 }

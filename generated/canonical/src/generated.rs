@@ -914,6 +914,12 @@ pub enum RuntimeEventRawSource {
     /// Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
     #[serde(rename = "gemini.session.record")]
     GeminiSessionRecord,
+    /// Addition: one line of `opencode run --format json` (`step_start`, `text`, `reasoning`, `tool_use`, `step_finish` with the message part, or `error`).
+    #[serde(rename = "opencode.run")]
+    OpencodeRun,
+    /// Addition: one part of an OpenCode session as stored (`opencode export ID`, or the same built from its SQLite store `opencode.db`): the session's `info`, or one message's `info` with its `parts`.
+    #[serde(rename = "opencode.session")]
+    OpencodeSession,
 }
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
@@ -939,6 +945,8 @@ impl RuntimeEventRawSource {
         Self::OpencodeHttp,
         Self::GeminiStreamJson,
         Self::GeminiSessionRecord,
+        Self::OpencodeRun,
+        Self::OpencodeSession,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -964,6 +972,8 @@ impl RuntimeEventRawSource {
             Self::OpencodeHttp => "opencode.http",
             Self::GeminiStreamJson => "gemini.stream-json",
             Self::GeminiSessionRecord => "gemini.session.record",
+            Self::OpencodeRun => "opencode.run",
+            Self::OpencodeSession => "opencode.session",
         }
     }
 }
@@ -999,6 +1009,8 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::OpencodeHttp => b"\"opencode.http\"",
                 Self::GeminiStreamJson => b"\"gemini.stream-json\"",
                 Self::GeminiSessionRecord => b"\"gemini.session.record\"",
+                Self::OpencodeRun => b"\"opencode.run\"",
+                Self::OpencodeSession => b"\"opencode.session\"",
             },
         );
         Ok(())
@@ -1030,6 +1042,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "opencode.http" => Ok(Self::OpencodeHttp),
             "gemini.stream-json" => Ok(Self::GeminiStreamJson),
             "gemini.session.record" => Ok(Self::GeminiSessionRecord),
+            "opencode.run" => Ok(Self::OpencodeRun),
+            "opencode.session" => Ok(Self::OpencodeSession),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1056,6 +1070,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "opencode.http",
                             "gemini.stream-json",
                             "gemini.session.record",
+                            "opencode.run",
+                            "opencode.session",
                         ],
                     ),
                 )

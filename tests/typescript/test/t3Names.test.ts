@@ -75,7 +75,7 @@ describe("ThreadTokenUsageSnapshot", () => {
 
   it("decodes the usage of every golden token-usage event, of every provider", () => {
     const events = goldenEvents().filter(isEventType("thread.token-usage.updated"));
-    expect(new Set(events.map((event) => event.provider))).toEqual(new Set(["codex", "claudeAgent", "acp", "gemini"]));
+    expect(new Set(events.map((event) => event.provider))).toEqual(new Set(["codex", "claudeAgent", "acp", "gemini", "opencode"]));
     const decode = Schema.decodeUnknownSync(ThreadTokenUsageSnapshot);
     for (const event of events) {
       expect(decode(event.payload.usage)).toEqual(event.payload.usage);

@@ -8,13 +8,19 @@
 //! their own. The OpenCode step ([`customize`]) then
 //! - applies `schemas/opencode/patches.json`: the places where the traffic differs from the
 //!   document (`UPSTREAM.md`), as edits in data ([`patches`]);
+//! - adds the components of `schemas/opencode/run.schema.json`: the lines of
+//!   `opencode run --format json` (`RunLine`, an `x-dispatch` union on `type`), which the
+//!   document does not declare but which carry its `Part` and its `session.error` union;
+//! - makes every place a `$ref` points into (`#/components/schemas/C/properties/p/...`) a
+//!   definition of its own, named as typify names that place (`CPropertiesP`), so the place and
+//!   the ref share one Rust type ([`lift_inner_refs`]);
 //! - declares `Event` (an `anyOf` of one object per `type`) a `x-dispatch` union on `type`;
 //! - copies the components of the other tagged unions (`Part`, `Message`, `ToolState`, ...)
 //!   into them, so typify makes them internally tagged enums ([`tagged`]);
 //! - renames the components whose names are no identifiers (`Event.tui.prompt.append`,
 //!   `EventModels-devRefreshed`) after the type typify would give them;
-//! - keeps only what `Event` and the reply bodies reach (165 of the document's 472 components
-//!   and the bodies), so the crate is the stream and the way back, not the whole HTTP API.
+//! - keeps only what `Event`, `RunLine` and the reply bodies reach, so the crate is the streams
+//!   and the way back, not the whole HTTP API.
 
 mod patches;
 mod tagged;
@@ -36,6 +42,9 @@ const SCHEMA_DIR: &str = "schemas/opencode";
 /// The union of the events of `GET /event`.
 const EVENT: &str = "Event";
 
+/// The union of the lines of `opencode run --format json` (`run.schema.json`).
+const RUN_LINE: &str = "RunLine";
+
 /// The reply operations whose request bodies the way back sends, by `operationId`, with the
 /// definition each body becomes.
 const REPLY_BODIES: &[(&str, &str)] = &[
@@ -54,7 +63,9 @@ pub fn source(root: &Path) -> Result<SchemaSource> {
             "Typed OpenCode {version} server events (`GET /event`) and reply bodies, generated from the OpenAPI \
              document `opencode serve` publishes."
         ),
-        generated_from: format!("{SCHEMA_DIR}/openapi.json (OpenCode {version}) and {SCHEMA_DIR}/patches.json"),
+        generated_from: format!(
+            "{SCHEMA_DIR}/openapi.json (OpenCode {version}), {SCHEMA_DIR}/patches.json and {SCHEMA_DIR}/run.schema.json"
+        ),
         crate_docs: CRATE_DOCS,
         passes: passes::ALL,
         shape_unions: SHAPE_UNIONS,
@@ -105,17 +116,26 @@ fn definitions(document: Value) -> Result<Map<String, Value>> {
 fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Customization> {
     let dir = root.join(SCHEMA_DIR);
     patches::apply(&dir.join("patches.json"), definitions)?;
+    add_run_lines(&dir.join("run.schema.json"), definitions)?;
+    lift_inner_refs(definitions)?;
     declare_event_dispatch(definitions)?;
     tagged::rewrite(definitions)?;
-    let roots: Vec<&str> = std::iter::once(EVENT)
+    let roots: Vec<&str> = [EVENT, RUN_LINE]
+        .into_iter()
         .chain(REPLY_BODIES.iter().map(|(_, name)| *name))
         .collect();
     *definitions = renamed(reached(definitions, &roots)?)?;
     let version = schema_source::pinned(&dir, "program")?;
+    let routes = routes(&dir.join("openapi.json"))?
+        .into_iter()
+        .map(|(method, path)| quote! { (#method, #path) });
     Ok(Customization {
         leading: quote! {
             /// The OpenCode version whose `GET /doc` these types were generated from.
             pub const UPSTREAM_VERSION: &str = #version;
+            /// The server's routes as the document names them, `(METHOD, path template)`, in its
+            /// order: the kind of a client's HTTP call, whatever ids its path holds.
+            pub const ROUTES: &[(&str, &str)] = &[#(#routes),*];
         },
         ..Customization::default()
     })
@@ -158,6 +178,116 @@ fn declare_event_dispatch(definitions: &mut Map<String, Value>) -> Result<()> {
         }),
     );
     Ok(())
+}
+
+/// Every operation of the document's `paths`: its method (upper case) and path template.
+fn routes(path: &Path) -> Result<Vec<(String, String)>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let document: Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let paths = document
+        .get("paths")
+        .and_then(Value::as_object)
+        .context("no `paths` object")?;
+    let mut routes = Vec::new();
+    for (template, operations) in paths {
+        let operations = operations
+            .as_object()
+            .with_context(|| format!("path {template} is no object"))?;
+        for method in operations.keys() {
+            if ["get", "put", "post", "delete", "options", "head", "patch", "trace"].contains(&method.as_str()) {
+                routes.push((method.to_ascii_uppercase(), template.clone()));
+            }
+        }
+    }
+    Ok(routes)
+}
+
+/// The components of the file at `path` (`components.schemas`, refs written as the document
+/// writes them), added to `definitions`; a name the document already has is an error.
+fn add_run_lines(path: &Path, definitions: &mut Map<String, Value>) -> Result<()> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let file: Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let Some(Value::Object(components)) = file.pointer("/components/schemas") else {
+        bail!("{}: no `components.schemas` object", path.display());
+    };
+    for (name, schema) in components {
+        if definitions.insert(name.clone(), schema.clone()).is_some() {
+            bail!("{}: the document already has a component {name}", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Every place a `$ref` points into (`#/components/schemas/C/properties/a/properties/b`, a chain
+/// of `properties` only) moved to a definition `CAB`, named as typify names the type of that
+/// place (`C` and each property name in Pascal case), the place itself and every such ref made
+/// refs to it: one type where the document wrote the schema once and the
+/// run lines name it (the `session.error` union: `EventSessionErrorPropertiesError`).
+fn lift_inner_refs(definitions: &mut Map<String, Value>) -> Result<()> {
+    let mut pointers = Vec::new();
+    for schema in definitions.values() {
+        inner_refs(schema, &mut pointers);
+    }
+    pointers.sort();
+    pointers.dedup();
+    for pointer in pointers {
+        let (component, rest) = pointer.split_once('/').expect("an inner ref has a `/`");
+        let segments: Vec<&str> = rest.split('/').collect();
+        let mut name = component.to_string();
+        for pair in segments.chunks(2) {
+            match pair {
+                ["properties", property] => name.push_str(&super::names::pascal_case(property)),
+                _ => bail!("the ref #/components/schemas/{pointer} is no chain of `properties`"),
+            }
+        }
+        let place = definitions
+            .get_mut(component)
+            .and_then(|schema| schema.pointer_mut(&format!("/{rest}")))
+            .with_context(|| format!("the ref #/components/schemas/{pointer} points nowhere"))?;
+        let schema = std::mem::replace(place, json!({ "$ref": format!("#/components/schemas/{name}") }));
+        if definitions.insert(name.clone(), schema).is_some() {
+            bail!("the ref #/components/schemas/{pointer} lifts to {name}, which is a component already");
+        }
+        for schema in definitions.values_mut() {
+            retarget(schema, &pointer, &name);
+        }
+    }
+    Ok(())
+}
+
+/// The refs of `value` into a component (`C/...` of `#/components/schemas/C/...`).
+fn inner_refs(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(inner) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(component_of_ref)
+                .filter(|target| target.contains('/'))
+            {
+                into.push(inner.to_string());
+            }
+            map.values().for_each(|child| inner_refs(child, into));
+        }
+        Value::Array(items) => items.iter().for_each(|item| inner_refs(item, into)),
+        _ => {}
+    }
+}
+
+/// Every ref to `#/components/schemas/<pointer>` made a ref to the component `name`.
+fn retarget(value: &mut Value, pointer: &str, name: &str) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get_mut("$ref")
+                && component_of_ref(reference) == Some(pointer)
+            {
+                *reference = format!("#/components/schemas/{name}");
+            }
+            map.values_mut().for_each(|child| retarget(child, pointer, name));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| retarget(item, pointer, name)),
+        _ => {}
+    }
 }
 
 /// `#/components/schemas/X` -> `X`.
@@ -260,7 +390,8 @@ const CRATE_DOCS: &str = "\
 //! captures found patched in (`schemas/opencode/patches.json`).
 //!
 //! [`Event`] is one event of `GET /event` (`{\"id\", \"type\", \"properties\"}`): `decode` reads
-//! the `type` first and decodes only the payload it names. [`PermissionReplyBody`] and
+//! the `type` first and decodes only the payload it names. [`RunLine`] is one line of
+//! `opencode run --format json` (`{\"type\", \"timestamp\", \"sessionID\", \"part\" | \"error\"}`). [`PermissionReplyBody`] and
 //! [`QuestionReplyBody`] are what `POST /permission/{id}/reply` and `POST /question/{id}/reply`
 //! take.
 #![deny(warnings)]

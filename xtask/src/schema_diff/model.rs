@@ -38,11 +38,12 @@ pub struct Field {
 
 impl Surface {
     /// Reads a schema document: `definitions` or `$defs`, with nested definition maps (Codex's
-    /// `definitions.v2`) flattened by name.
+    /// `definitions.v2`) flattened by name, or an OpenAPI document's `components.schemas`
+    /// (OpenCode's).
     pub fn read(schema: &Value) -> Surface {
         let mut surface = Surface::default();
-        for key in ["definitions", "$defs"] {
-            if let Some(Value::Object(definitions)) = schema.get(key) {
+        for pointer in ["/definitions", "/$defs", "/components/schemas"] {
+            if let Some(Value::Object(definitions)) = schema.pointer(pointer) {
                 collect(definitions, &mut surface);
             }
         }

@@ -39,6 +39,8 @@ pub static ACP: SourceSpec = SourceSpec {
     claims: |frame| names_an_agent(frame) == Some(false),
     upstream,
     companions: None,
+    document: None,
+    store: None,
 };
 
 /// Cursor's `agent acp`: ACP plus Cursor's `cursor/*` extension requests, as transcript records.
@@ -52,6 +54,8 @@ pub static CURSOR: SourceSpec = SourceSpec {
     claims: |frame| names_an_agent(frame) == Some(true),
     upstream,
     companions: None,
+    document: None,
+    store: None,
 };
 
 /// The pinned schema, for `--version`.

@@ -47,6 +47,8 @@ pub static SOURCE: SourceSpec = SourceSpec {
         of: subagent_files,
         belongs: is_a_subagent_file,
     }),
+    document: None,
+    store: None,
 };
 
 /// The record kinds only a session file has; `user`, `assistant`, `system` and `progress` are

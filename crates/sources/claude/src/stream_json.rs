@@ -31,6 +31,8 @@ pub static CLAUDE: SourceSpec = SourceSpec {
     claims: |frame| claims(frame, LineFormat::Bare),
     upstream,
     companions: None,
+    document: None,
+    store: None,
 };
 
 /// The Claude Agent SDK <-> CLI stdio as `{"dir","ts","msg"}` transcript records: the
@@ -45,6 +47,8 @@ pub static CLAUDE_CONTROL: SourceSpec = SourceSpec {
     claims: |frame| claims(frame, LineFormat::Transcript),
     upstream,
     companions: None,
+    document: None,
+    store: None,
 };
 
 /// Whether a frame is a Claude stream-json line in `format` (bare lines are [`CLAUDE`]'s,

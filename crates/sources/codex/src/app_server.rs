@@ -30,6 +30,8 @@ pub static SOURCE: SourceSpec = SourceSpec {
     claims,
     upstream,
     companions: None,
+    document: None,
+    store: None,
 };
 
 /// Whether a frame is a JSON-RPC message whose method the pinned schema defines.

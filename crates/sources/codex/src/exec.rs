@@ -31,6 +31,8 @@ pub static SOURCE: SourceSpec = SourceSpec {
     claims,
     upstream,
     companions: None,
+    document: None,
+    store: None,
 };
 
 /// Whether a frame is a `ThreadEvent` of the pinned schema: a bare line from the provider that

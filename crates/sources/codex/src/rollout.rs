@@ -39,6 +39,8 @@ pub static SOURCE: SourceSpec = SourceSpec {
     claims,
     upstream,
     companions: None,
+    document: None,
+    store: None,
 };
 
 /// Whether a frame is a rollout line: a `{"timestamp","type","payload"}` object whose `type` is

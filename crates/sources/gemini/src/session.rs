@@ -47,6 +47,8 @@ pub static GEMINI_SESSION: SourceSpec = SourceSpec {
         of: subagent_files,
         belongs: is_a_subagent_file,
     }),
+    document: None,
+    store: None,
 };
 
 /// Whether a frame is a session-file line: a bare line that decodes as one of the four kinds.

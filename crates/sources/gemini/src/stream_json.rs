@@ -29,6 +29,8 @@ pub static GEMINI: SourceSpec = SourceSpec {
     claims,
     upstream,
     companions: None,
+    document: None,
+    store: None,
 };
 
 /// Whether a frame is a Gemini stream-json event: a bare line from the CLI that decodes whole as

@@ -19,15 +19,15 @@ use agentwire_core::content;
 use agentwire_core::decision::Decision;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::{Direction, Frame};
+use agentwire_core::ids;
 use agentwire_core::ledger::{Answer, Ledger, OpenItemFace, OpenRequest, Place, TurnEnd, TurnStart};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
-use agentwire_opencode::{
-    Event, EventPermissionRepliedPropertiesReply, EventSessionErrorPropertiesError, Message, Part,
-};
+use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, Message, Part};
 use serde_json::{Value, json};
 
 use crate::parts::{patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view};
+use crate::session_error::{self, Ending};
 use crate::wire::{self, HttpCall};
 
 /// What a request asked.
@@ -405,16 +405,9 @@ impl OpencodeNormalizer {
             }
             Event::SessionError(error) => {
                 let session = error.properties.session_id.clone().unwrap_or_default();
-                let detail = serde_json::to_value(&error.properties.error).unwrap_or(Value::Null);
-                let message = detail
-                    .pointer("/data/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the session failed")
-                    .to_string();
-                let state = match &error.properties.error {
-                    Some(EventSessionErrorPropertiesError::MessageAbortedError(_)) => TurnState::Interrupted,
-                    Some(_) | None => TurnState::Failed,
-                };
+                let Ending {
+                    state, message, detail, ..
+                } = session_error::ending(error.properties.error.as_ref());
                 if !self.end_turn(&session, raw, state, Some((message.clone(), detail.clone())), out) {
                     let context = self.session_context(&session, raw);
                     let payload = RuntimeErrorPayload {
@@ -678,10 +671,22 @@ impl OpencodeNormalizer {
                 }
                 self.ledger.resolve_request(id, Some(raw), out);
             }
+            // A confirmation of a reply already settled says nothing new; a reply to a request
+            // never asked (nor settled lately) is reported.
             None => {
-                let context = self.session_context(session, raw);
-                self.ledger
-                    .settle_state_carrying(&context, Some("the request was already resolved"), out);
+                let request = ids::request(&crate::OPENCODE, self.ledger.session(), Direction::In, id);
+                if let Err(AnswerError::AlreadyResolved(_)) = self.ledger.find_request(&request) {
+                    let context = self.session_context(session, raw);
+                    self.ledger
+                        .settle_state_carrying(&context, Some("the request was already resolved"), out);
+                } else {
+                    let context = match session {
+                        "" => Context::bare(raw),
+                        session => self.session_context(session, raw),
+                    };
+                    let text = format!("a reply to the request {id:?}, which was never asked");
+                    self.ledger.warn(&context, text, None, out);
+                }
             }
         }
     }
@@ -756,20 +761,19 @@ impl Mapping for OpencodeNormalizer {
             Direction::In => RuntimeEventRawSource::OpencodeEvent,
             Direction::Out => RuntimeEventRawSource::OpencodeHttp,
         };
-        let raw = Raw::new(source, wire::tag(frame), frame.msg);
         match wire::decode(frame) {
             Ok(message) => Ok(Decoded {
+                raw: Raw::new(source, wire::kind(&message, frame), frame.msg),
                 message: match message {
                     wire::Message::Event(event) => Record::Event(event),
                     wire::Message::Sync { .. } => Record::Sync,
                     wire::Message::Http(call) => Record::Http(call),
                 },
-                raw,
                 time: ProviderTime::None,
             }),
             Err(problem) => Err(Box::new(Misfit {
                 problem,
-                raw,
+                raw: Raw::new(source, wire::tag(frame), frame.msg),
                 tag_field: match frame.dir {
                     Direction::In => "type",
                     Direction::Out => "path",

@@ -84,6 +84,13 @@ pub fn tool_view(state: &ToolState) -> ToolView<'_> {
     }
 }
 
+/// The child session a `task` call ran in (`metadata.sessionId`), once the call says: the run's
+/// one word on its subagent, whose parts it does not print.
+#[cfg(feature = "run")]
+pub fn subagent_session<'a>(view: &ToolView<'a>) -> Option<&'a str> {
+    view.metadata?.get("sessionId")?.as_str()
+}
+
 fn text_of(map: &Map<String, Value>, key: &str) -> Option<String> {
     map.get(key).and_then(Value::as_str).map(str::to_string)
 }

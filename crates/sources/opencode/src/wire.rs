@@ -130,8 +130,53 @@ fn typed(json: &str) -> Result<Message<'static>, Problem> {
         .map_err(|err| tag_problem(&err))
 }
 
-/// The message's kind as `raw.messageType` names it: the event's `type` (the `payload`'s on
-/// `/global/event`), or the HTTP call's `METHOD path`.
+/// The kind of a decoded message as `raw.method` names it: the event's `type`, `sync` for a
+/// durable copy, or the HTTP call's route as the document names it (`/session/{sessionID}/message`;
+/// its path as sent when no route matches). Read from the typed message, so a record that writes
+/// its names or path with escapes names the same kind.
+pub fn kind<'a>(message: &Message<'_>, frame: &Frame<'a>) -> Option<&'a str> {
+    match message {
+        Message::Event(event) => Some(event.tag()),
+        Message::Sync { .. } => Some("sync"),
+        Message::Http(call) => route(&call.method, &call.path).or_else(|| tag(frame)),
+    }
+}
+
+/// The route of `ROUTES` a call of `method` to `path` went to: a `{param}` segment matches any
+/// one segment, a trailing `*` the rest; of several that match, the one with the most literal
+/// segments.
+fn route(method: &str, path: &str) -> Option<&'static str> {
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let segments: Vec<&str> = path.split('/').collect();
+    let literal = |template: &str| template.split('/').filter(|part| !part.starts_with('{')).count();
+    agentwire_opencode::ROUTES
+        .iter()
+        .filter(|(verb, template)| {
+            verb.eq_ignore_ascii_case(method) && {
+                let parts: Vec<&str> = template.split('/').collect();
+                match parts.split_last() {
+                    Some((&"*", head)) => {
+                        segments.len() > head.len()
+                            && head.iter().zip(&segments).all(|(part, segment)| fits(part, segment))
+                    }
+                    _ => {
+                        parts.len() == segments.len()
+                            && parts.iter().zip(&segments).all(|(part, segment)| fits(part, segment))
+                    }
+                }
+            }
+        })
+        .max_by_key(|(_, template)| literal(template))
+        .map(|(_, template)| *template)
+}
+
+/// Whether a path segment fits a template's.
+fn fits(part: &str, segment: &str) -> bool {
+    part == segment || (part.starts_with('{') && part.ends_with('}') && !segment.is_empty())
+}
+
+/// The message's kind as `raw.method` names it when it did not decode: the event's `type` (the
+/// `payload`'s on `/global/event`), or the HTTP call's path.
 pub fn tag<'a>(frame: &Frame<'a>) -> Option<&'a str> {
     match frame.dir {
         Direction::In => frame.tag("type").or_else(|| {

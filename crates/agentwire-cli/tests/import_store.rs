@@ -1,0 +1,231 @@
+//! `agentwire import` over a home folder holding every family's files, OpenCode's SQLite store
+//! (`~/.local/share/opencode/opencode.db`) and `opencode export` documents among them: one index,
+//! one canonical session per OpenCode session, each the same bytes as normalizing its export.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_agentwire");
+
+/// Where each corpus file goes in the home folder: one of every family.
+const HOME: &[(&str, &str)] = &[
+    (
+        "codex-rollout/rollout-44.jsonl",
+        ".codex/sessions/2026/11/30/rollout-2026-11-30T05-25-47-01a22aeb.jsonl",
+    ),
+    (
+        "claude-session/bash_touch_allow.jsonl",
+        ".claude/projects/-home-dev-work-sdk-bash-touch-allow/a9b3d18a-8c18-42f5-92c5-8fdeafcbfb6b.jsonl",
+    ),
+    (
+        "gemini-session/edit/edit/chats/session-2026-12-06T13-38-41e919f0.jsonl",
+        ".gemini/tmp/edit/chats/session-2026-12-06T13-38-41e919f0.jsonl",
+    ),
+    ("acp/plain.jsonl", "traces/acp-plain.jsonl"),
+    ("opencode/plain.jsonl", "traces/opencode-plain.jsonl"),
+    ("opencode-store/opencode.db", ".local/share/opencode/opencode.db"),
+    ("opencode-store/export/plain.json", "exports/plain.json"),
+];
+
+/// The sessions of the store (`tests/corpus/opencode-store/README.md`'s table).
+const STORE_SESSIONS: usize = 39;
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus")
+        .join(name)
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("agentwire-import-store-{tag}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    for (file, place) in HOME {
+        let target = root.join("home").join(place);
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        fs::copy(corpus(file), &target).unwrap_or_else(|err| panic!("{file}: {err}"));
+    }
+    root
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(BIN).args(args).output().expect("run agentwire");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+fn import(root: &Path, out: &str, extra: &[&str]) -> (i32, String) {
+    let (home, out) = (root.join("home"), root.join(out));
+    let mut args = vec!["import", home.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(stdout, "");
+    (code, stderr)
+}
+
+/// The index lines by input, relative to `home/`.
+fn index(root: &Path, out: &str) -> BTreeMap<String, Value> {
+    let text = fs::read_to_string(root.join(out).join("sessions.jsonl")).expect("the index");
+    let home = format!("{}/", root.join("home").display());
+    text.lines()
+        .map(|line| {
+            let entry: Value = serde_json::from_str(line).unwrap();
+            let input = entry["input"].as_str().unwrap().strip_prefix(&home).unwrap().to_owned();
+            (input, entry)
+        })
+        .collect()
+}
+
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut found = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                found.insert(
+                    path.strip_prefix(dir).unwrap().display().to_string(),
+                    fs::read(&path).unwrap(),
+                );
+            }
+        }
+    }
+    found
+}
+
+/// A home folder of every family gives one index: each trace file one session, the store one
+/// session per OpenCode session (`STORE#SESSION`), the export one more; the subagent's session
+/// names its parent; `-j` changes no byte and a second run finds everything up to date.
+#[test]
+fn a_home_folder_of_every_family_gives_one_index() {
+    let root = scratch("home");
+    let (code, stderr) = import(&root, "one", &["-j1"]);
+    assert_eq!(code, 0, "{stderr}");
+    let entries = index(&root, "one");
+    let by_source = |source: &str| entries.values().filter(|entry| entry["source"] == source).count();
+    for source in ["codex-rollout", "claude-session", "gemini-session", "acp", "opencode"] {
+        assert_eq!(by_source(source), 1, "{source}: {stderr}");
+    }
+    assert_eq!(by_source("opencode-session"), STORE_SESSIONS + 1, "{stderr}");
+    assert_eq!(entries.len(), 5 + STORE_SESSIONS + 1);
+    let store = ".local/share/opencode/opencode.db";
+    let child = &entries[&format!("{store}#ses_db45e7efdffekCfYZhCQOAfcw2")];
+    let events = fs::read_to_string(root.join("one").join(child["output"].as_str().unwrap())).unwrap();
+    let metadata: Value = events
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|event| event["type"] == "thread.metadata.updated")
+        .expect("the session's metadata");
+    assert_eq!(
+        metadata["payload"]["metadata"]["parentID"],
+        "ses_db45e846fffeP7Kpscj3QM44jA"
+    );
+    assert!(entries.contains_key(&format!("{store}#ses_db45e846fffeP7Kpscj3QM44jA")));
+
+    assert_eq!(import(&root, "two", &["-j2"]).0, 0);
+    assert!(
+        files(&root.join("one")) == files(&root.join("two")),
+        "-j1 and -j2 differ"
+    );
+
+    let (code, stderr) = import(&root, "one", &[]);
+    assert_eq!(code, 0);
+    let total = 5 + STORE_SESSIONS + 1;
+    assert!(
+        stderr.contains(&format!("imported 0 session(s), {total} up to date")),
+        "{stderr}"
+    );
+    fs::remove_dir_all(&root).unwrap();
+}
+
+/// Each session of the store is byte for byte what `agentwire normalize` makes of its export,
+/// but for the v2 sessions: `opencode export` lists none of their messages, the store reads
+/// each `session_message` row as a warning that it is not read.
+#[test]
+fn the_store_and_the_exports_agree() {
+    let root = scratch("agree");
+    assert_eq!(import(&root, "out", &[]).0, 0);
+    let entries = index(&root, "out");
+    let mut exports: Vec<PathBuf> = fs::read_dir(corpus("opencode-store/export"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    exports.sort();
+    assert_eq!(exports.len(), STORE_SESSIONS);
+    let (mut same, mut v2) = (0, Vec::new());
+    for export in &exports {
+        let document: Value = serde_json::from_str(&fs::read_to_string(export).unwrap()).unwrap();
+        let id = document["info"]["id"].as_str().unwrap();
+        let entry = &entries[&format!(".local/share/opencode/opencode.db#{id}")];
+        let stored = fs::read_to_string(root.join("out").join(entry["output"].as_str().unwrap())).unwrap();
+        let (code, normalized, stderr) = run(&["normalize", export.to_str().unwrap()]);
+        assert_eq!(code, 0, "{stderr}");
+        let name = export.file_stem().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("v2_") {
+            let warnings = stored
+                .lines()
+                .filter(|line| line.contains("(`session_message`): not read"))
+                .count();
+            assert!(warnings > 0, "{name}: the v2 messages are warned about");
+            assert_eq!(stored.lines().count(), normalized.lines().count() + warnings, "{name}");
+            v2.push(name);
+        } else {
+            assert!(stored == normalized, "{name}: the store and the export differ");
+            same += 1;
+        }
+    }
+    assert_eq!((same, v2.len()), (STORE_SESSIONS - 4, 4), "{v2:?}");
+    fs::remove_dir_all(&root).unwrap();
+}
+
+/// A truncated export keeps what it holds and names the line it stops at; an SQLite file that is
+/// no OpenCode store is skipped; a corrupt store is a failure naming it; the rest is imported.
+#[test]
+fn bad_stores_and_documents_are_reported_and_the_rest_go_on() {
+    let root = scratch("bad");
+    let home = root.join("home");
+    let text = fs::read_to_string(corpus("opencode-store/export/edit.json")).unwrap();
+    let cut = &text[..text.len() * 2 / 3];
+    fs::write(home.join("exports/cut.json"), cut).unwrap();
+    let other = home.join("other.db");
+    rusqlite::Connection::open(&other)
+        .and_then(|connection| connection.execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);"))
+        .expect("an SQLite file of another program");
+    let mut corrupt = b"SQLite format 3\0".to_vec();
+    corrupt.extend(std::iter::repeat_n(0xA5, 4096));
+    fs::write(home.join("broken.db"), corrupt).unwrap();
+
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 1, "{stderr}");
+    let cut_name = home.join("exports/cut.json").display().to_string();
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.starts_with(&format!("{cut_name}:")) && line.contains("not a whole document")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{}: skipped: not a supported trace", other.display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("{}:", home.join("broken.db").display())) && stderr.contains("failed:"),
+        "{stderr}"
+    );
+    let entries = index(&root, "out");
+    assert_eq!(entries["exports/cut.json"]["unreadableLines"], 1);
+    assert!(
+        entries["exports/cut.json"]["items"].as_u64().unwrap() > 0,
+        "what the cut file holds is read"
+    );
+    assert_eq!(entries.len(), 5 + STORE_SESSIONS + 2);
+    fs::remove_dir_all(&root).unwrap();
+}

@@ -1,0 +1,428 @@
+//! The stored-session mapping: the session is a thread, a turn is a user message and the
+//! assistant messages that answer it, each part an item, as the live stream's parts are
+//! ([`crate::parts`]).
+//!
+//! A stored session has no deltas and no status events: what the live stream says with
+//! `session.idle` and `session.error` is read from the messages themselves. A turn ends with the
+//! assistant message whose `error` or `finish` ends it: `MessageAbortedError` is a person's stop
+//! (`interrupted`), any other error `failed`, a `finish` other than `tool-calls` `completed`.
+//! A turn still open when the next user message comes (or at the end) ended as its last message
+//! says: `completed` when that message completed (a rejected tool call ends a turn so), else it
+//! is left to the end of the stream, which aborts it (a session cut off while it ran). Usage is
+//! the sum of the turn's assistant messages' tokens and cost.
+
+use agentwire_canonical::{
+    CanonicalItemType, ItemContent, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeErrorClass,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload,
+    ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnCompletedPayload, TurnState,
+};
+use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
+use agentwire_core::content;
+use agentwire_core::emit::{Context, Raw};
+use agentwire_core::frame::Frame;
+use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart};
+use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
+use agentwire_core::normalizer::Options;
+use agentwire_opencode::{AssistantMessageError, Message, Part, Session};
+use serde_json::{Value, json};
+
+use super::wire::{self, Stored};
+use crate::parts::{patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view};
+
+/// The turn being read: its user message, and what its assistant messages said so far.
+struct Turn {
+    session: String,
+    message: String,
+    /// Whether the last assistant message completed (`time.completed`).
+    last_completed: bool,
+    tokens: Tokens,
+    cost: f64,
+}
+
+/// The token counts of a turn's assistant messages, summed.
+#[derive(Default)]
+struct Tokens {
+    input: u64,
+    output: u64,
+    reasoning: u64,
+    cache_read: u64,
+    cache_write: u64,
+}
+
+/// Normalizes one stored OpenCode session.
+pub struct SessionNormalizer {
+    ledger: Ledger<()>,
+    turn: Option<Turn>,
+}
+
+impl SessionNormalizer {
+    /// A normalizer for one stored session.
+    pub fn new(options: Options) -> Self {
+        SessionNormalizer {
+            ledger: Ledger::new(&super::OPENCODE_SESSION, options),
+            turn: None,
+        }
+    }
+
+    fn on_session(&mut self, session: &Session, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let context = self.ledger.thread_context(&session.id, Some(raw));
+        if self.ledger.start_thread(&session.id) {
+            let payload = ThreadStartedPayload {
+                provider_thread_id: context.refs.provider_thread_id.clone(),
+            };
+            self.ledger.emit(&context, RuntimeEvent::ThreadStarted(payload), out);
+        }
+        // The title, and the parent session of a subagent's (`parentID`), as the session says.
+        let metadata = serde_json::to_value(session).expect("generated types serialize");
+        let payload = ThreadMetadataUpdatedPayload {
+            name: Some(session.title.clone()),
+            metadata: metadata.as_object().cloned(),
+        };
+        self.ledger
+            .emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+    }
+
+    fn on_message(&mut self, message: &Message, parts: &[Part], raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let before = out.len();
+        match message {
+            Message::User {
+                id, session_id, model, ..
+            } => {
+                if let Some(turn) = self.turn.take() {
+                    self.end_open_turn(turn, raw, out);
+                }
+                let context = self.ledger.turn_context(session_id, id, Some(raw));
+                if self.ledger.start_turn(
+                    &context,
+                    session_id,
+                    id,
+                    TurnStart::on(Some(model.model_id.clone())),
+                    out,
+                ) {
+                    self.turn = Some(Turn {
+                        session: session_id.clone(),
+                        message: id.clone(),
+                        last_completed: false,
+                        tokens: Tokens::default(),
+                        cost: 0.0,
+                    });
+                }
+                for part in parts {
+                    self.on_part(part, true, raw, out);
+                }
+            }
+            Message::Assistant {
+                session_id,
+                error,
+                finish,
+                time,
+                tokens,
+                cost,
+                ..
+            } => {
+                for part in parts {
+                    self.on_part(part, false, raw, out);
+                }
+                if let Some(turn) = self.turn.as_mut().filter(|turn| turn.session == *session_id) {
+                    let count = |number: &serde_json::Number| number.as_u64().unwrap_or(0);
+                    turn.tokens.input += count(&tokens.input);
+                    turn.tokens.output += count(&tokens.output);
+                    turn.tokens.reasoning += count(&tokens.reasoning);
+                    turn.tokens.cache_read += count(&tokens.cache.read);
+                    turn.tokens.cache_write += count(&tokens.cache.write);
+                    turn.cost += cost.as_f64().unwrap_or(0.0);
+                    turn.last_completed = time.completed.is_some();
+                    let end = match (error, finish.as_deref()) {
+                        (Some(error), _) => Some(failed(error)),
+                        (None, Some("tool-calls" | "unknown") | None) => None,
+                        (None, Some(finish)) => Some((TurnState::Completed, Some(finish.to_string()), None)),
+                    };
+                    if let Some((state, stop_reason, failure)) = end {
+                        let turn = self.turn.take().expect("the turn is open");
+                        self.end_turn(turn, state, stop_reason, failure, Some(raw), out);
+                    }
+                }
+            }
+        }
+        if out.len() == before {
+            // A message that opened, ended and drew nothing (an assistant message whose parts are
+            // steps only): the session's configuration of the moment.
+            self.configured(raw, out);
+        }
+    }
+
+    fn configured(&mut self, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let payload = SessionConfiguredPayload {
+            config: raw.payload.to_owned(),
+        };
+        self.ledger
+            .emit(&Context::bare(raw), RuntimeEvent::SessionConfigured(payload), out);
+    }
+
+    /// A turn left open by its last message when the next one comes: completed if that message
+    /// completed; otherwise left for the end of the stream to abort.
+    fn end_open_turn(&mut self, turn: Turn, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if turn.last_completed {
+            self.end_turn(turn, TurnState::Completed, None, None, Some(raw), out);
+        }
+    }
+
+    fn end_turn(
+        &mut self,
+        turn: Turn,
+        state: TurnState,
+        stop_reason: Option<String>,
+        failure: Option<(String, Value)>,
+        raw: Option<Raw<'_>>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.ledger.turn_context(&turn.session, &turn.message, raw);
+        let error_message = failure.as_ref().map(|(message, _)| message.clone());
+        let failure = match (state, failure) {
+            (TurnState::Failed, Some((message, detail))) => Some(RuntimeErrorPayload {
+                message,
+                class: Some(RuntimeErrorClass::ProviderError),
+                detail: Some(detail),
+            }),
+            (_, _) => None,
+        };
+        let tokens = &turn.tokens;
+        let usage = json!({
+            "inputTokens": tokens.input,
+            "outputTokens": tokens.output,
+            "reasoningTokens": tokens.reasoning,
+            "cachedReadTokens": tokens.cache_read,
+            "cacheWriteTokens": tokens.cache_write,
+        });
+        let end = TurnEnd {
+            failure,
+            ..TurnEnd::new(TurnCompletedPayload {
+                state,
+                stop_reason: stop_reason.map(Some),
+                usage: Some(usage),
+                model_usage: None,
+                total_cost_usd: Some(turn.cost),
+                error_message,
+            })
+        };
+        self.ledger
+            .complete_turn(&context, &turn.session, &turn.message, end, out);
+    }
+
+    /// One part's item, started and completed at once when the part is done, left open (and cut
+    /// off by its turn's end) when it was still running.
+    fn on_part(&mut self, part: &Part, user: bool, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let (session, id, item_type, title, data, status) = match part {
+            Part::Text {
+                id,
+                session_id,
+                text,
+                time,
+                ..
+            } => {
+                let (item_type, status) = match (user, time.as_ref().and_then(|time| time.end.as_ref())) {
+                    (true, _) => (CanonicalItemType::UserMessage, ItemStatus::Completed),
+                    (false, Some(_)) => (CanonicalItemType::AssistantMessage, ItemStatus::Completed),
+                    (false, None) => (CanonicalItemType::AssistantMessage, ItemStatus::InProgress),
+                };
+                let data = text_content(user, text, None);
+                (session_id, id, item_type, None, data, status)
+            }
+            Part::Reasoning {
+                id,
+                session_id,
+                text,
+                time,
+                ..
+            } => {
+                let status = match time.end {
+                    Some(_) => ItemStatus::Completed,
+                    None => ItemStatus::InProgress,
+                };
+                let data = reasoning_content(text, None);
+                (session_id, id, CanonicalItemType::Reasoning, None, data, status)
+            }
+            Part::Tool {
+                id,
+                session_id,
+                state,
+                tool,
+                ..
+            } => {
+                let view = tool_view(state);
+                let title = Some(view.title.unwrap_or(tool).to_string());
+                let data = tool_content(tool, &view, None);
+                (session_id, id, tool_type(tool), title, data, view.status)
+            }
+            Part::Patch {
+                id, session_id, files, ..
+            } => {
+                let data = patch_content(files, None);
+                let title = Some("patch".to_string());
+                (
+                    session_id,
+                    id,
+                    CanonicalItemType::FileChange,
+                    title,
+                    data,
+                    ItemStatus::Completed,
+                )
+            }
+            // A step's start and end (its tokens and cost are the message's, read there), the
+            // snapshot it took, the agent it names, a subtask's prompt, an attached file, a retry
+            // and a compaction marker: the steps of a turn its items already tell; the message
+            // they belong to is carried by the events its other parts and its turn give.
+            Part::StepStart { .. }
+            | Part::StepFinish { .. }
+            | Part::Snapshot { .. }
+            | Part::Agent { .. }
+            | Part::Subtask { .. }
+            | Part::File { .. }
+            | Part::Retry { .. }
+            | Part::Compaction { .. } => return,
+        };
+        self.item(session, id, (item_type, title, data, status), raw, out);
+    }
+
+    fn item(
+        &mut self,
+        session: &str,
+        part: &str,
+        (item_type, title, data, status): (CanonicalItemType, Option<String>, ItemContent, ItemStatus),
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let turn = self
+            .turn
+            .as_ref()
+            .filter(|turn| turn.session == session)
+            .map(|turn| turn.message.clone());
+        let context = self.ledger.item_context_in(session, turn.as_deref(), part, Some(raw));
+        let payload = ItemLifecyclePayload {
+            item_type,
+            status: Some(status),
+            title: title.clone(),
+            detail: None,
+            data: Some(content::data(data)),
+        };
+        let started = ItemLifecyclePayload {
+            status: Some(ItemStatus::InProgress),
+            ..payload.clone()
+        };
+        match (status, turn.as_deref()) {
+            (ItemStatus::InProgress, Some(turn)) => {
+                let face = OpenItemFace {
+                    item_type,
+                    title,
+                    data: payload.data.clone(),
+                };
+                self.ledger.open_item((session, turn, part), face);
+                self.ledger.emit(&context, RuntimeEvent::ItemStarted(started), out);
+            }
+            (_, _) => {
+                self.ledger.emit(&context, RuntimeEvent::ItemStarted(started), out);
+                self.ledger
+                    .emit(&context.without_raw(), RuntimeEvent::ItemCompleted(payload), out);
+            }
+        }
+    }
+}
+
+/// How a message's error ends its turn: a person's stop is `interrupted`, the rest `failed`; the
+/// error's message and the whole error.
+fn failed(error: &AssistantMessageError) -> (TurnState, Option<String>, Option<(String, Value)>) {
+    let detail = serde_json::to_value(error).expect("generated types serialize");
+    let message = detail
+        .pointer("/data/message")
+        .and_then(Value::as_str)
+        .unwrap_or("the model call failed")
+        .to_string();
+    let state = match error {
+        AssistantMessageError::MessageAbortedError(_) => TurnState::Interrupted,
+        AssistantMessageError::ProviderAuthError(_)
+        | AssistantMessageError::UnknownError(_)
+        | AssistantMessageError::MessageOutputLengthError(_)
+        | AssistantMessageError::StructuredOutputError(_)
+        | AssistantMessageError::ContextOverflowError(_)
+        | AssistantMessageError::ContentFilterError(_)
+        | AssistantMessageError::ApiError(_) => TurnState::Failed,
+    };
+    (state, None, Some((message, detail)))
+}
+
+impl Mapping for SessionNormalizer {
+    type Request = ();
+    type Message<'a> = Stored;
+
+    fn ledger(&mut self) -> &mut Ledger<()> {
+        &mut self.ledger
+    }
+
+    fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, Stored>, Box<Misfit<'a>>> {
+        let raw = Raw::new(RuntimeEventRawSource::OpencodeSession, wire::tag(frame), frame.msg);
+        match wire::decode(frame) {
+            Ok(message) => {
+                let time = match &message {
+                    Stored::Session(session) => millis(session.time.created),
+                    Stored::Message(message, _) => match message.as_ref() {
+                        Message::User { time, .. } => time.created.as_u64().map_or(ProviderTime::None, millis),
+                        Message::Assistant { time, .. } => millis(time.created),
+                    },
+                    Stored::V2 => ProviderTime::None,
+                };
+                Ok(Decoded { message, raw, time })
+            }
+            Err(problem) => Err(Box::new(Misfit {
+                problem,
+                raw,
+                tag_field: "info",
+                time: ProviderTime::None,
+            })),
+        }
+    }
+
+    fn map<'a>(&mut self, _frame: &Frame<'a>, stored: Stored, raw: Raw<'a>, out: &mut Vec<ProviderRuntimeEvent>) {
+        match stored {
+            Stored::Session(session) => self.on_session(&session, raw, out),
+            Stored::Message(message, parts) => self.on_message(&message, &parts, raw, out),
+            Stored::V2 => {
+                let text = "a v2 session's message (`session_message`): not read; \
+                            `opencode export` lists no v2 message either";
+                let context = self.context(Some(raw));
+                self.ledger.warn(&context, text.to_string(), None, out);
+            }
+        }
+    }
+
+    fn context<'a>(&mut self, raw: Option<Raw<'a>>) -> Context<'a> {
+        match &self.turn {
+            Some(turn) => {
+                let (session, message) = (turn.session.clone(), turn.message.clone());
+                self.ledger.turn_context(&session, &message, raw)
+            }
+            None => Context {
+                raw,
+                ..Context::default()
+            },
+        }
+    }
+
+    /// What is left open at the end: a turn whose last message completed ended so (a rejected
+    /// tool call's turn); any other is left to the ledger, which aborts it.
+    fn settle(&mut self, out: &mut Vec<ProviderRuntimeEvent>) {
+        if let Some(turn) = self.turn.take()
+            && turn.last_completed
+        {
+            self.end_turn(turn, TurnState::Completed, None, None, None, out);
+        }
+    }
+
+    fn answer(&self, _request: &RuntimeRequestId, _reply: &Reply) -> Result<ReplyFrame, AnswerError> {
+        Err(AnswerError::Unanswerable(&super::OPENCODE_SESSION))
+    }
+}
+
+/// A time in Unix milliseconds, as the store keeps it.
+fn millis(ms: u64) -> ProviderTime<'static> {
+    i64::try_from(ms).map_or(ProviderTime::None, ProviderTime::Millis)
+}
