@@ -9,9 +9,9 @@
 //! node and by JavaScript `tsc` emitted with T3 Code's options), then both configurations of the TypeScript harness (`npm ci`
 //! and `npm test` in `tests/typescript`, the project's own strict one, and in
 //! `tests/typescript/host`, T3 Code's pins, options and formatter), then the live agent tests
-//! (`tests/typescript/live`: the addon fed by the real, pinned `codex app-server`, Claude Code CLI
-//! and Claude ACP adapter, driven against a mock model server on 127.0.0.1); they need node 20
-//! and the npm registry.
+//! (`tests/typescript/live`: the addon fed by the real, pinned `codex app-server`, Claude Code CLI,
+//! Claude ACP adapter, Gemini CLI (`--acp`) and `opencode serve`, driven against a mock model
+//! server on 127.0.0.1); they need node 20 and the npm registry.
 //!
 //! Examples and benches are built by the workspace's `clippy --all-targets`; the fuzz targets,
 //! a workspace of their own, by a `cargo check` after the Rust tests.
@@ -110,7 +110,8 @@ pub fn run(root: &Path) -> Result<()> {
         ),
         ("typescript tests (host)".into(), "npm", vec!["test"], &host),
         // The agents' packages run no install scripts: codex's binary comes as an optional
-        // dependency, Claude Code's cli.js inside the Agent SDK's package.
+        // dependency, Claude Code's cli.js inside the Agent SDK's package, the Gemini CLI as
+        // one bundle, OpenCode's binary as the live package's own optional dependency.
         (
             "npm ci (live)".into(),
             "npm",

@@ -1,8 +1,8 @@
 /**
  * The pinned agent programs (this package's dependencies) as the live tests start them: each in
- * a scratch folder of its own (HOME, TMPDIR, the working directory, CODEX_HOME), with an
- * environment naming only the mock model server and no credential but a dummy key, telemetry,
- * update checks and other traffic turned off.
+ * a scratch folder of its own (HOME, TMPDIR, the working directory, CODEX_HOME, the XDG dirs),
+ * with an environment naming only the mock model server and no credential but a dummy key,
+ * telemetry, update checks and other traffic turned off.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -99,6 +99,7 @@ trust_level = "trusted"
   return {
     family: "codex-app-server",
     from: "codex-app-server",
+    speaks: "stdio",
     command: process.execPath,
     args: [packageFile("@openai/codex", "bin/codex.js"), "app-server", "--strict-config"],
     env: { ...baseEnv(dir), CODEX_HOME: codexHome, MOCK_API_KEY: "dummy", RUST_LOG: "warn" },
@@ -115,6 +116,7 @@ trust_level = "trusted"
 export const claudeControl = (dir: Scratch, mockUrl: string, cli?: string): AgentProcess => ({
   family: "claude-control",
   from: "claude-control",
+  speaks: "stdio",
   command: cli === undefined || cli.endsWith(".js") ? process.execPath : cli,
   args: [
     ...(cli === undefined ? [packageFile("@anthropic-ai/claude-agent-sdk", "cli.js")] : cli.endsWith(".js") ? [cli] : []),
@@ -142,8 +144,134 @@ export const claudeControl = (dir: Scratch, mockUrl: string, cli?: string): Agen
 export const claudeAcp = (dir: Scratch, mockUrl: string): AgentProcess => ({
   family: "acp",
   from: "acp",
+  speaks: "stdio",
   command: process.execPath,
   args: [packageFile("@zed-industries/claude-agent-acp", "dist/index.js")],
   env: claudeEnv(dir, mockUrl),
   cwd: dir.work,
 });
+
+/**
+ * `@google/gemini-cli` 0.61.0 as an ACP agent (`gemini --acp`, its `bundle/gemini.js`): its
+ * headless `-p` mode never asks a person, ACP's `session/request_permission` does. Its
+ * `~/.gemini/settings.json` picks API-key auth and `gemini-2.5-flash` and turns off usage
+ * statistics, telemetry and auto-update; `GOOGLE_GEMINI_BASE_URL` is the API key's endpoint (the
+ * mock), `GEMINI_CLI_NO_RELAUNCH` keeps it in one process (it relaunches itself with a larger
+ * heap otherwise), `GEMINI_CLI_TRUST_WORKSPACE` trusts the scratch folder.
+ */
+export const geminiAcp = (dir: Scratch, mockUrl: string): AgentProcess => {
+  mkdirSync(join(dir.home, ".gemini"));
+  writeFileSync(
+    join(dir.home, ".gemini", "settings.json"),
+    `${JSON.stringify(
+      {
+        security: { auth: { selectedType: "gemini-api-key" } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        model: { name: "gemini-2.5-flash" },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  return {
+    family: "gemini-acp",
+    from: "acp",
+    speaks: "stdio",
+    command: process.execPath,
+    args: [packageFile("@google/gemini-cli", "bundle/gemini.js"), "--acp"],
+    env: {
+      ...baseEnv(dir),
+      GEMINI_API_KEY: "dummy",
+      GOOGLE_GEMINI_BASE_URL: mockUrl,
+      GEMINI_CLI_NO_RELAUNCH: "true",
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+      NO_BROWSER: "true",
+    },
+    cwd: dir.work,
+  };
+};
+
+/**
+ * `opencode serve` on 127.0.0.1 at a port it picks and prints: the native binary of OpenCode
+ * 1.18.33, the package `opencode-linux-x64` (the optional dependency the npm wrapper `opencode-ai`
+ * copies into place from its install script, which the live tests neither run nor could lock:
+ * the registry they install from holds no other platform's binary, so `npm ci` refuses a
+ * lockfile naming the wrapper; the binary is this package's optional dependency). The model
+ * is the one of a models.dev catalog (`OPENCODE_MODELS_PATH`) whose single provider `mock`
+ * (`@ai-sdk/anthropic`) calls the mock's Messages API; the config (`OPENCODE_CONFIG_CONTENT`)
+ * names it and makes `bash` ask. Every `OPENCODE_DISABLE_*` switch for traffic is on, and the
+ * mock is the HTTP(S) proxy, refusing any other host. One download none of them stops: at
+ * startup OpenCode installs `@opencode-ai/plugin` into its config dir unless that dir has a
+ * `node_modules/` and a `package-lock.json` whose root lists it, so both are written.
+ */
+export const opencodeServe = (dir: Scratch, mockUrl: string): AgentProcess => {
+  const config = join(dir.home, ".config");
+  mkdirSync(join(config, "opencode", "node_modules"), { recursive: true });
+  writeFileSync(
+    join(config, "opencode", "package-lock.json"),
+    JSON.stringify({ name: "opencode-config", lockfileVersion: 3, requires: true, packages: { "": { dependencies: { "@opencode-ai/plugin": "*" } } } }),
+  );
+  const catalog = join(dir.root, "models.json");
+  writeFileSync(
+    catalog,
+    JSON.stringify({
+      mock: {
+        id: "mock",
+        env: ["MOCK_API_KEY"],
+        npm: "@ai-sdk/anthropic",
+        name: "Mock",
+        api: `${mockUrl}/v1`,
+        doc: "http://127.0.0.1/",
+        models: {
+          "mock-model": {
+            id: "mock-model",
+            name: "Mock Model",
+            family: "mock",
+            attachment: false,
+            reasoning: false,
+            tool_call: true,
+            temperature: true,
+            release_date: "2026-01-01",
+            last_updated: "2026-01-01",
+            modalities: { input: ["text"], output: ["text"] },
+            open_weights: false,
+            limit: { context: 200000, output: 8192 },
+            cost: { input: 0, output: 0 },
+          },
+        },
+      },
+    }),
+  );
+  const settings = { autoupdate: false, share: "disabled", model: "mock/mock-model", small_model: "mock/mock-model", permission: { bash: "ask" } };
+  return {
+    family: "opencode",
+    from: "opencode",
+    speaks: "http",
+    command: packageFile("opencode-linux-x64", "bin/opencode"),
+    args: ["serve", "--hostname", "127.0.0.1", "--port", "0"],
+    env: {
+      ...baseEnv(dir),
+      XDG_CONFIG_HOME: config,
+      XDG_DATA_HOME: join(dir.home, ".local", "share"),
+      XDG_CACHE_HOME: join(dir.home, ".cache"),
+      XDG_STATE_HOME: join(dir.home, ".local", "state"),
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+      OPENCODE_DISABLE_SHARE: "1",
+      OPENCODE_DISABLE_CLAUDE_CODE: "1",
+      OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
+      OPENCODE_DISABLE_EMBEDDED_WEB_UI: "1",
+      OPENCODE_MODELS_PATH: catalog,
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(settings),
+      MOCK_API_KEY: "dummy",
+      HTTP_PROXY: mockUrl,
+      HTTPS_PROXY: mockUrl,
+      NO_PROXY: "127.0.0.1,localhost",
+    },
+    cwd: dir.work,
+  };
+};

@@ -1,9 +1,12 @@
 /**
  * The host loop every live test runs, whatever the agent: start the real agent program as a
- * child in its own process group, feed every line it writes to `Normalizer.received` and every
- * line the host writes to `Normalizer.sent`, and let the test wait for canonical events (or, to
- * drive the protocol, for the agent's own replies), answer requests with `Normalizer.answer`,
- * then close the agent's stdin and `finish`.
+ * child in its own process group, feed every message it sends to `Normalizer.received` and every
+ * message the host sends to `Normalizer.sent`, and let the test wait for canonical events (or, to
+ * drive the protocol, for the agent's own messages), answer requests with `Normalizer.answer`,
+ * then stop the agent and `finish`. A `stdio` agent's messages are its stdout lines and the
+ * host's go to its stdin; an `http` agent is a server that prints the URL it listens on, and
+ * the protocol's client (`opencode.ts`) pushes what it reads and sends through `received` and
+ * `sent`.
  *
  * Each `received` call is timed (`performance.now()` around it): the time from a line in to its
  * events out, kept per family for the report the test files print.
@@ -25,9 +28,11 @@ export const LIVE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..");
 const WAIT_MS = 60_000;
 
 export interface AgentProcess {
-  /** The family's name in the latency report: `codex-app-server`, `claude-control`, `acp`. */
+  /** The family's name in the latency report: `codex-app-server`, `claude-control`, `acp`, ... */
   readonly family: string;
   readonly from: Source;
+  /** `stdio`: one JSON message a line each way; `http`: a server, its stdout a log naming its URL. */
+  readonly speaks: "stdio" | "http";
   readonly command: string;
   readonly args: ReadonlyArray<string>;
   readonly env: Readonly<Record<string, string>>;
@@ -50,12 +55,15 @@ export class Host {
   readonly agent: AgentProcess;
   readonly events: Array<ProviderRuntimeEvent> = [];
   readonly messages: Array<Message> = [];
-  /** Every line both ways as `{dir, ts, msg}` records (`in`: from the agent), in order. */
+  /** Every message both ways as `{dir, ts, msg}` records (`in`: from the agent), in order. */
   readonly transcript: Array<{ readonly dir: "in" | "out"; readonly ts: number; readonly msg: unknown }> = [];
   private readonly normalizer: Normalizer;
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly timings: Array<number>;
   private readonly exited: Promise<number | null>;
+  /** The URL an `http` agent prints it listens on; none for a `stdio` agent. */
+  private readonly listening: Promise<string> | undefined;
+  /** The tail of the agent's stderr (and of an `http` agent's stdout), for failure messages. */
   private stderr = "";
   /** Set when the agent has exited: a wait begun after that fails at once. */
   private exitError: Error | undefined;
@@ -69,11 +77,26 @@ export class Host {
     latencies.set(agent.family, timings);
     this.timings = timings;
     this.child = spawn(agent.command, [...agent.args], { cwd: agent.cwd, env: { ...agent.env }, detached: true, stdio: "pipe" });
-    this.child.stderr.on("data", (chunk: Buffer) => {
-      this.stderr = (this.stderr + chunk.toString("utf8")).slice(-8000);
-    });
-    createInterface({ input: this.child.stdout }).on("line", (line) => this.receive(line));
+    const log = (chunk: Buffer | string): void => {
+      this.stderr = (this.stderr + chunk.toString()).slice(-8000);
+    };
+    this.child.stderr.on("data", log);
+    const stdout = createInterface({ input: this.child.stdout });
     this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+    if (agent.speaks === "stdio") {
+      stdout.on("line", (line) => this.received(line));
+      this.listening = undefined;
+    } else {
+      this.listening = new Promise((resolve, reject) => {
+        stdout.on("line", (line) => {
+          log(`${line}\n`);
+          const url = /listening on (https?:\/\/\S+)/.exec(line)?.[1];
+          if (url !== undefined) resolve(url.replace(/\/$/, ""));
+        });
+        void this.exited.then((code) => reject(new Error(`${agent.family} exited (${code}) before listening; output:\n${this.stderr}`)));
+        setTimeout(() => reject(new Error(`${agent.family}: not listening after ${WAIT_MS} ms; output:\n${this.stderr}`)), WAIT_MS).unref();
+      });
+    }
     void this.exited.then((code) => {
       this.exitError = new Error(`${agent.family} exited (${code}) while waiting; stderr:\n${this.stderr}`);
       for (const waiter of [...this.eventWaiters, ...this.messageWaiters]) waiter.reject(this.exitError);
@@ -86,18 +109,32 @@ export class Host {
     return this.normalizer.problems;
   }
 
-  /** Writes a message (an object, or a line built by `answer`) to the agent's stdin and to `sent`. */
+  /** The URL an `http` agent listens on, once it has printed it. */
+  url(): Promise<string> {
+    return this.listening ?? Promise.reject(new Error(`${this.agent.family} speaks over stdio, not http`));
+  }
+
+  /** Writes a message (an object, or a line built by `answer`) to a `stdio` agent's stdin and to `sent`. */
   write(message: Message | string): void {
     const line = typeof message === "string" ? message : JSON.stringify(message);
-    const at = Date.now();
-    this.transcript.push({ dir: "out", ts: at, msg: JSON.parse(line) as unknown });
-    this.take(this.normalizer.sent(line, at));
+    this.sent(line, Date.now());
     this.child.stdin.write(`${line}\n`);
   }
 
-  /** Answers an open request: the provider's reply built by `answer`, written and sent. */
+  /** A message the host sent, as a JSON line, at `at`: to the transcript and `Normalizer.sent`. */
+  sent(line: string, at: number): void {
+    this.transcript.push({ dir: "out", ts: at, msg: JSON.parse(line) as unknown });
+    this.take(this.normalizer.sent(line, at));
+  }
+
+  /** The provider's reply to an open request, as `Normalizer.answer` builds it. */
+  reply(answer: Answer): string {
+    return this.normalizer.answer(answer);
+  }
+
+  /** Answers an open request of a `stdio` agent: the reply, written and sent. */
   answer(answer: Answer): void {
-    this.write(this.normalizer.answer(answer));
+    this.write(this.reply(answer));
   }
 
   /** The first canonical event (seen or to come) that passes `test`. */
@@ -115,10 +152,10 @@ export class Host {
   }
 
   /**
-   * Closes the agent's stdin, gives it `graceMs` to exit, then stops its process group, and
-   * settles what is open: the events of `finish`.
+   * Closes the agent's stdin, gives it `graceMs` to exit (a server, which stdin does not stop,
+   * none), then stops its process group, and settles what is open: the events of `finish`.
    */
-  async close(graceMs = 3000): Promise<Array<ProviderRuntimeEvent>> {
+  async close(graceMs = this.agent.speaks === "stdio" ? 3000 : 0): Promise<Array<ProviderRuntimeEvent>> {
     this.child.stdin.end();
     const timer = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), graceMs).unref());
     if ((await Promise.race([this.exited, timer])) === "late") this.kill("SIGTERM");
@@ -142,9 +179,10 @@ export class Host {
     }
   }
 
-  private receive(line: string): void {
+  /** A message the agent sent, as a JSON line, received at `at`: timed through `Normalizer.received`. */
+  received(line: string, at = Date.now()): void {
     const started = performance.now();
-    const events = this.normalizer.received(line, Date.now());
+    const events = this.normalizer.received(line, at);
     this.timings.push(performance.now() - started);
     this.take(events);
     if (line.trim() === "") return;
@@ -155,7 +193,7 @@ export class Host {
       return;
     }
     if (typeof message !== "object" || message === null) return;
-    this.transcript.push({ dir: "in", ts: Date.now(), msg: message });
+    this.transcript.push({ dir: "in", ts: at, msg: message });
     this.messages.push(message as Message);
     this.messageWaiters = this.settle(this.messageWaiters, message as Message);
   }
@@ -199,6 +237,21 @@ export class Host {
     });
   }
 }
+
+/**
+ * A JSON-RPC 2.0 request (ACP) written to the agent; `reply` waits for the agent's reply to it
+ * and gives its `result` (an `error` reply fails, naming the method).
+ */
+export const jsonRpc = (host: Host, id: number, method: string, params: Record<string, unknown>) => {
+  host.write({ jsonrpc: "2.0", id, method, params });
+  return {
+    reply: async (): Promise<Record<string, unknown>> => {
+      const reply = await host.message(`the reply to ${method}`, (message) => message.id === id && !("method" in message));
+      if (!("result" in reply)) throw new Error(`${method} failed: ${JSON.stringify(reply)}`);
+      return reply.result as Record<string, unknown>;
+    },
+  };
+};
 
 /** Runs `script` against a fresh agent process and closes it, whatever the script does. */
 export const drive = async <T>(agent: AgentProcess, script: (host: Host) => Promise<T>): Promise<{ host: Host; result: T }> => {

@@ -1,24 +1,28 @@
 /**
- * A scripted model server for the live agent tests: the OpenAI Responses API (SSE) Codex calls
- * and the Anthropic Messages API (SSE) the Claude Code CLI calls, on 127.0.0.1 at a free port.
+ * A scripted model server for the live agent tests, on 127.0.0.1 at a free port: the OpenAI
+ * Responses API (SSE) Codex calls, the Anthropic Messages API (SSE) the Claude Code CLI and
+ * OpenCode call, and the Gemini API (`:streamGenerateContent?alt=sse`) the Gemini CLI calls.
  * Nothing leaves the machine; every agent under test is configured to reach only this server.
+ * An agent given this server as its HTTP proxy (OpenCode) has any request for another host
+ * refused and listed as `api: "proxy"`.
  *
- * Both scripts are one tool call, then a final text: the first model request of a turn (no tool
+ * Every script is one tool call, then a final text: the first model request of a turn (no tool
  * result after the user's message yet) is answered with a shell command, the request carrying
- * its result with a closing sentence. A Claude request without tools is a side query (a title,
- * a topic) and gets a short text.
+ * its result with a closing sentence. A Messages or Gemini request without tools is a side query
+ * (a title, a topic, a routing choice) and gets a short text, or JSON when a schema is asked for.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 
-/** The command both scripts run: it writes a file, so no agent runs it without asking. */
+/** The command every script runs: it writes a file, so no agent runs it without asking. */
 export const COMMAND = "touch made_by_agent.txt && echo done";
 
 /** What the mock was asked, for the tests' diagnostics when an agent misbehaves. */
 export interface Request {
   readonly method: string;
   readonly path: string;
-  readonly api: "responses" | "messages" | "other";
+  readonly api: "responses" | "messages" | "gemini" | "proxy" | "other";
 }
 
 export interface MockModel {
@@ -114,17 +118,20 @@ const responses = (body: Json, response: ServerResponse, serial: number): void =
   response.end();
 };
 
-// ---- Anthropic Messages API (Claude Code) ----
+// ---- Anthropic Messages API (Claude Code, OpenCode) ----
 
 type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Json };
 
 const messagesTurn = (body: Json, serial: number): Array<Block> => {
-  if (array(body.tools).length === 0) return [{ type: "text", text: "Mock side answer" }];
+  const tools = array(body.tools);
+  if (tools.length === 0) return [{ type: "text", text: "Mock side answer" }];
   const answered = array(body.messages).some((message) => message.role === "assistant");
   if (answered) return [{ type: "text", text: "The command has run." }];
+  // Claude Code's shell tool is `Bash`, OpenCode's `bash`; both take `{command, description}`.
+  const name = tools.some((tool) => tool.name === "bash") ? "bash" : "Bash";
   return [
     { type: "text", text: "I will run the command." },
-    { type: "tool_use", id: `toolu_mock_${serial}`, name: "Bash", input: { command: COMMAND, description: "Create a file" } },
+    { type: "tool_use", id: `toolu_mock_${serial}`, name, input: { command: COMMAND, description: "Create a file" } },
   ];
 };
 
@@ -156,6 +163,58 @@ const messages = (body: Json, response: ServerResponse, serial: number): void =>
   response.end();
 };
 
+// ---- Gemini API (Gemini CLI) ----
+
+/**
+ * The user contents that are prompts: text besides the CLI's `<session_context>` preamble (a
+ * tool's result comes back as a user content too, with a `functionResponse` part and no text).
+ */
+const isPrompt = (content: Json): boolean =>
+  content.role === "user" &&
+  array(content.parts).some((part) => typeof part.text === "string" && !part.text.trimStart().startsWith("<session_context>"));
+
+const geminiParts = (body: Json): Array<Json> => {
+  if (array(body.tools).length === 0) {
+    const config = (body.generationConfig ?? {}) as Json;
+    const json = config.responseJsonSchema !== undefined || config.responseSchema !== undefined || config.responseMimeType === "application/json";
+    // The CLI's side queries: a JSON object carrying what its routing and next-speaker checks read.
+    const answer = json ? JSON.stringify({ reasoning: "mock", model_choice: "flash", next_speaker: "user", complexity_reasoning: "mock", complexity_score: 10 }) : "Mock side answer";
+    return [{ text: answer }];
+  }
+  const contents = array(body.contents);
+  let lastPrompt = -1;
+  contents.forEach((content, index) => {
+    if (isPrompt(content)) lastPrompt = index;
+  });
+  const answered = contents.slice(lastPrompt + 1).some((content) => content.role === "model");
+  if (answered) return [{ text: "The command has run." }];
+  return [{ functionCall: { name: "run_shell_command", args: { command: COMMAND, description: "Create a file" } } }];
+};
+
+/** `models/<model>:<method>`: SSE chunks (one part each) for `streamGenerateContent`, one JSON for `generateContent`. */
+const gemini = (path: string, body: Json, response: ServerResponse, serial: number): void => {
+  const [modelPath = "", method = ""] = path.split(":");
+  const model = modelPath.split("/models/")[1] ?? "gemini-mock";
+  if (method === "countTokens") {
+    sendJson(response, 200, { totalTokens: 100 });
+    return;
+  }
+  const parts = geminiParts(body);
+  const usageMetadata = { promptTokenCount: 100, candidatesTokenCount: 10, totalTokenCount: 110 };
+  const envelope = { usageMetadata, modelVersion: model, responseId: `mockresp_${serial}` };
+  if (method !== "streamGenerateContent") {
+    sendJson(response, 200, { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }], ...envelope });
+    return;
+  }
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "close" });
+  const pieced = parts.flatMap((part) => (typeof part.text === "string" ? pieces(part.text, 12).map((text) => ({ text })) : [part]));
+  pieced.forEach((part, index) => {
+    const candidate = { content: { role: "model", parts: [part] }, index: 0, ...(index === pieced.length - 1 ? { finishReason: "STOP" } : {}) };
+    response.write(`data: ${JSON.stringify({ candidates: [candidate], ...envelope })}\r\n\r\n`);
+  });
+  response.end();
+};
+
 const MODELS = {
   object: "list",
   data: [
@@ -178,12 +237,18 @@ export const startMockModel = async (): Promise<MockModel> => {
     const current = serial;
     void readBody(request)
       .then((body) => {
-        if (method === "POST" && path.endsWith("/responses")) {
+        if (/^https?:/.test(request.url ?? "")) {
+          requests.push({ method, path: request.url ?? "", api: "proxy" });
+          sendJson(response, 403, { error: { message: "mock: no other host" } });
+        } else if (method === "POST" && path.endsWith("/responses")) {
           requests.push({ method, path, api: "responses" });
           responses(body, response, current);
         } else if (method === "POST" && path.endsWith("/messages")) {
           requests.push({ method, path, api: "messages" });
           messages(body, response, current);
+        } else if (method === "POST" && path.includes("/models/") && path.includes(":")) {
+          requests.push({ method, path, api: "gemini" });
+          gemini(path, body, response, current);
         } else {
           requests.push({ method, path, api: "other" });
           if (path.endsWith("/count_tokens")) sendJson(response, 200, { input_tokens: 100 });
@@ -192,6 +257,11 @@ export const startMockModel = async (): Promise<MockModel> => {
         }
       })
       .catch((error: unknown) => sendJson(response, 500, { error: { message: String(error) } }));
+  });
+  // A proxied `https://` request opens a tunnel first: refused, with the host it named.
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    requests.push({ method: "CONNECT", path: request.url ?? "", api: "proxy" });
+    socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

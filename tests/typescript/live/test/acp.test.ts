@@ -12,7 +12,7 @@ import type { Decision } from "@agentwire/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { claudeAcp, scratch } from "../src/agents.ts";
-import { drive, type Host, reportLatency } from "../src/drive.ts";
+import { drive, jsonRpc, reportLatency } from "../src/drive.ts";
 import { type MockModel, startMockModel } from "../src/mockModel.ts";
 
 let mock: MockModel;
@@ -24,29 +24,17 @@ afterAll(async () => {
   reportLatency("acp");
 });
 
-/** A JSON-RPC request; `reply` waits for the agent's reply to it. */
-const request = (host: Host, id: number, method: string, params: Record<string, unknown>) => {
-  host.write({ jsonrpc: "2.0", id, method, params });
-  return {
-    reply: async (): Promise<Record<string, unknown>> => {
-      const reply = await host.message(`the reply to ${method}`, (message) => message.id === id && !("method" in message));
-      if (!("result" in reply)) throw new Error(`${method} failed: ${JSON.stringify(reply)}`);
-      return reply.result as Record<string, unknown>;
-    },
-  };
-};
-
 const run = async (decision: Decision) => {
   const dir = scratch("acp");
   try {
     const driven = await drive(claudeAcp(dir, mock.url), async (host) => {
-      await request(host, 1, "initialize", {
+      await jsonRpc(host, 1, "initialize", {
         protocolVersion: 1,
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
         clientInfo: { name: "agentwire-live", title: "agentwire live test", version: "0.1.0" },
       }).reply();
-      const session = await request(host, 2, "session/new", { cwd: dir.work, mcpServers: [] }).reply();
-      const prompt = request(host, 3, "session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "please run the command" }] });
+      const session = await jsonRpc(host, 2, "session/new", { cwd: dir.work, mcpServers: [] }).reply();
+      const prompt = jsonRpc(host, 3, "session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text: "please run the command" }] });
       const opened = await host.event("request.opened", (event) => event.type === "request.opened");
       expect(opened.payload).toMatchObject({ requestType: "command_execution_approval" });
       host.answer({ requestId: opened.requestId as NonNullable<typeof opened.requestId>, decision });
