@@ -122,7 +122,7 @@ fn an_interrupted_run_is_aborted_not_completed() {
 }
 
 /// A run whose tool call was refused stops after that step: the turn is completed at the end of
-/// the stream with the step's reason, the command failed.
+/// the stream with the step's reason, the command declined (not failed: a person said no).
 #[test]
 fn a_refused_call_ends_the_run_after_its_step() {
     let sc = load("shell_reject");
@@ -132,7 +132,7 @@ fn a_refused_call_ends_the_run_after_its_step() {
     assert_eq!(turn.stop_reason, Some(Some("tool-calls".to_string())));
     let commands = sc.items(CanonicalItemType::CommandExecution);
     let done = payload!(sc.event(commands[0].1), ItemCompleted).expect("item.completed");
-    assert_eq!(done.status, Some(ItemStatus::Failed));
+    assert_eq!(done.status, Some(ItemStatus::Declined));
 }
 
 /// A fatal API error is the run's only line: a turn that failed with the error's name, and its

@@ -113,7 +113,7 @@ fn a_permission_rejected_is_declined_with_the_persons_message_and_the_command_fa
         );
         let commands = sc.items(CanonicalItemType::CommandExecution);
         let done = payload!(sc.event(commands[0].1), ItemCompleted).expect("item.completed");
-        assert_eq!(done.status, Some(ItemStatus::Failed), "trace `{name}`");
+        assert_eq!(done.status, Some(ItemStatus::Declined), "trace `{name}`");
         let (_, completed) = sc.single_turn();
         assert_eq!(sc.turn_state(completed), TurnState::Completed);
     }

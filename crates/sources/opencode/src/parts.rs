@@ -32,6 +32,17 @@ pub struct ToolView<'a> {
     pub done: bool,
 }
 
+/// How OpenCode words the error of a call a person or a rule refused (its permission module's
+/// `RejectedError`, `CorrectedError` with the person's feedback after it, and `DeniedError`; the
+/// question tool's dismissal): a tool part's `error` is text only, and these calls did not fail,
+/// they were declined (`tests/corpus/opencode/shell_reject.jsonl`, `shell_reject_message.jsonl`,
+/// `question_reject.jsonl`).
+const REFUSALS: [&str; 3] = [
+    "The user rejected permission to use this specific tool call",
+    "The user has specified a rule which prevents you from using this specific tool call",
+    "The user dismissed this question",
+];
+
 /// What a tool state says.
 pub fn tool_view(state: &ToolState) -> ToolView<'_> {
     match state {
@@ -78,7 +89,11 @@ pub fn tool_view(state: &ToolState) -> ToolView<'_> {
             error: Some(error),
             title: None,
             metadata: metadata.as_ref(),
-            status: ItemStatus::Failed,
+            status: if REFUSALS.iter().any(|refusal| error.starts_with(refusal)) {
+                ItemStatus::Declined
+            } else {
+                ItemStatus::Failed
+            },
             done: true,
         },
     }

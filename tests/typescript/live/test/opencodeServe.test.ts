@@ -68,8 +68,9 @@ describe("opencode serve over HTTP, live", () => {
   it("does not run the bash command the host rejects", async () => {
     const { host, result, ran } = await run("decline");
     expect(result.resolved.payload).toMatchObject({ requestType: "command_execution_approval", decision: "decline" });
-    // OpenCode ends a rejected call as a tool error ("The user rejected permission ...").
-    expect(result.command.payload).toMatchObject({ itemType: "command_execution", status: "failed" });
+    // OpenCode ends a rejected call as a tool error ("The user rejected permission ..."), which
+    // agentwire reads as declined, as for the other providers.
+    expect(result.command.payload).toMatchObject({ itemType: "command_execution", status: "declined" });
     expect(result.turn.payload).toMatchObject({ state: "completed" });
     expect(ran).toBe(false);
     expect(host.problems).toEqual([]);
