@@ -232,6 +232,54 @@ impl TurnEnd {
             reason: "the turn ended",
         }
     }
+
+    /// A turn that failed with `message`: `turn.completed(failed)` for `stop_reason` saying it,
+    /// and its one `runtime.error` (`provider_error`, `detail` the provider's).
+    pub fn failed(stop_reason: Option<String>, message: String, detail: Option<serde_json::Value>) -> Self {
+        TurnEnd {
+            failure: Some(RuntimeErrorPayload {
+                message: message.clone(),
+                class: Some(agentwire_canonical::RuntimeErrorClass::ProviderError),
+                detail,
+            }),
+            ..TurnEnd::new(TurnCompletedPayload {
+                error_message: Some(message),
+                ..turn_outcome(TurnState::Failed, stop_reason)
+            })
+        }
+    }
+
+    /// A turn that ended as `outcome` says, with the error the provider gave (its message and
+    /// detail), if any: `turn.completed` carries the message whatever the state; a failed turn
+    /// also reports the error as its one `runtime.error`.
+    pub fn with_error(mut outcome: TurnCompletedPayload, error: Option<(String, serde_json::Value)>) -> Self {
+        let Some((message, detail)) = error else {
+            return TurnEnd::new(outcome);
+        };
+        outcome.error_message = Some(message.clone());
+        let failed = outcome.state == TurnState::Failed;
+        TurnEnd {
+            failure: failed.then(|| RuntimeErrorPayload {
+                message,
+                class: Some(agentwire_canonical::RuntimeErrorClass::ProviderError),
+                detail: Some(detail),
+            }),
+            ..TurnEnd::new(outcome)
+        }
+    }
+}
+
+/// `turn.completed` of a turn that ended in `state` for `stop_reason` (`None` when the provider
+/// gives none), before the source adds usage, cost or an error message.
+pub fn turn_outcome(state: TurnState, stop_reason: Option<String>) -> TurnCompletedPayload {
+    TurnCompletedPayload {
+        state,
+        stop_reason: Some(stop_reason),
+        usage: None,
+        model_usage: None,
+        total_cost_usd: None,
+        error_message: None,
+    }
 }
 
 /// The id derived last for a turn or item, by its thread and key: a source asks for the context
@@ -1165,6 +1213,15 @@ pub struct OpenItemFace {
 }
 
 impl OpenItemFace {
+    /// An item of `item_type` showing `title` (if the provider gives one) and `data`.
+    pub fn new(item_type: CanonicalItemType, title: Option<String>, data: impl Into<Json>) -> Self {
+        OpenItemFace {
+            item_type,
+            title,
+            data: Some(data.into()),
+        }
+    }
+
     /// An item without a title: a message, a summary, whose `data` says it all.
     pub fn untitled(item_type: CanonicalItemType, data: impl Into<Json>) -> Self {
         OpenItemFace {

@@ -16,11 +16,6 @@
     not(all(feature = "stream-json", feature = "session")),
     allow(dead_code, unused_imports)
 )]
-mod conversation;
-#[cfg_attr(
-    not(all(feature = "stream-json", feature = "session")),
-    allow(dead_code, unused_imports)
-)]
 mod tools;
 
 #[cfg(feature = "session")]

@@ -21,8 +21,10 @@ mod parts;
 pub mod run;
 #[cfg(feature = "session")]
 pub mod session;
-// What the live server's mapping and the run's share (how a session error ends a turn).
+// What the live server's mapping and the run's share (how a session error ends a turn); a build
+// with one of them leaves part of it unused.
 #[cfg(any(feature = "serve", feature = "run"))]
+#[cfg_attr(not(all(feature = "serve", feature = "run")), allow(dead_code))]
 mod session_error;
 #[cfg(feature = "serve")]
 pub mod wire;

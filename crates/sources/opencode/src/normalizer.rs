@@ -20,7 +20,7 @@ use agentwire_core::decision::Decision;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::{Direction, Frame};
 use agentwire_core::ids;
-use agentwire_core::ledger::{Answer, Ledger, OpenItemFace, OpenRequest, Place, TurnEnd, TurnStart};
+use agentwire_core::ledger::{Answer, Ledger, OpenItemFace, OpenRequest, Place, TurnEnd, TurnStart, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, Message, Part};
@@ -129,26 +129,12 @@ impl OpencodeNormalizer {
         for key in self.ledger.turn_requests(session, &turn) {
             self.ledger.resolve_request(&key, None, out);
         }
-        let error_message = error.as_ref().map(|(message, _)| message.clone());
-        let failure = match (state, error) {
-            (TurnState::Failed, Some((message, detail))) => Some(RuntimeErrorPayload {
-                message,
-                class: Some(RuntimeErrorClass::ProviderError),
-                detail: Some(detail),
-            }),
-            (_, _) => None,
+        // The server's events name no stop reason: `stopReason` is left out, not null.
+        let outcome = TurnCompletedPayload {
+            stop_reason: None,
+            ..turn_outcome(state, None)
         };
-        let end = TurnEnd {
-            failure,
-            ..TurnEnd::new(TurnCompletedPayload {
-                state,
-                stop_reason: None,
-                usage: None,
-                model_usage: None,
-                total_cost_usd: None,
-                error_message,
-            })
-        };
+        let end = TurnEnd::with_error(outcome, error);
         self.ledger.complete_turn(&context, session, &turn, end, out);
         true
     }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, ItemStatus, MessageOrigin, ProviderRuntimeEvent, ReasoningContent,
     RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId,
-    ThreadTokenUsageUpdatedPayload, ToolSummaryPayload, UserMessageContent,
+    ThreadTokenUsageUpdatedPayload, ToolSummaryPayload, TurnState, UserMessageContent,
 };
 use agentwire_gemini_cli_session::{
     FunctionResponse, GeminiMessageRecord, MessageRecord, MetadataUpdateRecord, Part, PartListUnion, PartUnion,
@@ -22,7 +22,6 @@ use agentwire_gemini_cli_session::{
 use serde_json::{Map, Value, json};
 
 use super::wire::{self, SessionLine};
-use crate::conversation::{completed, face, failed};
 use crate::tools::{Call, Outcome};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
@@ -30,7 +29,7 @@ use agentwire_core::conversation::{Conversation, drop_synthesized_refs, part};
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
 use agentwire_core::ids;
-use agentwire_core::ledger::{Ledger, OpenItemFace};
+use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 
@@ -343,7 +342,7 @@ impl GeminiSessionNormalizer {
                 },
             };
             let parent = self.parent_of(agent.as_deref());
-            let face = face(
+            let face = OpenItemFace::new(
                 tool.item_type(),
                 tool.title(),
                 content::data(tool.content(outcome, parent)),
@@ -496,7 +495,7 @@ impl GeminiSessionNormalizer {
             return;
         }
         if known.is_none() {
-            let started = face(
+            let started = OpenItemFace::new(
                 tool.item_type(),
                 tool.title(),
                 content::data(tool.content(Outcome::Running, parent.clone())),
@@ -504,7 +503,7 @@ impl GeminiSessionNormalizer {
             self.at.start_item(&mut self.ledger, &call.id, started, raw, out);
         }
         if complete {
-            let done = face(
+            let done = OpenItemFace::new(
                 tool.item_type(),
                 tool.title(),
                 content::data(tool.content(outcome, parent)),
@@ -535,8 +534,8 @@ impl GeminiSessionNormalizer {
             return;
         }
         let end = match self.failure.take() {
-            Some(message) => failed(None, message, None),
-            None => completed(),
+            Some(message) => TurnEnd::failed(None, message, None),
+            None => TurnEnd::new(turn_outcome(TurnState::Completed, None)),
         };
         self.answered = false;
         self.at.end_turn(&mut self.ledger, end, raw, out);

@@ -20,14 +20,13 @@ use agentwire_gemini_cli::{
 use serde_json::{Map, Value, json};
 
 use super::wire;
-use crate::conversation::{completed, face, failed, outcome};
 use crate::tools::{Call, Outcome, outcome_of_error};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::conversation::{Conversation, drop_synthesized_refs, part};
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
-use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd};
+use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 
@@ -132,7 +131,12 @@ impl GeminiNormalizer {
             MessageEventRole::User => {
                 if self.at.turn.is_some() {
                     self.close_text(raw, out);
-                    self.at.end_turn(&mut self.ledger, completed(), Some(raw), out);
+                    self.at.end_turn(
+                        &mut self.ledger,
+                        TurnEnd::new(turn_outcome(TurnState::Completed, None)),
+                        Some(raw),
+                        out,
+                    );
                 }
                 self.runs = 0;
                 self.at.start_turn(&mut self.ledger, self.model.clone(), raw, out);
@@ -203,7 +207,7 @@ impl GeminiNormalizer {
             name: &call.tool_name,
             args: &call.parameters,
         };
-        let face = face(
+        let face = OpenItemFace::new(
             tool.item_type(),
             tool.title(),
             content::data(tool.content(Outcome::Running, None)),
@@ -256,7 +260,7 @@ impl GeminiNormalizer {
                 out,
             );
         }
-        let face = face(
+        let face = OpenItemFace::new(
             tool.item_type(),
             tool.title(),
             content::data(tool.content(outcome, None)),
@@ -283,11 +287,11 @@ impl GeminiNormalizer {
                 TurnEnd::new(TurnCompletedPayload {
                     usage,
                     model_usage,
-                    ..outcome(TurnState::Completed, None)
+                    ..turn_outcome(TurnState::Completed, None)
                 })
             }
             (ResultEventStatus::Error, Some(error)) if error.type_ == CANCELLED => {
-                TurnEnd::new(outcome(TurnState::Interrupted, Some(error.type_)))
+                TurnEnd::new(turn_outcome(TurnState::Interrupted, Some(error.type_)))
             }
             (ResultEventStatus::Error, error) => {
                 let (message, kind) = error.map_or_else(
@@ -295,7 +299,7 @@ impl GeminiNormalizer {
                     |error| (error.message, Some(error.type_)),
                 );
                 let detail = json!({ "type": kind, "message": message });
-                failed(kind, message, Some(detail))
+                TurnEnd::failed(kind, message, Some(detail))
             }
         };
         self.at.end_turn(&mut self.ledger, end, Some(raw), out);

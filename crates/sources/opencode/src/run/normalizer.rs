@@ -28,14 +28,14 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     CanonicalItemType, ItemContent, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, ProviderThreadId,
-    RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId,
-    SessionConfiguredPayload, ThreadStartedPayload, ThreadTokenUsageUpdatedPayload, TurnCompletedPayload, TurnState,
+    RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, ThreadStartedPayload,
+    ThreadTokenUsageUpdatedPayload, TurnState,
 };
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
-use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart};
+use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_opencode::{Part, RunLine, StepFinishPartTokens, StepFinishPartTokensCache};
@@ -114,27 +114,13 @@ impl RunNormalizer {
         (key, true)
     }
 
-    /// Ends the open turn of `session` as `outcome` says (its tokens and cost added), with
-    /// `failure` as its one `runtime.error`.
-    fn end_turn(
-        &mut self,
-        session: &str,
-        outcome: TurnCompletedPayload,
-        failure: Option<RuntimeErrorPayload>,
-        raw: Option<Raw<'_>>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
+    /// Ends the open turn of `session` as `end` says, its tokens and cost added.
+    fn end_turn(&mut self, session: &str, mut end: TurnEnd, raw: Option<Raw<'_>>, out: &mut Vec<ProviderRuntimeEvent>) {
         let Some(turn) = self.threads.get_mut(session).and_then(|thread| thread.open.take()) else {
             return;
         };
-        let end = TurnEnd {
-            failure,
-            ..TurnEnd::new(TurnCompletedPayload {
-                usage: turn.tokens.as_ref().map(usage_value),
-                total_cost_usd: turn.cost.as_ref().and_then(Number::as_f64),
-                ..outcome
-            })
-        };
+        end.outcome.usage = turn.tokens.as_ref().map(usage_value);
+        end.outcome.total_cost_usd = turn.cost.as_ref().and_then(Number::as_f64);
         let context = self.ledger.turn_context(session, &turn.key, raw);
         self.ledger.complete_turn(&context, session, &turn.key, end, out);
     }
@@ -154,13 +140,9 @@ impl RunNormalizer {
                     message,
                     detail,
                 } = session_error::ending(Some(&line.error));
-                let failure = (state == TurnState::Failed).then(|| RuntimeErrorPayload {
-                    message: message.clone(),
-                    class: Some(RuntimeErrorClass::ProviderError),
-                    detail: Some(detail),
-                });
-                let outcome = outcome(state, name.map(str::to_string), Some(message));
-                return self.end_turn(&line.session_id, outcome, failure, Some(raw), out);
+                let outcome = turn_outcome(state, name.map(str::to_string));
+                let end = TurnEnd::with_error(outcome, Some((message, detail)));
+                return self.end_turn(&line.session_id, end, Some(raw), out);
             }
         };
         let (turn, started) = self.turn(&session, raw, out);
@@ -317,21 +299,9 @@ impl RunNormalizer {
         self.ledger
             .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
         if !GOES_ON.contains(&reason.as_str()) {
-            let outcome = outcome(TurnState::Completed, Some(reason), None);
-            self.end_turn(session, outcome, None, Some(raw), out);
+            let end = TurnEnd::new(turn_outcome(TurnState::Completed, Some(reason)));
+            self.end_turn(session, end, Some(raw), out);
         }
-    }
-}
-
-/// What `turn.completed` says, before the turn's usage is added.
-fn outcome(state: TurnState, stop_reason: Option<String>, error_message: Option<String>) -> TurnCompletedPayload {
-    TurnCompletedPayload {
-        state,
-        stop_reason: Some(stop_reason),
-        usage: None,
-        model_usage: None,
-        total_cost_usd: None,
-        error_message,
     }
 }
 
@@ -420,8 +390,8 @@ impl Mapping for RunNormalizer {
             .filter_map(|(session, thread)| Some((session.clone(), thread.open.as_ref()?.finished.clone()?)))
             .collect();
         for (session, reason) in finished {
-            let outcome = outcome(TurnState::Completed, Some(reason), None);
-            self.end_turn(&session, outcome, None, None, out);
+            let end = TurnEnd::new(turn_outcome(TurnState::Completed, Some(reason)));
+            self.end_turn(&session, end, None, out);
         }
     }
 

@@ -12,15 +12,15 @@
 //! the sum of the turn's assistant messages' tokens and cost.
 
 use agentwire_canonical::{
-    CanonicalItemType, ItemContent, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload,
-    ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnCompletedPayload, TurnState,
+    CanonicalItemType, ItemContent, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeEvent,
+    RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
+    ThreadStartedPayload, TurnCompletedPayload, TurnState,
 };
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
-use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart};
+use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_opencode::{AssistantMessageError, Message, Part, Session};
@@ -177,15 +177,6 @@ impl SessionNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let context = self.ledger.turn_context(&turn.session, &turn.message, raw);
-        let error_message = failure.as_ref().map(|(message, _)| message.clone());
-        let failure = match (state, failure) {
-            (TurnState::Failed, Some((message, detail))) => Some(RuntimeErrorPayload {
-                message,
-                class: Some(RuntimeErrorClass::ProviderError),
-                detail: Some(detail),
-            }),
-            (_, _) => None,
-        };
         let tokens = &turn.tokens;
         let usage = json!({
             "inputTokens": tokens.input,
@@ -194,17 +185,13 @@ impl SessionNormalizer {
             "cachedReadTokens": tokens.cache_read,
             "cacheWriteTokens": tokens.cache_write,
         });
-        let end = TurnEnd {
-            failure,
-            ..TurnEnd::new(TurnCompletedPayload {
-                state,
-                stop_reason: stop_reason.map(Some),
-                usage: Some(usage),
-                model_usage: None,
-                total_cost_usd: Some(turn.cost),
-                error_message,
-            })
+        let outcome = TurnCompletedPayload {
+            stop_reason: stop_reason.map(Some),
+            usage: Some(usage),
+            total_cost_usd: Some(turn.cost),
+            ..turn_outcome(state, None)
         };
+        let end = TurnEnd::with_error(outcome, failure);
         self.ledger
             .complete_turn(&context, &turn.session, &turn.message, end, out);
     }
