@@ -75,6 +75,12 @@ fn a_permission_allowed_once_or_always_is_accepted_and_the_command_runs() {
         assert_answer_rebuilds(&sc, opened, reply, Reply::new(decision));
         let commands = sc.items(CanonicalItemType::CommandExecution);
         assert_eq!(commands.len(), 1, "trace `{name}`");
+        // The approval's card is the command's: the request names the call it asks for.
+        assert_eq!(
+            sc.event(opened).item_id,
+            sc.event(commands[0].1).item_id,
+            "trace `{name}`"
+        );
         let done = payload!(sc.event(commands[0].1), ItemCompleted).expect("item.completed");
         assert_eq!(done.status, Some(ItemStatus::Completed));
         assert_eq!(
@@ -86,7 +92,7 @@ fn a_permission_allowed_once_or_always_is_accepted_and_the_command_runs() {
 }
 
 #[test]
-fn a_permission_rejected_is_declined_with_the_persons_message_and_the_command_fails() {
+fn a_permission_rejected_is_declined_with_the_persons_message_and_so_is_the_command() {
     for name in ["shell_reject", "shell_reject_message"] {
         let sc = load(name);
         let (opened, resolved, got) =

@@ -53,6 +53,9 @@ pub struct OpencodeNormalizer {
     /// The parts of each session's last turn that started an item: one the turn's end cut off
     /// and the server then completes is updated, not started again.
     parts_seen: BTreeMap<String, BTreeSet<String>>,
+    /// The part of each tool call still running, by its call id: a permission or a question
+    /// names the call it asks for, and its card belongs to that call's item.
+    calls: BTreeMap<String, String>,
 }
 
 impl OpencodeNormalizer {
@@ -65,6 +68,7 @@ impl OpencodeNormalizer {
             parents: BTreeMap::new(),
             tasks: BTreeMap::new(),
             parts_seen: BTreeMap::new(),
+            calls: BTreeMap::new(),
         }
     }
 
@@ -255,10 +259,16 @@ impl OpencodeNormalizer {
                 session_id,
                 state,
                 tool,
+                call_id,
                 ..
             } => {
                 let parent = self.parents.get(session_id).cloned();
                 let view = tool_view(state);
+                if view.done {
+                    self.calls.remove(call_id);
+                } else {
+                    self.calls.insert(call_id.clone(), id.clone());
+                }
                 let item_type = tool_type(tool);
                 let title = Some(view.title.unwrap_or(tool).to_string());
                 let data = tool_content(tool, &view, parent);
@@ -412,9 +422,11 @@ impl OpencodeNormalizer {
                     _ => CanonicalRequestType::PermissionsApproval,
                 };
                 let args = serde_json::to_value(properties).ok();
+                let call = properties.tool.as_ref().map(|tool| tool.call_id.as_str());
                 self.ask(
                     &properties.session_id,
                     &properties.id,
+                    call,
                     Asked::Permission,
                     request_type,
                     args,
@@ -427,9 +439,11 @@ impl OpencodeNormalizer {
                 let properties = &asked.properties;
                 let questions = serde_json::to_value(&properties.questions).ok();
                 let args = serde_json::to_value(properties).ok();
+                let call = properties.tool.as_ref().map(|tool| tool.call_id.as_str());
                 self.ask(
                     &properties.session_id,
                     &properties.id,
+                    call,
                     Asked::Question,
                     CanonicalRequestType::ToolUserInput,
                     args,
@@ -597,11 +611,14 @@ impl OpencodeNormalizer {
         }
     }
 
+    /// Opens a request the server asked (a permission, a question) in the session's running turn,
+    /// on the item of the tool call it names (`call`) while that call runs.
     #[allow(clippy::too_many_arguments)]
     fn ask(
         &mut self,
         session: &str,
         id: &str,
+        call: Option<&str>,
         asked: Asked,
         request_type: CanonicalRequestType,
         args: Option<Value>,
@@ -612,7 +629,7 @@ impl OpencodeNormalizer {
         let place = Place {
             thread: Some(session.to_string()),
             turn: self.turns.get(session).cloned(),
-            item: None,
+            item: call.and_then(|call| self.calls.get(call)).cloned(),
         };
         let context = self.ledger.request_context(id, id, Direction::In, &place, Some(raw));
         let request = OpenRequest {
