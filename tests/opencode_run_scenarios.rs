@@ -2,13 +2,13 @@
 //! what its lines are told apart from, and what each run becomes, written from the traces (see
 //! the corpus README).
 
-use agentwire::frame::{Frame, LineFormat};
+use agentwire::frame::Frame;
 use agentwire::source::Source;
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRuntimeEventType as T, ItemStatus, RuntimeEventRawSource, TurnState,
 };
 use agentwire_tests::scenario::Scenario;
-use agentwire_tests::{frames, payload, trace_text, traces};
+use agentwire_tests::{frames, line_format, payload, trace_text, traces};
 use serde_json::json;
 
 const RUN: Source = Source::OPENCODE_RUN;
@@ -21,12 +21,7 @@ fn load(name: &str) -> Scenario {
 /// frames as `agentwire normalize` cuts them).
 fn claims(source: Source, trace_source: Source, path: &std::path::Path) -> Vec<bool> {
     let frames = frames(trace_source, &trace_text(trace_source, path));
-    let format = match &trace_source.spec().document {
-        Some(_) => LineFormat::Bare,
-        None => frames
-            .first()
-            .map_or(LineFormat::Transcript, |first| LineFormat::of(&first.text)),
-    };
+    let format = line_format(trace_source, &frames);
     frames
         .iter()
         .map(|frame| source.claims(&Frame::parse(&frame.text, format).expect("a frame")))

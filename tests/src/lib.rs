@@ -219,7 +219,7 @@ pub fn frames(source: Source, text: &str) -> Vec<TraceFrame> {
 }
 
 /// The line format of a trace's frames: a document's are bare messages, else the first line's.
-fn line_format(source: Source, frames: &[TraceFrame]) -> LineFormat {
+pub fn line_format(source: Source, frames: &[TraceFrame]) -> LineFormat {
     match (&source.spec().document, frames.first()) {
         (Some(_), _) => LineFormat::Bare,
         (None, Some(first)) => LineFormat::of(&first.text),
