@@ -3807,6 +3807,376 @@ impl ::std::convert::TryFrom<::std::string::String> for SessionErrorUnknownType 
         value.parse()
     }
 }
+///`SessionMessage`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(tag = "type", deny_unknown_fields)]
+pub enum SessionMessage {
+    #[serde(rename = "agent-switched")]
+    AgentSwitched {
+        agent: ::std::string::String,
+        id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        metadata: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        time: SessionMessageAgentSwitchedTime,
+    },
+    #[serde(rename = "model-switched")]
+    ModelSwitched {
+        id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        metadata: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        model: ModelRef,
+        time: SessionMessageModelSwitchedTime,
+    },
+    #[serde(rename = "user")]
+    User {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        agents: ::std::option::Option<::std::vec::Vec<PromptAgentAttachment>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        files: ::std::option::Option<::std::vec::Vec<PromptFileAttachment>>,
+        id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        metadata: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        text: ::std::string::String,
+        time: SessionMessageUserTime,
+    },
+    ///SessionId
+    #[serde(rename = "synthetic")]
+    Synthetic {
+        id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        metadata: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        #[serde(rename = "sessionID")]
+        session_id: ::std::string::String,
+        text: ::std::string::String,
+        time: SessionMessageSyntheticTime,
+    },
+    #[serde(rename = "system")]
+    System {
+        id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        metadata: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        text: ::std::string::String,
+        time: SessionMessageSystemTime,
+    },
+    ///CallId
+    #[serde(rename = "shell")]
+    Shell {
+        #[serde(rename = "callID")]
+        call_id: ::std::string::String,
+        command: ::std::string::String,
+        id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        metadata: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        output: ::std::string::String,
+        time: SessionMessageShellTime,
+    },
+    ///Content
+    #[serde(rename = "assistant")]
+    Assistant {
+        agent: ::std::string::String,
+        content: SessionMessageAssistantContent,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        cost: ::std::option::Option<::serde_json::Number>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        error: ::std::option::Option<SessionErrorUnknown>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        finish: ::std::option::Option<::std::string::String>,
+        id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        metadata: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        model: ModelRef,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        snapshot: ::std::option::Option<SessionMessageAssistantSnapshot>,
+        time: SessionMessageAssistantTime,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        tokens: ::std::option::Option<SessionMessageAssistantTokens>,
+    },
+    ///Reason
+    #[serde(rename = "compaction")]
+    Compaction {
+        id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        metadata: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
+        reason: SessionMessageReason,
+        recent: ::std::string::String,
+        summary: ::std::string::String,
+        time: SessionMessageCompactionTime,
+    },
+}
+///`SessionMessageAgentSwitchedTime`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageAgentSwitchedTime {
+    pub created: ::serde_json::Number,
+}
+///`SessionMessageAssistantContent`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(transparent)]
+pub struct SessionMessageAssistantContent(
+    pub ::std::vec::Vec<SessionMessageAssistantContentItem>,
+);
+impl ::std::ops::Deref for SessionMessageAssistantContent {
+    type Target = ::std::vec::Vec<SessionMessageAssistantContentItem>;
+    fn deref(&self) -> &::std::vec::Vec<SessionMessageAssistantContentItem> {
+        &self.0
+    }
+}
+impl ::std::convert::From<SessionMessageAssistantContent>
+for ::std::vec::Vec<SessionMessageAssistantContentItem> {
+    fn from(value: SessionMessageAssistantContent) -> Self {
+        value.0
+    }
+}
+impl ::std::convert::From<::std::vec::Vec<SessionMessageAssistantContentItem>>
+for SessionMessageAssistantContent {
+    fn from(value: ::std::vec::Vec<SessionMessageAssistantContentItem>) -> Self {
+        Self(value)
+    }
+}
+///`SessionMessageAssistantContentItem`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(tag = "type", deny_unknown_fields)]
+pub enum SessionMessageAssistantContentItem {
+    #[serde(rename = "text")]
+    Text { id: ::std::string::String, text: ::std::string::String },
+    #[serde(rename = "reasoning")]
+    Reasoning {
+        id: ::std::string::String,
+        #[serde(
+            rename = "providerMetadata",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        provider_metadata: ::std::option::Option<LlmProviderMetadata>,
+        text: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        time: ::std::option::Option<SessionMessageAssistantReasoningTime>,
+    },
+    ///Name
+    #[serde(rename = "tool")]
+    Tool {
+        id: ::std::string::String,
+        name: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        provider: ::std::option::Option<SessionMessageAssistantToolProvider>,
+        state: SessionMessageAssistantToolState,
+        time: SessionMessageAssistantToolTime,
+    },
+}
+///`SessionMessageAssistantReasoningTime`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageAssistantReasoningTime {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub completed: ::std::option::Option<::serde_json::Number>,
+    pub created: ::serde_json::Number,
+}
+///`SessionMessageAssistantSnapshot`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageAssistantSnapshot {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub end: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub files: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub start: ::std::option::Option<::std::string::String>,
+}
+///`SessionMessageAssistantTime`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageAssistantTime {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub completed: ::std::option::Option<::serde_json::Number>,
+    pub created: ::serde_json::Number,
+}
+///`SessionMessageAssistantTokens`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageAssistantTokens {
+    pub cache: SessionMessageAssistantTokensCache,
+    pub input: ::serde_json::Number,
+    pub output: ::serde_json::Number,
+    pub reasoning: ::serde_json::Number,
+}
+///`SessionMessageAssistantTokensCache`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageAssistantTokensCache {
+    pub read: ::serde_json::Number,
+    pub write: ::serde_json::Number,
+}
+///`SessionMessageAssistantToolProvider`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageAssistantToolProvider {
+    pub executed: bool,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<LlmProviderMetadata>,
+    #[serde(
+        rename = "resultMetadata",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub result_metadata: ::std::option::Option<LlmProviderMetadata>,
+}
+///`SessionMessageAssistantToolState`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(tag = "status", deny_unknown_fields)]
+pub enum SessionMessageAssistantToolState {
+    #[serde(rename = "pending")]
+    Pending { input: ::std::string::String },
+    #[serde(rename = "running")]
+    Running {
+        content: ::std::vec::Vec<LlmToolContent>,
+        input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        structured: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    },
+    #[serde(rename = "completed")]
+    Completed {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        attachments: ::std::option::Option<::std::vec::Vec<PromptFileAttachment>>,
+        content: ::std::vec::Vec<LlmToolContent>,
+        input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(
+            rename = "outputPaths",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        output_paths: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        result: ::std::option::Option<::serde_json::Value>,
+        structured: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    },
+    ///Error
+    #[serde(rename = "error")]
+    Error {
+        content: ::std::vec::Vec<LlmToolContent>,
+        error: SessionErrorUnknown,
+        input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        result: ::std::option::Option<::serde_json::Value>,
+        structured: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    },
+}
+///`SessionMessageAssistantToolTime`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageAssistantToolTime {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub completed: ::std::option::Option<::serde_json::Number>,
+    pub created: ::serde_json::Number,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub pruned: ::std::option::Option<::serde_json::Number>,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub ran: ::std::option::Option<::serde_json::Number>,
+}
+///`SessionMessageCompactionTime`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageCompactionTime {
+    pub created: ::serde_json::Number,
+}
+///`SessionMessageModelSwitchedTime`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageModelSwitchedTime {
+    pub created: ::serde_json::Number,
+}
+///`SessionMessageReason`
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum SessionMessageReason {
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "manual")]
+    Manual,
+}
+impl ::std::fmt::Display for SessionMessageReason {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Auto => f.write_str("auto"),
+            Self::Manual => f.write_str("manual"),
+        }
+    }
+}
+impl ::std::str::FromStr for SessionMessageReason {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "auto" => Ok(Self::Auto),
+            "manual" => Ok(Self::Manual),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for SessionMessageReason {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for SessionMessageReason {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+///`SessionMessageShellTime`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageShellTime {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub completed: ::std::option::Option<::serde_json::Number>,
+    pub created: ::serde_json::Number,
+}
+///`SessionMessageSyntheticTime`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageSyntheticTime {
+    pub created: ::serde_json::Number,
+}
+///`SessionMessageSystemTime`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageSystemTime {
+    pub created: ::serde_json::Number,
+}
+///`SessionMessageUserTime`
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionMessageUserTime {
+    pub created: ::serde_json::Number,
+}
 ///`SessionModel`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -4352,6 +4722,68 @@ impl Part {
             Self::Agent { .. } => "agent",
             Self::Retry { .. } => "retry",
             Self::Compaction { .. } => "compaction",
+        }
+    }
+}
+impl SessionMessage {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "agent-switched",
+        "model-switched",
+        "user",
+        "synthetic",
+        "system",
+        "shell",
+        "assistant",
+        "compaction",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::AgentSwitched { .. } => "agent-switched",
+            Self::ModelSwitched { .. } => "model-switched",
+            Self::User { .. } => "user",
+            Self::Synthetic { .. } => "synthetic",
+            Self::System { .. } => "system",
+            Self::Shell { .. } => "shell",
+            Self::Assistant { .. } => "assistant",
+            Self::Compaction { .. } => "compaction",
+        }
+    }
+}
+impl SessionMessageAssistantContentItem {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "type";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &["text", "reasoning", "tool"];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Text { .. } => "text",
+            Self::Reasoning { .. } => "reasoning",
+            Self::Tool { .. } => "tool",
+        }
+    }
+}
+impl SessionMessageAssistantToolState {
+    /// The field that names the variant.
+    pub const TAG: &'static str = "status";
+    /// Every value of [`Self::TAG`] this union knows, in schema order.
+    pub const TAGS: &'static [&'static str] = &[
+        "pending",
+        "running",
+        "completed",
+        "error",
+    ];
+    /// The value of [`Self::TAG`] this message carries.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Self::Pending { .. } => "pending",
+            Self::Running { .. } => "running",
+            Self::Completed { .. } => "completed",
+            Self::Error { .. } => "error",
         }
     }
 }

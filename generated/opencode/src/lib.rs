@@ -5,7 +5,8 @@
 //!
 //! [`Event`] is one event of `GET /event` (`{"id", "type", "properties"}`): `decode` reads
 //! the `type` first and decodes only the payload it names. [`RunLine`] is one line of
-//! `opencode run --format json` (`{"type", "timestamp", "sessionID", "part" | "error"}`). [`PermissionReplyBody`] and
+//! `opencode run --format json` (`{"type", "timestamp", "sessionID", "part" | "error"}`).
+//! [`SessionMessage`] is one message of a v2 session, tagged on `type`. [`PermissionReplyBody`] and
 //! [`QuestionReplyBody`] are what `POST /permission/{id}/reply` and `POST /question/{id}/reply`
 //! take.
 #![deny(warnings)]

@@ -19,8 +19,9 @@
 //!   into them, so typify makes them internally tagged enums ([`tagged`]);
 //! - renames the components whose names are no identifiers (`Event.tui.prompt.append`,
 //!   `EventModels-devRefreshed`) after the type typify would give them;
-//! - keeps only what `Event`, `RunLine` and the reply bodies reach, so the crate is the streams
-//!   and the way back, not the whole HTTP API.
+//! - keeps only what `Event`, `RunLine`, `SessionMessage` (a v2 session's message, as the store
+//!   keeps it) and the reply bodies reach, so the crate is the streams, the stored sessions and
+//!   the way back, not the whole HTTP API.
 
 mod patches;
 mod tagged;
@@ -44,6 +45,10 @@ const EVENT: &str = "Event";
 
 /// The union of the lines of `opencode run --format json` (`run.schema.json`).
 const RUN_LINE: &str = "RunLine";
+
+/// The union of a v2 session's messages (`GET /api/session/{sessionID}/message`), which the
+/// store keeps as `session_message` rows and the `opencode-session` source reads.
+const SESSION_MESSAGE: &str = "SessionMessage";
 
 /// The reply operations whose request bodies the way back sends, by `operationId`, with the
 /// definition each body becomes.
@@ -120,7 +125,7 @@ fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Custom
     lift_inner_refs(definitions)?;
     declare_event_dispatch(definitions)?;
     tagged::rewrite(definitions)?;
-    let roots: Vec<&str> = [EVENT, RUN_LINE]
+    let roots: Vec<&str> = [EVENT, RUN_LINE, SESSION_MESSAGE]
         .into_iter()
         .chain(REPLY_BODIES.iter().map(|(_, name)| *name))
         .collect();
@@ -391,7 +396,8 @@ const CRATE_DOCS: &str = "\
 //!
 //! [`Event`] is one event of `GET /event` (`{\"id\", \"type\", \"properties\"}`): `decode` reads
 //! the `type` first and decodes only the payload it names. [`RunLine`] is one line of
-//! `opencode run --format json` (`{\"type\", \"timestamp\", \"sessionID\", \"part\" | \"error\"}`). [`PermissionReplyBody`] and
+//! `opencode run --format json` (`{\"type\", \"timestamp\", \"sessionID\", \"part\" | \"error\"}`).
+//! [`SessionMessage`] is one message of a v2 session, tagged on `type`. [`PermissionReplyBody`] and
 //! [`QuestionReplyBody`] are what `POST /permission/{id}/reply` and `POST /question/{id}/reply`
 //! take.
 #![deny(warnings)]
