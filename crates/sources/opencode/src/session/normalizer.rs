@@ -10,10 +10,14 @@
 //! says: `completed` when that message completed (a rejected tool call ends a turn so), else it
 //! is left to the end of the stream, which aborts it (a session cut off while it ran). Usage is
 //! the sum of the turn's assistant messages' tokens and cost.
+//!
+//! A v2 session's messages (read from the store only) are mapped the same way ([`v2`]).
+
+mod v2;
 
 use agentwire_canonical::{
-    CanonicalItemType, ItemContent, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeEvent,
-    RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
+    CanonicalItemType, ItemContent, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent,
+    RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
     ThreadStartedPayload, TurnCompletedPayload, TurnState,
 };
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
@@ -23,7 +27,7 @@ use agentwire_core::frame::Frame;
 use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
-use agentwire_opencode::{AssistantMessageError, Message, Part, Session};
+use agentwire_opencode::{AssistantMessageError, Message, Part, Session, SessionMessage};
 use serde_json::{Value, json};
 
 use super::wire::{self, Stored};
@@ -53,6 +57,9 @@ struct Tokens {
 pub struct SessionNormalizer {
     ledger: Ledger<()>,
     turn: Option<Turn>,
+    /// The session's id, once its `info` came: the thread of its v2 messages, whose rows do not
+    /// name it.
+    session: Option<String>,
 }
 
 impl SessionNormalizer {
@@ -61,10 +68,12 @@ impl SessionNormalizer {
         SessionNormalizer {
             ledger: Ledger::new(&super::OPENCODE_SESSION, options),
             turn: None,
+            session: None,
         }
     }
 
     fn on_session(&mut self, session: &Session, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        self.session = Some(session.id.clone());
         let context = self.ledger.thread_context(&session.id, Some(raw));
         if self.ledger.start_thread(&session.id) {
             let payload = ThreadStartedPayload {
@@ -268,13 +277,17 @@ impl SessionNormalizer {
             | Part::Retry { .. }
             | Part::Compaction { .. } => return,
         };
-        self.item(session, id, (item_type, title, data, status), raw, out);
+        self.item(session, id, id, (item_type, title, data, status), raw, out);
     }
 
+    /// An item keyed by `part` in the open turn of `session` (or in the thread), `provider` its
+    /// `providerItemId`: a v1 part's id is both; a v2 block's key joins its message's id to its
+    /// own, which only its message makes unique.
     fn item(
         &mut self,
         session: &str,
         part: &str,
+        provider: &str,
         (item_type, title, data, status): (CanonicalItemType, Option<String>, ItemContent, ItemStatus),
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
@@ -284,7 +297,8 @@ impl SessionNormalizer {
             .as_ref()
             .filter(|turn| turn.session == session)
             .map(|turn| turn.message.clone());
-        let context = self.ledger.item_context_in(session, turn.as_deref(), part, Some(raw));
+        let mut context = self.ledger.item_context_in(session, turn.as_deref(), part, Some(raw));
+        context.refs.provider_item_id = ProviderItemId::new(provider).ok();
         let payload = ItemLifecyclePayload {
             item_type,
             status: Some(status),
@@ -355,7 +369,7 @@ impl Mapping for SessionNormalizer {
                         Message::User { time, .. } => time.created.as_u64().map_or(ProviderTime::None, millis),
                         Message::Assistant { time, .. } => millis(time.created),
                     },
-                    Stored::V2 => ProviderTime::None,
+                    Stored::V2(message) => v2_created(message),
                 };
                 Ok(Decoded { message, raw, time })
             }
@@ -372,12 +386,7 @@ impl Mapping for SessionNormalizer {
         match stored {
             Stored::Session(session) => self.on_session(&session, raw, out),
             Stored::Message(message, parts) => self.on_message(&message, &parts, raw, out),
-            Stored::V2 => {
-                let text = "a v2 session's message (`session_message`): not read; \
-                            `opencode export` lists no v2 message either";
-                let context = self.context(Some(raw));
-                self.ledger.warn(&context, text.to_string(), None, out);
-            }
+            Stored::V2(message) => self.on_v2(&message, raw, out),
         }
     }
 
@@ -407,6 +416,21 @@ impl Mapping for SessionNormalizer {
     fn answer(&self, _request: &RuntimeRequestId, _reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         Err(AnswerError::Unanswerable(&super::OPENCODE_SESSION))
     }
+}
+
+/// When a v2 message was made (`time.created`).
+fn v2_created(message: &SessionMessage) -> ProviderTime<'static> {
+    let created = match message {
+        SessionMessage::AgentSwitched { time, .. } => &time.created,
+        SessionMessage::ModelSwitched { time, .. } => &time.created,
+        SessionMessage::User { time, .. } => &time.created,
+        SessionMessage::Synthetic { time, .. } => &time.created,
+        SessionMessage::System { time, .. } => &time.created,
+        SessionMessage::Shell { time, .. } => &time.created,
+        SessionMessage::Assistant { time, .. } => &time.created,
+        SessionMessage::Compaction { time, .. } => &time.created,
+    };
+    created.as_u64().map_or(ProviderTime::None, millis)
 }
 
 /// A time in Unix milliseconds, as the store keeps it.

@@ -1,0 +1,290 @@
+//! A v2 session's messages (the store's `session_message` rows, `SessionMessage` of the OpenAPI
+//! document) mapped as the v1 messages are: a `user` message starts a turn and is its
+//! `user_message` item; an `assistant` message's `content` blocks are its items in order (`text`
+//! an `assistant_message`, `reasoning` a `reasoning` item, `tool` the tool's item as a v1 tool part
+//! gives it, [`crate::parts`]); its `finish` ends the turn, but `tool-calls`, after which the next
+//! assistant message goes on. A block's item id is derived from the session, the message id and
+//! the block's id (a block id such as `text-0` repeats from message to message); the block's own
+//! id is its `providerItemId`.
+//!
+//! The other kinds: `agent-switched` and `model-switched` are the session's configuration
+//! (`session.configured` with the new `agent` or `model`); `system` and `synthetic` are text the
+//! program adds to the conversation (a `user_message` item of origin `cli`, in the open turn);
+//! `shell` is a person's `!command` (a `command_execution` item with its output); `compaction` a
+//! `context_compaction` item with its summary. None maps to a warning only.
+
+use agentwire_canonical::{
+    CanonicalItemType, CommandExecutionContent, ContextCompactionContent, ItemContent, ItemStatus, MessageOrigin,
+    ProviderRuntimeEvent, RuntimeEvent, SessionConfiguredPayload, TurnState, UserMessageContent,
+};
+use agentwire_core::emit::{Context, Raw};
+use agentwire_core::ledger::TurnStart;
+use agentwire_opencode::{
+    LlmToolContent, SessionErrorUnknown, SessionMessage, SessionMessageAssistantContentItem as Block,
+    SessionMessageAssistantToolState as ToolState,
+};
+use serde_json::{Map, Value, json};
+
+use super::{SessionNormalizer, Tokens, Turn};
+use crate::parts::{ToolView, reasoning_content, refused, text_content, tool_content, tool_type};
+
+/// The error text of the v2 runner's stop by a person. A v2 assistant message's `error` is
+/// `SessionErrorUnknown` whatever went wrong (`{"type": "unknown", "message"}`): the document gives
+/// the v2 runner no error of its own for an abort, as `MessageAbortedError` is for v1. `POST
+/// /api/session/{id}/interrupt` ends the message with this message
+/// (`tests/corpus/opencode/README.md`, `v2_interrupt`; `tests/corpus/opencode-store/opencode.db`),
+/// so it is read as the person's stop (`interrupted`, no `runtime.error`); any other error fails
+/// the turn.
+const INTERRUPTED: &str = "Provider turn interrupted";
+
+impl SessionNormalizer {
+    /// One v2 message of the session the frames so far opened (`info`); a row before it has no
+    /// thread to go to and is a warning carrying it.
+    pub(super) fn on_v2(&mut self, message: &SessionMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let Some(session) = self.session.clone() else {
+            let context = Context {
+                raw: Some(raw),
+                ..Context::default()
+            };
+            let text = "a v2 session's message before the session's `info`: no thread to put it in";
+            self.ledger.warn(&context, text.to_string(), None, out);
+            return;
+        };
+        let before = out.len();
+        match message {
+            SessionMessage::User { id, text, .. } => {
+                if let Some(turn) = self.turn.take() {
+                    self.end_open_turn(turn, raw, out);
+                }
+                let context = self.ledger.turn_context(&session, id, Some(raw));
+                if self.ledger.start_turn(&context, &session, id, TurnStart::on(None), out) {
+                    self.turn = Some(Turn {
+                        session: session.clone(),
+                        message: id.clone(),
+                        last_completed: false,
+                        tokens: Tokens::default(),
+                        cost: 0.0,
+                    });
+                }
+                let data = text_content(true, text, None);
+                let face = (CanonicalItemType::UserMessage, None, data, ItemStatus::Completed);
+                self.item(&session, id, id, face, raw, out);
+            }
+            SessionMessage::Assistant {
+                id,
+                content,
+                error,
+                finish,
+                time,
+                tokens,
+                cost,
+                ..
+            } => {
+                for block in content.iter() {
+                    self.on_block(&session, id, block, raw, out);
+                }
+                if let Some(turn) = self.turn.as_mut() {
+                    if let Some(tokens) = tokens {
+                        let count = |number: &serde_json::Number| number.as_u64().unwrap_or(0);
+                        turn.tokens.input += count(&tokens.input);
+                        turn.tokens.output += count(&tokens.output);
+                        turn.tokens.reasoning += count(&tokens.reasoning);
+                        turn.tokens.cache_read += count(&tokens.cache.read);
+                        turn.tokens.cache_write += count(&tokens.cache.write);
+                    }
+                    turn.cost += cost.as_ref().and_then(serde_json::Number::as_f64).unwrap_or(0.0);
+                    turn.last_completed = time.completed.is_some();
+                    let end = match (error, finish.as_deref()) {
+                        (Some(error), _) => Some(ended_by(error)),
+                        (None, Some("tool-calls") | None) => None,
+                        (None, Some(finish)) => Some((TurnState::Completed, Some(finish.to_string()), None)),
+                    };
+                    if let Some((state, stop_reason, failure)) = end {
+                        let turn = self.turn.take().expect("the turn is open");
+                        self.end_turn(turn, state, stop_reason, failure, Some(raw), out);
+                    }
+                }
+            }
+            SessionMessage::AgentSwitched { agent, .. } => self.configured_with(json!({ "agent": agent }), raw, out),
+            SessionMessage::ModelSwitched { model, .. } => {
+                let model = serde_json::to_value(model).expect("generated types serialize");
+                self.configured_with(json!({ "model": model }), raw, out);
+            }
+            SessionMessage::System { id, text, .. } | SessionMessage::Synthetic { id, text, .. } => {
+                let data = ItemContent::UserMessage(UserMessageContent {
+                    text: text.clone(),
+                    attachments: None,
+                    origin: Some(MessageOrigin::Cli),
+                    parent_item_id: None,
+                });
+                let face = (CanonicalItemType::UserMessage, None, data, ItemStatus::Completed);
+                self.item(&session, id, id, face, raw, out);
+            }
+            SessionMessage::Shell {
+                id,
+                call_id,
+                command,
+                output,
+                time,
+                ..
+            } => {
+                let status = match time.completed {
+                    Some(_) => ItemStatus::Completed,
+                    None => ItemStatus::InProgress,
+                };
+                let data = ItemContent::CommandExecution(CommandExecutionContent {
+                    command: command.clone(),
+                    cwd: None,
+                    exit_code: None,
+                    output: Some(output.clone()),
+                    duration_ms: None,
+                    description: None,
+                    parent_item_id: None,
+                });
+                let face = (CanonicalItemType::CommandExecution, Some(command.clone()), data, status);
+                self.item(&session, id, call_id, face, raw, out);
+            }
+            SessionMessage::Compaction {
+                id, reason, summary, ..
+            } => {
+                let data = ItemContent::ContextCompaction(ContextCompactionContent {
+                    summary: Some(summary.clone()),
+                    trigger: Some(reason.to_string()),
+                    parent_item_id: None,
+                });
+                let face = (
+                    CanonicalItemType::ContextCompaction,
+                    Some("context compaction".to_string()),
+                    data,
+                    ItemStatus::Completed,
+                );
+                self.item(&session, id, id, face, raw, out);
+            }
+        }
+        if out.len() == before {
+            // An assistant message with no content that keeps its turn going (`tool-calls`), or
+            // one outside a turn: the session's configuration of the moment, as in v1.
+            self.configured(raw, out);
+        }
+    }
+
+    /// The session's configuration as a v2 message changes it.
+    fn configured_with(&mut self, config: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let payload = SessionConfiguredPayload {
+            config: serde_json::value::to_raw_value(&config).expect("JSON serializes"),
+        };
+        self.ledger
+            .emit(&Context::bare(raw), RuntimeEvent::SessionConfigured(payload), out);
+    }
+
+    /// One block of an assistant message's `content` as its item.
+    fn on_block(
+        &mut self,
+        session: &str,
+        message: &str,
+        block: &Block,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let (id, face) = match block {
+            Block::Text { id, text } => {
+                let data = text_content(false, text, None);
+                (
+                    id,
+                    (CanonicalItemType::AssistantMessage, None, data, ItemStatus::Completed),
+                )
+            }
+            Block::Reasoning { id, text, time, .. } => {
+                let status = match time.as_ref().and_then(|time| time.completed.as_ref()) {
+                    Some(_) => ItemStatus::Completed,
+                    None => ItemStatus::InProgress,
+                };
+                let data = reasoning_content(text, None);
+                (id, (CanonicalItemType::Reasoning, None, data, status))
+            }
+            Block::Tool { id, name, state, .. } => {
+                let empty = Map::new();
+                let (input, content, structured, error, status) = match state {
+                    // The input as the model streams it, JSON text not yet whole: no arguments yet.
+                    ToolState::Pending { .. } => (&empty, None, None, None, ItemStatus::InProgress),
+                    ToolState::Running {
+                        input,
+                        content,
+                        structured,
+                    } => (input, Some(content), Some(structured), None, ItemStatus::InProgress),
+                    ToolState::Completed {
+                        input,
+                        content,
+                        structured,
+                        ..
+                    } => (input, Some(content), Some(structured), None, ItemStatus::Completed),
+                    ToolState::Error {
+                        input,
+                        content,
+                        structured,
+                        error,
+                        ..
+                    } => {
+                        let status = match refused(&error.message) {
+                            true => ItemStatus::Declined,
+                            false => ItemStatus::Failed,
+                        };
+                        (
+                            input,
+                            Some(content),
+                            Some(structured),
+                            Some(error.message.as_str()),
+                            status,
+                        )
+                    }
+                };
+                let output = content.map(|content| output_text(content));
+                let view = ToolView {
+                    input,
+                    output: output.as_deref(),
+                    error,
+                    title: None,
+                    metadata: structured,
+                    status,
+                    done: !matches!(status, ItemStatus::InProgress),
+                };
+                let title = match tool_type(name) {
+                    CanonicalItemType::CommandExecution => input.get("command").and_then(Value::as_str),
+                    _ => None,
+                }
+                .unwrap_or(name)
+                .to_string();
+                let data = tool_content(name, &view, None);
+                (id, (tool_type(name), Some(title), data, status))
+            }
+        };
+        self.item(session, &format!("{message}/{id}"), id, face, raw, out);
+    }
+}
+
+/// A tool's output as a person reads it: the text of its `content` blocks, each on lines of its
+/// own (a file block named by its URI).
+fn output_text(content: &[LlmToolContent]) -> String {
+    let mut output = String::new();
+    for block in content {
+        let text = match block {
+            LlmToolContent::Text { text } => text,
+            LlmToolContent::File { uri, .. } => uri,
+        };
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(text);
+    }
+    output
+}
+
+/// How an assistant message's error ends its turn ([`INTERRUPTED`]), its message and the error.
+fn ended_by(error: &SessionErrorUnknown) -> (TurnState, Option<String>, Option<(String, Value)>) {
+    let detail = serde_json::to_value(error).expect("generated types serialize");
+    let state = match error.message.as_str() {
+        INTERRUPTED => TurnState::Interrupted,
+        _ => TurnState::Failed,
+    };
+    (state, None, Some((error.message.clone(), detail)))
+}
