@@ -18,7 +18,9 @@ use agentwire_canonical::{
     RuntimeRequestId, SessionState, TurnId,
 };
 use agentwire_tests::scenario::Scenario;
-use agentwire_tests::{golden_dir, normalize, normalize_text, payload, tests_dir, trace_name, traces, workspace_root};
+use agentwire_tests::{
+    golden_dir, normalize, normalize_text, payload, store_traces, tests_dir, trace_name, traces, workspace_root,
+};
 use serde_json::Value;
 
 /// How to regenerate the goldens, for failure messages.
@@ -33,9 +35,17 @@ const MINIMUM_TRACES: &[(Source, usize)] = &[
     (Source::CLAUDE_CONTROL, 24),
 ];
 
-/// Every trace of every source, normalized.
+/// Every trace of every source, normalized, and the sessions only a store of the corpus shows.
 fn corpus() -> Vec<Scenario> {
-    Source::ALL.iter().flat_map(|&source| Scenario::all(source)).collect()
+    Source::ALL
+        .iter()
+        .flat_map(|&source| {
+            let stored = store_traces(source)
+                .into_iter()
+                .map(move |trace| Scenario::from_text(source, trace.name, &trace.text));
+            Scenario::all(source).into_iter().chain(stored)
+        })
+        .collect()
 }
 
 #[test]
@@ -62,9 +72,17 @@ fn goldens_match() {
     for &source in Source::ALL {
         let dir = golden_dir(source);
         let traces = traces(source);
-        for trace in &traces {
-            let actual = normalize(source, trace).jsonl;
-            let golden = dir.join(format!("{}.jsonl", trace_name(trace)));
+        let stored = store_traces(source);
+        let outputs = traces
+            .iter()
+            .map(|trace| (trace_name(trace), normalize(source, trace).jsonl))
+            .chain(
+                stored
+                    .iter()
+                    .map(|trace| (trace.name.clone(), normalize_text(source, &trace.text).jsonl)),
+            );
+        for (name, actual) in outputs {
+            let golden = dir.join(format!("{name}.jsonl"));
             if bless {
                 std::fs::create_dir_all(golden.parent().expect("a golden's folder")).expect("create the golden folder");
                 std::fs::write(&golden, &actual).expect("write a golden");
@@ -83,7 +101,11 @@ fn goldens_match() {
                 failures.push(format!("{}:\n{diff}", golden.display()));
             }
         }
-        let names: BTreeSet<String> = traces.iter().map(|trace| trace_name(trace)).collect();
+        let names: BTreeSet<String> = traces
+            .iter()
+            .map(|trace| trace_name(trace))
+            .chain(stored.into_iter().map(|trace| trace.name))
+            .collect();
         orphans.extend(
             goldens(&dir).into_iter().filter(|path| {
                 !(path.extension().is_some_and(|ext| ext == "jsonl") && names.contains(&trace_name(path)))

@@ -54,6 +54,85 @@ pub fn traces(source: Source) -> Vec<PathBuf> {
     traces
 }
 
+/// The stores of the corpus (a database of many sessions), by the name of the source that reads
+/// them: the file under `tests/corpus/`.
+const STORES: &[(&str, &str)] = &[("opencode-session", "opencode-store/opencode.db")];
+
+/// A session of a store of the corpus that no document of the source's corpus shows as the store
+/// does (OpenCode's v2 sessions: `opencode export` lists none of their `session_message` rows).
+/// The other sessions of the store are their documents' traces byte for byte, which
+/// `crates/agentwire-cli/tests/import_store.rs` checks.
+pub struct StoreTrace {
+    /// `store/<name>`: `<name>` the trace name of the corpus document of the same session (the
+    /// same first frame), else the session's key in the store. Its golden is
+    /// `tests/golden/<source>/store/<name>.jsonl`.
+    pub name: String,
+    /// The session's document as the store writes it, one frame a line (whitespace between
+    /// frames changes no frame), so each event's input line is its frame.
+    pub text: String,
+}
+
+/// The sessions of the stores of `source` that only the store shows ([`StoreTrace`]), in the
+/// store's order; none for a source that keeps no store.
+pub fn store_traces(source: Source) -> Vec<StoreTrace> {
+    let (Some(store), Some(document)) = (&source.spec().store, &source.spec().document) else {
+        return Vec::new();
+    };
+    let documents: Vec<(String, String)> = traces(source)
+        .iter()
+        .map(|path| {
+            let text = trace_text(source, path);
+            let first = frames(source, &text).into_iter().next().map(|frame| frame.text);
+            (first.unwrap_or_default(), trace_name(path))
+        })
+        .collect();
+    let mut found = Vec::new();
+    for (_, file) in STORES.iter().filter(|(name, _)| *name == source.name()) {
+        let path = tests_dir().join("corpus").join(file);
+        let sessions = (store.sessions)(&path).unwrap_or_else(|err| panic!("{err}"));
+        for session in sessions {
+            let compact = (store.document)(&path, &session.key).unwrap_or_else(|err| panic!("{err}"));
+            let text = frame_a_line(&compact, document);
+            let first = frames(source, &text).into_iter().next().map(|frame| frame.text);
+            let same = documents.iter().find(|(text, _)| Some(text) == first.as_ref());
+            if let Some((_, name)) = same {
+                let path = traces(source).into_iter().find(|path| trace_name(path) == *name);
+                let shown =
+                    path.is_some_and(|path| normalize(source, &path).jsonl == normalize_text(source, &text).jsonl);
+                if shown {
+                    continue;
+                }
+            }
+            let name = same.map_or(session.key.clone(), |(_, name)| name.clone());
+            found.push(StoreTrace {
+                name: format!("store/{name}"),
+                text,
+            });
+        }
+    }
+    found
+}
+
+/// A one-line document with a line break before each element of its `each` array.
+fn frame_a_line(compact: &str, document: &agentwire::document::Document) -> String {
+    let split = agentwire::document::split(compact, document);
+    assert!(split.broken.is_none(), "a store's document reads whole");
+    let mut text = String::with_capacity(compact.len() + split.pieces.len());
+    let mut at = 0;
+    for piece in split.pieces.iter().skip(1) {
+        let start = at
+            + compact[at..]
+                .find(&piece.text)
+                .unwrap_or_else(|| panic!("a frame of a store's document is no part of it: {}", piece.text));
+        text.push_str(&compact[at..start]);
+        text.push('\n');
+        text.push_str(&piece.text);
+        at = start + piece.text.len();
+    }
+    text.push_str(&compact[at..]);
+    text
+}
+
 /// The traces of one corpus folder (`tests/corpus/<folder>/**/*.jsonl`), sorted by name: also for
 /// folders whose schema is tested before its source is normalized. A source whose program keeps
 /// its files in folders of its own (Gemini CLI's `<project>/chats/`) keeps that layout here.

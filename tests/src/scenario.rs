@@ -21,7 +21,7 @@ use agentwire_canonical::{
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::{Normalized, normalize, trace_name, traces};
+use crate::{Normalized, normalize_text, trace_name, traces};
 
 /// The payload of `$event` (a `ProviderRuntimeEvent`) if it is a `RuntimeEvent::$variant`.
 #[macro_export]
@@ -79,9 +79,12 @@ impl Scenario {
 
     /// A trace file of `source`.
     pub fn from_path(source: Source, path: &Path) -> Self {
-        let name = trace_name(path);
-        let text = crate::trace_text(source, path);
-        let frames = crate::frames(source, &text);
+        Self::from_text(source, trace_name(path), &crate::trace_text(source, path))
+    }
+
+    /// The text of a trace of `source` named `name` (a session of a store, [`crate::StoreTrace`]).
+    pub fn from_text(source: Source, name: String, text: &str) -> Self {
+        let frames = crate::frames(source, text);
         let format = match source.spec().document {
             Some(_) => LineFormat::Bare,
             None => LineFormat::of(frames.first().map_or("", |frame| frame.text.as_str())),
@@ -116,7 +119,7 @@ impl Scenario {
                 LineFormat::Bare => serde_json::json!({ "dir": "in", "msg": value }),
             });
         }
-        let norm = normalize(source, path);
+        let norm = normalize_text(source, text);
         assert_eq!(
             norm.events.len(),
             norm.lines.len(),

@@ -60,6 +60,9 @@ pub struct SessionNormalizer {
     /// The session's id, once its `info` came: the thread of its v2 messages, whose rows do not
     /// name it.
     session: Option<String>,
+    /// The session's model (`info.model`, then a v2 `model-switched`): the model of a v2 turn,
+    /// whose user message names none.
+    model: Option<String>,
 }
 
 impl SessionNormalizer {
@@ -69,11 +72,13 @@ impl SessionNormalizer {
             ledger: Ledger::new(&super::OPENCODE_SESSION, options),
             turn: None,
             session: None,
+            model: None,
         }
     }
 
     fn on_session(&mut self, session: &Session, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         self.session = Some(session.id.clone());
+        self.model = session.model.as_ref().map(|model| model.id.clone());
         let context = self.ledger.thread_context(&session.id, Some(raw));
         if self.ledger.start_thread(&session.id) {
             let payload = ThreadStartedPayload {

@@ -57,7 +57,10 @@ impl SessionNormalizer {
                     self.end_open_turn(turn, raw, out);
                 }
                 let context = self.ledger.turn_context(&session, id, Some(raw));
-                if self.ledger.start_turn(&context, &session, id, TurnStart::on(None), out) {
+                if self
+                    .ledger
+                    .start_turn(&context, &session, id, TurnStart::on(self.model.clone()), out)
+                {
                     self.turn = Some(Turn {
                         session: session.clone(),
                         message: id.clone(),
@@ -107,6 +110,7 @@ impl SessionNormalizer {
             }
             SessionMessage::AgentSwitched { agent, .. } => self.configured_with(json!({ "agent": agent }), raw, out),
             SessionMessage::ModelSwitched { model, .. } => {
+                self.model = Some(model.id.clone());
                 let model = serde_json::to_value(model).expect("generated types serialize");
                 self.configured_with(json!({ "model": model }), raw, out);
             }
