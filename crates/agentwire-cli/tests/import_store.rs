@@ -147,8 +147,9 @@ fn a_home_folder_of_every_family_gives_one_index() {
 }
 
 /// Each session of the store is byte for byte what `agentwire normalize` makes of its export,
-/// but for the v2 sessions: `opencode export` lists none of their messages, the store reads
-/// each `session_message` row as a warning that it is not read.
+/// but for the v2 sessions: `opencode export` lists none of their messages, the store reads each
+/// `session_message` row, so a v2 session's conversation is in the store's output only, byte for
+/// byte its golden (`tests/golden/opencode-session/store/<name>.jsonl`).
 #[test]
 fn the_store_and_the_exports_agree() {
     let root = scratch("agree");
@@ -170,12 +171,22 @@ fn the_store_and_the_exports_agree() {
         assert_eq!(code, 0, "{stderr}");
         let name = export.file_stem().unwrap().to_string_lossy().into_owned();
         if name.starts_with("v2_") {
-            let warnings = stored
-                .lines()
-                .filter(|line| line.contains("(`session_message`): not read"))
-                .count();
-            assert!(warnings > 0, "{name}: the v2 messages are warned about");
-            assert_eq!(stored.lines().count(), normalized.lines().count() + warnings, "{name}");
+            let turns = |text: &str| {
+                text.lines()
+                    .filter(|line| line.contains(r#""type":"turn.started""#))
+                    .count()
+            };
+            assert_eq!(
+                (turns(&normalized), turns(&stored)),
+                (0, 1),
+                "{name}: the conversation is the store's"
+            );
+            assert!(!stored.contains("runtime.warning"), "{name}: every row is read");
+            let golden = corpus("../golden/opencode-session/store").join(format!("{name}.jsonl"));
+            assert!(
+                stored == fs::read_to_string(&golden).unwrap(),
+                "{name}: the store and its golden differ"
+            );
             v2.push(name);
         } else {
             assert!(stored == normalized, "{name}: the store and the export differ");
@@ -183,6 +194,69 @@ fn the_store_and_the_exports_agree() {
         }
     }
     assert_eq!((same, v2.len()), (STORE_SESSIONS - 4, 4), "{v2:?}");
+    fs::remove_dir_all(&root).unwrap();
+}
+
+/// A `session_message` row of a kind the pinned schema does not know, and one whose `data` does
+/// not fit its kind, are each a warning naming the row and why; the rows after them are read.
+#[test]
+fn a_v2_row_that_does_not_fit_is_reported_and_the_rest_is_read() {
+    let root = scratch("v2row");
+    let store = root.join("home/.local/share/opencode/opencode.db");
+    let session = "ses_db45e60b2ffeUsIlwDTpHW6IOd";
+    let rows = [
+        (
+            "msg_zz0001",
+            "handoff",
+            r#"{"time":{"created":1796565215000},"text":"elsewhere"}"#,
+        ),
+        ("msg_zz0002", "user", r#"{"time":{"created":1796565216000},"text":7}"#),
+        (
+            "msg_zz0003",
+            "user",
+            r#"{"time":{"created":1796565217000},"text":"Once more."}"#,
+        ),
+    ];
+    let connection = rusqlite::Connection::open(&store).unwrap();
+    for (seq, (id, kind, data)) in rows.iter().enumerate() {
+        connection
+            .execute(
+                "INSERT INTO session_message (id, session_id, type, seq, time_created, time_updated, data) \
+                 VALUES (?1, ?2, ?3, ?4, 1796565215000, 1796565215000, ?5)",
+                rusqlite::params![id, session, kind, 100 + seq as i64, data],
+            )
+            .unwrap();
+    }
+    drop(connection);
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let entry = &index(&root, "out")[&format!(".local/share/opencode/opencode.db#{session}")];
+    let events: Vec<Value> = fs::read_to_string(root.join("out").join(entry["output"].as_str().unwrap()))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let warnings: Vec<&str> = events
+        .iter()
+        .filter(|event| event["type"] == "runtime.warning")
+        .map(|event| event["payload"]["detail"]["error"].as_str().unwrap())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].contains("msg_zz0001") && warnings[0].contains("handoff"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].contains("msg_zz0002") && warnings[1].contains("expected a string"),
+        "{warnings:?}"
+    );
+    let prompts: Vec<&str> = events
+        .iter()
+        .filter(|event| event["type"] == "item.completed" && event["payload"]["itemType"] == "user_message")
+        .map(|event| event["payload"]["data"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(prompts, ["Think, then say hi.", "Once more."]);
+    assert_eq!(entry["turns"], 2);
     fs::remove_dir_all(&root).unwrap();
 }
 
