@@ -201,3 +201,134 @@ fn a_subagents_items_sit_under_the_parents_task_item() {
         assert_eq!(parent, Some(json!(task)), "{}", sc.at(i));
     }
 }
+
+/// What a UI draws of a trace: each item and turn event's type, item type, status and content,
+/// in order (ids and `raw` aside).
+fn drawn(sc: &Scenario) -> Vec<Value> {
+    sc.events()
+        .iter()
+        .map(|event| serde_json::to_value(event).expect("events serialize"))
+        .filter(|event| {
+            let kind = event["type"].as_str().unwrap_or_default();
+            kind.starts_with("item.") || kind.starts_with("turn.") || kind == "content.delta"
+        })
+        .map(|event| json!([event["type"], event["payload"]]))
+        .collect()
+}
+
+#[test]
+fn the_v2_runner_gives_a_turn_its_prompt_answers_command_and_usage() {
+    for name in ["v2_shell", "v2_shell.api-event"] {
+        let sc = load(name);
+        let (_, completed) = sc.single_turn();
+        let end = payload!(sc.event(completed), TurnCompleted).expect("turn.completed");
+        assert_eq!(end.state, TurnState::Completed, "trace `{name}`");
+        assert_eq!(end.stop_reason, Some(Some("stop".to_string())), "trace `{name}`");
+        assert_eq!(
+            end.usage.as_ref().map(|usage| usage["output"].clone()),
+            Some(json!(84)),
+            "trace `{name}`: the two steps' tokens"
+        );
+        assert_eq!(sc.items(CanonicalItemType::UserMessage).len(), 1, "trace `{name}`");
+        assert_eq!(sc.items(CanonicalItemType::AssistantMessage).len(), 2, "trace `{name}`");
+        let commands = sc.items(CanonicalItemType::CommandExecution);
+        assert_eq!(commands.len(), 1, "trace `{name}`");
+        let done = payload!(sc.event(commands[0].1), ItemCompleted).expect("item.completed");
+        assert_eq!(done.status, Some(ItemStatus::Completed));
+        let data = done.data.as_ref().map(|data| data.to_value()).unwrap_or_default();
+        assert_eq!(data["command"], "echo hello", "trace `{name}`");
+        assert_eq!(data["exitCode"], 0, "trace `{name}`");
+        assert_eq!(data["output"], "hello\nCommand exited with code 0.", "trace `{name}`");
+        assert!(
+            sc.indices_of(T::RuntimeWarning).is_empty(),
+            "trace `{name}`: every event mapped"
+        );
+        sc.assert_no_item_left_open();
+    }
+    // `GET /event` and `GET /api/event` send the same events: a UI draws the same.
+    for name in ["v2_plain", "v2_shell", "v2_shell_ask", "v2_interrupt"] {
+        let event = load(name);
+        let api_event = load(&format!("{name}.api-event"));
+        assert_eq!(drawn(&event), drawn(&api_event), "trace `{name}`");
+    }
+}
+
+#[test]
+fn a_persons_stop_of_the_v2_runner_ends_the_turn_interrupted() {
+    let sc = load("v2_interrupt");
+    let (_, completed) = sc.single_turn();
+    assert_eq!(sc.turn_state(completed), TurnState::Interrupted);
+    assert!(sc.indices_of(T::RuntimeError).is_empty(), "a stop is no error");
+    let messages = sc.items(CanonicalItemType::AssistantMessage);
+    assert_eq!(messages.len(), 1);
+    let done = payload!(sc.event(messages[0].1), ItemCompleted).expect("item.completed");
+    assert_eq!(
+        done.data.as_ref().map(|data| data.to_value()["text"].clone()),
+        Some(json!("word0"))
+    );
+}
+
+/// The v2 runner of 1.18.33 asked no permission in the capture (`tests/corpus/opencode/README.md`):
+/// its `permission.v2.asked`, as the server's OpenAPI document declares it, is added to a real
+/// trace while the command's call runs.
+#[test]
+fn a_v2_permission_sits_on_its_call_and_is_answered_under_its_session() {
+    let trace = agentwire_tests::corpus_dir(OPENCODE).join("v2_shell_ask.jsonl");
+    let text = std::fs::read_to_string(trace).expect("the trace");
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        lines.push(line.to_string());
+        if line.contains("\"session.next.tool.called\"") {
+            break;
+        }
+    }
+    let called: Value = serde_json::from_str(lines.last().expect("a line")).expect("a record");
+    let properties = &called["msg"]["properties"];
+    let session = properties["sessionID"].as_str().expect("a session");
+    let asked = json!({"dir": "in", "ts": called["ts"], "msg": {
+        "id": "evt_permission_v2",
+        "type": "permission.v2.asked",
+        "properties": {
+            "id": "per_v2",
+            "sessionID": session,
+            "action": "bash",
+            "resources": ["echo hello"],
+            "source": {"type": "tool", "messageID": properties["assistantMessageID"], "callID": properties["callID"]},
+        },
+    }});
+    lines.push(asked.to_string());
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    let events = agentwire_tests::normalize_text(OPENCODE, &text);
+    let opened = events
+        .events
+        .iter()
+        .find(|event| event.event.event_type() == T::RequestOpened)
+        .expect("request.opened");
+    let request = payload!(opened, RequestOpened).expect("request.opened");
+    assert_eq!(request.request_type, CanonicalRequestType::CommandExecutionApproval);
+    let command = events
+        .events
+        .iter()
+        .find(|event| {
+            event.event.event_type() == T::ItemStarted
+                && payload!(event, ItemStarted)
+                    .is_some_and(|item| item.item_type == CanonicalItemType::CommandExecution)
+        })
+        .expect("the command's item");
+    assert_eq!(opened.item_id, command.item_id, "the request sits on its call's item");
+    let session_after = normalizer_after(OPENCODE, &text);
+    let request_id = opened.request_id.clone().expect("a request id");
+    let reply = Reply {
+        message: Some("not now".to_string()),
+        ..Reply::new(Decision::Decline)
+    };
+    let built = session_after.answer(&request_id, &reply).expect("an answer");
+    assert_eq!(
+        built.frame,
+        json!({
+            "method": "POST",
+            "path": format!("/api/session/{session}/permission/per_v2/reply"),
+            "body": {"reply": "reject", "message": "not now"},
+        })
+    );
+}

@@ -36,6 +36,13 @@ pub fn part(owner: &str, what: &str) -> String {
 /// ([`Ledger::with_provider_refs`]).
 pub fn drop_synthesized_refs(refs: &mut ProviderRefs) {
     refs.provider_turn_id = None;
+    drop_synthesized_item_refs(refs);
+}
+
+/// Drops the item keys a source made up (those that hold [`SYNTHESIZED`]) from `providerRefs`,
+/// for a source whose turns are the provider's but some of whose items are keyed by a part of a
+/// provider message.
+pub fn drop_synthesized_item_refs(refs: &mut ProviderRefs) {
     if refs
         .provider_item_id
         .as_ref()

@@ -26,6 +26,10 @@ pub mod session;
 #[cfg(any(feature = "serve", feature = "run"))]
 #[cfg_attr(not(all(feature = "serve", feature = "run")), allow(dead_code))]
 mod session_error;
+// What the live server's v2 runner and the run share (a step's end and its tokens).
+#[cfg(any(feature = "serve", feature = "run"))]
+#[cfg_attr(not(all(feature = "serve", feature = "run")), allow(dead_code))]
+mod steps;
 #[cfg(feature = "serve")]
 pub mod wire;
 

@@ -6,6 +6,8 @@
 //! (a `session.error` comes before the `idle` that ends it) and, for a child session, the
 //! parent's `task` item its items belong under.
 
+mod next;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use agentwire_canonical::{
@@ -16,6 +18,7 @@ use agentwire_canonical::{
 };
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
+use agentwire_core::conversation::drop_synthesized_item_refs;
 use agentwire_core::decision::Decision;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::{Direction, Frame};
@@ -23,11 +26,12 @@ use agentwire_core::ids;
 use agentwire_core::ledger::{Answer, Ledger, OpenItemFace, OpenRequest, Place, TurnEnd, TurnStart, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
-use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, Message, Part};
-use serde_json::{Value, json};
+use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, Message, Part, StepFinishPartTokens};
+use serde_json::{Number, Value, json};
 
 use crate::parts::{patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view};
 use crate::session_error::{self, Ending};
+use crate::steps::usage_value;
 use crate::wire::{self, HttpCall};
 
 /// What a request asked.
@@ -37,6 +41,21 @@ pub enum Asked {
     Permission,
     /// `question.asked`: answered at `POST /question/{id}/reply` or `/reject`.
     Question,
+    /// `permission.v2.asked`: answered at `POST /api/session/{sessionID}/permission/{id}/reply`.
+    PermissionV2,
+    /// `question.v2.asked`: answered at `POST /api/session/{sessionID}/question/{id}/reply` or
+    /// `/reject`.
+    QuestionV2,
+}
+
+/// The tokens and cost of a session's steps (the v2 runner reports each step's).
+#[derive(Default)]
+struct StepSums {
+    /// The thread's tokens over the stream.
+    thread: Option<StepFinishPartTokens>,
+    /// The running turn's tokens and cost.
+    turn: Option<StepFinishPartTokens>,
+    cost: Option<Number>,
 }
 
 /// Normalizes one `opencode serve` transcript.
@@ -56,19 +75,25 @@ pub struct OpencodeNormalizer {
     /// The part of each tool call still running, by its call id: a permission or a question
     /// names the call it asks for, and its card belongs to that call's item.
     calls: BTreeMap<String, String>,
+    /// The v2 runner's tool calls running, by call id.
+    next_calls: BTreeMap<String, next::NextCall>,
+    /// The v2 runner's step tokens, by session.
+    steps: BTreeMap<String, StepSums>,
 }
 
 impl OpencodeNormalizer {
     /// A normalizer for one transcript.
     pub fn new(options: Options) -> Self {
         OpencodeNormalizer {
-            ledger: Ledger::new(&crate::OPENCODE, options),
+            ledger: Ledger::new(&crate::OPENCODE, options).with_provider_refs(drop_synthesized_item_refs),
             turns: BTreeMap::new(),
             user_messages: BTreeSet::new(),
             parents: BTreeMap::new(),
             tasks: BTreeMap::new(),
             parts_seen: BTreeMap::new(),
             calls: BTreeMap::new(),
+            next_calls: BTreeMap::new(),
+            steps: BTreeMap::new(),
         }
     }
 
@@ -117,7 +142,8 @@ impl OpencodeNormalizer {
         self.parts_seen.remove(session);
     }
 
-    /// Ends the session's running turn; false when none runs.
+    /// Ends the session's running turn in `state`, with the error it ended on; false when none
+    /// runs. The server's v1 events name no stop reason: `stopReason` is left out, not null.
     fn end_turn(
         &mut self,
         session: &str,
@@ -126,21 +152,71 @@ impl OpencodeNormalizer {
         error: Option<(String, Value)>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) -> bool {
-        let Some(turn) = self.turns.remove(session) else {
-            return false;
-        };
-        let context = self.ledger.turn_context(session, &turn, Some(raw));
-        for key in self.ledger.turn_requests(session, &turn) {
-            self.ledger.resolve_request(&key, None, out);
-        }
-        // The server's events name no stop reason: `stopReason` is left out, not null.
         let outcome = TurnCompletedPayload {
             stop_reason: None,
             ..turn_outcome(state, None)
         };
-        let end = TurnEnd::with_error(outcome, error);
+        self.end_turn_as(session, raw, TurnEnd::with_error(outcome, error), out)
+    }
+
+    /// Ends the session's running turn as `end` says, with the tokens and cost its steps reported
+    /// (the v2 runner's); its open requests are settled first. False when no turn runs.
+    fn end_turn_as(
+        &mut self,
+        session: &str,
+        raw: Raw<'_>,
+        mut end: TurnEnd,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> bool {
+        let Some(turn) = self.turns.remove(session) else {
+            return false;
+        };
+        if let Some(sums) = self.steps.get_mut(session) {
+            end.outcome.usage = sums.turn.take().as_ref().map(usage_value);
+            end.outcome.total_cost_usd = sums.cost.take().as_ref().and_then(Number::as_f64);
+        }
+        let context = self.ledger.turn_context(session, &turn, Some(raw));
+        for key in self.ledger.turn_requests(session, &turn) {
+            self.ledger.resolve_request(&key, None, out);
+        }
         self.ledger.complete_turn(&context, session, &turn, end, out);
         true
+    }
+
+    /// A session error when no turn runs: the session's `runtime.error`.
+    fn session_failed(
+        &mut self,
+        session: &str,
+        message: String,
+        detail: Value,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.session_context(session, raw);
+        let payload = RuntimeErrorPayload {
+            message,
+            class: Some(RuntimeErrorClass::ProviderError),
+            detail: Some(detail),
+        };
+        self.ledger.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+    }
+
+    /// The text delta of an item: a reasoning item's streams reasoning, any other's the answer.
+    fn delta(&mut self, session: &str, part: &str, delta: &str, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        let stream_kind = match self.ledger.item(session, part) {
+            Some(open) if open.item_type == CanonicalItemType::Reasoning => ContentStreamKind::ReasoningText,
+            Some(_) | None => ContentStreamKind::AssistantText,
+        };
+        let turn = self.turns.get(session).cloned();
+        let context = self.ledger.item_context_in(session, turn.as_deref(), part, Some(raw));
+        self.ledger.append_item_text(session, part, "text", delta);
+        let payload = ContentDeltaPayload {
+            stream_kind,
+            delta: delta.to_string(),
+            content_index: None,
+            summary_index: None,
+        };
+        self.ledger.emit(&context, RuntimeEvent::ContentDelta(payload), out);
     }
 
     /// One part's item: started when first seen, updated while it runs, completed when done.
@@ -346,26 +422,7 @@ impl OpencodeNormalizer {
             Event::MessagePartUpdated(updated) => self.on_part(&updated.properties.part, frame, raw, out),
             Event::MessagePartDelta(delta) => {
                 let properties = &delta.properties;
-                let stream_kind = match self.ledger.item(&properties.session_id, &properties.part_id) {
-                    Some(open) if open.item_type == CanonicalItemType::Reasoning => ContentStreamKind::ReasoningText,
-                    Some(_) | None => ContentStreamKind::AssistantText,
-                };
-                let turn = self.turns.get(&properties.session_id).cloned();
-                let context = self.ledger.item_context_in(
-                    &properties.session_id,
-                    turn.as_deref(),
-                    &properties.part_id,
-                    Some(raw),
-                );
-                self.ledger
-                    .append_item_text(&properties.session_id, &properties.part_id, "text", &properties.delta);
-                let payload = ContentDeltaPayload {
-                    stream_kind,
-                    delta: properties.delta.clone(),
-                    content_index: None,
-                    summary_index: None,
-                };
-                self.ledger.emit(&context, RuntimeEvent::ContentDelta(payload), out);
+                self.delta(&properties.session_id, &properties.part_id, &properties.delta, raw, out);
             }
             Event::SessionStatus(status) => {
                 let session = &status.properties.session_id;
@@ -405,22 +462,12 @@ impl OpencodeNormalizer {
                     state, message, detail, ..
                 } = session_error::ending(error.properties.error.as_ref());
                 if !self.end_turn(&session, raw, state, Some((message.clone(), detail.clone())), out) {
-                    let context = self.session_context(&session, raw);
-                    let payload = RuntimeErrorPayload {
-                        message,
-                        class: Some(RuntimeErrorClass::ProviderError),
-                        detail: Some(detail),
-                    };
-                    self.ledger.emit(&context, RuntimeEvent::RuntimeError(payload), out);
+                    self.session_failed(&session, message, detail, raw, out);
                 }
             }
             Event::PermissionAsked(asked) => {
                 let properties = &asked.properties;
-                let request_type = match properties.permission.as_str() {
-                    "bash" => CanonicalRequestType::CommandExecutionApproval,
-                    "edit" | "write" | "patch" => CanonicalRequestType::FileChangeApproval,
-                    _ => CanonicalRequestType::PermissionsApproval,
-                };
+                let request_type = permission_type(&properties.permission);
                 let args = serde_json::to_value(properties).ok();
                 let call = properties.tool.as_ref().map(|tool| tool.call_id.as_str());
                 self.ask(
@@ -563,50 +610,164 @@ impl OpencodeNormalizer {
                 let text = format!("{} reported a failure", raw.method.unwrap_or("opencode"));
                 self.ledger.warn(&Context::bare(raw), text, None, out);
             }
-            // The v2 session runner's events (`session.next.*`) and its permission and question
-            // events: not mapped yet, each reported by its kind.
+            Event::SessionNextPromptAdmitted(admitted) => {
+                let p = &admitted.properties;
+                self.next_prompt(&p.session_id, &p.message_id, &p.prompt, true, frame, raw, out);
+            }
+            Event::SessionNextPrompted(prompted) => {
+                let p = &prompted.properties;
+                self.next_prompt(&p.session_id, &p.message_id, &p.prompt, false, frame, raw, out);
+            }
+            Event::SessionNextStepStarted(started) => {
+                let p = &started.properties;
+                self.next_step_started(&p.session_id, &p.assistant_message_id, frame, raw, out);
+            }
+            Event::SessionNextStepEnded(ended) => self.next_step_ended(&ended.properties, raw, out),
+            Event::SessionNextStepFailed(failed) => self.next_step_failed(&failed.properties, raw, out),
+            Event::SessionNextTextStarted(started) => {
+                let p = &started.properties;
+                let key = next::block(&p.assistant_message_id, &p.text_id);
+                self.next_block(&p.session_id, &key, CanonicalItemType::AssistantMessage, None, raw, out);
+            }
+            Event::SessionNextTextDelta(delta) => {
+                let p = &delta.properties;
+                let key = next::block(&p.assistant_message_id, &p.text_id);
+                self.delta(&p.session_id, &key, &p.delta, raw, out);
+            }
+            Event::SessionNextTextEnded(ended) => {
+                let p = &ended.properties;
+                let key = next::block(&p.assistant_message_id, &p.text_id);
+                let item_type = CanonicalItemType::AssistantMessage;
+                self.next_block(&p.session_id, &key, item_type, Some(&p.text), raw, out);
+            }
+            Event::SessionNextReasoningStarted(started) => {
+                let p = &started.properties;
+                let key = next::block(&p.assistant_message_id, &p.reasoning_id);
+                self.next_block(&p.session_id, &key, CanonicalItemType::Reasoning, None, raw, out);
+            }
+            Event::SessionNextReasoningDelta(delta) => {
+                let p = &delta.properties;
+                let key = next::block(&p.assistant_message_id, &p.reasoning_id);
+                self.delta(&p.session_id, &key, &p.delta, raw, out);
+            }
+            Event::SessionNextReasoningEnded(ended) => {
+                let p = &ended.properties;
+                let key = next::block(&p.assistant_message_id, &p.reasoning_id);
+                let item_type = CanonicalItemType::Reasoning;
+                self.next_block(&p.session_id, &key, item_type, Some(&p.text), raw, out);
+            }
+            Event::SessionNextToolInputStarted(started) => {
+                let p = &started.properties;
+                self.next_tool_started(&p.session_id, &p.call_id, &p.name, raw, out);
+            }
+            // The input as it streams: the call's item, its content as it stands; the partial
+            // input rides in `raw` (`tool.called` brings it whole).
+            Event::SessionNextToolInputDelta(delta) => {
+                let p = &delta.properties;
+                self.next_tool_input(&p.session_id, &p.call_id, raw, out);
+            }
+            Event::SessionNextToolInputEnded(ended) => {
+                let p = &ended.properties;
+                self.next_tool_input(&p.session_id, &p.call_id, raw, out);
+            }
+            Event::SessionNextToolCalled(called) => {
+                let p = &called.properties;
+                self.next_tool_called(&p.session_id, &p.call_id, &p.tool, &p.input, raw, out);
+            }
+            Event::SessionNextToolProgress(progress) => {
+                let p = &progress.properties;
+                self.next_tool_progress(&p.session_id, &p.call_id, &p.content, &p.structured, raw, out);
+            }
+            Event::SessionNextToolSuccess(success) => {
+                let p = &success.properties;
+                let result = Ok((p.content.as_slice(), &p.structured));
+                self.next_tool_ended(&p.session_id, &p.call_id, result, raw, out);
+            }
+            Event::SessionNextToolFailed(failed) => {
+                let p = &failed.properties;
+                self.next_tool_ended(&p.session_id, &p.call_id, Err(&p.error), raw, out);
+            }
+            // A command a person ran with `!`: a command item of the running turn (or of the
+            // thread), started with the command and completed with its output.
+            Event::SessionNextShellStarted(started) => {
+                let p = &started.properties;
+                self.next_shell_started(&p.session_id, &p.call_id, &p.command, raw, out);
+            }
+            Event::SessionNextShellEnded(ended) => {
+                let p = &ended.properties;
+                self.next_shell_ended(&p.session_id, &p.call_id, &p.output, raw, out);
+            }
+            // The model API failed and the call is retried: the turn goes on.
+            Event::SessionNextRetried(retried) => {
+                let p = &retried.properties;
+                let context = self.session_context(&p.session_id, raw);
+                let text = format!(
+                    "the model API failed, retrying (attempt {}): {}",
+                    p.attempt, p.error.message
+                );
+                let detail = serde_json::to_value(&p.error).ok();
+                self.ledger.warn(&context, text, detail, out);
+            }
+            // The runner compacts the conversation: one context-compaction item, streamed.
+            Event::SessionNextCompactionStarted(started) => {
+                let p = &started.properties;
+                let trigger = p.reason.to_string();
+                self.next_compaction(&p.session_id, &p.message_id, &trigger, None, raw, out);
+            }
+            Event::SessionNextCompactionDelta(delta) => {
+                let p = &delta.properties;
+                self.next_compaction_delta(&p.session_id, &p.message_id, &p.text, raw, out);
+            }
+            Event::SessionNextCompactionEnded(ended) => {
+                let p = &ended.properties;
+                let trigger = p.reason.to_string();
+                self.next_compaction(&p.session_id, &p.message_id, &trigger, Some(&p.text), raw, out);
+            }
+            // The agent or model the next step runs with, the session's new directory, context
+            // and synthetic text the runner adds to the conversation, and a revert staged,
+            // cleared or committed: the session's configuration of the moment.
             Event::SessionNextAgentSwitched(_)
             | Event::SessionNextModelSwitched(_)
             | Event::SessionNextMoved(_)
-            | Event::SessionNextPrompted(_)
-            | Event::SessionNextPromptAdmitted(_)
             | Event::SessionNextContextUpdated(_)
             | Event::SessionNextSynthetic(_)
-            | Event::SessionNextShellStarted(_)
-            | Event::SessionNextShellEnded(_)
-            | Event::SessionNextStepStarted(_)
-            | Event::SessionNextStepEnded(_)
-            | Event::SessionNextStepFailed(_)
-            | Event::SessionNextTextStarted(_)
-            | Event::SessionNextTextDelta(_)
-            | Event::SessionNextTextEnded(_)
-            | Event::SessionNextReasoningStarted(_)
-            | Event::SessionNextReasoningDelta(_)
-            | Event::SessionNextReasoningEnded(_)
-            | Event::SessionNextToolInputStarted(_)
-            | Event::SessionNextToolInputDelta(_)
-            | Event::SessionNextToolInputEnded(_)
-            | Event::SessionNextToolCalled(_)
-            | Event::SessionNextToolProgress(_)
-            | Event::SessionNextToolSuccess(_)
-            | Event::SessionNextToolFailed(_)
-            | Event::SessionNextRetried(_)
-            | Event::SessionNextCompactionStarted(_)
-            | Event::SessionNextCompactionDelta(_)
-            | Event::SessionNextCompactionEnded(_)
             | Event::SessionNextRevertStaged(_)
             | Event::SessionNextRevertCleared(_)
-            | Event::SessionNextRevertCommitted(_)
-            | Event::PermissionV2Asked(_)
-            | Event::PermissionV2Replied(_)
-            | Event::QuestionV2Asked(_)
-            | Event::QuestionV2Replied(_)
-            | Event::QuestionV2Rejected(_) => {
-                let text = format!(
-                    "{}: the v2 session runner's events are not mapped",
-                    raw.method.unwrap_or("session.next")
+            | Event::SessionNextRevertCommitted(_) => self.configured(frame, raw, out),
+            Event::PermissionV2Asked(asked) => self.next_permission(&asked.properties, raw, out),
+            Event::QuestionV2Asked(asked) => self.next_question(&asked.properties, raw, out),
+            Event::PermissionV2Replied(replied) => {
+                let p = &replied.properties;
+                let decision = next::permission_decision(p.reply);
+                let resolution = json!({ "reply": p.reply.to_string() });
+                self.resolve(&p.session_id, &p.request_id, decision, resolution, None, raw, out);
+            }
+            Event::QuestionV2Replied(replied) => {
+                let p = &replied.properties;
+                let answers = serde_json::to_value(&p.answers).unwrap_or(Value::Null);
+                let resolution = json!({ "answers": answers.clone() });
+                self.resolve(
+                    &p.session_id,
+                    &p.request_id,
+                    Decision::Answered,
+                    resolution,
+                    Some(answers),
+                    raw,
+                    out,
                 );
-                self.ledger.warn(&Context::bare(raw), text, None, out);
+            }
+            Event::QuestionV2Rejected(rejected) => {
+                let p = &rejected.properties;
+                let resolution = json!({ "rejected": true });
+                self.resolve(
+                    &p.session_id,
+                    &p.request_id,
+                    Decision::Decline,
+                    resolution,
+                    None,
+                    raw,
+                    out,
+                );
             }
         }
     }
@@ -704,7 +865,7 @@ impl OpencodeNormalizer {
             .and_then(|body| serde_json::from_str(body.get()).ok())
             .unwrap_or(Value::Null);
         match (call.method.as_str(), segments.as_slice()) {
-            ("POST", ["permission", id, "reply"]) => {
+            ("POST", ["permission", id, "reply"]) | ("POST", ["api", "session", _, "permission", id, "reply"]) => {
                 let reply = body.get("reply").and_then(Value::as_str).unwrap_or_default();
                 let decision = match reply {
                     "once" => Decision::Accept,
@@ -713,11 +874,11 @@ impl OpencodeNormalizer {
                 };
                 self.resolve_by_client(id, decision, body.clone(), None, raw, out);
             }
-            ("POST", ["question", id, "reply"]) => {
+            ("POST", ["question", id, "reply"]) | ("POST", ["api", "session", _, "question", id, "reply"]) => {
                 let answers = body.get("answers").cloned();
                 self.resolve_by_client(id, Decision::Answered, body.clone(), answers, raw, out);
             }
-            ("POST", ["question", id, "reject"]) => {
+            ("POST", ["question", id, "reject"]) | ("POST", ["api", "session", _, "question", id, "reject"]) => {
                 self.resolve_by_client(id, Decision::Decline, json!({ "rejected": true }), None, raw, out);
             }
             _ => self.configured(frame, raw, out),
@@ -738,6 +899,15 @@ impl OpencodeNormalizer {
             None => String::new(),
         };
         self.resolve(&session, id, decision, resolution, answers, raw, out);
+    }
+}
+
+/// The request a permission is, by what it lets the tool do.
+fn permission_type(permission: &str) -> CanonicalRequestType {
+    match permission {
+        "bash" => CanonicalRequestType::CommandExecutionApproval,
+        "edit" | "write" | "patch" => CanonicalRequestType::FileChangeApproval,
+        _ => CanonicalRequestType::PermissionsApproval,
     }
 }
 
@@ -804,11 +974,20 @@ impl Mapping for OpencodeNormalizer {
 
     /// A permission is answered at `POST /permission/{id}/reply` (`once`, `always` or `reject`,
     /// with the person's `message`), a question at `POST /question/{id}/reply` with its answers
-    /// or `/question/{id}/reject`.
+    /// or `/question/{id}/reject`; the v2 runner's at the same paths under
+    /// `/api/session/{sessionID}`.
     fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         let (key, open) = self.ledger.find_request(request)?;
+        let session = open.place.thread.as_deref().unwrap_or_default();
+        let (permission_path, question_path) = match open.extra {
+            Asked::Permission | Asked::Question => (format!("/permission/{key}"), format!("/question/{key}")),
+            Asked::PermissionV2 | Asked::QuestionV2 => (
+                format!("/api/session/{session}/permission/{key}"),
+                format!("/api/session/{session}/question/{key}"),
+            ),
+        };
         let frame = match (open.extra, reply.decision) {
-            (Asked::Permission, decision) => {
+            (Asked::Permission | Asked::PermissionV2, decision) => {
                 let value = match decision {
                     Decision::Accept => "once",
                     Decision::AcceptForSession => "always",
@@ -827,21 +1006,21 @@ impl Mapping for OpencodeNormalizer {
                 if let Some(message) = &reply.message {
                     body["message"] = Value::String(message.clone());
                 }
-                json!({ "method": "POST", "path": format!("/permission/{key}/reply"), "body": body })
+                json!({ "method": "POST", "path": format!("{permission_path}/reply"), "body": body })
             }
-            (Asked::Question, Decision::Answered) => {
+            (Asked::Question | Asked::QuestionV2, Decision::Answered) => {
                 let Some(answers) = reply.answers.clone() else {
                     return Err(AnswerError::MissingAnswers {
                         method: "question.asked".to_string(),
                         decision: Decision::Answered,
                     });
                 };
-                json!({ "method": "POST", "path": format!("/question/{key}/reply"), "body": { "answers": answers } })
+                json!({ "method": "POST", "path": format!("{question_path}/reply"), "body": { "answers": answers } })
             }
-            (Asked::Question, Decision::Decline | Decision::Cancel) => {
-                json!({ "method": "POST", "path": format!("/question/{key}/reject") })
+            (Asked::Question | Asked::QuestionV2, Decision::Decline | Decision::Cancel) => {
+                json!({ "method": "POST", "path": format!("{question_path}/reject") })
             }
-            (Asked::Question, decision) => {
+            (Asked::Question | Asked::QuestionV2, decision) => {
                 return Err(AnswerError::NotOffered {
                     request: request.clone(),
                     method: "question.asked".to_string(),

@@ -8,7 +8,7 @@ use agentwire_canonical::{
     DynamicToolCallContent, FileChangeContent, FileChangeEntry, FileChangeKind, ItemContent, ItemStatus,
     ReasoningContent, RuntimeItemId, UserMessageContent,
 };
-use agentwire_opencode::ToolState;
+use agentwire_opencode::{LlmToolContent, ToolState};
 use serde_json::{Map, Value};
 
 /// The item type of a tool part, by the tool's name.
@@ -89,14 +89,38 @@ pub fn tool_view(state: &ToolState) -> ToolView<'_> {
             error: Some(error),
             title: None,
             metadata: metadata.as_ref(),
-            status: if REFUSALS.iter().any(|refusal| error.starts_with(refusal)) {
-                ItemStatus::Declined
-            } else {
-                ItemStatus::Failed
-            },
+            status: error_status(error),
             done: true,
         },
     }
+}
+
+/// The status of a call that ended with `error`: declined when a person or a rule refused it,
+/// else failed.
+pub fn error_status(error: &str) -> ItemStatus {
+    if REFUSALS.iter().any(|refusal| error.starts_with(refusal)) {
+        ItemStatus::Declined
+    } else {
+        ItemStatus::Failed
+    }
+}
+
+/// The text of a v2 tool result's content: its text pieces one per line (a file it names rides
+/// in `raw`).
+pub fn tool_output(content: &[LlmToolContent]) -> String {
+    let mut output = String::new();
+    for piece in content {
+        match piece {
+            LlmToolContent::Text { text } => {
+                if !output.is_empty() && !output.ends_with('\n') {
+                    output.push('\n');
+                }
+                output.push_str(text);
+            }
+            LlmToolContent::File { .. } => {}
+        }
+    }
+    output
 }
 
 /// The child session a `task` call ran in (`metadata.sessionId`), once the call says: the run's

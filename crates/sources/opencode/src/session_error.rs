@@ -2,7 +2,7 @@
 //! event, and the `error` line `opencode run --format json` prints from it.
 
 use agentwire_canonical::TurnState;
-use agentwire_opencode::EventSessionErrorPropertiesError;
+use agentwire_opencode::{EventSessionErrorPropertiesError, SessionErrorUnknown};
 use serde_json::Value;
 
 /// How a session error ends its turn: the person's stop (`MessageAbortedError`) interrupts it,
@@ -40,5 +40,32 @@ pub fn ending(error: Option<&EventSessionErrorPropertiesError>) -> Ending {
         name,
         message,
         detail,
+    }
+}
+
+/// The words of the v2 runner for a turn a person stopped: its assistant error is always of type
+/// `unknown`, and OpenCode's own projection of a v2 message onto a v1 one reads exactly "Provider
+/// turn interrupted" as `MessageAbortedError` (`tests/corpus/opencode/v2_interrupt.jsonl:61`).
+/// The runner also says so "before it started" and "before checkpoint completion" when the stop
+/// came before the model answered or before the step was saved: the same stop.
+const INTERRUPTED: &str = "Provider turn interrupted";
+
+/// The ending a v2 runner's error says (`step.failed`, a stored assistant message's `error`): the
+/// person's stop interrupts the turn, any other error fails it with its message.
+pub fn next_ending(error: &SessionErrorUnknown) -> Ending {
+    let interrupted = error.message == INTERRUPTED
+        || error
+            .message
+            .strip_prefix(INTERRUPTED)
+            .is_some_and(|rest| rest.starts_with(" before "));
+    let (state, name) = match interrupted {
+        true => (TurnState::Interrupted, Some("MessageAbortedError")),
+        false => (TurnState::Failed, Some("UnknownError")),
+    };
+    Ending {
+        state,
+        name,
+        message: error.message.clone(),
+        detail: serde_json::to_value(error).unwrap_or(Value::Null),
     }
 }

@@ -38,16 +38,14 @@ use agentwire_core::frame::Frame;
 use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
-use agentwire_opencode::{Part, RunLine, StepFinishPartTokens, StepFinishPartTokensCache};
-use serde_json::{Number, Value, json};
+use agentwire_opencode::{Part, RunLine, StepFinishPartTokens};
+use serde_json::{Number, json};
 
 use crate::parts::{
     patch_content, reasoning_content, subagent_session, text_content, tool_content, tool_type, tool_view,
 };
 use crate::session_error::{self, Ending};
-
-/// The `step_finish` reasons after which OpenCode calls the model again in the same turn.
-const GOES_ON: &[&str] = &["tool-calls", "unknown"];
+use crate::steps::{GOES_ON, add, add_tokens, usage_value};
 
 /// What the stream said so far about one session.
 #[derive(Default)]
@@ -303,39 +301,6 @@ impl RunNormalizer {
             self.end_turn(session, end, Some(raw), out);
         }
     }
-}
-
-/// Two counts together: whole when both are, else as doubles.
-fn add(one: &Number, two: &Number) -> Number {
-    match (one.as_u64(), two.as_u64()) {
-        (Some(one), Some(two)) => Number::from(one + two),
-        _ => Number::from_f64(one.as_f64().unwrap_or(0.0) + two.as_f64().unwrap_or(0.0)).unwrap_or_else(|| one.clone()),
-    }
-}
-
-/// `sum` and `step` counted together (`step` alone when there is no sum yet).
-fn add_tokens(sum: Option<&StepFinishPartTokens>, step: &StepFinishPartTokens) -> StepFinishPartTokens {
-    let Some(sum) = sum else {
-        return step.clone();
-    };
-    StepFinishPartTokens {
-        cache: StepFinishPartTokensCache {
-            read: add(&sum.cache.read, &step.cache.read),
-            write: add(&sum.cache.write, &step.cache.write),
-        },
-        input: add(&sum.input, &step.input),
-        output: add(&sum.output, &step.output),
-        reasoning: add(&sum.reasoning, &step.reasoning),
-        total: match (&sum.total, &step.total) {
-            (Some(one), Some(two)) => Some(add(one, two)),
-            (one, two) => one.clone().or_else(|| two.clone()),
-        },
-    }
-}
-
-/// Tokens as the usage of canonical events carries them: OpenCode's own shape.
-fn usage_value(tokens: &StepFinishPartTokens) -> Value {
-    serde_json::to_value(tokens).expect("generated types serialize")
 }
 
 impl Mapping for RunNormalizer {

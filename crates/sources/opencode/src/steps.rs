@@ -1,0 +1,56 @@
+//! A step's end, for the sources that see steps end one by one (the live server's v2 runner and
+//! `opencode run`): whether OpenCode's loop goes on after it, and its tokens added to the turn's
+//! and the thread's.
+
+use agentwire_opencode::{EventSessionNextStepEndedPropertiesTokens, StepFinishPartTokens, StepFinishPartTokensCache};
+use serde_json::{Number, Value};
+
+/// The step reasons (`finish`) after which OpenCode calls the model again in the same turn.
+pub const GOES_ON: &[&str] = &["tool-calls", "unknown"];
+
+/// Two counts together: whole when both are, else as doubles.
+pub fn add(one: &Number, two: &Number) -> Number {
+    match (one.as_u64(), two.as_u64()) {
+        (Some(one), Some(two)) => Number::from(one + two),
+        _ => Number::from_f64(one.as_f64().unwrap_or(0.0) + two.as_f64().unwrap_or(0.0)).unwrap_or_else(|| one.clone()),
+    }
+}
+
+/// `sum` and `step` counted together (`step` alone when there is no sum yet).
+pub fn add_tokens(sum: Option<&StepFinishPartTokens>, step: &StepFinishPartTokens) -> StepFinishPartTokens {
+    let Some(sum) = sum else {
+        return step.clone();
+    };
+    StepFinishPartTokens {
+        cache: StepFinishPartTokensCache {
+            read: add(&sum.cache.read, &step.cache.read),
+            write: add(&sum.cache.write, &step.cache.write),
+        },
+        input: add(&sum.input, &step.input),
+        output: add(&sum.output, &step.output),
+        reasoning: add(&sum.reasoning, &step.reasoning),
+        total: match (&sum.total, &step.total) {
+            (Some(one), Some(two)) => Some(add(one, two)),
+            (one, two) => one.clone().or_else(|| two.clone()),
+        },
+    }
+}
+
+/// The tokens of a v2 `step.ended`, in the shape a v1 step's end gives them (no `total`).
+pub fn next_tokens(tokens: &EventSessionNextStepEndedPropertiesTokens) -> StepFinishPartTokens {
+    StepFinishPartTokens {
+        cache: StepFinishPartTokensCache {
+            read: tokens.cache.read.clone(),
+            write: tokens.cache.write.clone(),
+        },
+        input: tokens.input.clone(),
+        output: tokens.output.clone(),
+        reasoning: tokens.reasoning.clone(),
+        total: None,
+    }
+}
+
+/// Tokens as the usage of canonical events carries them: OpenCode's own shape.
+pub fn usage_value(tokens: &StepFinishPartTokens) -> Value {
+    serde_json::to_value(tokens).expect("generated types serialize")
+}
