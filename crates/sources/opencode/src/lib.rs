@@ -21,10 +21,10 @@ mod parts;
 pub mod run;
 #[cfg(feature = "session")]
 pub mod session;
-// What the live server's mapping and the run's share (how a session error ends a turn); a build
-// with one of them leaves part of it unused.
-#[cfg(any(feature = "serve", feature = "run"))]
-#[cfg_attr(not(all(feature = "serve", feature = "run")), allow(dead_code))]
+// What the live server's mapping, the run's and the stored sessions' share (how a session error
+// ends a turn); a build without one of them leaves part of it unused.
+#[cfg(any(feature = "serve", feature = "run", feature = "session"))]
+#[cfg_attr(not(all(feature = "serve", feature = "run", feature = "session")), allow(dead_code))]
 mod session_error;
 // What the live server's v2 runner and the run share (a step's end and its tokens).
 #[cfg(any(feature = "serve", feature = "run"))]

@@ -231,10 +231,3 @@ pub fn patch_content(files: &[String], parent: Option<RuntimeItemId>) -> ItemCon
         parent_item_id: parent,
     })
 }
-
-/// Whether a tool call's error says a person or a rule refused it ([`REFUSALS`]): a v2 tool
-/// block's error is text as a v1 part's is.
-#[cfg(feature = "session")]
-pub fn refused(error: &str) -> bool {
-    REFUSALS.iter().any(|refusal| error.starts_with(refusal))
-}

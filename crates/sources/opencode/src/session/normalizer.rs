@@ -282,17 +282,18 @@ impl SessionNormalizer {
             | Part::Retry { .. }
             | Part::Compaction { .. } => return,
         };
-        self.item(session, id, id, (item_type, title, data, status), raw, out);
+        self.item(session, id, Some(id), (item_type, title, data, status), raw, out);
     }
 
     /// An item keyed by `part` in the open turn of `session` (or in the thread), `provider` its
-    /// `providerItemId`: a v1 part's id is both; a v2 block's key joins its message's id to its
-    /// own, which only its message makes unique.
+    /// `providerItemId`: a v1 part's id is both; a v2 text or reasoning block's key joins its
+    /// message's id to its own (which only its message makes unique), a key no provider message
+    /// holds, so it has none.
     fn item(
         &mut self,
         session: &str,
         part: &str,
-        provider: &str,
+        provider: Option<&str>,
         (item_type, title, data, status): (CanonicalItemType, Option<String>, ItemContent, ItemStatus),
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
@@ -303,7 +304,7 @@ impl SessionNormalizer {
             .filter(|turn| turn.session == session)
             .map(|turn| turn.message.clone());
         let mut context = self.ledger.item_context_in(session, turn.as_deref(), part, Some(raw));
-        context.refs.provider_item_id = ProviderItemId::new(provider).ok();
+        context.refs.provider_item_id = provider.and_then(|provider| ProviderItemId::new(provider).ok());
         let payload = ItemLifecyclePayload {
             item_type,
             status: Some(status),

@@ -3,9 +3,11 @@
 //! `user_message` item; an `assistant` message's `content` blocks are its items in order (`text`
 //! an `assistant_message`, `reasoning` a `reasoning` item, `tool` the tool's item as a v1 tool part
 //! gives it, [`crate::parts`]); its `finish` ends the turn, but `tool-calls`, after which the next
-//! assistant message goes on. A block's item id is derived from the session, the message id and
-//! the block's id (a block id such as `text-0` repeats from message to message); the block's own
-//! id is its `providerItemId`.
+//! assistant message goes on. Items are keyed as the live v2 mapping keys them
+//! (`crate::normalizer`'s `next` module), so a session read live and from the store names the same
+//! turns and items: the turn and the prompt's item by the user message's id, a text or reasoning
+//! block by `<message id>:<block id>` (block ids restart at `text-0` in every message: a key no
+//! provider message holds, so no `providerItemId`), a tool call by its call id.
 //!
 //! The other kinds: `agent-switched` and `model-switched` are the session's configuration
 //! (`session.configured` with the new `agent` or `model`); `system` and `synthetic` are text the
@@ -17,25 +19,18 @@ use agentwire_canonical::{
     CanonicalItemType, CommandExecutionContent, ContextCompactionContent, ItemContent, ItemStatus, MessageOrigin,
     ProviderRuntimeEvent, RuntimeEvent, SessionConfiguredPayload, TurnState, UserMessageContent,
 };
+use agentwire_core::conversation;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::ledger::TurnStart;
 use agentwire_opencode::{
-    LlmToolContent, SessionErrorUnknown, SessionMessage, SessionMessageAssistantContentItem as Block,
+    SessionErrorUnknown, SessionMessage, SessionMessageAssistantContentItem as Block,
     SessionMessageAssistantToolState as ToolState,
 };
 use serde_json::{Map, Value, json};
 
 use super::{SessionNormalizer, Tokens, Turn};
-use crate::parts::{ToolView, reasoning_content, refused, text_content, tool_content, tool_type};
-
-/// The error text of the v2 runner's stop by a person. A v2 assistant message's `error` is
-/// `SessionErrorUnknown` whatever went wrong (`{"type": "unknown", "message"}`): the document gives
-/// the v2 runner no error of its own for an abort, as `MessageAbortedError` is for v1. `POST
-/// /api/session/{id}/interrupt` ends the message with this message
-/// (`tests/corpus/opencode/README.md`, `v2_interrupt`; `tests/corpus/opencode-store/opencode.db`),
-/// so it is read as the person's stop (`interrupted`, no `runtime.error`); any other error fails
-/// the turn.
-const INTERRUPTED: &str = "Provider turn interrupted";
+use crate::parts::{ToolView, error_status, reasoning_content, text_content, tool_content, tool_output, tool_type};
+use crate::session_error::next_ending;
 
 impl SessionNormalizer {
     /// One v2 message of the session the frames so far opened (`info`); a row before it has no
@@ -71,7 +66,7 @@ impl SessionNormalizer {
                 }
                 let data = text_content(true, text, None);
                 let face = (CanonicalItemType::UserMessage, None, data, ItemStatus::Completed);
-                self.item(&session, id, id, face, raw, out);
+                self.item(&session, id, Some(id), face, raw, out);
             }
             SessionMessage::Assistant {
                 id,
@@ -122,10 +117,9 @@ impl SessionNormalizer {
                     parent_item_id: None,
                 });
                 let face = (CanonicalItemType::UserMessage, None, data, ItemStatus::Completed);
-                self.item(&session, id, id, face, raw, out);
+                self.item(&session, id, Some(id), face, raw, out);
             }
             SessionMessage::Shell {
-                id,
                 call_id,
                 command,
                 output,
@@ -146,7 +140,7 @@ impl SessionNormalizer {
                     parent_item_id: None,
                 });
                 let face = (CanonicalItemType::CommandExecution, Some(command.clone()), data, status);
-                self.item(&session, id, call_id, face, raw, out);
+                self.item(&session, call_id, Some(call_id), face, raw, out);
             }
             SessionMessage::Compaction {
                 id, reason, summary, ..
@@ -162,7 +156,7 @@ impl SessionNormalizer {
                     data,
                     ItemStatus::Completed,
                 );
-                self.item(&session, id, id, face, raw, out);
+                self.item(&session, id, Some(id), face, raw, out);
             }
         }
         if out.len() == before {
@@ -190,13 +184,11 @@ impl SessionNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        let (id, face) = match block {
+        let (key, provider, face) = match block {
             Block::Text { id, text } => {
                 let data = text_content(false, text, None);
-                (
-                    id,
-                    (CanonicalItemType::AssistantMessage, None, data, ItemStatus::Completed),
-                )
+                let face = (CanonicalItemType::AssistantMessage, None, data, ItemStatus::Completed);
+                (conversation::part(message, id), None, face)
             }
             Block::Reasoning { id, text, time, .. } => {
                 let status = match time.as_ref().and_then(|time| time.completed.as_ref()) {
@@ -204,7 +196,8 @@ impl SessionNormalizer {
                     None => ItemStatus::InProgress,
                 };
                 let data = reasoning_content(text, None);
-                (id, (CanonicalItemType::Reasoning, None, data, status))
+                let face = (CanonicalItemType::Reasoning, None, data, status);
+                (conversation::part(message, id), None, face)
             }
             Block::Tool { id, name, state, .. } => {
                 let empty = Map::new();
@@ -228,21 +221,15 @@ impl SessionNormalizer {
                         structured,
                         error,
                         ..
-                    } => {
-                        let status = match refused(&error.message) {
-                            true => ItemStatus::Declined,
-                            false => ItemStatus::Failed,
-                        };
-                        (
-                            input,
-                            Some(content),
-                            Some(structured),
-                            Some(error.message.as_str()),
-                            status,
-                        )
-                    }
+                    } => (
+                        input,
+                        Some(content),
+                        Some(structured),
+                        Some(error.message.as_str()),
+                        error_status(&error.message),
+                    ),
                 };
-                let output = content.map(|content| output_text(content));
+                let output = content.map(|content| tool_output(content));
                 let view = ToolView {
                     input,
                     output: output.as_deref(),
@@ -252,43 +239,22 @@ impl SessionNormalizer {
                     status,
                     done: !matches!(status, ItemStatus::InProgress),
                 };
-                let title = match tool_type(name) {
-                    CanonicalItemType::CommandExecution => input.get("command").and_then(Value::as_str),
-                    _ => None,
-                }
-                .unwrap_or(name)
-                .to_string();
+                // A v2 call has no title of its own: the tool's name, as the live v2 mapping says.
                 let data = tool_content(name, &view, None);
-                (id, (tool_type(name), Some(title), data, status))
+                let face = (tool_type(name), Some(name.clone()), data, status);
+                (id.clone(), Some(id.as_str()), face)
             }
         };
-        self.item(session, &format!("{message}/{id}"), id, face, raw, out);
+        self.item(session, &key, provider, face, raw, out);
     }
 }
 
-/// A tool's output as a person reads it: the text of its `content` blocks, each on lines of its
-/// own (a file block named by its URI).
-fn output_text(content: &[LlmToolContent]) -> String {
-    let mut output = String::new();
-    for block in content {
-        let text = match block {
-            LlmToolContent::Text { text } => text,
-            LlmToolContent::File { uri, .. } => uri,
-        };
-        if !output.is_empty() && !output.ends_with('\n') {
-            output.push('\n');
-        }
-        output.push_str(text);
-    }
-    output
-}
-
-/// How an assistant message's error ends its turn ([`INTERRUPTED`]), its message and the error.
+/// How an assistant message's error ends its turn, as the live v2 mapping reads a `step.failed`
+/// ([`next_ending`]): the v2 runner gives every error the one `SessionErrorUnknown` shape, and its
+/// words for a person's stop ("Provider turn interrupted", `POST /api/session/{id}/interrupt`)
+/// interrupt the turn without a `runtime.error`, so a stop never reads as a crash; any other error
+/// fails it. Its message and the error are the turn's.
 fn ended_by(error: &SessionErrorUnknown) -> (TurnState, Option<String>, Option<(String, Value)>) {
-    let detail = serde_json::to_value(error).expect("generated types serialize");
-    let state = match error.message.as_str() {
-        INTERRUPTED => TurnState::Interrupted,
-        _ => TurnState::Failed,
-    };
-    (state, None, Some((error.message.clone(), detail)))
+    let ending = next_ending(error);
+    (ending.state, None, Some((ending.message, ending.detail)))
 }
