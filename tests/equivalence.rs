@@ -30,7 +30,7 @@
 
 use agentwire::source::Source;
 use agentwire_canonical::{CanonicalItemType, CanonicalRuntimeEventType as T, ProviderRuntimeEvent, RuntimeEvent};
-use agentwire_tests::{corpus_dir, normalize, trace_name, traces};
+use agentwire_tests::{corpus_dir, normalize, normalize_text, store_traces, trace_name, traces};
 
 /// The sources whose captures are compared.
 const COMPARED: &[Source] = &[Source::CODEX_APP_SERVER, Source::CODEX_EXEC, Source::CODEX_ROLLOUT];
@@ -1972,4 +1972,60 @@ fn every_stored_opencode_session_has_the_thread_and_tool_items_of_its_stream() {
     }
     println!("opencode stored session vs serve stream:\n{}", table.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// What a chat UI draws of a session: each turn (its id and how it ended) and each finished item
+/// (its turn, id, type, status, title and data), in order.
+fn conversation(events: &[ProviderRuntimeEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|event| {
+            let turn = event.turn_id.as_ref().map_or("", |turn| turn.as_str());
+            match &event.event {
+                RuntimeEvent::TurnStarted(_) => Some(format!("turn {turn} started")),
+                RuntimeEvent::TurnCompleted(end) => Some(format!("turn {turn} {}", end.state.as_str())),
+                RuntimeEvent::ItemCompleted(item) => Some(format!(
+                    "turn {turn} item {} {} {} {:?} {}",
+                    event.item_id.as_ref().map_or("", |item| item.as_str()),
+                    item.item_type.as_str(),
+                    item.status.map_or("", |status| status.as_str()),
+                    item.title,
+                    item.data.as_ref().map(|data| data.to_value()).unwrap_or_default()
+                )),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// The v2 sessions only the store holds (`opencode export` lists none of their messages) against
+/// the `opencode serve` stream of the same scenario: the same turns, ended the same way, and the
+/// same items with the same ids, types, statuses, titles and data (usage is each source's own
+/// shape, and the live stream's steps are its own).
+#[test]
+fn every_v2_session_of_the_store_is_the_conversation_of_its_stream() {
+    let stored = store_traces(Source::OPENCODE_SESSION);
+    let names: Vec<&str> = stored.iter().map(|trace| trace.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "store/v2_interrupt",
+            "store/v2_shell_ask",
+            "store/v2_shell",
+            "store/v2_plain"
+        ]
+    );
+    for trace in &stored {
+        let scenario = trace.name.strip_prefix("store/").expect("a store trace");
+        let live = normalize(
+            Source::OPENCODE,
+            &corpus_dir(Source::OPENCODE).join(format!("{scenario}.jsonl")),
+        );
+        let from_store = normalize_text(Source::OPENCODE_SESSION, &trace.text);
+        let (live, from_store) = (conversation(&live.events), conversation(&from_store.events));
+        assert!(
+            live == from_store,
+            "{scenario}:\n  live {live:#?}\n  store {from_store:#?}"
+        );
+    }
 }
