@@ -163,3 +163,19 @@ fn a_task_call_names_its_child_session_and_the_turn_sums_its_steps() {
         (json!(240), json!(84))
     );
 }
+
+/// The plan a run's `todowrite` call wrote is the turn's plan, as the live server's `todo.updated`
+/// of the same scenario says it.
+#[test]
+fn a_todo_list_written_in_a_run_is_the_turns_plan() {
+    let run = load("todo");
+    let plans = run.indices_of(T::TurnPlanUpdated);
+    assert_eq!(plans.len(), 1, "one todowrite call");
+    let (started, _) = run.single_turn();
+    assert_eq!(run.turn_id(plans[0]), run.turn_id(started));
+    let live = Scenario::load(Source::OPENCODE, "todo");
+    let live_plans = live.indices_of(T::TurnPlanUpdated);
+    assert_eq!(live_plans.len(), 1);
+    let plan = |sc: &Scenario, index: usize| payload!(sc.event(index), TurnPlanUpdated).expect("a plan").plan.clone();
+    assert_eq!(plan(&run, plans[0]), plan(&live, live_plans[0]));
+}

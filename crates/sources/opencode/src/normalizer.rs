@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
-    PlanStepStatus, ProviderRuntimeEvent, RequestOpenedPayload, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
+    ProviderRuntimeEvent, RequestOpenedPayload, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
     RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
-    ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnState,
+    ThreadStartedPayload, TurnCompletedPayload, TurnState,
 };
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
@@ -29,7 +29,7 @@ use agentwire_core::normalizer::Options;
 use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, Message, Part, StepFinishPartTokens};
 use serde_json::{Number, Value, json};
 
-use crate::parts::{patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view};
+use crate::parts::{patch_content, plan, reasoning_content, text_content, tool_content, tool_type, tool_view};
 use crate::session_error::{self, Ending};
 use crate::steps::usage_value;
 use crate::wire::{self, HttpCall};
@@ -546,25 +546,8 @@ impl OpencodeNormalizer {
                 );
             }
             Event::TodoUpdated(todo) => {
-                let session = &todo.properties.session_id;
-                let context = self.session_context(session, raw);
-                let plan = todo
-                    .properties
-                    .todos
-                    .iter()
-                    .map(|todo| TurnPlanStep {
-                        step: todo.content.clone(),
-                        status: match todo.status.as_str() {
-                            "completed" | "cancelled" => PlanStepStatus::Completed,
-                            "in_progress" => PlanStepStatus::InProgress,
-                            _ => PlanStepStatus::Pending,
-                        },
-                    })
-                    .collect();
-                let payload = TurnPlanUpdatedPayload {
-                    explanation: None,
-                    plan,
-                };
+                let context = self.session_context(&todo.properties.session_id, raw);
+                let payload = plan(&todo.properties.todos);
                 self.ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
             }
             // The server's start-up and the state of its instance, its project and its tools:
@@ -860,10 +843,7 @@ impl OpencodeNormalizer {
     /// cause, and carried as the configuration the client set.
     fn on_http(&mut self, call: &HttpCall<'_>, frame: &Frame<'_>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let segments: Vec<&str> = call.path.trim_start_matches('/').split('/').collect();
-        let body: Value = call
-            .body
-            .and_then(|body| serde_json::from_str(body.get()).ok())
-            .unwrap_or(Value::Null);
+        let body = call.body.clone().unwrap_or(Value::Null);
         match (call.method.as_str(), segments.as_slice()) {
             ("POST", ["permission", id, "reply"]) | ("POST", ["api", "session", _, "permission", id, "reply"]) => {
                 let reply = body.get("reply").and_then(Value::as_str).unwrap_or_default();

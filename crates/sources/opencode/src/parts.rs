@@ -6,9 +6,9 @@
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, CollabAgentToolCallContent, CommandExecutionContent,
     DynamicToolCallContent, FileChangeContent, FileChangeEntry, FileChangeKind, ItemContent, ItemStatus,
-    ReasoningContent, RuntimeItemId, UserMessageContent,
+    PlanStepStatus, ReasoningContent, RuntimeItemId, TurnPlanStep, TurnPlanUpdatedPayload, UserMessageContent,
 };
-use agentwire_opencode::{LlmToolContent, ToolState};
+use agentwire_opencode::{LlmToolContent, Todo, ToolState};
 use serde_json::{Map, Value};
 
 /// The item type of a tool part, by the tool's name.
@@ -103,6 +103,37 @@ pub fn error_status(error: &str) -> ItemStatus {
     } else {
         ItemStatus::Failed
     }
+}
+
+/// A to-do list as the turn's plan: `completed` and `cancelled` steps completed, `in_progress`
+/// in progress, any other pending.
+pub fn plan(todos: &[Todo]) -> TurnPlanUpdatedPayload {
+    let plan = todos
+        .iter()
+        .map(|todo| TurnPlanStep {
+            step: todo.content.clone(),
+            status: match todo.status.as_str() {
+                "completed" | "cancelled" => PlanStepStatus::Completed,
+                "in_progress" => PlanStepStatus::InProgress,
+                _ => PlanStepStatus::Pending,
+            },
+        })
+        .collect();
+    TurnPlanUpdatedPayload {
+        explanation: None,
+        plan,
+    }
+}
+
+/// The plan a `todowrite` call wrote, once it completed: the stream's `todo.updated` says it on
+/// the live server, and where there is no such event (a run's output, a stored session) the
+/// call's input is the list (`tests/corpus/opencode-run/todo.jsonl`).
+pub fn written_plan(tool: &str, view: &ToolView<'_>) -> Option<TurnPlanUpdatedPayload> {
+    if tool != "todowrite" || view.status != ItemStatus::Completed {
+        return None;
+    }
+    let todos: Vec<Todo> = serde_json::from_value(view.input.get("todos")?.clone()).ok()?;
+    Some(plan(&todos))
 }
 
 /// The text of a v2 tool result's content: its text pieces one per line (a file it names rides

@@ -42,7 +42,7 @@ use agentwire_opencode::{Part, RunLine, StepFinishPartTokens};
 use serde_json::{Number, json};
 
 use crate::parts::{
-    patch_content, reasoning_content, subagent_session, text_content, tool_content, tool_type, tool_view,
+    patch_content, reasoning_content, subagent_session, text_content, tool_content, tool_type, tool_view, written_plan,
 };
 use crate::session_error::{self, Ending};
 use crate::steps::{GOES_ON, add, add_tokens, usage_value};
@@ -196,6 +196,10 @@ impl RunNormalizer {
                 };
                 let detail = subagent_session(&view).map(|child| format!("subagent session {child}"));
                 self.item(session, turn, &id, face, view.status, detail, raw, out);
+                if let Some(plan) = written_plan(&tool, &view) {
+                    let context = self.ledger.turn_context(session, turn, None);
+                    self.ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(plan), out);
+                }
             }
             Part::Patch { id, files, .. } => {
                 let face = OpenItemFace {
