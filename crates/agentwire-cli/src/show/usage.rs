@@ -1,12 +1,13 @@
 //! Token counts read from a usage object whatever its provider's spelling: the usage objects of
 //! the canonical events are the providers' own, so the counts are looked up by the names they
-//! use (`inputTokens` / `input_tokens`, ...), at the top or in a `total` / `last` object.
+//! use (`inputTokens` / `input_tokens` / OpenCode's `input`, ...), at the top or in a `total` /
+//! `last` object.
 
 use serde_json::Value;
 
-const INPUT: &[&str] = &["inputTokens", "input_tokens"];
-const OUTPUT: &[&str] = &["outputTokens", "output_tokens"];
-const TOTAL: &[&str] = &["totalTokens", "total_tokens"];
+const INPUT: &[&str] = &["inputTokens", "input_tokens", "input"];
+const OUTPUT: &[&str] = &["outputTokens", "output_tokens", "output"];
+const TOTAL: &[&str] = &["totalTokens", "total_tokens", "total"];
 
 /// Where the counts may sit below the top: a running total before the last call's.
 const NESTED: &[&str] = &["total", "total_token_usage", "last", "last_token_usage"];
@@ -82,4 +83,34 @@ fn thousands(count: u64) -> String {
 /// US dollars as a person reads them: `$0.0123`.
 pub fn dollars(cost: f64) -> String {
     format!("${cost:.4}")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::Tokens;
+
+    /// OpenCode's `tokens` shape, a turn's and a step report's `{"total", "last"}` of it, reads
+    /// as Codex's and Claude's names do.
+    #[test]
+    fn opencodes_tokens_read_as_the_others_do() {
+        let turn = json!({"cache": {"read": 0, "write": 0}, "input": 240, "output": 84, "reasoning": 0});
+        let expected = Tokens {
+            input: Some(240),
+            output: Some(84),
+            total: None,
+        };
+        assert_eq!(Tokens::of(&turn), Some(expected));
+        let step = json!({"total": {"input": 240, "output": 84, "total": 324}, "last": {"input": 120}});
+        assert_eq!(
+            Tokens::of(&step),
+            Some(Tokens {
+                total: Some(324),
+                ..expected
+            })
+        );
+        let codex = json!({"total": {"inputTokens": 5, "outputTokens": 1, "totalTokens": 6}});
+        assert_eq!(Tokens::of(&codex).and_then(|tokens| tokens.total), Some(6));
+    }
 }

@@ -192,12 +192,13 @@ impl SessionNormalizer {
     ) {
         let context = self.ledger.turn_context(&turn.session, &turn.message, raw);
         let tokens = &turn.tokens;
+        // OpenCode's own `tokens` shape, as the live server's v2 turns and `opencode run` report
+        // a turn's usage.
         let usage = json!({
-            "inputTokens": tokens.input,
-            "outputTokens": tokens.output,
-            "reasoningTokens": tokens.reasoning,
-            "cachedReadTokens": tokens.cache_read,
-            "cacheWriteTokens": tokens.cache_write,
+            "cache": {"read": tokens.cache_read, "write": tokens.cache_write},
+            "input": tokens.input,
+            "output": tokens.output,
+            "reasoning": tokens.reasoning,
         });
         let outcome = TurnCompletedPayload {
             stop_reason: stop_reason.map(Some),
