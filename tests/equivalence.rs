@@ -1930,7 +1930,7 @@ const OPENCODE_STORED: &[(&str, &[&str])] = &[
     ("subagent", &["subagent", "subagent.subagent"]),
 ];
 
-/// The threads and tool items agree, but for where a subagent's items hang: the live stream
+/// The threads, tool items and turns' usage agree, but for where a subagent's items hang: the live stream
 /// sees the child session start while the parent's `task` call runs and puts the child's items
 /// under it (`parentItemId`); a stored child session names its parent session (`parentID`, in its
 /// `thread.metadata.updated`) and not the call, so its items stand in the child's thread alone;
@@ -1955,7 +1955,11 @@ fn every_stored_opencode_session_has_the_thread_and_tool_items_of_its_stream() {
         };
         let (live_threads, live_items) = without_parent(gemini_side(Source::OPENCODE, &live));
         let (stored_threads, stored_items) = without_parent(gemini_side(Source::OPENCODE_SESSION, &stored));
-        let agrees = live_threads == stored_threads && live_items == stored_items;
+        let (live_usage, stored_usage) = (
+            usages(Source::OPENCODE, &live),
+            usages(Source::OPENCODE_SESSION, &stored),
+        );
+        let agrees = live_threads == stored_threads && live_items == stored_items && live_usage == stored_usage;
         table.push(format!(
             "  {scenario:22} threads {}/{}, tool items {}/{}: {}",
             live_threads.len(),
@@ -1966,12 +1970,26 @@ fn every_stored_opencode_session_has_the_thread_and_tool_items_of_its_stream() {
         ));
         if !agrees {
             failures.push(format!(
-                "{scenario}:\n  live threads {live_threads:?}\n  stored threads {stored_threads:?}\n  live {live_items:#?}\n  stored {stored_items:#?}"
+                "{scenario}:\n  live threads {live_threads:?}\n  stored threads {stored_threads:?}\n  live {live_items:#?}\n  stored {stored_items:#?}\n  live usage {live_usage:?}\n  stored usage {stored_usage:?}"
             ));
         }
     }
     println!("opencode stored session vs serve stream:\n{}", table.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Each turn's usage, in the order the turns ended: the live server sums its assistant messages'
+/// last reports, the store the messages as saved.
+fn usages(source: Source, paths: &[std::path::PathBuf]) -> Vec<Option<serde_json::Value>> {
+    let mut usages = Vec::new();
+    for path in paths {
+        for event in agentwire_tests::normalize(source, path).events {
+            if let RuntimeEvent::TurnCompleted(end) = &event.event {
+                usages.push(end.usage.clone());
+            }
+        }
+    }
+    usages
 }
 
 /// What a chat UI draws of a session: each turn (its id and how it ended) and each finished item
@@ -1983,7 +2001,11 @@ fn conversation(events: &[ProviderRuntimeEvent]) -> Vec<String> {
             let turn = event.turn_id.as_ref().map_or("", |turn| turn.as_str());
             match &event.event {
                 RuntimeEvent::TurnStarted(_) => Some(format!("turn {turn} started")),
-                RuntimeEvent::TurnCompleted(end) => Some(format!("turn {turn} {}", end.state.as_str())),
+                RuntimeEvent::TurnCompleted(end) => Some(format!(
+                    "turn {turn} {} usage {}",
+                    end.state.as_str(),
+                    end.usage.clone().unwrap_or_default()
+                )),
                 RuntimeEvent::ItemCompleted(item) => Some(format!(
                     "turn {turn} item {} {} {} {:?} {}",
                     event.item_id.as_ref().map_or("", |item| item.as_str()),

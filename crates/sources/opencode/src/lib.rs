@@ -26,9 +26,9 @@ pub mod session;
 #[cfg(any(feature = "serve", feature = "run", feature = "session"))]
 #[cfg_attr(not(all(feature = "serve", feature = "run", feature = "session")), allow(dead_code))]
 mod session_error;
-// What the live server's v2 runner and the run share (a step's end and its tokens).
-#[cfg(any(feature = "serve", feature = "run"))]
-#[cfg_attr(not(all(feature = "serve", feature = "run")), allow(dead_code))]
+// What every source reads of a step's or a message's end (whether the loop goes on, its tokens);
+// a build with some of them leaves part of it unused.
+#[cfg_attr(not(all(feature = "serve", feature = "run", feature = "session")), allow(dead_code))]
 mod steps;
 #[cfg(feature = "serve")]
 pub mod wire;

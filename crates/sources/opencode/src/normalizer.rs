@@ -31,7 +31,7 @@ use serde_json::{Number, Value, json};
 
 use crate::parts::{patch_content, plan, reasoning_content, text_content, tool_content, tool_type, tool_view};
 use crate::session_error::{self, Ending};
-use crate::steps::usage_value;
+use crate::steps::{add, add_tokens, message_tokens, usage_value};
 use crate::wire::{self, HttpCall};
 
 /// What a request asked.
@@ -48,14 +48,33 @@ pub enum Asked {
     QuestionV2,
 }
 
-/// The tokens and cost of a session's steps (the v2 runner reports each step's).
+/// The tokens and cost of a session's running turn: the v2 runner reports each step's, the v1
+/// runner each assistant message's so far (the message is updated as it runs).
 #[derive(Default)]
 struct StepSums {
-    /// The thread's tokens over the stream.
+    /// The thread's tokens over the stream (v2).
     thread: Option<StepFinishPartTokens>,
-    /// The running turn's tokens and cost.
+    /// The running turn's tokens and cost (v2).
     turn: Option<StepFinishPartTokens>,
     cost: Option<Number>,
+    /// The running turn's assistant messages' last tokens and cost, by message id (v1).
+    messages: BTreeMap<String, (StepFinishPartTokens, Number)>,
+}
+
+impl StepSums {
+    /// The running turn's tokens and cost, forgotten for the next turn.
+    fn take_turn(&mut self) -> (Option<StepFinishPartTokens>, Option<Number>) {
+        let messages = std::mem::take(&mut self.messages);
+        let (mut tokens, mut cost) = (self.turn.take(), self.cost.take());
+        for (message_tokens, message_cost) in messages.into_values() {
+            tokens = Some(add_tokens(tokens.as_ref(), &message_tokens));
+            cost = Some(match cost {
+                Some(sum) => add(&sum, &message_cost),
+                None => message_cost,
+            });
+        }
+        (tokens, cost)
+    }
 }
 
 /// Normalizes one `opencode serve` transcript.
@@ -172,8 +191,9 @@ impl OpencodeNormalizer {
             return false;
         };
         if let Some(sums) = self.steps.get_mut(session) {
-            end.outcome.usage = sums.turn.take().as_ref().map(usage_value);
-            end.outcome.total_cost_usd = sums.cost.take().as_ref().and_then(Number::as_f64);
+            let (tokens, cost) = sums.take_turn();
+            end.outcome.usage = tokens.as_ref().map(usage_value);
+            end.outcome.total_cost_usd = cost.as_ref().and_then(Number::as_f64);
         }
         let context = self.ledger.turn_context(session, &turn, Some(raw));
         for key in self.ledger.turn_requests(session, &turn) {
@@ -417,7 +437,21 @@ impl OpencodeNormalizer {
                     self.user_messages.insert(id.clone());
                     self.start_turn(session_id, id, raw, out);
                 }
-                Message::Assistant { .. } => self.configured(frame, raw, out),
+                // Its tokens and cost so far count for the turn's end; the rest is the session's
+                // configuration of the moment.
+                Message::Assistant {
+                    id,
+                    session_id,
+                    tokens,
+                    cost,
+                    ..
+                } => {
+                    if self.turns.contains_key(session_id) {
+                        let sums = self.steps.entry(session_id.clone()).or_default();
+                        sums.messages.insert(id.clone(), (message_tokens(tokens), cost.clone()));
+                    }
+                    self.configured(frame, raw, out);
+                }
             },
             Event::MessagePartUpdated(updated) => self.on_part(&updated.properties.part, frame, raw, out),
             Event::MessagePartDelta(delta) => {

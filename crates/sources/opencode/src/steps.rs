@@ -1,8 +1,10 @@
-//! A step's end, for the sources that see steps end one by one (the live server's v2 runner and
-//! `opencode run`): whether OpenCode's loop goes on after it, and its tokens added to the turn's
-//! and the thread's.
+//! A step's or a message's end, for every OpenCode source: whether OpenCode's loop goes on after
+//! it, and its tokens added to the turn's and the thread's, in OpenCode's own `tokens` shape.
 
-use agentwire_opencode::{EventSessionNextStepEndedPropertiesTokens, StepFinishPartTokens, StepFinishPartTokensCache};
+use agentwire_opencode::{
+    AssistantMessageTokens, EventSessionNextStepEndedPropertiesTokens, SessionMessageAssistantTokens,
+    StepFinishPartTokens, StepFinishPartTokensCache,
+};
 use serde_json::{Number, Value};
 
 /// The step reasons (`finish`) after which OpenCode calls the model again in the same turn.
@@ -36,18 +38,36 @@ pub fn add_tokens(sum: Option<&StepFinishPartTokens>, step: &StepFinishPartToken
     }
 }
 
-/// The tokens of a v2 `step.ended`, in the shape a v1 step's end gives them (no `total`).
+/// A token count object of any of OpenCode's generated types (each message kind has its own, all
+/// of one shape) in the shape a v1 step's end gives them.
+macro_rules! step_tokens {
+    ($tokens:expr, $total:expr) => {
+        StepFinishPartTokens {
+            cache: StepFinishPartTokensCache {
+                read: $tokens.cache.read.clone(),
+                write: $tokens.cache.write.clone(),
+            },
+            input: $tokens.input.clone(),
+            output: $tokens.output.clone(),
+            reasoning: $tokens.reasoning.clone(),
+            total: $total,
+        }
+    };
+}
+
+/// The tokens of a v2 `step.ended` (no `total`).
 pub fn next_tokens(tokens: &EventSessionNextStepEndedPropertiesTokens) -> StepFinishPartTokens {
-    StepFinishPartTokens {
-        cache: StepFinishPartTokensCache {
-            read: tokens.cache.read.clone(),
-            write: tokens.cache.write.clone(),
-        },
-        input: tokens.input.clone(),
-        output: tokens.output.clone(),
-        reasoning: tokens.reasoning.clone(),
-        total: None,
-    }
+    step_tokens!(tokens, None)
+}
+
+/// The tokens of a v1 assistant message.
+pub fn message_tokens(tokens: &AssistantMessageTokens) -> StepFinishPartTokens {
+    step_tokens!(tokens, tokens.total.clone())
+}
+
+/// The tokens of a stored v2 assistant message (no `total`).
+pub fn stored_next_tokens(tokens: &SessionMessageAssistantTokens) -> StepFinishPartTokens {
+    step_tokens!(tokens, None)
 }
 
 /// Tokens as the usage of canonical events carries them: OpenCode's own shape.

@@ -27,11 +27,12 @@ use agentwire_core::frame::Frame;
 use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
-use agentwire_opencode::{AssistantMessageError, Message, Part, Session, SessionMessage};
-use serde_json::{Value, json};
+use agentwire_opencode::{AssistantMessageError, Message, Part, Session, SessionMessage, StepFinishPartTokens};
+use serde_json::{Number, Value};
 
 use super::wire::{self, Stored};
 use crate::parts::{patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view};
+use crate::steps::{add_tokens, message_tokens, usage_value};
 
 /// The turn being read: its user message, and what its assistant messages said so far.
 struct Turn {
@@ -39,18 +40,19 @@ struct Turn {
     message: String,
     /// Whether the last assistant message completed (`time.completed`).
     last_completed: bool,
-    tokens: Tokens,
+    /// The assistant messages' tokens, summed.
+    tokens: Option<StepFinishPartTokens>,
     cost: f64,
 }
 
-/// The token counts of a turn's assistant messages, summed.
-#[derive(Default)]
-struct Tokens {
-    input: u64,
-    output: u64,
-    reasoning: u64,
-    cache_read: u64,
-    cache_write: u64,
+impl Turn {
+    /// Adds an assistant message's tokens and cost.
+    fn add(&mut self, tokens: Option<StepFinishPartTokens>, cost: Option<&Number>) {
+        if let Some(tokens) = tokens {
+            self.tokens = Some(add_tokens(self.tokens.as_ref(), &tokens));
+        }
+        self.cost += cost.and_then(Number::as_f64).unwrap_or(0.0);
+    }
 }
 
 /// Normalizes one stored OpenCode session.
@@ -117,7 +119,7 @@ impl SessionNormalizer {
                         session: session_id.clone(),
                         message: id.clone(),
                         last_completed: false,
-                        tokens: Tokens::default(),
+                        tokens: None,
                         cost: 0.0,
                     });
                 }
@@ -138,13 +140,7 @@ impl SessionNormalizer {
                     self.on_part(part, false, raw, out);
                 }
                 if let Some(turn) = self.turn.as_mut().filter(|turn| turn.session == *session_id) {
-                    let count = |number: &serde_json::Number| number.as_u64().unwrap_or(0);
-                    turn.tokens.input += count(&tokens.input);
-                    turn.tokens.output += count(&tokens.output);
-                    turn.tokens.reasoning += count(&tokens.reasoning);
-                    turn.tokens.cache_read += count(&tokens.cache.read);
-                    turn.tokens.cache_write += count(&tokens.cache.write);
-                    turn.cost += cost.as_f64().unwrap_or(0.0);
+                    turn.add(Some(message_tokens(tokens)), Some(cost));
                     turn.last_completed = time.completed.is_some();
                     let end = match (error, finish.as_deref()) {
                         (Some(error), _) => Some(failed(error)),
@@ -191,18 +187,9 @@ impl SessionNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let context = self.ledger.turn_context(&turn.session, &turn.message, raw);
-        let tokens = &turn.tokens;
-        // OpenCode's own `tokens` shape, as the live server's v2 turns and `opencode run` report
-        // a turn's usage.
-        let usage = json!({
-            "cache": {"read": tokens.cache_read, "write": tokens.cache_write},
-            "input": tokens.input,
-            "output": tokens.output,
-            "reasoning": tokens.reasoning,
-        });
         let outcome = TurnCompletedPayload {
             stop_reason: stop_reason.map(Some),
-            usage: Some(usage),
+            usage: turn.tokens.as_ref().map(usage_value),
             total_cost_usd: Some(turn.cost),
             ..turn_outcome(state, None)
         };

@@ -28,9 +28,10 @@ use agentwire_opencode::{
 };
 use serde_json::{Map, Value, json};
 
-use super::{SessionNormalizer, Tokens, Turn};
+use super::{SessionNormalizer, Turn};
 use crate::parts::{ToolView, error_status, reasoning_content, text_content, tool_content, tool_output, tool_type};
 use crate::session_error::next_ending;
+use crate::steps::stored_next_tokens;
 
 impl SessionNormalizer {
     /// One v2 message of the session the frames so far opened (`info`); a row before it has no
@@ -60,7 +61,7 @@ impl SessionNormalizer {
                         session: session.clone(),
                         message: id.clone(),
                         last_completed: false,
-                        tokens: Tokens::default(),
+                        tokens: None,
                         cost: 0.0,
                     });
                 }
@@ -82,15 +83,7 @@ impl SessionNormalizer {
                     self.on_block(&session, id, block, raw, out);
                 }
                 if let Some(turn) = self.turn.as_mut() {
-                    if let Some(tokens) = tokens {
-                        let count = |number: &serde_json::Number| number.as_u64().unwrap_or(0);
-                        turn.tokens.input += count(&tokens.input);
-                        turn.tokens.output += count(&tokens.output);
-                        turn.tokens.reasoning += count(&tokens.reasoning);
-                        turn.tokens.cache_read += count(&tokens.cache.read);
-                        turn.tokens.cache_write += count(&tokens.cache.write);
-                    }
-                    turn.cost += cost.as_ref().and_then(serde_json::Number::as_f64).unwrap_or(0.0);
+                    turn.add(tokens.as_ref().map(stored_next_tokens), cost.as_ref());
                     turn.last_completed = time.completed.is_some();
                     let end = match (error, finish.as_deref()) {
                         (Some(error), _) => Some(ended_by(error)),
