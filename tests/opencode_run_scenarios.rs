@@ -164,18 +164,31 @@ fn a_task_call_names_its_child_session_and_the_turn_sums_its_steps() {
     );
 }
 
-/// The plan a run's `todowrite` call wrote is the turn's plan, as the live server's `todo.updated`
-/// of the same scenario says it.
+/// The stored session `tests/corpus/opencode-session/<name>.json` (an `opencode export` document).
+fn stored(name: &str) -> Scenario {
+    let path = agentwire_tests::corpus_dir(Source::OPENCODE_SESSION).join(format!("{name}.json"));
+    Scenario::from_path(Source::OPENCODE_SESSION, &path)
+}
+
+/// The plan a `todowrite` call wrote is the turn's plan, as the live server's `todo.updated` of
+/// the same scenario says it: in a run's output and in the stored sessions (of the live scenario
+/// and of the run), which keep no `todo.updated`.
 #[test]
-fn a_todo_list_written_in_a_run_is_the_turns_plan() {
-    let run = load("todo");
-    let plans = run.indices_of(T::TurnPlanUpdated);
-    assert_eq!(plans.len(), 1, "one todowrite call");
-    let (started, _) = run.single_turn();
-    assert_eq!(run.turn_id(plans[0]), run.turn_id(started));
+fn a_todo_list_written_in_a_run_or_a_stored_session_is_the_turns_plan() {
     let live = Scenario::load(Source::OPENCODE, "todo");
     let live_plans = live.indices_of(T::TurnPlanUpdated);
     assert_eq!(live_plans.len(), 1);
     let plan = |sc: &Scenario, index: usize| payload!(sc.event(index), TurnPlanUpdated).expect("a plan").plan.clone();
-    assert_eq!(plan(&run, plans[0]), plan(&live, live_plans[0]));
+    for sc in [load("todo"), stored("todo"), stored("run-todo")] {
+        let plans = sc.indices_of(T::TurnPlanUpdated);
+        assert_eq!(plans.len(), 1, "trace `{}`: one todowrite call", sc.label());
+        let (started, _) = sc.single_turn();
+        assert_eq!(sc.turn_id(plans[0]), sc.turn_id(started), "trace `{}`", sc.label());
+        assert_eq!(
+            plan(&sc, plans[0]),
+            plan(&live, live_plans[0]),
+            "trace `{}`",
+            sc.label()
+        );
+    }
 }

@@ -29,7 +29,9 @@ use agentwire_core::normalizer::Options;
 use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, Message, Part, StepFinishPartTokens};
 use serde_json::{Number, Value, json};
 
-use crate::parts::{patch_content, plan, reasoning_content, text_content, tool_content, tool_type, tool_view};
+use crate::parts::{
+    patch_content, plan, reasoning_content, reasoning_status, text_part, tool_content, tool_type, tool_view,
+};
 use crate::session_error::{self, Ending};
 use crate::steps::{add, add_tokens, message_tokens, usage_value};
 use crate::wire::{self, HttpCall};
@@ -318,12 +320,8 @@ impl OpencodeNormalizer {
             } => {
                 let parent = self.parents.get(session_id).cloned();
                 let user = self.user_messages.contains(message_id);
-                let (item_type, status) = match (user, time.as_ref().and_then(|time| time.end.as_ref())) {
-                    (true, _) => (CanonicalItemType::UserMessage, ItemStatus::Completed),
-                    (false, Some(_)) => (CanonicalItemType::AssistantMessage, ItemStatus::Completed),
-                    (false, None) => (CanonicalItemType::AssistantMessage, ItemStatus::InProgress),
-                };
-                let data = text_content(user, text, parent);
+                let ended = time.as_ref().is_some_and(|time| time.end.is_some());
+                let (item_type, status, data) = text_part(user, text, ended, parent);
                 self.item(session_id, id, item_type, None, data, status, raw, out);
             }
             Part::Reasoning {
@@ -334,10 +332,7 @@ impl OpencodeNormalizer {
                 ..
             } => {
                 let parent = self.parents.get(session_id).cloned();
-                let status = match time.end {
-                    Some(_) => ItemStatus::Completed,
-                    None => ItemStatus::InProgress,
-                };
+                let status = reasoning_status(time.end.is_some());
                 let data = reasoning_content(text, parent);
                 self.item(
                     session_id,

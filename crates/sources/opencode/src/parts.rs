@@ -237,6 +237,30 @@ pub fn text_content(user: bool, text: &str, parent: Option<RuntimeItemId>) -> It
     }
 }
 
+/// A text part's item: the user's prompt (complete as it is saved), or the assistant's answer,
+/// complete once the part's time has an end.
+pub fn text_part(
+    user: bool,
+    text: &str,
+    ended: bool,
+    parent: Option<RuntimeItemId>,
+) -> (CanonicalItemType, ItemStatus, ItemContent) {
+    let (item_type, status) = match (user, ended) {
+        (true, _) => (CanonicalItemType::UserMessage, ItemStatus::Completed),
+        (false, true) => (CanonicalItemType::AssistantMessage, ItemStatus::Completed),
+        (false, false) => (CanonicalItemType::AssistantMessage, ItemStatus::InProgress),
+    };
+    (item_type, status, text_content(user, text, parent))
+}
+
+/// A reasoning part's item status: complete once the part's time has an end.
+pub fn reasoning_status(ended: bool) -> ItemStatus {
+    match ended {
+        true => ItemStatus::Completed,
+        false => ItemStatus::InProgress,
+    }
+}
+
 /// The typed content of a reasoning part.
 pub fn reasoning_content(text: &str, parent: Option<RuntimeItemId>) -> ItemContent {
     ItemContent::Reasoning(ReasoningContent {

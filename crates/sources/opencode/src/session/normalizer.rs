@@ -31,7 +31,9 @@ use agentwire_opencode::{AssistantMessageError, Message, Part, Session, SessionM
 use serde_json::{Number, Value};
 
 use super::wire::{self, Stored};
-use crate::parts::{patch_content, reasoning_content, text_content, tool_content, tool_type, tool_view};
+use crate::parts::{
+    patch_content, reasoning_content, reasoning_status, text_part, tool_content, tool_type, tool_view, written_plan,
+};
 use crate::steps::{add_tokens, message_tokens, usage_value};
 
 /// The turn being read: its user message, and what its assistant messages said so far.
@@ -209,12 +211,8 @@ impl SessionNormalizer {
                 time,
                 ..
             } => {
-                let (item_type, status) = match (user, time.as_ref().and_then(|time| time.end.as_ref())) {
-                    (true, _) => (CanonicalItemType::UserMessage, ItemStatus::Completed),
-                    (false, Some(_)) => (CanonicalItemType::AssistantMessage, ItemStatus::Completed),
-                    (false, None) => (CanonicalItemType::AssistantMessage, ItemStatus::InProgress),
-                };
-                let data = text_content(user, text, None);
+                let ended = time.as_ref().is_some_and(|time| time.end.is_some());
+                let (item_type, status, data) = text_part(user, text, ended, None);
                 (session_id, id, item_type, None, data, status)
             }
             Part::Reasoning {
@@ -224,10 +222,7 @@ impl SessionNormalizer {
                 time,
                 ..
             } => {
-                let status = match time.end {
-                    Some(_) => ItemStatus::Completed,
-                    None => ItemStatus::InProgress,
-                };
+                let status = reasoning_status(time.end.is_some());
                 let data = reasoning_content(text, None);
                 (session_id, id, CanonicalItemType::Reasoning, None, data, status)
             }
@@ -271,6 +266,19 @@ impl SessionNormalizer {
             | Part::Compaction { .. } => return,
         };
         self.item(session, id, Some(id), (item_type, title, data, status), raw, out);
+        // A to-do list written: the turn's plan (the store keeps no `todo.updated`).
+        if let Part::Tool { tool, state, .. } = part
+            && let Some(plan) = written_plan(tool, &tool_view(state))
+        {
+            let context = match self.turn.as_ref().filter(|turn| turn.session == *session) {
+                Some(turn) => {
+                    let (thread, message) = (turn.session.clone(), turn.message.clone());
+                    self.ledger.turn_context(&thread, &message, None)
+                }
+                None => self.ledger.thread_context(session, None),
+            };
+            self.ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(plan), out);
+        }
     }
 
     /// An item keyed by `part` in the open turn of `session` (or in the thread), `provider` its
