@@ -148,19 +148,31 @@ fn a_question_is_answered_or_rejected_over_http() {
     assert_answer_rebuilds(&sc, opened, reply, Reply::new(Decision::Decline));
 }
 
+/// A person's stop: the v1 runner's `session.error` `MessageAbortedError`, the v2 runner's
+/// `step.failed` "Provider turn interrupted".
 #[test]
 fn a_persons_stop_ends_the_turn_interrupted_keeping_what_was_said() {
-    let sc = load("interrupt");
-    let (_, completed) = sc.single_turn();
-    assert_eq!(sc.turn_state(completed), TurnState::Interrupted);
-    assert!(sc.indices_of(T::RuntimeError).is_empty(), "a stop is no error");
-    let messages = sc.items(CanonicalItemType::AssistantMessage);
-    assert_eq!(messages.len(), 1, "one answer, not started again by its late update");
-    let done = payload!(sc.event(messages[0].1), ItemCompleted).expect("item.completed");
-    assert_eq!(
-        done.data.as_ref().map(|data| data.to_value()["text"].clone()),
-        Some(json!("word0"))
-    );
+    for name in ["interrupt", "v2_interrupt", "v2_interrupt.api-event"] {
+        let sc = load(name);
+        let (_, completed) = sc.single_turn();
+        assert_eq!(sc.turn_state(completed), TurnState::Interrupted, "trace `{name}`");
+        assert!(
+            sc.indices_of(T::RuntimeError).is_empty(),
+            "trace `{name}`: a stop is no error"
+        );
+        let messages = sc.items(CanonicalItemType::AssistantMessage);
+        assert_eq!(
+            messages.len(),
+            1,
+            "trace `{name}`: one answer, not started again by its late update"
+        );
+        let done = payload!(sc.event(messages[0].1), ItemCompleted).expect("item.completed");
+        assert_eq!(
+            done.data.as_ref().map(|data| data.to_value()["text"].clone()),
+            Some(json!("word0")),
+            "trace `{name}`"
+        );
+    }
 }
 
 #[test]
@@ -251,21 +263,6 @@ fn the_v2_runner_gives_a_turn_its_prompt_answers_command_and_usage() {
         let api_event = load(&format!("{name}.api-event"));
         assert_eq!(drawn(&event), drawn(&api_event), "trace `{name}`");
     }
-}
-
-#[test]
-fn a_persons_stop_of_the_v2_runner_ends_the_turn_interrupted() {
-    let sc = load("v2_interrupt");
-    let (_, completed) = sc.single_turn();
-    assert_eq!(sc.turn_state(completed), TurnState::Interrupted);
-    assert!(sc.indices_of(T::RuntimeError).is_empty(), "a stop is no error");
-    let messages = sc.items(CanonicalItemType::AssistantMessage);
-    assert_eq!(messages.len(), 1);
-    let done = payload!(sc.event(messages[0].1), ItemCompleted).expect("item.completed");
-    assert_eq!(
-        done.data.as_ref().map(|data| data.to_value()["text"].clone()),
-        Some(json!("word0"))
-    );
 }
 
 /// The v2 runner of 1.18.33 asked no permission in the capture (`tests/corpus/opencode/README.md`):

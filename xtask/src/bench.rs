@@ -30,22 +30,43 @@ use anyhow::{Context, Result, bail, ensure};
 
 const USAGE: &str = "usage: cargo xtask bench [--quick] [--skip-build-times] [--against BIN]";
 
-/// The crates whose build times are reported: every generated crate, the core, the source crates
-/// and the facade.
-const BUILT_CRATES: [(&str, &str); 12] = [
-    ("agentwire-codex-app-server", "generated/codex-app-server/src/lib.rs"),
-    ("agentwire-codex-exec", "generated/codex-exec/src/lib.rs"),
-    ("agentwire-codex-rollout", "generated/codex-rollout/src/lib.rs"),
-    ("agentwire-claude", "generated/claude-agent-sdk/src/lib.rs"),
-    ("agentwire-claude-session", "generated/claude-session/src/lib.rs"),
-    ("agentwire-acp", "generated/acp/src/lib.rs"),
-    ("agentwire-canonical", "generated/canonical/src/lib.rs"),
-    ("agentwire-core", "crates/core/src/lib.rs"),
-    ("agentwire-source-codex", "crates/sources/codex/src/lib.rs"),
-    ("agentwire-source-claude", "crates/sources/claude/src/lib.rs"),
-    ("agentwire-source-acp", "crates/sources/acp/src/lib.rs"),
-    ("agentwire", "crates/agentwire/src/lib.rs"),
-];
+/// The folders of the crates whose build times are reported, as the workspace lays them out:
+/// every generated crate, the core, every source crate and the facade (a folder's `*` is each
+/// crate below it). A new source or generated crate is timed without being named here.
+const BUILT_CRATES: [&str; 4] = ["generated/*", "crates/core", "crates/sources/*", "crates/agentwire"];
+
+/// The package name and `lib.rs` of each crate of [`BUILT_CRATES`], in that order (a folder's
+/// crates by name).
+fn built_crates(root: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let mut crates = Vec::new();
+    for pattern in BUILT_CRATES {
+        let dirs = match pattern.strip_suffix("/*") {
+            Some(parent) => {
+                let mut dirs: Vec<PathBuf> = fs::read_dir(root.join(parent))
+                    .with_context(|| format!("reading {parent}"))?
+                    .map(|entry| entry.map(|entry| entry.path()))
+                    .collect::<Result<_, _>>()?;
+                dirs.retain(|dir| dir.join("Cargo.toml").is_file());
+                dirs.sort();
+                dirs
+            }
+            None => vec![root.join(pattern)],
+        };
+        for dir in dirs {
+            let manifest = dir.join("Cargo.toml");
+            let text = fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
+            let parsed: toml::Table =
+                toml::from_str(&text).with_context(|| format!("parsing {}", manifest.display()))?;
+            let name = parsed
+                .get("package")
+                .and_then(|package| package.get("name"))
+                .and_then(toml::Value::as_str)
+                .with_context(|| format!("{}: no package name", manifest.display()))?;
+            crates.push((name.to_string(), dir.join("src/lib.rs")));
+        }
+    }
+    Ok(crates)
+}
 
 const MB: u64 = 1_000_000;
 
@@ -487,7 +508,7 @@ fn codegen_time(root: &Path, cargo: &str) -> Result<f64> {
 
 /// Cold (the crate's own artifacts removed, its dependencies built) and incremental (its
 /// `lib.rs` touched) dev build times of each crate, in a scratch target directory.
-fn build_times(root: &Path, cargo: &str) -> Result<Vec<(&'static str, f64, f64)>> {
+fn build_times(root: &Path, cargo: &str) -> Result<Vec<(String, f64, f64)>> {
     let target = root.join("target/bench-build");
     let build = |package: &str| {
         timed(
@@ -500,20 +521,20 @@ fn build_times(root: &Path, cargo: &str) -> Result<Vec<(&'static str, f64, f64)>
     eprintln!("==> build times: dependencies first");
     build("agentwire")?;
     let mut times = Vec::new();
-    for (package, lib) in BUILT_CRATES {
+    for (package, lib) in built_crates(root)? {
         eprintln!("==> build times: {package}");
         run_quiet(
             Command::new(cargo)
-                .args(["clean", "-p", package, "--target-dir"])
+                .args(["clean", "-p", &package, "--target-dir"])
                 .arg(&target)
                 .current_dir(root),
         )?;
-        let cold = build(package)?;
+        let cold = build(&package)?;
         File::options()
             .append(true)
-            .open(root.join(lib))?
+            .open(&lib)?
             .set_modified(std::time::SystemTime::now())?;
-        let incremental = build(package)?;
+        let incremental = build(&package)?;
         times.push((package, cold, incremental));
     }
     Ok(times)
@@ -562,7 +583,7 @@ pub fn report(
     machine: &str,
     results: &[SourceResult],
     codegen_s: f64,
-    build: Option<&[(&str, f64, f64)]>,
+    build: Option<&[(String, f64, f64)]>,
     options: &Options,
     runs: usize,
 ) -> String {
@@ -702,6 +723,24 @@ pub fn splice(existing: &str, block: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every generated and source crate of the workspace is timed, the facade last.
+    #[test]
+    fn the_built_crates_are_the_workspaces() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let crates = built_crates(&root).expect("the workspace's crates");
+        let names: Vec<&str> = crates.iter().map(|(name, _)| name.as_str()).collect();
+        for name in [
+            "agentwire-opencode",
+            "agentwire-gemini-cli",
+            "agentwire-core",
+            "agentwire-source-opencode",
+        ] {
+            assert!(names.contains(&name), "{name} in {names:?}");
+        }
+        assert_eq!(names.last(), Some(&"agentwire"));
+        assert!(crates.iter().all(|(_, lib)| lib.is_file()), "{crates:?}");
+    }
 
     #[test]
     fn the_generated_block_is_replaced_and_notes_kept() {

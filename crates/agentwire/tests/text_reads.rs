@@ -99,16 +99,6 @@ const TEXT_READS: &[(&str, &str, &str)] = &[
         "`init` goes into `session.configured` as text (its tool, command and server lists), an API retry's detail as sent",
     ),
     (
-        "claude::session::normalizer",
-        "system",
-        "an API error's detail as the CLI wrote it",
-    ),
-    (
-        "opencode::normalizer",
-        "on_http",
-        "a client's HTTP call carries its body as the JSON it sent (a permission or question reply), read by the path it went to",
-    ),
-    (
         "codex::rollout::items",
         "on_response_item",
         "a function call's `arguments` is JSON the model wrote inside a string: no schema types it",

@@ -843,10 +843,7 @@ impl OpencodeNormalizer {
     /// cause, and carried as the configuration the client set.
     fn on_http(&mut self, call: &HttpCall<'_>, frame: &Frame<'_>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let segments: Vec<&str> = call.path.trim_start_matches('/').split('/').collect();
-        let body: Value = call
-            .body
-            .and_then(|body| serde_json::from_str(body.get()).ok())
-            .unwrap_or(Value::Null);
+        let body = call.body.clone().unwrap_or(Value::Null);
         match (call.method.as_str(), segments.as_slice()) {
             ("POST", ["permission", id, "reply"]) | ("POST", ["api", "session", _, "permission", id, "reply"]) => {
                 let reply = body.get("reply").and_then(Value::as_str).unwrap_or_default();

@@ -13,6 +13,7 @@ use agentwire_core::frame::{Direction, Frame};
 use agentwire_core::normalizer::{Problem, ProblemKind};
 use agentwire_opencode::Event;
 use serde::Deserialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 /// One decoded record.
@@ -36,10 +37,12 @@ pub struct HttpCall<'a> {
     pub method: String,
     /// The request's path (`/permission/per_…/reply`).
     pub path: String,
-    /// The request's JSON body, if it sent one.
-    #[serde(borrow, default)]
-    pub body: Option<&'a RawValue>,
+    /// The request's JSON body, if it sent one: read here, so that the mapping decides on a
+    /// value (a permission's `reply`, a question's `answers`), not on the record's text.
+    #[serde(default)]
+    pub body: Option<Value>,
     /// What the server answered.
+    #[serde(borrow)]
     pub response: HttpResponse<'a>,
 }
 

@@ -584,9 +584,10 @@ impl ClaudeSessionNormalizer {
                 self.ledger
                     .emit(&context, RuntimeEvent::ThreadStateChanged(compacted(detail)), out);
             }
-            SystemRecord::ApiError(_) => {
+            // The record as read (its members the schema declares; `raw` has it as written).
+            SystemRecord::ApiError(error) => {
                 let context = self.at.context(&mut self.ledger, Some(raw));
-                let detail = serde_json::from_str(raw.payload.get()).ok();
+                let detail = serde_json::to_value(error).ok();
                 let message = "Claude API error, retrying".to_string();
                 self.ledger.warn(&context, message, detail, out);
             }
