@@ -1,7 +1,8 @@
 /**
  * agentwire's mapping inside a live TypeScript host: the lines an agent process writes (its
- * stdout) and the lines the host writes to it (its stdin) in, canonical provider-runtime events
- * out. The event types are the generated `@agentwire/provider-runtime` package's.
+ * stdout) and the lines the host writes to it (its stdin) in, or the whole document of a session
+ * a program exported (`opencode export`), canonical provider-runtime events out. The event types
+ * are the generated `@agentwire/provider-runtime` package's.
  *
  * @module @agentwire/node
  */
@@ -30,11 +31,14 @@ export type Source =
 export type Decision = "accept" | "acceptForSession" | "decline" | "cancel" | "answered" | "error";
 
 export interface NormalizerOptions {
-  /** The source the lines come from. */
+  /** The source the lines (or the document) come from. */
   readonly from: Source;
   /**
-   * The canonical session id; default: a fresh UUIDv7 for each normalizer (every session of a
-   * host begins with the same `initialize`, so an id derived from the first line would be shared).
+   * The canonical session id; default: a fresh UUIDv7 for each normalizer fed lines (every
+   * session of a host begins with the same `initialize`, so an id derived from the first line
+   * would be shared), and for {@link Normalizer.document} the id `agentwire normalize` derives
+   * from the document's first frame (the session's own record: an export read again gives the
+   * same ids).
    */
   readonly sessionId?: string;
   /** The `provider` of every event; default: the source's. */
@@ -44,7 +48,8 @@ export interface NormalizerOptions {
   /**
    * `agentwire normalize --clock`'s `recorded` (default) or `wall`; it changes nothing live: a line
    * given `at` is stamped with it, and a line given none that carries no time of its own is
-   * stamped with the wall clock as it arrives, so its events come back from that very call.
+   * stamped with the wall clock as it arrives, so its events come back from that very call. A
+   * {@link Normalizer.document} is read as `agentwire normalize` reads the file, with this clock.
    */
   readonly clock?: "recorded" | "wall";
 }
@@ -66,11 +71,16 @@ export interface Answer {
 
 /** A line that did not map cleanly; its events (a `runtime.warning` among them) were returned. */
 export interface LineProblem {
-  /** The line's number among the lines pushed (`received` and `sent` together), from 1. */
+  /**
+   * The line's number among the lines pushed (`received` and `sent` together), from 1; for a
+   * frame of a {@link Normalizer.document}, the document's line where the frame begins (as
+   * `agentwire normalize` names it: `FILE:LINE`).
+   */
   readonly line: number;
   /**
-   * `unreadable`: not JSON; `undeclared`: a message the pinned schema does not declare (a newer
-   * agent); `undecodable`: a declared message that does not fit it.
+   * `unreadable`: not JSON (for a document, the rest of one cut short, or text that is no such
+   * document); `undeclared`: a message the pinned schema does not declare (a newer agent);
+   * `undecodable`: a declared message that does not fit it.
    */
   readonly kind: "unreadable" | "undeclared" | "undecodable";
   /** The reason, naming the method and the JSON path where known. */
@@ -91,7 +101,13 @@ export interface LineProblem {
  * - `AGENTWIRE_BAD_ANSWER`: an unknown decision, or `answers` or `result` missing, ill-typed, or
  *   given to a reply that takes none (the message names the JSON path);
  * - `AGENTWIRE_UNANSWERABLE`: the source is a record nobody answers (`codex-exec`,
- *   `codex-rollout`, `claude-session`, `claude`).
+ *   `codex-rollout`, `claude-session`, `claude`);
+ * - `AGENTWIRE_BAD_EVENT`: `fold` was given a line that is not a canonical event;
+ * - `AGENTWIRE_NO_DOCUMENT_FORM`: `document` on a source whose messages are lines (every source
+ *   but `opencode-session`): give each line to `received` or `sent`;
+ * - `AGENTWIRE_ALREADY_FED`: `document` on a normalizer given anything before (a document, a
+ *   line, `finish`), or `received` or `sent` after `document`: a document is a whole session,
+ *   read by a `Normalizer` of its own.
  *
  * Arguments not of the declared types otherwise (a `line` that is no string) throw napi's own
  * errors.
@@ -104,7 +120,9 @@ export type ErrorCode =
   | "AGENTWIRE_NOT_OFFERED"
   | "AGENTWIRE_BAD_ANSWER"
   | "AGENTWIRE_UNANSWERABLE"
-  | "AGENTWIRE_BAD_EVENT";
+  | "AGENTWIRE_BAD_EVENT"
+  | "AGENTWIRE_NO_DOCUMENT_FORM"
+  | "AGENTWIRE_ALREADY_FED";
 
 /** An `Error` the package throws: its `message` says why, its `code` which case it is. */
 export interface AgentwireError extends Error {
@@ -112,10 +130,12 @@ export interface AgentwireError extends Error {
 }
 
 /**
- * One agent session's normalizer. A line that does not map cleanly still gives its events (a
- * `runtime.warning` with the line) and is listed in {@link Normalizer.problems}; a call throws an
- * {@link AgentwireError} only when it cannot be served: unknown options, an `at` that is not Unix
- * milliseconds (`line N: ...`), an answer that cannot be built.
+ * One agent session's normalizer, fed the session's lines as they come (`received`, `sent`,
+ * `finish`) or, for a session a program exported, its whole document at once (`document`). A line
+ * that does not map cleanly still gives its events (a `runtime.warning` with the line) and is
+ * listed in {@link Normalizer.problems}; a call throws an {@link AgentwireError} only when it
+ * cannot be served: unknown options, an `at` that is not Unix milliseconds (`line N: ...`), an
+ * answer that cannot be built, a document the source has no form for or given with other input.
  */
 export declare class Normalizer {
   /** Throws `AGENTWIRE_BAD_OPTION` on an unknown `from`, `providerKind` or `clock`, or an invalid `sessionId`. */
@@ -131,13 +151,33 @@ export declare class Normalizer {
   /** A line the host wrote to the agent (its stdin), sent at `at` (as `received`): an answer resolves its request. */
   sent(line: string, at?: number): Array<ProviderRuntimeEvent>;
   /**
+   * The whole document of a session a program exported (`opencode export ID`'s output, pretty or
+   * on one line, as text): all of its events, the session settled, the same events
+   * `agentwire normalize` writes for that file with these options (the session id derived from
+   * the document unless `sessionId` is given). The document is cut into frames as the CLI cuts it
+   * (the session's record, then each message); a frame that does not map cleanly is listed in
+   * {@link Normalizer.problems} with the document's line where it begins, and a document cut short
+   * keeps the events read before the cut, then a `runtime.warning` carrying the rest and an
+   * `unreadable` problem on the line where the rest begins.
+   *
+   * Only for a source with a document form (`opencode-session`), else `AGENTWIRE_NO_DOCUMENT_FORM`;
+   * only on a new normalizer, once: a second `document`, or one after `received`, `sent` or
+   * `finish`, throws `AGENTWIRE_ALREADY_FED`, and so do `received` and `sent` after it. `finish`
+   * after it returns nothing (the session is settled); `snapshot`, `changes` and `problems` cover
+   * the document.
+   */
+  document(text: string): Array<ProviderRuntimeEvent>;
+  /**
    * The provider-native reply to an open request: the line to write to the agent's stdin (then
    * pass it to {@link Normalizer.sent}). Throws when no reply can be built, with the code of the
    * case ({@link ErrorCode}): an unknown or answered request, a decision its reply type cannot
    * carry, missing or ill-typed answers or result.
    */
   answer(answer: Answer): string;
-  /** Settles what is still open at the end of the session: open turns, items and requests. */
+  /**
+   * Settles what is still open at the end of the session: open turns, items and requests. After
+   * {@link Normalizer.document}, which settled its session, an empty array.
+   */
   finish(): Array<ProviderRuntimeEvent>;
   /**
    * The session as a UI draws it: every event this normalizer gave so far folded in (threads,
@@ -146,17 +186,17 @@ export declare class Normalizer {
    * Rust `agentwire::snapshot::Fold`.
    */
   snapshot(): SessionSnapshot | null;
-  /** What the events of the last call (`received`, `sent` or `finish`) changed in the snapshot: redraw only that. */
+  /** What the events of the last call (`received`, `sent`, `document` or `finish`) changed in the snapshot: redraw only that. */
   changes(): SnapshotChange;
-  /** The problems of the lines pushed so far, in order. */
+  /** The problems of the lines (or the document's frames) pushed so far, in order. */
   readonly problems: ReadonlyArray<LineProblem>;
 }
 
-/** The source of an agent's first lines, as `from` names it; `null` when none is recognized. */
 /**
  * The snapshot of canonical events a host already has (the JSONL `agentwire normalize` or
  * `agentwire import` wrote): the fold a normalizer's `snapshot()` keeps. Throws
  * `AGENTWIRE_BAD_EVENT` naming the first line that is not a canonical event.
  */
 export declare function fold(jsonl: string): SessionSnapshot | null;
+/** The source of an agent's first lines, as `from` names it; `null` when none is recognized. */
 export declare function detect(lines: ReadonlyArray<string>): Source | null;

@@ -26,7 +26,10 @@ const loadAddon = () => {
 
 const addon = loadAddon();
 
-/** One agent session's normalizer: the lines of one agent process in, canonical events out. */
+/**
+ * One agent session's normalizer: the lines of one agent process, or the document of one exported
+ * session, in; canonical events out.
+ */
 export class Normalizer {
   #native;
 
@@ -44,6 +47,10 @@ export class Normalizer {
 
   answer(answer) {
     return this.#native.answer(answer);
+  }
+
+  document(text) {
+    return JSON.parse(this.#native.document(text));
   }
 
   finish() {

@@ -279,7 +279,7 @@ pub fn frames(source: Source, text: &str) -> Vec<TraceFrame> {
                 .collect();
             frames.extend(split.broken.map(|broken| TraceFrame {
                 line: broken.line,
-                text: broken.rest.replace(['\n', '\r'], " "),
+                text: broken.rest,
                 unreadable: Some(broken.reason),
             }));
             frames

@@ -344,7 +344,7 @@ fn pieces(text: &str, shape: &document::Document) -> VecDeque<Piece> {
     if let Some(broken) = split.broken {
         pieces.push_back(Piece {
             line: broken.line,
-            text: broken.rest.replace(['\n', '\r'], " ").into_bytes(),
+            text: broken.rest.into_bytes(),
             unreadable: Some(broken.reason),
         });
     }

@@ -4,7 +4,9 @@
 //!
 //! The binding is thin: the library's [`agentwire::normalizer::Normalizer`] does the work
 //! ([`Normalizer::received`], [`Normalizer::sent`], `finish`, `answer`), built with the options
-//! `agentwire normalize` takes, and [`agentwire::source::Source::detect`] names the source. Events
+//! `agentwire normalize` takes, [`agentwire::document::split`] cuts a whole exported session
+//! (`opencode export`) into frames as that command does, and
+//! [`agentwire::source::Source::detect`] names the source. Events
 //! cross into JavaScript as one JSON text per call, which `index.js` parses: measured faster than
 //! building the objects here (the crate's README has the figures).
 //!
@@ -14,6 +16,8 @@
 
 use agentwire::answer::{AnswerError, Reply};
 use agentwire::clock::{ClockSource, TIMES, rfc3339_millis};
+use agentwire::document;
+use agentwire::frame::LineFormat;
 use agentwire::normalizer::{Normalizer, Options, ProblemKind};
 use agentwire::snapshot::Fold;
 use agentwire::source::{Source, unknown_name};
@@ -47,6 +51,13 @@ pub enum Code {
     Unanswerable,
     /// `fold`: a line is not a canonical event.
     BadEvent,
+    /// `document`: the source has no document form; its messages are lines, each given to
+    /// `received` or `sent`.
+    NoDocumentForm,
+    /// `document` on a normalizer that was given anything before (a document, a line, `finish`),
+    /// or `received` or `sent` after `document`: a document is a whole session, read by a
+    /// normalizer of its own.
+    AlreadyFed,
 }
 
 impl Code {
@@ -60,6 +71,8 @@ impl Code {
         Code::BadAnswer,
         Code::Unanswerable,
         Code::BadEvent,
+        Code::NoDocumentForm,
+        Code::AlreadyFed,
     ];
 
     /// The error's `code`, as JavaScript reads it.
@@ -73,6 +86,8 @@ impl Code {
             Code::BadAnswer => "AGENTWIRE_BAD_ANSWER",
             Code::Unanswerable => "AGENTWIRE_UNANSWERABLE",
             Code::BadEvent => "AGENTWIRE_BAD_EVENT",
+            Code::NoDocumentForm => "AGENTWIRE_NO_DOCUMENT_FORM",
+            Code::AlreadyFed => "AGENTWIRE_ALREADY_FED",
         }
     }
 
@@ -145,7 +160,9 @@ pub struct AnswerOptions {
 #[napi(object)]
 #[derive(Clone)]
 pub struct LineProblem {
-    /// The line's number among the lines pushed (`received` and `sent` together), from 1.
+    /// The line's number among the lines pushed (`received` and `sent` together), from 1; for a
+    /// frame of a document, the document's line where the frame begins (as `agentwire normalize`
+    /// names it).
     pub line: u32,
     /// `unreadable` (not JSON), `undeclared` (a message the pinned schema does not declare) or
     /// `undecodable` (a declared message that does not fit).
@@ -154,10 +171,14 @@ pub struct LineProblem {
     pub message: String,
 }
 
-/// One agent session's normalizer: the lines of one agent process in, canonical events out.
+/// One agent session's normalizer: the lines of one agent process, or the document of one
+/// exported session, in; canonical events out.
 #[napi]
 pub struct NativeNormalizer {
     inner: Box<dyn Normalizer + Send>,
+    source: Source,
+    /// What the normalizer was given so far: a document is a whole session and comes alone.
+    fed: Fed,
     /// Lines pushed so far, for the problems' line numbers.
     lines: u32,
     problems: Vec<LineProblem>,
@@ -195,6 +216,8 @@ impl NativeNormalizer {
         }
         Ok(NativeNormalizer {
             inner: source.normalizer(options),
+            source,
+            fed: Fed::Nothing,
             lines: 0,
             problems: Vec::new(),
             events: Vec::new(),
@@ -217,10 +240,64 @@ impl NativeNormalizer {
         Ok(self.take_json())
     }
 
-    /// Settles what is still open: the events as one JSON array text.
+    /// A whole document of a source that has a document form (an `opencode export`), replayed
+    /// as `agentwire normalize` replays the file: cut into frames by [`document::split`], each
+    /// pushed as a bare line (the session id derived from the first frame unless one was given,
+    /// the recorded clock unless `clock` says `wall`), a frame that did not map cleanly recorded
+    /// in `problems` with the document's line, the unreadable rest of a document cut short
+    /// reported as an unreadable line after the events read before it, and the session settled
+    /// (`finish`). The events as one JSON array text.
+    #[napi]
+    pub fn document(&mut self, text: String) -> Result<String> {
+        let Some(shape) = self.source.spec().document.as_ref() else {
+            return Err(Code::NoDocumentForm.error(format!(
+                "{} has no document form: give each of its lines to received or sent",
+                self.source.name()
+            )));
+        };
+        match self.fed {
+            Fed::Nothing => {}
+            Fed::Lines => {
+                return Err(Code::AlreadyFed.error(
+                    "document: this normalizer was given lines or finished already; a document is \
+                     a whole session: read it with a new Normalizer",
+                ));
+            }
+            Fed::Document => {
+                return Err(Code::AlreadyFed.error(
+                    "document: this normalizer read a document already; a document is a whole \
+                     session: read each with a new Normalizer",
+                ));
+            }
+        }
+        self.fed = Fed::Document;
+        let split = document::split(&text, shape);
+        for piece in split.pieces {
+            let pushed = self.inner.push_line(&piece.text, LineFormat::Bare, &mut self.events);
+            if let Err(problem) = pushed {
+                self.problem(piece.line, problem.kind, problem.message);
+            }
+        }
+        if let Some(broken) = split.broken {
+            self.inner
+                .push_unreadable(&broken.rest, &broken.reason, &mut self.events);
+            self.problem(broken.line, ProblemKind::Unreadable, broken.reason);
+        }
+        self.inner.finish(&mut self.events);
+        Ok(self.take_json())
+    }
+
+    /// Settles what is still open: the events as one JSON array text. After `document`, which
+    /// settled its session, nothing.
     #[napi]
     pub fn finish(&mut self) -> String {
-        self.inner.finish(&mut self.events);
+        match self.fed {
+            Fed::Document => {}
+            Fed::Nothing | Fed::Lines => {
+                self.fed = Fed::Lines;
+                self.inner.finish(&mut self.events);
+            }
+        }
         self.take_json()
     }
 
@@ -252,14 +329,14 @@ impl NativeNormalizer {
         snapshot_json(&self.fold)
     }
 
-    /// What the last call's events (`received`, `sent` or `finish`) changed in the snapshot, as
-    /// JSON text.
+    /// What the last call's events (`received`, `sent`, `document` or `finish`) changed in the
+    /// snapshot, as JSON text.
     #[napi]
     pub fn changes(&self) -> String {
         serde_json::to_string(&self.change).expect("a change is written as JSON")
     }
 
-    /// The problems of the lines pushed so far, in order.
+    /// The problems of the lines (or the document's frames) pushed so far, in order.
     #[napi(getter)]
     pub fn problems(&self) -> Vec<LineProblem> {
         self.problems.clone()
@@ -273,17 +350,39 @@ enum Direction {
     Sent,
 }
 
+/// What a normalizer was given so far.
+#[derive(Clone, Copy)]
+enum Fed {
+    Nothing,
+    /// Lines (`received`, `sent`), or `finish`.
+    Lines,
+    /// A whole document, settled.
+    Document,
+}
+
 impl NativeNormalizer {
     /// Maps one line; a line that did not map cleanly is recorded in `problems` (its events
-    /// are kept). Throws only for a call that cannot be a line's time: an `at` that is not Unix
-    /// milliseconds ([`millis`]); such a call pushes nothing and numbers no line.
+    /// are kept). Throws only for a call that cannot be served: after a document (its session is
+    /// whole and settled), or with an `at` that is not Unix milliseconds ([`millis`]); such a call
+    /// pushes nothing and numbers no line.
     fn push(&mut self, line: &str, at: Option<Either<f64, Unknown<'_>>>, direction: Direction) -> Result<()> {
+        if let Fed::Document = self.fed {
+            let call = match direction {
+                Direction::Received => "received",
+                Direction::Sent => "sent",
+            };
+            return Err(Code::AlreadyFed.error(format!(
+                "{call}: this normalizer read a whole document, its session settled; give lines to a \
+                 new Normalizer"
+            )));
+        }
         let number = self.lines.saturating_add(1);
         let at = at
             .map(millis)
             .transpose()
             .map_err(|reason| Code::BadAt.error(format!("line {number}: {reason}")))?;
         self.lines = number;
+        self.fed = Fed::Lines;
         // A host splitting a stream on line ends may hand over the empty text after the last
         // one: `agentwire normalize` ignores empty lines too.
         if line.trim().is_empty() {
@@ -301,6 +400,15 @@ impl NativeNormalizer {
             });
         }
         Ok(())
+    }
+
+    /// Records the problem of a document's frame that begins on the document's `line`.
+    fn problem(&mut self, line: usize, kind: ProblemKind, message: String) {
+        self.problems.push(LineProblem {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            kind: problem_kind(kind).into(),
+            message,
+        });
     }
 
     /// The pending events as one JSON array text, each written as `agentwire normalize` writes

@@ -40,7 +40,8 @@ pub struct Broken {
     pub line: usize,
     /// Why, naming the line and column of the document where reading stopped.
     pub reason: String,
-    /// The document's text from that line on, carried as the unreadable line.
+    /// The document's text from that line on, its line ends turned into spaces: carried as the
+    /// unreadable line, one line like every frame.
     pub rest: String,
 }
 
@@ -75,7 +76,7 @@ pub fn split(text: &str, document: &Document) -> Split {
         split.broken = Some(Broken {
             line: line_at(text, from),
             reason: format!("not a whole document: {err}"),
-            rest: rest.to_owned(),
+            rest: rest.replace(['\n', '\r'], " "),
         });
     }
     split
@@ -245,16 +246,16 @@ mod tests {
     }
 
     /// A document cut short keeps the frames read before the cut; the rest is named by the line
-    /// it begins on, and the reason by where reading stopped.
+    /// it begins on and carried on one line, and the reason names where reading stopped.
     #[test]
     fn a_document_cut_short_keeps_what_was_read() {
-        let text = "{\"info\": {\"id\": 1},\n \"messages\": [\n  {\"n\": 1},\n  {\"n\": 2},\n  {\"n\":";
+        let text = "{\"info\": {\"id\": 1},\n \"messages\": [\n  {\"n\": 1},\n  {\"n\": 2},\n  {\"n\":\n   3";
         let split = split(text, &DOCUMENT);
         assert_eq!(split.pieces.len(), 3);
         let broken = split.broken.expect("cut short");
         assert_eq!(broken.line, 5);
-        assert_eq!(broken.rest, "{\"n\":");
-        assert!(broken.reason.contains("line 5"), "{}", broken.reason);
+        assert_eq!(broken.rest, "{\"n\":    3");
+        assert!(broken.reason.contains("line 6"), "{}", broken.reason);
     }
 
     /// Text that is no object at all is unreadable from its first line.

@@ -16,6 +16,10 @@
  * - live: a line given no `at` is stamped with the wall clock and its events come back from the
  *   call that pushed it (an ACP permission card while the agent waits), and each normalizer has
  *   its own fresh session id;
+ * - an exported session (`tests/corpus/opencode-session/*.json`, `opencode export` documents)
+ *   read whole by `document`: its golden byte for byte, pretty or on one line; a document cut
+ *   short keeps the events read before the cut and gives a problem with its line; a source with
+ *   no document form, a second document and lines after one are refused;
  * - `index.d.ts`'s `Source` and `ErrorCode` unions are the addon's own lists.
  *
  * A live normalizer's default session id is a fresh UUIDv7, and a line with no `at` and no time
@@ -113,6 +117,7 @@ const withoutTimes = (text: string): string => text.replace(/"createdAt":"[^"]*"
 interface NativeNormalizer {
   received(line: string, at?: number): string;
   sent(line: string, at?: number): string;
+  document(text: string): string;
   finish(): string;
 }
 
@@ -217,8 +222,8 @@ describe("the installed package", () => {
 describe("the addon replays every corpus trace", () => {
   it(`has the ${all.length} traces of every source with goldens`, () => {
     // gemini-session keeps its traces in the CLI's own folders, each read with its subagents'
-    // files; opencode-session's are `opencode export` documents (`*.json`), cut into frames by
-    // the reader (the Rust harness replays both); every other source has its lines at the top.
+    // files (the Rust harness replays them); opencode-session's are `opencode export` documents
+    // (`*.json`), read whole by `document` (below); every other source has its lines at the top.
     const sources = [...new Set(all.map((trace) => trace.source))].sort();
     const elsewhere = ["gemini-session", "opencode-session"];
     expect(sources).toEqual(native.sources().filter((source) => !elsewhere.includes(source)).sort());
@@ -439,6 +444,150 @@ describe("live", () => {
   });
 });
 
+/** An `opencode export` document of the corpus and the golden `agentwire normalize` wrote for it. */
+interface ExportDocument {
+  readonly name: string;
+  readonly text: string;
+  readonly golden: string;
+}
+
+const exportDocuments: ReadonlyArray<ExportDocument> = readdirSync(join(TESTS_DIR, "corpus", "opencode-session"))
+  .filter((file) => file.endsWith(".json"))
+  .sort()
+  .map((file) => {
+    const name = basename(file, ".json");
+    return {
+      name,
+      text: readFileSync(join(TESTS_DIR, "corpus", "opencode-session", file), "utf8"),
+      golden: readFileSync(join(TESTS_DIR, "golden", "opencode-session", `${name}.jsonl`), "utf8"),
+    };
+  });
+
+/** The export document `name` of the corpus. */
+const exportNamed = (name: string): ExportDocument => {
+  const found = exportDocuments.find((document) => document.name === name);
+  if (found === undefined) throw new Error(`no export document ${name}`);
+  return found;
+};
+
+/**
+ * A document on one line: the whitespace between tokens removed, strings kept (for the corpus's
+ * documents, byte for byte what `jq -c .` prints).
+ */
+const oneLine = (text: string): string => text.replace(/("(?:[^"\\]|\\.)*")|\s+/g, (_, string: string | undefined) => string ?? "");
+
+/** A document read by the addon's own class: its JSON lines, as the CLI writes them. */
+const documentText = (text: string): string =>
+  splitArray(new native.NativeNormalizer({ from: "opencode-session" }).document(text))
+    .map((event) => `${event}\n`)
+    .join("");
+
+describe("document", () => {
+  it("writes each export document's golden byte for byte, pretty and on one line", { timeout: 120_000 }, () => {
+    expect(exportDocuments.length).toBeGreaterThan(30);
+    const differing = exportDocuments.flatMap(({ name, text, golden }) => {
+      expect(oneLine(text).includes("\n"), name).toBe(false);
+      return [
+        ...(documentText(text) === golden ? [] : [`${name}: pretty`]),
+        ...(documentText(oneLine(text)) === golden ? [] : [`${name}: one line`]),
+      ];
+    });
+    expect(differing).toEqual([]);
+  });
+
+  it("returns the golden's events, decoded, each accepted by the strict decoder, the snapshot the golden's fold", { timeout: 120_000 }, () => {
+    const failures: Array<string> = [];
+    for (const { name, text, golden } of exportDocuments) {
+      const normalizer = new Normalizer({ from: "opencode-session" });
+      const events = normalizer.document(text);
+      const expected = golden
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as unknown);
+      if (JSON.stringify(events) !== JSON.stringify(expected)) failures.push(`${name}: differs`);
+      const compact = new Normalizer({ from: "opencode-session" }).document(oneLine(text));
+      if (JSON.stringify(compact) !== JSON.stringify(events)) failures.push(`${name}: one line differs`);
+      for (const [index, event] of events.entries()) {
+        try {
+          decodeProviderRuntimeEvent(event);
+        } catch (error) {
+          failures.push(`${name}: event ${index + 1}: ${String(error)}`);
+        }
+      }
+      expect(normalizer.snapshot(), name).toEqual(fold(golden));
+      const changed = normalizer.changes();
+      for (const event of events) {
+        if (event.type.startsWith("item.") && event.itemId !== undefined) expect(changed.items, name).toContain(event.itemId);
+      }
+      expect(normalizer.finish(), name).toEqual([]);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("keeps the events read before a cut, then reports the rest as an unreadable line", () => {
+    const { text } = exportNamed("two_turns");
+    const lines = text.split("\n");
+    // Each message of the export begins on a line of its own, at the array's indentation.
+    const starts = lines.flatMap((line, index) => (line === "  {" ? [index] : []));
+    expect(starts.length).toBeGreaterThan(2);
+    const last = starts.at(-1) ?? 0;
+    const cut = lines.slice(0, last + 4).join("\n");
+    // The same document without its last message: what was read before the cut.
+    const before = `${lines.slice(0, last).join("\n").replace(/,$/, "")}\n ]\n}\n`;
+    const whole = new Normalizer({ from: "opencode-session" }).document(before);
+
+    const normalizer = new Normalizer({ from: "opencode-session" });
+    const events = normalizer.document(cut);
+    expect(normalizer.problems).toEqual([
+      { line: last + 1, kind: "unreadable", message: expect.stringMatching(/^not a whole document: EOF while parsing .* at line \d+ column \d+$/) },
+    ]);
+    const warning = events.findIndex((event) => event.type === "runtime.warning");
+    expect(warning).toBeGreaterThan(0);
+    expect(events.slice(0, warning)).toEqual(whole.slice(0, warning));
+    const reported = events[warning];
+    if (reported?.type !== "runtime.warning") throw new Error("the cut's runtime.warning");
+    expect(reported.payload.message).toMatch(/^unreadable input line: not a whole document: /);
+    // The rest, on one line: the cut message's first lines, their line ends as spaces.
+    expect(reported.payload.detail).toBe(lines.slice(last, last + 4).join(" ").trimStart());
+    expect(events.filter((event) => event.type === "runtime.warning").length).toBe(1);
+  });
+
+  it("gives text that is no document as one unreadable line, the session settled", () => {
+    const normalizer = new Normalizer({ from: "opencode-session", sessionId: "not-a-document" });
+    const events = normalizer.document("[1,\n 2]");
+    expect(normalizer.problems).toEqual([{ line: 1, kind: "unreadable", message: expect.stringMatching(/^not a whole document: /) }]);
+    expect(events.filter((event) => event.type === "runtime.warning").map((event) => event.payload)).toEqual([
+      expect.objectContaining({ detail: "[1,  2]" }),
+    ]);
+  });
+
+  it("is refused by a source with no document form, and given with other input", () => {
+    const { text } = exportNamed("plain");
+    for (const from of native.sources() as Array<Source>) {
+      const normalizer = new Normalizer({ from });
+      if (from === "opencode-session") expect(normalizer.document(text).length).toBeGreaterThan(0);
+      else expectThrown(() => normalizer.document(text), "AGENTWIRE_NO_DOCUMENT_FORM", `${from} has no document form: give each of its lines to received or sent`);
+    }
+
+    const read = new Normalizer({ from: "opencode-session" });
+    read.document(text);
+    const snapshot = read.snapshot();
+    expectThrown(() => read.document(text), "AGENTWIRE_ALREADY_FED", /^document: this normalizer read a document already/);
+    expectThrown(() => read.received(oneLine(text)), "AGENTWIRE_ALREADY_FED", /^received: this normalizer read a whole document/);
+    expectThrown(() => read.sent(oneLine(text)), "AGENTWIRE_ALREADY_FED", /^sent: this normalizer read a whole document/);
+    expect(read.finish()).toEqual([]);
+    expect(read.snapshot()).toEqual(snapshot);
+    expect(read.problems).toEqual([]);
+
+    const lines = new Normalizer({ from: "opencode-session" });
+    lines.received("");
+    expectThrown(() => lines.document(text), "AGENTWIRE_ALREADY_FED", /^document: this normalizer was given lines or finished already/);
+    const finished = new Normalizer({ from: "opencode-session" });
+    finished.finish();
+    expectThrown(() => finished.document(text), "AGENTWIRE_ALREADY_FED", /^document: this normalizer was given lines or finished already/);
+  });
+});
+
 describe("index.d.ts", () => {
   // Each list must name every member of its union and nothing else (`satisfies` checks both).
   const SOURCES = {
@@ -465,6 +614,8 @@ describe("index.d.ts", () => {
     AGENTWIRE_BAD_ANSWER: true,
     AGENTWIRE_UNANSWERABLE: true,
     AGENTWIRE_BAD_EVENT: true,
+    AGENTWIRE_NO_DOCUMENT_FORM: true,
+    AGENTWIRE_ALREADY_FED: true,
   } as const satisfies Record<ErrorCode, true>;
 
   it("declares as Source every source the addon takes (Source::ALL), and each is taken", () => {
