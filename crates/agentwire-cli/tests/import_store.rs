@@ -260,6 +260,61 @@ fn a_v2_row_that_does_not_fit_is_reported_and_the_rest_is_read() {
     fs::remove_dir_all(&root).unwrap();
 }
 
+/// A store a running OpenCode is writing (WAL mode, a write transaction open) is read through its
+/// WAL without waiting: what was committed, the open transaction's writes not.
+#[test]
+fn a_store_being_written_is_read_as_committed() {
+    let root = scratch("writing");
+    let store = root.join("home/.local/share/opencode/opencode.db");
+    let id = |export: &str| -> String {
+        let text = fs::read_to_string(corpus(&format!("opencode-store/export/{export}.json"))).unwrap();
+        let document: Value = serde_json::from_str(&text).unwrap();
+        document["info"]["id"].as_str().unwrap().to_string()
+    };
+    let (committed, pending) = (id("plain"), id("thinking"));
+    let writer = rusqlite::Connection::open(&store).unwrap();
+    let mode: String = writer
+        .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    writer
+        .execute(
+            "UPDATE session SET title = 'committed while running' WHERE id = ?1",
+            [&committed],
+        )
+        .unwrap();
+    writer.execute_batch("BEGIN IMMEDIATE").unwrap();
+    writer
+        .execute(
+            "UPDATE session SET title = 'not committed yet' WHERE id = ?1",
+            [&pending],
+        )
+        .unwrap();
+    let mut wal = store.clone().into_os_string();
+    wal.push("-wal");
+    assert!(Path::new(&wal).exists(), "the store is in WAL mode");
+
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let entries = index(&root, "out");
+    let sessions = entries.keys().filter(|input| input.contains("opencode.db#")).count();
+    assert_eq!(sessions, STORE_SESSIONS);
+    let title = |session: &str| -> String {
+        let entry = &entries[&format!(".local/share/opencode/opencode.db#{session}")];
+        let text = fs::read_to_string(root.join("out").join(entry["output"].as_str().unwrap())).unwrap();
+        text.lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .find(|event| event["type"] == "thread.metadata.updated")
+            .and_then(|event| event["payload"]["name"].as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    assert_eq!(title(&committed), "committed while running");
+    assert_ne!(title(&pending), "not committed yet");
+    writer.execute_batch("ROLLBACK").unwrap();
+    drop(writer);
+    fs::remove_dir_all(&root).unwrap();
+}
+
 /// A truncated export keeps what it holds and names the line it stops at; an SQLite file that is
 /// no OpenCode store is skipped; a corrupt store is a failure naming it; the rest is imported.
 #[test]
