@@ -30,7 +30,7 @@
 
 use agentwire::source::Source;
 use agentwire_canonical::{CanonicalItemType, CanonicalRuntimeEventType as T, ProviderRuntimeEvent, RuntimeEvent};
-use agentwire_tests::{corpus_dir, normalize, normalize_text, store_traces, trace_name, traces};
+use agentwire_tests::{StoreTrace, corpus_dir, normalize, normalize_text, store_traces, trace_name, traces};
 
 /// The sources whose captures are compared.
 const COMPARED: &[Source] = &[Source::CODEX_APP_SERVER, Source::CODEX_EXEC, Source::CODEX_ROLLOUT];
@@ -1810,33 +1810,37 @@ const GEMINI_DEPARTURES: &[GeminiDeparture] = &[GeminiDeparture {
 
 /// The threads and the completed tool items of some traces, in order.
 fn gemini_side(source: Source, paths: &[std::path::PathBuf]) -> (Vec<String>, Vec<ToolItem>) {
+    let events: Vec<ProviderRuntimeEvent> = paths.iter().flat_map(|path| normalize(source, path).events).collect();
+    tool_side(&events)
+}
+
+/// The threads and the completed tool items of some events, in order.
+fn tool_side(events: &[ProviderRuntimeEvent]) -> (Vec<String>, Vec<ToolItem>) {
     let (mut threads, mut items) = (Vec::new(), Vec::new());
-    for path in paths {
-        for event in normalize(source, path).events {
-            if let Some(thread) = &event.thread_id
-                && !threads.contains(&thread.as_str().to_string())
-            {
-                threads.push(thread.as_str().to_string());
-            }
-            let RuntimeEvent::ItemCompleted(item) = &event.event else {
-                continue;
-            };
-            use CanonicalItemType as I;
-            if matches!(item.item_type, I::UserMessage | I::AssistantMessage | I::Reasoning) {
-                continue;
-            }
-            let data = item.data.as_ref().map(|data| data.to_value()).unwrap_or_default();
-            items.push(ToolItem {
-                id: event.item_id.as_ref().expect("an item id").as_str().to_string(),
-                item_type: item.item_type,
-                title: item.title.clone(),
-                status: item
-                    .status
-                    .map(|status| status.as_str().to_string())
-                    .unwrap_or_default(),
-                parent: data["parentItemId"].as_str().map(str::to_string),
-            });
+    for event in events {
+        if let Some(thread) = &event.thread_id
+            && !threads.contains(&thread.as_str().to_string())
+        {
+            threads.push(thread.as_str().to_string());
         }
+        let RuntimeEvent::ItemCompleted(item) = &event.event else {
+            continue;
+        };
+        use CanonicalItemType as I;
+        if matches!(item.item_type, I::UserMessage | I::AssistantMessage | I::Reasoning) {
+            continue;
+        }
+        let data = item.data.as_ref().map(|data| data.to_value()).unwrap_or_default();
+        items.push(ToolItem {
+            id: event.item_id.as_ref().expect("an item id").as_str().to_string(),
+            item_type: item.item_type,
+            title: item.title.clone(),
+            status: item
+                .status
+                .map(|status| status.as_str().to_string())
+                .unwrap_or_default(),
+            parent: data["parentItemId"].as_str().map(str::to_string),
+        });
     }
     (threads, items)
 }
@@ -2020,16 +2024,19 @@ fn conversation(events: &[ProviderRuntimeEvent]) -> Vec<String> {
         .collect()
 }
 
-/// The v2 sessions only the store holds (`opencode export` lists none of their messages) against
+/// The sessions only the store shows against the `opencode serve` stream of the same scenario. The
+/// v2 sessions (`opencode export` lists none of their messages) against
 /// the `opencode serve` stream of the same scenario: the same turns, ended the same way, and the
 /// same items with the same ids, types, statuses, titles and data (usage is each source's own
 /// shape, and the live stream's steps are its own).
 #[test]
 fn every_v2_session_of_the_store_is_the_conversation_of_its_stream() {
-    let stored = store_traces(Source::OPENCODE_SESSION);
-    let names: Vec<&str> = stored.iter().map(|trace| trace.name.as_str()).collect();
+    let (v2, parents): (Vec<_>, Vec<_>) = store_traces(Source::OPENCODE_SESSION)
+        .into_iter()
+        .partition(|trace| trace.name.starts_with("store/v2_"));
+    let names = |traces: &[StoreTrace]| -> Vec<String> { traces.iter().map(|trace| trace.name.clone()).collect() };
     assert_eq!(
-        names,
+        names(&v2),
         [
             "store/v2_interrupt",
             "store/v2_shell_ask",
@@ -2037,7 +2044,22 @@ fn every_v2_session_of_the_store_is_the_conversation_of_its_stream() {
             "store/v2_plain"
         ]
     );
-    for trace in &stored {
+    // A subagent's session read with its parent's: the threads and tool items of the live
+    // stream, the subagent's under the parent's `task` item (`run-subagent` has no live stream).
+    assert_eq!(names(&parents), ["store/run-subagent", "store/subagent"]);
+    let live = normalize(Source::OPENCODE, &corpus_dir(Source::OPENCODE).join("subagent.jsonl"));
+    let from_store = normalize_text(Source::OPENCODE_SESSION, &parents[1].text);
+    let by_id = |(threads, mut items): (Vec<String>, Vec<ToolItem>)| {
+        items.sort_by(|one, other| one.id.cmp(&other.id));
+        (threads, items)
+    };
+    let (live, from_store) = (by_id(tool_side(&live.events)), by_id(tool_side(&from_store.events)));
+    assert!(live.1.iter().any(|item| item.parent.is_some()), "{live:#?}");
+    assert!(
+        live == from_store,
+        "subagent:\n  live {live:#?}\n  store {from_store:#?}"
+    );
+    for trace in &v2 {
         let scenario = trace.name.strip_prefix("store/").expect("a store trace");
         let live = normalize(
             Source::OPENCODE,

@@ -34,6 +34,13 @@ const HOME: &[(&str, &str)] = &[
 /// The sessions of the store (`tests/corpus/opencode-store/README.md`'s table).
 const STORE_SESSIONS: usize = 39;
 
+/// The subagents' sessions among them (`subagent.subagent`, `run-subagent.subagent`): each is
+/// read with its parent's session, not listed on its own.
+const SUBAGENT_SESSIONS: usize = 2;
+
+/// The sessions of the store `import` lists: one per session with no parent.
+const STORE_ENTRIES: usize = STORE_SESSIONS - SUBAGENT_SESSIONS;
+
 fn corpus(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/corpus")
@@ -102,8 +109,9 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// A home folder of every family gives one index: each trace file one session, the store one
-/// session per OpenCode session (`STORE#SESSION`), the export one more; the subagent's session
-/// names its parent; `-j` changes no byte and a second run finds everything up to date.
+/// session per OpenCode session with no parent (`STORE#SESSION`; a subagent's session is read
+/// with its parent's, its items under the parent's `task` item), the export one more; `-j`
+/// changes no byte and a second run finds everything up to date.
 #[test]
 fn a_home_folder_of_every_family_gives_one_index() {
     let root = scratch("home");
@@ -114,21 +122,39 @@ fn a_home_folder_of_every_family_gives_one_index() {
     for source in ["codex-rollout", "claude-session", "gemini-session", "acp", "opencode"] {
         assert_eq!(by_source(source), 1, "{source}: {stderr}");
     }
-    assert_eq!(by_source("opencode-session"), STORE_SESSIONS + 1, "{stderr}");
-    assert_eq!(entries.len(), 5 + STORE_SESSIONS + 1);
+    assert_eq!(by_source("opencode-session"), STORE_ENTRIES + 1, "{stderr}");
+    assert_eq!(entries.len(), 5 + STORE_ENTRIES + 1);
     let store = ".local/share/opencode/opencode.db";
-    let child = &entries[&format!("{store}#ses_db45e7efdffekCfYZhCQOAfcw2")];
-    let events = fs::read_to_string(root.join("one").join(child["output"].as_str().unwrap())).unwrap();
-    let metadata: Value = events
+    assert!(!entries.contains_key(&format!("{store}#ses_db45e7efdffekCfYZhCQOAfcw2")));
+    let parent = &entries[&format!("{store}#ses_db45e846fffeP7Kpscj3QM44jA")];
+    assert_eq!(parent["threads"], 2, "the parent's thread and its subagent's");
+    let events: Vec<Value> = fs::read_to_string(root.join("one").join(parent["output"].as_str().unwrap()))
+        .unwrap()
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
-        .find(|event| event["type"] == "thread.metadata.updated")
-        .expect("the session's metadata");
-    assert_eq!(
-        metadata["payload"]["metadata"]["parentID"],
-        "ses_db45e846fffeP7Kpscj3QM44jA"
+        .collect();
+    let task = events
+        .iter()
+        .find(|event| event["type"] == "item.started" && event["payload"]["itemType"] == "collab_agent_tool_call")
+        .expect("the task item")["itemId"]
+        .clone();
+    let child_thread = events
+        .iter()
+        .filter(|event| event["type"] == "thread.started")
+        .nth(1)
+        .expect("the subagent's thread")["threadId"]
+        .clone();
+    let under: Vec<&Value> = events
+        .iter()
+        .filter(|event| event["type"] == "item.completed" && event["threadId"] == child_thread)
+        .collect();
+    assert_eq!(under.len(), 4, "the subagent's prompt, reasoning, command and answer");
+    assert!(
+        under
+            .iter()
+            .all(|event| event["payload"]["data"]["parentItemId"] == task),
+        "{under:#?}"
     );
-    assert!(entries.contains_key(&format!("{store}#ses_db45e846fffeP7Kpscj3QM44jA")));
 
     assert_eq!(import(&root, "two", &["-j2"]).0, 0);
     assert!(
@@ -138,7 +164,7 @@ fn a_home_folder_of_every_family_gives_one_index() {
 
     let (code, stderr) = import(&root, "one", &[]);
     assert_eq!(code, 0);
-    let total = 5 + STORE_SESSIONS + 1;
+    let total = 5 + STORE_ENTRIES + 1;
     assert!(
         stderr.contains(&format!("imported 0 session(s), {total} up to date")),
         "{stderr}"
@@ -147,9 +173,10 @@ fn a_home_folder_of_every_family_gives_one_index() {
 }
 
 /// Each session of the store is byte for byte what `agentwire normalize` makes of its export,
-/// but for the v2 sessions: `opencode export` lists none of their messages, the store reads each
-/// `session_message` row, so a v2 session's conversation is in the store's output only, byte for
-/// byte its golden (`tests/golden/opencode-session/store/<name>.jsonl`).
+/// but for the v2 sessions and the sessions of a subagent's parent, whose output is the store's
+/// only, byte for byte its golden (`tests/golden/opencode-session/store/<name>.jsonl`): `opencode
+/// export` lists none of a v2 session's messages, the store reads each `session_message` row; an
+/// export holds one session, the store reads a subagent's session after its parent's messages.
 #[test]
 fn the_store_and_the_exports_agree() {
     let root = scratch("agree");
@@ -161,16 +188,35 @@ fn the_store_and_the_exports_agree() {
         .collect();
     exports.sort();
     assert_eq!(exports.len(), STORE_SESSIONS);
-    let (mut same, mut v2) = (0, Vec::new());
+    let (mut same, mut v2, mut parents, mut children) = (0, Vec::new(), Vec::new(), 0);
     for export in &exports {
         let document: Value = serde_json::from_str(&fs::read_to_string(export).unwrap()).unwrap();
         let id = document["info"]["id"].as_str().unwrap();
+        let name = export.file_stem().unwrap().to_string_lossy().into_owned();
+        let golden = corpus("../golden/opencode-session/store").join(format!("{name}.jsonl"));
+        if document["info"]["parentID"].is_string() {
+            assert!(
+                !entries.contains_key(&format!(".local/share/opencode/opencode.db#{id}")),
+                "{name}: read with its parent"
+            );
+            children += 1;
+            continue;
+        }
         let entry = &entries[&format!(".local/share/opencode/opencode.db#{id}")];
         let stored = fs::read_to_string(root.join("out").join(entry["output"].as_str().unwrap())).unwrap();
         let (code, normalized, stderr) = run(&["normalize", export.to_str().unwrap()]);
         assert_eq!(code, 0, "{stderr}");
-        let name = export.file_stem().unwrap().to_string_lossy().into_owned();
-        if name.starts_with("v2_") {
+        if name.ends_with("subagent") {
+            assert!(
+                stored.starts_with(normalized.lines().next().unwrap()),
+                "{name}: the parent's session first"
+            );
+            assert!(
+                stored == fs::read_to_string(&golden).unwrap(),
+                "{name}: the store and its golden differ"
+            );
+            parents.push(name);
+        } else if name.starts_with("v2_") {
             let turns = |text: &str| {
                 text.lines()
                     .filter(|line| line.contains(r#""type":"turn.started""#))
@@ -182,7 +228,6 @@ fn the_store_and_the_exports_agree() {
                 "{name}: the conversation is the store's"
             );
             assert!(!stored.contains("runtime.warning"), "{name}: every row is read");
-            let golden = corpus("../golden/opencode-session/store").join(format!("{name}.jsonl"));
             assert!(
                 stored == fs::read_to_string(&golden).unwrap(),
                 "{name}: the store and its golden differ"
@@ -193,7 +238,16 @@ fn the_store_and_the_exports_agree() {
             same += 1;
         }
     }
-    assert_eq!((same, v2.len()), (STORE_SESSIONS - 4, 4), "{v2:?}");
+    assert_eq!(
+        (same, v2.len(), parents.len(), children),
+        (
+            STORE_ENTRIES - 4 - SUBAGENT_SESSIONS,
+            4,
+            SUBAGENT_SESSIONS,
+            SUBAGENT_SESSIONS
+        ),
+        "{v2:?} {parents:?}"
+    );
     fs::remove_dir_all(&root).unwrap();
 }
 
@@ -298,7 +352,7 @@ fn a_store_being_written_is_read_as_committed() {
     assert_eq!(code, 0, "{stderr}");
     let entries = index(&root, "out");
     let sessions = entries.keys().filter(|input| input.contains("opencode.db#")).count();
-    assert_eq!(sessions, STORE_SESSIONS);
+    assert_eq!(sessions, STORE_ENTRIES);
     let title = |session: &str| -> String {
         let entry = &entries[&format!(".local/share/opencode/opencode.db#{session}")];
         let text = fs::read_to_string(root.join("out").join(entry["output"].as_str().unwrap())).unwrap();
@@ -355,6 +409,6 @@ fn bad_stores_and_documents_are_reported_and_the_rest_go_on() {
         entries["exports/cut.json"]["items"].as_u64().unwrap() > 0,
         "what the cut file holds is read"
     );
-    assert_eq!(entries.len(), 5 + STORE_SESSIONS + 2);
+    assert_eq!(entries.len(), 5 + STORE_ENTRIES + 2);
     fs::remove_dir_all(&root).unwrap();
 }

@@ -155,8 +155,8 @@ pub fn tool_output(content: &[LlmToolContent]) -> String {
 }
 
 /// The child session a `task` call ran in (`metadata.sessionId`), once the call says: the run's
-/// one word on its subagent, whose parts it does not print.
-#[cfg(feature = "run")]
+/// one word on its subagent, whose parts it does not print, and where the store's copy of that
+/// session belongs.
 pub fn subagent_session<'a>(view: &ToolView<'a>) -> Option<&'a str> {
     view.metadata?.get("sessionId")?.as_str()
 }

@@ -15,15 +15,18 @@
 
 mod v2;
 
+use std::collections::BTreeMap;
+
 use agentwire_canonical::{
     CanonicalItemType, ItemContent, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent,
-    RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
-    ThreadStartedPayload, TurnCompletedPayload, TurnState,
+    RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, SessionConfiguredPayload,
+    ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnCompletedPayload, TurnState,
 };
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
+use agentwire_core::ids;
 use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
@@ -32,7 +35,8 @@ use serde_json::{Number, Value};
 
 use super::wire::{self, Stored};
 use crate::parts::{
-    patch_content, reasoning_content, reasoning_status, text_part, tool_content, tool_type, tool_view, written_plan,
+    patch_content, reasoning_content, reasoning_status, subagent_session, text_part, tool_content, tool_type,
+    tool_view, written_plan,
 };
 use crate::steps::{add_tokens, message_tokens, usage_value};
 
@@ -67,6 +71,10 @@ pub struct SessionNormalizer {
     /// The session's model (`info.model`, then a v2 `model-switched`): the model of a v2 turn,
     /// whose user message names none.
     model: Option<String>,
+    /// The `task` item each subagent's session ran under, by the session's id (the call's
+    /// `metadata.sessionId`): the store writes a subagent's session after its parent's messages,
+    /// and its items belong under that call's item.
+    tasks: BTreeMap<String, RuntimeItemId>,
 }
 
 impl SessionNormalizer {
@@ -77,6 +85,7 @@ impl SessionNormalizer {
             turn: None,
             session: None,
             model: None,
+            tasks: BTreeMap::new(),
         }
     }
 
@@ -212,7 +221,7 @@ impl SessionNormalizer {
                 ..
             } => {
                 let ended = time.as_ref().is_some_and(|time| time.end.is_some());
-                let (item_type, status, data) = text_part(user, text, ended, None);
+                let (item_type, status, data) = text_part(user, text, ended, self.tasks.get(session_id).cloned());
                 (session_id, id, item_type, None, data, status)
             }
             Part::Reasoning {
@@ -223,7 +232,7 @@ impl SessionNormalizer {
                 ..
             } => {
                 let status = reasoning_status(time.end.is_some());
-                let data = reasoning_content(text, None);
+                let data = reasoning_content(text, self.tasks.get(session_id).cloned());
                 (session_id, id, CanonicalItemType::Reasoning, None, data, status)
             }
             Part::Tool {
@@ -234,14 +243,18 @@ impl SessionNormalizer {
                 ..
             } => {
                 let view = tool_view(state);
+                if let Some(child) = subagent_session(&view) {
+                    let task = ids::item(&super::OPENCODE_SESSION, session_id, id);
+                    self.tasks.insert(child.to_string(), task);
+                }
                 let title = Some(view.title.unwrap_or(tool).to_string());
-                let data = tool_content(tool, &view, None);
+                let data = tool_content(tool, &view, self.tasks.get(session_id).cloned());
                 (session_id, id, tool_type(tool), title, data, view.status)
             }
             Part::Patch {
                 id, session_id, files, ..
             } => {
-                let data = patch_content(files, None);
+                let data = patch_content(files, self.tasks.get(session_id).cloned());
                 let title = Some("patch".to_string());
                 (
                     session_id,

@@ -15,7 +15,12 @@
 //! corpus never shows (`workspaceID`, `share`, `metadata`, `revert`, `time.compacting`,
 //! `time.archived`) are placed after the OpenAPI `Session`'s reading and, as the rest, only when
 //! the column is set. A v2 session's messages (`session_message`), which `opencode export` leaves
-//! out, are listed after the v1 ones as `{"v2": row}`, each carried as a warning.
+//! out, are listed after the v1 ones as `{"v2": row}`.
+//!
+//! A subagent's session (`parent_id`) is not listed on its own: its parent's document lists it
+//! after the parent's messages, `{"info": Session}` and then its messages, so its items land
+//! under the parent's `task` call as the live stream puts them; a listed session is as new as the
+//! newest session of its tree.
 
 use std::path::Path;
 use std::time::Duration;
@@ -57,18 +62,27 @@ pub fn sessions(path: &Path) -> Result<Vec<StoredSession>, String> {
     tables_of(&connection)
         .and_then(|found| found)
         .map_err(|reason| format!("{}: {reason}", path.display()))?;
-    let mut statement = connection
-        .prepare("SELECT id, time_updated FROM session ORDER BY id")
-        .map_err(|err| failure(path, &err))?;
-    let rows = statement
-        .query_map([], |row| {
-            Ok(StoredSession {
-                key: row.get(0)?,
-                updated_ms: row.get(1)?,
-            })
-        })
-        .map_err(|err| failure(path, &err))?;
-    rows.collect::<Result<_, _>>().map_err(|err| failure(path, &err))
+    // A subagent's session is read with its parent's (`read_document`): the sessions listed are
+    // those with no parent in the store, each as new as the newest of its tree.
+    let listed = || -> Result<Vec<StoredSession>, rusqlite::Error> {
+        let mut statement = connection.prepare(
+            "SELECT id, time_updated FROM session \
+             WHERE parent_id IS NULL OR parent_id NOT IN (SELECT id FROM session) ORDER BY id",
+        )?;
+        let roots: Vec<(String, i64)> = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut updated_of = connection.prepare("SELECT time_updated FROM session WHERE id = ?1")?;
+        let mut sessions = Vec::new();
+        for (key, mut updated_ms) in roots {
+            for child in descendants(&connection, &key)? {
+                updated_ms = updated_ms.max(updated_of.query_row([&child], |row| row.get(0))?);
+            }
+            sessions.push(StoredSession { key, updated_ms });
+        }
+        Ok(sessions)
+    };
+    listed().map_err(|err| failure(path, &err))
 }
 
 /// The session `id` of the store as `opencode export` prints it, without whitespace.
@@ -190,6 +204,34 @@ fn with_ids(data: &str, ids: &[(&str, &str)]) -> String {
 fn read_document(connection: &Connection, id: &str) -> Result<String, rusqlite::Error> {
     let info = connection.query_row("SELECT * FROM session WHERE id = ?1", [id], session_info)?;
     let mut messages = Vec::new();
+    session_messages(connection, id, &mut messages)?;
+    for child in descendants(connection, id)? {
+        let info = connection.query_row("SELECT * FROM session WHERE id = ?1", [&child], session_info)?;
+        messages.push(format!("{{\"info\":{info}}}"));
+        session_messages(connection, &child, &mut messages)?;
+    }
+    Ok(format!("{{\"info\":{info},\"messages\":[{}]}}", messages.join(",")))
+}
+
+/// The sessions below `id` (its subagents', theirs, ...), each after its parent and before its
+/// parent's next child, siblings in id order.
+fn descendants(connection: &Connection, id: &str) -> Result<Vec<String>, rusqlite::Error> {
+    let mut statement = connection.prepare("SELECT id FROM session WHERE parent_id = ?1 ORDER BY id DESC")?;
+    let mut children_of = |parent: &str| -> Result<Vec<String>, rusqlite::Error> {
+        statement.query_map([parent], |row| row.get(0))?.collect()
+    };
+    let mut found = Vec::new();
+    let mut pending = children_of(id)?;
+    while let Some(session) = pending.pop() {
+        pending.extend(children_of(&session)?);
+        found.push(session);
+    }
+    Ok(found)
+}
+
+/// The frames of session `id`'s messages, appended to `messages`: its v1 messages with their
+/// parts, then its v2 rows.
+fn session_messages(connection: &Connection, id: &str, messages: &mut Vec<String>) -> Result<(), rusqlite::Error> {
     {
         let mut parts_of = connection
             .prepare("SELECT id, message_id, data FROM part WHERE session_id = ?1 ORDER BY message_id, id")?;
@@ -251,7 +293,7 @@ fn read_document(connection: &Connection, id: &str) -> Result<String, rusqlite::
             messages.push(row?);
         }
     }
-    Ok(format!("{{\"info\":{info},\"messages\":[{}]}}", messages.join(",")))
+    Ok(())
 }
 
 /// The session's `info` from its columns, as `opencode export` prints it.

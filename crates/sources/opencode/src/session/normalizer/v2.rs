@@ -65,7 +65,7 @@ impl SessionNormalizer {
                         cost: 0.0,
                     });
                 }
-                let data = text_content(true, text, None);
+                let data = text_content(true, text, self.tasks.get(&session).cloned());
                 let face = (CanonicalItemType::UserMessage, None, data, ItemStatus::Completed);
                 self.item(&session, id, Some(id), face, raw, out);
             }
@@ -179,7 +179,7 @@ impl SessionNormalizer {
     ) {
         let (key, provider, face) = match block {
             Block::Text { id, text } => {
-                let data = text_content(false, text, None);
+                let data = text_content(false, text, self.tasks.get(session).cloned());
                 let face = (CanonicalItemType::AssistantMessage, None, data, ItemStatus::Completed);
                 (conversation::part(message, id), None, face)
             }
@@ -188,7 +188,7 @@ impl SessionNormalizer {
                     Some(_) => ItemStatus::Completed,
                     None => ItemStatus::InProgress,
                 };
-                let data = reasoning_content(text, None);
+                let data = reasoning_content(text, self.tasks.get(session).cloned());
                 let face = (CanonicalItemType::Reasoning, None, data, status);
                 (conversation::part(message, id), None, face)
             }
@@ -233,7 +233,7 @@ impl SessionNormalizer {
                     done: !matches!(status, ItemStatus::InProgress),
                 };
                 // A v2 call has no title of its own: the tool's name, as the live v2 mapping says.
-                let data = tool_content(name, &view, None);
+                let data = tool_content(name, &view, self.tasks.get(session).cloned());
                 let face = (tool_type(name), Some(name.clone()), data, status);
                 (id.clone(), Some(id.as_str()), face)
             }
