@@ -38,7 +38,11 @@ use crate::parts::{
     patch_content, reasoning_content, reasoning_status, subagent_session, text_part, tool_content, tool_type,
     tool_view, written_plan,
 };
-use crate::steps::{add_tokens, message_tokens, usage_value};
+use crate::steps::{GOES_ON, add_tokens, message_tokens, usage_value};
+
+/// How a message ends its turn: the state, the stop reason and the error (its message and the
+/// error as sent).
+type Ending = (TurnState, Option<String>, Option<(String, Value)>);
 
 /// The turn being read: its user message, and what its assistant messages said so far.
 struct Turn {
@@ -115,25 +119,7 @@ impl SessionNormalizer {
             Message::User {
                 id, session_id, model, ..
             } => {
-                if let Some(turn) = self.turn.take() {
-                    self.end_open_turn(turn, raw, out);
-                }
-                let context = self.ledger.turn_context(session_id, id, Some(raw));
-                if self.ledger.start_turn(
-                    &context,
-                    session_id,
-                    id,
-                    TurnStart::on(Some(model.model_id.clone())),
-                    out,
-                ) {
-                    self.turn = Some(Turn {
-                        session: session_id.clone(),
-                        message: id.clone(),
-                        last_completed: false,
-                        tokens: None,
-                        cost: 0.0,
-                    });
-                }
+                self.begin_turn(session_id, id, Some(model.model_id.clone()), raw, out);
                 for part in parts {
                     self.on_part(part, true, raw, out);
                 }
@@ -150,25 +136,73 @@ impl SessionNormalizer {
                 for part in parts {
                     self.on_part(part, false, raw, out);
                 }
-                if let Some(turn) = self.turn.as_mut().filter(|turn| turn.session == *session_id) {
-                    turn.add(Some(message_tokens(tokens)), Some(cost));
-                    turn.last_completed = time.completed.is_some();
-                    let end = match (error, finish.as_deref()) {
-                        (Some(error), _) => Some(failed(error)),
-                        (None, Some("tool-calls" | "unknown") | None) => None,
-                        (None, Some(finish)) => Some((TurnState::Completed, Some(finish.to_string()), None)),
-                    };
-                    if let Some((state, stop_reason, failure)) = end {
-                        let turn = self.turn.take().expect("the turn is open");
-                        self.end_turn(turn, state, stop_reason, failure, Some(raw), out);
-                    }
-                }
+                let failure = error.as_ref().map(failed);
+                let ended = (time.completed.is_some(), finish.as_deref(), failure);
+                self.assistant_ended(session_id, Some(message_tokens(tokens)), Some(cost), ended, raw, out);
             }
         }
         if out.len() == before {
             // A message that opened, ended and drew nothing (an assistant message whose parts are
             // steps only): the session's configuration of the moment.
             self.configured(raw, out);
+        }
+    }
+
+    /// A user message starts a turn (v1 and v2 alike); the open one ends first, completed if its
+    /// last assistant message completed.
+    fn begin_turn(
+        &mut self,
+        session: &str,
+        message: &str,
+        model: Option<String>,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        if let Some(turn) = self.turn.take() {
+            self.end_open_turn(turn, raw, out);
+        }
+        let context = self.ledger.turn_context(session, message, Some(raw));
+        if self
+            .ledger
+            .start_turn(&context, session, message, TurnStart::on(model), out)
+        {
+            self.turn = Some(Turn {
+                session: session.to_string(),
+                message: message.to_string(),
+                last_completed: false,
+                tokens: None,
+                cost: 0.0,
+            });
+        }
+    }
+
+    /// An assistant message read (v1 and v2 alike): its tokens and cost count for the turn, which
+    /// it ends with its error, or when its `finish` ends OpenCode's loop (`ended`: whether it
+    /// completed, its finish, the ending its error says).
+    fn assistant_ended(
+        &mut self,
+        session: &str,
+        tokens: Option<StepFinishPartTokens>,
+        cost: Option<&Number>,
+        (completed, finish, failure): (bool, Option<&str>, Option<Ending>),
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let Some(turn) = self.turn.as_mut().filter(|turn| turn.session == session) else {
+            return;
+        };
+        turn.add(tokens, cost);
+        turn.last_completed = completed;
+        let end = match (failure, finish) {
+            (Some(failure), _) => Some(failure),
+            (None, Some(finish)) if !GOES_ON.contains(&finish) => {
+                Some((TurnState::Completed, Some(finish.to_string()), None))
+            }
+            (None, Some(_) | None) => None,
+        };
+        if let Some((state, stop_reason, failure)) = end {
+            let turn = self.turn.take().expect("the turn is open");
+            self.end_turn(turn, state, stop_reason, failure, Some(raw), out);
         }
     }
 
@@ -346,7 +380,7 @@ impl SessionNormalizer {
 
 /// How a message's error ends its turn: a person's stop is `interrupted`, the rest `failed`; the
 /// error's message and the whole error.
-fn failed(error: &AssistantMessageError) -> (TurnState, Option<String>, Option<(String, Value)>) {
+fn failed(error: &AssistantMessageError) -> Ending {
     let detail = serde_json::to_value(error).expect("generated types serialize");
     let message = detail
         .pointer("/data/message")

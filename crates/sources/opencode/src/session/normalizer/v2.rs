@@ -17,18 +17,17 @@
 
 use agentwire_canonical::{
     CanonicalItemType, CommandExecutionContent, ContextCompactionContent, ItemContent, ItemStatus, MessageOrigin,
-    ProviderRuntimeEvent, RuntimeEvent, SessionConfiguredPayload, TurnState, UserMessageContent,
+    ProviderRuntimeEvent, RuntimeEvent, SessionConfiguredPayload, UserMessageContent,
 };
 use agentwire_core::conversation;
 use agentwire_core::emit::{Context, Raw};
-use agentwire_core::ledger::TurnStart;
 use agentwire_opencode::{
     SessionErrorUnknown, SessionMessage, SessionMessageAssistantContentItem as Block,
     SessionMessageAssistantToolState as ToolState,
 };
 use serde_json::{Map, Value, json};
 
-use super::{SessionNormalizer, Turn};
+use super::{Ending, SessionNormalizer};
 use crate::parts::{ToolView, error_status, reasoning_content, text_content, tool_content, tool_output, tool_type};
 use crate::session_error::next_ending;
 use crate::steps::stored_next_tokens;
@@ -49,22 +48,7 @@ impl SessionNormalizer {
         let before = out.len();
         match message {
             SessionMessage::User { id, text, .. } => {
-                if let Some(turn) = self.turn.take() {
-                    self.end_open_turn(turn, raw, out);
-                }
-                let context = self.ledger.turn_context(&session, id, Some(raw));
-                if self
-                    .ledger
-                    .start_turn(&context, &session, id, TurnStart::on(self.model.clone()), out)
-                {
-                    self.turn = Some(Turn {
-                        session: session.clone(),
-                        message: id.clone(),
-                        last_completed: false,
-                        tokens: None,
-                        cost: 0.0,
-                    });
-                }
+                self.begin_turn(&session, id, self.model.clone(), raw, out);
                 let data = text_content(true, text, self.tasks.get(&session).cloned());
                 let face = (CanonicalItemType::UserMessage, None, data, ItemStatus::Completed);
                 self.item(&session, id, Some(id), face, raw, out);
@@ -82,19 +66,13 @@ impl SessionNormalizer {
                 for block in content.iter() {
                     self.on_block(&session, id, block, raw, out);
                 }
-                if let Some(turn) = self.turn.as_mut() {
-                    turn.add(tokens.as_ref().map(stored_next_tokens), cost.as_ref());
-                    turn.last_completed = time.completed.is_some();
-                    let end = match (error, finish.as_deref()) {
-                        (Some(error), _) => Some(ended_by(error)),
-                        (None, Some("tool-calls") | None) => None,
-                        (None, Some(finish)) => Some((TurnState::Completed, Some(finish.to_string()), None)),
-                    };
-                    if let Some((state, stop_reason, failure)) = end {
-                        let turn = self.turn.take().expect("the turn is open");
-                        self.end_turn(turn, state, stop_reason, failure, Some(raw), out);
-                    }
-                }
+                let ended = (
+                    time.completed.is_some(),
+                    finish.as_deref(),
+                    error.as_ref().map(ended_by),
+                );
+                let tokens = tokens.as_ref().map(stored_next_tokens);
+                self.assistant_ended(&session, tokens, cost.as_ref(), ended, raw, out);
             }
             SessionMessage::AgentSwitched { agent, .. } => self.configured_with(json!({ "agent": agent }), raw, out),
             SessionMessage::ModelSwitched { model, .. } => {
@@ -247,7 +225,7 @@ impl SessionNormalizer {
 /// words for a person's stop ("Provider turn interrupted", `POST /api/session/{id}/interrupt`)
 /// interrupt the turn without a `runtime.error`, so a stop never reads as a crash; any other error
 /// fails it. Its message and the error are the turn's.
-fn ended_by(error: &SessionErrorUnknown) -> (TurnState, Option<String>, Option<(String, Value)>) {
+fn ended_by(error: &SessionErrorUnknown) -> Ending {
     let ending = next_ending(error);
     (ending.state, None, Some((ending.message, ending.detail)))
 }
