@@ -3,7 +3,8 @@
 //! `PERFORMANCE.md`.
 //!
 //! For every source it builds inputs by repeating that source's corpus (`tests/corpus/<name>/`,
-//! every trace in name order, as one stream) to 20 MB, 200 MB and (without `--quick`) 1 GB, and
+//! every `*.jsonl` below it in path order, as one stream; a corpus of documents is not timed) to
+//! 20 MB, 200 MB and (without `--quick`) 1 GB, and
 //! runs, pinned to one core with `taskset -c 0` and measured by `/usr/bin/time -v`:
 //! - `agentwire normalize --from <source>` (release build), and the same with `--keep-secrets`
 //!   on the 200 MB input, for the share of the time the secrets scan and redaction take;
@@ -155,9 +156,14 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     } else {
         &[20 * MB, 200 * MB, 1000 * MB]
     };
-    let mut results = Vec::new();
+    let (mut results, mut documents) = (Vec::new(), Vec::new());
     for source in sources(&tools.agentwire)? {
         eprintln!("==> {source}");
+        if corpus_unit(&root.join("tests/corpus").join(&source))?.is_empty() {
+            eprintln!("    its corpus is documents, one session per file: not timed");
+            documents.push(source);
+            continue;
+        }
         results.push(bench_source(root, &work, &tools, &source, sizes, runs)?);
     }
     let build = if options.build_times {
@@ -166,7 +172,15 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
         None
     };
     let codegen = codegen_time(root, &cargo)?;
-    let report = report(&machine(root)?, &results, codegen, build.as_deref(), &options, runs);
+    let report = report(
+        &machine(root)?,
+        &results,
+        &documents,
+        codegen,
+        build.as_deref(),
+        &options,
+        runs,
+    );
     print!("{report}");
     let path = root.join("PERFORMANCE.md");
     let existing = fs::read_to_string(&path).unwrap_or_default();
@@ -339,11 +353,18 @@ fn bench_source(
 
 /// Every trace of a corpus folder, in name order, as one stream (each ending in a newline).
 pub fn corpus_unit(dir: &Path) -> Result<Vec<u8>> {
-    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .map(|entry| entry.map(|entry| entry.path()))
-        .collect::<std::io::Result<_>>()?;
-    paths.retain(|path| path.extension().is_some_and(|ext| ext == "jsonl"));
+    let mut paths = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in fs::read_dir(&folder).with_context(|| format!("reading {}", folder.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+                paths.push(path);
+            }
+        }
+    }
     paths.sort();
     let mut unit = Vec::new();
     for path in paths {
@@ -582,6 +603,7 @@ fn format_size(bytes: u64) -> String {
 pub fn report(
     machine: &str,
     results: &[SourceResult],
+    documents: &[String],
     codegen_s: f64,
     build: Option<&[(String, f64, f64)]>,
     options: &Options,
@@ -621,6 +643,13 @@ pub fn report(
             result.output_ratio,
             result.small_normalize_s / result.output_serde_s,
             (1.0 - result.keep_secrets_s / result.normalize_s) * 100.0,
+        );
+    }
+    if !documents.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNot timed: {}, whose corpus is documents (`*.json`, one session per file), not a stream of lines to repeat.",
+            documents.join(", ")
         );
     }
     if let Some(against) = &options.against {
