@@ -7,7 +7,7 @@
 //! subagents (their `invoke_agent` call, their prompt, and whose conversation the records are
 //! now: a subagent's file is merged into its session's by time and its records name no session).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, ItemStatus, MessageOrigin, ProviderRuntimeEvent, ReasoningContent,
@@ -72,6 +72,9 @@ pub struct GeminiSessionNormalizer {
     at: Conversation,
     /// The main conversation's message ids as they stand, in order.
     list: Vec<String>,
+    /// The same ids as a set: whether a message is in the list, without walking it (a long
+    /// session holds thousands).
+    listed: BTreeSet<String>,
     /// Every message drawn so far, by id.
     drawn: BTreeMap<String, Drawn>,
     /// The turn each prompt started, by the prompt's id.
@@ -97,6 +100,7 @@ impl GeminiSessionNormalizer {
                 .with_provider_refs(drop_synthesized_refs),
             at: Conversation::default(),
             list: Vec::new(),
+            listed: BTreeSet::new(),
             drawn: BTreeMap::new(),
             prompts: BTreeMap::new(),
             model: None,
@@ -143,6 +147,14 @@ impl GeminiSessionNormalizer {
         if self.at.thread.is_some() {
             self.end_turn(Some(raw), out);
             self.list.clear();
+            self.listed.clear();
+        }
+        // Another session's file (files read one after the other): nothing of this one's can be
+        // written again there, so what was drawn is forgotten and memory stays flat.
+        if self.at.thread.as_deref().is_some_and(|thread| thread != record.session_id) {
+            self.drawn.clear();
+            self.prompts.clear();
+            self.agents.clear();
         }
         self.at.see_thread(&mut self.ledger, &record.session_id, raw, out);
         self.at.configured(&mut self.ledger, &said, raw, out);
@@ -185,7 +197,9 @@ impl GeminiSessionNormalizer {
     /// The main conversation now holds `kept`: what it held beyond them is said, and the turn a
     /// dropped prompt started, if open, is aborted.
     fn erase(&mut self, kept: Vec<String>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let erased: Vec<String> = self.list.iter().filter(|id| !kept.contains(id)).cloned().collect();
+        let keep: BTreeSet<&str> = kept.iter().map(String::as_str).collect();
+        let erased: Vec<String> = self.list.iter().filter(|id| !keep.contains(id.as_str())).cloned().collect();
+        self.listed = kept.iter().cloned().collect();
         self.list = kept;
         if erased.is_empty() {
             return;
@@ -247,7 +261,7 @@ impl GeminiSessionNormalizer {
 
     /// Notes a message as part of the main conversation (not a subagent's) and as drawn.
     fn remember(&mut self, id: &str, agent: Option<&str>) {
-        if agent.is_none() && !self.list.iter().any(|held| held == id) {
+        if agent.is_none() && self.listed.insert(id.to_string()) {
             self.list.push(id.to_string());
         }
         self.drawn.entry(id.to_string()).or_default();
