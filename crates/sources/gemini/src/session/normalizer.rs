@@ -150,8 +150,13 @@ impl GeminiSessionNormalizer {
             self.listed.clear();
         }
         // Another session's file (files read one after the other): nothing of this one's can be
-        // written again there, so what was drawn is forgotten and memory stays flat.
-        if self.at.thread.as_deref().is_some_and(|thread| thread != record.session_id) {
+        // written again there, so what was drawn is forgotten.
+        if self
+            .at
+            .thread
+            .as_deref()
+            .is_some_and(|thread| thread != record.session_id)
+        {
             self.drawn.clear();
             self.prompts.clear();
             self.agents.clear();
@@ -198,7 +203,12 @@ impl GeminiSessionNormalizer {
     /// dropped prompt started, if open, is aborted.
     fn erase(&mut self, kept: Vec<String>, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let keep: BTreeSet<&str> = kept.iter().map(String::as_str).collect();
-        let erased: Vec<String> = self.list.iter().filter(|id| !keep.contains(id.as_str())).cloned().collect();
+        let erased: Vec<String> = self
+            .list
+            .iter()
+            .filter(|id| !keep.contains(id.as_str()))
+            .cloned()
+            .collect();
         self.listed = kept.iter().cloned().collect();
         self.list = kept;
         if erased.is_empty() {
