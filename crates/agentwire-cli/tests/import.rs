@@ -3,15 +3,15 @@
 //! plus folders of other traces, filled with corpus traces. The index expectations are read off
 //! the traces by hand (each one's source comment says where).
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_agentwire");
+mod home;
+
+use home::{corpus, files, import, index, run};
 
 /// Where each corpus trace goes in the home folder.
 const HOME: &[(&str, &str)] = &[
@@ -36,77 +36,15 @@ const HOME: &[(&str, &str)] = &[
     ("acp/tool_allow.jsonl", "acp/tool_allow.jsonl"),
 ];
 
-fn corpus(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus")
-        .join(name)
-}
-
 /// A fresh folder for one test, holding `home/` (the traces, a settings file that is no trace,
 /// a text file) and room for outputs.
 fn scratch(tag: &str) -> PathBuf {
-    let root = std::env::temp_dir().join(format!("agentwire-import-{tag}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&root);
-    for (trace, place) in HOME {
-        let target = root.join("home").join(place);
-        fs::create_dir_all(target.parent().unwrap()).unwrap();
-        fs::copy(corpus(trace), &target).unwrap_or_else(|err| panic!("{trace}: {err}"));
-    }
+    let root = home::scratch(tag, HOME);
     let project = root.join("home/.claude/projects/-home-dev-project");
     fs::create_dir_all(&project).unwrap();
     fs::write(project.join("settings.jsonl"), "{\"theme\":\"dark\"}\n").unwrap();
     fs::write(project.join("notes.txt"), "not a trace\n").unwrap();
     root
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(BIN).args(args).output().expect("run agentwire");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8(output.stdout).expect("UTF-8 stdout"),
-        String::from_utf8(output.stderr).expect("UTF-8 stderr"),
-    )
-}
-
-fn import(root: &Path, out: &str, extra: &[&str]) -> (i32, String) {
-    let home = root.join("home");
-    let out = root.join(out);
-    let mut args = vec!["import", home.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    let (code, stdout, stderr) = run(&args);
-    assert_eq!(stdout, "", "import writes nothing on stdout");
-    (code, stderr)
-}
-
-/// The index lines by input, relative to `home/`.
-fn index(root: &Path, out: &str) -> BTreeMap<String, Value> {
-    let text = fs::read_to_string(root.join(out).join("sessions.jsonl")).expect("the index");
-    let home = format!("{}/", root.join("home").display());
-    text.lines()
-        .map(|line| {
-            let entry: Value = serde_json::from_str(line).expect("an index line is JSON");
-            let input = entry["input"].as_str().unwrap().strip_prefix(&home).unwrap().to_owned();
-            (input, entry)
-        })
-        .collect()
-}
-
-/// Every file under `dir` (relative path) with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut found = BTreeMap::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        for entry in fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let name = path.strip_prefix(dir).unwrap().display().to_string();
-                found.insert(name, fs::read(&path).unwrap());
-            }
-        }
-    }
-    found
 }
 
 /// The fields an index line has whatever the trace, checked against what the test reads off it.

@@ -2,14 +2,14 @@
 //! (`~/.local/share/opencode/opencode.db`) and `opencode export` documents among them: one index,
 //! one canonical session per OpenCode session, each the same bytes as normalizing its export.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_agentwire");
+mod home;
+
+use home::{corpus, files, import, index, run};
 
 /// Where each corpus file goes in the home folder: one of every family.
 const HOME: &[(&str, &str)] = &[
@@ -41,71 +41,8 @@ const SUBAGENT_SESSIONS: usize = 2;
 /// The sessions of the store `import` lists: one per session with no parent.
 const STORE_ENTRIES: usize = STORE_SESSIONS - SUBAGENT_SESSIONS;
 
-fn corpus(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus")
-        .join(name)
-}
-
 fn scratch(tag: &str) -> PathBuf {
-    let root = std::env::temp_dir().join(format!("agentwire-import-store-{tag}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&root);
-    for (file, place) in HOME {
-        let target = root.join("home").join(place);
-        fs::create_dir_all(target.parent().unwrap()).unwrap();
-        fs::copy(corpus(file), &target).unwrap_or_else(|err| panic!("{file}: {err}"));
-    }
-    root
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(BIN).args(args).output().expect("run agentwire");
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8(output.stdout).expect("UTF-8 stdout"),
-        String::from_utf8(output.stderr).expect("UTF-8 stderr"),
-    )
-}
-
-fn import(root: &Path, out: &str, extra: &[&str]) -> (i32, String) {
-    let (home, out) = (root.join("home"), root.join(out));
-    let mut args = vec!["import", home.to_str().unwrap(), "--out", out.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    let (code, stdout, stderr) = run(&args);
-    assert_eq!(stdout, "");
-    (code, stderr)
-}
-
-/// The index lines by input, relative to `home/`.
-fn index(root: &Path, out: &str) -> BTreeMap<String, Value> {
-    let text = fs::read_to_string(root.join(out).join("sessions.jsonl")).expect("the index");
-    let home = format!("{}/", root.join("home").display());
-    text.lines()
-        .map(|line| {
-            let entry: Value = serde_json::from_str(line).unwrap();
-            let input = entry["input"].as_str().unwrap().strip_prefix(&home).unwrap().to_owned();
-            (input, entry)
-        })
-        .collect()
-}
-
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut found = BTreeMap::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(folder) = pending.pop() {
-        for entry in fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                found.insert(
-                    path.strip_prefix(dir).unwrap().display().to_string(),
-                    fs::read(&path).unwrap(),
-                );
-            }
-        }
-    }
-    found
+    home::scratch(&format!("store-{tag}"), HOME)
 }
 
 /// A home folder of every family gives one index: each trace file one session, the store one
