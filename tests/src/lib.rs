@@ -179,8 +179,10 @@ pub fn trace_name(path: &Path) -> String {
 /// belong to it (the source's `companions`) merged in by time.
 pub fn trace_text(source: Source, path: &Path) -> String {
     let text = match &source.spec().companions {
-        Some(companions) => agentwire::companions::joined(path, &(companions.of)(path))
-            .map(|bytes| String::from_utf8(bytes).expect("UTF-8")),
+        Some(companions) => agentwire::companions::joined(path, &(companions.of)(path)).and_then(|mut joined| {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut joined, &mut text).map(|_| text)
+        }),
         None => std::fs::read_to_string(path),
     };
     text.unwrap_or_else(|err| panic!("{}: {err}", path.display()))

@@ -107,13 +107,12 @@ impl Input {
         if files.is_empty() {
             return Ok(None);
         }
-        let text = companions::joined(path, &files)?;
+        let joined = companions::joined(path, &files)?;
         let name = format!("{} (with {} subagent file(s))", path.display(), files.len());
-        let len = u64::try_from(text.len()).ok();
         Ok(Some(Self::from_reader(
             name,
-            len,
-            Box::new(io::Cursor::new(text)),
+            Some(joined.len()),
+            Box::new(joined),
             READ_BUFFER,
         )))
     }

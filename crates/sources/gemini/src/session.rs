@@ -19,6 +19,7 @@ mod normalizer;
 pub mod wire;
 
 use std::fs;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use agentwire_gemini_cli_session::UPSTREAM_VERSION;
@@ -63,16 +64,18 @@ pub fn upstream() -> String {
     format!("@google/gemini-cli {UPSTREAM_VERSION} (session files)")
 }
 
-/// The session id a session file starts with (its metadata line's `sessionId`).
+/// The session id a session file starts with (its metadata line's `sessionId`). Only that line
+/// is read: the file may be hundreds of megabytes, and it is read again, line by line, when
+/// normalized.
 fn session_id(path: &Path) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Metadata {
         #[serde(rename = "sessionId")]
         session_id: String,
     }
-    let text = fs::read_to_string(path).ok()?;
-    let first = text.lines().next()?;
-    serde_json::from_str::<Metadata>(first)
+    let mut first = String::new();
+    BufReader::new(fs::File::open(path).ok()?).read_line(&mut first).ok()?;
+    serde_json::from_str::<Metadata>(&first)
         .ok()
         .map(|metadata| metadata.session_id)
 }
@@ -89,7 +92,10 @@ fn subagent_files(path: &Path) -> Vec<PathBuf> {
         .file_name()
         .and_then(|name| name.to_str())
         .is_some_and(is_session_file_name);
-    let (Some(chats), Some(id), true) = (path.parent(), session_id(path), is_session) else {
+    let Some(chats) = path.parent().filter(|_| is_session) else {
+        return Vec::new();
+    };
+    let Some(id) = session_id(path) else {
         return Vec::new();
     };
     let Ok(entries) = fs::read_dir(chats.join(id)) else {
@@ -140,7 +146,11 @@ mod tests {
         let agents = chats.join("s1-uuid");
         std::fs::create_dir_all(&agents).unwrap();
         let session = chats.join("session-2026-01-01T00-00-s1-uuid.jsonl");
-        std::fs::write(&session, "{\"sessionId\":\"s1-uuid\",\"projectHash\":\"h\"}\n").unwrap();
+        // Only the first line names the session: a later line that is not even UTF-8 (a record
+        // cut short mid-character) does not hide the session's subagents.
+        let mut text = b"{\"sessionId\":\"s1-uuid\",\"projectHash\":\"h\"}\n".to_vec();
+        text.extend_from_slice(b"{\"type\":\"user\",\"content\":\"\xe2\x82\n");
+        std::fs::write(&session, text).unwrap();
         let agent = agents.join("a1.jsonl");
         std::fs::write(
             &agent,
