@@ -156,7 +156,7 @@ fn every_trace_is_detected_as_its_source() {
             let text = std::fs::read_to_string(&trace).expect("readable trace");
             // A document (`opencode export`) is told by its first frame, as `normalize` reads it.
             let frames = agentwire_tests::frames(source, &text);
-            let texts: Vec<&str> = match source.spec().document {
+            let texts: Vec<&str> = match source.spec().files.document {
                 Some(_) => frames.iter().take(1).map(|frame| frame.text.as_str()).collect(),
                 None => text.lines().take(64).collect(),
             };

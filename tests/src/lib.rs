@@ -44,11 +44,11 @@ pub fn golden_dir(source: Source) -> PathBuf {
 pub fn traces(source: Source) -> Vec<PathBuf> {
     let mut traces = corpus_traces(source.name());
     // A source whose files are one JSON document each (`opencode export`): its `*.json` files.
-    if source.spec().document.is_some() {
+    if source.spec().files.document.is_some() {
         traces.extend(corpus_files(source.name(), "json"));
         traces.sort();
     }
-    if let Some(companions) = &source.spec().companions {
+    if let Some(companions) = &source.spec().files.companions {
         traces.retain(|path| !(companions.belongs)(path));
     }
     traces
@@ -75,7 +75,7 @@ pub struct StoreTrace {
 /// The sessions of the stores of `source` that only the store shows ([`StoreTrace`]), in the
 /// store's order; none for a source that keeps no store.
 pub fn store_traces(source: Source) -> Vec<StoreTrace> {
-    let (Some(store), Some(document)) = (&source.spec().store, &source.spec().document) else {
+    let (Some(store), Some(document)) = (&source.spec().files.store, &source.spec().files.document) else {
         return Vec::new();
     };
     let documents: Vec<(String, String)> = traces(source)
@@ -178,7 +178,7 @@ pub fn trace_name(path: &Path) -> String {
 /// The text of a trace as `agentwire normalize FILE` reads it: the file, with the files that
 /// belong to it (the source's `companions`) merged in by time.
 pub fn trace_text(source: Source, path: &Path) -> String {
-    let text = match &source.spec().companions {
+    let text = match &source.spec().files.companions {
         Some(companions) => agentwire::companions::joined(path, &(companions.of)(path)).and_then(|mut joined| {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut joined, &mut text).map(|_| text)
@@ -267,7 +267,7 @@ pub struct TraceFrame {
 /// The frames of the text of a trace of `source`: its non-blank lines, or, for a source whose
 /// files are one JSON document each, the document's frames as `agentwire normalize` cuts them.
 pub fn frames(source: Source, text: &str) -> Vec<TraceFrame> {
-    match &source.spec().document {
+    match &source.spec().files.document {
         Some(shape) => {
             let split = agentwire::document::split(text, shape);
             let mut frames: Vec<TraceFrame> = split
@@ -301,7 +301,7 @@ pub fn frames(source: Source, text: &str) -> Vec<TraceFrame> {
 
 /// The line format of a trace's frames: a document's are bare messages, else the first line's.
 pub fn line_format(source: Source, frames: &[TraceFrame]) -> LineFormat {
-    match (&source.spec().document, frames.first()) {
+    match (&source.spec().files.document, frames.first()) {
         (Some(_), _) => LineFormat::Bare,
         (None, Some(first)) => LineFormat::of(&first.text),
         (None, None) => LineFormat::Transcript,

@@ -85,7 +85,7 @@ impl Scenario {
     /// The text of a trace of `source` named `name` (a session of a store, [`crate::StoreTrace`]).
     pub fn from_text(source: Source, name: String, text: &str) -> Self {
         let frames = crate::frames(source, text);
-        let format = match source.spec().document {
+        let format = match source.spec().files.document {
             Some(_) => LineFormat::Bare,
             None => LineFormat::of(frames.first().map_or("", |frame| frame.text.as_str())),
         };

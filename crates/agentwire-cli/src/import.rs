@@ -288,6 +288,7 @@ impl Walked {
             Walked::Stored { path, source, session } => {
                 let store = source
                     .spec()
+                    .files
                     .store
                     .as_ref()
                     .expect("a stored session's source has a store");
@@ -305,7 +306,7 @@ fn stores(files: Vec<PathBuf>, failures: &mut Vec<String>) -> Vec<Walked> {
     for path in files {
         let store =
             Source::ALL.iter().copied().find(|source| {
-                source.spec().store.as_ref().is_some_and(|store| {
+                source.spec().files.store.as_ref().is_some_and(|store| {
                     path.extension().is_some_and(|ext| ext == store.extension) && (store.opens)(&path)
                 })
             });
@@ -313,7 +314,7 @@ fn stores(files: Vec<PathBuf>, failures: &mut Vec<String>) -> Vec<Walked> {
             walked.push(Walked::File(path));
             continue;
         };
-        let sessions = source.spec().store.as_ref().expect("found by its store").sessions;
+        let sessions = source.spec().files.store.as_ref().expect("found by its store").sessions;
         match sessions(&path) {
             Ok(sessions) => walked.extend(sessions.into_iter().map(|session| Walked::Stored {
                 path: path.clone(),
@@ -411,8 +412,8 @@ fn is_trace_name(path: &Path) -> bool {
     ext == "jsonl"
         || Source::ALL.iter().any(|source| {
             let spec = source.spec();
-            (spec.document.is_some() && ext == "json")
-                || spec.store.as_ref().is_some_and(|store| ext == store.extension)
+            (spec.files.document.is_some() && ext == "json")
+                || spec.files.store.as_ref().is_some_and(|store| ext == store.extension)
         })
 }
 
@@ -421,7 +422,7 @@ fn is_trace_name(path: &Path) -> bool {
 fn belongs_to_a_session(path: &Path) -> bool {
     Source::ALL
         .iter()
-        .filter_map(|source| source.spec().companions.as_ref())
+        .filter_map(|source| source.spec().files.companions.as_ref())
         .any(|companions| (companions.belongs)(path))
 }
 

@@ -99,7 +99,7 @@ impl Input {
     /// subagent transcripts: the source's `companions`), when it has any: the merged lines, named
     /// after the session file and the number of those files. `None` for any other input.
     pub fn with_companions(path: &str, source: Source) -> io::Result<Option<Self>> {
-        let Some(companions) = source.spec().companions.as_ref().filter(|_| path != "-") else {
+        let Some(companions) = source.spec().files.companions.as_ref().filter(|_| path != "-") else {
             return Ok(None);
         };
         let path = Path::new(path);
@@ -133,7 +133,7 @@ impl Input {
     /// An input that is the document `text` of `source`, named `name` (a session of a store).
     pub fn from_document(name: String, text: &str, source: Source) -> Self {
         let mut input = Self::from_reader(name, None, Box::new(io::empty()), HEAD_BUFFER);
-        input.pieces = source.spec().document.as_ref().map(|shape| pieces(text, shape));
+        input.pieces = source.spec().files.document.as_ref().map(|shape| pieces(text, shape));
         input.len = u64::try_from(text.len()).ok();
         input.read = input.len.unwrap_or(0);
         input
@@ -142,7 +142,7 @@ impl Input {
     /// Reads the rest of the input as one document of `source` and hands out its frames from
     /// now on; false (nothing changed) when the source reads no documents.
     fn read_as_document(&mut self, source: Source) -> io::Result<bool> {
-        let Some(shape) = source.spec().document.as_ref() else {
+        let Some(shape) = source.spec().files.document.as_ref() else {
             return Ok(false);
         };
         let text = self.read_rest()?;
@@ -259,7 +259,7 @@ impl Input {
         let text = self.read_rest()?;
         let lossy = String::from_utf8_lossy(&text);
         for source in Source::ALL.iter().copied() {
-            let Some(shape) = source.spec().document.as_ref() else {
+            let Some(shape) = source.spec().files.document.as_ref() else {
                 continue;
             };
             let pieces = pieces(&lossy, shape);

@@ -249,7 +249,7 @@ impl NativeNormalizer {
     /// (`finish`). The events as one JSON array text.
     #[napi]
     pub fn document(&mut self, text: String) -> Result<String> {
-        let Some(shape) = self.source.spec().document.as_ref() else {
+        let Some(shape) = self.source.spec().files.document.as_ref() else {
             return Err(Code::NoDocumentForm.error(format!(
                 "{} has no document form: give each of its lines to received or sent",
                 self.source.name()

@@ -114,6 +114,13 @@ impl<'a> Frame<'a> {
         }
     }
 
+    /// Whether the frame is a provider's line as the program printed it: from the provider, and
+    /// the whole line (not a transcript record's `msg`). A source whose recordings are only
+    /// ever its program's own output claims no other frame.
+    pub fn is_bare_line(&self) -> bool {
+        self.dir == Direction::In && std::ptr::eq(self.line.as_ptr(), self.msg.get().as_ptr())
+    }
+
     /// The message's fields (its object's members) in order, each key (never escaped) with its
     /// value, when the line's check found them: its readers take them instead of parsing the
     /// message again. `None` for a message that is not an object, has an escaped key or more

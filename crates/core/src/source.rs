@@ -8,6 +8,8 @@
 //! format detection, `import`, `--version`, the test harness) reads those descriptions through
 //! the facade's one registry.
 
+use std::path::{Path, PathBuf};
+
 use agentwire_canonical::ProviderKind;
 
 use crate::companions::Companions;
@@ -36,6 +38,14 @@ pub struct SourceSpec {
     pub claims: fn(&Frame<'_>) -> bool,
     /// The program and version the source's generated types are pinned to (`--version`).
     pub upstream: fn() -> String,
+    /// How its recordings lie on disk: [`Files::LINES`] for most.
+    pub files: Files,
+}
+
+/// How a source's recordings lie on disk, where that is more than one message per line, each
+/// file a recording of its own.
+#[derive(Debug)]
+pub struct Files {
     /// The files beside a session file that belong to it (a subagent's transcript), read with
     /// it; `None` for a source whose recordings stand alone.
     pub companions: Option<Companions>,
@@ -43,8 +53,26 @@ pub struct SourceSpec {
     /// `None` for a source whose files are read line by line.
     pub document: Option<Document>,
     /// How the program's store of many sessions (a database) is read, each session as a
-    /// [`SourceSpec::document`]; `None` for a source with no such store.
+    /// [`Files::document`]; `None` for a source with no such store.
     pub store: Option<Store>,
+}
+
+impl Files {
+    /// One message per line, each file a recording of its own.
+    pub const LINES: Files = Files {
+        companions: None,
+        document: None,
+        store: None,
+    };
+
+    /// A session file, read with the files beside it that belong to it: `of` lists them,
+    /// `belongs` tells one ([`Companions`]).
+    pub const fn with_companions(of: fn(&Path) -> Vec<PathBuf>, belongs: fn(&Path) -> bool) -> Files {
+        Files {
+            companions: Some(Companions { of, belongs }),
+            ..Files::LINES
+        }
+    }
 }
 
 /// Specs are `static`s, one per source, with unique names: compared by name.
@@ -76,8 +104,6 @@ pub(crate) mod tests {
         conformer: || unimplemented!("the core's tests build no conformer"),
         claims: |_| false,
         upstream: String::new,
-        companions: None,
-        document: None,
-        store: None,
+        files: super::Files::LINES,
     };
 }

@@ -22,7 +22,7 @@ use serde_json::Value;
 use agentwire_canonical::ProviderKind;
 use agentwire_core::frame::Frame;
 use agentwire_core::lifecycle::Lifecycle;
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 
 pub use normalizer::AcpNormalizer;
 pub use offer::{AcpRequest, Offer, OfferedOption};
@@ -38,9 +38,7 @@ pub static ACP: SourceSpec = SourceSpec {
     conformer: || Box::new(wire::Decoder::default()),
     claims: |frame| names_an_agent(frame) == Some(false),
     upstream,
-    companions: None,
-    document: None,
-    store: None,
+    files: Files::LINES,
 };
 
 /// Cursor's `agent acp`: ACP plus Cursor's `cursor/*` extension requests, as transcript records.
@@ -53,9 +51,7 @@ pub static CURSOR: SourceSpec = SourceSpec {
     conformer: || Box::new(wire::Decoder::default()),
     claims: |frame| names_an_agent(frame) == Some(true),
     upstream,
-    companions: None,
-    document: None,
-    store: None,
+    files: Files::LINES,
 };
 
 /// The pinned schema, for `--version`.

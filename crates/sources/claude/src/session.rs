@@ -24,11 +24,10 @@ use std::path::{Path, PathBuf};
 use agentwire_claude_session::{SessionRecord, UPSTREAM_VERSION};
 
 use agentwire_canonical::ProviderKind;
-use agentwire_core::companions::Companions;
 use agentwire_core::decode::Strict;
 use agentwire_core::frame::{Direction, Frame};
 use agentwire_core::lifecycle::Lifecycle;
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 
 pub use normalizer::ClaudeSessionNormalizer;
 
@@ -43,12 +42,7 @@ pub static SOURCE: SourceSpec = SourceSpec {
     conformer: || Box::new(Strict(wire::decode)),
     claims,
     upstream,
-    companions: Some(Companions {
-        of: subagent_files,
-        belongs: is_a_subagent_file,
-    }),
-    document: None,
-    store: None,
+    files: Files::with_companions(subagent_files, is_a_subagent_file),
 };
 
 /// The record kinds only a session file has; `user`, `assistant`, `system` and `progress` are

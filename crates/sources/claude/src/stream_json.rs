@@ -13,7 +13,7 @@ use agentwire_canonical::ProviderKind;
 use agentwire_core::decode::Strict;
 use agentwire_core::frame::{Frame, LineFormat};
 use agentwire_core::lifecycle::Lifecycle;
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 
 pub use crate::claude_code::{ToolKind, tool_kind};
 pub use normalizer::ClaudeNormalizer;
@@ -30,9 +30,7 @@ pub static CLAUDE: SourceSpec = SourceSpec {
     conformer: || Box::new(Strict(wire::decode)),
     claims: |frame| claims(frame, LineFormat::Bare),
     upstream,
-    companions: None,
-    document: None,
-    store: None,
+    files: Files::LINES,
 };
 
 /// The Claude Agent SDK <-> CLI stdio as `{"dir","ts","msg"}` transcript records: the
@@ -46,9 +44,7 @@ pub static CLAUDE_CONTROL: SourceSpec = SourceSpec {
     conformer: || Box::new(Strict(wire::decode)),
     claims: |frame| claims(frame, LineFormat::Transcript),
     upstream,
-    companions: None,
-    document: None,
-    store: None,
+    files: Files::LINES,
 };
 
 /// Whether a frame is a Claude stream-json line in `format` (bare lines are [`CLAUDE`]'s,

@@ -14,7 +14,7 @@ use agentwire_codex_app_server::{ClientRequest, RawEnvelope, ServerNotification,
 use agentwire_canonical::ProviderKind;
 use agentwire_core::frame::Frame;
 use agentwire_core::lifecycle::Lifecycle;
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 
 pub use normalizer::CodexAppServerNormalizer;
 
@@ -29,9 +29,7 @@ pub static SOURCE: SourceSpec = SourceSpec {
     conformer: || Box::new(wire::Decoder::default()),
     claims,
     upstream,
-    companions: None,
-    document: None,
-    store: None,
+    files: Files::LINES,
 };
 
 /// Whether a frame is a JSON-RPC message whose method the pinned schema defines.

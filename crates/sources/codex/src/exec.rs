@@ -15,7 +15,7 @@ use agentwire_canonical::ProviderKind;
 use agentwire_core::decode::Strict;
 use agentwire_core::frame::{Direction, Frame};
 use agentwire_core::lifecycle::Lifecycle;
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 
 pub use normalizer::CodexExecNormalizer;
 
@@ -30,9 +30,7 @@ pub static SOURCE: SourceSpec = SourceSpec {
     conformer: || Box::new(Strict(wire::decode)),
     claims,
     upstream,
-    companions: None,
-    document: None,
-    store: None,
+    files: Files::LINES,
 };
 
 /// Whether a frame is a `ThreadEvent` of the pinned schema: a bare line from the provider that

@@ -23,7 +23,7 @@ use agentwire_canonical::ProviderKind;
 use agentwire_core::decode::Strict;
 use agentwire_core::frame::{Direction, Frame};
 use agentwire_core::lifecycle::Lifecycle;
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 
 pub use normalizer::CodexRolloutNormalizer;
 
@@ -38,9 +38,7 @@ pub static SOURCE: SourceSpec = SourceSpec {
     conformer: || Box::new(Strict(wire::decode_line)),
     claims,
     upstream,
-    companions: None,
-    document: None,
-    store: None,
+    files: Files::LINES,
 };
 
 /// Whether a frame is a rollout line: a `{"timestamp","type","payload"}` object whose `type` is

@@ -25,11 +25,10 @@ use std::path::{Path, PathBuf};
 use agentwire_gemini_cli_session::UPSTREAM_VERSION;
 
 use agentwire_canonical::ProviderKind;
-use agentwire_core::companions::Companions;
 use agentwire_core::decode::Strict;
-use agentwire_core::frame::{Direction, Frame};
+use agentwire_core::frame::Frame;
 use agentwire_core::lifecycle::Lifecycle;
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 
 pub use normalizer::GeminiSessionNormalizer;
 
@@ -44,19 +43,12 @@ pub static GEMINI_SESSION: SourceSpec = SourceSpec {
     conformer: || Box::new(Strict(wire::decode)),
     claims,
     upstream,
-    companions: Some(Companions {
-        of: subagent_files,
-        belongs: is_a_subagent_file,
-    }),
-    document: None,
-    store: None,
+    files: Files::with_companions(subagent_files, is_a_subagent_file),
 };
 
 /// Whether a frame is a session-file line: a bare line that decodes as one of the four kinds.
 pub fn claims(frame: &Frame<'_>) -> bool {
-    frame.dir == Direction::In
-        && std::ptr::eq(frame.line.as_ptr(), frame.msg.get().as_ptr())
-        && wire::decode(frame).is_ok()
+    frame.is_bare_line() && wire::decode(frame).is_ok()
 }
 
 /// The pinned program and version, for `--version`.

@@ -12,9 +12,9 @@ use agentwire_gemini_cli::{JsonStreamEvent, UPSTREAM_VERSION};
 
 use agentwire_canonical::ProviderKind;
 use agentwire_core::decode::Strict;
-use agentwire_core::frame::{Direction, Frame};
+use agentwire_core::frame::Frame;
 use agentwire_core::lifecycle::Lifecycle;
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 
 pub use normalizer::GeminiNormalizer;
 
@@ -28,18 +28,14 @@ pub static GEMINI: SourceSpec = SourceSpec {
     conformer: || Box::new(Strict(wire::decode)),
     claims,
     upstream,
-    companions: None,
-    document: None,
-    store: None,
+    files: Files::LINES,
 };
 
 /// Whether a frame is a Gemini stream-json event: a bare line from the CLI that decodes whole as
 /// one (a tag alone is not enough: Claude's stream-json tags its lines on `type` too, and every
 /// Gemini event carries the `timestamp` no Claude message does).
 pub fn claims(frame: &Frame<'_>) -> bool {
-    frame.dir == Direction::In
-        && std::ptr::eq(frame.line.as_ptr(), frame.msg.get().as_ptr())
-        && JsonStreamEvent::decode(frame.msg.get(), &mut agentwire_gemini_cli::SerdeJson).is_ok()
+    frame.is_bare_line() && JsonStreamEvent::decode(frame.msg.get(), &mut agentwire_gemini_cli::SerdeJson).is_ok()
 }
 
 /// The pinned program and version, for `--version`.

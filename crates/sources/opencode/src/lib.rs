@@ -44,7 +44,7 @@ use agentwire_core::lifecycle::Lifecycle;
 #[cfg(feature = "serve")]
 use agentwire_core::normalizer::Problem;
 #[cfg(feature = "serve")]
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 
 #[cfg(feature = "serve")]
 pub use normalizer::OpencodeNormalizer;
@@ -64,9 +64,7 @@ pub static OPENCODE: SourceSpec = SourceSpec {
     conformer: || Box::new(Strict(conform)),
     claims,
     upstream,
-    companions: None,
-    document: None,
-    store: None,
+    files: Files::LINES,
 };
 
 /// The strict decoder of `agentwire conform`: the record decodes, its value dropped.

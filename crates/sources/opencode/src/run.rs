@@ -11,10 +11,10 @@ mod normalizer;
 
 use agentwire_canonical::ProviderKind;
 use agentwire_core::decode::{PathTracking, Strict, tag_problem};
-use agentwire_core::frame::{Direction, Frame};
+use agentwire_core::frame::Frame;
 use agentwire_core::lifecycle::Lifecycle;
 use agentwire_core::normalizer::Problem;
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 use agentwire_opencode::{RunLine, SerdeJson};
 
 pub use normalizer::RunNormalizer;
@@ -29,9 +29,7 @@ pub static OPENCODE_RUN: SourceSpec = SourceSpec {
     conformer: || Box::new(Strict(decode)),
     claims,
     upstream,
-    companions: None,
-    document: None,
-    store: None,
+    files: Files::LINES,
 };
 
 /// Decodes one line; the problem names the tag and the JSON path where it did not fit.
@@ -56,9 +54,7 @@ pub fn timestamp(line: &RunLine) -> i64 {
 /// enough: Gemini's stream-json has `tool_use` and `error` lines with a `timestamp` too, and
 /// only these carry a `sessionID` with a `part` or an `error`.
 pub fn claims(frame: &Frame<'_>) -> bool {
-    frame.dir == Direction::In
-        && std::ptr::eq(frame.line.as_ptr(), frame.msg.get().as_ptr())
-        && RunLine::decode(frame.msg.get(), &mut SerdeJson).is_ok()
+    frame.is_bare_line() && RunLine::decode(frame.msg.get(), &mut SerdeJson).is_ok()
 }
 
 /// The pinned program version, for `--version`.

@@ -20,7 +20,7 @@ use agentwire_core::decode::Strict;
 use agentwire_core::document::Document;
 use agentwire_core::frame::Frame;
 use agentwire_core::lifecycle::Lifecycle;
-use agentwire_core::source::SourceSpec;
+use agentwire_core::source::{Files, SourceSpec};
 use agentwire_core::store::Store;
 
 pub use normalizer::SessionNormalizer;
@@ -35,14 +35,16 @@ pub static OPENCODE_SESSION: SourceSpec = SourceSpec {
     conformer: || Box::new(Strict(wire::decode)),
     claims,
     upstream,
-    companions: None,
-    document: Some(Document { each: "messages" }),
-    store: Some(Store {
-        extension: "db",
-        opens: store::opens,
-        sessions: store::sessions,
-        document: store::document,
-    }),
+    files: Files {
+        document: Some(Document { each: "messages" }),
+        store: Some(Store {
+            extension: "db",
+            opens: store::opens,
+            sessions: store::sessions,
+            document: store::document,
+        }),
+        ..Files::LINES
+    },
 };
 
 /// Whether a frame is the first of a stored session: the session's `info`.
