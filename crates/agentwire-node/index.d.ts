@@ -8,24 +8,9 @@
  */
 import type { ProviderKind, ProviderRuntimeEvent, SessionSnapshot, SnapshotChange } from "@agentwire/provider-runtime";
 
-/**
- * A provider protocol, as `agentwire normalize --from` names it (the Rust side's
- * `Source::ALL`; the TypeScript harness checks this union against it).
- */
-export type Source =
-  | "codex-app-server"
-  | "codex-exec"
-  | "codex-rollout"
-  | "gemini"
-  | "gemini-session"
-  | "claude-session"
-  | "claude"
-  | "claude-control"
-  | "acp"
-  | "cursor"
-  | "opencode"
-  | "opencode-run"
-  | "opencode-session";
+import type { Source } from "./sources.js";
+
+export type { Source };
 
 /** The decision of an answer, in `request.resolved`'s vocabulary. */
 export type Decision = "accept" | "acceptForSession" | "decline" | "cancel" | "answered" | "error";

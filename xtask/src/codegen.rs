@@ -25,6 +25,7 @@ mod passes;
 mod rust_output;
 mod schema_source;
 mod secrets;
+mod source_names;
 mod typescript;
 pub mod typify_runner;
 
@@ -85,6 +86,7 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
     files.extend(canonical_rust::generate(&model, &schema_text)?);
     files.extend(typescript::generate(root, &model)?);
     files.extend(secrets::generate(root)?);
+    files.extend(source_names::generate(root)?);
     let mut all = BTreeMap::new();
     for file in files {
         if all.insert(file.path.clone(), file.contents).is_some() {
@@ -246,6 +248,15 @@ mod tests {
         }
     }
 
+    /// What the generators read: `schemas/`, and the registry the addon's `Source` is read from.
+    fn copy_inputs(to: &Path) {
+        let root = crate::project_root();
+        copy_tree(&root.join("schemas"), &to.join("schemas"));
+        let registry = to.join(super::source_names::REGISTRY_PATH);
+        std::fs::create_dir_all(registry.parent().unwrap()).unwrap();
+        std::fs::copy(root.join(super::source_names::REGISTRY_PATH), registry).unwrap();
+    }
+
     fn copy_tree(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).unwrap();
         for entry in std::fs::read_dir(from).unwrap() {
@@ -283,8 +294,10 @@ mod tests {
         let files = wanted();
         assert!(files.contains_key(Path::new(EDITED)), "the codex crate is generated");
         assert!(
-            files.keys().all(|path| path.starts_with(GENERATED_DIR)),
-            "generators write only generated/"
+            files
+                .keys()
+                .all(|path| path.starts_with(GENERATED_DIR) || path == Path::new(super::source_names::OUTPUT_PATH)),
+            "generators write only generated/, and the addon's sources.d.ts"
         );
         let temp = TempRoot::new("check");
         temp.write(files);
@@ -333,7 +346,7 @@ mod tests {
     fn check_failure_names_the_files_and_the_command_to_run() {
         // A whole scratch workspace: the real schemas and a tampered generated tree.
         let temp = TempRoot::new("run");
-        copy_tree(&crate::project_root().join("schemas"), &temp.0.join("schemas"));
+        copy_inputs(&temp.0);
         temp.write(wanted());
         tamper(&temp.0);
 
@@ -356,7 +369,7 @@ mod tests {
     #[test]
     fn a_canonical_schema_change_updates_rust_and_typescript_together() {
         let temp = TempRoot::new("canonical");
-        copy_tree(&crate::project_root().join("schemas"), &temp.0.join("schemas"));
+        copy_inputs(&temp.0);
         temp.write(wanted());
         let schema_path = temp.0.join("schemas/canonical/provider-runtime.schema.json");
         let schema = std::fs::read_to_string(&schema_path).unwrap();
