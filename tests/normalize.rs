@@ -168,6 +168,10 @@ fn every_trace_is_detected_as_its_source() {
                 "{}: detected as {detected:?}",
                 trace.display()
             );
+            // The whole document too, as a host that holds the file's text tells it.
+            if source.spec().files.document.is_some() {
+                assert_eq!(Source::detect_document(&text), Some(source), "{}", trace.display());
+            }
         }
     }
 }

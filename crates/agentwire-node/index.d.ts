@@ -183,5 +183,9 @@ export declare class Normalizer {
  * `AGENTWIRE_BAD_EVENT` naming the first line that is not a canonical event.
  */
 export declare function fold(jsonl: string): SessionSnapshot | null;
-/** The source of an agent's first lines, as `from` names it; `null` when none is recognized. */
+/**
+ * The source of an agent's first lines, as `from` names it; else, when the lines are a whole
+ * document a source reads (an `opencode export`, pretty-printed or on one line), that source
+ * (then give the joined text to `document`); `null` when neither is recognized.
+ */
 export declare function detect(lines: ReadonlyArray<string>): Source | null;

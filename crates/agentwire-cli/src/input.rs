@@ -10,7 +10,7 @@ use std::path::Path;
 
 use agentwire::companions;
 use agentwire::document;
-use agentwire::frame::{Frame, LineFormat};
+use agentwire::frame::LineFormat;
 use agentwire::source::Source;
 
 /// How many lines format detection may look at.
@@ -258,21 +258,11 @@ impl Input {
         }
         let text = self.read_rest()?;
         let lossy = String::from_utf8_lossy(&text);
-        for source in Source::ALL.iter().copied() {
-            let Some(shape) = source.spec().files.document.as_ref() else {
-                continue;
-            };
-            let pieces = pieces(&lossy, shape);
-            let claimed = pieces
-                .front()
-                .filter(|piece| piece.unreadable.is_none())
-                .and_then(|piece| std::str::from_utf8(&piece.text).ok())
-                .and_then(|text| Frame::parse(text, LineFormat::Bare).ok())
-                .is_some_and(|frame| source.claims(&frame));
-            if claimed {
-                self.pieces = Some(pieces);
-                return Ok(Some((source, LineFormat::Bare)));
-            }
+        if let Some(source) = Source::detect_document(&lossy)
+            && let Some(shape) = source.spec().files.document.as_ref()
+        {
+            self.pieces = Some(pieces(&lossy, shape));
+            return Ok(Some((source, LineFormat::Bare)));
         }
         // No source's document: the text is handed out again, line by line.
         self.ahead = text.split(|&byte| byte == b'\n').map(<[u8]>::to_vec).collect();

@@ -522,15 +522,20 @@ fn snapshot_json(fold: &Fold) -> String {
     String::from_utf8(text).expect("a snapshot is written as UTF-8")
 }
 
-/// The source of an agent's first lines, as `--from` names it; `null` when no line is a
-/// message of a known source.
+/// The source of an agent's first lines, as `--from` names it; else, when the lines are a whole
+/// document a source reads (an `opencode export`, pretty-printed or on one line), that source;
+/// `null` when neither.
 #[napi]
 pub fn detect(lines: Vec<String>) -> Option<String> {
-    Source::detect(lines.iter().map(String::as_str)).map(|(source, _)| source.name().to_string())
+    Source::detect(lines.iter().map(String::as_str))
+        .map(|(source, _)| source)
+        .or_else(|| Source::detect_document(&lines.join("\n")))
+        .map(|source| source.name().to_string())
 }
 
 /// Every source `from` takes, as `agentwire normalize --from` names them (`Source::ALL`): what
-/// `index.d.ts`'s `Source` union must list, as the TypeScript harness checks.
+/// `sources.d.ts`'s `Source` union (generated from the registry) lists, as the TypeScript harness
+/// checks.
 #[napi]
 pub fn sources() -> Vec<String> {
     Source::ALL.iter().map(|source| source.name().to_string()).collect()

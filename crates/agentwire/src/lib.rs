@@ -61,8 +61,9 @@
 //! This crate is the facade a host depends on. Under it, `agentwire-core` holds what every
 //! source shares (the line lifecycle, the ledger, ids, clock, secrets, the event iterator, the
 //! snapshot fold) and names no provider; one crate per family maps its sources on top of it
-//! (`agentwire-source-codex`, `agentwire-source-claude`, `agentwire-source-acp`), each behind
-//! this crate's cargo features. [`source`] is the one registry of those sources.
+//! (`agentwire-source-codex`, `agentwire-source-claude`, `agentwire-source-acp`,
+//! `agentwire-source-gemini`, `agentwire-source-opencode`), each behind this crate's cargo
+//! features. [`source`] is the one registry of those sources.
 //!
 //! The canonical types are re-exported (`agentwire::canonical`, and at the root the ones every
 //! host names), so a host names an event without depending on `agentwire-canonical` itself;
@@ -87,6 +88,10 @@ pub use agentwire_source_claude as claude;
 /// The ACP and Cursor sources' own API.
 #[cfg(feature = "acp")]
 pub use agentwire_source_acp as acp;
+
+/// The Gemini CLI sources' own API.
+#[cfg(any(feature = "gemini", feature = "gemini-session"))]
+pub use agentwire_source_gemini as gemini;
 
 /// The OpenCode sources' own API.
 #[cfg(any(feature = "opencode", feature = "opencode-run", feature = "opencode-session"))]

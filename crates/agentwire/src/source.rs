@@ -10,6 +10,7 @@
 use std::str::FromStr;
 
 use agentwire_canonical::ProviderKind;
+use agentwire_core::document;
 use agentwire_core::frame::{Frame, LineFormat};
 use agentwire_core::normalizer::{Conformer, Normalizer, Options};
 pub use agentwire_core::source::{SourceSpec, unknown_name};
@@ -149,6 +150,23 @@ impl Source {
                 .copied()
                 .find(|source| source.claims(&frame))
                 .map(|source| (source, format))
+        })
+    }
+
+    /// The source whose document `text` is (a file that is one JSON document, such as an
+    /// `opencode export`): the first source, in the registry's order, that reads documents and
+    /// claims the document's first frame. `None` when none does.
+    pub fn detect_document(text: &str) -> Option<Source> {
+        Self::ALL.iter().copied().find(|source| {
+            let Some(shape) = source.spec().files.document.as_ref() else {
+                return false;
+            };
+            let split = document::split(text, shape);
+            split
+                .pieces
+                .first()
+                .and_then(|piece| Frame::parse(&piece.text, LineFormat::Bare).ok())
+                .is_some_and(|frame| source.claims(&frame))
         })
     }
 }

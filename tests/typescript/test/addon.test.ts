@@ -631,6 +631,16 @@ describe("detect", () => {
     expect(wrong).toEqual([]);
     expect(detect(["not json"])).toBeNull();
   });
+
+  it("names opencode-session from an export document's lines, pretty or on one line", () => {
+    expect(exportDocuments.length).toBeGreaterThan(30);
+    const wrong = exportDocuments.flatMap(({ name, text }) => [
+      ...(detect(text.split("\n")) === "opencode-session" ? [] : [`${name}: pretty`]),
+      ...(detect([oneLine(text)]) === "opencode-session" ? [] : [`${name}: one line`]),
+    ]);
+    expect(wrong).toEqual([]);
+    expect(detect(["{", '"info": {}', "}"])).toBeNull();
+  });
 });
 
 /** A snapshot's JSON with every time set aside, for a trace stamped with the wall clock live. */
