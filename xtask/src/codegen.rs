@@ -7,6 +7,7 @@
 //! `ensure_file_contents` pattern).
 
 mod acp;
+mod as_sent;
 mod canonical_model;
 mod canonical_rust;
 mod claude_agent_sdk;

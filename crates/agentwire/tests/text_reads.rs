@@ -80,9 +80,8 @@ const TEXT_READS: &[(&str, &str, &str)] = &[
     (
         "acp::normalizer",
         "sent_result",
-        "session results' model and option lists (a fifth of the ACP corpus's bytes) are copied as text, never parsed",
+        "`initialize`'s result members, copied as text: `agentInfo` is read typed (to tell Cursor) and copied as written",
     ),
-    ("acp::normalizer", "session_config", "reads `sent_result`'s members"),
     (
         "acp::normalizer",
         "wire_json",

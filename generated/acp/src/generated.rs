@@ -3119,7 +3119,7 @@ pub struct LoadSessionResponse {
         rename = "configOptions",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub config_options: ::std::option::Option<::std::vec::Vec<SessionConfigOption>>,
+    pub config_options: ::std::option::Option<::agentwire_protocol::RawJson>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -3130,12 +3130,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub models: ::std::option::Option<UndeclaredSessionModelState>,
+    pub models: ::std::option::Option<::agentwire_protocol::RawJson>,
     /**Initial mode state if supported by the Agent
 
 See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub modes: ::std::option::Option<SessionModeState>,
+    pub modes: ::std::option::Option<::agentwire_protocol::RawJson>,
 }
 /**Logout capabilities supported by the agent.
 
@@ -3460,7 +3460,7 @@ pub struct NewSessionResponse {
         rename = "configOptions",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub config_options: ::std::option::Option<::std::vec::Vec<SessionConfigOption>>,
+    pub config_options: ::std::option::Option<::agentwire_protocol::RawJson>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -3471,12 +3471,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub models: ::std::option::Option<UndeclaredSessionModelState>,
+    pub models: ::std::option::Option<::agentwire_protocol::RawJson>,
     /**Initial mode state if supported by the Agent
 
 See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub modes: ::std::option::Option<SessionModeState>,
+    pub modes: ::std::option::Option<::agentwire_protocol::RawJson>,
     /**Unique identifier for the created session.
 
 Used in all subsequent requests for this conversation.*/
@@ -4403,7 +4403,7 @@ pub struct ResumeSessionResponse {
         rename = "configOptions",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub config_options: ::std::option::Option<::std::vec::Vec<SessionConfigOption>>,
+    pub config_options: ::std::option::Option<::agentwire_protocol::RawJson>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -4413,11 +4413,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     pub meta: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub models: ::std::option::Option<::agentwire_protocol::RawJson>,
     /**Initial mode state if supported by the Agent
 
 See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)*/
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub modes: ::std::option::Option<SessionModeState>,
+    pub modes: ::std::option::Option<::agentwire_protocol::RawJson>,
 }
 ///The sender or recipient of messages and data in a conversation.
 #[derive(

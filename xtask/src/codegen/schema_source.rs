@@ -19,6 +19,7 @@ use proc_macro2::TokenStream;
 use serde_json::{Map, Value};
 
 use super::GeneratedFile;
+use super::as_sent;
 use super::dispatch::{self, Union};
 use super::passes::{self, Pass};
 use super::rust_output::{self, Dependency};
@@ -122,6 +123,8 @@ fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::Fil
         leading,
         trailing,
     } = (source.customize)(root, &mut definitions)?;
+    let folder = Path::new(&source.schema).parent().unwrap_or(Path::new(""));
+    as_sent::mark(&root.join(folder).join(as_sent::FILE), &mut definitions)?;
     let annotated = dispatch::annotation::extract(&mut definitions)?;
     replacements.extend(annotated.iter().map(|union| Replacement {
         definition: union.name.clone(),

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use agentwire_acp::{
     self as acp, ClientRequest, ClientRequestResult, CursorClientRequest, CursorClientRequestResult, MessageKind,
-    RawEnvelope, RequestId,
+    RawEnvelope, RawJson, RequestId,
 };
 use agentwire_canonical::{
     AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemAttachment, ItemLifecyclePayload,
@@ -552,11 +552,15 @@ impl AcpNormalizer {
                 self.emit(&Context::bare(raw), RuntimeEvent::AuthStatus(payload), out);
             }
             ClientRequestResult::SessionNew(new) => {
-                let config = session_config(frame);
+                let config = session_config(&new.modes, &new.models, &new.config_options);
                 self.start_session(raw, &new.session_id.0, None, config, out);
             }
-            ClientRequestResult::SessionLoad(_) | ClientRequestResult::SessionResume(_) => {
-                let config = session_config(frame);
+            ClientRequestResult::SessionLoad(load) => {
+                let config = session_config(&load.modes, &load.models, &load.config_options);
+                self.resume_session(raw, ask, config, out);
+            }
+            ClientRequestResult::SessionResume(resume) => {
+                let config = session_config(&resume.modes, &resume.models, &resume.config_options);
                 self.resume_session(raw, ask, config, out);
             }
             ClientRequestResult::SessionPrompt(response) => {
@@ -897,20 +901,23 @@ pub(super) fn to_value<T: Serialize + ?Sized>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// What a `session/new|load|resume` result says of the session's configuration, `None` when it
-/// says nothing.
-fn session_config(frame: &Frame<'_>) -> Option<Box<RawValue>> {
-    let result = sent_result(frame);
-    let config: Vec<(&str, &RawValue)> = ["modes", "models", "configOptions"]
+/// What a `session/new|load|resume` result says of the session's configuration, each member as
+/// the agent wrote it (`schemas/acp/as-sent.json` makes them `RawJson`); `None` when it says
+/// nothing.
+fn session_config(
+    modes: &Option<RawJson>,
+    models: &Option<RawJson>,
+    config_options: &Option<RawJson>,
+) -> Option<Box<RawValue>> {
+    let config: Vec<(&str, &RawValue)> = [("modes", modes), ("models", models), ("configOptions", config_options)]
         .into_iter()
-        .filter_map(|key| Some((key, object_text::find(&result, key)?)))
+        .filter_map(|(key, value)| Some((key, &*value.as_ref()?.0)))
         .collect();
     (!config.is_empty()).then(|| object_text::object(config))
 }
 
 /// The members of the `result` object of a response frame as sent, as text (none if it is not
-/// an object): with Cursor's model and option lists, these results are a fifth of the ACP
-/// corpus's bytes, copied into `session.configured` without being parsed into maps.
+/// an object): `initialize`'s result goes into `session.configured` as the agent wrote it.
 fn sent_result<'a>(frame: &Frame<'a>) -> Vec<(Cow<'a, str>, &'a RawValue)> {
     object_text::at(frame.msg.get(), &["result"])
         .and_then(|result| object_text::entries(result.get()))

@@ -3,7 +3,8 @@
 //! silently): `sessionCapabilities.fork`, the `session/prompt` reply's `usage` and
 //! `mcpCapabilities.acp` from ACP's own `schema.unstable.json`, and `models` on the
 //! `session/new` / `session/load` replies from the hand-written `undeclared.schema.json`
-//! (neither 2.4.0 file declares it). The same file supplies the `env_var` authentication method,
+//! (neither 2.4.0 file declares it), and on `session/resume`'s, whose reply is the same shape (no
+//! corpus trace resumes one: the mapping copies `models` from every session reply it reads). The same file supplies the `env_var` authentication method,
 //! grafted onto `AuthMethod` as a tagged branch: without it an `env_var` entry decodes as the
 //! untagged `agent` default and loses its `type` and `vars`.
 
@@ -26,9 +27,10 @@ const FROM_UNSTABLE: [(&str, &str); 3] = [
 ];
 
 /// (stable definition, property, definition of [`FILE`]).
-const FROM_FILE: [(&str, &str, &str); 2] = [
+const FROM_FILE: [(&str, &str, &str); 3] = [
     ("NewSessionResponse", "models", "UndeclaredSessionModelState"),
     ("LoadSessionResponse", "models", "UndeclaredSessionModelState"),
+    ("ResumeSessionResponse", "models", "UndeclaredSessionModelState"),
 ];
 
 /// (stable union, tag field, tag value, definition of [`FILE`]): a branch tagged like the
