@@ -159,12 +159,13 @@ pub fn run(root: &Path, args: &[String]) -> Result<()> {
     let (mut results, mut documents) = (Vec::new(), Vec::new());
     for source in sources(&tools.agentwire)? {
         eprintln!("==> {source}");
-        if corpus_unit(&root.join("tests/corpus").join(&source))?.is_empty() {
+        let unit = corpus_unit(&root.join("tests/corpus").join(&source))?;
+        if unit.is_empty() {
             eprintln!("    its corpus is documents, one session per file: not timed");
             documents.push(source);
             continue;
         }
-        results.push(bench_source(root, &work, &tools, &source, sizes, runs)?);
+        results.push(bench_source(&work, &tools, &source, &unit, sizes, runs)?);
     }
     let build = if options.build_times {
         Some(build_times(root, &cargo)?)
@@ -239,16 +240,15 @@ pub struct SourceResult {
     pub warnings_per_repetition: f64,
 }
 
+/// Times `source` over its corpus `unit` (never empty) repeated to each size.
 fn bench_source(
-    root: &Path,
     work: &Path,
     tools: &Tools,
     source: &str,
+    unit: &[u8],
     sizes: &[u64],
     runs: usize,
 ) -> Result<SourceResult> {
-    let unit = corpus_unit(&root.join("tests/corpus").join(source))?;
-    ensure!(!unit.is_empty(), "tests/corpus/{source} holds no trace");
     let normalize_with = |binary: &Path, input: &Path| -> Vec<String> {
         vec![
             binary.display().to_string(),
@@ -264,7 +264,7 @@ fn bench_source(
     };
     let agentwire = |input: &Path| normalize_with(&tools.agentwire, input);
     let unit_path = work.join(format!("{source}.unit.jsonl"));
-    fs::write(&unit_path, &unit)?;
+    fs::write(&unit_path, unit)?;
     let unit_out = work.join("out.jsonl");
     measure(&agentwire(&unit_path), &unit_out)?;
     let corpus_warnings = count_warnings(&unit_out)?;
@@ -285,7 +285,7 @@ fn bench_source(
     };
     for &size in sizes {
         let input = work.join(format!("{source}.{}mb.jsonl", size / MB));
-        let repetitions = write_repeated(&input, &unit, size)?;
+        let repetitions = write_repeated(&input, unit, size)?;
         let input_bytes = fs::metadata(&input)?.len();
         if size == sizes[0] {
             let run = measure(&agentwire(&input), &unit_out)?;

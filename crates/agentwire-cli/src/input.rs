@@ -111,7 +111,7 @@ impl Input {
         let name = format!("{} (with {} subagent file(s))", path.display(), files.len());
         Ok(Some(Self::from_reader(
             name,
-            Some(joined.len()),
+            Some(joined.file_bytes()),
             Box::new(joined),
             READ_BUFFER,
         )))
@@ -133,7 +133,12 @@ impl Input {
     /// An input that is the document `text` of `source`, named `name` (a session of a store).
     pub fn from_document(name: String, text: &str, source: Source) -> Self {
         let mut input = Self::from_reader(name, None, Box::new(io::empty()), HEAD_BUFFER);
-        input.pieces = source.spec().files.document.as_ref().map(|shape| pieces(text, shape));
+        input.pieces = source
+            .spec()
+            .files
+            .document
+            .as_ref()
+            .map(|shape| pieces(document::split(text, shape)));
         input.len = u64::try_from(text.len()).ok();
         input.read = input.len.unwrap_or(0);
         input
@@ -146,7 +151,7 @@ impl Input {
             return Ok(false);
         };
         let text = self.read_rest()?;
-        self.pieces = Some(pieces(&String::from_utf8_lossy(&text), shape));
+        self.pieces = Some(pieces(document::split(&String::from_utf8_lossy(&text), shape)));
         Ok(true)
     }
 
@@ -258,10 +263,8 @@ impl Input {
         }
         let text = self.read_rest()?;
         let lossy = String::from_utf8_lossy(&text);
-        if let Some(source) = Source::detect_document(&lossy)
-            && let Some(shape) = source.spec().files.document.as_ref()
-        {
-            self.pieces = Some(pieces(&lossy, shape));
+        if let Some((source, split)) = Source::detect_document(&lossy) {
+            self.pieces = Some(pieces(split));
             return Ok(Some((source, LineFormat::Bare)));
         }
         // No source's document: the text is handed out again, line by line.
@@ -317,10 +320,9 @@ impl Input {
     }
 }
 
-/// The frames of the document `text`, cut as `shape` says, as lines: the rest of a document cut
-/// short is the last one, unreadable, on one line.
-fn pieces(text: &str, shape: &document::Document) -> VecDeque<Piece> {
-    let split = document::split(text, shape);
+/// The frames of a document cut by `document::split`, as lines: the rest of a document cut short
+/// is the last one, unreadable, on one line.
+fn pieces(split: document::Split) -> VecDeque<Piece> {
     let mut pieces: VecDeque<Piece> = split
         .pieces
         .into_iter()

@@ -529,7 +529,7 @@ fn snapshot_json(fold: &Fold) -> String {
 pub fn detect(lines: Vec<String>) -> Option<String> {
     Source::detect(lines.iter().map(String::as_str))
         .map(|(source, _)| source)
-        .or_else(|| Source::detect_document(&lines.join("\n")))
+        .or_else(|| Source::detect_document(&lines.join("\n")).map(|(source, _)| source))
         .map(|source| source.name().to_string())
 }
 

@@ -154,19 +154,15 @@ impl Source {
     }
 
     /// The source whose document `text` is (a file that is one JSON document, such as an
-    /// `opencode export`): the first source, in the registry's order, that reads documents and
-    /// claims the document's first frame. `None` when none does.
-    pub fn detect_document(text: &str) -> Option<Source> {
-        Self::ALL.iter().copied().find(|source| {
-            let Some(shape) = source.spec().files.document.as_ref() else {
-                return false;
-            };
+    /// `opencode export`), with the document cut into its frames: the first source, in the
+    /// registry's order, that reads documents and claims the document's first frame. `None` when
+    /// none does.
+    pub fn detect_document(text: &str) -> Option<(Source, document::Split)> {
+        Self::ALL.iter().copied().find_map(|source| {
+            let shape = source.spec().files.document.as_ref()?;
             let split = document::split(text, shape);
-            split
-                .pieces
-                .first()
-                .and_then(|piece| Frame::parse(&piece.text, LineFormat::Bare).ok())
-                .is_some_and(|frame| source.claims(&frame))
+            let first = Frame::parse(&split.pieces.first()?.text, LineFormat::Bare).ok()?;
+            source.claims(&first).then_some((source, split))
         })
     }
 }

@@ -24,10 +24,10 @@ pub struct Companions {
 /// reads in bounded memory.
 pub fn joined(path: &Path, companions: &[PathBuf]) -> io::Result<Joined> {
     let mut files = Vec::with_capacity(companions.len() + 1);
-    let mut len = 0;
+    let mut file_bytes = 0;
     for file in std::iter::once(path).chain(companions.iter().map(PathBuf::as_path)) {
         let opened = fs::File::open(file).map_err(|err| named(file, &err))?;
-        len += opened.metadata().map_err(|err| named(file, &err))?.len();
+        file_bytes += opened.metadata().map_err(|err| named(file, &err))?.len();
         let mut lines = TimedLines {
             path: file.to_path_buf(),
             reader: BufReader::new(opened),
@@ -39,7 +39,7 @@ pub fn joined(path: &Path, companions: &[PathBuf]) -> io::Result<Joined> {
     }
     Ok(Joined {
         files,
-        len,
+        file_bytes,
         line: Vec::new(),
         at: 0,
     })
@@ -48,7 +48,7 @@ pub fn joined(path: &Path, companions: &[PathBuf]) -> io::Result<Joined> {
 /// The merged text of a session file and its companions ([`joined`]).
 pub struct Joined {
     files: Vec<TimedLines>,
-    len: u64,
+    file_bytes: u64,
     /// The line being handed out, with its `\n`, and how much of it is.
     line: Vec<u8>,
     at: usize,
@@ -57,13 +57,8 @@ pub struct Joined {
 impl Joined {
     /// The files' sizes summed: about the length of the text (blank lines are left out), for
     /// progress.
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    /// Whether the files are all empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    pub fn file_bytes(&self) -> u64 {
+        self.file_bytes
     }
 }
 

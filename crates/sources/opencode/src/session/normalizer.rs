@@ -206,6 +206,11 @@ impl SessionNormalizer {
         }
     }
 
+    /// The `task` item a session's items belong under: its call's, for a subagent's session.
+    fn parent_of(&self, session: &str) -> Option<RuntimeItemId> {
+        self.tasks.get(session).cloned()
+    }
+
     fn configured(&mut self, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let payload = SessionConfiguredPayload {
             config: raw.payload.to_owned(),
@@ -255,7 +260,7 @@ impl SessionNormalizer {
                 ..
             } => {
                 let ended = time.as_ref().is_some_and(|time| time.end.is_some());
-                let (item_type, status, data) = text_part(user, text, ended, self.tasks.get(session_id).cloned());
+                let (item_type, status, data) = text_part(user, text, ended, self.parent_of(session_id));
                 (session_id, id, item_type, None, data, status)
             }
             Part::Reasoning {
@@ -266,7 +271,7 @@ impl SessionNormalizer {
                 ..
             } => {
                 let status = reasoning_status(time.end.is_some());
-                let data = reasoning_content(text, self.tasks.get(session_id).cloned());
+                let data = reasoning_content(text, self.parent_of(session_id));
                 (session_id, id, CanonicalItemType::Reasoning, None, data, status)
             }
             Part::Tool {
@@ -282,13 +287,13 @@ impl SessionNormalizer {
                     self.tasks.insert(child.to_string(), task);
                 }
                 let title = Some(view.title.unwrap_or(tool).to_string());
-                let data = tool_content(tool, &view, self.tasks.get(session_id).cloned());
+                let data = tool_content(tool, &view, self.parent_of(session_id));
                 (session_id, id, tool_type(tool), title, data, view.status)
             }
             Part::Patch {
                 id, session_id, files, ..
             } => {
-                let data = patch_content(files, self.tasks.get(session_id).cloned());
+                let data = patch_content(files, self.parent_of(session_id));
                 let title = Some("patch".to_string());
                 (
                     session_id,

@@ -49,7 +49,7 @@ impl SessionNormalizer {
         match message {
             SessionMessage::User { id, text, .. } => {
                 self.begin_turn(&session, id, self.model.clone(), raw, out);
-                let data = text_content(true, text, self.tasks.get(&session).cloned());
+                let data = text_content(true, text, self.parent_of(&session));
                 let face = (CanonicalItemType::UserMessage, None, data, ItemStatus::Completed);
                 self.item(&session, id, Some(id), face, raw, out);
             }
@@ -157,7 +157,7 @@ impl SessionNormalizer {
     ) {
         let (key, provider, face) = match block {
             Block::Text { id, text } => {
-                let data = text_content(false, text, self.tasks.get(session).cloned());
+                let data = text_content(false, text, self.parent_of(session));
                 let face = (CanonicalItemType::AssistantMessage, None, data, ItemStatus::Completed);
                 (conversation::part(message, id), None, face)
             }
@@ -166,7 +166,7 @@ impl SessionNormalizer {
                     Some(_) => ItemStatus::Completed,
                     None => ItemStatus::InProgress,
                 };
-                let data = reasoning_content(text, self.tasks.get(session).cloned());
+                let data = reasoning_content(text, self.parent_of(session));
                 let face = (CanonicalItemType::Reasoning, None, data, status);
                 (conversation::part(message, id), None, face)
             }
@@ -211,7 +211,7 @@ impl SessionNormalizer {
                     done: !matches!(status, ItemStatus::InProgress),
                 };
                 // A v2 call has no title of its own: the tool's name, as the live v2 mapping says.
-                let data = tool_content(name, &view, self.tasks.get(session).cloned());
+                let data = tool_content(name, &view, self.parent_of(session));
                 let face = (tool_type(name), Some(name.clone()), data, status);
                 (id.clone(), Some(id.as_str()), face)
             }
