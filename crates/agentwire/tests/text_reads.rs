@@ -88,11 +88,6 @@ const TEXT_READS: &[(&str, &str, &str)] = &[
         "tool calls (merged into what the item's content is read from), permission requests and elicitations go into `args` as sent",
     ),
     (
-        "acp::updates",
-        "sent_update_member",
-        "command and option lists (a sixth of the ACP corpus's bytes) are copied as text",
-    ),
-    (
         "claude::stream_json::normalizer",
         "system",
         "`init` goes into `session.configured` as text (its tool, command and server lists), an API retry's detail as sent",

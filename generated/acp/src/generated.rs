@@ -5243,7 +5243,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 These updates provide real-time feedback about the agent's progress.
 
 See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)*/
-#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[derive(::serde::Serialize, Clone, Debug, PartialEq)]
 #[serde(tag = "sessionUpdate")]
 pub enum SessionUpdate {
     ///A chunk of the user's message being streamed.
@@ -5463,7 +5463,7 @@ Available commands are ready or have changed*/
     AvailableCommandsUpdate {
         ///Commands the agent can execute
         #[serde(rename = "availableCommands")]
-        available_commands: ::std::vec::Vec<AvailableCommand>,
+        available_commands: ::agentwire_protocol::RawJson,
         /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -5507,7 +5507,7 @@ Session configuration options have been updated.*/
     ConfigOptionUpdate {
         ///The full set of configuration options and their current values.
         #[serde(rename = "configOptions")]
-        config_options: ::std::vec::Vec<SessionConfigOption>,
+        config_options: ::agentwire_protocol::RawJson,
         /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -7139,6 +7139,518 @@ impl SessionUpdate {
             Self::CompactionUpdate { .. } => "compaction_update",
             Self::CompactionSummaryChunk { .. } => "compaction_summary_chunk",
         }
+    }
+}
+impl SessionUpdate {
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the fields of the
+    /// variant the tag names. `decoder` decodes them; `SerdeJson` is the plain one, a
+    /// caller may pass one that tracks JSON paths.
+    pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
+        json: &str,
+        decoder: &mut D,
+    ) -> ::std::result::Result<Self, ::agentwire_protocol::TagDecodeError> {
+        let tag = ::agentwire_protocol::tagged::read_tag(
+            json,
+            "SessionUpdate",
+            Self::TAG,
+        )?;
+        ::std::result::Result::Ok(
+            match &*tag {
+                "user_message_chunk" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        content: ContentBlock,
+                        #[serde(
+                            rename = "messageId",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        message_id: ::std::option::Option<MessageId>,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                    }
+                    let Fields { content, message_id, meta, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "user_message_chunk",
+                        decoder,
+                    )?;
+                    Self::UserMessageChunk {
+                        content,
+                        message_id,
+                        meta,
+                    }
+                }
+                "agent_message_chunk" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        content: ContentBlock,
+                        #[serde(
+                            rename = "messageId",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        message_id: ::std::option::Option<MessageId>,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                    }
+                    let Fields { content, message_id, meta, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "agent_message_chunk",
+                        decoder,
+                    )?;
+                    Self::AgentMessageChunk {
+                        content,
+                        message_id,
+                        meta,
+                    }
+                }
+                "agent_thought_chunk" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        content: ContentBlock,
+                        #[serde(
+                            rename = "messageId",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        message_id: ::std::option::Option<MessageId>,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                    }
+                    let Fields { content, message_id, meta, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "agent_thought_chunk",
+                        decoder,
+                    )?;
+                    Self::AgentThoughtChunk {
+                        content,
+                        message_id,
+                        meta,
+                    }
+                }
+                "tool_call" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        content: ::std::option::Option<::std::vec::Vec<ToolCallContent>>,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        kind: ::std::option::Option<ToolKind>,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        locations: ::std::option::Option<
+                            ::std::vec::Vec<ToolCallLocation>,
+                        >,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        name: ::std::option::Option<::std::string::String>,
+                        #[serde(
+                            rename = "rawInput",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        raw_input: ::std::option::Option<::serde_json::Value>,
+                        #[serde(
+                            rename = "rawOutput",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        raw_output: ::std::option::Option<::serde_json::Value>,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        status: ::std::option::Option<ToolCallStatus>,
+                        title: ::std::string::String,
+                        #[serde(rename = "toolCallId")]
+                        tool_call_id: ToolCallId,
+                    }
+                    let Fields {
+                        content,
+                        kind,
+                        locations,
+                        meta,
+                        name,
+                        raw_input,
+                        raw_output,
+                        status,
+                        title,
+                        tool_call_id,
+                        ..
+                    } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "tool_call",
+                        decoder,
+                    )?;
+                    Self::ToolCall {
+                        content,
+                        kind,
+                        locations,
+                        meta,
+                        name,
+                        raw_input,
+                        raw_output,
+                        status,
+                        title,
+                        tool_call_id,
+                    }
+                }
+                "tool_call_update" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        content: ::std::option::Option<::std::vec::Vec<ToolCallContent>>,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        kind: ::std::option::Option<ToolKind>,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        locations: ::std::option::Option<
+                            ::std::vec::Vec<ToolCallLocation>,
+                        >,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        name: ::std::option::Option<::std::string::String>,
+                        #[serde(
+                            rename = "rawInput",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        raw_input: ::std::option::Option<::serde_json::Value>,
+                        #[serde(
+                            rename = "rawOutput",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        raw_output: ::std::option::Option<::serde_json::Value>,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        status: ::std::option::Option<ToolCallStatus>,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        title: ::std::option::Option<::std::string::String>,
+                        #[serde(rename = "toolCallId")]
+                        tool_call_id: ToolCallId,
+                    }
+                    let Fields {
+                        content,
+                        kind,
+                        locations,
+                        meta,
+                        name,
+                        raw_input,
+                        raw_output,
+                        status,
+                        title,
+                        tool_call_id,
+                        ..
+                    } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "tool_call_update",
+                        decoder,
+                    )?;
+                    Self::ToolCallUpdate {
+                        content,
+                        kind,
+                        locations,
+                        meta,
+                        name,
+                        raw_input,
+                        raw_output,
+                        status,
+                        title,
+                        tool_call_id,
+                    }
+                }
+                "plan" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        entries: ::std::vec::Vec<PlanEntry>,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                    }
+                    let Fields { entries, meta, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "plan",
+                        decoder,
+                    )?;
+                    Self::Plan { entries, meta }
+                }
+                "available_commands_update" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        #[serde(rename = "availableCommands")]
+                        available_commands: ::agentwire_protocol::RawJson,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                    }
+                    let Fields { available_commands, meta, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "available_commands_update",
+                        decoder,
+                    )?;
+                    Self::AvailableCommandsUpdate {
+                        available_commands,
+                        meta,
+                    }
+                }
+                "current_mode_update" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        #[serde(rename = "currentModeId")]
+                        current_mode_id: SessionModeId,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                    }
+                    let Fields { current_mode_id, meta, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "current_mode_update",
+                        decoder,
+                    )?;
+                    Self::CurrentModeUpdate {
+                        current_mode_id,
+                        meta,
+                    }
+                }
+                "config_option_update" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        #[serde(rename = "configOptions")]
+                        config_options: ::agentwire_protocol::RawJson,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                    }
+                    let Fields { config_options, meta, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "config_option_update",
+                        decoder,
+                    )?;
+                    Self::ConfigOptionUpdate {
+                        config_options,
+                        meta,
+                    }
+                }
+                "session_info_update" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        title: ::std::option::Option<::std::string::String>,
+                        #[serde(
+                            rename = "updatedAt",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        updated_at: ::std::option::Option<::std::string::String>,
+                    }
+                    let Fields { meta, title, updated_at, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "session_info_update",
+                        decoder,
+                    )?;
+                    Self::SessionInfoUpdate {
+                        meta,
+                        title,
+                        updated_at,
+                    }
+                }
+                "usage_update" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        cost: ::std::option::Option<Cost>,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                        size: u64,
+                        used: u64,
+                    }
+                    let Fields { cost, meta, size, used, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "usage_update",
+                        decoder,
+                    )?;
+                    Self::UsageUpdate {
+                        cost,
+                        meta,
+                        size,
+                        used,
+                    }
+                }
+                "notice" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        description: ::std::option::Option<::std::string::String>,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                        severity: NoticeSeverity,
+                        title: SessionUpdateTitle,
+                    }
+                    let Fields { description, meta, severity, title, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "notice",
+                        decoder,
+                    )?;
+                    Self::Notice {
+                        description,
+                        meta,
+                        severity,
+                        title,
+                    }
+                }
+                "compaction_update" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        #[serde(rename = "compactionId")]
+                        compaction_id: CompactionId,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        error: ::std::option::Option<::std::string::String>,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                        status: CompactionStatus,
+                        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+                        summary: ::std::option::Option<::std::vec::Vec<ContentBlock>>,
+                    }
+                    let Fields { compaction_id, error, meta, status, summary, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "compaction_update",
+                        decoder,
+                    )?;
+                    Self::CompactionUpdate {
+                        compaction_id,
+                        error,
+                        meta,
+                        status,
+                        summary,
+                    }
+                }
+                "compaction_summary_chunk" => {
+                    #[derive(::serde::Deserialize)]
+                    struct Fields {
+                        #[serde(rename = "compactionId")]
+                        compaction_id: CompactionId,
+                        content: ContentBlock,
+                        #[serde(
+                            rename = "_meta",
+                            skip_serializing_if = "::std::option::Option::is_none"
+                        )]
+                        meta: ::std::option::Option<
+                            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        >,
+                    }
+                    let Fields { compaction_id, content, meta, .. } = ::agentwire_protocol::tagged::decode_payload(
+                        json,
+                        "SessionUpdate",
+                        Self::TAG,
+                        "compaction_summary_chunk",
+                        decoder,
+                    )?;
+                    Self::CompactionSummaryChunk {
+                        compaction_id,
+                        content,
+                        meta,
+                    }
+                }
+                other => {
+                    return ::std::result::Result::Err(
+                        ::agentwire_protocol::tagged::unknown_tag(
+                            "SessionUpdate",
+                            Self::TAG,
+                            other,
+                            Self::TAGS,
+                        ),
+                    );
+                }
+            },
+        )
+    }
+}
+/// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
+/// object's own text is decoded, from anything else the object printed as JSON.
+impl<'de> ::serde::Deserialize<'de> for SessionUpdate {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let json = ::agentwire_protocol::json_text(deserializer)?;
+        Self::decode(&json, &mut ::agentwire_protocol::SerdeJson)
+            .map_err(::agentwire_protocol::tagged::nested_error)
     }
 }
 impl ToolCallContent {

@@ -9,8 +9,10 @@
 //! ```
 //!
 //! `at` is `Definition.property` after the source's own step (so a property that step grafts on
-//! can be marked); a member that does not exist is an error, so an upstream rename is a decision,
-//! not a silent loss of the mark.
+//! can be marked), or `Union[tag].property` for a member of the branch of a tagged union whose
+//! tag is `tag` (ACP's `SessionUpdate[available_commands_update].availableCommands`: the ACP step
+//! merges each payload's members into its branch). A member that does not exist is an error, so
+//! an upstream rename is a decision, not a silent loss of the mark.
 
 use std::path::Path;
 
@@ -53,14 +55,27 @@ fn mark_one(definitions: &mut Map<String, Value>, member: &Member) -> Result<()>
     if member.why.trim().is_empty() {
         bail!("no `why`");
     }
-    let Some((definition, property)) = member.at.split_once('.') else {
-        bail!("`at` is `Definition.property`");
+    let Some((owner, property)) = member.at.split_once('.') else {
+        bail!("`at` is `Definition.property` or `Union[tag].property`");
     };
-    let Some(schema) = definitions
-        .get_mut(definition)
-        .and_then(|schema| schema.pointer_mut(&format!("/properties/{property}")))
-    else {
-        bail!("no property `{property}` in a definition `{definition}`: drop the entry if upstream renamed it");
+    let (definition, tag) = match owner.split_once('[') {
+        Some((union, tag)) => match tag.strip_suffix(']') {
+            Some(tag) => (union, Some(tag)),
+            None => bail!("`{owner}` is no `Union[tag]`"),
+        },
+        None => (owner, None),
+    };
+    let Some(mut schema) = definitions.get_mut(definition) else {
+        bail!("no definition `{definition}`: drop the entry if upstream renamed it");
+    };
+    if let Some(tag) = tag {
+        let Some(branch) = branch_tagged(schema, tag) else {
+            bail!("no branch of `{definition}` is tagged `{tag}`: drop the entry if upstream renamed it");
+        };
+        schema = branch;
+    }
+    let Some(schema) = schema.pointer_mut(&format!("/properties/{property}")) else {
+        bail!("no property `{property}` in `{owner}`: drop the entry if upstream renamed it");
     };
     let mut marked = Map::from_iter([("x-raw-json".to_string(), Value::Bool(true))]);
     if let Some(description) = schema.get("description") {
@@ -70,6 +85,22 @@ fn mark_one(definitions: &mut Map<String, Value>, member: &Member) -> Result<()>
     Ok(())
 }
 
+/// The `oneOf` or `anyOf` branch of `union` with a property whose `const` is `tag`.
+fn branch_tagged<'a>(union: &'a mut Value, tag: &str) -> Option<&'a mut Value> {
+    let tagged = |branch: &Value| {
+        branch
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|properties| {
+                properties
+                    .values()
+                    .any(|property| property.get("const") == Some(&Value::from(tag)))
+            })
+    };
+    let branches = ["oneOf", "anyOf"].into_iter().find(|key| union.get(*key).is_some())?;
+    union[branches].as_array_mut()?.iter_mut().find(|branch| tagged(branch))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Member, mark_one};
@@ -77,7 +108,11 @@ mod tests {
 
     fn definitions() -> Map<String, Value> {
         let Value::Object(map) = json!({
-            "Reply": { "properties": { "modes": { "description": "The modes.", "type": "object" } } }
+            "Reply": { "properties": { "modes": { "description": "The modes.", "type": "object" } } },
+            "Update": { "oneOf": [
+                { "properties": { "kind": { "const": "plan" }, "entries": { "type": "array" } } },
+                { "properties": { "kind": { "const": "commands" }, "commands": { "type": "array" } } }
+            ] }
         }) else {
             unreachable!()
         };
@@ -99,6 +134,23 @@ mod tests {
             definitions["Reply"]["properties"]["modes"],
             json!({ "x-raw-json": true, "description": "The modes." })
         );
+    }
+
+    #[test]
+    fn a_member_of_a_tagged_branch_is_marked() {
+        let mut definitions = definitions();
+        mark_one(&mut definitions, &member("Update[commands].commands")).unwrap();
+        assert_eq!(
+            definitions["Update"]["oneOf"][1]["properties"]["commands"],
+            json!({ "x-raw-json": true })
+        );
+        assert_eq!(
+            definitions["Update"]["oneOf"][0]["properties"]["entries"],
+            json!({ "type": "array" })
+        );
+        assert!(mark_one(&mut definitions, &member("Update[plan].commands")).is_err());
+        assert!(mark_one(&mut definitions, &member("Update[other].commands")).is_err());
+        assert!(mark_one(&mut definitions, &member("Update[plan.entries")).is_err());
     }
 
     #[test]

@@ -16,8 +16,8 @@
 //! both produce the [`Union`] model below. [`jsonrpc`] and [`tagged`] emit the two styles.
 //!
 //! The internally tagged enums typify keeps (`#[serde(tag = ...)]`, whose variants serde tells
-//! apart by the tag alone) get the same `TAG`, `TAGS` and `tag()` from [`serde_tagged`], read
-//! from typify's output.
+//! apart by the tag alone) get the same `TAG`, `TAGS` and `tag()` and the same tag-first decoding
+//! from [`serde_tagged`], read from typify's output.
 
 pub mod annotation;
 mod jsonrpc;

@@ -141,14 +141,13 @@ fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::Fil
     passes::run(&mut definitions, source.passes);
 
     let payloads = typify_runner::generate(&source.schema, &definitions, &replacements)?;
-    let payload_tags = dispatch::serde_tagged::emit(&payloads)?;
+    let payloads = dispatch::serde_tagged::rewrite(payloads)?;
     let dispatch = dispatch::emit(&unions);
     let file = rust_output::parse(
         source.crate_dir,
         quote::quote! {
             #leading
             #payloads
-            #payload_tags
             #dispatch
             #trailing
         },

@@ -9,7 +9,7 @@
 
 use agentwire_acp::{
     AgentNotification, ClientNotification, CompactionStatus, CompactionStatusKnown, ContentBlock, ProtocolNotification,
-    SessionUpdate, ToolCallStatus, ToolKind,
+    RawJson, SessionUpdate, ToolCallStatus, ToolKind,
 };
 use agentwire_canonical::{
     CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeEvent,
@@ -41,12 +41,11 @@ fn sent_update(frame: &Frame<'_>) -> Value {
     super::normalizer::wire_json(frame)["params"]["update"].take()
 }
 
-/// `{key: <the update's member key as sent>}` (`null` when it has none), copied as text: a
-/// command list is a sixth of the ACP corpus's bytes.
-fn sent_update_member(frame: &Frame<'_>, key: &str) -> Box<RawValue> {
-    let null = serde_json::from_str::<&RawValue>("null").expect("JSON null");
-    let value = object_text::at(frame.msg.get(), &["params", "update", key]).unwrap_or(null);
-    object_text::object([(key, value)])
+/// `{key: value}`, the value as the agent wrote it (`schemas/acp/as-sent.json` makes the command
+/// and option lists of a session update `RawJson`: a command list is a sixth of the ACP corpus's
+/// bytes).
+fn sent_member(key: &str, value: &RawJson) -> Box<RawValue> {
+    object_text::object([(key, &*value.0)])
 }
 
 impl AcpNormalizer {
@@ -191,8 +190,8 @@ impl AcpNormalizer {
                 };
                 self.emit(&context, RuntimeEvent::TurnPlanUpdated(payload), out);
             }
-            SessionUpdate::AvailableCommandsUpdate { .. } => {
-                let config = sent_update_member(frame, "availableCommands");
+            SessionUpdate::AvailableCommandsUpdate { available_commands, .. } => {
+                let config = sent_member("availableCommands", available_commands);
                 self.configured(raw, Some(session), config, out);
             }
             SessionUpdate::CurrentModeUpdate { current_mode_id, .. } => {
@@ -200,8 +199,8 @@ impl AcpNormalizer {
                 config.insert("currentModeId".into(), Value::String(current_mode_id.0.clone()));
                 self.configured(raw, Some(session), object_text::from_map(&config), out);
             }
-            SessionUpdate::ConfigOptionUpdate { .. } => {
-                let config = sent_update_member(frame, "configOptions");
+            SessionUpdate::ConfigOptionUpdate { config_options, .. } => {
+                let config = sent_member("configOptions", config_options);
                 self.configured(raw, Some(session), config, out);
             }
             SessionUpdate::SessionInfoUpdate { title, updated_at, .. } => {
