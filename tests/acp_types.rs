@@ -163,7 +163,7 @@ fn decode(label: &str, side: Side, message: &Value, decoder: &mut Decoder) -> St
                 );
                 if let SessionUpdate::AgentMessageChunk { content, .. }
                 | SessionUpdate::AgentThoughtChunk { content, .. }
-                | SessionUpdate::UserMessageChunk { content, .. } = &params.update
+                | SessionUpdate::UserMessageChunk { content, .. } = params.update.value()
                 {
                     assert_eq!(
                         Some(content_tag(content)),

@@ -10,7 +10,8 @@
 //!
 //! [`scan`] is the one JSON lexer: where a string, number or literal ends, as serde_json reads it.
 //!
-//! [`RawJson`] carries a field byte for byte, for schemas that mark a property as raw JSON;
+//! [`RawJson`] carries a field byte for byte, for schemas that mark a property as raw JSON, and
+//! [`Sent`] a field decoded into its type together with its text;
 //! [`json_text`] gives a type that decodes from text the text of the value it is asked to decode.
 
 mod decode_error;
@@ -18,9 +19,11 @@ pub mod jsonrpc;
 mod payload;
 mod raw_json;
 pub mod scan;
+mod sent;
 pub mod tagged;
 
 pub use decode_error::{PayloadError, TagDecodeError};
 pub use jsonrpc::{DecodeError, ErrorObject, MessageKind, RawEnvelope, RequestId};
 pub use payload::{PayloadDecoder, SerdeJson};
 pub use raw_json::{RawJson, json_text, raw_value_unchecked};
+pub use sent::Sent;

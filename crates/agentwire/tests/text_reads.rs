@@ -73,21 +73,6 @@ fn text_reads() -> BTreeSet<(String, String, String)> {
 /// as the provider wrote it is copied from the text.
 const TEXT_READS: &[(&str, &str, &str)] = &[
     (
-        "acp::normalizer",
-        "on_client_request_result",
-        "`initialize`'s result goes into `session.configured` as the agent wrote it",
-    ),
-    (
-        "acp::normalizer",
-        "sent_result",
-        "`initialize`'s result members, copied as text: `agentInfo` is read typed (to tell Cursor) and copied as written",
-    ),
-    (
-        "acp::normalizer",
-        "wire_json",
-        "tool calls (merged into what the item's content is read from), permission requests and elicitations go into `args` as sent",
-    ),
-    (
         "claude::stream_json::normalizer",
         "system",
         "`init` goes into `session.configured` as text (its tool, command and server lists), an API retry's detail as sent",

@@ -2876,14 +2876,12 @@ Contains the negotiated protocol version and agent capabilities.
 See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)*/
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct InitializeResponse {
-    /**Capabilities supported by the agent.
-
-Absent means `{"loadSession":false,"promptCapabilities":{"image":false,"audio":false,"embeddedContext":false},"mcpCapabilities":{"http":false,"sse":false},"sessionCapabilities":{},"auth":{}}`.*/
+    ///Capabilities supported by the agent.
     #[serde(
         rename = "agentCapabilities",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub agent_capabilities: ::std::option::Option<AgentCapabilities>,
+    pub agent_capabilities: ::std::option::Option<::agentwire_protocol::RawJson>,
     /**Information about the Agent name and version sent to the Client.
 
 Note: in future versions of the protocol, this will be required.*/
@@ -2891,13 +2889,13 @@ Note: in future versions of the protocol, this will be required.*/
         rename = "agentInfo",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub agent_info: ::std::option::Option<Implementation>,
+    pub agent_info: ::std::option::Option<::agentwire_protocol::Sent<Implementation>>,
     ///Authentication methods supported by the agent.
     #[serde(
         rename = "authMethods",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub auth_methods: ::std::option::Option<::std::vec::Vec<AuthMethod>>,
+    pub auth_methods: ::std::option::Option<::agentwire_protocol::RawJson>,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.
@@ -2912,7 +2910,7 @@ or the latest protocol version supported by the agent.
 
 The client should disconnect, if it doesn't support this version.*/
     #[serde(rename = "protocolVersion")]
-    pub protocol_version: ProtocolVersion,
+    pub protocol_version: ::agentwire_protocol::RawJson,
 }
 ///Schema for integer properties in an elicitation form.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -4298,13 +4296,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     ///Available permission options for the user to choose from.
-    pub options: ::std::vec::Vec<PermissionOption>,
+    pub options: ::agentwire_protocol::Sent<::std::vec::Vec<PermissionOption>>,
     ///The session ID for this request.
     #[serde(rename = "sessionId")]
     pub session_id: SessionId,
     ///Details about the tool call requiring permission.
     #[serde(rename = "toolCall")]
-    pub tool_call: ToolCallUpdate,
+    pub tool_call: ::agentwire_protocol::Sent<ToolCallUpdate>,
 }
 ///Response to a permission request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5221,7 +5219,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
     #[serde(rename = "sessionId")]
     pub session_id: SessionId,
     ///The actual update content.
-    pub update: SessionUpdate,
+    pub update: ::agentwire_protocol::Sent<SessionUpdate>,
 }
 /**Capabilities for the `session/resume` method.
 
@@ -8124,7 +8122,7 @@ pub enum AgentRequest {
     /// Method `elicitation/create`.
     ElicitationCreate {
         id: ::agentwire_protocol::RequestId,
-        params: CreateElicitationRequest,
+        params: SentCreateElicitationRequest,
     },
 }
 impl AgentRequest {
@@ -8479,32 +8477,32 @@ pub enum CursorAgentRequest {
     /// Method `cursor/ask_question`.
     CursorAskQuestion {
         id: ::agentwire_protocol::RequestId,
-        params: CursorAskQuestionParams,
+        params: SentCursorAskQuestionParams,
     },
     /// Params of `cursor/create_plan`: a plan the user must accept before the agent goes on (plan mode). Blocking.
     ///
     /// Method `cursor/create_plan`.
     CursorCreatePlan {
         id: ::agentwire_protocol::RequestId,
-        params: CursorCreatePlanParams,
+        params: SentCursorCreatePlanParams,
     },
     /// Params of `cursor/update_todos`: the agent's todo list changed.
     ///
     /// Method `cursor/update_todos`.
     CursorUpdateTodos {
         id: ::agentwire_protocol::RequestId,
-        params: CursorUpdateTodosParams,
+        params: SentCursorUpdateTodosParams,
     },
     /// Params of `cursor/task`: a subagent task the agent started (or resumed, with `agentId`).
     ///
     /// Method `cursor/task`.
-    CursorTask { id: ::agentwire_protocol::RequestId, params: CursorTaskParams },
+    CursorTask { id: ::agentwire_protocol::RequestId, params: SentCursorTaskParams },
     /// Params of `cursor/generate_image`: the agent generated (or wants to generate) an image.
     ///
     /// Method `cursor/generate_image`.
     CursorGenerateImage {
         id: ::agentwire_protocol::RequestId,
-        params: CursorGenerateImageParams,
+        params: SentCursorGenerateImageParams,
     },
 }
 impl CursorAgentRequest {
@@ -8714,6 +8712,26 @@ impl<'de> ::serde::Deserialize<'de> for CursorClientRequest {
         )
     }
 }
+/// [`CreateElicitationRequest`] with the text it was decoded from (`as-sent.json`).
+pub type SentCreateElicitationRequest = ::agentwire_protocol::Sent<
+    CreateElicitationRequest,
+>;
+/// [`CursorAskQuestionParams`] with the text it was decoded from (`as-sent.json`).
+pub type SentCursorAskQuestionParams = ::agentwire_protocol::Sent<
+    CursorAskQuestionParams,
+>;
+/// [`CursorCreatePlanParams`] with the text it was decoded from (`as-sent.json`).
+pub type SentCursorCreatePlanParams = ::agentwire_protocol::Sent<CursorCreatePlanParams>;
+/// [`CursorUpdateTodosParams`] with the text it was decoded from (`as-sent.json`).
+pub type SentCursorUpdateTodosParams = ::agentwire_protocol::Sent<
+    CursorUpdateTodosParams,
+>;
+/// [`CursorTaskParams`] with the text it was decoded from (`as-sent.json`).
+pub type SentCursorTaskParams = ::agentwire_protocol::Sent<CursorTaskParams>;
+/// [`CursorGenerateImageParams`] with the text it was decoded from (`as-sent.json`).
+pub type SentCursorGenerateImageParams = ::agentwire_protocol::Sent<
+    CursorGenerateImageParams,
+>;
 /// The result of a `ClientRequest`, decoded once the method of the request it answers is known.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientRequestResult {

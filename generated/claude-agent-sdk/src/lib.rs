@@ -18,6 +18,6 @@ mod generated;
 pub use generated::*;
 
 pub use agentwire_protocol::{
-    DecodeError, ErrorObject, MessageKind, PayloadDecoder, PayloadError, RawEnvelope, RawJson, RequestId, SerdeJson,
-    TagDecodeError,
+    DecodeError, ErrorObject, MessageKind, PayloadDecoder, PayloadError, RawEnvelope, RawJson, RequestId, Sent,
+    SerdeJson, TagDecodeError,
 };

@@ -8,6 +8,14 @@
 //! { "members": [ { "at": "NewSessionResponse.modes", "why": "..." } ] }
 //! ```
 //!
+//! A definition named alone, `"typed": true`, is a message's whole payload (a dispatch union's
+//! `params`): the union holds it as `Sent<T>`.
+//!
+//! A member the mapping also decides on is marked `"typed": true`: it keeps its type and is
+//! generated as `agentwire_protocol::Sent<T>`, the typed value with its text (the member's schema
+//! must name its type by `$ref`, alone, in a one-entry `allOf` or beside `null` in an `anyOf`; a
+//! list of such a type, `"items": {"$ref": ...}`, is one `Sent<Vec<T>>`).
+//!
 //! `at` is `Definition.property` after the source's own step (so a property that step grafts on
 //! can be marked), or `Union[tag].property` for a member of the branch of a tagged union whose
 //! tag is `tag` (ACP's `SessionUpdate[available_commands_update].availableCommands`: the ACP step
@@ -19,6 +27,13 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use serde_json::{Map, Value};
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::dispatch::{Payload, Union};
+use super::names::type_ident;
+use super::typify_runner::Replacement;
 
 /// The file's name in a schema's folder.
 pub const FILE: &str = "as-sent.json";
@@ -36,22 +51,79 @@ struct AsSent {
 struct Member {
     at: String,
     why: String,
+    #[serde(default)]
+    typed: bool,
 }
 
-/// Marks each member `path` lists `x-raw-json`; nothing when there is no such file.
-pub fn mark(path: &Path, definitions: &mut Map<String, Value>) -> Result<()> {
+/// What `as-sent.json` asks of the generator beyond the schema's marks.
+#[derive(Default)]
+pub struct Marks {
+    /// The `Sent<T>` definitions of the typed members.
+    pub replacements: Vec<Replacement>,
+    /// The definitions that are a message's whole payload, typed and kept as sent
+    /// ([`wrap_payloads`]).
+    payloads: Vec<String>,
+}
+
+/// Marks each member `path` lists `x-raw-json`, or points it at a `Sent<T>` definition when it is
+/// typed. Nothing when there is no such file.
+pub fn mark(path: &Path, definitions: &mut Map<String, Value>) -> Result<Marks> {
+    let mut marks = Marks::default();
     if !path.exists() {
-        return Ok(());
+        return Ok(marks);
     }
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let file: AsSent = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     for member in &file.members {
-        mark_one(definitions, member).with_context(|| format!("{}: `{}`", path.display(), member.at))?;
+        let context = || format!("{}: `{}`", path.display(), member.at);
+        if !member.at.contains('.') {
+            if !member.typed || !definitions.contains_key(&member.at) {
+                return Err(anyhow::anyhow!("a whole payload is a definition, marked `typed`")).with_context(context);
+            }
+            marks.payloads.push(member.at.clone());
+            continue;
+        }
+        let sent = mark_one(definitions, member).with_context(context)?;
+        if let Some(sent) = sent
+            && !marks
+                .replacements
+                .iter()
+                .any(|known| known.definition == sent.definition)
+        {
+            marks.replacements.push(sent);
+        }
     }
-    Ok(())
+    Ok(marks)
 }
 
-fn mark_one(definitions: &mut Map<String, Value>, member: &Member) -> Result<()> {
+/// Makes each dispatch union's payload that `marks` lists a `Sent<T>` (through an alias
+/// `SentT`, since a union names its payload by one identifier); the aliases. A listed payload no
+/// union carries is an error.
+pub fn wrap_payloads(marks: &Marks, unions: &mut [Union]) -> Result<TokenStream> {
+    let mut aliases = TokenStream::new();
+    for name in &marks.payloads {
+        let ident = type_ident(name);
+        let sent = format_ident!("Sent{ident}");
+        let mut carried = false;
+        for variant in unions.iter_mut().flat_map(|union| &mut union.variants) {
+            if let Payload::Required(payload) | Payload::Optional(payload) = &mut variant.payload
+                && *payload == ident
+            {
+                *payload = sent.clone();
+                carried = true;
+            }
+        }
+        anyhow::ensure!(carried, "{FILE}: `{name}` is no dispatch union's payload");
+        let doc = format!(" [`{ident}`] with the text it was decoded from (`{FILE}`).");
+        aliases.extend(quote! {
+            #[doc = #doc]
+            pub type #sent = ::agentwire_protocol::Sent<#ident>;
+        });
+    }
+    Ok(aliases)
+}
+
+fn mark_one(definitions: &mut Map<String, Value>, member: &Member) -> Result<Option<Replacement>> {
     if member.why.trim().is_empty() {
         bail!("no `why`");
     }
@@ -77,12 +149,79 @@ fn mark_one(definitions: &mut Map<String, Value>, member: &Member) -> Result<()>
     let Some(schema) = schema.pointer_mut(&format!("/properties/{property}")) else {
         bail!("no property `{property}` in `{owner}`: drop the entry if upstream renamed it");
     };
+    if member.typed && schema.get("type") == Some(&Value::from("array")) {
+        // A list: the whole member is one `Sent<Vec<T>>`.
+        let Some(name) = schema
+            .pointer("/items/$ref")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            bail!("a typed list names its items' type by `$ref`");
+        };
+        let Some((prefix, name)) = name.rsplit_once('/') else {
+            bail!("`$ref` {name} holds no `/`");
+        };
+        let sent = format!("Sent{name}List");
+        let mut marked = Map::from_iter([("$ref".to_string(), Value::String(format!("{prefix}/{sent}")))]);
+        if let Some(description) = schema.get("description") {
+            marked.insert("description".into(), description.clone());
+        }
+        *schema = Value::Object(marked);
+        definitions
+            .entry(sent.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
+        return Ok(Some(Replacement {
+            definition: sent,
+            rust_type: format!("::agentwire_protocol::Sent<::std::vec::Vec<{}>>", type_ident(name)),
+        }));
+    }
+    if member.typed {
+        let Some(target) = named_type(schema) else {
+            bail!(
+                "a typed member names its type by `$ref` (alone, in a one-entry `allOf`, or beside `null` in an `anyOf`), or is a list of one"
+            );
+        };
+        let Some((prefix, name)) = target.as_str().and_then(|at| at.rsplit_once('/')) else {
+            bail!("`$ref` is no string");
+        };
+        let (sent, rust_type) = (
+            format!("Sent{name}"),
+            format!("::agentwire_protocol::Sent<{}>", type_ident(name)),
+        );
+        *target = Value::String(format!("{prefix}/{sent}"));
+        definitions
+            .entry(sent.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
+        return Ok(Some(Replacement {
+            definition: sent,
+            rust_type,
+        }));
+    }
     let mut marked = Map::from_iter([("x-raw-json".to_string(), Value::Bool(true))]);
     if let Some(description) = schema.get("description") {
         marked.insert("description".into(), description.clone());
     }
     *schema = Value::Object(marked);
-    Ok(())
+    Ok(None)
+}
+
+/// The `$ref` string by which a member's schema names its one type.
+fn named_type(schema: &mut Value) -> Option<&mut Value> {
+    if schema.get("$ref").is_some() {
+        return schema.get_mut("$ref");
+    }
+    if let Some([only]) = schema.get("allOf").and_then(Value::as_array).map(Vec::as_slice)
+        && only.get("$ref").is_some()
+    {
+        return schema.pointer_mut("/allOf/0/$ref");
+    }
+    let branches = schema.get_mut("anyOf")?.as_array_mut()?;
+    let null = |branch: &Value| branch.get("type") == Some(&Value::from("null"));
+    let [named] = branches.iter().filter(|branch| !null(branch)).collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    named.get("$ref")?;
+    branches.iter_mut().find(|branch| !null(branch))?.get_mut("$ref")
 }
 
 /// The `oneOf` or `anyOf` branch of `union` with a property whose `const` is `tag`.
@@ -108,7 +247,13 @@ mod tests {
 
     fn definitions() -> Map<String, Value> {
         let Value::Object(map) = json!({
-            "Reply": { "properties": { "modes": { "description": "The modes.", "type": "object" } } },
+            "Reply": { "properties": {
+                "modes": { "description": "The modes.", "type": "object" },
+                "info": { "description": "Who.", "anyOf": [{ "$ref": "#/$defs/Info" }, { "type": "null" }] },
+                "caps": { "allOf": [{ "$ref": "#/$defs/Caps" }] },
+                "either": { "anyOf": [{ "$ref": "#/$defs/Info" }, { "$ref": "#/$defs/Caps" }] },
+                "list": { "description": "Some.", "type": "array", "items": { "$ref": "#/$defs/Info" } }
+            } },
             "Update": { "oneOf": [
                 { "properties": { "kind": { "const": "plan" }, "entries": { "type": "array" } } },
                 { "properties": { "kind": { "const": "commands" }, "commands": { "type": "array" } } }
@@ -123,6 +268,14 @@ mod tests {
         Member {
             at: at.to_string(),
             why: "copied into session.configured".to_string(),
+            typed: false,
+        }
+    }
+
+    fn typed(at: &str) -> Member {
+        Member {
+            typed: true,
+            ..member(at)
         }
     }
 
@@ -151,6 +304,35 @@ mod tests {
         assert!(mark_one(&mut definitions, &member("Update[plan].commands")).is_err());
         assert!(mark_one(&mut definitions, &member("Update[other].commands")).is_err());
         assert!(mark_one(&mut definitions, &member("Update[plan.entries")).is_err());
+    }
+
+    /// A typed member names a `Sent<T>` definition, which typify is told to replace.
+    #[test]
+    fn a_typed_member_names_its_sent_type() {
+        let mut definitions = definitions();
+        let sent = mark_one(&mut definitions, &typed("Reply.info")).unwrap().unwrap();
+        assert_eq!(
+            (sent.definition.as_str(), sent.rust_type.as_str()),
+            ("SentInfo", "::agentwire_protocol::Sent<Info>")
+        );
+        assert_eq!(
+            definitions["Reply"]["properties"]["info"],
+            json!({ "description": "Who.", "anyOf": [{ "$ref": "#/$defs/SentInfo" }, { "type": "null" }] })
+        );
+        assert_eq!(definitions["SentInfo"], json!({}));
+        mark_one(&mut definitions, &typed("Reply.caps")).unwrap().unwrap();
+        assert_eq!(
+            definitions["Reply"]["properties"]["caps"]["allOf"][0]["$ref"],
+            "#/$defs/SentCaps"
+        );
+        assert!(mark_one(&mut definitions, &typed("Reply.modes")).is_err());
+        assert!(mark_one(&mut definitions, &typed("Reply.either")).is_err());
+        let list = mark_one(&mut definitions, &typed("Reply.list")).unwrap().unwrap();
+        assert_eq!(list.rust_type, "::agentwire_protocol::Sent<::std::vec::Vec<Info>>");
+        assert_eq!(
+            definitions["Reply"]["properties"]["list"],
+            json!({ "$ref": "#/$defs/SentInfoList", "description": "Some." })
+        );
     }
 
     #[test]

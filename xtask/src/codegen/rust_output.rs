@@ -111,8 +111,8 @@ fn readme(spec: &Crate<'_>) -> GeneratedFile {
 /// users of the crate had before it moved to `agentwire-protocol`.
 pub const PROTOCOL_REEXPORTS: &str = "
 pub use agentwire_protocol::{
-    DecodeError, ErrorObject, MessageKind, PayloadDecoder, PayloadError, RawEnvelope, RawJson, RequestId, SerdeJson,
-    TagDecodeError,
+    DecodeError, ErrorObject, MessageKind, PayloadDecoder, PayloadError, RawEnvelope, RawJson, RequestId, Sent,
+    SerdeJson, TagDecodeError,
 };
 ";
 

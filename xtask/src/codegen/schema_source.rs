@@ -124,13 +124,15 @@ fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::Fil
         trailing,
     } = (source.customize)(root, &mut definitions)?;
     let folder = Path::new(&source.schema).parent().unwrap_or(Path::new(""));
-    as_sent::mark(&root.join(folder).join(as_sent::FILE), &mut definitions)?;
+    let as_sent = as_sent::mark(&root.join(folder).join(as_sent::FILE), &mut definitions)?;
+    replacements.extend(as_sent.replacements.iter().cloned());
     let annotated = dispatch::annotation::extract(&mut definitions)?;
     replacements.extend(annotated.iter().map(|union| Replacement {
         definition: union.name.clone(),
         rust_type: union.ident.to_string(),
     }));
     unions.extend(annotated);
+    let sent_payloads = as_sent::wrap_payloads(&as_sent, &mut unions)?;
     if mark_raw_json(&mut definitions) {
         definitions.insert(RAW_JSON_DEFINITION.into(), serde_json::json!({}));
         replacements.push(Replacement {
@@ -149,6 +151,7 @@ fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::Fil
             #leading
             #payloads
             #dispatch
+            #sent_payloads
             #trailing
         },
     )?;

@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 use super::names::type_ident;
 
 /// A definition typify must not emit, and the Rust type that stands for it.
+#[derive(Clone)]
 pub struct Replacement {
     /// The definition's name in the schema.
     pub definition: String,

@@ -6,12 +6,11 @@
 //! An ACP session is a thread. Assistant and thought messages carry no id unless the agent sends
 //! `messageId`: a run of chunks of one kind is one item, ended by anything else.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use agentwire_acp::{
     self as acp, ClientRequest, ClientRequestResult, CursorClientRequest, CursorClientRequestResult, MessageKind,
-    RawEnvelope, RawJson, RequestId,
+    RawEnvelope, RawJson, RequestId, Sent,
 };
 use agentwire_canonical::{
     AuthStatusPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind, ItemAttachment, ItemLifecyclePayload,
@@ -509,16 +508,24 @@ impl AcpNormalizer {
                     };
                     self.ledger.set_provider(provider);
                 }
-                let result = sent_result(frame);
-                let no_methods = serde_json::from_str::<&RawValue>("[]").expect("an empty array");
+                // As the agent wrote it (`schemas/acp/as-sent.json`), with the methods it left
+                // out as none.
+                let no_methods = RawJson(RawValue::from_string("[]".into()).expect("an empty array"));
                 let config = object_text::object(
-                    ["protocolVersion", "agentCapabilities", "authMethods", "agentInfo"]
-                        .into_iter()
-                        .filter_map(|key| match (key, object_text::find(&result, key)) {
-                            (_, Some(value)) => Some((key, value)),
-                            ("authMethods", None) => Some((key, no_methods)),
-                            (_, None) => None,
-                        }),
+                    [
+                        ("protocolVersion", Some(&*init.protocol_version.0)),
+                        (
+                            "agentCapabilities",
+                            init.agent_capabilities.as_ref().map(|sent| &*sent.0),
+                        ),
+                        (
+                            "authMethods",
+                            Some(&*init.auth_methods.as_ref().unwrap_or(&no_methods).0),
+                        ),
+                        ("agentInfo", init.agent_info.as_ref().map(Sent::text)),
+                    ]
+                    .into_iter()
+                    .filter_map(|(key, value)| Some((key, value?))),
                 );
                 self.emit(
                     &Context::bare(raw),
@@ -890,12 +897,6 @@ fn ask_session(ask: &ClientAsk) -> Option<String> {
     }
 }
 
-/// The message of a frame as JSON, exactly as sent (a generated value re-encoded gains the
-/// defaults of fields the sender left out, like an empty `auth` capability).
-pub(super) fn wire_json(frame: &Frame<'_>) -> Value {
-    serde_json::from_str(frame.msg.get()).unwrap_or(Value::Null)
-}
-
 /// A generated value as JSON (they serialize back to their wire shape).
 pub(super) fn to_value<T: Serialize + ?Sized>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
@@ -914,14 +915,6 @@ fn session_config(
         .filter_map(|(key, value)| Some((key, &*value.as_ref()?.0)))
         .collect();
     (!config.is_empty()).then(|| object_text::object(config))
-}
-
-/// The members of the `result` object of a response frame as sent, as text (none if it is not
-/// an object): `initialize`'s result goes into `session.configured` as the agent wrote it.
-fn sent_result<'a>(frame: &Frame<'a>) -> Vec<(Cow<'a, str>, &'a RawValue)> {
-    object_text::at(frame.msg.get(), &["result"])
-        .and_then(|result| object_text::entries(result.get()))
-        .unwrap_or_default()
 }
 
 fn insert_some<T: Serialize>(map: &mut Map<String, Value>, key: &str, value: Option<&T>) {

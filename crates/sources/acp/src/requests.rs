@@ -17,7 +17,7 @@ use agentwire_canonical::{
 };
 use serde_json::{Map, Value, json};
 
-use super::normalizer::{AcpNormalizer, delta, to_value, wire_json};
+use super::normalizer::{AcpNormalizer, delta, to_value};
 use super::offer::{
     AcpRequest, Offer, OfferedOption, Work, ask_question_decision, create_plan_decision, cursor_refusal_reason,
     elicitation_decision, generate_image_decision, task_decision, update_todos_decision,
@@ -48,8 +48,8 @@ impl AcpNormalizer {
             AgentRequest::SessionRequestPermission { id, params } => {
                 let session = params.session_id.0.clone();
                 let tool_call_id = params.tool_call.tool_call_id.0.clone();
-                let sent = wire_json(frame)["params"].take();
-                let fields = object(sent["toolCall"].clone());
+                let tool_call = params.tool_call.to_json();
+                let fields = object(tool_call.clone());
                 self.on_tool(
                     raw,
                     &session,
@@ -85,7 +85,7 @@ impl AcpNormalizer {
                 let opened = Opened {
                     request_type: tools::request_type(item_type),
                     detail,
-                    args: json!({ "toolCall": sent["toolCall"], "options": sent["options"] }),
+                    args: json!({ "toolCall": tool_call, "options": params.options.to_json() }),
                     waits: true,
                     questions: None,
                     item: Some(item),
@@ -95,7 +95,7 @@ impl AcpNormalizer {
             }
             AgentRequest::ElicitationCreate { id, params } => {
                 let session = self.last_session.clone().unwrap_or_default();
-                let sent = wire_json(frame)["params"].take();
+                let sent = params.to_json();
                 let questions = json!({
                     "message": sent["message"],
                     "mode": sent["mode"],
@@ -110,7 +110,7 @@ impl AcpNormalizer {
                     questions: Some(questions),
                     item: None,
                 };
-                let offer = Offer::Elicitation(params.clone());
+                let offer = Offer::Elicitation(params.value().clone());
                 self.open_request(raw, id, method, &session, offer, opened, out);
             }
             AgentRequest::FsReadTextFile { id, params } => {
@@ -549,11 +549,12 @@ impl AcpNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         let session = self.last_session.clone().unwrap_or_default();
-        let sent = wire_json(frame)["params"].take();
         let method = request.method();
         match request {
             CursorAgentRequest::CursorAskQuestion { id, params } => {
                 let raw = self.raw(frame, Some(method));
+                // The params as the agent wrote them (`schemas/acp/as-sent.json`).
+                let sent = params.to_json();
                 let opened = Opened {
                     request_type: CanonicalRequestType::ToolUserInput,
                     detail: params.title.clone(),
@@ -562,11 +563,13 @@ impl AcpNormalizer {
                     questions: Some(sent["questions"].clone()),
                     item: Some(params.tool_call_id.0.clone()),
                 };
-                let offer = Offer::AskQuestion(params.clone());
+                let offer = Offer::AskQuestion(params.value().clone());
                 self.open_request(raw, id, method, &session, offer, opened, out);
             }
             CursorAgentRequest::CursorCreatePlan { id, params } => {
                 let raw = self.raw(frame, Some(method));
+                // The params as the agent wrote them (`schemas/acp/as-sent.json`).
+                let sent = params.to_json();
                 let title = params.name.clone().or_else(|| Some("Plan".to_string()));
                 let item = Item {
                     id: &params.tool_call_id.0,
@@ -596,11 +599,13 @@ impl AcpNormalizer {
                     questions: None,
                     item: Some(params.tool_call_id.0.clone()),
                 };
-                let offer = Offer::CreatePlan(params.clone());
+                let offer = Offer::CreatePlan(params.value().clone());
                 self.open_request(raw, id, method, &session, offer, opened, out);
             }
             CursorAgentRequest::CursorUpdateTodos { id, params } => {
                 let raw = self.raw(frame, Some(method));
+                // The params as the agent wrote them (`schemas/acp/as-sent.json`).
+                let sent = params.to_json();
                 let plan = self.merge_todos(&session, params);
                 self.plan_updated(raw, &session, None, plan, out);
                 let opened = Opened {
@@ -611,11 +616,13 @@ impl AcpNormalizer {
                     questions: None,
                     item: Some(params.tool_call_id.0.clone()),
                 };
-                let offer = Offer::UpdateTodos(params.clone());
+                let offer = Offer::UpdateTodos(params.value().clone());
                 self.open_request(raw, id, method, &session, offer, opened, out);
             }
             CursorAgentRequest::CursorTask { id, params } => {
                 let raw = self.raw(frame, Some(method));
+                // The params as the agent wrote them (`schemas/acp/as-sent.json`).
+                let sent = params.to_json();
                 let item = Item {
                     id: &params.tool_call_id.0,
                     item_type: CanonicalItemType::CollabAgentToolCall,
@@ -630,11 +637,13 @@ impl AcpNormalizer {
                     questions: None,
                     item: Some(params.tool_call_id.0.clone()),
                 };
-                let offer = Offer::Task(params.clone());
+                let offer = Offer::Task(params.value().clone());
                 self.open_request(raw, id, method, &session, offer, opened, out);
             }
             CursorAgentRequest::CursorGenerateImage { id, params } => {
                 let raw = self.raw(frame, Some(method));
+                // The params as the agent wrote them (`schemas/acp/as-sent.json`).
+                let sent = params.to_json();
                 let item = Item {
                     id: &params.tool_call_id.0,
                     item_type: CanonicalItemType::ImageGeneration,
@@ -649,7 +658,7 @@ impl AcpNormalizer {
                     questions: None,
                     item: Some(params.tool_call_id.0.clone()),
                 };
-                let offer = Offer::GenerateImage(params.clone());
+                let offer = Offer::GenerateImage(params.value().clone());
                 self.open_request(raw, id, method, &session, offer, opened, out);
             }
         }

@@ -9,7 +9,7 @@
 
 use agentwire_acp::{
     AgentNotification, ClientNotification, CompactionStatus, CompactionStatusKnown, ContentBlock, ProtocolNotification,
-    RawJson, SessionUpdate, ToolCallStatus, ToolKind,
+    RawJson, Sent, SessionUpdate, ToolCallStatus, ToolKind,
 };
 use agentwire_canonical::{
     CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeEvent,
@@ -34,13 +34,6 @@ use agentwire_core::object_text;
 /// (`Task`, `Agent` in newer Claude Code releases).
 const CLAUDE_SUBAGENT_TOOLS: &[&str] = &["Task", "Agent"];
 
-/// The `update` of a `session/update` as JSON, exactly as sent: read again only by the updates
-/// whose fields go into an event as they are (tool calls, commands, options, usage), not by the
-/// message chunks that make up most of a stream.
-fn sent_update(frame: &Frame<'_>) -> Value {
-    super::normalizer::wire_json(frame)["params"]["update"].take()
-}
-
 /// `{key: value}`, the value as the agent wrote it (`schemas/acp/as-sent.json` makes the command
 /// and option lists of a session update `RawJson`: a command list is a sixth of the ACP corpus's
 /// bytes).
@@ -60,7 +53,7 @@ impl AcpNormalizer {
                 let raw = self
                     .raw(frame, Some(notification.method()))
                     .with_type(params.update.tag());
-                self.on_session_update(frame, raw, &params.session_id.0, &params.update, out);
+                self.on_session_update(raw, &params.session_id.0, &params.update, out);
             }
             // A URL-mode elicitation finished out of band: progress of the client-side work.
             AgentNotification::ElicitationComplete { params } => {
@@ -128,15 +121,16 @@ impl AcpNormalizer {
         }
     }
 
+    /// `update` is typed and kept as sent (`schemas/acp/as-sent.json`): a tool call's and a usage
+    /// update's members go into events as the agent wrote them.
     fn on_session_update(
         &mut self,
-        frame: &Frame<'_>,
         raw: Raw<'_>,
         session: &str,
-        update: &SessionUpdate,
+        update: &Sent<SessionUpdate>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
-        match update {
+        match update.value() {
             SessionUpdate::UserMessageChunk {
                 content,
                 message_id,
@@ -171,7 +165,7 @@ impl AcpNormalizer {
                 self.on_chunk(raw, session, TextKind::Thought, content, id, out);
             }
             SessionUpdate::ToolCall { kind, status, .. } | SessionUpdate::ToolCallUpdate { kind, status, .. } => {
-                let mut fields = object(sent_update(frame));
+                let mut fields = object(update.to_json());
                 fields.remove("sessionUpdate");
                 self.on_tool(raw, session, fields, kind.as_ref(), status.as_ref(), out);
             }
@@ -218,7 +212,7 @@ impl AcpNormalizer {
             }
             SessionUpdate::UsageUpdate { .. } => {
                 let context = self.session_context(session, Some(raw));
-                let mut usage = object(sent_update(frame));
+                let mut usage = object(update.to_json());
                 usage.remove("sessionUpdate");
                 let usage = Value::Object(usage);
                 let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
