@@ -23,6 +23,14 @@ pub struct Sent<T> {
 }
 
 impl<T> Sent<T> {
+    /// `value` with the text it was decoded from.
+    pub(crate) fn new(value: T, text: Box<RawValue>) -> Self {
+        Self {
+            value,
+            text: RawJson(text),
+        }
+    }
+
     /// The decoded value.
     pub fn value(&self) -> &T {
         &self.value

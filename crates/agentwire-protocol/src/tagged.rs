@@ -12,10 +12,12 @@ use std::fmt;
 use serde::de::{DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{Impossible, SerializeMap, SerializeStruct};
 use serde::{Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
 
 pub use crate::decode_error::{TagDecodeError, nested_error};
 use crate::payload::PayloadDecoder;
 use crate::scan;
+use crate::sent::Sent;
 
 /// The string value of the top-level field `tag` of the JSON object `json`, borrowed when it has
 /// no escapes. The other values are skipped, not built.
@@ -91,6 +93,72 @@ pub fn decode_payload<T: DeserializeOwned, D: PayloadDecoder>(
         value: value.into(),
         error,
     })
+}
+
+/// Decodes the payload of the variant `value` as [`decode_payload`] does, kept with the object's
+/// text without the members `tags` (the union's tag, after those of the unions it is nested in),
+/// which the payload's type does not hold either: for a payload a mapping copies as sent.
+/// Members keep their order; the text is written compactly, keys as serde_json writes them.
+pub fn decode_sent_payload<T: DeserializeOwned, D: PayloadDecoder>(
+    json: &str,
+    union: &'static str,
+    tags: &[&'static str],
+    value: &str,
+    decoder: &mut D,
+) -> Result<Sent<T>, TagDecodeError> {
+    let tag = tags.last().copied().unwrap_or_default();
+    let typed = decode_payload(json, union, tag, value, decoder)?;
+    let text = without_members(json, tags).map_err(|error| TagDecodeError::NotAnObject {
+        union,
+        message: error.to_string(),
+    })?;
+    Ok(Sent::new(typed, text))
+}
+
+/// The object `json` without the members named `keys`.
+fn without_members(json: &str, keys: &[&str]) -> serde_json::Result<Box<RawValue>> {
+    /// An object's members, each value as its text.
+    struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+    impl<'de> serde::Deserialize<'de> for Members<'de> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct MembersVisitor;
+
+            impl<'de> Visitor<'de> for MembersVisitor {
+                type Value = Members<'de>;
+
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a JSON object")
+                }
+
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                    let mut members = Vec::new();
+                    while let Some(Str(key)) = map.next_key()? {
+                        members.push((key, map.next_value()?));
+                    }
+                    Ok(Members(members))
+                }
+            }
+
+            deserializer.deserialize_map(MembersVisitor)
+        }
+    }
+
+    /// The members not named by the keys, serialized as one object.
+    struct Kept<'a>(&'a [(Cow<'a, str>, &'a RawValue)], &'a [&'a str]);
+
+    impl Serialize for Kept<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(None)?;
+            for (key, value) in self.0.iter().filter(|(key, _)| !self.1.contains(&key.as_ref())) {
+                map.serialize_entry(key, value)?;
+            }
+            map.end()
+        }
+    }
+
+    let Members(members) = serde_json::from_str(json)?;
+    serde_json::value::to_raw_value(&Kept(&members, keys))
 }
 
 /// The error of a tag the union does not know.
@@ -321,6 +389,24 @@ impl<S: Serializer> Serializer for TaggedSerializer<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A payload kept as sent is typed, and its text is the object's without the tags of its
+    /// union and the unions above it, members in the order sent.
+    #[test]
+    fn a_sent_payload_is_the_object_without_its_tags() {
+        #[derive(serde::Deserialize)]
+        struct Init {
+            model: String,
+        }
+        let json = r#"{"type": "system", "tools": ["Bash"], "subtype": "init", "model": "opus", "later": {"a": 1}}"#;
+        let init: Sent<Init> =
+            decode_sent_payload(json, "System", &["type", "subtype"], "init", &mut crate::SerdeJson).unwrap();
+        assert_eq!(init.model, "opus");
+        assert_eq!(
+            init.text().get(),
+            r#"{"tools":["Bash"],"model":"opus","later":{"a": 1}}"#
+        );
+    }
 
     #[derive(Serialize)]
     struct Init {

@@ -73,11 +73,6 @@ fn text_reads() -> BTreeSet<(String, String, String)> {
 /// as the provider wrote it is copied from the text.
 const TEXT_READS: &[(&str, &str, &str)] = &[
     (
-        "claude::stream_json::normalizer",
-        "system",
-        "`init` goes into `session.configured` as text (its tool, command and server lists), an API retry's detail as sent",
-    ),
-    (
         "codex::rollout::items",
         "on_response_item",
         "a function call's `arguments` is JSON the model wrote inside a string: no schema types it",

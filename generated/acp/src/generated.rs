@@ -8122,7 +8122,7 @@ pub enum AgentRequest {
     /// Method `elicitation/create`.
     ElicitationCreate {
         id: ::agentwire_protocol::RequestId,
-        params: SentCreateElicitationRequest,
+        params: ::agentwire_protocol::Sent<CreateElicitationRequest>,
     },
 }
 impl AgentRequest {
@@ -8477,32 +8477,35 @@ pub enum CursorAgentRequest {
     /// Method `cursor/ask_question`.
     CursorAskQuestion {
         id: ::agentwire_protocol::RequestId,
-        params: SentCursorAskQuestionParams,
+        params: ::agentwire_protocol::Sent<CursorAskQuestionParams>,
     },
     /// Params of `cursor/create_plan`: a plan the user must accept before the agent goes on (plan mode). Blocking.
     ///
     /// Method `cursor/create_plan`.
     CursorCreatePlan {
         id: ::agentwire_protocol::RequestId,
-        params: SentCursorCreatePlanParams,
+        params: ::agentwire_protocol::Sent<CursorCreatePlanParams>,
     },
     /// Params of `cursor/update_todos`: the agent's todo list changed.
     ///
     /// Method `cursor/update_todos`.
     CursorUpdateTodos {
         id: ::agentwire_protocol::RequestId,
-        params: SentCursorUpdateTodosParams,
+        params: ::agentwire_protocol::Sent<CursorUpdateTodosParams>,
     },
     /// Params of `cursor/task`: a subagent task the agent started (or resumed, with `agentId`).
     ///
     /// Method `cursor/task`.
-    CursorTask { id: ::agentwire_protocol::RequestId, params: SentCursorTaskParams },
+    CursorTask {
+        id: ::agentwire_protocol::RequestId,
+        params: ::agentwire_protocol::Sent<CursorTaskParams>,
+    },
     /// Params of `cursor/generate_image`: the agent generated (or wants to generate) an image.
     ///
     /// Method `cursor/generate_image`.
     CursorGenerateImage {
         id: ::agentwire_protocol::RequestId,
-        params: SentCursorGenerateImageParams,
+        params: ::agentwire_protocol::Sent<CursorGenerateImageParams>,
     },
 }
 impl CursorAgentRequest {
@@ -8712,26 +8715,6 @@ impl<'de> ::serde::Deserialize<'de> for CursorClientRequest {
         )
     }
 }
-/// [`CreateElicitationRequest`] with the text it was decoded from (`as-sent.json`).
-pub type SentCreateElicitationRequest = ::agentwire_protocol::Sent<
-    CreateElicitationRequest,
->;
-/// [`CursorAskQuestionParams`] with the text it was decoded from (`as-sent.json`).
-pub type SentCursorAskQuestionParams = ::agentwire_protocol::Sent<
-    CursorAskQuestionParams,
->;
-/// [`CursorCreatePlanParams`] with the text it was decoded from (`as-sent.json`).
-pub type SentCursorCreatePlanParams = ::agentwire_protocol::Sent<CursorCreatePlanParams>;
-/// [`CursorUpdateTodosParams`] with the text it was decoded from (`as-sent.json`).
-pub type SentCursorUpdateTodosParams = ::agentwire_protocol::Sent<
-    CursorUpdateTodosParams,
->;
-/// [`CursorTaskParams`] with the text it was decoded from (`as-sent.json`).
-pub type SentCursorTaskParams = ::agentwire_protocol::Sent<CursorTaskParams>;
-/// [`CursorGenerateImageParams`] with the text it was decoded from (`as-sent.json`).
-pub type SentCursorGenerateImageParams = ::agentwire_protocol::Sent<
-    CursorGenerateImageParams,
->;
 /// The result of a `ClientRequest`, decoded once the method of the request it answers is known.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientRequestResult {

@@ -4685,7 +4685,7 @@ pub enum SdkSystemMessage {
     /// Session start (`SDKSystemMessage` in the SDK): tools, model, permission mode, MCP servers.
     ///
     /// `subtype`: `init`.
-    Init(SdkSystemInitMessage),
+    Init(::agentwire_protocol::Sent<SdkSystemInitMessage>),
     /// A status change (`SDKStatusMessage`).
     ///
     /// `subtype`: `status`.
@@ -4725,7 +4725,7 @@ pub enum SdkSystemMessage {
     /// The CLI is retrying a transient API error (`SDKAPIRetryMessage`).
     ///
     /// `subtype`: `api_retry`.
-    ApiRetry(SdkapiRetryMessage),
+    ApiRetry(::agentwire_protocol::Sent<SdkapiRetryMessage>),
     /// The full set of live background tasks, sent on every change (`SDKBackgroundTasksChangedMessage`).
     ///
     /// `subtype`: `background_tasks_changed`.
@@ -4808,10 +4808,10 @@ impl SdkSystemMessage {
             match &*tag {
                 "init" => {
                     Self::Init(
-                        ::agentwire_protocol::tagged::decode_payload(
+                        ::agentwire_protocol::tagged::decode_sent_payload(
                             json,
                             "SdkSystemMessage",
-                            Self::TAG,
+                            &["type", Self::TAG],
                             "init",
                             decoder,
                         )?,
@@ -4918,10 +4918,10 @@ impl SdkSystemMessage {
                 }
                 "api_retry" => {
                     Self::ApiRetry(
-                        ::agentwire_protocol::tagged::decode_payload(
+                        ::agentwire_protocol::tagged::decode_sent_payload(
                             json,
                             "SdkSystemMessage",
-                            Self::TAG,
+                            &["type", Self::TAG],
                             "api_retry",
                             decoder,
                         )?,
@@ -5008,7 +5008,7 @@ impl ::serde::Serialize for SdkSystemMessage {
                     serializer,
                     Self::TAG,
                     "init",
-                    payload,
+                    payload.value(),
                 )
             }
             Self::Status(payload) => {
@@ -5088,7 +5088,7 @@ impl ::serde::Serialize for SdkSystemMessage {
                     serializer,
                     Self::TAG,
                     "api_retry",
-                    payload,
+                    payload.value(),
                 )
             }
             Self::BackgroundTasksChanged(payload) => {

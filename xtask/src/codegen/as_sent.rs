@@ -9,7 +9,7 @@
 //! ```
 //!
 //! A definition named alone, `"typed": true`, is a message's whole payload (a dispatch union's
-//! `params`): the union holds it as `Sent<T>`.
+//! `params`, or a tag union's object without its tags): the union holds it as `Sent<T>`.
 //!
 //! A member the mapping also decides on is marked `"typed": true`: it keeps its type and is
 //! generated as `agentwire_protocol::Sent<T>`, the typed value with its text (the member's schema
@@ -27,9 +27,6 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 use serde_json::{Map, Value};
-
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
 
 use super::dispatch::{Payload, Union};
 use super::names::type_ident;
@@ -96,31 +93,21 @@ pub fn mark(path: &Path, definitions: &mut Map<String, Value>) -> Result<Marks> 
     Ok(marks)
 }
 
-/// Makes each dispatch union's payload that `marks` lists a `Sent<T>` (through an alias
-/// `SentT`, since a union names its payload by one identifier); the aliases. A listed payload no
-/// union carries is an error.
-pub fn wrap_payloads(marks: &Marks, unions: &mut [Union]) -> Result<TokenStream> {
-    let mut aliases = TokenStream::new();
+/// Makes each dispatch union's required payload that `marks` lists a [`Payload::Sent`]. A listed
+/// payload no union carries as a required payload is an error.
+pub fn wrap_payloads(marks: &Marks, unions: &mut [Union]) -> Result<()> {
     for name in &marks.payloads {
         let ident = type_ident(name);
-        let sent = format_ident!("Sent{ident}");
         let mut carried = false;
         for variant in unions.iter_mut().flat_map(|union| &mut union.variants) {
-            if let Payload::Required(payload) | Payload::Optional(payload) = &mut variant.payload
-                && *payload == ident
-            {
-                *payload = sent.clone();
+            if matches!(&variant.payload, Payload::Required(payload) if *payload == ident) {
+                variant.payload = Payload::Sent(ident.clone());
                 carried = true;
             }
         }
-        anyhow::ensure!(carried, "{FILE}: `{name}` is no dispatch union's payload");
-        let doc = format!(" [`{ident}`] with the text it was decoded from (`{FILE}`).");
-        aliases.extend(quote! {
-            #[doc = #doc]
-            pub type #sent = ::agentwire_protocol::Sent<#ident>;
-        });
+        anyhow::ensure!(carried, "{FILE}: `{name}` is no dispatch union's required payload");
     }
-    Ok(aliases)
+    Ok(())
 }
 
 fn mark_one(definitions: &mut Map<String, Value>, member: &Member) -> Result<Option<Replacement>> {

@@ -86,13 +86,40 @@ pub enum Payload {
     Nested(Ident),
     /// A tag union's variant whose object holds nothing but its tags (`{"type": "turn.started"}`).
     TagOnly,
+    /// A required payload the mapping also copies as sent (`as-sent.json`): held as
+    /// `agentwire_protocol::Sent<T>`, the typed value with its text. A tag union's payload text is
+    /// the object without its tags, as its type is.
+    Sent(Ident),
 }
 
 /// The code of every union, in order.
 pub fn emit(unions: &[Union]) -> TokenStream {
     let code = unions.iter().map(|union| match &union.style {
         Style::JsonRpc { kind, shared, version } => jsonrpc::emit(union, *kind, shared, version.as_deref()),
-        Style::Tag { field } => tagged::emit(union, field),
+        Style::Tag { field } => tagged::emit(union, field, &tags_above(union, unions)),
     });
     quote!(#(#code)*)
+}
+
+/// The tag fields of the unions `union` is nested in, outermost first.
+fn tags_above(union: &Union, unions: &[Union]) -> Vec<String> {
+    let outer = unions.iter().find(|outer| {
+        outer
+            .variants
+            .iter()
+            .any(|variant| matches!(&variant.payload, Payload::Nested(inner) if *inner == union.ident))
+    });
+    match outer {
+        Some(
+            outer @ Union {
+                style: Style::Tag { field },
+                ..
+            },
+        ) => {
+            let mut tags = tags_above(outer, unions);
+            tags.push(field.clone());
+            tags
+        }
+        _ => Vec::new(),
+    }
 }

@@ -132,7 +132,7 @@ fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::Fil
         rust_type: union.ident.to_string(),
     }));
     unions.extend(annotated);
-    let sent_payloads = as_sent::wrap_payloads(&as_sent, &mut unions)?;
+    as_sent::wrap_payloads(&as_sent, &mut unions)?;
     if mark_raw_json(&mut definitions) {
         definitions.insert(RAW_JSON_DEFINITION.into(), serde_json::json!({}));
         replacements.push(Replacement {
@@ -151,7 +151,6 @@ fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::Fil
             #leading
             #payloads
             #dispatch
-            #sent_payloads
             #trailing
         },
     )?;

@@ -198,7 +198,7 @@ fn response_type(union: &str, method: &str, params: &Payload, definitions: &Map<
         .find(|(m, _)| *m == method)
         .map(|(_, t)| *t);
     let from_params = match params {
-        Payload::Required(name) | Payload::Optional(name) => name
+        Payload::Required(name) | Payload::Optional(name) | Payload::Sent(name) => name
             .to_string()
             .strip_suffix("Params")
             .map(|stem| format!("{stem}Response")),

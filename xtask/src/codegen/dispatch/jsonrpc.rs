@@ -24,6 +24,7 @@ pub fn emit(union: &Union, kind: RpcKind, shared: &[SharedField], version: Optio
         let id = is_request.then(|| quote! { id: ::agentwire_protocol::RequestId, });
         let params = match &variant.payload {
             Payload::Required(ty) => quote! { params: #ty, },
+            Payload::Sent(ty) => quote! { params: ::agentwire_protocol::Sent<#ty>, },
             Payload::Optional(ty) => quote! { params: ::std::option::Option<#ty>, },
             Payload::Absent => quote! {},
             Payload::Nested(_) | Payload::TagOnly => unreachable!("JSON-RPC variants hold params"),
@@ -47,7 +48,7 @@ pub fn emit(union: &Union, kind: RpcKind, shared: &[SharedField], version: Optio
         let method = &variant.value;
         let id = is_request.then(|| quote! { id: envelope.require_id(#method)?, });
         let params = match &variant.payload {
-            Payload::Required(_) => quote! { params: envelope.params(#method, decoder)?, },
+            Payload::Required(_) | Payload::Sent(_) => quote! { params: envelope.params(#method, decoder)?, },
             Payload::Optional(_) => quote! { params: envelope.optional_params(#method, decoder)?, },
             Payload::Absent | Payload::Nested(_) | Payload::TagOnly => quote! {},
         };
@@ -71,7 +72,9 @@ pub fn emit(union: &Union, kind: RpcKind, shared: &[SharedField], version: Optio
             (quote! {}, quote! {})
         };
         let (params_pat, params_ser) = match &variant.payload {
-            Payload::Required(_) => (quote! { params, }, quote! { map.serialize_entry("params", params)?; }),
+            Payload::Required(_) | Payload::Sent(_) => {
+                (quote! { params, }, quote! { map.serialize_entry("params", params)?; })
+            }
             Payload::Optional(_) => (
                 quote! { params, },
                 quote! { if let ::std::option::Option::Some(params) = params { map.serialize_entry("params", params)?; } },

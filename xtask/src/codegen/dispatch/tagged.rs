@@ -7,7 +7,8 @@ use quote::quote;
 use super::{Payload, Union};
 use crate::codegen::docs::{doc_lines, optional_doc};
 
-pub fn emit(union: &Union, field: &str) -> TokenStream {
+/// `above`: the tag fields of the unions this one is nested in, outermost first.
+pub fn emit(union: &Union, field: &str, above: &[String]) -> TokenStream {
     let name = &union.ident;
     let union_name = union.ident.to_string();
     let doc = optional_doc(union.description.as_deref());
@@ -20,6 +21,7 @@ pub fn emit(union: &Union, field: &str) -> TokenStream {
         let tag_doc = doc_lines(&format!("`{field}`: `{}`.", variant.value));
         let fields = match &variant.payload {
             Payload::Required(ty) | Payload::Nested(ty) => quote!((#ty)),
+            Payload::Sent(ty) => quote!((::agentwire_protocol::Sent<#ty>)),
             Payload::TagOnly => quote!(),
             Payload::Optional(_) | Payload::Absent => unreachable!("a tag union's payload is the object itself"),
         };
@@ -44,6 +46,9 @@ pub fn emit(union: &Union, field: &str) -> TokenStream {
         match &variant.payload {
             Payload::Nested(ty) => quote! { #value => Self::#ident(#ty::decode(json, decoder)?), },
             Payload::TagOnly => quote! { #value => Self::#ident, },
+            Payload::Sent(_) => quote! {
+                #value => Self::#ident(::agentwire_protocol::tagged::decode_sent_payload(json, #union_name, &[ #( #above, )* Self::TAG ], #value, decoder)?),
+            },
             _ => quote! {
                 #value => Self::#ident(::agentwire_protocol::tagged::decode_payload(json, #union_name, Self::TAG, #value, decoder)?),
             },
@@ -55,6 +60,9 @@ pub fn emit(union: &Union, field: &str) -> TokenStream {
         match variant.payload {
             Payload::TagOnly => quote! {
                 Self::#ident => ::agentwire_protocol::tagged::serialize_tag_only(serializer, Self::TAG, #value),
+            },
+            Payload::Sent(_) => quote! {
+                Self::#ident(payload) => ::agentwire_protocol::tagged::serialize_tagged(serializer, Self::TAG, #value, payload.value()),
             },
             _ => quote! {
                 Self::#ident(payload) => ::agentwire_protocol::tagged::serialize_tagged(serializer, Self::TAG, #value, payload),

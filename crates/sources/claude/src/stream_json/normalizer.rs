@@ -56,7 +56,6 @@ use agentwire_core::ids;
 use agentwire_core::ledger::{Answer, Ledger, OpenItemFace, OpenRequest, Place};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
-use agentwire_core::object_text;
 use agentwire_core::source::SourceSpec;
 
 /// The key under `params._meta` of an MCP `tools/call` naming the `tool_use` it serves.
@@ -1102,15 +1101,9 @@ impl ClaudeNormalizer {
         match message {
             SdkSystemMessage::Init(init) => {
                 self.at.see_thread(&mut self.ledger, &init.session_id, raw, out);
-                // The `init` message as sent, but for its tag: its tool, command and server lists
-                // are copied as text, not parsed.
-                let config = object_text::object(
-                    object_text::entries(raw.payload.get())
-                        .unwrap_or_default()
-                        .iter()
-                        .filter(|(key, _)| key != "type" && key != "subtype")
-                        .map(|(key, value)| (key.as_ref(), *value)),
-                );
+                // The `init` message as sent, but for its tags (`schemas/claude-agent-sdk/as-sent.json`):
+                // its tool, command and server lists are copied, not parsed.
+                let config = init.text().to_owned();
                 let context = self.at.context(&mut self.ledger, Some(raw));
                 self.ledger.emit(
                     &context,
@@ -1263,7 +1256,8 @@ impl ClaudeNormalizer {
                     "Claude API error ({}), retrying: attempt {} of {}",
                     retry.error, retry.attempt, retry.max_retries
                 );
-                let detail = serde_json::from_str(raw.payload.get()).ok();
+                // The retry as sent, but for its tags (in `raw`).
+                let detail = Some(retry.to_json());
                 self.warning(message, detail, raw, out);
             }
             SdkSystemMessage::PermissionDenied(denied) => {
