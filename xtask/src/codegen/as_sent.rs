@@ -1,8 +1,8 @@
-//! `as-sent.json` beside a vendored schema: the members a mapping copies into its events as the
-//! provider wrote them, marked `x-raw-json` in data where the schema is upstream's and cannot
-//! carry the mark itself (a hand-written schema writes `"x-raw-json": true` in place). Each
-//! becomes `agentwire_protocol::RawJson`, its text kept byte for byte, so the mapping copies it
-//! without reading the message's text again.
+//! `as-sent.json` beside a schema: the members a mapping copies into its events as the provider
+//! wrote them, marked in data (a vendored schema is upstream's and cannot carry a mark itself; a
+//! hand-written one may also write `"x-raw-json": true` in place). Each becomes
+//! `agentwire_protocol::RawJson`, its text kept byte for byte, so the mapping copies it without
+//! reading the message's text again.
 //!
 //! ```json
 //! { "members": [ { "at": "NewSessionResponse.modes", "why": "..." } ] }
@@ -73,10 +73,11 @@ pub fn mark(path: &Path, definitions: &mut Map<String, Value>) -> Result<Marks> 
     let file: AsSent = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     for member in &file.members {
         let context = || format!("{}: `{}`", path.display(), member.at);
+        if member.why.trim().is_empty() {
+            return Err(anyhow::anyhow!("no `why`")).with_context(context);
+        }
         if !member.at.contains('.') {
-            if !member.typed || !definitions.contains_key(&member.at) {
-                return Err(anyhow::anyhow!("a whole payload is a definition, marked `typed`")).with_context(context);
-            }
+            payload(definitions, member).with_context(context)?;
             marks.payloads.push(member.at.clone());
             continue;
         }
@@ -110,10 +111,18 @@ pub fn wrap_payloads(marks: &Marks, unions: &mut [Union]) -> Result<()> {
     Ok(())
 }
 
-fn mark_one(definitions: &mut Map<String, Value>, member: &Member) -> Result<Option<Replacement>> {
-    if member.why.trim().is_empty() {
-        bail!("no `why`");
+/// Checks a member that names a whole payload: a definition, marked `typed`.
+fn payload(definitions: &Map<String, Value>, member: &Member) -> Result<()> {
+    if !member.typed {
+        bail!("a whole payload is kept as sent only typed (`\"typed\": true`); mark its members otherwise");
     }
+    if !definitions.contains_key(&member.at) {
+        bail!("no definition `{}`: drop the entry if upstream renamed it", member.at);
+    }
+    Ok(())
+}
+
+fn mark_one(definitions: &mut Map<String, Value>, member: &Member) -> Result<Option<Replacement>> {
     let Some((owner, property)) = member.at.split_once('.') else {
         bail!("`at` is `Definition.property` or `Union[tag].property`");
     };
@@ -320,6 +329,38 @@ mod tests {
             definitions["Reply"]["properties"]["list"],
             json!({ "$ref": "#/$defs/SentInfoList", "description": "Some." })
         );
+    }
+
+    /// A definition named alone is a payload the unions then hold as `Sent<T>`; it must be typed
+    /// and exist, and some union must carry it.
+    #[test]
+    fn a_whole_payload_is_held_as_sent() {
+        use crate::codegen::dispatch::{Payload, Style, Union, Variant};
+        let definitions = definitions();
+        assert!(super::payload(&definitions, &typed("Reply")).is_ok());
+        assert!(super::payload(&definitions, &member("Reply")).is_err());
+        assert!(super::payload(&definitions, &typed("Other")).is_err());
+        let union = |payload| Union {
+            name: "Messages".into(),
+            ident: quote::format_ident!("Messages"),
+            description: None,
+            style: Style::Tag { field: "type".into() },
+            variants: vec![Variant {
+                value: "reply".into(),
+                ident: quote::format_ident!("Reply"),
+                description: None,
+                payload,
+            }],
+        };
+        let marks = super::Marks {
+            replacements: Vec::new(),
+            payloads: vec!["Reply".into()],
+        };
+        let mut unions = [union(Payload::Required(quote::format_ident!("Reply")))];
+        super::wrap_payloads(&marks, &mut unions).unwrap();
+        assert!(matches!(&unions[0].variants[0].payload, Payload::Sent(ty) if ty == "Reply"));
+        let mut unions = [union(Payload::Required(quote::format_ident!("Other")))];
+        assert!(super::wrap_payloads(&marks, &mut unions).is_err());
     }
 
     #[test]
