@@ -7140,9 +7140,9 @@ impl SessionUpdate {
     }
 }
 impl SessionUpdate {
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the fields of the
-    /// variant the tag names. `decoder` decodes them; `SerdeJson` is the plain one, a
-    /// caller may pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -7641,7 +7641,8 @@ impl SessionUpdate {
     }
 }
 /// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
-/// object's own text is decoded, from anything else the object printed as JSON.
+/// object's own text is decoded, from anything else (the buffer serde tries an untagged
+/// union's branches from, a `serde_json::Value`) the object printed as JSON.
 impl<'de> ::serde::Deserialize<'de> for SessionUpdate {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,

@@ -3963,9 +3963,9 @@ impl ClaudeStreamLine {
             Self::KeepAlive => "keep_alive",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -4319,9 +4319,9 @@ impl SdkMessageOrigin {
             Self::ObserverActivity => "observer-activity",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -4534,9 +4534,9 @@ impl SdkResultMessage {
             }
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -4792,9 +4792,9 @@ impl SdkSystemMessage {
             Self::ThinkingTokens(_) => "thinking_tokens",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -5265,9 +5265,9 @@ impl SdkControlRequestInner {
             Self::ApplyFlagSettings(_) => "apply_flag_settings",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -5642,9 +5642,9 @@ impl SdkControlResponsePayload {
             Self::Error(_) => "error",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -5756,9 +5756,9 @@ impl PermissionResult {
             Self::Deny(_) => "deny",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -5897,9 +5897,9 @@ impl PermissionUpdate {
             Self::RemoveDirectories(_) => "removeDirectories",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -6087,9 +6087,9 @@ impl BetaIterationUsage {
             Self::Compaction(_) => "compaction",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -6222,9 +6222,9 @@ impl BetaTextCitation {
             Self::SearchResultLocation(_) => "search_result_location",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -6393,9 +6393,9 @@ impl BetaToolCaller {
             Self::CodeExecution20250825(_) => "code_execution_20250825",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -6579,9 +6579,9 @@ impl BetaContentBlock {
             Self::Compaction(_) => "compaction",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -6967,9 +6967,9 @@ impl BetaRawMessageStreamEvent {
             Self::ContentBlockStop(_) => "content_block_stop",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -7173,9 +7173,9 @@ impl BetaRawContentBlockDelta {
             Self::CompactionDelta(_) => "compaction_delta",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -7414,9 +7414,9 @@ impl ContentBlockParam {
             Self::WebSearchToolResult(_) => "web_search_tool_result",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -7701,9 +7701,9 @@ impl ToolResultContentBlockParam {
             Self::ToolReference(_) => "tool_reference",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,

@@ -1263,9 +1263,9 @@ impl SessionRecord {
             Self::Mode(_) => "mode",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -1704,9 +1704,9 @@ impl SystemRecord {
             Self::StopHookSummary(_) => "stop_hook_summary",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,

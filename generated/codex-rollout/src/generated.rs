@@ -2010,9 +2010,9 @@ impl RolloutLine {
             Self::RetainedContext(_) => "retained_context",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -2247,9 +2247,9 @@ impl ContentItem {
             Self::OutputText(_) => "output_text",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -2437,9 +2437,9 @@ impl ResponseItem {
             Self::Compaction(_) => "compaction",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -2717,9 +2717,9 @@ impl RetainedContext {
             Self::VerifiedAnswer(_) => "verified_answer",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -3151,9 +3151,9 @@ impl EventMsg {
             Self::CollabResumeEnd(_) => "collab_resume_end",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -4308,9 +4308,9 @@ impl FileChange {
             Self::Update(_) => "update",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -4500,9 +4500,9 @@ impl TurnItem {
             Self::ContextCompaction(_) => "ContextCompaction",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,

@@ -5200,9 +5200,9 @@ impl Event {
             Self::ServerHeartbeat(_) => "server.heartbeat",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -7009,9 +7009,9 @@ impl RunLine {
             Self::Error(_) => "error",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,

@@ -191,38 +191,15 @@ fn decoding(item: &syn::ItemEnum, tagging: &Tagging, values: &[String]) -> Token
         }
     });
     // An enum of unit variants never calls the decoder.
-    let decoder = if item.variants.iter().all(|v| matches!(v.fields, syn::Fields::Unit)) {
-        quote!(_decoder)
-    } else {
-        quote!(decoder)
-    };
+    let uses_decoder = !item.variants.iter().all(|v| matches!(v.fields, syn::Fields::Unit));
+    let decode = super::tagged::decode_fn(&union, quote!(#( #arms )*), uses_decoder);
+    let deserialize = super::tagged::deserialize_impl(name);
     quote! {
         impl #name {
-            /// Decodes the JSON object `json`: reads its tag, then decodes only the fields of the
-            /// variant the tag names. `decoder` decodes them; `SerdeJson` is the plain one, a
-            /// caller may pass one that tracks JSON paths.
-            pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-                json: &str,
-                #decoder: &mut D,
-            ) -> ::std::result::Result<Self, ::agentwire_protocol::TagDecodeError> {
-                let tag = ::agentwire_protocol::tagged::read_tag(json, #union, Self::TAG)?;
-                ::std::result::Result::Ok(match &*tag {
-                    #( #arms )*
-                    other => return ::std::result::Result::Err(
-                        ::agentwire_protocol::tagged::unknown_tag(#union, Self::TAG, other, Self::TAGS),
-                    ),
-                })
-            }
+            #decode
         }
 
-        /// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
-        /// object's own text is decoded, from anything else the object printed as JSON.
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let json = ::agentwire_protocol::json_text(deserializer)?;
-                Self::decode(&json, &mut ::agentwire_protocol::SerdeJson).map_err(::agentwire_protocol::tagged::nested_error)
-            }
-        }
+        #deserialize
     }
 }
 

@@ -1,7 +1,7 @@
 //! Tag-field unions: the message object names its kind in a string field (`type`), and the
 //! variant's payload is the rest of the object.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::{Payload, Union};
@@ -70,11 +70,9 @@ pub fn emit(union: &Union, field: &str, above: &[String]) -> TokenStream {
         }
     });
     // A union of tag-only variants never calls the decoder.
-    let decoder = if union.variants.iter().all(|v| matches!(v.payload, Payload::TagOnly)) {
-        quote!(_decoder)
-    } else {
-        quote!(decoder)
-    };
+    let uses_decoder = !union.variants.iter().all(|v| matches!(v.payload, Payload::TagOnly));
+    let decode = decode_fn(&union_name, quote!(#( #decode_arms )*), uses_decoder);
+    let deserialize = deserialize_impl(name);
     quote! {
         #doc
         #[derive(Clone, Debug, PartialEq)]
@@ -97,21 +95,7 @@ pub fn emit(union: &Union, field: &str, above: &[String]) -> TokenStream {
                 match self { #( #tag_arms )* }
             }
 
-            /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-            /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-            /// pass one that tracks JSON paths.
-            pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
-                json: &str,
-                #decoder: &mut D,
-            ) -> ::std::result::Result<Self, ::agentwire_protocol::TagDecodeError> {
-                let tag = ::agentwire_protocol::tagged::read_tag(json, #union_name, Self::TAG)?;
-                ::std::result::Result::Ok(match &*tag {
-                    #( #decode_arms )*
-                    other => return ::std::result::Result::Err(
-                        ::agentwire_protocol::tagged::unknown_tag(#union_name, Self::TAG, other, Self::TAGS),
-                    ),
-                })
-            }
+            #decode
         }
 
         /// The payload's fields with the tag written first.
@@ -121,6 +105,41 @@ pub fn emit(union: &Union, field: &str, above: &[String]) -> TokenStream {
             }
         }
 
+        #deserialize
+    }
+}
+
+/// A tag union's `decode`: reads the tag from the object's text, then runs the arm `arms` has for
+/// its value (each `"value" => variant,`); an unknown value is an error naming the known ones.
+/// The `decoder` goes unused when no arm decodes anything.
+pub(super) fn decode_fn(union_name: &str, arms: TokenStream, uses_decoder: bool) -> TokenStream {
+    let decoder = if uses_decoder {
+        quote!(decoder)
+    } else {
+        quote!(_decoder)
+    };
+    quote! {
+        /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+        /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+        /// tracks JSON paths.
+        pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
+            json: &str,
+            #decoder: &mut D,
+        ) -> ::std::result::Result<Self, ::agentwire_protocol::TagDecodeError> {
+            let tag = ::agentwire_protocol::tagged::read_tag(json, #union_name, Self::TAG)?;
+            ::std::result::Result::Ok(match &*tag {
+                #arms
+                other => return ::std::result::Result::Err(
+                    ::agentwire_protocol::tagged::unknown_tag(#union_name, Self::TAG, other, Self::TAGS),
+                ),
+            })
+        }
+    }
+}
+
+/// The `Deserialize` of a type with a [`decode_fn`].
+pub(super) fn deserialize_impl(name: &Ident) -> TokenStream {
+    quote! {
         /// As [`Self::decode`] with the plain decoder, from any deserializer: from JSON text the
         /// object's own text is decoded, from anything else (the buffer serde tries an untagged
         /// union's branches from, a `serde_json::Value`) the object printed as JSON.
