@@ -67,22 +67,15 @@ fn text_reads() -> BTreeSet<(String, String, String)> {
     reads
 }
 
-/// The functions of a source's mapping that read the message's text, each with its reason. The
-/// common one: a typed re-encoding prints members in the schema's order, not the provider's, and
-/// drops the members a newer provider adds beyond the pinned schema, so what goes into an event
-/// as the provider wrote it is copied from the text.
-const TEXT_READS: &[(&str, &str, &str)] = &[
-    (
-        "codex::rollout::items",
-        "on_response_item",
-        "a function call's `arguments` is JSON the model wrote inside a string: no schema types it",
-    ),
-    (
-        "codex::rollout::items",
-        "question_output",
-        "a question's answers are JSON inside the tool output's text",
-    ),
-];
+/// The functions of a source's mapping that read the message's text, each with its reason. What
+/// goes into an event as the provider wrote it is no reason: the schema marks such a member
+/// (`x-raw-json`, `as-sent.json`) and the generated type carries its text. What is left is text a
+/// model wrote inside a string, in a shape no schema can name.
+const TEXT_READS: &[(&str, &str, &str)] = &[(
+    "codex::rollout::items",
+    "question_output",
+    "a question's answers are JSON inside the tool output's text",
+)];
 
 #[test]
 fn a_source_mapping_reads_the_message_text_only_where_listed() {

@@ -756,7 +756,7 @@ pub struct FunctionCallOutputResponseItem {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct FunctionCallResponseItem {
     ///Arguments as a JSON string.
-    pub arguments: ::std::string::String,
+    pub arguments: ::agentwire_protocol::JsonString,
     ///Tool call id.
     pub call_id: ::std::string::String,
     ///Item id.

@@ -85,9 +85,6 @@ pub fn no_customization(_root: &Path, _definitions: &mut Map<String, Value>) -> 
 /// The annotation that makes a property a `agentwire_protocol::RawJson` (kept byte for byte).
 pub const RAW_JSON: &str = "x-raw-json";
 
-/// The definition `x-raw-json` properties are pointed at, and its replacement.
-const RAW_JSON_DEFINITION: &str = "AgentwireRawJson";
-
 /// The generated crate of `source`.
 pub fn generate(root: &Path, source: &SchemaSource) -> Result<Vec<GeneratedFile>> {
     let file = code(root, source)?;
@@ -133,12 +130,14 @@ fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::Fil
     }));
     unions.extend(annotated);
     as_sent::wrap_payloads(&as_sent, &mut unions)?;
-    if mark_raw_json(&mut definitions) {
-        definitions.insert(RAW_JSON_DEFINITION.into(), serde_json::json!({}));
-        replacements.push(Replacement {
-            definition: RAW_JSON_DEFINITION.into(),
-            rust_type: "::agentwire_protocol::RawJson".into(),
-        });
+    for ty in &PROTOCOL_TYPES {
+        if point_at(&mut definitions, ty.marked, ty.definition) {
+            definitions.insert(ty.definition.into(), serde_json::json!({}));
+            replacements.push(Replacement {
+                definition: ty.definition.into(),
+                rust_type: ty.rust_type.into(),
+            });
+        }
     }
     passes::run(&mut definitions, source.passes);
 
@@ -159,33 +158,67 @@ fn code_of(root: &Path, source: &SchemaSource, schema: Value) -> Result<syn::Fil
     Ok(file)
 }
 
-/// Points every property marked `"x-raw-json": true` at the raw JSON definition; says whether
-/// there was one.
-fn mark_raw_json(definitions: &mut Map<String, Value>) -> bool {
-    fn visit(value: &mut Value, found: &mut bool) {
+/// A property type of `agentwire_protocol` the generator gives instead of typify's: how a schema
+/// marks the property, and the definition such properties are pointed at, which typify replaces
+/// with the type.
+struct ProtocolType {
+    marked: fn(&Map<String, Value>) -> bool,
+    definition: &'static str,
+    rust_type: &'static str,
+}
+
+const PROTOCOL_TYPES: [ProtocolType; 2] = [
+    ProtocolType {
+        marked: is_raw_json,
+        definition: "AgentwireRawJson",
+        rust_type: "::agentwire_protocol::RawJson",
+    },
+    ProtocolType {
+        marked: is_json_string,
+        definition: "AgentwireJsonString",
+        rust_type: "::agentwire_protocol::JsonString",
+    },
+];
+
+/// `"x-raw-json": true`: kept byte for byte.
+fn is_raw_json(schema: &Map<String, Value>) -> bool {
+    schema.get(RAW_JSON) == Some(&Value::Bool(true))
+}
+
+/// A string whose content is JSON, as JSON Schema says it (`"contentMediaType":
+/// "application/json"`): decoded as the string and the JSON it holds.
+fn is_json_string(schema: &Map<String, Value>) -> bool {
+    schema.get("type") == Some(&Value::from("string"))
+        && schema.get("contentMediaType") == Some(&Value::from("application/json"))
+}
+
+/// Points every property `marked` says at the definition `definition`, keeping its
+/// description; says whether there was one.
+fn point_at(definitions: &mut Map<String, Value>, marked: fn(&Map<String, Value>) -> bool, definition: &str) -> bool {
+    fn visit(value: &mut Value, marked: fn(&Map<String, Value>) -> bool, definition: &str, found: &mut bool) {
         match value {
             Value::Object(map) => {
-                if map.get(RAW_JSON) == Some(&Value::Bool(true)) {
-                    let mut marked = Map::new();
+                if marked(map) {
+                    let mut pointed = Map::new();
                     if let Some(description) = map.remove("description") {
-                        marked.insert("description".into(), description);
+                        pointed.insert("description".into(), description);
                     }
-                    marked.insert(
-                        "$ref".into(),
-                        Value::String(format!("#/definitions/{RAW_JSON_DEFINITION}")),
-                    );
-                    *map = marked;
+                    pointed.insert("$ref".into(), Value::String(format!("#/definitions/{definition}")));
+                    *map = pointed;
                     *found = true;
                     return;
                 }
-                map.values_mut().for_each(|child| visit(child, found));
+                map.values_mut()
+                    .for_each(|child| visit(child, marked, definition, found));
             }
-            Value::Array(items) => items.iter_mut().for_each(|item| visit(item, found)),
+            Value::Array(items) => items.iter_mut().for_each(|item| visit(item, marked, definition, found)),
             _ => {}
         }
     }
     let mut found = false;
-    definitions.values_mut().for_each(|schema| visit(schema, &mut found));
+    definitions
+        .values_mut()
+        .for_each(|schema| visit(schema, marked, definition, &mut found));
     found
 }
 

@@ -30,6 +30,9 @@ pub struct ResultMessage {
     pub is_error: bool,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub result: ::std::option::Option<::std::string::String>,
+    ///The result as JSON, in a string.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub structured: ::std::option::Option<::agentwire_protocol::JsonString>,
 }
 ///`SystemCompactBoundary`
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -177,9 +180,9 @@ impl StreamMessage {
             Self::Result(_) => "result",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -298,9 +301,9 @@ impl SystemMessage {
             Self::CompactBoundary(_) => "compact_boundary",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -408,9 +411,9 @@ impl RolloutLine {
             Self::TurnContext(_) => "turn_context",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -527,9 +530,9 @@ impl EventMsg {
             Self::TurnStarted => "turn.started",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,
@@ -638,9 +641,9 @@ impl ExecItem {
             Self::AgentMessage(_) => "agent_message",
         }
     }
-    /// Decodes the JSON object `json`: reads its tag, then decodes only the payload type the
-    /// tag names. `decoder` decodes the payload; `SerdeJson` is the plain one, a caller may
-    /// pass one that tracks JSON paths.
+    /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
+    /// names. `decoder` decodes it; `SerdeJson` is the plain one, a caller may pass one that
+    /// tracks JSON paths.
     pub fn decode<D: ::agentwire_protocol::PayloadDecoder>(
         json: &str,
         decoder: &mut D,

@@ -129,6 +129,24 @@ fn type_tagged_lines_decode_by_tag() {
     assert_eq!(StreamMessage::TAGS, ["assistant", "system", "result"]);
 }
 
+/// A string the schema says holds JSON keeps its text and gives the JSON it holds, or none.
+#[test]
+fn a_string_that_holds_json() {
+    let structured = |message: &StreamMessage| match message {
+        StreamMessage::Result(result) => result.structured.clone().expect("structured"),
+        other => panic!("{other:?}"),
+    };
+    let message = round_trip::<StreamMessage>(
+        r#"{"type":"result","is_error":false,"structured":"{\"n\": [1, 2]}"}"#,
+        |_| {},
+    );
+    let json = structured(&message);
+    assert_eq!(json.as_str(), r#"{"n": [1, 2]}"#);
+    assert_eq!(json.json(), Some(&serde_json::json!({"n": [1, 2]})));
+    let message = round_trip::<StreamMessage>(r#"{"type":"result","is_error":false,"structured":"n/a"}"#, |_| {});
+    assert_eq!(structured(&message).json(), None);
+}
+
 #[test]
 fn nested_tags_decode_type_then_subtype() {
     round_trip::<StreamMessage>(

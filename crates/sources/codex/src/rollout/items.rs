@@ -348,8 +348,8 @@ impl CodexRolloutNormalizer {
         let kind = item.tag();
         match item {
             ResponseItem::FunctionCall(call) => {
-                let arguments: Value =
-                    serde_json::from_str(&call.arguments).unwrap_or(Value::String(call.arguments.clone()));
+                // The JSON the model wrote (the schema's `contentMediaType`), or its text.
+                let arguments = call.arguments.to_value();
                 let namespaced = call
                     .namespace
                     .as_deref()
