@@ -1477,7 +1477,7 @@ for CursorListAvailableModelsParams {
 ///The agent's reply to `cursor/list_available_models`: the models a session can be switched to. The shape has changed between Cursor releases; this is the one current clients (T3 Code) decode.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct CursorListAvailableModelsResponse {
-    pub models: ::std::vec::Vec<CursorAvailableModel>,
+    pub models: ::agentwire_protocol::RawJson,
 }
 ///A named group of todos in a larger plan.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3069,7 +3069,7 @@ to fetch the next page. If absent, there are no more results.*/
     )]
     pub next_cursor: ::std::option::Option<::std::string::String>,
     ///Array of session information objects
-    pub sessions: ::std::vec::Vec<SessionInfo>,
+    pub sessions: ::agentwire_protocol::RawJson,
 }
 /**Request parameters for loading an existing session.
 
@@ -5756,7 +5756,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 pub struct SetSessionConfigOptionResponse {
     ///The full set of configuration options and their current values.
     #[serde(rename = "configOptions")]
-    pub config_options: ::std::vec::Vec<SessionConfigOption>,
+    pub config_options: ::agentwire_protocol::RawJson,
     /**The _meta property is reserved by ACP to allow clients and agents to attach additional
 metadata to their interactions. Implementations MUST NOT make assumptions about values at
 these keys.

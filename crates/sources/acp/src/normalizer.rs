@@ -629,16 +629,24 @@ impl AcpNormalizer {
                 self.configured(raw, session.as_deref(), object_text::from_map(&config), out);
             }
             ClientRequestResult::SessionSetConfigOption(set) => {
-                let mut config = Map::new();
-                config.insert("configOptions".into(), to_value(&set.config_options));
+                let config = object_text::object([("configOptions", &*set.config_options.0)]);
                 let session = ask_session(&ask);
-                self.configured(raw, session.as_deref(), object_text::from_map(&config), out);
+                self.configured(raw, session.as_deref(), config, out);
             }
             ClientRequestResult::SessionList(list) => {
-                let mut config = Map::new();
-                config.insert("sessions".into(), to_value(&list.sessions));
-                insert_some(&mut config, "nextCursor", list.next_cursor.as_ref());
-                self.configured(raw, None, object_text::from_map(&config), out);
+                let next_cursor = list
+                    .next_cursor
+                    .as_ref()
+                    .and_then(|cursor| serde_json::value::to_raw_value(cursor).ok());
+                let config = object_text::object(
+                    [
+                        ("sessions", Some(&*list.sessions.0)),
+                        ("nextCursor", next_cursor.as_deref()),
+                    ]
+                    .into_iter()
+                    .filter_map(|(key, value)| Some((key, value?))),
+                );
+                self.configured(raw, None, config, out);
             }
             ClientRequestResult::SessionClose(_) => self.thread_state(raw, &ask, ThreadState::Closed, out),
             ClientRequestResult::SessionDelete(_) => self.thread_state(raw, &ask, ThreadState::Archived, out),
@@ -854,10 +862,9 @@ impl AcpNormalizer {
         match result {
             CursorClientRequestResult::CursorListAvailableModels(models) => {
                 let raw = self.raw(frame, Some(result.method())).with_type("result");
-                let mut config = Map::new();
-                config.insert("availableModels".into(), to_value(&models.models));
+                let config = object_text::object([("availableModels", &*models.models.0)]);
                 let session = self.last_session.clone();
-                self.configured(raw, session.as_deref(), object_text::from_map(&config), out);
+                self.configured(raw, session.as_deref(), config, out);
             }
         }
     }
@@ -915,12 +922,6 @@ fn session_config(
         .filter_map(|(key, value)| Some((key, &*value.as_ref()?.0)))
         .collect();
     (!config.is_empty()).then(|| object_text::object(config))
-}
-
-fn insert_some<T: Serialize>(map: &mut Map<String, Value>, key: &str, value: Option<&T>) {
-    if let Some(value) = value {
-        map.insert(key.to_string(), to_value(value));
-    }
 }
 
 /// Adds the canonical fields of a content delta.
