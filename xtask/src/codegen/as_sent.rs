@@ -145,60 +145,56 @@ fn mark_one(definitions: &mut Map<String, Value>, member: &Member) -> Result<Opt
     let Some(schema) = schema.pointer_mut(&format!("/properties/{property}")) else {
         bail!("no property `{property}` in `{owner}`: drop the entry if upstream renamed it");
     };
-    if member.typed && schema.get("type") == Some(&Value::from("array")) {
+    if !member.typed {
+        replace_keeping_description(schema, "x-raw-json", Value::Bool(true));
+        return Ok(None);
+    }
+    let (sent, rust_type) = if schema.get("type") == Some(&Value::from("array")) {
         // A list: the whole member is one `Sent<Vec<T>>`.
-        let Some(name) = schema
-            .pointer("/items/$ref")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-        else {
+        let Some(items) = schema.pointer("/items/$ref").and_then(Value::as_str) else {
             bail!("a typed list names its items' type by `$ref`");
         };
-        let Some((prefix, name)) = name.rsplit_once('/') else {
-            bail!("`$ref` {name} holds no `/`");
-        };
+        let (prefix, name) = split_ref(items)?;
         let sent = format!("Sent{name}List");
-        let mut marked = Map::from_iter([("$ref".to_string(), Value::String(format!("{prefix}/{sent}")))]);
-        if let Some(description) = schema.get("description") {
-            marked.insert("description".into(), description.clone());
-        }
-        *schema = Value::Object(marked);
-        definitions
-            .entry(sent.clone())
-            .or_insert_with(|| Value::Object(Map::new()));
-        return Ok(Some(Replacement {
-            definition: sent,
-            rust_type: format!("::agentwire_protocol::Sent<::std::vec::Vec<{}>>", type_ident(name)),
-        }));
-    }
-    if member.typed {
+        let rust_type = format!("::agentwire_protocol::Sent<::std::vec::Vec<{}>>", type_ident(&name));
+        replace_keeping_description(schema, "$ref", Value::String(format!("{prefix}/{sent}")));
+        (sent, rust_type)
+    } else {
         let Some(target) = named_type(schema) else {
             bail!(
                 "a typed member names its type by `$ref` (alone, in a one-entry `allOf`, or beside `null` in an `anyOf`), or is a list of one"
             );
         };
-        let Some((prefix, name)) = target.as_str().and_then(|at| at.rsplit_once('/')) else {
-            bail!("`$ref` is no string");
-        };
-        let (sent, rust_type) = (
-            format!("Sent{name}"),
-            format!("::agentwire_protocol::Sent<{}>", type_ident(name)),
-        );
+        let (prefix, name) = split_ref(target.as_str().unwrap_or_default())?;
+        let sent = format!("Sent{name}");
+        let rust_type = format!("::agentwire_protocol::Sent<{}>", type_ident(&name));
         *target = Value::String(format!("{prefix}/{sent}"));
-        definitions
-            .entry(sent.clone())
-            .or_insert_with(|| Value::Object(Map::new()));
-        return Ok(Some(Replacement {
-            definition: sent,
-            rust_type,
-        }));
+        (sent, rust_type)
+    };
+    definitions
+        .entry(sent.clone())
+        .or_insert_with(|| Value::Object(Map::new()));
+    Ok(Some(Replacement {
+        definition: sent,
+        rust_type,
+    }))
+}
+
+/// A `$ref` as the path before its definition's name, and the name.
+fn split_ref(at: &str) -> Result<(String, String)> {
+    match at.rsplit_once('/') {
+        Some((prefix, name)) => Ok((prefix.to_string(), name.to_string())),
+        None => bail!("`$ref` {at:?} names no definition"),
     }
-    let mut marked = Map::from_iter([("x-raw-json".to_string(), Value::Bool(true))]);
+}
+
+/// Replaces a member's schema with the one member `key: value`, keeping its description.
+fn replace_keeping_description(schema: &mut Value, key: &str, value: Value) {
+    let mut replaced = Map::from_iter([(key.to_string(), value)]);
     if let Some(description) = schema.get("description") {
-        marked.insert("description".into(), description.clone());
+        replaced.insert("description".into(), description.clone());
     }
-    *schema = Value::Object(marked);
-    Ok(None)
+    *schema = Value::Object(replaced);
 }
 
 /// The `$ref` string by which a member's schema names its one type.

@@ -511,22 +511,15 @@ impl AcpNormalizer {
                 // As the agent wrote it (`schemas/acp/as-sent.json`), with the methods it left
                 // out as none.
                 let no_methods = RawJson(RawValue::from_string("[]".into()).expect("an empty array"));
-                let config = object_text::object(
-                    [
-                        ("protocolVersion", Some(&*init.protocol_version.0)),
-                        (
-                            "agentCapabilities",
-                            init.agent_capabilities.as_ref().map(|sent| &*sent.0),
-                        ),
-                        (
-                            "authMethods",
-                            Some(&*init.auth_methods.as_ref().unwrap_or(&no_methods).0),
-                        ),
-                        ("agentInfo", init.agent_info.as_ref().map(Sent::text)),
-                    ]
-                    .into_iter()
-                    .filter_map(|(key, value)| Some((key, value?))),
-                );
+                let config = object_text::object(present([
+                    ("protocolVersion", Some(&*init.protocol_version.0)),
+                    ("agentCapabilities", raw_member(&init.agent_capabilities)),
+                    (
+                        "authMethods",
+                        Some(&*init.auth_methods.as_ref().unwrap_or(&no_methods).0),
+                    ),
+                    ("agentInfo", init.agent_info.as_ref().map(Sent::text)),
+                ]));
                 self.emit(
                     &Context::bare(raw),
                     RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
@@ -638,14 +631,10 @@ impl AcpNormalizer {
                     .next_cursor
                     .as_ref()
                     .and_then(|cursor| serde_json::value::to_raw_value(cursor).ok());
-                let config = object_text::object(
-                    [
-                        ("sessions", Some(&*list.sessions.0)),
-                        ("nextCursor", next_cursor.as_deref()),
-                    ]
-                    .into_iter()
-                    .filter_map(|(key, value)| Some((key, value?))),
-                );
+                let config = object_text::object(present([
+                    ("sessions", Some(&*list.sessions.0)),
+                    ("nextCursor", next_cursor.as_deref()),
+                ]));
                 self.configured(raw, None, config, out);
             }
             ClientRequestResult::SessionClose(_) => self.thread_state(raw, &ask, ThreadState::Closed, out),
@@ -917,11 +906,26 @@ fn session_config(
     models: &Option<RawJson>,
     config_options: &Option<RawJson>,
 ) -> Option<Box<RawValue>> {
-    let config: Vec<(&str, &RawValue)> = [("modes", modes), ("models", models), ("configOptions", config_options)]
-        .into_iter()
-        .filter_map(|(key, value)| Some((key, &*value.as_ref()?.0)))
-        .collect();
+    let config = present([
+        ("modes", raw_member(modes)),
+        ("models", raw_member(models)),
+        ("configOptions", raw_member(config_options)),
+    ]);
     (!config.is_empty()).then(|| object_text::object(config))
+}
+
+/// The members that are present, each as the agent wrote it: the members of a configuration
+/// built from a reply's optional parts.
+fn present<'a, const N: usize>(members: [(&'a str, Option<&'a RawValue>); N]) -> Vec<(&'a str, &'a RawValue)> {
+    members
+        .into_iter()
+        .filter_map(|(key, value)| Some((key, value?)))
+        .collect()
+}
+
+/// An optional member kept as sent, as its text.
+fn raw_member(member: &Option<RawJson>) -> Option<&RawValue> {
+    member.as_ref().map(|member| &*member.0)
 }
 
 /// Adds the canonical fields of a content delta.

@@ -4,8 +4,8 @@
 //! - the same `TAG`, `TAGS` and `tag()`, read from the enum's serde attributes, so mapping code
 //!   names a message's kind from the generated enum instead of a hand-written copy of its tags;
 //! - when the enum holds a member marked as sent (`x-raw-json`, `as-sent.json`: a
-//!   `agentwire_protocol::RawJson`, directly or in a type it holds), the dispatch unions'
-//!   decoding in place of serde's derived one. serde buffers the whole object before it knows the
+//!   `agentwire_protocol::RawJson` or `Sent`, directly or in a type it holds), the dispatch
+//!   unions' decoding in place of serde's derived one. serde buffers the whole object before it knows the
 //!   variant and cannot hand a `RawValue` out of that buffer, so such a member would not decode.
 //!   The generated `decode` reads the tag from the object's text and decodes the named variant's
 //!   fields from the same text, through a struct of their own with their serde attributes;
@@ -45,8 +45,8 @@ pub fn rewrite(payloads: TokenStream) -> Result<TokenStream> {
     Ok(quote!(#file #code))
 }
 
-/// The structs and enums of `file` that hold a `RawJson`, directly or through the types of their
-/// fields.
+/// The structs and enums of `file` that hold a `RawJson` or a `Sent`, directly or through the
+/// types of their fields.
 fn holding_raw_json(file: &syn::File) -> BTreeSet<String> {
     // Each type with every identifier its fields' types name.
     let named: Vec<(String, BTreeSet<String>)> = file
@@ -65,7 +65,8 @@ fn holding_raw_json(file: &syn::File) -> BTreeSet<String> {
             Some((ident.to_string(), names))
         })
         .collect();
-    let mut holding = BTreeSet::from(["RawJson".to_string()]);
+    // `Sent` holds a `RawJson` too; out of serde's buffer it would decode, but not as sent.
+    let mut holding = BTreeSet::from(["RawJson".to_string(), "Sent".to_string()]);
     loop {
         let before = holding.len();
         for (ident, names) in &named {
