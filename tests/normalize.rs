@@ -1090,3 +1090,21 @@ fn session_state_violations(sc: &Scenario) -> Vec<String> {
     }
     violations
 }
+
+/// A card says what it asks: every `request.opened` of every golden carries a `detail` a person
+/// decides on (the command, the file, the patterns a permission would allow, the plan).
+#[test]
+fn every_request_opened_says_what_it_asks() {
+    for sc in corpus() {
+        for (index, event) in sc.events().iter().enumerate() {
+            if let RuntimeEvent::RequestOpened(opened) = &event.event {
+                let detail = opened.detail.as_deref().unwrap_or_default();
+                assert!(
+                    !detail.trim().is_empty(),
+                    "{}: a request.opened without detail",
+                    sc.at(index)
+                );
+            }
+        }
+    }
+}

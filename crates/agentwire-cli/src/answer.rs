@@ -52,7 +52,7 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
     let (source, format) = input.detect(args.from)?;
     let options = Options::default().with_session_id(args.session_id);
     let mut normalizer = source.normalizer(options);
-    feed(&mut input, format, normalizer.as_mut(), false, &mut std::io::sink())?;
+    let _ = feed(&mut input, format, normalizer.as_mut(), false, &mut std::io::sink())?;
     let reply = Reply {
         decision: args.decision,
         answers: args.answers,

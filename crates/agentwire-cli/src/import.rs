@@ -573,7 +573,10 @@ impl Job<'_> {
         let streamed = File::create(&part)
             .map_err(|err| anyhow::anyhow!("writing {}: {err}", part.display()))
             .and_then(|file| {
-                let mut normalizer = source.normalizer(Options::default().with_session_id(session_id));
+                let options = Options::default()
+                    .with_session_id(session_id)
+                    .with_file_modified(input.modified_ms);
+                let mut normalizer = source.normalizer(options);
                 stream(&mut input, format, normalizer.as_mut(), (file, &part), self.bar)
             });
         match streamed {
@@ -647,6 +650,7 @@ fn stream(
     }
     crate::normalize::write_events(&mut events, &mut text)?;
     written(out.write_all(&text))?;
+    tally.time_source = normalizer.time_source();
     Ok((tally, unreadable))
 }
 

@@ -16,6 +16,62 @@ use agentwire::source::Source;
 /// How many lines format detection may look at.
 const DETECT_LINES: usize = 64;
 
+/// What an input with no line to read is said to be.
+const EMPTY: &str = "empty: no line to read, so no session";
+
+/// How many lines that fit no source are kept to say which source the input looks like.
+const UNFIT_KEPT: usize = DETECT_LINES;
+
+/// Whether the lines of an input fitted the source they were read as. Until one has, the first
+/// lines are kept (at most 64), so that an input read with the wrong `--from` can be told to
+/// the person with the source it looks like, instead of an empty session and success.
+#[derive(Default)]
+pub struct Fit {
+    lines: usize,
+    fitted: usize,
+    unfit: Vec<String>,
+}
+
+impl Fit {
+    /// Counts a line read; `fitted` when the source took it without a problem.
+    pub fn record(&mut self, line: &[u8], fitted: bool) {
+        self.lines += 1;
+        if fitted {
+            self.fitted += 1;
+            self.unfit = Vec::new();
+        } else if self.fitted == 0 && self.unfit.len() < UNFIT_KEPT {
+            self.unfit.push(String::from_utf8_lossy(line).into_owned());
+        }
+    }
+
+    /// Why the input gave no session of `source`, when it did not: it was empty, or no line of
+    /// it fitted (with the source its first lines look like, when one claims them).
+    pub fn verdict(&self, name: &str, source: Source) -> Option<String> {
+        if self.lines == 0 {
+            return Some(format!("{name}: {EMPTY}"));
+        }
+        if self.fitted > 0 {
+            return None;
+        }
+        let looks_like = Source::detect(self.unfit.iter().map(String::as_str))
+            .map(|(found, _)| found)
+            .filter(|found| *found != source);
+        Some(match looks_like {
+            Some(found) => format!(
+                "{name}: no line is a {} message; it looks like {} (try --from {})",
+                source.name(),
+                found.name(),
+                found.name()
+            ),
+            None => format!(
+                "{name}: no line is a {} message, and no other source's ({})",
+                source.name(),
+                UNDETECTED
+            ),
+        })
+    }
+}
+
 /// The read buffer of a whole input.
 const READ_BUFFER: usize = 1 << 16;
 
@@ -33,6 +89,9 @@ pub struct Input {
     pub len: Option<u64>,
     /// Bytes read so far (for progress).
     pub read: u64,
+    /// The file's modification time in Unix milliseconds, when the input is a file that has
+    /// one: the session's time when its lines give none.
+    pub modified_ms: Option<i64>,
     /// Lines handed out so far, blank ones included (the 1-based number of the last one).
     number: usize,
     reader: BufReader<Box<dyn Read + Send>>,
@@ -42,6 +101,12 @@ pub struct Input {
     pieces: Option<VecDeque<Piece>>,
     /// Why the line handed out last cannot be read, when the input itself knows.
     unreadable: Option<String>,
+}
+
+/// A file's modification time in Unix milliseconds, where the file system keeps one.
+fn modified_ms(meta: &std::fs::Metadata) -> Option<i64> {
+    let since = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(since.as_millis()).ok()
 }
 
 /// One frame of a document, as a line.
@@ -87,12 +152,9 @@ impl Input {
             ));
         }
         let len = meta.is_file().then_some(meta.len());
-        Ok(Self::from_reader(
-            path.display().to_string(),
-            len,
-            Box::new(file),
-            capacity,
-        ))
+        let mut input = Self::from_reader(path.display().to_string(), len, Box::new(file), capacity);
+        input.modified_ms = modified_ms(&meta);
+        Ok(input)
     }
 
     /// A session file read with the files beside it that belong to it (a Claude Code session's
@@ -109,12 +171,9 @@ impl Input {
         }
         let joined = companions::joined(path, &files)?;
         let name = format!("{} (with {} subagent file(s))", path.display(), files.len());
-        Ok(Some(Self::from_reader(
-            name,
-            Some(joined.file_bytes()),
-            Box::new(joined),
-            READ_BUFFER,
-        )))
+        let mut input = Self::from_reader(name, Some(joined.file_bytes()), Box::new(joined), READ_BUFFER);
+        input.modified_ms = std::fs::metadata(path).ok().as_ref().and_then(modified_ms);
+        Ok(Some(input))
     }
 
     fn from_reader(name: String, len: Option<u64>, source: Box<dyn Read + Send>, capacity: usize) -> Self {
@@ -122,6 +181,7 @@ impl Input {
             name,
             len,
             read: 0,
+            modified_ms: None,
             number: 0,
             reader: BufReader::with_capacity(capacity, source),
             ahead: VecDeque::new(),
@@ -216,6 +276,9 @@ impl Input {
             Some(source) => Ok((source, self.line_format()?)),
             None => match self.detect_source()? {
                 Some(found) => Ok(found),
+                None if self.ahead.iter().all(|line| line.iter().all(u8::is_ascii_whitespace)) => {
+                    anyhow::bail!("{}: {EMPTY}", self.name)
+                }
                 None => anyhow::bail!(
                     "{}: {}; pass --from ({})",
                     self.name,

@@ -9,7 +9,7 @@ use agentwire::source::Source;
 use agentwire_canonical::{ProviderKind, RuntimeSessionId, WriteJson};
 
 use crate::ExitStatus;
-use crate::input::Input;
+use crate::input::{Fit, Input};
 
 /// Inputs at least this large show progress on a terminal's stderr.
 const PROGRESS_MIN_BYTES: u64 = 16 << 20;
@@ -48,6 +48,9 @@ enum ClockArg {
     Recorded,
     /// Recorded and provider times, else the wall clock (live use).
     Wall,
+    /// Recorded and provider times, else a UUIDv7 thread id's, else the file's modification
+    /// time (what `import` and `show` use).
+    File,
 }
 
 /// Normalizes one input. Lines that do not decode become `runtime.warning` events and a
@@ -64,33 +67,43 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
         .with_session_id(args.session_id)
         .with_provider(args.provider)
         .with_clock(match args.clock {
-            ClockArg::Recorded => ClockSource::Recorded,
+            ClockArg::Recorded | ClockArg::File => ClockSource::Recorded,
             ClockArg::Wall => ClockSource::Wall,
+        })
+        .with_file_modified(match args.clock {
+            ClockArg::File => input.modified_ms,
+            ClockArg::Recorded | ClockArg::Wall => None,
         })
         .with_keep_secrets(args.keep_secrets);
     let mut normalizer = source.normalizer(options);
-    let status = feed(&mut input, format, normalizer.as_mut(), args.strict, out)?;
+    let (mut status, fit) = feed(&mut input, format, normalizer.as_mut(), args.strict, out)?;
     let (mut events, mut text) = (Vec::new(), Vec::new());
     normalizer.finish(&mut events);
     write_events(&mut events, &mut text)?;
     out.write_all(&text)?;
+    if let Some(verdict) = fit.verdict(&input.name, source) {
+        eprintln!("{verdict}");
+        status = ExitStatus::Failure;
+    }
     Ok(status)
 }
 
 /// Pushes every line of `input` into `normalizer`, writing the events to `out` as they come
 /// (the end of the stream is the caller's: `answer` reads a session so far and settles nothing).
-/// Each problem is reported on stderr with its line number; the status is as [`run`] says.
+/// Each problem is reported on stderr with its line number; the status is as [`run`] says, and
+/// the [`Fit`] says whether any line fitted the source.
 pub fn feed(
     input: &mut Input,
     format: LineFormat,
     normalizer: &mut dyn Normalizer,
     strict: bool,
     out: &mut impl Write,
-) -> anyhow::Result<ExitStatus> {
+) -> anyhow::Result<(ExitStatus, Fit)> {
     let progress = input
         .len
         .filter(|len| *len >= PROGRESS_MIN_BYTES && std::io::stderr().is_terminal());
     let mut status = ExitStatus::Success;
+    let mut fit = Fit::default();
     let (mut events, mut buf, mut text) = (Vec::new(), Vec::new(), Vec::new());
     let mut shown_percent = 0;
     while let Some(number) = input.next_line(&mut buf)? {
@@ -101,6 +114,7 @@ pub fn feed(
             }
             None => normalizer.push_bytes(&buf, format, &mut events),
         };
+        fit.record(&buf, pushed.is_ok());
         if let Err(problem) = pushed {
             eprintln!("{}:{number}: {problem}", input.name);
             if strict || problem.kind == ProblemKind::Unreadable {
@@ -133,7 +147,7 @@ pub fn feed(
     if progress.is_some() {
         eprintln!();
     }
-    Ok(status)
+    Ok((status, fit))
 }
 
 /// Appends `events` to `text` as JSON lines, written with [`WriteJson`] (the same bytes as

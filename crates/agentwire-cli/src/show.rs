@@ -14,13 +14,14 @@ pub mod usage;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use agentwire::clock::TimeSource;
 use agentwire::normalizer::{Options, ProblemKind};
 use agentwire::source::Source;
 use agentwire_canonical::ProviderRuntimeEvent;
 use anyhow::Context;
 
 use crate::ExitStatus;
-use crate::input::Input;
+use crate::input::{Fit, Input};
 
 pub use page::Page;
 
@@ -36,6 +37,10 @@ pub struct Args {
     /// Also write the session as one self-contained HTML page to this file.
     #[arg(long, value_name = "OUT.html")]
     html: Option<PathBuf>,
+    /// Print the session snapshot (the fold of its events, `SessionSnapshot` of the canonical
+    /// schema) as JSON instead of the text: what a tool or a test reads.
+    #[arg(long)]
+    json: bool,
     /// The trace or canonical JSONL (`-` or nothing for stdin).
     #[arg(default_value = "-")]
     file: String,
@@ -51,8 +56,17 @@ enum ColorArg {
 /// Reads the input, folds it and writes the text (and the page, with `--html`). The status is a
 /// failure when a line could not be read at all, each reported on stderr with its number.
 pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
-    let (events, status) = read(&args.file, args.from)?;
-    let page = Page::of(&events);
+    let (events, status, time_source) = read(&args.file, args.from)?;
+    if events.is_empty() {
+        // Nothing to draw: why was said on stderr (an empty input, no line of the source).
+        return Ok(ExitStatus::Failure);
+    }
+    if args.json {
+        let snapshot = agentwire::snapshot::fold(&events);
+        serde_json::to_writer_pretty(&mut *out, &snapshot)?;
+        out.write_all(b"\n")?;
+    }
+    let page = Page::of(&events).with_time_source(time_source);
     if let Some(path) = &args.html {
         std::fs::write(path, html::render(&page, None)).with_context(|| format!("writing {}", path.display()))?;
     }
@@ -64,29 +78,40 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
         }
     };
-    out.write_all(text::render(&page, color).as_bytes())?;
+    if !args.json {
+        out.write_all(text::render(&page, color).as_bytes())?;
+    }
     Ok(status)
 }
 
 /// The canonical events of `path`: read as they are when the first line is a canonical event,
-/// else normalized from the provider trace `from` names or detection finds.
-fn read(path: &str, from: Option<Source>) -> anyhow::Result<(Vec<ProviderRuntimeEvent>, ExitStatus)> {
+/// else normalized from the provider trace `from` names or detection finds, with what their
+/// times come from (unknown for canonical JSONL, whose times are as written).
+fn read(
+    path: &str,
+    from: Option<Source>,
+) -> anyhow::Result<(Vec<ProviderRuntimeEvent>, ExitStatus, Option<TimeSource>)> {
     let mut input = Input::open(path)?;
     let canonical = from.is_none()
         && input
             .peek()?
             .is_some_and(|line| serde_json::from_str::<ProviderRuntimeEvent>(&line).is_ok());
     if canonical {
-        return read_canonical(input);
+        let (events, status) = read_canonical(input)?;
+        return Ok((events, status, None));
     }
     let (source, format) = input.detect(from)?;
     if let Some(joined) = Input::with_companions(path, source)? {
         input = joined;
     }
-    let mut normalizer = source.normalizer(Options::default());
+    // A page is for a person: a stream without times of its own is dated by its file.
+    let mut normalizer = source.normalizer(Options::default().with_file_modified(input.modified_ms));
     let (mut events, mut buf, mut status) = (Vec::new(), Vec::new(), ExitStatus::Success);
+    let mut fit = Fit::default();
     while let Some(number) = input.next_line(&mut buf)? {
-        if let Err(problem) = normalizer.push_bytes(&buf, format, &mut events) {
+        let pushed = normalizer.push_bytes(&buf, format, &mut events);
+        fit.record(&buf, pushed.is_ok());
+        if let Err(problem) = pushed {
             eprintln!("{}:{number}: {problem}", input.name);
             if problem.kind == ProblemKind::Unreadable {
                 status = ExitStatus::Failure;
@@ -94,7 +119,11 @@ fn read(path: &str, from: Option<Source>) -> anyhow::Result<(Vec<ProviderRuntime
         }
     }
     normalizer.finish(&mut events);
-    Ok((events, status))
+    if let Some(verdict) = fit.verdict(&input.name, source) {
+        eprintln!("{verdict}");
+        status = ExitStatus::Failure;
+    }
+    Ok((events, status, Some(normalizer.time_source())))
 }
 
 /// Canonical JSONL as written by `normalize` and `import`: each line one event; a line that is
@@ -113,10 +142,11 @@ fn read_canonical(mut input: Input) -> anyhow::Result<(Vec<ProviderRuntimeEvent>
     Ok((events, status))
 }
 
-/// The page of the canonical JSONL at `path` (for `import --html`); lines that are no event are
-/// left out, as `show` leaves them out.
-pub fn page_of_canonical(path: &Path) -> anyhow::Result<Page> {
+/// The page of the canonical JSONL at `path` (for `import --html`), saying where its times come
+/// from (the index knows; the events do not); lines that are no event are left out, as `show`
+/// leaves them out.
+pub fn page_of_canonical(path: &Path, time_source: TimeSource) -> anyhow::Result<Page> {
     let input = Input::open_file(path).with_context(|| format!("reading {}", path.display()))?;
     let (events, _) = read_canonical(input)?;
-    Ok(Page::of(&events))
+    Ok(Page::of(&events).with_time_source(Some(time_source)))
 }

@@ -145,14 +145,30 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
             "tokens": {"input": 220, "output": 76, "cached": 0}, "costUsd": null,
         }),
     );
-    // turn.completed usage: input 350, cached 128, output 28; codex exec prints no time.
+    // turn.completed usage: input 350, cached 128, output 28; codex exec prints no time, and
+    // its thread id is a UUIDv7 (`01a22aec-7a43-...`): the session is dated by it.
     expect(
         &index["exec/shell.jsonl"],
         json!({
             "source": "codex-exec", "provider": "codex", "cwd": null, "model": null,
-            "startedAt": "1970-01-01T00:00:00.000Z", "turns": 1, "errors": 0,
+            "startedAt": "2026-11-30T05:27:50.595Z", "timeSource": "idTimestamp", "turns": 1, "errors": 0,
             "tokens": {"input": 350, "output": 28, "cached": 128}, "costUsd": null,
         }),
+    );
+    // No session is listed as begun in 1970: a stream without times of its own is dated by its
+    // thread's UUIDv7 or, failing that, by its file; the index says which.
+    for (input, entry) in &index {
+        let started = entry["startedAt"].as_str().unwrap();
+        assert!(!started.starts_with("1970"), "{input} starts {started}");
+        let source = entry["timeSource"].as_str().unwrap();
+        assert!(
+            ["recorded", "idTimestamp", "fileModified"].contains(&source),
+            "{input}: {source}"
+        );
+    }
+    assert_eq!(
+        index["acp/plain.jsonl"]["timeSource"], "fileModified",
+        "a bare ACP stream carries no time and no UUIDv7"
     );
 
     // Both ACP transcripts open with the same `initialize` record: the first (in path order)
@@ -160,7 +176,13 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
     // exactly what `normalize` writes under that id.
     let (plain, tool) = (&index["acp/plain.jsonl"], &index["acp/tool_allow.jsonl"]);
     assert_ne!(plain["sessionId"], tool["sessionId"]);
-    let (code, normalized, _) = run(&["normalize", corpus("acp/plain.jsonl").to_str().unwrap()]);
+    // Neither carries a time: import dates them by their files, as `--clock file` does.
+    let (code, normalized, _) = run(&[
+        "normalize",
+        "--clock",
+        "file",
+        root.join("home/acp/plain.jsonl").to_str().unwrap(),
+    ]);
     assert_eq!(code, 0);
     assert_eq!(
         fs::read_to_string(root.join("out").join(plain["output"].as_str().unwrap())).unwrap(),
@@ -170,7 +192,9 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
         "normalize",
         "--session-id",
         tool["sessionId"].as_str().unwrap(),
-        corpus("acp/tool_allow.jsonl").to_str().unwrap(),
+        "--clock",
+        "file",
+        root.join("home/acp/tool_allow.jsonl").to_str().unwrap(),
     ]);
     assert_eq!(code, 0);
     assert_eq!(

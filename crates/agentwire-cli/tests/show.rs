@@ -73,7 +73,7 @@ fn golden_traces_read_as_conversations() {
         &codex,
         &[
             "provider: codex · model: mock-model · cwd: /home/dev/project",
-            "── turn 1 · 05:28:07 ──\n> SCENARIO:all please do the thing\nthinking: Planning the work\n",
+            "── turn 1 · 05:28:07 UTC ──\n> SCENARIO:all please do the thing\nthinking: Planning the work\n",
             "Running a command now.",
             // The command as a person reads it, without Codex's `/bin/bash -lc` wrapper.
             "$ echo hello && ls exit 0\n  │ hello\n  │ README.md\n",
@@ -90,7 +90,7 @@ fn golden_traces_read_as_conversations() {
         &[
             "> first question\nI'll run the command.\n$ echo hello exit 0\n  │ hello\nThe command printed: hello\n",
             "── completed · 223 in · 69 out tokens · $0.0023",
-            "── turn 2 · 03:01:07 ──\n> second question\n",
+            "── turn 2 · 03:01:07 UTC ──\n> second question\n",
             // Each turn carries its own cost, so the session's is their sum, Claude's own total.
             "── completed · 113 in · 18 out tokens · $0.0008",
             "session: 336 in · 87 out tokens · $0.0031",
@@ -107,7 +107,8 @@ fn golden_traces_read_as_conversations() {
     let acp = show(&[path(&corpus("acp/tool_allow.jsonl"))]);
     assert_contains(
         &acp,
-        &["$ touch made_by_bash.txt\n? command execution approval: touch made_by_bash.txt → accept\n"],
+        // The card comes before the command it decided.
+        &["? command execution approval: touch made_by_bash.txt → accept\n$ touch made_by_bash.txt\n"],
     );
 }
 
@@ -119,7 +120,7 @@ fn a_canonical_session_reads_in_full() {
         &[
             "The price test fails. Fix it and make sure the whole suite passes.\n\
              provider: codex · model: gpt-5.1-codex · cwd: /home/dev/shop · state: waiting",
-            "── turn 1 · 09:14:05 ──\n> The price test fails.",
+            "── turn 1 · 09:14:05 UTC ──\n> The price test fails.",
             "thinking: Find the failing test, then fix the rounding in price().",
             // The tail of the output, with how much came before.
             "$ cargo test exit 101 [failed]\n  │ … 7 earlier line(s)\n  │ test price::tests::whole ... ok\n",
@@ -149,14 +150,18 @@ fn canonical_jsonl_reads_as_its_trace() {
         "acp/tool_allow.jsonl",
         "codex-exec/shell.jsonl",
     ] {
-        let (code, canonical, stderr) = run(&["normalize", path(&corpus(trace))], &[]);
+        let (code, canonical, stderr) = run(&["normalize", "--clock", "file", path(&corpus(trace))], &[]);
         assert_eq!(code, 0, "{trace}: {stderr}");
         let file = dir.join("canonical.jsonl");
         fs::write(&file, &canonical).unwrap();
         let from_trace = show(&[path(&corpus(trace))]);
+        // Canonical JSONL keeps its times, not what they came from (the import index does).
+        let undated = from_trace
+            .replace(" (from the thread's id)", "")
+            .replace(" (from the file's modification time)", "");
         assert_eq!(
             show(&[path(&file)]),
-            from_trace,
+            undated,
             "{trace}: canonical JSONL reads as the trace"
         );
         let source = trace.split('/').next().unwrap();
@@ -458,7 +463,7 @@ fn import_html_writes_a_page_per_session_and_an_index() {
         &index,
         &[
             "<a href=\"claude/",
-            "\">first question</a></td><td>claude</td><td>2026-12-01 03:01</td><td>2</td><td>$0.0031</td>",
+            "\">first question</a></td><td>claude</td><td>2026-12-01 03:01 UTC</td><td>2</td><td>$0.0031</td>",
             "\">touch a file</a></td><td>acp</td>",
         ],
     );
@@ -468,7 +473,7 @@ fn import_html_writes_a_page_per_session_and_an_index() {
         &page,
         &[
             "<nav><a href=\"../index.html\">← all sessions</a></nav>",
-            "<div class=\"card prompt\">first question</div>",
+            "<div class=\"card prompt\" title=\"2026-12-01 03:01:07 UTC\">first question</div>",
             "$0.0023",
         ],
     );
@@ -561,4 +566,155 @@ fn the_docs_samples_are_what_show_prints() {
         checked += 1;
     }
     assert_eq!(checked, 9, "one sample per source, and the README's");
+}
+
+/// A trace read as another source's gives no empty session and success: the exit status is 1
+/// and stderr names the source the input looks like; an empty file says it is empty.
+#[test]
+fn the_wrong_source_and_an_empty_file_are_said() {
+    let exec = corpus("codex-exec/shell.jsonl");
+    for command in ["show", "normalize"] {
+        let (code, _, stderr) = run(&[command, "--from", "claude", path(&exec)], &[]);
+        assert_eq!(code, 1, "{command}: {stderr}");
+        assert!(
+            stderr.contains("no line is a claude message; it looks like codex-exec (try --from codex-exec)"),
+            "{command}: {stderr}"
+        );
+    }
+    let dir = scratch("empty");
+    let empty = dir.join("empty.jsonl");
+    fs::write(&empty, "\n\n").unwrap();
+    for args in [
+        vec!["show"],
+        vec!["normalize"],
+        vec!["show", "--from", "claude"],
+        vec!["normalize", "--from", "acp"],
+    ] {
+        let mut args = args;
+        args.push(path(&empty));
+        let (code, stdout, stderr) = run(&args, &[]);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(
+            stderr.contains("empty: no line to read, so no session"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stdout.contains("(no events)"), "{args:?}: {stdout}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// `show --json` prints the fold's snapshot: the same turns and items the text draws.
+#[test]
+fn show_json_prints_the_snapshot() {
+    let trace = corpus("codex-app-server/all.jsonl");
+    let snapshot: Value = serde_json::from_str(&show(&["--json", path(&trace)])).expect("one JSON document");
+    assert_eq!(snapshot["session"]["provider"], "codex");
+    assert_eq!(snapshot["session"]["state"], "stopped");
+    let turns = snapshot["turns"].as_array().unwrap();
+    let text = show(&[path(&trace)]);
+    assert_eq!(text.matches("── turn ").count(), turns.len());
+    assert!(
+        snapshot["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|item| item["itemType"] == "command_execution")
+    );
+}
+
+/// A stream that carries no time of its own is never dated 1970: codex exec by its thread's
+/// UUIDv7, a `claude -p` stream by its file; the page says which, and every time has its zone.
+#[test]
+fn times_come_from_the_best_evidence_and_say_which() {
+    let text = show(&[path(&corpus("codex-exec/shell.jsonl"))]);
+    assert_contains(
+        &text,
+        &[
+            "started: 2026-11-30 05:27:50 UTC (from the thread's id)",
+            "── turn 1 · 05:27:50 UTC ──",
+        ],
+    );
+    let claude = show(&[path(&corpus("claude/bash_allowedtools.jsonl"))]);
+    assert!(claude.contains("UTC (from the file's modification time)"), "{claude}");
+    let recorded = show(&[path(&corpus("codex-app-server/all.jsonl"))]);
+    assert_contains(&recorded, &["started: 2026-11-30 05:28:07 UTC ·"]);
+    for golden in [&text, &claude, &recorded] {
+        assert!(!golden.contains("1970"), "{golden}");
+    }
+}
+
+/// The page renders the assistant's Markdown (raw HTML in it stays text), folds a long output
+/// whole under its tail, carries the session's totals, an item's times on hover, and a refusal
+/// and a cancellation never in an accepted request's colour.
+#[test]
+fn the_page_renders_markdown_folds_long_output_and_tells_decisions_apart() {
+    let dir = scratch("page");
+    let output: Vec<String> = (1..=40).map(|n| format!("line {n}")).collect();
+    let mut lines = vec![
+        event(1, "turn.started", json!({"model": "mock-model"}), None),
+        event(
+            2,
+            "item.completed",
+            json!({"itemType": "assistant_message", "data": {"text": "**Done**: ran `ls`.\n\n- one\n- two\n\n<b>raw</b> [x](javascript:alert(1))"}}),
+            Some("i1"),
+        ),
+        event(
+            3,
+            "item.completed",
+            json!({"itemType": "command_execution", "data": {"command": "seq 40", "exitCode": 0, "output": output.join("\n")}}),
+            Some("i2"),
+        ),
+    ];
+    for (number, (request, decision)) in [("r1", "accept"), ("r2", "decline"), ("r3", "cancel")]
+        .into_iter()
+        .enumerate()
+    {
+        let mut opened: Value = serde_json::from_str(&event(
+            4 + 2 * number,
+            "request.opened",
+            json!({"requestType": "command_execution_approval", "detail": format!("rm {request}")}),
+            None,
+        ))
+        .unwrap();
+        opened["requestId"] = json!(request);
+        let mut resolved: Value = serde_json::from_str(&event(
+            5 + 2 * number,
+            "request.resolved",
+            json!({"requestType": "command_execution_approval", "decision": decision}),
+            None,
+        ))
+        .unwrap();
+        resolved["requestId"] = json!(request);
+        lines.push(opened.to_string());
+        lines.push(resolved.to_string());
+    }
+    lines.push(event(10, "turn.completed", json!({"state": "completed"}), None));
+    let input = dir.join("page.jsonl");
+    fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let page = dir.join("page.html");
+    let text = show(&["--html", path(&page), path(&input)]);
+    let html = fs::read_to_string(&page).unwrap();
+    assert_contains(
+        &html,
+        &[
+            "<strong>Done</strong>: ran <code>ls</code>.",
+            "<li>one</li>",
+            "&lt;b&gt;raw&lt;/b&gt;",
+            "<a href=\"\">x</a>",
+            "<summary>all 40 line(s) of the output</summary>",
+            "line 1\nline 2\n",
+            "<li><span class=\"key\">turns</span>1</li>",
+            "<li><span class=\"key\">models</span>mock-model</li>",
+            "title=\"2026-12-01 10:00:00 UTC\"",
+            "<span class=\"decision allowed\">→ accept</span>",
+            "<span class=\"decision refused\">→ decline</span>",
+            "<span class=\"decision stopped\">→ cancel</span>",
+            "prefers-color-scheme: dark",
+        ],
+    );
+    assert!(!html.to_lowercase().contains("javascript:"), "{html}");
+    // The terminal keeps the tail.
+    assert_contains(&text, &["… 30 earlier line(s)", "line 40"]);
+    assert!(!text.contains("line 1\n"), "{text}");
+    let _ = fs::remove_dir_all(&dir);
 }

@@ -1,5 +1,10 @@
 //! `createdAt`: RFC 3339 UTC with milliseconds, from Unix milliseconds, without a date crate; and
 //! a provider's RFC 3339 text read back into Unix milliseconds, checked strictly.
+//!
+//! A stream that carries no time of its own is stamped from the best evidence there is, and
+//! [`Clock::source`] says which ([`TimeSource`]): the host's clock live, a UUIDv7 id's
+//! timestamp (a Codex thread id), the file's modification time when a history is imported. Only
+//! without any of them does `createdAt` fall back to the Unix epoch, which no reader is shown.
 
 use agentwire_canonical::IsoDateTime;
 
@@ -15,6 +20,36 @@ pub enum ClockSource {
     Wall,
 }
 
+/// What the times of a session come from, best first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TimeSource {
+    /// No evidence: `createdAt` is the Unix epoch, a time the session never had.
+    #[default]
+    Unknown,
+    /// The input file's modification time: when the session last wrote, not when it began.
+    FileModified,
+    /// The timestamp of a UUIDv7 id the stream gave (a thread's): when the provider made it.
+    IdTimestamp,
+    /// The host's clock, when a live host's line came without a time.
+    HostClock,
+    /// The stream's own times: a transcript record's `ts`, the provider's timestamps.
+    Recorded,
+}
+
+impl TimeSource {
+    /// What a person reads beside a time: `recorded`, `from the file's modification time`, ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            TimeSource::Unknown => "no time known",
+            TimeSource::FileModified => "from the file's modification time",
+            TimeSource::IdTimestamp => "from the thread's id",
+            TimeSource::HostClock => "by the host's clock",
+            TimeSource::Recorded => "recorded",
+        }
+    }
+}
+
 /// The first and last millisecond `createdAt` can carry: RFC 3339 years run from 0000 to 9999.
 pub const TIMES: std::ops::RangeInclusive<i64> = -62_167_219_200_000..=253_402_300_799_999;
 
@@ -27,6 +62,8 @@ pub struct Clock {
     known: bool,
     /// `last_ms` as `createdAt`, formatted when first asked for.
     formatted: Option<IsoDateTime>,
+    /// What `last_ms` came from.
+    evidence: TimeSource,
 }
 
 impl Clock {
@@ -37,6 +74,31 @@ impl Clock {
             last_ms: 0,
             known: source == ClockSource::Wall,
             formatted: None,
+            evidence: TimeSource::Unknown,
+        }
+    }
+
+    /// What the times given so far come from: the best evidence seen (a stream that gives its
+    /// own times after a fallback says `Recorded`).
+    pub fn source(&self) -> TimeSource {
+        self.evidence
+    }
+
+    /// A time learnt from outside the stream's own times (`FileModified`, `IdTimestamp`): it
+    /// replaces the fallback when it is better evidence than what the clock has, and is never
+    /// taken over a time the stream gave or the host's clock. It does not end a wait for the
+    /// stream's first time: events held for one keep waiting, and get this only if none comes.
+    pub fn learn(&mut self, ms: i64, evidence: TimeSource) {
+        if evidence > self.evidence && TIMES.contains(&ms) {
+            self.evidence = evidence;
+            self.set(ms);
+        }
+    }
+
+    fn set(&mut self, ms: i64) {
+        if ms != self.last_ms {
+            self.last_ms = ms;
+            self.formatted = None;
         }
     }
 
@@ -52,15 +114,16 @@ impl Clock {
         let ms = match (given, self.source) {
             (Some(ms), _) => {
                 self.known = true;
+                self.evidence = TimeSource::Recorded;
                 ms
             }
-            (None, ClockSource::Wall) => wall_ms(),
+            (None, ClockSource::Wall) => {
+                self.evidence = self.evidence.max(TimeSource::HostClock);
+                wall_ms()
+            }
             (None, ClockSource::Recorded) => self.last_ms,
         };
-        if ms != self.last_ms {
-            self.last_ms = ms;
-            self.formatted = None;
-        }
+        self.set(ms);
     }
 
     /// From now on, a frame with neither a recorded nor a provider time is stamped with the wall
@@ -228,7 +291,46 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 mod tests {
     use agentwire_canonical::IsoDateTime;
 
-    use super::{Clock, ClockSource, TIMES, civil_from_days, read_rfc3339, rfc3339_millis, unix_millis};
+    use super::{Clock, ClockSource, TIMES, TimeSource, civil_from_days, read_rfc3339, rfc3339_millis, unix_millis};
+
+    /// The best evidence wins: an id's time over the file's, the stream's own over both, and a
+    /// fallback never replaces a time the stream gave.
+    #[test]
+    fn the_best_evidence_gives_the_time() {
+        let mut clock = Clock::new(ClockSource::Recorded);
+        assert_eq!(
+            (clock.now().as_str(), clock.source()),
+            ("1970-01-01T00:00:00.000Z", TimeSource::Unknown)
+        );
+        clock.learn(2_000, TimeSource::FileModified);
+        assert_eq!(
+            (clock.now().as_str(), clock.source()),
+            ("1970-01-01T00:00:02.000Z", TimeSource::FileModified)
+        );
+        clock.learn(1_000, TimeSource::IdTimestamp);
+        clock.learn(3_000, TimeSource::FileModified);
+        assert_eq!(
+            (clock.now().as_str(), clock.source()),
+            ("1970-01-01T00:00:01.000Z", TimeSource::IdTimestamp)
+        );
+        assert!(
+            !clock.knows_time(),
+            "a fallback does not end the wait for the stream's time"
+        );
+        clock.tick(None, Some(5_000));
+        clock.learn(9_000, TimeSource::IdTimestamp);
+        assert_eq!(
+            (clock.now().as_str(), clock.source()),
+            ("1970-01-01T00:00:05.000Z", TimeSource::Recorded)
+        );
+        let mut fresh = Clock::new(ClockSource::Recorded);
+        fresh.learn(*TIMES.end() + 1, TimeSource::FileModified);
+        assert_eq!(
+            fresh.source(),
+            TimeSource::Unknown,
+            "a time no RFC 3339 year holds is none"
+        );
+    }
 
     #[test]
     fn digits_are_written_as_format_would() {

@@ -31,6 +31,18 @@ use crate::source::SourceSpec;
 /// The namespace of every agentwire id: UUIDv5 of the URL `https://agentwire.dev/ids`.
 pub const NAMESPACE: Uuid = Uuid::from_u128(0xe433_9d1b_ece7_5d52_9315_0afa_95d2_019d);
 
+/// The Unix milliseconds a UUIDv7 holds in its first 48 bits (RFC 9562), when `text` is one: a
+/// provider id made that way says when it was made.
+pub fn uuid_v7_millis(text: &str) -> Option<i64> {
+    let uuid = Uuid::try_parse(text).ok()?;
+    if uuid.get_version_num() != 7 {
+        return None;
+    }
+    let bytes = uuid.as_bytes();
+    let ms = bytes[..6].iter().fold(0_i64, |ms, byte| ms << 8 | i64::from(*byte));
+    Some(ms)
+}
+
 /// `uuid` in its hyphenated lowercase form, written into a buffer on the stack and handed to
 /// `make` (an id type's `new`): every event gets an id, and `to_string` would go through the
 /// formatting machinery and an allocation the id does not keep.
@@ -143,6 +155,20 @@ pub fn event_id(base: u128, seq: u64) -> EventId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Codex thread id (UUIDv7) says when it was made; a UUIDv4 or v5 and a text that is no
+    /// UUID say nothing.
+    #[test]
+    fn a_uuid_v7_gives_its_time() {
+        let made = uuid_v7_millis("01a22aec-9710-7882-a670-ea116b102aa5");
+        assert_eq!(
+            made.map(crate::clock::rfc3339_millis).as_deref(),
+            Some("2026-11-30T05:27:57.968Z")
+        );
+        assert_eq!(uuid_v7_millis("5cbc60c1-26fc-5235-aacd-8a471aba879a"), None);
+        assert_eq!(uuid_v7_millis("c0ffee00-1234-4abc-8def-0123456789ab"), None);
+        assert_eq!(uuid_v7_millis("thread-1"), None);
+    }
 
     /// The UUIDv5 of `name`, as text.
     fn derived(name: &str) -> String {

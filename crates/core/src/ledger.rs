@@ -367,7 +367,13 @@ impl<Q> Ledger<Q> {
             emitter: Emitter::new(
                 provider,
                 options.session_id,
-                Clock::new(options.clock),
+                {
+                    let mut clock = Clock::new(options.clock);
+                    if let Some(ms) = options.file_modified_ms {
+                        clock.learn(ms, clock::TimeSource::FileModified);
+                    }
+                    clock
+                },
                 !options.keep_secrets,
             ),
             threads: HashMap::default(),
@@ -402,6 +408,11 @@ impl<Q> Ledger<Q> {
     pub fn with_provider_refs(mut self, policy: fn(&mut agentwire_canonical::ProviderRefs)) -> Self {
         self.emitter.set_refs_policy(policy);
         self
+    }
+
+    /// What the times of the events so far come from.
+    pub fn time_source(&self) -> clock::TimeSource {
+        self.emitter.clock.source()
     }
 
     /// A ledger for a stream that carries no time at all: events are stamped with the clock's
@@ -562,6 +573,13 @@ impl<Q> Ledger<Q> {
         // Looked up before inserting: nearly every message names a known thread, and `entry`
         // would allocate the key each time.
         if !self.threads.contains_key(provider_thread) {
+            // A thread id made as a UUIDv7 (Codex's) says when the thread began: the best time a
+            // stream without times of its own holds.
+            if self.emitter.clock.source() < clock::TimeSource::IdTimestamp
+                && let Some(ms) = ids::uuid_v7_millis(provider_thread)
+            {
+                self.emitter.clock.learn(ms, clock::TimeSource::IdTimestamp);
+            }
             let thread = OpenThread {
                 id: ids::thread(self.source, provider_thread),
                 provider_id: ProviderThreadId::new(provider_thread).ok(),

@@ -199,6 +199,10 @@ impl<M: Mapping> Normalizer for Lifecycle<M> {
         self.0.ledger().finish(out);
     }
 
+    fn time_source(&mut self) -> crate::clock::TimeSource {
+        self.0.ledger().time_source()
+    }
+
     fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         self.0.answer(request, reply)
     }

@@ -123,6 +123,11 @@ pub trait Normalizer: Send {
     /// `turn.aborted`, open items complete as `failed`, open requests resolve as `cancelled`.
     fn finish(&mut self, out: &mut Vec<ProviderRuntimeEvent>);
 
+    /// What the `createdAt` of the events so far comes from: the stream's own times, the host's
+    /// clock, a UUIDv7 id, the input file's modification time ([`Options::with_file_modified`]),
+    /// or nothing (the Unix epoch). A page or an index says it beside the session's start.
+    fn time_source(&mut self) -> crate::clock::TimeSource;
+
     /// The way back: the provider-native frame answering the open request `request` (the
     /// `requestId` of its `request.opened`) with `reply`, as the client writes it to the agent's
     /// stdin (in a transcript, the record's bare `msg`), flagged when the request did not offer
@@ -171,6 +176,9 @@ pub struct Options {
     /// Keep credentials (tokens, API keys, `Authorization` headers) in `raw` and payloads; by
     /// default they are replaced by `[redacted]` ([`crate::secrets`]).
     pub keep_secrets: bool,
+    /// The input file's modification time (Unix milliseconds): the session's time when its
+    /// lines give none and no id says one ([`crate::clock::TimeSource::FileModified`]).
+    pub file_modified_ms: Option<i64>,
 }
 
 impl Options {
@@ -190,6 +198,14 @@ impl Options {
     /// Where `createdAt` falls back to when a frame carries no time.
     pub fn with_clock(mut self, clock: ClockSource) -> Self {
         self.clock = clock;
+        self
+    }
+
+    /// The input file's modification time, in Unix milliseconds: `createdAt` when nothing in
+    /// the stream gives a time (`agentwire import` and `show` pass it; `normalize` does not, so
+    /// its output depends on the input's bytes alone).
+    pub fn with_file_modified(mut self, ms: impl Into<Option<i64>>) -> Self {
+        self.file_modified_ms = ms.into();
         self
     }
 

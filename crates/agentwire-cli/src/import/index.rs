@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use agentwire::clock::TimeSource;
 use agentwire_canonical::{ProviderRuntimeEvent, RuntimeEvent, TurnState};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -27,6 +28,11 @@ pub struct Entry {
     pub model: Option<String>,
     /// `createdAt` of the first event.
     pub started_at: String,
+    /// What the times come from: `recorded` (the stream's own), `idTimestamp` (a UUIDv7 id),
+    /// `fileModified` (the input file's modification time), `unknown` (none: the Unix epoch).
+    /// An index written before this member reads as `recorded`, the only kind it listed right.
+    #[serde(default = "recorded")]
+    pub time_source: TimeSource,
     /// The latest `createdAt`.
     pub ended_at: String,
     /// `thread.started` events: a file holding several threads (subagents, a resumed thread)
@@ -107,6 +113,12 @@ pub struct Tally {
     message_sum: Option<Tokens>,
     cost_usd: Option<f64>,
     events: u64,
+    /// What the times come from, as the normalizer said at the end.
+    pub time_source: TimeSource,
+}
+
+fn recorded() -> TimeSource {
+    TimeSource::Recorded
 }
 
 impl Tally {
@@ -235,6 +247,7 @@ impl Tally {
             cwd: self.cwd,
             model: self.model,
             started_at: self.started_at.unwrap_or_default(),
+            time_source: self.time_source,
             ended_at: self.ended_at.unwrap_or_default(),
             threads: self.threads,
             turns: self.turns,

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use agentwire::clock::TimeSource;
 use anyhow::Context;
 use rayon::prelude::*;
 
@@ -32,7 +33,7 @@ pub fn write(out_dir: &Path, entries: &[Entry], pool: &rayon::ThreadPool) -> any
             .par_iter()
             .map(|entry| {
                 let jsonl = out_dir.join(&entry.output);
-                let page = show::page_of_canonical(&jsonl)?;
+                let page = show::page_of_canonical(&jsonl, entry.time_source)?;
                 let path = page_path(&jsonl);
                 fs::write(&path, show::html::render(&page, Some(BACK)))
                     .with_context(|| format!("writing {}", path.display()))?;
@@ -44,6 +45,18 @@ pub fn write(out_dir: &Path, entries: &[Entry], pool: &rayon::ThreadPool) -> any
     rows.sort_by(|one, other| other.0.started_at.cmp(&one.0.started_at));
     let path = out_dir.join(INDEX_PAGE);
     fs::write(&path, index(&rows)).with_context(|| format!("writing {}", path.display()))
+}
+
+/// When a session started, to the minute with its zone, and where that time comes from when it
+/// is not the stream's own; `unknown` when nothing said a time.
+fn started(entry: &Entry) -> String {
+    let source = match entry.time_source {
+        TimeSource::Unknown => return "unknown".to_owned(),
+        TimeSource::Recorded => String::new(),
+        other => format!(" ({})", other.describe()),
+    };
+    let minute: String = entry.started_at.replacen('T', " ", 1).chars().take(16).collect();
+    format!("{minute} UTC{source}")
 }
 
 /// The index page: one row per session with its title, source, start, turns and cost.
@@ -65,14 +78,7 @@ fn index(rows: &[(&Entry, String)]) -> String {
             escape(&href.to_string_lossy()),
             escape(title),
             escape(&entry.source),
-            escape(
-                &entry
-                    .started_at
-                    .replacen('T', " ", 1)
-                    .chars()
-                    .take(16)
-                    .collect::<String>()
-            ),
+            escape(&started(entry)),
             entry.turns,
             entry.cost_usd.map(dollars).unwrap_or_default()
         );

@@ -4,23 +4,38 @@
 
 use std::fmt::Write;
 
-use super::page::{Body, Card, DiffLine, Page};
+use super::page::{Body, Card, DiffLine, FOLD_CAP, Folded, Page, Section};
 
 const STYLE: &str = r#"
-:root { color-scheme: light; --fg: #1f2328; --muted: #656d76; --line: #d0d7de; --card: #f6f8fa;
-  --green: #1a7f37; --green-bg: #dafbe1; --red: #cf222e; --red-bg: #ffebe9; --blue: #0969da;
-  --yellow: #9a6700; --yellow-bg: #fff8c5; }
+:root { color-scheme: light dark; --fg: #1f2328; --muted: #656d76; --line: #d0d7de; --card: #f6f8fa;
+  --bg: #fff; --green: #1a7f37; --green-bg: #dafbe1; --red: #cf222e; --red-bg: #ffebe9; --blue: #0969da;
+  --yellow: #9a6700; --yellow-bg: #fff8c5; --prompt: #ddf4ff; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --muted: #8d96a0; --line: #30363d; --card: #161b22; --bg: #0d1117;
+    --green: #3fb950; --green-bg: #12261e; --red: #f85149; --red-bg: #25171c; --blue: #4493f8;
+    --yellow: #d29922; --yellow-bg: #272115; --prompt: #0c2d6b; }
+}
 * { box-sizing: border-box; }
-body { margin: 0 auto; max-width: 980px; padding: 24px; color: var(--fg); background: #fff;
+body { margin: 0 auto; max-width: 980px; padding: 24px; color: var(--fg); background: var(--bg);
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
+.totals { display: flex; flex-wrap: wrap; gap: 8px; margin: 0 0 20px; padding: 0; list-style: none; }
+.totals li { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 4px 10px;
+  font-size: 13px; }
+.totals .key { color: var(--muted); font-weight: 600; margin-right: 4px; }
 h1 { font-size: 22px; margin: 0 0 6px; }
 .facts { color: var(--muted); font-size: 13px; margin: 0 0 20px; }
 .facts span + span::before { content: " · "; }
 .turn { border-top: 2px solid var(--line); padding: 12px 0 4px; }
 .turn h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); margin: 0 0 8px; }
 .card { margin: 8px 0; }
-.prompt { background: #ddf4ff; border-radius: 8px; padding: 10px 14px; font-weight: 600; white-space: pre-wrap; }
-.assistant { white-space: pre-wrap; }
+.prompt { background: var(--prompt); border-radius: 8px; padding: 10px 14px; font-weight: 600; white-space: pre-wrap; }
+.assistant > :first-child { margin-top: 0; }
+.assistant > :last-child { margin-bottom: 0; }
+.assistant code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, monospace; background: var(--card);
+  padding: 1px 4px; border-radius: 4px; }
+.assistant pre code { background: none; padding: 0; }
+.assistant table { border-collapse: collapse; }
+.assistant th, .assistant td { border: 1px solid var(--line); padding: 3px 8px; }
 .reasoning { color: var(--muted); font-style: italic; white-space: pre-wrap; }
 .box { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
 .head { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
@@ -29,7 +44,7 @@ h1 { font-size: 22px; margin: 0 0 6px; }
 .exit.ok { background: var(--green-bg); color: var(--green); }
 .exit.bad, .status { background: var(--red-bg); color: var(--red); }
 .status { margin-left: 8px; padding: 1px 6px; border-radius: 10px; font-size: 12px; }
-pre { margin: 6px 0 0; padding: 8px; background: #fff; border: 1px solid var(--line); border-radius: 6px;
+pre { margin: 6px 0 0; padding: 8px; background: var(--bg); border: 1px solid var(--line); border-radius: 6px;
   overflow-x: auto; font: 12.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; }
 .diff span { display: block; min-height: 1.45em; }
 .diff .add { color: var(--green); background: var(--green-bg); }
@@ -41,8 +56,17 @@ pre { margin: 6px 0 0; padding: 8px; background: #fff; border: 1px solid var(--l
 .plan li.inProgress { color: var(--yellow); font-weight: 600; }
 .result { color: var(--muted); }
 .request { border-color: #d4a72c; background: var(--yellow-bg); }
-.decision { margin-left: 8px; font-weight: 600; color: var(--green); }
+.decision { margin-left: 8px; font-weight: 600; }
+.decision.allowed { color: var(--green); }
+.decision.refused { color: var(--red); }
+.decision.stopped { color: var(--muted); text-decoration: line-through; }
 .decision.waiting { color: var(--yellow); }
+details { margin-top: 6px; }
+details > summary { cursor: pointer; color: var(--blue); font-size: 13px; }
+.cut { color: var(--muted); font-size: 12px; font-style: italic; }
+.warning { color: var(--yellow); background: var(--yellow-bg); border-radius: 6px; padding: 6px 10px; white-space: pre-wrap; }
+a.link { float: right; font-size: 12px; text-decoration: none; }
+.anchored:target > .card { outline: 2px solid var(--blue); }
 .error { color: var(--red); background: var(--red-bg); border-radius: 6px; padding: 6px 10px; white-space: pre-wrap; }
 .children { margin-left: 18px; padding-left: 12px; border-left: 3px solid var(--line); }
 .footer { color: var(--muted); font-size: 13px; border-top: 1px dashed var(--line); margin-top: 10px; padding-top: 4px; }
@@ -67,33 +91,45 @@ pub fn render(page: &Page, index: Option<&str>) -> String {
     for (label, value) in &page.facts {
         let _ = write!(out, "<span>{label}: {}</span>", escape(value));
     }
-    out.push_str("</div></header>\n");
-    for turn in &page.turns {
-        let at = turn
-            .started
-            .as_deref()
-            .map(|at| format!(" · {}", escape(at)))
-            .unwrap_or_default();
-        let _ = writeln!(out, "<section class=\"turn\"><h2>Turn {}{at}</h2>", turn.number);
-        for card in &turn.cards {
-            self::card(&mut out, card);
+    out.push_str("</div>");
+    if !page.totals.is_empty() {
+        out.push_str("<ul class=\"totals\">");
+        for (label, value) in &page.totals {
+            let _ = write!(out, "<li><span class=\"key\">{label}</span>{}</li>", escape(value));
         }
-        for error in &turn.errors {
-            let _ = writeln!(out, "<div class=\"card error\">error: {}</div>", escape(error));
-        }
-        let failed = if turn.footer.failed() { " failed" } else { "" };
-        let _ = writeln!(
-            out,
-            "<div class=\"footer{failed}\">{}</div></section>",
-            escape(&turn.footer.describe())
-        );
+        out.push_str("</ul>");
     }
-    if !page.loose.is_empty() {
-        out.push_str("<section class=\"turn\"><h2>Outside any turn</h2>\n");
-        for card in &page.loose {
-            self::card(&mut out, card);
+    out.push_str("</header>\n");
+    for section in &page.sections {
+        match section {
+            Section::Turn(turn) => {
+                let at = turn
+                    .started
+                    .as_deref()
+                    .map(|at| format!(" · {}", escape(at)))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "<section class=\"turn\"><h2>Turn {}{at}</h2>", turn.number);
+                for card in &turn.cards {
+                    self::card(&mut out, card);
+                }
+                for error in &turn.errors {
+                    let _ = writeln!(out, "<div class=\"card error\">error: {}</div>", escape(error));
+                }
+                let failed = if turn.footer.failed() { " failed" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "<div class=\"footer{failed}\">{}</div></section>",
+                    escape(&turn.footer.describe())
+                );
+            }
+            Section::Outside(cards) => {
+                out.push_str("<section class=\"turn\"><h2>Outside any turn</h2>\n");
+                for card in cards {
+                    self::card(&mut out, card);
+                }
+                out.push_str("</section>\n");
+            }
         }
-        out.push_str("</section>\n");
     }
     for error in &page.errors {
         let _ = writeln!(out, "<div class=\"card error\">error: {}</div>", escape(error));
@@ -122,25 +158,50 @@ pub fn head(out: &mut String, title: &str) {
 }
 
 fn card(out: &mut String, card: &Card) {
+    // An item and the request that decided it link to each other.
+    if let Some(anchor) = &card.anchor {
+        let _ = write!(out, "<div id=\"{}\" class=\"anchored\">", escape(anchor));
+    }
+    if let Some((target, said)) = &card.link {
+        let _ = write!(
+            out,
+            "<a class=\"link\" href=\"#{}\">{}</a>",
+            escape(target),
+            escape(said)
+        );
+    }
     let status = card
         .status
         .map(|status| format!("<span class=\"status\">{status}</span>"))
         .unwrap_or_default();
+    // When the item ran, on hover.
+    let at = card
+        .at
+        .as_deref()
+        .map(|at| format!(" title=\"{}\"", escape(at)))
+        .unwrap_or_default();
     match &card.body {
         Body::Prompt(text) => {
-            let _ = write!(out, "<div class=\"card prompt\">{}{status}</div>", escape(text));
+            let _ = write!(out, "<div class=\"card prompt\"{at}>{}{status}</div>", escape(text));
         }
         Body::Assistant(text) => {
-            let _ = write!(out, "<div class=\"card assistant\">{}{status}</div>", escape(text));
+            let _ = write!(
+                out,
+                "<div class=\"card assistant\"{at}>{}{status}</div>",
+                markdown(text)
+            );
         }
-        Body::Reasoning(text) => {
-            let _ = write!(out, "<div class=\"card reasoning\">thinking: {}</div>", escape(text));
+        Body::Reasoning(text, whole) => {
+            let _ = write!(out, "<div class=\"card reasoning\"{at}>thinking: {}", escape(text));
+            fold(out, whole.as_ref(), "all of it");
+            out.push_str("</div>");
         }
         Body::Command {
             command,
             exit_code,
             tail,
             omitted,
+            whole,
         } => {
             let exit = match exit_code {
                 Some(0) => "<span class=\"exit ok\">exit 0</span>".to_owned(),
@@ -149,20 +210,30 @@ fn card(out: &mut String, card: &Card) {
             };
             let _ = write!(
                 out,
-                "<div class=\"card box command\"><div class=\"head\"><span class=\"label\">$</span>{}{exit}{status}</div>",
+                "<div class=\"card box command\"{at}><div class=\"head\"><span class=\"label\">$</span>{}{exit}{status}</div>",
                 escape(command)
             );
-            if !tail.is_empty() {
-                out.push_str("<pre class=\"output\">");
-                if *omitted > 0 {
-                    let _ = writeln!(out, "… {omitted} earlier line(s)");
+            match whole {
+                // The whole output, folded; its tail shows while it is closed.
+                Some(whole) => {
+                    let _ = write!(
+                        out,
+                        "<pre class=\"output\">{}</pre><details><summary>all {} line(s) of the output</summary>\
+                         <pre class=\"output\">{}</pre>{}</details>",
+                        escape(&tail.join("\n")),
+                        omitted + tail.len(),
+                        escape(&whole.text),
+                        cut_note(whole.cut)
+                    );
                 }
-                out.push_str(&escape(&tail.join("\n")));
-                out.push_str("</pre>");
+                None if !tail.is_empty() => {
+                    let _ = write!(out, "<pre class=\"output\">{}</pre>", escape(&tail.join("\n")));
+                }
+                None => {}
             }
         }
         Body::Files(files) => {
-            out.push_str("<div class=\"card box files\">");
+            let _ = write!(out, "<div class=\"card box files\"{at}>");
             for file in files {
                 let _ = write!(
                     out,
@@ -203,11 +274,12 @@ fn card(out: &mut String, card: &Card) {
             name,
             arguments,
             result,
+            whole,
             error,
         } => {
             let _ = write!(
                 out,
-                "<div class=\"card box tool\"><div class=\"head\"><span class=\"label\">tool</span>{}",
+                "<div class=\"card box tool\"{at}><div class=\"head\"><span class=\"label\">tool</span>{}",
                 escape(name)
             );
             if let Some(arguments) = arguments {
@@ -217,11 +289,24 @@ fn card(out: &mut String, card: &Card) {
             if let Some(result) = result {
                 let _ = write!(out, "<pre class=\"result\">{}</pre>", escape(result));
             }
+            if let Some(whole) = whole {
+                let _ = write!(
+                    out,
+                    "<details><summary>the whole result</summary><pre class=\"result\">{}</pre>{}</details>",
+                    escape(&whole.text),
+                    cut_note(whole.cut)
+                );
+            }
             if let Some(error) = error {
                 let _ = write!(out, "<div class=\"error\">error: {}</div>", escape(error));
             }
         }
-        Body::Request { kind, detail, decision } => {
+        Body::Request {
+            kind,
+            detail,
+            decision,
+            tone,
+        } => {
             let _ = write!(
                 out,
                 "<div class=\"card box request\"><span class=\"label\">{}</span>",
@@ -230,17 +315,17 @@ fn card(out: &mut String, card: &Card) {
             if let Some(detail) = detail {
                 out.push_str(&escape(detail));
             }
-            match decision {
-                Some(decision) => {
-                    let _ = write!(out, "<span class=\"decision\">→ {}</span>", escape(decision));
-                }
-                None => out.push_str("<span class=\"decision waiting\">→ waiting</span>"),
-            }
+            let _ = write!(
+                out,
+                "<span class=\"decision {}\">→ {}</span>",
+                tone.class(),
+                escape(decision.as_deref().unwrap_or("waiting"))
+            );
         }
         Body::Note { label, text } => {
             let _ = write!(
                 out,
-                "<div class=\"card box note\"><span class=\"label\">{}</span>{}{status}",
+                "<div class=\"card box note\"{at}><span class=\"label\">{}</span>{}{status}",
                 escape(label),
                 escape(text)
             );
@@ -248,9 +333,12 @@ fn card(out: &mut String, card: &Card) {
         Body::Error(message) => {
             let _ = write!(out, "<div class=\"card error\">error: {}", escape(message));
         }
+        Body::Warning(message) => {
+            let _ = write!(out, "<div class=\"card warning\">warning: {}", escape(message));
+        }
     }
     // Cards that opened a box close it after their children, so nested items sit inside.
-    let boxed = !matches!(card.body, Body::Prompt(_) | Body::Assistant(_) | Body::Reasoning(_));
+    let boxed = !matches!(card.body, Body::Prompt(_) | Body::Assistant(_) | Body::Reasoning(..));
     if !card.children.is_empty() {
         out.push_str("<div class=\"children\">");
         for child in &card.children {
@@ -261,7 +349,79 @@ fn card(out: &mut String, card: &Card) {
     if boxed {
         out.push_str("</div>");
     }
+    if card.anchor.is_some() {
+        out.push_str("</div>");
+    }
     out.push('\n');
+}
+
+/// The whole of a shortened text, in a `<details>` that opens on a click (no script).
+fn fold(out: &mut String, whole: Option<&Folded>, what: &str) {
+    if let Some(whole) = whole {
+        let _ = write!(
+            out,
+            "<details><summary>{what}</summary><pre>{}</pre>{}</details>",
+            escape(&whole.text),
+            cut_note(whole.cut)
+        );
+    }
+}
+
+/// What the page left out of a folded text, when it cut it at [`FOLD_CAP`].
+fn cut_note(cut: usize) -> String {
+    if cut == 0 {
+        return String::new();
+    }
+    format!(
+        "<div class=\"cut\">… {cut} more byte(s) not kept on this page (each item keeps its first {} KiB; \
+         the canonical events hold it all)</div>",
+        FOLD_CAP / 1024
+    )
+}
+
+/// The assistant's Markdown as HTML: CommonMark with tables, strikethrough and task lists. Raw
+/// HTML in the text is shown as text, never passed on, and a link or image keeps only a
+/// `http(s)`/`mailto` address (an image is drawn as a link to it: the page fetches nothing).
+pub fn markdown(text: &str) -> String {
+    use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+    let safe = |url: &str| {
+        let lower = url.trim_start().to_ascii_lowercase();
+        ["http://", "https://", "mailto:"]
+            .iter()
+            .any(|scheme| lower.starts_with(scheme))
+            || !lower.contains(':')
+    };
+    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let events = Parser::new_ext(text, options).map(|event| match event {
+        Event::Html(html) | Event::InlineHtml(html) => Event::Text(html),
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: if safe(&dest_url) { dest_url } else { CowStr::from("") },
+            title,
+            id,
+        }),
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: if safe(&dest_url) { dest_url } else { CowStr::from("") },
+            title,
+            id,
+        }),
+        Event::End(TagEnd::Image) => Event::End(TagEnd::Link),
+        other => other,
+    });
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, events);
+    html
 }
 
 /// `text` safe anywhere in an element or a quoted attribute.

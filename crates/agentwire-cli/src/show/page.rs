@@ -7,10 +7,11 @@
 
 use std::collections::HashMap;
 
+use agentwire::clock::TimeSource;
 use agentwire::snapshot::fold;
 use agentwire_canonical::{
-    CanonicalItemType, ItemStatus, PlanStepStatus, ProviderRuntimeEvent, RuntimeItemId, SessionSnapshot, SnapshotItem,
-    SnapshotTurnState, TurnPlanStep,
+    CanonicalItemType, ItemStatus, PlanStepStatus, ProviderRuntimeEvent, RuntimeEvent, RuntimeItemId, SessionSnapshot,
+    SnapshotItem, SnapshotTurnState, TurnId, TurnPlanStep,
 };
 use serde_json::Value;
 
@@ -26,6 +27,9 @@ const ARGUMENTS_CHARS: usize = 160;
 const RESULT_CHARS: usize = 400;
 /// Characters of the first prompt used as the page's title.
 const TITLE_CHARS: usize = 80;
+/// Bytes of one item's whole text (a command's output, a tool's result, reasoning) the HTML
+/// page folds under the shortened one; what lies beyond is cut and the cut is said.
+pub const FOLD_CAP: usize = 64 * 1024;
 
 /// A session as a page draws it.
 #[derive(Debug, Default)]
@@ -34,26 +38,102 @@ pub struct Page {
     pub title: String,
     /// Provider, model, working folder, state and start, as label and value.
     pub facts: Vec<(&'static str, String)>,
-    pub turns: Vec<Turn>,
-    /// Items and requests of no turn.
-    pub loose: Vec<Card>,
+    /// The turns, with what happened outside any turn drawn between them where it happened.
+    pub sections: Vec<Section>,
     /// Errors of no turn.
     pub errors: Vec<String>,
     /// The session's tokens, cost, warnings and open requests; empty when none is known.
     pub summary: Vec<String>,
+    /// The session at a glance, as label and value: turns, duration, models, tokens, cost,
+    /// state, errors (the HTML page's header).
+    pub totals: Vec<(&'static str, String)>,
 }
 
-/// Whether a time was known: a stream that carries no time at all (`codex exec --json`) is
-/// stamped from the Unix epoch by the recorded clock, which says nothing to a reader.
+/// A text shortened for a glance, with the whole of it (up to [`FOLD_CAP`]) to unfold.
+#[derive(Debug)]
+pub struct Folded {
+    /// The whole text, or its first [`FOLD_CAP`] bytes.
+    pub text: String,
+    /// Bytes left out beyond the cap.
+    pub cut: usize,
+}
+
+impl Folded {
+    /// `text` to unfold, when `shown` is not already all of it.
+    fn of(text: &str, shown: &str) -> Option<Folded> {
+        if shown == text.trim() {
+            return None;
+        }
+        let mut end = text.len().min(FOLD_CAP);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        Some(Folded {
+            text: text[..end].to_owned(),
+            cut: text.len() - end,
+        })
+    }
+}
+
+/// How a request ended, as its colour says it: allowed, refused, stopped, or still waiting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    Allowed,
+    Refused,
+    Stopped,
+    Waiting,
+}
+
+impl Tone {
+    /// The tone of a decision of the canonical vocabulary; a word outside it reads as stopped,
+    /// never as allowed.
+    fn of(decision: Option<&str>) -> Tone {
+        use agentwire::decision::Decision as D;
+        match decision.map(str::parse::<D>) {
+            None => Tone::Waiting,
+            Some(Ok(D::Accept | D::AcceptForSession | D::Answered)) => Tone::Allowed,
+            Some(Ok(D::Decline | D::Error)) => Tone::Refused,
+            Some(Ok(D::Cancel) | Err(_)) => Tone::Stopped,
+        }
+    }
+
+    /// The CSS class of the tone.
+    pub fn class(self) -> &'static str {
+        match self {
+            Tone::Allowed => "allowed",
+            Tone::Refused => "refused",
+            Tone::Stopped => "stopped",
+            Tone::Waiting => "waiting",
+        }
+    }
+}
+
+/// Whether a time was known: a stream that carries no time at all and came with no other
+/// evidence of one (no UUIDv7 id, no file) is stamped from the Unix epoch, which says nothing to
+/// a reader.
 fn known(at: &agentwire_canonical::IsoDateTime) -> bool {
     !at.as_str().starts_with("1970-01-01T00:00:00")
+}
+
+/// `2026-11-30 05:28:07 UTC`: a `createdAt` as a person reads it, with its zone.
+pub fn date_time(at: &agentwire_canonical::IsoDateTime) -> String {
+    let at = at.as_str();
+    format!("{} {} UTC", &at[..10], at.get(11..19).unwrap_or_default())
+}
+
+/// A part of the page, in the order of the stream.
+#[derive(Debug)]
+pub enum Section {
+    Turn(Turn),
+    /// Items, requests and warnings of no turn, between the turns they came between.
+    Outside(Vec<Card>),
 }
 
 /// A turn: its cards in the order they started, then its footer.
 #[derive(Debug)]
 pub struct Turn {
     pub number: usize,
-    /// The wall-clock time it started, `HH:MM:SS` as stamped (the day is the session's).
+    /// The wall-clock time it started, `HH:MM:SS UTC` (the day is the session's).
     pub started: Option<String>,
     pub cards: Vec<Card>,
     pub errors: Vec<String>,
@@ -89,6 +169,12 @@ pub struct Card {
     pub body: Body,
     /// `failed` or `declined`, when the item ended so.
     pub status: Option<&'static str>,
+    /// When it started and how long it took, for a hover (`05:28:07 UTC · 1.2 s`).
+    pub at: Option<String>,
+    /// The card's own anchor, and the card it is linked to with what the link says: an item and
+    /// the request that decided it point at each other.
+    pub anchor: Option<String>,
+    pub link: Option<(String, String)>,
     pub children: Vec<Card>,
 }
 
@@ -96,16 +182,19 @@ pub struct Card {
 #[derive(Debug)]
 pub enum Body {
     Prompt(String),
+    /// Markdown, as the model wrote it.
     Assistant(String),
-    /// Shortened.
-    Reasoning(String),
+    /// Shortened, with the whole to unfold.
+    Reasoning(String, Option<Folded>),
     Command {
         command: String,
         exit_code: Option<i64>,
         /// The last lines of the output.
         tail: Vec<String>,
-        /// Output lines before the tail, not shown.
+        /// Output lines before the tail, not shown in a terminal.
         omitted: usize,
+        /// The whole output, when the tail is not all of it.
+        whole: Option<Folded>,
     },
     Files(Vec<FileDiff>),
     Plan(Vec<Step>),
@@ -113,6 +202,8 @@ pub enum Body {
         name: String,
         arguments: Option<String>,
         result: Option<String>,
+        /// The whole result, when `result` is shortened.
+        whole: Option<Folded>,
         error: Option<String>,
     },
     Request {
@@ -120,6 +211,7 @@ pub enum Body {
         detail: Option<String>,
         /// `None` while it waits.
         decision: Option<String>,
+        tone: Tone,
     },
     /// Any other item: its type and what it says.
     Note {
@@ -127,6 +219,8 @@ pub enum Body {
         text: String,
     },
     Error(String),
+    /// A warning (a retry, a message the pinned schema does not know), where it happened.
+    Warning(String),
 }
 
 /// One file of a change.
@@ -167,10 +261,21 @@ impl Step {
 }
 
 impl Page {
+    /// Says beside the session's start where its times come from, when that is not the
+    /// stream's own record (a file's modification time, a UUIDv7 id, the host's clock).
+    pub fn with_time_source(mut self, source: Option<TimeSource>) -> Page {
+        if let Some(source) = source.filter(|source| *source != TimeSource::Recorded)
+            && let Some((_, started)) = self.facts.iter_mut().find(|(label, _)| *label == "started")
+        {
+            started.push_str(&format!(" ({})", source.describe()));
+        }
+        self
+    }
+
     /// The page of a stream of canonical events.
     pub fn of(events: &[ProviderRuntimeEvent]) -> Page {
         match fold(events) {
-            Some(snapshot) => Page::build(&snapshot, requests::of(events)),
+            Some(snapshot) => Page::build(&snapshot, requests::of(events), &Order::of(events)),
             None => Page {
                 title: "(no events)".to_owned(),
                 ..Page::default()
@@ -178,29 +283,56 @@ impl Page {
         }
     }
 
-    fn build(snapshot: &SessionSnapshot, requests: Vec<Request>) -> Page {
+    fn build(snapshot: &SessionSnapshot, requests: Vec<Request>, order: &Order) -> Page {
         let session = &snapshot.session;
         let items: HashMap<&RuntimeItemId, &SnapshotItem> =
             snapshot.items.iter().map(|item| (&item.item_id, item)).collect();
         let turn_ids: Vec<&str> = snapshot.turns.iter().map(|turn| turn.turn_id.as_str()).collect();
         let mut by_item: HashMap<RuntimeItemId, Vec<Request>> = HashMap::new();
-        let mut by_turn: HashMap<String, Vec<Card>> = HashMap::new();
-        let mut loose = Vec::new();
+        // Cards placed by their position in the stream: of a turn, or of none.
+        let mut by_turn: HashMap<String, Vec<(usize, Card)>> = HashMap::new();
+        let mut loose: Vec<(usize, Card)> = Vec::new();
         for request in requests {
             match (&request.item_id, &request.turn_id) {
                 (Some(item), _) if items.contains_key(item) => by_item.entry(item.clone()).or_default().push(request),
                 (_, Some(turn)) if turn_ids.contains(&turn.as_str()) => by_turn
                     .entry(turn.as_str().to_owned())
                     .or_default()
-                    .push(request_card(&request)),
-                _ => loose.push(request_card(&request)),
+                    .push((request.at, request_card(&request, None))),
+                _ => loose.push((request.at, request_card(&request, None))),
+            }
+        }
+        for warning in &order.warnings {
+            let card = (warning.at, plain(Body::Warning(warning.message.clone())));
+            match &warning.turn_id {
+                Some(turn) if turn_ids.contains(&turn.as_str()) => {
+                    by_turn.entry(turn.as_str().to_owned()).or_default().push(card);
+                }
+                _ => loose.push(card),
             }
         }
         let builder = Builder { items, by_item };
+        // An item is drawn where its first event came; one the events never named keeps the
+        // place of the card before it.
+        let placed = |id: &RuntimeItemId, last: &mut usize| {
+            *last = order.items.get(id).copied().unwrap_or(*last);
+            *last
+        };
 
         let mut turns = Vec::new();
-        for (index, turn) in snapshot.turns.iter().enumerate() {
-            let mut cards: Vec<Card> = turn.item_ids.iter().flat_map(|id| builder.cards(id, 0)).collect();
+        for turn in &snapshot.turns {
+            let mut last = order.turns.get(&turn.turn_id).copied().unwrap_or_default();
+            let mut placed_cards: Vec<(usize, Card)> = turn
+                .item_ids
+                .iter()
+                .flat_map(|id| {
+                    let at = placed(id, &mut last);
+                    builder.cards(id, 0).into_iter().map(move |card| (at, card))
+                })
+                .collect();
+            placed_cards.extend(by_turn.remove(turn.turn_id.as_str()).unwrap_or_default());
+            placed_cards.sort_by_key(|(at, _)| *at);
+            let mut cards: Vec<Card> = placed_cards.into_iter().map(|(_, card)| card).collect();
             if let Some(diff) = turn.diff.as_deref().filter(|_| !cards.iter().any(shows_changes)) {
                 cards.push(plain(Body::Files(vec![FileDiff {
                     path: "of the turn".to_owned(),
@@ -211,7 +343,6 @@ impl Page {
             if let Some(plan) = &turn.plan {
                 cards.push(plain(Body::Plan(plan_steps(plan))));
             }
-            cards.extend(by_turn.remove(turn.turn_id.as_str()).unwrap_or_default());
             let mut errors: Vec<String> = snapshot
                 .errors
                 .iter()
@@ -223,22 +354,27 @@ impl Page {
             {
                 errors.push(reason.clone());
             }
-            turns.push(Turn {
-                number: index + 1,
-                started: turn
-                    .started_at
-                    .as_ref()
-                    .filter(|at| known(at))
-                    .and_then(|at| at.as_ref().get(11..19))
-                    .map(str::to_owned),
-                cards,
-                errors,
-                footer: Footer {
-                    state: turn.state,
-                    tokens: turn.usage.as_ref().and_then(Tokens::of),
-                    cost_usd: turn.cost_usd,
+            let at = order.turns.get(&turn.turn_id).copied().unwrap_or(usize::MAX);
+            turns.push((
+                at,
+                Turn {
+                    // Numbered once the turns are in the order they began.
+                    number: 0,
+                    started: turn
+                        .started_at
+                        .as_ref()
+                        .filter(|at| known(at))
+                        .and_then(|at| at.as_ref().get(11..19))
+                        .map(|time| format!("{time} UTC")),
+                    cards,
+                    errors,
+                    footer: Footer {
+                        state: turn.state,
+                        tokens: turn.usage.as_ref().and_then(Tokens::of),
+                        cost_usd: turn.cost_usd,
+                    },
                 },
-            });
+            ));
         }
         // Items of no turn that no known item started.
         let top_level = snapshot.items.iter().filter(|item| {
@@ -248,7 +384,13 @@ impl Page {
                     .as_ref()
                     .is_none_or(|parent| !builder.items.contains_key(parent))
         });
-        loose.extend(top_level.flat_map(|item| builder.cards(&item.item_id, 0)));
+        let mut last = 0;
+        for item in top_level {
+            let at = placed(&item.item_id, &mut last);
+            loose.extend(builder.cards(&item.item_id, 0).into_iter().map(|card| (at, card)));
+        }
+        loose.sort_by_key(|(at, _)| *at);
+        let sections = sections(turns, loose);
         let errors = snapshot
             .errors
             .iter()
@@ -270,7 +412,7 @@ impl Page {
                 .started_at
                 .as_ref()
                 .filter(|at| known(at))
-                .map(|at| ("started", at.to_string())),
+                .map(|at| ("started", date_time(at))),
         );
         facts.push(("session", session.session_id.as_str().to_owned()));
 
@@ -290,7 +432,13 @@ impl Page {
         let mut summary = Vec::new();
         // The turns' own counts add up to the session's; the last usage report stands for it
         // when no turn reports any (it is a running total there, or the last call's).
-        let turn_tokens = turns.iter().filter_map(|turn| turn.footer.tokens).reduce(Tokens::add);
+        let turn_tokens = sections
+            .iter()
+            .filter_map(|section| match section {
+                Section::Turn(turn) => turn.footer.tokens,
+                Section::Outside(_) => None,
+            })
+            .reduce(Tokens::add);
         let tokens = turn_tokens.or_else(|| snapshot.usage.as_ref().and_then(Tokens::of));
         summary.extend(tokens.map(|tokens| tokens.describe()));
         summary.extend(snapshot.cost_usd.map(dollars));
@@ -300,15 +448,128 @@ impl Page {
         if snapshot.warnings > 0 {
             summary.push(format!("{} warning(s)", snapshot.warnings));
         }
+        let totals = totals(snapshot, tokens);
         Page {
             title,
             facts,
-            turns,
-            loose,
+            sections,
             errors,
             summary,
+            totals,
         }
     }
+}
+
+/// Where each thing happened: the position in the stream of the first event of each item and
+/// turn, and the warnings with theirs.
+#[derive(Default)]
+struct Order {
+    items: HashMap<RuntimeItemId, usize>,
+    turns: HashMap<TurnId, usize>,
+    warnings: Vec<Warning>,
+}
+
+struct Warning {
+    at: usize,
+    turn_id: Option<TurnId>,
+    message: String,
+}
+
+impl Order {
+    fn of(events: &[ProviderRuntimeEvent]) -> Order {
+        let mut order = Order::default();
+        for (at, event) in events.iter().enumerate() {
+            if let Some(item) = &event.item_id {
+                order.items.entry(item.clone()).or_insert(at);
+            }
+            if let Some(turn) = &event.turn_id {
+                order.turns.entry(turn.clone()).or_insert(at);
+            }
+            if let RuntimeEvent::RuntimeWarning(warning) = &event.event {
+                order.warnings.push(Warning {
+                    at,
+                    turn_id: event.turn_id.clone(),
+                    message: warning.message.clone(),
+                });
+            }
+        }
+        order
+    }
+}
+
+/// The turns in the order they began, with the cards of no turn between them where they came.
+fn sections(mut turns: Vec<(usize, Turn)>, loose: Vec<(usize, Card)>) -> Vec<Section> {
+    turns.sort_by_key(|(at, _)| *at);
+    let mut sections = Vec::new();
+    let mut loose = loose.into_iter().peekable();
+    for (number, (at, mut turn)) in turns.into_iter().enumerate() {
+        let before: Vec<Card> = std::iter::from_fn(|| loose.next_if(|(card_at, _)| *card_at < at))
+            .map(|(_, card)| card)
+            .collect();
+        if !before.is_empty() {
+            sections.push(Section::Outside(before));
+        }
+        turn.number = number + 1;
+        sections.push(Section::Turn(turn));
+    }
+    let after: Vec<Card> = loose.map(|(_, card)| card).collect();
+    if !after.is_empty() {
+        sections.push(Section::Outside(after));
+    }
+    sections
+}
+
+/// The session at a glance: turns, how long it ran, its models, tokens, cost, state and errors.
+fn totals(snapshot: &SessionSnapshot, tokens: Option<Tokens>) -> Vec<(&'static str, String)> {
+    let mut totals = vec![("turns", snapshot.turns.len().to_string())];
+    let millis =
+        |at: &agentwire_canonical::IsoDateTime| known(at).then(|| agentwire::clock::unix_millis(at.as_str())).flatten();
+    let times = snapshot
+        .turns
+        .iter()
+        .flat_map(|turn| [turn.started_at.as_ref(), turn.completed_at.as_ref()])
+        .chain(
+            snapshot
+                .items
+                .iter()
+                .flat_map(|item| [item.started_at.as_ref(), item.completed_at.as_ref()]),
+        )
+        .chain([snapshot.session.started_at.as_ref()])
+        .flatten()
+        .filter_map(millis);
+    let (first, last) = times.fold((i64::MAX, i64::MIN), |(first, last), at| (first.min(at), last.max(at)));
+    if last > first {
+        totals.push(("duration", duration(last - first)));
+    }
+    let mut models: Vec<&str> = Vec::new();
+    for model in snapshot
+        .turns
+        .iter()
+        .filter_map(|turn| turn.model.as_deref())
+        .chain(snapshot.session.model.as_deref())
+    {
+        if !models.contains(&model) {
+            models.push(model);
+        }
+    }
+    if !models.is_empty() {
+        totals.push(("models", models.join(", ")));
+    }
+    totals.extend(tokens.map(|tokens| ("tokens", tokens.describe())));
+    totals.extend(snapshot.cost_usd.map(|cost| ("cost", dollars(cost))));
+    totals.extend(snapshot.session.state.map(|state| ("state", state.as_str().to_owned())));
+    let failed = snapshot
+        .turns
+        .iter()
+        .filter(|turn| turn.state == SnapshotTurnState::Failed)
+        .count();
+    if !snapshot.errors.is_empty() || failed > 0 {
+        totals.push((
+            "errors",
+            format!("{} error(s), {failed} failed turn(s)", snapshot.errors.len()),
+        ));
+    }
+    totals
 }
 
 /// What cards are built from: the items by id and the requests about each item.
@@ -321,7 +582,8 @@ struct Builder<'a> {
 const MAX_DEPTH: usize = 16;
 
 impl Builder<'_> {
-    /// The item's card with its children, then the cards of its requests.
+    /// The cards of the requests that decide the item, then the item's card with its children:
+    /// a card is drawn before the output of what it decided, and the two link to each other.
     fn cards(&self, id: &RuntimeItemId, depth: usize) -> Vec<Card> {
         let Some(item) = self.items.get(id) else {
             return Vec::new();
@@ -334,10 +596,19 @@ impl Builder<'_> {
                 .flat_map(|child| self.cards(child, depth + 1))
                 .collect();
         }
-        let mut cards = vec![card];
-        if let Some(requests) = self.by_item.get(id) {
-            cards.extend(requests.iter().map(request_card));
+        let requests = self.by_item.get(id).map(Vec::as_slice).unwrap_or_default();
+        if requests.is_empty() {
+            return vec![card];
         }
+        let anchor = format!("item-{}", id.as_str());
+        let mut cards: Vec<Card> = requests
+            .iter()
+            .map(|request| request_card(request, Some(&anchor)))
+            .collect();
+        let decided_by = cards.last().and_then(|request| request.anchor.clone());
+        card.link = decided_by.map(|request| (request, "the request that decided it ↑".to_owned()));
+        card.anchor = Some(anchor);
+        cards.push(card);
         cards
     }
 }
@@ -346,16 +617,52 @@ fn plain(body: Body) -> Card {
     Card {
         body,
         status: None,
+        at: None,
+        anchor: None,
+        link: None,
         children: Vec::new(),
     }
 }
 
-fn request_card(request: &Request) -> Card {
-    plain(Body::Request {
+/// A request's card; `item`, the anchor of the item it decides, when it decides one.
+fn request_card(request: &Request, item: Option<&str>) -> Card {
+    let mut card = plain(Body::Request {
         kind: request.kind.clone(),
         detail: request.detail.clone(),
         decision: request.decision.clone(),
-    })
+        tone: Tone::of(request.decision.as_deref()),
+    });
+    card.anchor = Some(format!("request-{}", request.request_id.as_str()));
+    card.link = item.map(|item| (item.to_owned(), "what it decides ↓".to_owned()));
+    card
+}
+
+/// `05:28:07 UTC · 1.2 s`: when an item started and how long it ran, when its times are known.
+fn item_times(item: &SnapshotItem) -> Option<String> {
+    let started = item.started_at.as_ref().filter(|at| known(at))?;
+    let mut said = date_time(started);
+    let millis = |at: &agentwire_canonical::IsoDateTime| agentwire::clock::unix_millis(at.as_str());
+    if let Some(took) = item
+        .completed_at
+        .as_ref()
+        .and_then(millis)
+        .zip(millis(started))
+        .map(|(end, start)| end - start)
+        .filter(|took| *took > 0)
+    {
+        said.push_str(&format!(" · took {}", duration(took)));
+    }
+    Some(said)
+}
+
+/// `850 ms`, `1.2 s`, `3 min 20 s`, `2 h 5 min`.
+pub fn duration(millis: i64) -> String {
+    match millis {
+        ..1_000 => format!("{millis} ms"),
+        1_000..60_000 => format!("{:.1} s", millis as f64 / 1000.0),
+        60_000..3_600_000 => format!("{} min {} s", millis / 60_000, millis / 1000 % 60),
+        _ => format!("{} h {} min", millis / 3_600_000, millis / 60_000 % 60),
+    }
 }
 
 /// An item's card: its content read by type, its title and detail where the content falls short.
@@ -382,7 +689,9 @@ fn item_card(item: &SnapshotItem) -> Card {
                 .filter(|summary| !summary.trim().is_empty())
                 .or_else(|| text(item, "text"))
                 .unwrap_or_else(fallback);
-            Body::Reasoning(shorten(&said, REASONING_CHARS))
+            let shown = shorten(&said, REASONING_CHARS);
+            let whole = Folded::of(&said, &shown);
+            Body::Reasoning(shown, whole)
         }
         I::CommandExecution => command(item),
         I::FileChange => files(item),
@@ -412,13 +721,19 @@ fn item_card(item: &SnapshotItem) -> Card {
             let name = text(item, "agent")
                 .or_else(|| text(item, "tool"))
                 .or(item.title.clone());
+            let result = text(item, "result");
+            let shown = result.as_deref().map(|result| shorten(result, RESULT_CHARS));
             Body::Tool {
                 name: format!("agent {}", name.unwrap_or_default()).trim_end().to_owned(),
                 arguments: text(item, "description")
                     .or_else(|| text(item, "prompt"))
                     .or(item.detail.clone())
                     .map(|said| shorten(&said, ARGUMENTS_CHARS)),
-                result: text(item, "result").map(|result| shorten(&result, RESULT_CHARS)),
+                whole: result
+                    .as_deref()
+                    .zip(shown.as_deref())
+                    .and_then(|(all, shown)| Folded::of(all, shown)),
+                result: shown,
                 error: None,
             }
         }
@@ -448,6 +763,9 @@ fn item_card(item: &SnapshotItem) -> Card {
             Some(ItemStatus::Declined) => Some("declined"),
             _ => None,
         },
+        at: item_times(item),
+        anchor: None,
+        link: None,
         children: Vec::new(),
     }
 }
@@ -513,10 +831,12 @@ fn command(item: &SnapshotItem) -> Body {
     let output = text(item, "output").unwrap_or_default();
     let lines: Vec<&str> = output.lines().collect();
     let omitted = lines.len().saturating_sub(OUTPUT_TAIL);
+    let tail: Vec<String> = lines[omitted..].iter().map(|line| (*line).to_owned()).collect();
     Body::Command {
         command,
         exit_code: field(item, "exitCode").and_then(Value::as_i64),
-        tail: lines[omitted..].iter().map(|line| (*line).to_owned()).collect(),
+        whole: Folded::of(&output, tail.join("\n").trim()),
+        tail,
         omitted,
     }
 }
@@ -613,10 +933,16 @@ fn step(value: &Value) -> Option<Step> {
 }
 
 fn tool_call(item: &SnapshotItem, name: String) -> Body {
+    let result = field(item, "result").map(value_text);
+    let shown = result.as_deref().map(|result| shorten(result, RESULT_CHARS));
     Body::Tool {
         name,
         arguments: field(item, "arguments").map(|arguments| shorten(&arguments_summary(arguments), ARGUMENTS_CHARS)),
-        result: field(item, "result").map(|result| shorten(&value_text(result), RESULT_CHARS)),
+        whole: result
+            .as_deref()
+            .zip(shown.as_deref())
+            .and_then(|(all, shown)| Folded::of(all, shown)),
+        result: shown,
         error: text(item, "error"),
     }
 }

@@ -17,12 +17,14 @@ pub struct Request {
     pub detail: Option<String>,
     /// The decision taken (`accept`, `decline`, `answered`, ...); `None` while it waits.
     pub decision: Option<String>,
+    /// The position of the event that opened it in the stream: where it is drawn.
+    pub at: usize,
 }
 
 /// Every request of `events`, in the order they opened.
 pub fn of(events: &[ProviderRuntimeEvent]) -> Vec<Request> {
     let mut requests: Vec<Request> = Vec::new();
-    for event in events {
+    for (at, event) in events.iter().enumerate() {
         let Some(request_id) = &event.request_id else {
             continue;
         };
@@ -33,6 +35,7 @@ pub fn of(events: &[ProviderRuntimeEvent]) -> Vec<Request> {
             kind,
             detail,
             decision: None,
+            at,
         };
         match &event.event {
             RuntimeEvent::RequestOpened(payload) => {

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::page::{Body, Card, DiffLine, Footer, Page};
+use super::page::{Body, Card, DiffLine, Footer, Page, Section, Tone};
 
 /// How much each nesting level is indented.
 const INDENT: &str = "    ";
@@ -35,23 +35,26 @@ pub fn render(page: &Page, color: bool) -> String {
         .map(|(label, value)| format!("{label}: {value}"))
         .collect();
     out.line(0, &out.paint(DIM, &facts.join(" · ")));
-    for turn in &page.turns {
+    for section in &page.sections {
         out.text.push('\n');
-        let at = turn.started.as_deref().map(|at| format!(" · {at}")).unwrap_or_default();
-        out.line(0, &out.paint(BOLD, &format!("── turn {}{at} ──", turn.number)));
-        for card in &turn.cards {
-            out.card(card, 0);
-        }
-        for error in &turn.errors {
-            out.line(0, &out.paint(RED, &format!("error: {error}")));
-        }
-        out.footer(&turn.footer);
-    }
-    if !page.loose.is_empty() {
-        out.text.push('\n');
-        out.line(0, &out.paint(BOLD, "── outside any turn ──"));
-        for card in &page.loose {
-            out.card(card, 0);
+        match section {
+            Section::Turn(turn) => {
+                let at = turn.started.as_deref().map(|at| format!(" · {at}")).unwrap_or_default();
+                out.line(0, &out.paint(BOLD, &format!("── turn {}{at} ──", turn.number)));
+                for card in &turn.cards {
+                    out.card(card, 0);
+                }
+                for error in &turn.errors {
+                    out.line(0, &out.paint(RED, &format!("error: {error}")));
+                }
+                out.footer(&turn.footer);
+            }
+            Section::Outside(cards) => {
+                out.line(0, &out.paint(BOLD, "── outside any turn ──"));
+                for card in cards {
+                    out.card(card, 0);
+                }
+            }
         }
     }
     for error in &page.errors {
@@ -114,12 +117,13 @@ impl Writer {
             Body::Assistant(text) => {
                 self.line(depth, &format!("{}{status}", clean(text)));
             }
-            Body::Reasoning(text) => self.painted(depth, DIM, &format!("thinking: {text}")),
+            Body::Reasoning(text, _) => self.painted(depth, DIM, &format!("thinking: {text}")),
             Body::Command {
                 command,
                 exit_code,
                 tail,
                 omitted,
+                whole: _,
             } => {
                 let exit = match exit_code {
                     Some(0) => self.paint(GREEN, " exit 0"),
@@ -167,6 +171,7 @@ impl Writer {
                 name,
                 arguments,
                 result,
+                whole: _,
                 error,
             } => {
                 let args = arguments
@@ -184,11 +189,20 @@ impl Writer {
                     self.painted(depth + 1, RED, &format!("error: {error}"));
                 }
             }
-            Body::Request { kind, detail, decision } => {
-                let answer = match decision {
-                    Some(decision) => self.paint(GREEN, &format!("→ {decision}")),
-                    None => self.paint(YELLOW, "→ waiting"),
+            Body::Request {
+                kind,
+                detail,
+                decision,
+                tone,
+            } => {
+                // Only an allowed request is green: a refusal is red, a cancellation dim.
+                let code = match tone {
+                    Tone::Allowed => GREEN,
+                    Tone::Refused => RED,
+                    Tone::Stopped => DIM,
+                    Tone::Waiting => YELLOW,
                 };
+                let answer = self.paint(code, &format!("→ {}", decision.as_deref().unwrap_or("waiting")));
                 // A detail of several lines (a plan to approve) goes under the card's line.
                 let (first, rest) = match detail.as_deref().map(|detail| detail.trim_end().split_once('\n')) {
                     Some(Some((first, rest))) => (format!(": {first}"), Some(rest)),
@@ -216,6 +230,7 @@ impl Writer {
                 }
             }
             Body::Error(message) => self.painted(depth, RED, &format!("error: {message}")),
+            Body::Warning(message) => self.painted(depth, YELLOW, &format!("warning: {message}")),
         }
         for child in &card.children {
             self.card(child, depth + 1);

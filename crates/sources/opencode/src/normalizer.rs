@@ -30,7 +30,8 @@ use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, Message, 
 use serde_json::{Number, Value, json};
 
 use crate::parts::{
-    patch_content, plan, reasoning_content, reasoning_status, text_part, tool_content, tool_type, tool_view,
+    PATCH_TITLE, patch_content, plan, reasoning_content, reasoning_status, text_part, tool_content, tool_title,
+    tool_type, tool_view,
 };
 use crate::session_error::{self, Ending};
 use crate::steps::{add, add_tokens, message_tokens, usage_value};
@@ -361,7 +362,7 @@ impl OpencodeNormalizer {
                     self.calls.insert(call_id.clone(), id.clone());
                 }
                 let item_type = tool_type(tool);
-                let title = Some(view.title.unwrap_or(tool).to_string());
+                let title = Some(tool_title(tool, &view));
                 let data = tool_content(tool, &view, parent);
                 let status = view.status;
                 if item_type == CanonicalItemType::CollabAgentToolCall {
@@ -383,7 +384,7 @@ impl OpencodeNormalizer {
             } => {
                 let parent = self.parents.get(session_id).cloned();
                 let data = patch_content(files, parent);
-                let title = Some("patch".to_string());
+                let title = Some(PATCH_TITLE.to_string());
                 self.item(
                     session_id,
                     id,
@@ -504,7 +505,10 @@ impl OpencodeNormalizer {
                     &properties.id,
                     call,
                     Asked::Permission,
-                    request_type,
+                    (
+                        request_type,
+                        permission_detail(&properties.permission, &properties.patterns),
+                    ),
                     args,
                     None,
                     raw,
@@ -521,7 +525,10 @@ impl OpencodeNormalizer {
                     &properties.id,
                     call,
                     Asked::Question,
-                    CanonicalRequestType::ToolUserInput,
+                    (
+                        CanonicalRequestType::ToolUserInput,
+                        questions_detail(properties.questions.iter().map(|question| question.question.as_str())),
+                    ),
                     args,
                     questions,
                     raw,
@@ -793,7 +800,7 @@ impl OpencodeNormalizer {
         id: &str,
         call: Option<&str>,
         asked: Asked,
-        request_type: CanonicalRequestType,
+        (request_type, detail): (CanonicalRequestType, Option<String>),
         args: Option<Value>,
         questions: Option<Value>,
         raw: Raw<'_>,
@@ -817,7 +824,7 @@ impl OpencodeNormalizer {
         };
         let opened = RequestOpenedPayload {
             request_type,
-            detail: None,
+            detail,
             args,
         };
         self.ledger
@@ -912,6 +919,23 @@ impl OpencodeNormalizer {
 }
 
 /// The request a permission is, by what it lets the tool do.
+/// What a permission asks, as a person decides it: the patterns it would allow (the command,
+/// the file, the address), after the permission's name when that is not already the card's type.
+fn permission_detail(permission: &str, patterns: &[String]) -> Option<String> {
+    let patterns = patterns.join(", ");
+    match (permission_type(permission), patterns.is_empty()) {
+        (_, true) => Some(permission.to_owned()).filter(|permission| !permission.is_empty()),
+        (CanonicalRequestType::PermissionsApproval, false) => Some(format!("{permission}: {patterns}")),
+        (_, false) => Some(patterns),
+    }
+}
+
+/// What questions ask, one a line.
+fn questions_detail<'a>(questions: impl Iterator<Item = &'a str>) -> Option<String> {
+    let asked: Vec<&str> = questions.filter(|question| !question.trim().is_empty()).collect();
+    (!asked.is_empty()).then(|| asked.join("\n"))
+}
+
 fn permission_type(permission: &str) -> CanonicalRequestType {
     match permission {
         "bash" => CanonicalRequestType::CommandExecutionApproval,

@@ -21,6 +21,39 @@ pub fn tool_type(tool: &str) -> CanonicalItemType {
     }
 }
 
+/// The title of a tool call's item, as an action a person reads ("Read notes.txt", "Run a
+/// command"), never the bare tool name: OpenCode's own title of the state (a path, a command, a
+/// task's description) as the subject when the state has one, else what the tool does.
+pub fn tool_title(tool: &str, view: &ToolView<'_>) -> String {
+    let subject = view.title.filter(|title| !title.trim().is_empty());
+    let titled = |action: &str, otherwise: &str| match subject {
+        Some(subject) => format!("{action}{subject}"),
+        None => otherwise.to_owned(),
+    };
+    match tool {
+        // A command's title is the command or its description, already an action.
+        "bash" => titled("", "Run a command"),
+        "read" => titled("Read ", "Read a file"),
+        "write" => titled("Write ", "Write a file"),
+        "edit" => titled("Edit ", "Edit a file"),
+        "patch" | "apply_patch" => titled("Patch ", "Apply a patch"),
+        "list" => titled("List ", "List files"),
+        "glob" | "grep" => titled("Search: ", "Search files"),
+        "webfetch" => titled("Fetch ", "Fetch a page"),
+        "websearch" | "codesearch" => titled("Search: ", "Search the web"),
+        "task" => titled("Task: ", "Run a subagent"),
+        "todowrite" => "Update plan".to_owned(),
+        "todoread" => "Read plan".to_owned(),
+        "question" => "Ask a question".to_owned(),
+        "skill" => titled("Skill: ", "Use a skill"),
+        // Another tool's own title says what it did; without one, the tool is named.
+        other => titled("", &format!("Use {other}")),
+    }
+}
+
+/// The title of a `patch` part's item: the files a step changed.
+pub const PATCH_TITLE: &str = "Files changed";
+
 /// The input, output and error a tool state carries, and its status.
 pub struct ToolView<'a> {
     pub input: &'a Map<String, Value>,

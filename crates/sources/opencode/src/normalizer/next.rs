@@ -25,7 +25,9 @@ use agentwire_opencode::{
 use serde_json::{Map, Value, json};
 
 use super::{Asked, OpencodeNormalizer};
-use crate::parts::{ToolView, error_status, reasoning_content, text_content, tool_content, tool_output, tool_type};
+use crate::parts::{
+    ToolView, error_status, reasoning_content, text_content, tool_content, tool_output, tool_title, tool_type,
+};
 use crate::session_error::{Ending, next_ending};
 use crate::steps::{GOES_ON, add, add_tokens, next_tokens, usage_value};
 
@@ -355,7 +357,7 @@ impl OpencodeNormalizer {
         };
         let parent = self.parents.get(session).cloned();
         let data = tool_content(&tool, &view, parent);
-        let title = Some(tool.clone());
+        let title = Some(tool_title(&tool, &view));
         self.item(session, call, tool_type(&tool), title, data, view.status, raw, out);
     }
 
@@ -424,7 +426,7 @@ impl OpencodeNormalizer {
             &asked.id,
             call,
             Asked::PermissionV2,
-            request_type,
+            (request_type, super::permission_detail(&asked.action, &asked.resources)),
             args,
             None,
             raw,
@@ -447,7 +449,10 @@ impl OpencodeNormalizer {
             &asked.id,
             call,
             Asked::QuestionV2,
-            CanonicalRequestType::ToolUserInput,
+            (
+                CanonicalRequestType::ToolUserInput,
+                super::questions_detail(asked.questions.iter().map(|question| question.question.as_str())),
+            ),
             args,
             questions,
             raw,

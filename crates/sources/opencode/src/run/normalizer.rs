@@ -42,7 +42,8 @@ use agentwire_opencode::{Part, RunLine, StepFinishPartTokens};
 use serde_json::{Number, json};
 
 use crate::parts::{
-    patch_content, reasoning_content, subagent_session, text_content, tool_content, tool_type, tool_view, written_plan,
+    PATCH_TITLE, patch_content, reasoning_content, subagent_session, text_content, tool_content, tool_title, tool_type,
+    tool_view, written_plan,
 };
 use crate::session_error::{self, Ending};
 use crate::steps::{GOES_ON, add, add_tokens, usage_value};
@@ -191,7 +192,7 @@ impl RunNormalizer {
                 let data: ItemContent = tool_content(&tool, &view, None);
                 let face = OpenItemFace {
                     item_type: tool_type(&tool),
-                    title: Some(view.title.unwrap_or(&tool).to_string()),
+                    title: Some(tool_title(&tool, &view)),
                     data: Some(content::data(data)),
                 };
                 let detail = subagent_session(&view).map(|child| format!("subagent session {child}"));
@@ -204,7 +205,7 @@ impl RunNormalizer {
             Part::Patch { id, files, .. } => {
                 let face = OpenItemFace {
                     item_type: CanonicalItemType::FileChange,
-                    title: Some("patch".to_string()),
+                    title: Some(PATCH_TITLE.to_string()),
                     data: Some(content::data(patch_content(&files, None))),
                 };
                 self.item(session, turn, &id, face, ItemStatus::Completed, None, raw, out);

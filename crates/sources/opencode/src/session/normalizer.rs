@@ -35,8 +35,8 @@ use serde_json::{Number, Value};
 
 use super::wire::{self, Stored};
 use crate::parts::{
-    patch_content, reasoning_content, reasoning_status, subagent_session, text_part, tool_content, tool_type,
-    tool_view, written_plan,
+    PATCH_TITLE, patch_content, reasoning_content, reasoning_status, subagent_session, text_part, tool_content,
+    tool_title, tool_type, tool_view, written_plan,
 };
 use crate::steps::{GOES_ON, add_tokens, message_tokens, usage_value};
 
@@ -286,7 +286,7 @@ impl SessionNormalizer {
                     let task = ids::item(&super::OPENCODE_SESSION, session_id, id);
                     self.tasks.insert(child.to_string(), task);
                 }
-                let title = Some(view.title.unwrap_or(tool).to_string());
+                let title = Some(tool_title(tool, &view));
                 let data = tool_content(tool, &view, self.parent_of(session_id));
                 (session_id, id, tool_type(tool), title, data, view.status)
             }
@@ -294,7 +294,7 @@ impl SessionNormalizer {
                 id, session_id, files, ..
             } => {
                 let data = patch_content(files, self.parent_of(session_id));
-                let title = Some("patch".to_string());
+                let title = Some(PATCH_TITLE.to_string());
                 (
                     session_id,
                     id,

@@ -28,7 +28,9 @@ use agentwire_opencode::{
 use serde_json::{Map, Value, json};
 
 use super::{Ending, SessionNormalizer};
-use crate::parts::{ToolView, error_status, reasoning_content, text_content, tool_content, tool_output, tool_type};
+use crate::parts::{
+    ToolView, error_status, reasoning_content, text_content, tool_content, tool_output, tool_title, tool_type,
+};
 use crate::session_error::next_ending;
 use crate::steps::stored_next_tokens;
 
@@ -210,9 +212,9 @@ impl SessionNormalizer {
                     status,
                     done: !matches!(status, ItemStatus::InProgress),
                 };
-                // A v2 call has no title of its own: the tool's name, as the live v2 mapping says.
+                // A v2 call has no title of its own: what the tool does, as the live v2 mapping says.
                 let data = tool_content(name, &view, self.parent_of(session));
-                let face = (tool_type(name), Some(name.clone()), data, status);
+                let face = (tool_type(name), Some(tool_title(name, &view)), data, status);
                 (id.clone(), Some(id.as_str()), face)
             }
         };
