@@ -1007,6 +1007,8 @@ fn an_error_message_carries_its_cause() {
         let sc = load(name);
         let line = sc.provider_lines_where(|msg| msg["error"]["data"]["message"].is_string())[0];
         let cause = sc.msg(line)["error"]["data"]["message"].as_str().unwrap().to_string();
+        // A cause that is an API's JSON error document reads as its sentence.
+        let cause = agentwire::content::readable_error(&cause).unwrap_or(cause);
         let errors = sc.indices_of(T::RuntimeError);
         assert_eq!(errors.len(), 1, "{name}");
         let error = payload!(sc.event(errors[0]), RuntimeError).expect("runtime.error");

@@ -1108,3 +1108,28 @@ fn every_request_opened_says_what_it_asks() {
         }
     }
 }
+
+/// No error reads as a JSON blob: the message of every `runtime.error` and the `errorMessage` of
+/// every `turn.completed` of every golden holds no JSON document (the provider's stays in `raw`).
+#[test]
+fn no_error_text_is_a_json_blob() {
+    for sc in corpus() {
+        for (index, event) in sc.events().iter().enumerate() {
+            let message = match &event.event {
+                RuntimeEvent::RuntimeError(error) => Some(error.message.as_str()),
+                RuntimeEvent::TurnCompleted(completed) => completed.error_message.as_deref(),
+                _ => None,
+            };
+            if let Some(message) = message
+                && let (Some(start), Some(end)) = (message.find('{'), message.rfind('}'))
+                && start < end
+            {
+                assert!(
+                    serde_json::from_str::<serde_json::Map<String, Value>>(&message[start..=end]).is_err(),
+                    "{}: an error that holds a JSON document: {message}",
+                    sc.at(index)
+                );
+            }
+        }
+    }
+}

@@ -11,6 +11,41 @@ mod diff;
 
 pub use diff::unified as unified_diff;
 
+/// An error text with the JSON error document an API wrote in it (`{"error":{"code":400,
+/// "message":"Invalid argument (mock).","status":"INVALID_ARGUMENT"}}`, or the same without the
+/// `error` wrapper), alone or inside a sentence, replaced by the document's message with its code
+/// and status after it (`Invalid argument (mock). (400 INVALID_ARGUMENT)`). `None` for any other
+/// text, which stays as it is.
+pub fn readable_error(text: &str) -> Option<String> {
+    let (start, end) = (text.find('{')?, text.rfind('}')?);
+    if end < start {
+        return None;
+    }
+    let document: Value = serde_json::from_str(&text[start..=end]).ok()?;
+    let error = document
+        .get("error")
+        .filter(|error| error.is_object())
+        .unwrap_or(&document);
+    let message = error.get("message")?.as_str()?.trim();
+    if message.is_empty() {
+        return None;
+    }
+    let said = |key: &str| match error.get(key) {
+        Some(Value::String(text)) if !text.is_empty() => Some(text.clone()),
+        Some(Value::Number(number)) => Some(number.to_string()),
+        _ => None,
+    };
+    let tags: Vec<String> = [said("code"), said("status").or_else(|| said("type"))]
+        .into_iter()
+        .flatten()
+        .collect();
+    let readable = match tags.is_empty() {
+        true => message.to_owned(),
+        false => format!("{message} ({})", tags.join(" ")),
+    };
+    Some(format!("{}{readable}{}", &text[..start], &text[end + 1..]))
+}
+
 /// The content as an item's `data`.
 pub fn data(content: impl Into<ItemContent>) -> Json {
     content.into().to_json()
@@ -134,6 +169,32 @@ fn words(line: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An API's JSON error document reads as its sentence; any other text stays as it is.
+    #[test]
+    fn a_json_error_document_reads_as_its_message() {
+        let gemini = r#"{"error":{"code":400,"message":"Invalid argument (mock).","status":"INVALID_ARGUMENT"}}"#;
+        assert_eq!(
+            readable_error(gemini).as_deref(),
+            Some("Invalid argument (mock). (400 INVALID_ARGUMENT)")
+        );
+        let bare = r#"{"type":"overloaded_error","message":"Overloaded"}"#;
+        assert_eq!(readable_error(bare).as_deref(), Some("Overloaded (overloaded_error)"));
+        let inside = format!("session/prompt failed: {gemini} (JSON-RPC error 400)");
+        assert_eq!(
+            readable_error(&inside).as_deref(),
+            Some("session/prompt failed: Invalid argument (mock). (400 INVALID_ARGUMENT) (JSON-RPC error 400)")
+        );
+        for text in [
+            "mock: Internal server error",
+            "{not json",
+            r#"{"error":"no message"}"#,
+            "{}",
+            "} {",
+        ] {
+            assert_eq!(readable_error(text), None, "{text}");
+        }
+    }
 
     #[test]
     fn a_shell_wrapper_is_removed() {

@@ -7,7 +7,7 @@ use agentwire_canonical::{
 use serde_json::value::RawValue;
 
 use crate::clock::Clock;
-use crate::{ids, secrets};
+use crate::{content, ids, secrets};
 
 /// The source message an event came from, attached as `raw`.
 #[derive(Clone, Copy)]
@@ -233,7 +233,8 @@ impl Emitter {
     }
 
     /// Appends the next event to `out` (or holds it until the stream gives a time).
-    pub fn emit(&mut self, context: &Context<'_>, event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
+    pub fn emit(&mut self, context: &Context<'_>, mut event: RuntimeEvent, out: &mut Vec<ProviderRuntimeEvent>) {
+        readable_errors(&mut event);
         let event = self.build(context, event);
         if self.clock.knows_time() {
             self.release(out);
@@ -322,6 +323,23 @@ impl Emitter {
         self.scratch.clear();
         event.write_json(&mut self.scratch).is_err()
             || std::str::from_utf8(&self.scratch).is_ok_and(|text| self.scratch_needles.would_change(text))
+    }
+}
+
+/// An error a person reads as a sentence, whoever sent it: a provider that puts its API's JSON
+/// error document in the message (`{"error":{"code":400,"message":"Invalid argument",...}}`)
+/// gets the document's message and code instead ([`content::readable_error`]); the document
+/// stays in `raw` (and in `detail`, where the source puts it).
+fn readable_errors(event: &mut RuntimeEvent) {
+    let message = match event {
+        RuntimeEvent::RuntimeError(error) => Some(&mut error.message),
+        RuntimeEvent::TurnCompleted(completed) => completed.error_message.as_mut(),
+        _ => None,
+    };
+    if let Some(message) = message
+        && let Some(readable) = content::readable_error(message)
+    {
+        *message = readable;
     }
 }
 

@@ -349,8 +349,10 @@ impl Page {
                 .filter(|error| error.turn_id.as_ref() == Some(&turn.turn_id))
                 .map(|error| error.message.clone())
                 .collect();
+            // One error is drawn once: the turn's reason is left out when an error of the turn
+            // already says it.
             if let Some(reason) = &turn.error
-                && !errors.contains(reason)
+                && !errors.iter().any(|error| error.contains(reason.as_str()))
             {
                 errors.push(reason.clone());
             }
