@@ -341,7 +341,7 @@ impl Page {
                 }])));
             }
             if let Some(plan) = &turn.plan {
-                cards.push(plain(Body::Plan(plan_steps(plan))));
+                place_plan(&mut cards, plain(Body::Plan(plan_steps(plan))));
             }
             let mut errors: Vec<String> = snapshot
                 .errors
@@ -459,6 +459,24 @@ impl Page {
             summary,
             totals,
         }
+    }
+}
+
+/// One plan once per turn: the turn's plan (its latest state) in place of the last card that drew
+/// a to-do list (an agent's plan tool call), the earlier ones left out; at the turn's end when no
+/// card drew one.
+fn place_plan(cards: &mut Vec<Card>, plan: Card) {
+    let is_plan = |card: &Card| matches!(card.body, Body::Plan(_)) && card.children.is_empty();
+    match cards.iter().rposition(is_plan) {
+        Some(last) => {
+            cards[last] = plan;
+            let mut index = 0;
+            cards.retain(|card| {
+                index += 1;
+                index - 1 == last || !is_plan(card)
+            });
+        }
+        None => cards.push(plan),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, CollabAgentToolCallContent, CommandExecutionContent,
-    DynamicToolCallContent, FileChangeContent, FileChangeEntry, FileChangeKind, ItemContent, ItemStatus,
+    DynamicToolCallContent, FileChangeContent, FileChangeEntry, FileChangeKind, ItemContent, ItemStatus, PlanContent,
     PlanStepStatus, ReasoningContent, RuntimeItemId, TurnPlanStep, TurnPlanUpdatedPayload, UserMessageContent,
 };
 use agentwire_opencode::{LlmToolContent, Todo, ToolState};
@@ -17,6 +17,7 @@ pub fn tool_type(tool: &str) -> CanonicalItemType {
         "bash" => CanonicalItemType::CommandExecution,
         "edit" | "write" | "patch" | "apply_patch" => CanonicalItemType::FileChange,
         "task" => CanonicalItemType::CollabAgentToolCall,
+        "todowrite" => CanonicalItemType::Plan,
         _ => CanonicalItemType::DynamicToolCall,
     }
 }
@@ -165,8 +166,12 @@ pub fn written_plan(tool: &str, view: &ToolView<'_>) -> Option<TurnPlanUpdatedPa
     if tool != "todowrite" || view.status != ItemStatus::Completed {
         return None;
     }
-    let todos: Vec<Todo> = serde_json::from_value(view.input.get("todos")?.clone()).ok()?;
-    Some(plan(&todos))
+    Some(plan(&todos(view)?))
+}
+
+/// The to-do list a `todowrite` call's input holds, when it holds one.
+fn todos(view: &ToolView<'_>) -> Option<Vec<Todo>> {
+    serde_json::from_value(view.input.get("todos")?.clone()).ok()
 }
 
 /// The text of a v2 tool result's content: its text pieces one per line (a file it names rides
@@ -241,6 +246,13 @@ pub fn tool_content(tool: &str, view: &ToolView<'_>, parent: Option<RuntimeItemI
             description: text_of(view.input, "description"),
             prompt: text_of(view.input, "prompt"),
             result: view.output.or(view.error).map(str::to_string),
+            parent_item_id: parent,
+        }),
+        // The to-do list the call writes is the plan (its steps; the turn's plan says the same).
+        CanonicalItemType::Plan => ItemContent::Plan(PlanContent {
+            steps: todos(view).map(|todos| plan(&todos).plan).unwrap_or_default(),
+            markdown: None,
+            explanation: None,
             parent_item_id: parent,
         }),
         _ => ItemContent::DynamicToolCall(DynamicToolCallContent {
