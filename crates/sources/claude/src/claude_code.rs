@@ -48,9 +48,16 @@ pub const CLI_NOTES: [&str; 6] = [
     "<command-message>",
 ];
 
-/// Whether a tool result's text is the CLI's own refusal (its permission rules denied the call).
+/// How the tool result of a call the CLI's sandbox of working folders refused reads (0.2.x
+/// reports the denial only later, in the `result`): "<command> in '<path>' was blocked. For
+/// security, Claude Code may only <create or modify | remove> files in the allowed working
+/// directories ..." (`tests/corpus/claude/denied_default.jsonl`, `nopartial_denied_touch.jsonl`).
+pub const CLI_BLOCKED: &str = " was blocked. For security, Claude Code may only ";
+
+/// Whether a tool result's text is the CLI's own refusal (its permission rules or its working
+/// folders denied the call): the call was declined, not failed.
 pub fn cli_denial(text: &str) -> bool {
-    text.starts_with(CLI_DENIAL.0) && text.contains(CLI_DENIAL.1)
+    (text.starts_with(CLI_DENIAL.0) && text.contains(CLI_DENIAL.1)) || text.contains(CLI_BLOCKED)
 }
 
 /// A tool item's face: titled by what it does to what ("Read notes.txt"), its data the call's
