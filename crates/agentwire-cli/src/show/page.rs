@@ -733,9 +733,18 @@ fn item_card(item: &SnapshotItem) -> Card {
                 _ => note(item),
             }
         }
-        I::DynamicToolCall => match text(item, "tool") {
-            Some(tool) => tool_call(item, tool),
-            None => note(item),
+        // A title that says what the call did ("Read notes.txt") reads better than the tool's
+        // name with its arguments.
+        I::DynamicToolCall => match (text(item, "tool"), &item.title) {
+            (Some(tool), Some(title)) if *title != tool && !title.trim().is_empty() => {
+                let mut body = tool_call(item, title.clone());
+                if let Body::Tool { arguments, .. } = &mut body {
+                    *arguments = None;
+                }
+                body
+            }
+            (Some(tool), _) => tool_call(item, tool),
+            (None, _) => note(item),
         },
         I::CollabAgentToolCall => {
             let name = text(item, "agent")

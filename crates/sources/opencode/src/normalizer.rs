@@ -14,7 +14,7 @@ use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
     ProviderRuntimeEvent, RequestOpenedPayload, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
     RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, SessionConfiguredPayload, ThreadMetadataUpdatedPayload,
-    ThreadStartedPayload, TurnCompletedPayload, TurnState,
+    ThreadStartedPayload, TurnCompletedPayload, TurnDiffUpdatedPayload, TurnState,
 };
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
@@ -30,8 +30,7 @@ use agentwire_opencode::{Event, EventPermissionRepliedPropertiesReply, Message, 
 use serde_json::{Number, Value, json};
 
 use crate::parts::{
-    PATCH_TITLE, patch_content, plan, reasoning_content, reasoning_status, text_part, tool_content, tool_title,
-    tool_type, tool_view,
+    plan, reasoning_content, reasoning_status, text_part, tool_content, tool_title, tool_type, tool_view,
 };
 use crate::session_error::{self, Ending};
 use crate::steps::{add, add_tokens, message_tokens, usage_value};
@@ -101,6 +100,8 @@ pub struct OpencodeNormalizer {
     next_calls: BTreeMap<String, next::NextCall>,
     /// The v2 runner's step tokens, by session.
     steps: BTreeMap<String, StepSums>,
+    /// The diff each session's running turn last reported (its user message's summary).
+    diffs: BTreeMap<String, String>,
 }
 
 impl OpencodeNormalizer {
@@ -116,6 +117,7 @@ impl OpencodeNormalizer {
             calls: BTreeMap::new(),
             next_calls: BTreeMap::new(),
             steps: BTreeMap::new(),
+            diffs: BTreeMap::new(),
         }
     }
 
@@ -162,6 +164,7 @@ impl OpencodeNormalizer {
         }
         self.turns.insert(session.to_string(), message.to_string());
         self.parts_seen.remove(session);
+        self.diffs.remove(session);
     }
 
     /// Ends the session's running turn in `state`, with the error it ended on; false when none
@@ -379,29 +382,15 @@ impl OpencodeNormalizer {
                 }
                 self.item(session_id, id, item_type, title, data, status, raw, out);
             }
-            Part::Patch {
-                id, session_id, files, ..
-            } => {
-                let parent = self.parents.get(session_id).cloned();
-                let data = patch_content(files, parent);
-                let title = Some(PATCH_TITLE.to_string());
-                self.item(
-                    session_id,
-                    id,
-                    CanonicalItemType::FileChange,
-                    title,
-                    data,
-                    ItemStatus::Completed,
-                    raw,
-                    out,
-                );
-            }
-            // A step's start and end, the snapshot it took, the agent it names, a subtask's
+            // A step's start and end, the files a step changed (`patch`: paths and a snapshot hash,
+            // no diff; the tool items and the turn's diff show the changes), the snapshot it took,
+            // the agent it names, a subtask's
             // prompt, an attached file, a retry and a compaction marker: the steps of a turn the
             // turn's own events and items already tell; carried as the session's configuration
             // of the moment.
             Part::StepStart { .. }
             | Part::StepFinish { .. }
+            | Part::Patch { .. }
             | Part::Snapshot { .. }
             | Part::Agent { .. }
             | Part::Subtask { .. }
@@ -429,9 +418,29 @@ impl OpencodeNormalizer {
                     .emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
             }
             Event::MessageUpdated(updated) => match &updated.properties.info {
-                Message::User { id, session_id, .. } => {
+                // Once the turn changed files, its message's summary lists them with their
+                // patches: the turn's diff.
+                Message::User {
+                    id,
+                    session_id,
+                    summary,
+                    ..
+                } => {
                     self.user_messages.insert(id.clone());
-                    self.start_turn(session_id, id, raw, out);
+                    let diff = summary.as_ref().map(|summary| turn_diff(&summary.diffs));
+                    let running = self.turns.get(session_id) == Some(id);
+                    let new = |diff: &String| !diff.is_empty() && self.diffs.get(session_id) != Some(diff);
+                    match diff.filter(|diff| running && new(diff)) {
+                        Some(diff) => {
+                            let context = self.ledger.turn_context(session_id, id, Some(raw));
+                            let payload = TurnDiffUpdatedPayload {
+                                unified_diff: diff.clone(),
+                            };
+                            self.ledger.emit(&context, RuntimeEvent::TurnDiffUpdated(payload), out);
+                            self.diffs.insert(session_id.clone(), diff);
+                        }
+                        None => self.start_turn(session_id, id, raw, out),
+                    }
                 }
                 // Its tokens and cost so far count for the turn's end; the rest is the session's
                 // configuration of the moment.
@@ -928,6 +937,11 @@ fn permission_detail(permission: &str, patterns: &[String]) -> Option<String> {
         (CanonicalRequestType::PermissionsApproval, false) => Some(format!("{permission}: {patterns}")),
         (_, false) => Some(patterns),
     }
+}
+
+/// A turn's changed files as one unified diff: each file's patch, in the order given.
+pub(crate) fn turn_diff(diffs: &[agentwire_opencode::SnapshotFileDiff]) -> String {
+    diffs.iter().filter_map(|diff| diff.patch.as_deref()).collect()
 }
 
 /// What questions ask, one a line.

@@ -52,9 +52,6 @@ pub fn tool_title(tool: &str, view: &ToolView<'_>) -> String {
     }
 }
 
-/// The title of a `patch` part's item: the files a step changed.
-pub const PATCH_TITLE: &str = "Files changed";
-
 /// The input, output and error a tool state carries, and its status.
 pub struct ToolView<'a> {
     pub input: &'a Map<String, Value>,
@@ -221,11 +218,25 @@ pub fn tool_content(tool: &str, view: &ToolView<'_>, parent: Option<RuntimeItemI
         }),
         CanonicalItemType::FileChange => {
             let path = text_of(view.input, "filePath").or_else(|| text_of(view.input, "path"));
-            let kind = match tool {
-                "write" => FileChangeKind::Add,
+            // A write makes the file unless its metadata says the file was there before.
+            let existed = view
+                .metadata
+                .and_then(|metadata| metadata.get("exists"))
+                .and_then(Value::as_bool);
+            let kind = match (tool, existed) {
+                ("write", Some(false) | None) => FileChangeKind::Add,
                 _ => FileChangeKind::Update,
             };
-            let diff = view.metadata.and_then(|metadata| text_of(metadata, "diff"));
+            // The diff OpenCode computed, else what a write put in the file it made (an added
+            // file's diff is its text).
+            let diff = view
+                .metadata
+                .and_then(|metadata| text_of(metadata, "diff"))
+                .or_else(|| {
+                    (kind == FileChangeKind::Add)
+                        .then(|| text_of(view.input, "content"))
+                        .flatten()
+                });
             ItemContent::FileChange(FileChangeContent {
                 changes: path
                     .map(|path| FileChangeEntry {
@@ -311,23 +322,6 @@ pub fn reasoning_content(text: &str, parent: Option<RuntimeItemId>) -> ItemConte
     ItemContent::Reasoning(ReasoningContent {
         text: text.to_string(),
         summary: None,
-        parent_item_id: parent,
-    })
-}
-
-/// The typed content of a `patch` part: the files a step changed.
-pub fn patch_content(files: &[String], parent: Option<RuntimeItemId>) -> ItemContent {
-    ItemContent::FileChange(FileChangeContent {
-        changes: files
-            .iter()
-            .map(|path| FileChangeEntry {
-                path: path.clone(),
-                kind: FileChangeKind::Update,
-                diff: None,
-                move_path: None,
-            })
-            .collect(),
-        output: None,
         parent_item_id: parent,
     })
 }

@@ -42,8 +42,7 @@ use agentwire_opencode::{Part, RunLine, StepFinishPartTokens};
 use serde_json::{Number, json};
 
 use crate::parts::{
-    PATCH_TITLE, patch_content, reasoning_content, subagent_session, text_content, tool_content, tool_title, tool_type,
-    tool_view, written_plan,
+    reasoning_content, subagent_session, text_content, tool_content, tool_title, tool_type, tool_view, written_plan,
 };
 use crate::session_error::{self, Ending};
 use crate::steps::{GOES_ON, add, add_tokens, usage_value};
@@ -202,23 +201,17 @@ impl RunNormalizer {
                     self.ledger.emit(&context, RuntimeEvent::TurnPlanUpdated(plan), out);
                 }
             }
-            Part::Patch { id, files, .. } => {
-                let face = OpenItemFace {
-                    item_type: CanonicalItemType::FileChange,
-                    title: Some(PATCH_TITLE.to_string()),
-                    data: Some(content::data(patch_content(&files, None))),
-                };
-                self.item(session, turn, &id, face, ItemStatus::Completed, None, raw, out);
-            }
             Part::StepFinish {
                 reason, tokens, cost, ..
             } => self.step_finish(session, turn, reason, tokens, cost, raw, out),
             // A step's start: the first line of a turn is carried by its `turn.started`; a later
-            // step, and the parts a run does not print (a snapshot, the agent, a subtask's
+            // step, the files a step changed (`patch`: no diff; the tool items show the changes),
+            // and the parts a run does not print (a snapshot, the agent, a subtask's
             // prompt, a file, a retry, a compaction marker), are carried as the session's
             // configuration of the moment, as the live mapping carries them.
             Part::StepStart { .. } if started => {}
             Part::StepStart { .. }
+            | Part::Patch { .. }
             | Part::Snapshot { .. }
             | Part::Agent { .. }
             | Part::Subtask { .. }

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use agentwire_canonical::{
     CanonicalItemType, ItemContent, ItemLifecyclePayload, ItemStatus, ProviderItemId, ProviderRuntimeEvent,
     RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, SessionConfiguredPayload,
-    ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnCompletedPayload, TurnState,
+    ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnCompletedPayload, TurnDiffUpdatedPayload, TurnState,
 };
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
@@ -35,8 +35,8 @@ use serde_json::{Number, Value};
 
 use super::wire::{self, Stored};
 use crate::parts::{
-    PATCH_TITLE, patch_content, reasoning_content, reasoning_status, subagent_session, text_part, tool_content,
-    tool_title, tool_type, tool_view, written_plan,
+    reasoning_content, reasoning_status, subagent_session, text_part, tool_content, tool_title, tool_type, tool_view,
+    written_plan,
 };
 use crate::steps::{GOES_ON, add_tokens, message_tokens, usage_value};
 
@@ -117,11 +117,27 @@ impl SessionNormalizer {
         let before = out.len();
         match message {
             Message::User {
-                id, session_id, model, ..
+                id,
+                session_id,
+                model,
+                summary,
+                ..
             } => {
                 self.begin_turn(session_id, id, Some(model.model_id.clone()), raw, out);
                 for part in parts {
                     self.on_part(part, true, raw, out);
+                }
+                // The files the turn changed, with their patches, as the live server reports
+                // them on this message once they changed: the turn's diff.
+                let diff = summary
+                    .as_ref()
+                    .map(|summary| crate::normalizer::turn_diff(&summary.diffs));
+                if let Some(diff) = diff.filter(|diff| !diff.is_empty())
+                    && self.turn.as_ref().is_some_and(|turn| turn.message == *id)
+                {
+                    let context = self.ledger.turn_context(session_id, id, None);
+                    let payload = TurnDiffUpdatedPayload { unified_diff: diff };
+                    self.ledger.emit(&context, RuntimeEvent::TurnDiffUpdated(payload), out);
                 }
             }
             Message::Assistant {
@@ -290,26 +306,14 @@ impl SessionNormalizer {
                 let data = tool_content(tool, &view, self.parent_of(session_id));
                 (session_id, id, tool_type(tool), title, data, view.status)
             }
-            Part::Patch {
-                id, session_id, files, ..
-            } => {
-                let data = patch_content(files, self.parent_of(session_id));
-                let title = Some(PATCH_TITLE.to_string());
-                (
-                    session_id,
-                    id,
-                    CanonicalItemType::FileChange,
-                    title,
-                    data,
-                    ItemStatus::Completed,
-                )
-            }
-            // A step's start and end (its tokens and cost are the message's, read there), the
+            // A step's start and end (its tokens and cost are the message's, read there), the files
+            // a step changed (`patch`: no diff; the tool items show the changes), the
             // snapshot it took, the agent it names, a subtask's prompt, an attached file, a retry
             // and a compaction marker: the steps of a turn its items already tell; the message
             // they belong to is carried by the events its other parts and its turn give.
             Part::StepStart { .. }
             | Part::StepFinish { .. }
+            | Part::Patch { .. }
             | Part::Snapshot { .. }
             | Part::Agent { .. }
             | Part::Subtask { .. }
