@@ -265,3 +265,62 @@ fn a_claude_grant_the_request_did_not_suggest_carries_the_hosts_rules() {
         );
     }
 }
+
+/// ACP wants every pending permission request answered, `cancelled` after `session/cancel`: a
+/// card its turn's end settled still gets that reply from the way back, and no other; the reply,
+/// once sent, is read as the answer the turn's end already gave, not as a stray response.
+#[test]
+fn an_acp_request_its_turn_ended_still_gets_its_cancelled_reply() {
+    let path = agentwire_tests::corpus_dir(Source::ACP).join("tool_allow.jsonl");
+    let trace = std::fs::read_to_string(path).expect("readable trace");
+    let mut lines: Vec<String> = trace.lines().take(13).map(str::to_owned).collect();
+    assert!(
+        lines[12].contains("session/request_permission"),
+        "the permission request"
+    );
+    let session = "a9ae658f-00f7-4134-b117-5e7edbefd375";
+    lines.push(
+        json!({"dir": "out", "msg": {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}})
+            .to_string(),
+    );
+    lines.push(
+        json!({"dir": "in", "msg": {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "cancelled"}}}).to_string(),
+    );
+    let text = lines.join("\n");
+    let normalizer = normalizer_after(Source::ACP, &text);
+    let events = agentwire_tests::normalize_text(Source::ACP, &text).events;
+    let request = events
+        .iter()
+        .find(|event| event.event.event_type().as_str() == "request.opened")
+        .and_then(|event| event.request_id.clone())
+        .expect("the card");
+    let resolved = events
+        .iter()
+        .find(|event| event.event.event_type().as_str() == "request.resolved")
+        .expect("settled by the turn's end");
+    let resolved = serde_json::to_value(resolved).unwrap();
+    assert_eq!(resolved["payload"]["decision"], "cancel");
+
+    let reply = Reply::new;
+    let frame = normalizer
+        .answer(&request, &reply(Decision::Cancel))
+        .expect("the reply ACP wants");
+    let sent = frame.frame;
+    assert_eq!(
+        sent,
+        json!({"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "cancelled"}}})
+    );
+    let err = normalizer
+        .answer(&request, &reply(Decision::Accept))
+        .expect_err("the turn ended: only cancel answers it");
+    assert_eq!(err, AnswerError::AlreadyResolved(request.clone()));
+
+    lines.push(json!({"dir": "out", "msg": sent}).to_string());
+    let after = agentwire_tests::normalize_text(Source::ACP, &lines.join("\n")).events;
+    let warnings: Vec<Value> = after
+        .iter()
+        .map(|event| serde_json::to_value(event).unwrap())
+        .filter(|event| event["type"] == "runtime.warning")
+        .collect();
+    assert!(warnings.is_empty(), "{warnings:?}");
+}

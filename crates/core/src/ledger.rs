@@ -341,6 +341,10 @@ pub struct Ledger<Q> {
     requests: BTreeMap<String, OpenRequest<Q>>,
     /// The canonical ids of the most recently settled requests, oldest first.
     resolved: VecDeque<RuntimeRequestId>,
+    /// Requests settled `cancel` because their turn ended while they waited, whose protocol
+    /// still wants the client's reply (ACP: a permission pending at `session/cancel` is answered
+    /// `cancelled`), most recent last: the way back still builds that reply, and only that one.
+    owed: VecDeque<(RuntimeRequestId, String, OpenRequest<Q>)>,
     /// The session state last reported.
     state: Option<SessionState>,
     /// The last turn failed (the session ends in `error` unless a later turn succeeds).
@@ -383,6 +387,7 @@ impl<Q> Ledger<Q> {
             items: BTreeMap::new(),
             requests: BTreeMap::new(),
             resolved: VecDeque::new(),
+            owed: VecDeque::new(),
             state: None,
             failed: false,
             finishing: false,
@@ -1064,6 +1069,23 @@ impl<Q> Ledger<Q> {
     /// key. A request answered already (its answer awaits the provider's confirmation) or settled
     /// recently is [`AnswerError::AlreadyResolved`]; any other id is [`AnswerError::Unknown`].
     pub fn find_request(&self, id: &RuntimeRequestId) -> Result<(&str, &OpenRequest<Q>), AnswerError> {
+        self.find_request_answering(id, None)
+    }
+
+    /// [`Ledger::find_request`] for a reply that says `decision`: a request its turn's end
+    /// settled while it still owes the provider a reply ([`Ledger::settle_owing_reply`]) is
+    /// found for a `cancel` (the reply its protocol requires), and is answered already for any
+    /// other decision.
+    pub fn find_request_answering(
+        &self,
+        id: &RuntimeRequestId,
+        decision: Option<Decision>,
+    ) -> Result<(&str, &OpenRequest<Q>), AnswerError> {
+        if decision == Some(Decision::Cancel)
+            && let Some((_, key, request)) = self.owed.iter().rev().find(|(owed, _, _)| owed == id)
+        {
+            return Ok((key, request));
+        }
         if self.emitter.has_session() {
             let session = self.emitter.session();
             let open = self
@@ -1084,13 +1106,56 @@ impl<Q> Ledger<Q> {
         Err(AnswerError::Unknown(id.clone()))
     }
 
+    /// Settles as `cancel` an open request whose turn ended before the client answered it, and
+    /// remembers it as still owed the client's reply: a protocol that wants every request
+    /// answered (ACP after `session/cancel`) gets its `cancel` reply from the way back.
+    pub fn settle_owing_reply(
+        &mut self,
+        key: &str,
+        reason: &str,
+        raw: Option<Raw<'_>>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let Some(request) = self.requests.get_mut(key) else {
+            return;
+        };
+        request.answer = Some(Answer {
+            decision: Decision::Cancel,
+            resolution: json!({ "reason": reason }),
+            answers: None,
+        });
+        let id = ids::request(self.source, self.emitter.session(), request.dir, key);
+        if let Some(owed) = self.settle(key, raw, out) {
+            self.owed.push_back((id, key.to_string(), owed));
+            if self.owed.len() > RESOLVED_REQUESTS_REMEMBERED {
+                self.owed.pop_front();
+            }
+        }
+    }
+
+    /// Forgets that the request `key` owes the client's reply, once the client sent it; whether
+    /// it owed one.
+    pub fn take_owed(&mut self, key: &str) -> bool {
+        let before = self.owed.len();
+        self.owed.retain(|(_, owed, _)| owed != key);
+        self.owed.len() != before
+    }
+
     /// Settles an open request: `user-input.resolved` for questions, then `request.resolved`
     /// with the client's answer (or `cancel` when the stream ends unanswered), then the session
     /// state. `raw` is the message that settled it (`None` when the stream ended).
     pub fn resolve_request(&mut self, key: &str, raw: Option<Raw<'_>>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let Some(request) = self.requests.remove(key) else {
-            return;
-        };
+        self.settle(key, raw, out);
+    }
+
+    /// [`Ledger::resolve_request`], giving back the request it settled.
+    fn settle(
+        &mut self,
+        key: &str,
+        raw: Option<Raw<'_>>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) -> Option<OpenRequest<Q>> {
+        let mut request = self.requests.remove(key)?;
         let context = self.request_context(key, &request.provider_id, request.dir, &request.place, raw);
         if let Some(id) = &context.request_id {
             self.resolved.push_back(id.clone());
@@ -1098,7 +1163,7 @@ impl<Q> Ledger<Q> {
                 self.resolved.pop_front();
             }
         }
-        let answer = match (request.answer, raw) {
+        let answer = match (request.answer.take(), raw) {
             (Some(answer), _) => Some(answer),
             (None, Some(_)) => None,
             (None, None) => Some(Answer {
@@ -1121,6 +1186,7 @@ impl<Q> Ledger<Q> {
         };
         self.emit(&context, RuntimeEvent::RequestResolved(payload), out);
         self.settle_state(&context, Some("a request was resolved"), out);
+        Some(request)
     }
 
     // --- session state ---

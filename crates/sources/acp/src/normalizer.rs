@@ -27,10 +27,9 @@ use super::offer::{AcpRequest, Work};
 use super::tools;
 use super::wire::{self, Message};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
-use agentwire_core::decision::Decision;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::{Direction, Frame};
-use agentwire_core::ledger::{Answer, Ledger, TurnEnd, TurnStart};
+use agentwire_core::ledger::{Ledger, TurnEnd, TurnStart};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_core::object_text;
@@ -251,7 +250,8 @@ impl AcpNormalizer {
 
     /// Settles as `cancel` the requests of a turn that ended before the client answered them
     /// (a permission asked while the person stopped the turn): what they asked for can no
-    /// longer happen, so no card stays open after its turn. A late answer finds them settled.
+    /// longer happen, so no card stays open after its turn. The protocol still wants each
+    /// answered `cancelled`: the way back builds that reply, and refuses any other.
     fn cancel_turn_requests(
         &mut self,
         context: &Context<'_>,
@@ -260,14 +260,8 @@ impl AcpNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         for key in self.ledger.turn_requests(session, turn) {
-            if let Some(request) = self.ledger.request_mut(&key) {
-                request.answer = Some(Answer {
-                    decision: Decision::Cancel,
-                    resolution: json!({ "reason": "the turn ended before the client answered" }),
-                    answers: None,
-                });
-            }
-            self.ledger.resolve_request(&key, context.raw, out);
+            let reason = "the turn ended before the client answered";
+            self.ledger.settle_owing_reply(&key, reason, context.raw, out);
         }
     }
 
@@ -1018,8 +1012,10 @@ impl Mapping for AcpNormalizer {
         }
     }
 
+    /// A request its turn's end settled is still answered `cancelled`: ACP wants every pending
+    /// permission request answered after `session/cancel`.
     fn answer(&self, request: &RuntimeRequestId, reply: &Reply) -> Result<ReplyFrame, AnswerError> {
-        let (_, open) = self.ledger.find_request(request)?;
+        let (_, open) = self.ledger.find_request_answering(request, Some(reply.decision))?;
         open.extra.answer(request, reply)
     }
 }

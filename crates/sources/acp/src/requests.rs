@@ -341,7 +341,16 @@ impl AcpNormalizer {
         let raw = self.raw(frame, Some(result.method())).with_type("result");
         match result {
             AgentRequestResult::SessionRequestPermission(response) => {
-                // Settled already (its turn ended first): the answer changes nothing.
+                // Settled by its turn's end: the `cancelled` reply ACP asks for then repeats the
+                // answer the settlement gave (quiet unless the state changes, as a confirmation).
+                if matches!(response.outcome, RequestPermissionOutcome::Cancelled) && self.ledger.take_owed(&key_of(id))
+                {
+                    let reason = "the client answered the request its turn's end settled: cancelled";
+                    return self
+                        .ledger
+                        .settle_state_carrying(&Context::bare(raw), Some(reason), out);
+                }
+                // Settled already (its turn ended first): another answer changes nothing.
                 if self.ledger.request(&key_of(id)).is_none() {
                     let message = format!("the client answered permission request {id}, which is no longer open");
                     let detail = json!({ "outcome": to_value(&response.outcome) });
