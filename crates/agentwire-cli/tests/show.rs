@@ -718,3 +718,55 @@ fn the_page_renders_markdown_folds_long_output_and_tells_decisions_apart() {
     assert!(!text.contains("line 1\n"), "{text}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// Rules over every trace of the corpus, as `show` draws it: no time is 1970, every time shown
+/// has its zone, and an action whose card was accepted is never drawn `declined` (a person's stop
+/// draws it `interrupted`).
+#[test]
+fn every_trace_reads_right() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let mut traces: Vec<PathBuf> = fs::read_dir(&root)
+        .unwrap()
+        .flat_map(|dir| fs::read_dir(dir.unwrap().path()).into_iter().flatten())
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    traces.sort();
+    assert!(traces.len() > 200, "{}", traces.len());
+    // Drawn on as many threads as the machine has cores: one process per trace.
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    let drawn: Vec<(PathBuf, String)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = traces
+            .chunks(traces.len().div_ceil(threads))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|trace| (trace.clone(), run(&["show", "--color", "never", path(trace)], &[]).1))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|worker| worker.join().unwrap()).collect()
+    });
+    for (trace, text) in &drawn {
+        let name = trace.display();
+        assert!(!text.contains("1970"), "{name}:\n{text}");
+        for line in text
+            .lines()
+            .filter(|line| line.starts_with("── turn ") && line.contains(" · "))
+        {
+            assert!(line.ends_with(" UTC ──"), "{name}: {line}");
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        for pair in lines.windows(2) {
+            let accepted = pair[0].trim_start().starts_with("? ") && pair[0].ends_with("→ accept");
+            assert!(
+                !(accepted && pair[1].ends_with("[declined]")),
+                "{name}: accepted, then drawn declined:\n{}\n{}",
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+}

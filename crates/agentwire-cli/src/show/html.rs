@@ -44,6 +44,7 @@ h1 { font-size: 22px; margin: 0 0 6px; }
 .exit.ok { background: var(--green-bg); color: var(--green); }
 .exit.bad, .status { background: var(--red-bg); color: var(--red); }
 .status { margin-left: 8px; padding: 1px 6px; border-radius: 10px; font-size: 12px; }
+.status.interrupted { background: var(--card); color: var(--muted); border: 1px solid var(--line); }
 pre { margin: 6px 0 0; padding: 8px; background: var(--bg); border: 1px solid var(--line); border-radius: 6px;
   overflow-x: auto; font: 12.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; }
 .diff span { display: block; min-height: 1.45em; }
@@ -172,7 +173,7 @@ fn card(out: &mut String, card: &Card) {
     }
     let status = card
         .status
-        .map(|status| format!("<span class=\"status\">{status}</span>"))
+        .map(|status| format!("<span class=\"status {status}\">{status}</span>"))
         .unwrap_or_default();
     // When the item ran, on hover.
     let at = card

@@ -175,6 +175,8 @@ pub struct Card {
     /// the request that decided it point at each other.
     pub anchor: Option<String>,
     pub link: Option<(String, String)>,
+    /// Whether a request that decided it refused it (declined, or cancelled unanswered).
+    pub refused: bool,
     pub children: Vec<Card>,
 }
 
@@ -330,6 +332,11 @@ impl Page {
                     builder.cards(id, 0).into_iter().map(move |card| (at, card))
                 })
                 .collect();
+            if turn.state == SnapshotTurnState::Interrupted {
+                for (_, card) in &mut placed_cards {
+                    stopped(card);
+                }
+            }
             placed_cards.extend(by_turn.remove(turn.turn_id.as_str()).unwrap_or_default());
             placed_cards.sort_by_key(|(at, _)| *at);
             let mut cards: Vec<Card> = placed_cards.into_iter().map(|(_, card)| card).collect();
@@ -592,6 +599,18 @@ fn totals(snapshot: &SessionSnapshot, tokens: Option<Tokens>) -> Vec<(&'static s
     totals
 }
 
+/// An action a person's stop cut short is drawn `interrupted`, never `declined` or `failed`:
+/// the mapping marks it `declined` (it did not finish, and nobody's tool failed), which after
+/// an accepted card would read as a refusal. A card refused as such keeps `declined`.
+fn stopped(card: &mut Card) {
+    if matches!(card.status, Some("declined" | "failed")) && !card.refused {
+        card.status = Some("interrupted");
+    }
+    for child in &mut card.children {
+        stopped(child);
+    }
+}
+
 /// What cards are built from: the items by id and the requests about each item.
 struct Builder<'a> {
     items: HashMap<&'a RuntimeItemId, &'a SnapshotItem>,
@@ -625,6 +644,9 @@ impl Builder<'_> {
             .iter()
             .map(|request| request_card(request, Some(&anchor)))
             .collect();
+        card.refused = requests
+            .iter()
+            .any(|request| matches!(Tone::of(request.decision.as_deref()), Tone::Refused | Tone::Stopped));
         let decided_by = cards.last().and_then(|request| request.anchor.clone());
         card.link = decided_by.map(|request| (request, "the request that decided it ↑".to_owned()));
         card.anchor = Some(anchor);
@@ -640,6 +662,7 @@ fn plain(body: Body) -> Card {
         at: None,
         anchor: None,
         link: None,
+        refused: false,
         children: Vec::new(),
     }
 }
@@ -795,6 +818,7 @@ fn item_card(item: &SnapshotItem) -> Card {
         at: item_times(item),
         anchor: None,
         link: None,
+        refused: false,
         children: Vec::new(),
     }
 }

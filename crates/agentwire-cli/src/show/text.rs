@@ -102,7 +102,11 @@ impl Writer {
     }
 
     fn card(&mut self, card: &Card, depth: usize) {
-        let status = card.status.map(|status| self.paint(RED, &format!(" [{status}]")));
+        // A stop is no failure: `interrupted` is dim, `failed` and `declined` red.
+        let status = card.status.map(|status| {
+            let code = if status == "interrupted" { DIM } else { RED };
+            self.paint(code, &format!(" [{status}]"))
+        });
         let status = status.as_deref().unwrap_or_default();
         match &card.body {
             Body::Prompt(text) => {
