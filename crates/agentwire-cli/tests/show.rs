@@ -720,8 +720,8 @@ fn the_page_renders_markdown_folds_long_output_and_tells_decisions_apart() {
 }
 
 /// Rules over every trace of the corpus, as `show` draws it: no time is 1970, every time shown
-/// has its zone, and an action whose card was accepted is never drawn `declined` (a person's stop
-/// draws it `interrupted`).
+/// has its zone, no subagent's instructions are drawn as the person's prompt, and an action whose
+/// card was accepted is never drawn `declined` (a person's stop draws it `interrupted`).
 #[test]
 fn every_trace_reads_right() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
@@ -759,6 +759,13 @@ fn every_trace_reads_right() {
             assert!(line.ends_with(" UTC ──"), "{name}: {line}");
         }
         let lines: Vec<&str> = text.lines().collect();
+        // A subagent's instructions are never drawn as the person's prompt.
+        for line in &lines {
+            assert!(
+                !(line.starts_with(' ') && line.trim_start().starts_with("> ")),
+                "{name}: a nested prompt: {line}"
+            );
+        }
         for pair in lines.windows(2) {
             let accepted = pair[0].trim_start().starts_with("? ") && pair[0].ends_with("→ accept");
             assert!(

@@ -430,6 +430,7 @@ impl Page {
             .iter()
             .filter(|item| {
                 item.item_type == CanonicalItemType::UserMessage
+                    && item.parent_item_id.is_none()
                     && text(item, "origin").is_none_or(|origin| origin == "user")
             })
             .find_map(|item| text(item, "text").filter(|text| !text.trim().is_empty()))
@@ -723,6 +724,12 @@ fn item_card(item: &SnapshotItem) -> Card {
                 }
                 .to_owned(),
                 text: shorten(&text(item, "text").unwrap_or_else(fallback), REASONING_CHARS),
+            },
+            // A subagent's instructions, written by the agent that started it: never drawn as
+            // the person's words.
+            _ if item.parent_item_id.is_some() => Body::Note {
+                label: "asked the subagent".to_owned(),
+                text: prompt(item).unwrap_or_else(fallback),
             },
             _ => Body::Prompt(prompt(item).unwrap_or_else(fallback)),
         },
