@@ -320,12 +320,14 @@ impl OpencodeNormalizer {
                 session_id,
                 text,
                 time,
+                synthetic,
                 ..
             } => {
                 let parent = self.parents.get(session_id).cloned();
                 let user = self.user_messages.contains(message_id);
                 let ended = time.as_ref().is_some_and(|time| time.end.is_some());
-                let (item_type, status, data) = text_part(user, text, ended, parent);
+                let by = (user, synthetic.unwrap_or(false));
+                let (item_type, status, data) = text_part(by, text, ended, parent);
                 self.item(session_id, id, item_type, None, data, status, raw, out);
             }
             Part::Reasoning {

@@ -5,8 +5,9 @@
 
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, CollabAgentToolCallContent, CommandExecutionContent,
-    DynamicToolCallContent, FileChangeContent, FileChangeEntry, FileChangeKind, ItemContent, ItemStatus, PlanContent,
-    PlanStepStatus, ReasoningContent, RuntimeItemId, TurnPlanStep, TurnPlanUpdatedPayload, UserMessageContent,
+    DynamicToolCallContent, FileChangeContent, FileChangeEntry, FileChangeKind, ItemContent, ItemStatus, MessageOrigin,
+    PlanContent, PlanStepStatus, ReasoningContent, RuntimeItemId, TurnPlanStep, TurnPlanUpdatedPayload,
+    UserMessageContent,
 };
 use agentwire_opencode::{LlmToolContent, Todo, ToolState};
 use serde_json::{Map, Value};
@@ -294,9 +295,11 @@ pub fn text_content(user: bool, text: &str, parent: Option<RuntimeItemId>) -> It
 }
 
 /// A text part's item: the user's prompt (complete as it is saved), or the assistant's answer,
-/// complete once the part's time has an end.
+/// complete once the part's time has an end. A user message's text OpenCode marks `synthetic`
+/// (text it adds itself, such as a tool's output it feeds back) is the program's, not the
+/// person's (`origin: cli`).
 pub fn text_part(
-    user: bool,
+    (user, synthetic): (bool, bool),
     text: &str,
     ended: bool,
     parent: Option<RuntimeItemId>,
@@ -306,7 +309,13 @@ pub fn text_part(
         (false, true) => (CanonicalItemType::AssistantMessage, ItemStatus::Completed),
         (false, false) => (CanonicalItemType::AssistantMessage, ItemStatus::InProgress),
     };
-    (item_type, status, text_content(user, text, parent))
+    let mut content = text_content(user, text, parent);
+    if let ItemContent::UserMessage(message) = &mut content
+        && synthetic
+    {
+        message.origin = Some(MessageOrigin::Cli);
+    }
+    (item_type, status, content)
 }
 
 /// A reasoning part's item status: complete once the part's time has an end.
@@ -324,4 +333,45 @@ pub fn reasoning_content(text: &str, parent: Option<RuntimeItemId>) -> ItemConte
         summary: None,
         parent_item_id: parent,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text OpenCode adds to a user message itself (`synthetic`) is the program's, not the
+    /// person's; the assistant's text has no origin to say.
+    #[test]
+    fn synthetic_user_text_is_the_programs() {
+        let origin = |by| match text_part(by, "hi", true, None).2 {
+            ItemContent::UserMessage(message) => message.origin,
+            _ => None,
+        };
+        assert_eq!(origin((true, true)), Some(MessageOrigin::Cli));
+        assert_eq!(origin((true, false)), None);
+        assert!(matches!(
+            text_part((false, true), "hi", true, None).2,
+            ItemContent::AssistantMessage(_)
+        ));
+    }
+
+    /// A title says what the call does, with OpenCode's own title as its subject.
+    #[test]
+    fn tool_titles_read_as_actions() {
+        let input = Map::new();
+        let view = |title| ToolView {
+            input: &input,
+            output: None,
+            error: None,
+            title,
+            metadata: None,
+            status: ItemStatus::InProgress,
+            done: false,
+        };
+        assert_eq!(tool_title("bash", &view(None)), "Run a command");
+        assert_eq!(tool_title("bash", &view(Some("echo hello"))), "echo hello");
+        assert_eq!(tool_title("read", &view(Some("notes.txt"))), "Read notes.txt");
+        assert_eq!(tool_title("todowrite", &view(Some("1 todos"))), "Update plan");
+        assert_eq!(tool_title("mcp_echo", &view(None)), "Use mcp_echo");
+    }
 }

@@ -273,10 +273,12 @@ impl SessionNormalizer {
                 session_id,
                 text,
                 time,
+                synthetic,
                 ..
             } => {
                 let ended = time.as_ref().is_some_and(|time| time.end.is_some());
-                let (item_type, status, data) = text_part(user, text, ended, self.parent_of(session_id));
+                let by = (user, synthetic.unwrap_or(false));
+                let (item_type, status, data) = text_part(by, text, ended, self.parent_of(session_id));
                 (session_id, id, item_type, None, data, status)
             }
             Part::Reasoning {
