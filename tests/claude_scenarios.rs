@@ -663,25 +663,30 @@ fn background_subagents_never_reopen_their_item_and_every_task_ends() {
     }
     let sc = Scenario::load(CONTROL, "v0.3.332-sdk_task_subagent");
     let events = events(&sc);
-    // While the turn runs, the background subagent's messages are items naming its Task item;
-    // after the turn ended, no turn holds them: they are progress of its task, said as text.
-    let late: Vec<&Value> = of_type(&events, "task.progress")
-        .into_iter()
+    // The background subagent's messages are items naming its Task item, in the turn that
+    // started the task, also those after that turn's `result`: its command is not failed by the
+    // turn's end but completes with its own result, and nothing of it is mere progress.
+    let task_turn = of_type(&events, "task.started")[0]["turnId"].clone();
+    let late: Vec<&Value> = events
+        .iter()
         .filter(|event| event["raw"]["payload"]["parent_tool_use_id"].is_string())
+        .filter(|event| event["type"] == "task.progress")
         .collect();
-    assert!(
-        late.len() >= 2,
-        "the subagent's messages after its turn are task progress"
-    );
-    for progress in late {
-        let description = progress["payload"]["description"].as_str().unwrap();
-        assert!(description.starts_with("the subagent"), "{description}");
-    }
-    let during = of_type(&events, "item.started")
+    assert!(late.is_empty(), "the subagent's messages are items: {late:?}");
+    let items: Vec<&Value> = of_type(&events, "item.started")
         .into_iter()
         .filter(|event| event["payload"]["data"]["parentItemId"].is_string())
-        .count();
-    assert!(during >= 2, "the subagent's messages during its turn are items");
+        .collect();
+    assert!(items.len() >= 3, "the subagent's messages are items");
+    for item in &items {
+        assert_eq!(item["turnId"], task_turn, "in the turn that started the task: {item}");
+    }
+    let command = of_type(&events, "item.completed")
+        .into_iter()
+        .find(|event| event["payload"]["itemType"] == "command_execution")
+        .expect("the subagent's command");
+    assert_eq!(command["payload"]["status"], "completed", "{command}");
+    assert_eq!(command["payload"]["data"]["output"], "sub", "{command}");
 }
 
 #[test]

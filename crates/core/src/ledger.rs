@@ -139,7 +139,8 @@ pub enum Cutoff {
     Interrupted,
     /// The turn failed.
     Failed,
-    /// The turn completed without completing the item.
+    /// The turn completed without completing the item: the item is left running, to end when
+    /// its own end arrives or the stream ends.
     TurnCompleted,
     /// The stream ended.
     StreamEnded,
@@ -700,6 +701,12 @@ impl<Q> Ledger<Q> {
         provider_item: &str,
         raw: Option<Raw<'a>>,
     ) -> Context<'a> {
+        // An open item belongs to the turn it opened in, also once that turn has ended.
+        if let Some(opened_in) = self.item(provider_thread, provider_item).map(|open| open.turn.clone())
+            && Some(opened_in.as_str()) != provider_turn
+        {
+            return self.item_context(provider_thread, &opened_in, provider_item, raw);
+        }
         match provider_turn {
             Some(turn) => self.item_context(provider_thread, turn, provider_item, raw),
             None => {
@@ -885,12 +892,14 @@ impl<Q> Ledger<Q> {
         cutoff: Cutoff,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) -> bool {
+        // A turn that completed leaves its running items running: work that outlives its turn
+        // (a background subagent's command) ends when its own end arrives, or the stream's.
         let keys: Vec<String> = self
             .items
             .get(provider_thread)
             .into_iter()
             .flatten()
-            .filter(|(_, open)| open.turn == provider_turn)
+            .filter(|(_, open)| open.turn == provider_turn && cutoff != Cutoff::TurnCompleted)
             .map(|(key, _)| key.clone())
             .collect();
         for key in keys {

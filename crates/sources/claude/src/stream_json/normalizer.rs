@@ -143,6 +143,16 @@ pub struct ClaudeNormalizer {
     /// `TaskCreate`/`TaskUpdate` calls that each change one task, so the whole plan a
     /// `turn.plan.updated` carries is kept here (a task list outlives its turn).
     task_list: Vec<ListedTask>,
+    /// The turn each subagent task started in, by the Task call's `tool_use` id: a background
+    /// subagent's work that goes on after that turn ended is still that turn's, under its call.
+    task_turns: BTreeMap<String, String>,
+    /// A background task reported its end while a turn was open: the CLI wakes the model with
+    /// it, and the `init` that follows begins that new turn.
+    woken: bool,
+    /// Turns whose model work is over but whose `result` is still due, oldest first: the CLI
+    /// prints a turn's `result` after the turn a background task's end woke (0.3.x). Each
+    /// `result` ends the oldest.
+    awaiting: VecDeque<String>,
 }
 
 impl ClaudeNormalizer {
@@ -166,6 +176,9 @@ impl ClaudeNormalizer {
             tasks: BTreeMap::new(),
             subagent: None,
             task_list: Vec::new(),
+            woken: false,
+            awaiting: VecDeque::new(),
+            task_turns: BTreeMap::new(),
         }
     }
 
@@ -280,11 +293,35 @@ impl ClaudeNormalizer {
     // --- messages ---
 
     /// The Task call `parent_tool_use_id` names when its subagent goes on after the turn ended
-    /// (0.3.x runs it in the background): no turn holds its work, so it is progress of its task.
+    /// (0.3.x runs it in the background) and no turn is known to hold its work: progress of its
+    /// task.
     fn late_subagent(&self, parent_tool_use_id: Option<&str>) -> Option<String> {
         parent_tool_use_id
-            .filter(|_| self.at.turn.is_none())
+            .filter(|parent| self.at.turn.is_none() && !self.task_turns.contains_key(*parent))
             .map(str::to_string)
+    }
+
+    /// Maps a subagent's message in the turn its task started in (`parent_tool_use_id`), when
+    /// that is not the open turn: a background subagent's items stay under their call, in the
+    /// parent's turn, after that turn ended; the open turn, if any, is left as it was.
+    fn in_task_turn(
+        &mut self,
+        parent_tool_use_id: Option<&str>,
+        map: impl FnOnce(&mut Self, &mut Vec<ProviderRuntimeEvent>),
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let task_turn = parent_tool_use_id
+            .and_then(|parent| self.task_turns.get(parent))
+            .filter(|turn| self.at.turn.as_ref() != Some(*turn))
+            .cloned();
+        match task_turn {
+            Some(turn) => {
+                let open = self.at.turn.replace(turn);
+                map(self, out);
+                self.at.turn = open;
+            }
+            None => map(self, out),
+        }
     }
 
     /// `task.progress` of the task the Task call `parent` started, `said` what its subagent did.
@@ -893,7 +930,25 @@ impl ClaudeNormalizer {
         }
     }
 
+    /// A `result` ends the oldest turn still owed one (a turn a background task's end followed
+    /// with a turn of its own), else the open turn.
     fn result(&mut self, result: &SdkResultMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        match self.awaiting.pop_front() {
+            Some(owed) => {
+                let running = self.at.turn.replace(owed);
+                self.end_with_result(result, raw, out);
+                self.at.turn = running;
+            }
+            None => {
+                self.end_with_result(result, raw, out);
+                // A subagent's calls outlive the turn (a background task's go on): their results
+                // still complete them.
+                self.tools.retain(|_, tool| tool.parent.is_some());
+            }
+        }
+    }
+
+    fn end_with_result(&mut self, result: &SdkResultMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         self.ensure_turn(None, raw, out);
         let subtype = result.tag();
         let success = matches!(result, SdkResultMessage::Success(_));
@@ -1013,7 +1068,6 @@ impl ClaudeNormalizer {
             error_message,
         };
         self.at.end_turn(&mut self.ledger, outcome, Some(raw), out);
-        self.tools.clear();
     }
 
     /// The turn's own cost from the session's running cost a `result` reports: what it added to
@@ -1110,6 +1164,13 @@ impl ClaudeNormalizer {
                     RuntimeEvent::SessionConfigured(SessionConfiguredPayload { config }),
                     out,
                 );
+                // The model woken by a background task's end: a turn of its own, while the one
+                // that started the task waits for its `result`.
+                if std::mem::take(&mut self.woken)
+                    && let Some(turn) = self.at.turn.take()
+                {
+                    self.awaiting.push_back(turn);
+                }
                 self.ensure_turn(Some(&init.model), raw, out);
             }
             // Claude's own view of what the events already say (a request in flight, the
@@ -1177,6 +1238,9 @@ impl ClaudeNormalizer {
             SdkSystemMessage::TaskStarted(task) => {
                 if let Some(tool_use_id) = &task.tool_use_id {
                     self.tasks.insert(tool_use_id.clone(), (task.task_id.clone(), false));
+                    if let Some(turn) = &self.at.turn {
+                        self.task_turns.insert(tool_use_id.clone(), turn.clone());
+                    }
                 }
                 let context = self.task_context(task.tool_use_id.as_deref(), Some(raw));
                 let payload = TaskStartedPayload {
@@ -1226,6 +1290,7 @@ impl ClaudeNormalizer {
                     usage: task.usage.as_ref().map(RawJson::to_value),
                 };
                 self.ledger.emit(&context, RuntimeEvent::TaskCompleted(payload), out);
+                self.woken = self.at.turn.is_some();
             }
             SdkSystemMessage::FilesPersisted(files) => {
                 let context = self.at.context(&mut self.ledger, Some(raw));
@@ -1627,8 +1692,9 @@ impl ClaudeNormalizer {
                     let said = subagent_said(&message.message.content);
                     return self.subagent_progress(&parent, &said, raw, out);
                 }
-                self.enter_subagent(message.parent_tool_use_id.as_deref());
-                self.assistant(message, raw, out)
+                let parent = message.parent_tool_use_id.as_deref();
+                self.enter_subagent(parent);
+                self.in_task_turn(parent, |this, out| this.assistant(message, raw, out), out)
             }
             ClaudeStreamLine::User(message) => {
                 if frame.dir == Direction::Out {
@@ -1638,8 +1704,9 @@ impl ClaudeNormalizer {
                 if let Some(parent) = self.late_subagent(message.parent_tool_use_id.as_deref()) {
                     return self.subagent_progress(&parent, "the subagent reads a tool result", raw, out);
                 }
-                self.enter_subagent(message.parent_tool_use_id.as_deref());
-                self.user(message, raw, out)
+                let parent = message.parent_tool_use_id.as_deref();
+                self.enter_subagent(parent);
+                self.in_task_turn(parent, |this, out| this.user(message, raw, out), out)
             }
             ClaudeStreamLine::Result(result) => self.result(result, raw, out),
             ClaudeStreamLine::System(system) => self.system(system, raw, out),
@@ -1648,8 +1715,9 @@ impl ClaudeNormalizer {
                 if let Some(parent) = self.late_subagent(event.parent_tool_use_id.as_deref()) {
                     return self.subagent_progress(&parent, "the subagent is writing", raw, out);
                 }
-                self.enter_subagent(event.parent_tool_use_id.as_deref());
-                self.stream_event(event, raw, out)
+                let parent = event.parent_tool_use_id.as_deref();
+                self.enter_subagent(parent);
+                self.in_task_turn(parent, |this, out| this.stream_event(event, raw, out), out)
             }
             ClaudeStreamLine::ToolProgress(progress) => {
                 let context = self.at.item_context(&mut self.ledger, &progress.tool_use_id, Some(raw));
