@@ -1311,3 +1311,33 @@ fn each_turn_carries_its_own_cost() {
     assert_eq!(totals, [0.002272, 0.003084], "the running totals the CLI reports");
     assert_eq!(costs, [0.002272, 0.000812], "each turn's own cost");
 }
+
+/// A transcript cut before the CLI named its session still draws what is whole: the person's
+/// prompt, a `user_message` of no turn carrying the prompt's record.
+#[test]
+fn a_cut_transcript_draws_its_whole_prompt() {
+    let path = agentwire_tests::corpus_dir(CONTROL).join("sdk_bash_touch_deny.jsonl");
+    let trace = std::fs::read_to_string(path).unwrap();
+    let cut: String = trace.lines().take(3).map(|line| format!("{line}\n")).collect();
+    assert!(
+        cut.lines().nth(1).unwrap().contains(r#""type":"user""#),
+        "the prompt record"
+    );
+    let norm = agentwire_tests::normalize_text(CONTROL, &cut);
+    let events: Vec<Value> = norm
+        .events
+        .iter()
+        .map(|event| serde_json::to_value(event).unwrap())
+        .collect();
+    let prompts: Vec<&Value> = of_type(&events, "item.completed")
+        .into_iter()
+        .filter(|event| event["payload"]["itemType"] == "user_message")
+        .collect();
+    assert_eq!(prompts.len(), 1, "{}", norm.jsonl);
+    assert_eq!(prompts[0]["payload"]["data"]["text"], "please do the task");
+    let started = of_type(&events, "item.started");
+    assert_eq!(
+        started[0]["raw"]["payload"]["type"], "user",
+        "the prompt's record is carried"
+    );
+}

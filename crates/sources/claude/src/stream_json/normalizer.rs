@@ -1936,6 +1936,37 @@ impl Mapping for ClaudeNormalizer {
             let summary = Some("the stream ended before the task reported its end".to_string());
             self.settle_task(&tool_use_id, TaskStatus::Stopped, summary, None, out);
         }
+        // Prompts the stream ended before any turn showed (a transcript cut before the CLI
+        // named its session): what is whole is drawn, each a person's message of no turn.
+        for (index, (frame, prompt)) in std::mem::take(&mut self.prompts).into_iter().enumerate() {
+            let raw = Raw::new(RuntimeEventRawSource::ClaudeSdkMessage, Some("user"), &frame);
+            let key = format!("prompt:unanswered:{}", index + 1);
+            let context = match self.at.thread.clone() {
+                Some(thread) => self.ledger.item_context_in(&thread, None, &key, Some(raw)),
+                None => Context {
+                    item_id: Some(ids::item(self.ledger.source(), "", &key)),
+                    raw: Some(raw),
+                    ..Context::default()
+                },
+            };
+            let payload = |status| ItemLifecyclePayload {
+                item_type: CanonicalItemType::UserMessage,
+                status: Some(status),
+                title: None,
+                detail: None,
+                data: Some(content::data(prompt.clone())),
+            };
+            self.ledger.emit(
+                &context,
+                RuntimeEvent::ItemStarted(payload(ItemStatus::InProgress)),
+                out,
+            );
+            self.ledger.emit(
+                &context.without_raw(),
+                RuntimeEvent::ItemCompleted(payload(ItemStatus::Completed)),
+                out,
+            );
+        }
     }
 
     /// Only a transcript has a client side: the bare stream is what `claude -p` printed, its
