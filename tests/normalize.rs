@@ -1133,3 +1133,31 @@ fn no_error_text_is_a_json_blob() {
         }
     }
 }
+
+/// Nothing changes an item after its end: no `item.started`, `item.updated`, `item.completed` or
+/// `content.delta` follows an item's `item.completed`, in every golden (a late report on it rides
+/// on an event of its turn or session).
+#[test]
+fn nothing_follows_an_items_completion() {
+    for sc in corpus() {
+        let mut completed = BTreeSet::new();
+        for (index, event) in sc.events().iter().enumerate() {
+            let Some(item) = &event.item_id else {
+                continue;
+            };
+            match &event.event {
+                RuntimeEvent::ItemStarted(_) | RuntimeEvent::ItemUpdated(_) | RuntimeEvent::ContentDelta(_) => {
+                    assert!(
+                        !completed.contains(item),
+                        "{}: after the item's completion",
+                        sc.at(index)
+                    );
+                }
+                RuntimeEvent::ItemCompleted(_) => {
+                    assert!(completed.insert(item.clone()), "{}: completed twice", sc.at(index));
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -600,11 +600,12 @@ fn totals(snapshot: &SessionSnapshot, tokens: Option<Tokens>) -> Vec<(&'static s
     totals
 }
 
-/// An action a person's stop cut short is drawn `interrupted`, never `declined` or `failed`:
-/// the mapping marks it `declined` (it did not finish, and nobody's tool failed), which after
-/// an accepted card would read as a refusal. A card refused as such keeps `declined`.
+/// An action a person's stop cut short is drawn `interrupted`, never `declined`: the mapping
+/// marks it `declined` (it did not finish, and no tool failed), which after an accepted card
+/// would read as a refusal. An action its own card refused keeps `declined`, and one that failed
+/// before the stop keeps `failed`.
 fn stopped(card: &mut Card) {
-    if matches!(card.status, Some("declined" | "failed")) && !card.refused {
+    if card.status == Some("declined") && !card.refused {
         card.status = Some("interrupted");
     }
     for child in &mut card.children {

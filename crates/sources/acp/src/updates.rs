@@ -14,9 +14,8 @@ use agentwire_acp::{
 use agentwire_canonical::{
     CanonicalItemType, ContentStreamKind, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeEvent,
     TaskProgressPayload, ThreadMetadataUpdatedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload,
-    TurnPlanStep, TurnPlanUpdatedPayload,
+    ToolSummaryPayload, TurnPlanStep, TurnPlanUpdatedPayload,
 };
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -648,7 +647,6 @@ impl AcpNormalizer {
         if !known && end.is_none() && !done {
             return;
         }
-        let status_sent = tool.data.get("status").cloned();
         let data = tool.content();
         let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
         // A tool call the user refused did not run: the agent's `failed` is a refusal.
@@ -671,10 +669,24 @@ impl AcpNormalizer {
                 };
                 self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);
             }
-            (None | Some(_), true) | (None, false) => {
+            // A report on a tool call that already ended (a `cursor/task` after its call
+            // completed, a loaded session's history replayed): nothing follows an item's
+            // completion; the report rides on a summary of that call.
+            (None | Some(_), true) => {
+                let context = Context {
+                    item_id: None,
+                    ..context
+                };
+                let payload = ToolSummaryPayload {
+                    summary: "a report on a tool call that had ended".to_string(),
+                    preceding_tool_use_ids: Some(vec![item.id.to_string()]),
+                };
+                self.emit(&context, RuntimeEvent::ToolSummary(payload), out);
+            }
+            (None, false) => {
                 // The face a cut-off keeps follows the updates (the title too: ACP's first
                 // report of a tool call is often a placeholder like "Terminal").
-                if let (false, Some(turn)) = (done, &turn) {
+                if let Some(turn) = &turn {
                     let face = OpenItemFace {
                         item_type,
                         title: title.clone(),
@@ -682,19 +694,9 @@ impl AcpNormalizer {
                     };
                     self.ledger.open_item((session, turn, item.id), face);
                 }
-                // A report after the end repeats the end: the status the item ended with.
-                let status = if done {
-                    status_sent
-                        .and_then(|status| ToolCallStatus::deserialize(status).ok())
-                        .as_ref()
-                        .and_then(tools::final_status)
-                        .unwrap_or(ItemStatus::Completed)
-                } else {
-                    ItemStatus::InProgress
-                };
                 let payload = ItemLifecyclePayload {
                     item_type,
-                    status: Some(status),
+                    status: Some(ItemStatus::InProgress),
                     title,
                     detail: None,
                     data: Some(data),

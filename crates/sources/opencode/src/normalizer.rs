@@ -275,8 +275,14 @@ impl OpencodeNormalizer {
             .or_default()
             .insert(part.to_string());
         if seen && !open {
-            // Cut off when its turn ended; the server's last word on it.
-            self.ledger.emit(&context, RuntimeEvent::ItemUpdated(payload), out);
+            // Completed already (cut off when its turn ended): nothing follows an item's
+            // completion, and the server's last word on the part is carried as the session's
+            // configuration of the moment, as the parts that draw nothing are.
+            let payload = SessionConfiguredPayload {
+                config: raw.payload.to_owned(),
+            };
+            self.ledger
+                .emit(&Context::bare(raw), RuntimeEvent::SessionConfigured(payload), out);
             return;
         }
         if !open {
