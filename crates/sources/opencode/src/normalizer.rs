@@ -413,6 +413,12 @@ impl OpencodeNormalizer {
             Event::SessionCreated(created) => {
                 let info = &created.properties.info;
                 self.start_thread(&info.id, info.parent_id.as_deref(), raw, out);
+                let context = self.ledger.thread_context(&info.id, None);
+                self.ledger.emit(
+                    &context,
+                    RuntimeEvent::SessionConfigured(working_folder(&info.directory)),
+                    out,
+                );
             }
             Event::SessionUpdated(updated) => {
                 let session = &updated.properties.session_id;
@@ -944,6 +950,14 @@ fn permission_detail(permission: &str, patterns: &[String]) -> Option<String> {
         (_, true) => Some(permission.to_owned()).filter(|permission| !permission.is_empty()),
         (CanonicalRequestType::PermissionsApproval, false) => Some(format!("{permission}: {patterns}")),
         (_, false) => Some(patterns),
+    }
+}
+
+/// The session's working folder (its `directory`) as the configuration every source names it
+/// in: `{"cwd": ...}`.
+pub(crate) fn working_folder(directory: &str) -> SessionConfiguredPayload {
+    SessionConfiguredPayload {
+        config: serde_json::value::to_raw_value(&json!({ "cwd": directory })).expect("an object serializes"),
     }
 }
 

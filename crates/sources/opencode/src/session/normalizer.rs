@@ -111,6 +111,9 @@ impl SessionNormalizer {
         };
         self.ledger
             .emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
+        let payload = crate::normalizer::working_folder(&session.directory);
+        self.ledger
+            .emit(&context.without_raw(), RuntimeEvent::SessionConfigured(payload), out);
     }
 
     fn on_message(&mut self, message: &Message, parts: &[Part], raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
