@@ -416,7 +416,7 @@ impl OpencodeNormalizer {
                 let context = self.ledger.thread_context(&info.id, None);
                 self.ledger.emit(
                     &context,
-                    RuntimeEvent::SessionConfigured(working_folder(&info.directory)),
+                    RuntimeEvent::SessionConfigured(crate::parts::working_folder(&info.directory)),
                     out,
                 );
             }
@@ -441,7 +441,7 @@ impl OpencodeNormalizer {
                     ..
                 } => {
                     self.user_messages.insert(id.clone());
-                    let diff = summary.as_ref().map(|summary| turn_diff(&summary.diffs));
+                    let diff = summary.as_ref().map(|summary| crate::parts::turn_diff(&summary.diffs));
                     let running = self.turns.get(session_id) == Some(id);
                     let new = |diff: &String| !diff.is_empty() && self.diffs.get(session_id) != Some(diff);
                     match diff.filter(|diff| running && new(diff)) {
@@ -951,19 +951,6 @@ fn permission_detail(permission: &str, patterns: &[String]) -> Option<String> {
         (CanonicalRequestType::PermissionsApproval, false) => Some(format!("{permission}: {patterns}")),
         (_, false) => Some(patterns),
     }
-}
-
-/// The session's working folder (its `directory`) as the configuration every source names it
-/// in: `{"cwd": ...}`.
-pub(crate) fn working_folder(directory: &str) -> SessionConfiguredPayload {
-    SessionConfiguredPayload {
-        config: serde_json::value::to_raw_value(&json!({ "cwd": directory })).expect("an object serializes"),
-    }
-}
-
-/// A turn's changed files as one unified diff: each file's patch, in the order given.
-pub(crate) fn turn_diff(diffs: &[agentwire_opencode::SnapshotFileDiff]) -> String {
-    diffs.iter().filter_map(|diff| diff.patch.as_deref()).collect()
 }
 
 /// What questions ask, one a line.

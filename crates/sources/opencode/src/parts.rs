@@ -6,11 +6,11 @@
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, CollabAgentToolCallContent, CommandExecutionContent,
     DynamicToolCallContent, FileChangeContent, FileChangeEntry, FileChangeKind, ItemContent, ItemStatus, MessageOrigin,
-    PlanContent, PlanStepStatus, ReasoningContent, RuntimeItemId, TurnPlanStep, TurnPlanUpdatedPayload,
-    UserMessageContent,
+    PlanContent, PlanStepStatus, ReasoningContent, RuntimeItemId, SessionConfiguredPayload, TurnPlanStep,
+    TurnPlanUpdatedPayload, UserMessageContent,
 };
 use agentwire_opencode::{LlmToolContent, Todo, ToolState};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 /// The item type of a tool part, by the tool's name.
 pub fn tool_type(tool: &str) -> CanonicalItemType {
@@ -333,6 +333,19 @@ pub fn reasoning_content(text: &str, parent: Option<RuntimeItemId>) -> ItemConte
         summary: None,
         parent_item_id: parent,
     })
+}
+
+/// The session's working folder (its `directory`) as the configuration every source names it
+/// in: `{"cwd": ...}`.
+pub fn working_folder(directory: &str) -> SessionConfiguredPayload {
+    SessionConfiguredPayload {
+        config: serde_json::value::to_raw_value(&json!({ "cwd": directory })).expect("an object serializes"),
+    }
+}
+
+/// A turn's changed files as one unified diff: each file's patch, in the order given.
+pub fn turn_diff(diffs: &[agentwire_opencode::SnapshotFileDiff]) -> String {
+    diffs.iter().filter_map(|diff| diff.patch.as_deref()).collect()
 }
 
 #[cfg(test)]

@@ -111,7 +111,7 @@ impl SessionNormalizer {
         };
         self.ledger
             .emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
-        let payload = crate::normalizer::working_folder(&session.directory);
+        let payload = crate::parts::working_folder(&session.directory);
         self.ledger
             .emit(&context.without_raw(), RuntimeEvent::SessionConfigured(payload), out);
     }
@@ -132,9 +132,7 @@ impl SessionNormalizer {
                 }
                 // The files the turn changed, with their patches, as the live server reports
                 // them on this message once they changed: the turn's diff.
-                let diff = summary
-                    .as_ref()
-                    .map(|summary| crate::normalizer::turn_diff(&summary.diffs));
+                let diff = summary.as_ref().map(|summary| crate::parts::turn_diff(&summary.diffs));
                 if let Some(diff) = diff.filter(|diff| !diff.is_empty())
                     && self.turn.as_ref().is_some_and(|turn| turn.message == *id)
                 {
