@@ -518,7 +518,9 @@ fn html_page_reads_in_a_browser() {
     assert_contains(
         &dom,
         &[
-            "<div class=\"card prompt\">The price test fails. Fix it and make sure the whole suite passes.</div>",
+            "<div class=\"card prompt\" title=\"2026-12-01 09:14:06 UTC · took 1.0 s\">The price test fails. Fix it and make sure the whole suite passes.</div>",
+            "<summary>all 17 line(s) of the output</summary>",
+            "<ul class=\"totals\"><li><span class=\"key\">turns</span>2</li>",
             "<span class=\"label\">$</span>cargo test<span class=\"exit bad\">exit 101</span>",
             "<span class=\"exit ok\">exit 0</span>",
             "<li class=\"completed\">[x] Run the test suite</li>",
