@@ -37,8 +37,11 @@ impl Fit {
     pub fn record(&mut self, line: &[u8], fitted: bool) {
         self.lines += 1;
         if fitted {
+            // The first line that fits makes the kept ones useless.
+            if self.fitted == 0 {
+                self.unfit = Vec::new();
+            }
             self.fitted += 1;
-            self.unfit = Vec::new();
         } else if self.fitted == 0 && self.unfit.len() < UNFIT_KEPT {
             self.unfit.push(String::from_utf8_lossy(line).into_owned());
         }

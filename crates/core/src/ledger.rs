@@ -702,8 +702,11 @@ impl<Q> Ledger<Q> {
         raw: Option<Raw<'a>>,
     ) -> Context<'a> {
         // An open item belongs to the turn it opened in, also once that turn has ended.
-        if let Some(opened_in) = self.item(provider_thread, provider_item).map(|open| open.turn.clone())
-            && Some(opened_in.as_str()) != provider_turn
+        // Cloned only when it differs: nearly every item event names the turn it opened in.
+        if let Some(opened_in) = self
+            .item(provider_thread, provider_item)
+            .filter(|open| Some(open.turn.as_str()) != provider_turn)
+            .map(|open| open.turn.clone())
         {
             return self.item_context(provider_thread, &opened_in, provider_item, raw);
         }

@@ -194,7 +194,7 @@ fn card(out: &mut String, card: &Card) {
         }
         Body::Reasoning(text, whole) => {
             let _ = write!(out, "<div class=\"card reasoning\"{at}>thinking: {}", escape(text));
-            fold(out, whole.as_ref(), "all of it");
+            fold(out, whole.as_ref(), "all of it", "");
             out.push_str("</div>");
         }
         Body::Command {
@@ -214,24 +214,12 @@ fn card(out: &mut String, card: &Card) {
                 "<div class=\"card box command\"{at}><div class=\"head\"><span class=\"label\">$</span>{}{exit}{status}</div>",
                 escape(command)
             );
-            match whole {
-                // The whole output, folded; its tail shows while it is closed.
-                Some(whole) => {
-                    let _ = write!(
-                        out,
-                        "<pre class=\"output\">{}</pre><details><summary>all {} line(s) of the output</summary>\
-                         <pre class=\"output\">{}</pre>{}</details>",
-                        escape(&tail.join("\n")),
-                        omitted + tail.len(),
-                        escape(&whole.text),
-                        cut_note(whole.cut)
-                    );
-                }
-                None if !tail.is_empty() => {
-                    let _ = write!(out, "<pre class=\"output\">{}</pre>", escape(&tail.join("\n")));
-                }
-                None => {}
+            // The tail shows; the whole output, folded, under it.
+            if !tail.is_empty() {
+                let _ = write!(out, "<pre class=\"output\">{}</pre>", escape(&tail.join("\n")));
             }
+            let lines = format!("all {} line(s) of the output", omitted + tail.len());
+            fold(out, whole.as_ref(), &lines, " class=\"output\"");
         }
         Body::Files(files) => {
             let _ = write!(out, "<div class=\"card box files\"{at}>");
@@ -290,14 +278,7 @@ fn card(out: &mut String, card: &Card) {
             if let Some(result) = result {
                 let _ = write!(out, "<pre class=\"result\">{}</pre>", escape(result));
             }
-            if let Some(whole) = whole {
-                let _ = write!(
-                    out,
-                    "<details><summary>the whole result</summary><pre class=\"result\">{}</pre>{}</details>",
-                    escape(&whole.text),
-                    cut_note(whole.cut)
-                );
-            }
+            fold(out, whole.as_ref(), "the whole result", " class=\"result\"");
             if let Some(error) = error {
                 let _ = write!(out, "<div class=\"error\">error: {}</div>", escape(error));
             }
@@ -356,12 +337,13 @@ fn card(out: &mut String, card: &Card) {
     out.push('\n');
 }
 
-/// The whole of a shortened text, in a `<details>` that opens on a click (no script).
-fn fold(out: &mut String, whole: Option<&Folded>, what: &str) {
+/// The whole of a shortened text, in a `<details>` that opens on a click (no script): `what`
+/// its summary, `class` the attribute of its `<pre>` (empty for none).
+fn fold(out: &mut String, whole: Option<&Folded>, what: &str, class: &str) {
     if let Some(whole) = whole {
         let _ = write!(
             out,
-            "<details><summary>{what}</summary><pre>{}</pre>{}</details>",
+            "<details><summary>{what}</summary><pre{class}>{}</pre>{}</details>",
             escape(&whole.text),
             cut_note(whole.cut)
         );

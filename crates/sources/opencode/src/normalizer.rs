@@ -441,10 +441,14 @@ impl OpencodeNormalizer {
                     ..
                 } => {
                     self.user_messages.insert(id.clone());
-                    let diff = summary.as_ref().map(|summary| crate::parts::turn_diff(&summary.diffs));
+                    // Read only for the running turn: a report after its end changes nothing.
                     let running = self.turns.get(session_id) == Some(id);
+                    let diff = summary
+                        .as_ref()
+                        .filter(|_| running)
+                        .map(|summary| crate::parts::turn_diff(&summary.diffs));
                     let new = |diff: &String| !diff.is_empty() && self.diffs.get(session_id) != Some(diff);
-                    match diff.filter(|diff| running && new(diff)) {
+                    match diff.filter(new) {
                         Some(diff) => {
                             let context = self.ledger.turn_context(session_id, id, Some(raw));
                             let payload = TurnDiffUpdatedPayload {
