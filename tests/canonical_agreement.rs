@@ -291,6 +291,8 @@ fn rust_enums() -> BTreeMap<String, (Vec<String>, Vec<String>)> {
         SessionState,
         ThreadState,
         TurnState,
+        UsageScope,
+        CostSource,
         ContentStreamKind,
         ItemStatus,
         PlanStepStatus,

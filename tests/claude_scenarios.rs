@@ -698,11 +698,19 @@ fn message_start_reports_the_input_usage() {
         .filter(|event| event["raw"]["payload"]["event"]["type"] == "message_start")
         .collect();
     assert!(!usage.is_empty());
+    // The call's figures: Claude's input and its cache's tokens together as the input.
     for event in usage {
+        let sent = &event["raw"]["payload"]["event"]["message"]["usage"];
+        let count = |key: &str| sent[key].as_i64().unwrap_or(0);
+        let last = &event["payload"]["usage"]["last"];
+        assert_eq!(last["scope"], "call");
+        let input = count("input_tokens") + count("cache_read_input_tokens") + count("cache_creation_input_tokens");
+        assert_eq!(last["inputTokens"].as_i64(), Some(input));
         assert_eq!(
-            event["payload"]["usage"],
-            event["raw"]["payload"]["event"]["message"]["usage"]
+            last["cachedInputTokens"].as_i64(),
+            Some(count("cache_read_input_tokens"))
         );
+        assert_eq!(last["outputTokens"].as_i64(), Some(count("output_tokens")));
     }
 }
 

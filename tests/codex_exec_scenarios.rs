@@ -114,13 +114,21 @@ fn assert_completed_turn(sc: &Scenario) {
     let completed_line = lines_of(sc, "turn.completed", None)[0];
     assert_eq!(event_of(sc, completed_line, T::TurnCompleted), completed);
     assert_eq!(sc.turn_state(completed), TurnState::Completed);
+    // Codex's counts as sent: its input holds the cached tokens, its output the reasoning.
     let usage = payload!(sc.event(completed), TurnCompleted).and_then(|p| p.usage.clone());
-    assert_eq!(
-        usage.as_ref(),
-        Some(&sc.msg(completed_line)["usage"]),
-        "{}: usage",
-        sc.at(completed)
-    );
+    let usage = usage.unwrap_or_else(|| panic!("{}: usage", sc.at(completed)));
+    let sent = &sc.msg(completed_line)["usage"];
+    let figures = [
+        (usage.input_tokens, "input_tokens"),
+        (usage.cached_input_tokens, "cached_input_tokens"),
+        (usage.cache_write_tokens, "cache_write_input_tokens"),
+        (usage.output_tokens, "output_tokens"),
+        (usage.reasoning_tokens, "reasoning_output_tokens"),
+    ];
+    for (figure, name) in figures {
+        assert_eq!(figure, sent[name].as_i64(), "{}: usage {name}", sc.at(completed));
+    }
+    assert_eq!(usage.scope, agentwire_canonical::UsageScope::Turn);
     assert!(
         sc.indices_of(T::RuntimeError).is_empty(),
         "trace `{}`: no runtime.error",

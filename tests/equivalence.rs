@@ -1984,7 +1984,7 @@ fn every_stored_opencode_session_has_the_thread_and_tool_items_of_its_stream() {
 
 /// Each turn's usage, in the order the turns ended: the live server sums its assistant messages'
 /// last reports, the store the messages as saved.
-fn usages(source: Source, paths: &[std::path::PathBuf]) -> Vec<Option<serde_json::Value>> {
+fn usages(source: Source, paths: &[std::path::PathBuf]) -> Vec<Option<agentwire_canonical::TokenUsage>> {
     let mut usages = Vec::new();
     for path in paths {
         for event in agentwire_tests::normalize(source, path).events {
@@ -2008,7 +2008,10 @@ fn conversation(events: &[ProviderRuntimeEvent]) -> Vec<String> {
                 RuntimeEvent::TurnCompleted(end) => Some(format!(
                     "turn {turn} {} usage {}",
                     end.state.as_str(),
-                    end.usage.clone().unwrap_or_default()
+                    end.usage
+                        .as_ref()
+                        .map(|usage| serde_json::to_value(usage).expect("usage serializes"))
+                        .unwrap_or_default()
                 )),
                 RuntimeEvent::ItemCompleted(item) => Some(format!(
                     "turn {turn} item {} {} {} {:?} {}",

@@ -112,14 +112,12 @@ fn a_run_is_a_turn_whose_first_item_is_the_prompt_and_whose_text_streams() {
         "Hello from the mock Gemini model. How can I help?"
     );
     let usage = payload!(sc.event(completed), TurnCompleted).expect("turn.completed");
-    assert_eq!(usage.usage.as_ref().expect("usage")["total_tokens"], 1021);
-    assert!(
-        usage
-            .model_usage
-            .as_ref()
-            .expect("per model")
-            .contains_key("gemini-2.5-flash")
+    let usage = usage.usage.as_ref().expect("usage");
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+        (Some(1001), Some(20), Some(1021))
     );
+    assert_eq!(usage.model.as_deref(), Some("gemini-2.5-flash"));
     sc.assert_no_item_left_open();
 }
 

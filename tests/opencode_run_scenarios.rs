@@ -9,7 +9,6 @@ use agentwire_canonical::{
 };
 use agentwire_tests::scenario::Scenario;
 use agentwire_tests::{frames, line_format, payload, trace_text, traces};
-use serde_json::json;
 
 const RUN: Source = Source::OPENCODE_RUN;
 
@@ -65,10 +64,7 @@ fn a_run_is_one_turn_ended_by_its_stop() {
     let turn = payload!(sc.event(completed), TurnCompleted).expect("turn.completed");
     assert_eq!(turn.state, TurnState::Completed);
     assert_eq!(turn.stop_reason, Some(Some("stop".to_string())));
-    assert_eq!(
-        turn.usage.as_ref().map(|usage| usage["input"].clone()),
-        Some(json!(120))
-    );
+    assert_eq!(turn.usage.as_ref().and_then(|usage| usage.input_tokens), Some(120));
     let messages = sc.items(CanonicalItemType::AssistantMessage);
     assert_eq!(messages.len(), 1);
     for index in 0..sc.events().len() {
@@ -158,10 +154,7 @@ fn a_task_call_names_its_child_session_and_the_turn_sums_its_steps() {
     let (_, completed) = sc.single_turn();
     let turn = payload!(sc.event(completed), TurnCompleted).expect("turn.completed");
     let usage = turn.usage.as_ref().expect("usage");
-    assert_eq!(
-        (usage["input"].clone(), usage["output"].clone()),
-        (json!(240), json!(84))
-    );
+    assert_eq!((usage.input_tokens, usage.output_tokens), (Some(240), Some(84)));
 }
 
 /// The stored session `tests/corpus/opencode-session/<name>.json` (an `opencode export` document).

@@ -237,8 +237,8 @@ fn the_v2_runner_gives_a_turn_its_prompt_answers_command_and_usage() {
         assert_eq!(end.state, TurnState::Completed, "trace `{name}`");
         assert_eq!(end.stop_reason, Some(Some("stop".to_string())), "trace `{name}`");
         assert_eq!(
-            end.usage.as_ref().map(|usage| usage["output"].clone()),
-            Some(json!(84)),
+            end.usage.as_ref().and_then(|usage| usage.output_tokens),
+            Some(84),
             "trace `{name}`: the two steps' tokens"
         );
         assert_eq!(sc.items(CanonicalItemType::UserMessage).len(), 1, "trace `{name}`");

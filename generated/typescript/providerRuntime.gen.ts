@@ -320,6 +320,34 @@ export const TurnState = Schema.Literals([
 export type TurnState = typeof TurnState.Type;
 
 /**
+ * Which span of work a `TokenUsage` covers. Said on every figure, never implied by the source: one provider reports a call, another a turn, another the thread so far.
+ *
+ * - `call`: One model call (one API request and its response).
+ * - `turn`: One turn: every call it made, its subagents' included where the provider counts them.
+ * - `thread`: The thread from its start up to this event.
+ * - `session`: Every thread of a session up to now (a fold's total; no provider event carries it).
+ */
+export const UsageScope = Schema.Literals(["call", "turn", "thread", "session"]).annotate({
+  identifier: "UsageScope",
+  description:
+    "Which span of work a `TokenUsage` covers. Said on every figure, never implied by the source: one provider reports a call, another a turn, another the thread so far.",
+});
+export type UsageScope = typeof UsageScope.Type;
+
+/**
+ * Where a `TokenUsage`'s cost comes from.
+ *
+ * - `provider`: The provider stated it (Claude's `total_cost_usd`, OpenCode's message cost, ACP's `usage_update.cost`).
+ * - `computed`: Computed from the tokens and a price table.
+ * - `none`: Not priced: no cost was stated and none computed (`costUsd` is absent, never zero).
+ */
+export const CostSource = Schema.Literals(["provider", "computed", "none"]).annotate({
+  identifier: "CostSource",
+  description: "Where a `TokenUsage`'s cost comes from.",
+});
+export type CostSource = typeof CostSource.Type;
+
+/**
  * Which stream of content a `content.delta` extends.
  *
  * - `assistant_text`: Text of an assistant message.
@@ -464,14 +492,6 @@ export const SnapshotTurnState = Schema.Literals([
   description: "Where a turn of a snapshot stands: running, or how it ended (`TurnState`).",
 });
 export type SnapshotTurnState = typeof SnapshotTurnState.Type;
-
-/** A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the provider's own report, as it sent it (Codex: `total`, `last`, `modelContextWindow`; Claude: `input_tokens`, `output_tokens`, cache tokens; ACP: `used`, `size`, `cost`). The V2 model does not normalize it; T3 Code's `ThreadTokenUsageSnapshot` (`usedTokens`, ...) is a later proposal's. */
-export const ThreadTokenUsageSnapshot = Schema.Unknown.annotate({
-  identifier: "ThreadTokenUsageSnapshot",
-  description:
-    "A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the provider's own report, as it sent it (Codex: `total`, `last`, `modelContextWindow`; Claude: `input_tokens`, `output_tokens`, cache tokens; ACP: `used`, `size`, `cost`). The V2 model does not normalize it; T3 Code's `ThreadTokenUsageSnapshot` (`usedTokens`, ...) is a later proposal's.",
-});
-export type ThreadTokenUsageSnapshot = typeof ThreadTokenUsageSnapshot.Type;
 
 /** One question of `user-input.requested`'s `questions` (a list of them), named as T3 Code's server imports it: as the provider sent it (Codex: `id`, `header`, `question`, `options`; Cursor: `id`, `prompt`, `options`, `allowMultiple`). The V2 model does not normalize it, and types `questions` as any value; T3 Code's `UserInputQuestion` (`id`, `header`, `question`, `options`, `multiSelect`) is a later proposal's. */
 export const UserInputQuestion = Schema.Unknown.annotate({
@@ -637,9 +657,55 @@ export const ThreadMetadataUpdatedPayload = Schema.Struct({
 });
 export type ThreadMetadataUpdatedPayload = typeof ThreadMetadataUpdatedPayload.Type;
 
+/** Tokens and cost of one scope (a call, a turn, the thread so far), the same shape whichever the provider: a refinement of the proposal's `usage: unknown` (a consumer reading any value keeps working). Input counts every input token, cache reads and cache writes included, and output every output token, reasoning included, as the OpenTelemetry GenAI conventions count `gen_ai.usage.input_tokens` and `gen_ai.usage.output_tokens`; the cache and reasoning figures are parts of those, not additions. A figure the provider does not give is absent, never zero. The provider's own report stays in `raw`. */
+export const TokenUsage = Schema.Struct({
+  /** What the figures cover. */
+  scope: UsageScope,
+  /** Every input token: fresh, read from a cache and written to one. */
+  inputTokens: Schema.optional(Schema.Int),
+  /** Of `inputTokens`, those read from a prompt cache. */
+  cachedInputTokens: Schema.optional(Schema.Int),
+  /** Of `inputTokens`, those written to a prompt cache. */
+  cacheWriteTokens: Schema.optional(Schema.Int),
+  /** Every output token, reasoning included. */
+  outputTokens: Schema.optional(Schema.Int),
+  /** Of `outputTokens`, those spent on reasoning. */
+  reasoningTokens: Schema.optional(Schema.Int),
+  /** Input and output tokens together, as the provider counts them when it states a total. */
+  totalTokens: Schema.optional(Schema.Int),
+  /** What the scope cost in US dollars; absent when `costSource` is `none`. */
+  costUsd: Schema.optional(Schema.Number),
+  /** Where `costUsd` comes from. */
+  costSource: CostSource,
+  /** The model the figures are for, when one model made them and the provider says which. */
+  model: Schema.optional(Schema.String),
+}).annotate({
+  identifier: "TokenUsage",
+  description:
+    "Tokens and cost of one scope (a call, a turn, the thread so far), the same shape whichever the provider: a refinement of the proposal's `usage: unknown` (a consumer reading any value keeps working). Input counts every input token, cache reads and cache writes included, and output every output token, reasoning included, as the OpenTelemetry GenAI conventions count `gen_ai.usage.input_tokens` and `gen_ai.usage.output_tokens`; the cache and reasoning figures are parts of those, not additions. A figure the provider does not give is absent, never zero. The provider's own report stays in `raw`.",
+});
+export type TokenUsage = typeof TokenUsage.Type;
+
+/** A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the thread's running total, the last call's figures and the context window, each typed (a refinement of the proposal's `unknown`). The provider's own report stays in `raw`. */
+export const ThreadTokenUsageSnapshot = Schema.Struct({
+  /** The thread so far (`scope: thread`), when the provider reports a running total. */
+  total: Schema.optional(TokenUsage),
+  /** The last model call (`scope: call`). */
+  last: Schema.optional(TokenUsage),
+  /** Tokens of the context window in use, when the provider says. */
+  usedTokens: Schema.optional(Schema.Int),
+  /** The size of the model's context window, when the provider says. */
+  maxTokens: Schema.optional(Schema.Int),
+}).annotate({
+  identifier: "ThreadTokenUsageSnapshot",
+  description:
+    "A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the thread's running total, the last call's figures and the context window, each typed (a refinement of the proposal's `unknown`). The provider's own report stays in `raw`.",
+});
+export type ThreadTokenUsageSnapshot = typeof ThreadTokenUsageSnapshot.Type;
+
 /** Payload of `thread.token-usage.updated`. */
 export const ThreadTokenUsageUpdatedPayload = Schema.Struct({
-  /** The provider's token usage report: totals and breakdown (input, cached, output, reasoning tokens, context window). */
+  /** The thread's usage: its running total and the last call's, typed. */
   usage: ThreadTokenUsageSnapshot,
 }).annotate({
   identifier: "ThreadTokenUsageUpdatedPayload",
@@ -715,11 +781,11 @@ export const TurnCompletedPayload = Schema.Struct({
   state: TurnState,
   /** Why the model stopped (e.g. Claude `end_turn`, ACP `cancelled`); `null` when the provider reports none. */
   stopReason: Schema.optional(Schema.NullOr(Schema.String)),
-  /** Token usage of the turn, as the provider reports it. */
-  usage: Schema.optional(Schema.Unknown),
-  /** Usage per model, keyed by model name (Claude `modelUsage`). */
+  /** The turn's tokens and cost (`scope: turn`), when the provider reports them or they follow from its running totals. */
+  usage: Schema.optional(TokenUsage),
+  /** Usage per model, keyed by model name, as the proposal names it. The mappings leave it out: a provider's per-model report stays in `raw`, and `usage.model` names the model when one made the turn. */
   modelUsage: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
-  /** The turn's cost in US dollars. */
+  /** The turn's cost in US dollars: `usage.costUsd`, whatever its source. */
   totalCostUsd: Schema.optional(Schema.Number),
   /** Why the turn failed, when it did. */
   errorMessage: Schema.optional(Schema.String),
@@ -1113,8 +1179,8 @@ export const SnapshotThread = Schema.Struct({
   name: Schema.optional(Schema.String),
   /** Its metadata, every `thread.metadata.updated` merged, later keys replacing earlier ones. */
   metadata: Schema.Record(Schema.String, Schema.Unknown),
-  /** Its token usage, from the last `thread.token-usage.updated`. */
-  usage: Schema.optional(Schema.Unknown),
+  /** Its usage, from the last `thread.token-usage.updated`. */
+  usage: Schema.optional(ThreadTokenUsageSnapshot),
   /** Its turns, in the order they started. */
   turnIds: Schema.Array(TurnId),
 }).annotate({
@@ -1137,9 +1203,9 @@ export const SnapshotTurn = Schema.Struct({
   startedAt: Schema.optional(IsoDateTime),
   /** When it ended. */
   completedAt: Schema.optional(IsoDateTime),
-  /** Its token usage, from `turn.completed`. */
-  usage: Schema.optional(Schema.Unknown),
-  /** What it cost in US dollars, when the provider says. */
+  /** Its tokens and cost, from `turn.completed`. */
+  usage: Schema.optional(TokenUsage),
+  /** What it cost in US dollars (`usage.costUsd`), when stated or computed. */
   costUsd: Schema.optional(Schema.Number),
   /** Why it failed or stopped, when it says. */
   error: Schema.optional(Schema.String),
@@ -1267,9 +1333,9 @@ export const SessionSnapshot = Schema.Struct({
   tasks: Schema.Array(SnapshotTask),
   /** The current plan: the last `turn.plan.updated` of the session. */
   plan: Schema.optional(Schema.Array(TurnPlanStep)),
-  /** The token usage last reported for the session (`thread.token-usage.updated`). */
-  usage: Schema.optional(Schema.Unknown),
-  /** What the session cost in US dollars: its turns' costs added up, when the provider says. */
+  /** The session's tokens and cost so far (`scope: session`): per thread, each figure from its last running total where the provider reports one, else its turns' added up; then the threads added up. */
+  usage: Schema.optional(TokenUsage),
+  /** What the session cost in US dollars (`usage.costUsd`), when stated or computed. */
   costUsd: Schema.optional(Schema.Number),
   /** The errors, in order. */
   errors: Schema.Array(SnapshotError),

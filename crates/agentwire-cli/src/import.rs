@@ -27,12 +27,12 @@ use agentwire::ids;
 use agentwire::normalizer::{Normalizer, Options, ProblemKind};
 use agentwire::source::Source;
 use agentwire::store::StoredSession;
-use agentwire_canonical::RuntimeSessionId;
+use agentwire_canonical::{RuntimeSessionId, TokenUsage, UsageScope};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
-use self::index::{Entry, Tally, Tokens};
+use self::index::{Entry, FORMAT, Tally};
 use crate::ExitStatus;
 use crate::input::{Input, UNDETECTED};
 
@@ -536,7 +536,7 @@ impl Job<'_> {
             }
         };
         let output = modified(&self.out_dir.join(&entry.output))?;
-        (entry.unreadable_lines == 0 && output > input).then_some(entry)
+        (entry.unreadable_lines == 0 && entry.format == FORMAT && output > input).then_some(entry)
     }
 
     /// Streams the file into its source's normalizer and its events into a part file.
@@ -670,9 +670,8 @@ struct Row {
     turns: u64,
     items: u64,
     errors: u64,
-    tokens: Tokens,
-    /// `None` when no session of the row reports a cost.
-    cost_usd: Option<f64>,
+    /// The sessions' usage added up; `None` when none reports any.
+    usage: Option<TokenUsage>,
 }
 
 impl Row {
@@ -681,22 +680,28 @@ impl Row {
         self.turns += entry.turns;
         self.items += entry.items;
         self.errors += entry.errors;
-        self.tokens += entry.tokens.unwrap_or_default();
-        if let Some(cost) = entry.cost_usd {
-            *self.cost_usd.get_or_insert(0.0) += cost;
+        if let Some(usage) = &entry.usage {
+            agentwire::usage::add(
+                self.usage
+                    .get_or_insert_with(|| agentwire::usage::empty(UsageScope::Session)),
+                usage,
+            );
         }
     }
 
     fn line(&self, name: &str) -> String {
+        let usage = self.usage.as_ref();
+        let count = |count: Option<i64>| count.map_or_else(|| "-".to_owned(), |count| count.to_string());
         format!(
             "{name:<18}{:>9}{:>8}{:>9}{:>14}{:>12}{:>14}{:>11}{:>8}\n",
             self.sessions,
             self.turns,
             self.items,
-            self.tokens.input,
-            self.tokens.output,
-            self.tokens.cached,
-            self.cost_usd
+            count(usage.and_then(|usage| usage.input_tokens)),
+            count(usage.and_then(|usage| usage.output_tokens)),
+            count(usage.and_then(|usage| usage.cached_input_tokens)),
+            usage
+                .and_then(|usage| usage.cost_usd)
                 .map_or_else(|| "-".to_owned(), |cost| format!("{cost:.4}")),
             self.errors
         )

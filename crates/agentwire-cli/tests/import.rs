@@ -47,10 +47,15 @@ fn scratch(tag: &str) -> PathBuf {
     root
 }
 
-/// The fields an index line has whatever the trace, checked against what the test reads off it.
+/// The fields an index line has whatever the trace, checked against what the test reads off it:
+/// each member `expected` names (an object's members one by one, so a usage lists the figures
+/// the test knows).
 fn expect(entry: &Value, expected: Value) {
     for (key, value) in expected.as_object().unwrap() {
-        assert_eq!(&entry[key], value, "{key} of {entry}");
+        match value {
+            Value::Object(_) => expect(&entry[key], value.clone()),
+            _ => assert_eq!(&entry[key], value, "{key} of {entry}"),
+        }
     }
 }
 
@@ -113,7 +118,9 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
             "source": "codex-rollout", "provider": "codex", "cwd": "/home/dev/project", "model": "mock-model",
             "startedAt": "2026-11-30T05:25:47.710Z", "endedAt": "2026-11-30T05:25:48.459Z",
             "threads": 1, "turns": 3, "failedTurns": 0, "items": 8, "errors": 0,
-            "tokens": {"input": 560, "output": 82, "cached": 128}, "costUsd": null, "unreadableLines": 0,
+            "usage": {"scope": "session", "inputTokens": 560, "cachedInputTokens": 128, "cacheWriteTokens": 0,
+                "outputTokens": 82, "reasoningTokens": 25, "totalTokens": 642, "costSource": "none"},
+            "unreadableLines": 0,
         }),
     );
     // rollout-08: one turn whose task_complete carries an internal_server_error, no token_count.
@@ -121,18 +128,19 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
         &index[".codex/sessions/2026/11/30/rollout-2026-11-30T05-24-07-01a22ae9.jsonl"],
         json!({
             "source": "codex-rollout", "startedAt": "2026-11-30T05:24:07.582Z", "endedAt": "2026-11-30T05:24:07.640Z",
-            "turns": 1, "failedTurns": 1, "errors": 1, "tokens": null, "costUsd": null,
+            "turns": 1, "failedTurns": 1, "errors": 1, "usage": null,
         }),
     );
-    // Two `result`s: usage 223 + 113 input and 69 + 18 output tokens; total_cost_usd is the
-    // session's running total (0.002272, then 0.003084); system:init names cwd and model.
+    // Two `result`s: the last one's `modelUsage` counts 336 input and 87 output tokens and its
+    // total_cost_usd is the session's running total (0.002272, then 0.003084); system:init names
+    // cwd and model.
     expect(
         &index[".claude/projects/-home-dev-work-cli-stream-input-two-turns/3c1e7d0e.jsonl"],
         json!({
             "source": "claude", "provider": "claudeAgent",
             "cwd": "/home/dev/work/cli-stream_input_two_turns", "model": "claude-opus-5-5",
             "threads": 1, "turns": 2, "failedTurns": 0, "errors": 0,
-            "tokens": {"input": 336, "output": 87, "cached": 0}, "costUsd": 0.003084,
+            "usage": {"inputTokens": 336, "outputTokens": 87, "cachedInputTokens": 0, "costUsd": 0.003084, "costSource": "provider"},
         }),
     );
     // A Claude Code session file: no turn reports usage, each model message does (the record
@@ -142,7 +150,7 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
         json!({
             "source": "claude-session", "provider": "claudeAgent", "cwd": "/home/dev/work/sdk-bash_touch_allow",
             "turns": 1, "failedTurns": 0, "items": 4, "errors": 0,
-            "tokens": {"input": 220, "output": 76, "cached": 0}, "costUsd": null,
+            "usage": {"inputTokens": 220, "outputTokens": 76, "cachedInputTokens": 0, "costSource": "none"},
         }),
     );
     // turn.completed usage: input 350, cached 128, output 28; codex exec prints no time, and
@@ -152,7 +160,7 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
         json!({
             "source": "codex-exec", "provider": "codex", "cwd": null, "model": null,
             "startedAt": "2026-11-30T05:27:50.595Z", "timeSource": "idTimestamp", "turns": 1, "errors": 0,
-            "tokens": {"input": 350, "output": 28, "cached": 128}, "costUsd": null,
+            "usage": {"inputTokens": 350, "outputTokens": 28, "cachedInputTokens": 128, "costSource": "none"},
         }),
     );
     // No session is listed as begun in 1970: a stream without times of its own is dated by its
@@ -349,9 +357,8 @@ fn copy_tree(dir: &Path, to: &Path) {
 
 /// Claude Code 2.1.337 projects, as `~/.claude/projects` holds them (subagents' transcripts in
 /// `<session id>/subagents/`): one session per run, the subagents' records in their session, no
-/// warning, each session's tokens those its live run's results report (each model message counted
-/// once, however many records repeat its usage) and its cost what Claude Code counted
-/// (`cost-state`).
+/// warning, each session's tokens and cost what Claude Code counted (the file's last
+/// `cost-state`), its cost the one its live run's results report.
 #[test]
 fn a_claude_code_projects_folder_gives_one_session_per_run_with_the_live_runs_tokens_and_cost() {
     let root = std::env::temp_dir().join(format!("agentwire-import-claude-2.1.337-{}", std::process::id()));
@@ -382,27 +389,45 @@ fn a_claude_code_projects_folder_gives_one_session_per_run_with_the_live_runs_to
             .iter()
             .find(|(input, _)| input.starts_with(&format!("projects/-home-dev-work-sdk-{name}/")))
             .unwrap_or_else(|| panic!("{name}: not in the index"));
-        // What the live run's results report: usage per turn, the session's running cost.
-        let (mut input, mut output, mut cost) = (0, 0, None);
+        // What the live run's results report as the session's running cost, and what the file's
+        // last `cost-state` counted: every model's tokens (the subagents' and a compaction's
+        // included, which the results' per-turn usage leaves out), its input with the cache's.
+        let mut cost = None;
         for line in fs::read_to_string(live.join(format!("{name}.jsonl"))).unwrap().lines() {
             let record: Value = serde_json::from_str(line).unwrap();
             if record["msg"]["type"] == "result" {
-                input += record["msg"]["usage"]["input_tokens"].as_u64().unwrap_or(0);
-                output += record["msg"]["usage"]["output_tokens"].as_u64().unwrap_or(0);
                 cost = record["msg"]["total_cost_usd"].as_f64();
             }
         }
-        assert_eq!(entry["costUsd"].as_f64(), cost, "{name}: cost");
-        // A run whose file holds no model message (an API error, a stream broken before any
-        // block, an interrupt before the first block) reports no usage.
-        if entry["tokens"].is_null() {
-            continue;
+        let usage = &entry["usage"];
+        assert_eq!(usage["costUsd"].as_f64(), cost, "{name}: cost");
+        let (mut input, mut output) = (None, None);
+        for file in fs::read_dir(runs.join(name)).unwrap() {
+            let file = file.unwrap().path();
+            if file.extension().is_none_or(|ext| ext != "jsonl") {
+                continue;
+            }
+            for line in fs::read_to_string(&file).unwrap().lines() {
+                let record: Value = serde_json::from_str(line).unwrap();
+                if record["type"] == "cost-state" {
+                    // A run that reached no model counts no tokens (`modelUsage` is empty).
+                    (input, output) = (None, None);
+                    for model in record["modelUsage"].as_object().unwrap().values() {
+                        let count = |key: &str| model[key].as_u64().unwrap_or(0);
+                        let model_input =
+                            count("inputTokens") + count("cacheReadInputTokens") + count("cacheCreationInputTokens");
+                        input = Some(input.unwrap_or(0) + model_input);
+                        output = Some(output.unwrap_or(0) + count("outputTokens"));
+                    }
+                }
+            }
         }
         assert_eq!(
-            (entry["tokens"]["input"].as_u64(), entry["tokens"]["output"].as_u64()),
-            (Some(input), Some(output)),
+            (usage["inputTokens"].as_u64(), usage["outputTokens"].as_u64()),
+            (input, output),
             "{name}: tokens"
         );
+        assert_eq!(usage["costSource"], "provider", "{name}");
         compared += 1;
     }
     assert!(compared >= 19, "{compared} runs compared");
@@ -439,9 +464,13 @@ fn a_gemini_folder_gives_each_session_the_tokens_its_live_run_reports() {
                 for line in fs::read_to_string(&other).unwrap().lines() {
                     let record: Value = serde_json::from_str(line).unwrap();
                     let message = record.get("msg").unwrap_or(&record);
+                    // The prompt's tokens are input; the rest of the total (candidates and
+                    // thoughts) output.
                     if message["type"] == "result" {
-                        input += message["stats"]["input_tokens"].as_u64().unwrap_or(0);
-                        output += message["stats"]["output_tokens"].as_u64().unwrap_or(0);
+                        let stats = &message["stats"];
+                        let prompt = stats["input_tokens"].as_u64().unwrap_or(0);
+                        input += prompt;
+                        output += stats["total_tokens"].as_u64().unwrap_or(0) - prompt;
                     }
                 }
             }
@@ -457,10 +486,14 @@ fn a_gemini_folder_gives_each_session_the_tokens_its_live_run_reports() {
         let count = |key: &str| {
             sessions
                 .iter()
-                .filter_map(|entry| entry["tokens"][key].as_u64())
+                .filter_map(|entry| entry["usage"][key].as_u64())
                 .sum::<u64>()
         };
-        assert_eq!((count("input"), count("output")), (input, output), "{scenario}: tokens");
+        assert_eq!(
+            (count("inputTokens"), count("outputTokens")),
+            (input, output),
+            "{scenario}: tokens"
+        );
         compared += 1;
     }
     assert!(compared >= 9, "{compared} runs compared");

@@ -80,8 +80,8 @@ fn golden_traces_read_as_conversations() {
             "✎ add /home/dev/project/all.txt\n    +Hello from the mock model\n    +second line\n",
             "All done: ran echo and created all.txt.",
             "plan\n    [~] Run echo\n    [ ] Create file\n",
-            "── completed\n",
-            "session: 850 in · 102 out tokens",
+            "── completed · 850 in (256 cached) · 102 out tokens\n",
+            "session: 850 in (256 cached) · 102 out tokens",
         ],
     );
     let claude = show(&[path(&corpus("claude/v0.3.332-stream_input_two_turns.jsonl"))]);

@@ -75,6 +75,7 @@ pub mod source;
 
 pub use agentwire_core::{
     answer, clock, companions, content, decision, document, frame, ids, normalizer, secrets, snapshot, store, stream,
+    usage,
 };
 
 /// The Codex sources' own API (their normalizers, decoders and the types they name).

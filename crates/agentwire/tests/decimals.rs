@@ -55,7 +55,7 @@ fn a_usage_cost_round_trips_as_the_message_wrote_it() {
             .map(|event| serde_json::to_value(event).expect("an event serializes"))
             .find(|event| event["type"] == "thread.token-usage.updated")
             .expect("a usage update");
-        let cost = usage["payload"]["usage"]["cost"]["amount"].as_f64();
+        let cost = usage["payload"]["usage"]["total"]["costUsd"].as_f64();
         assert_eq!(cost, decimal.parse::<f64>().ok(), "{decimal}");
     }
 }

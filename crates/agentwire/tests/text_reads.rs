@@ -71,11 +71,18 @@ fn text_reads() -> BTreeSet<(String, String, String)> {
 /// goes into an event as the provider wrote it is no reason: the schema marks such a member
 /// (`x-raw-json`, `as-sent.json`) and the generated type carries its text. What is left is text a
 /// model wrote inside a string, in a shape no schema can name.
-const TEXT_READS: &[(&str, &str, &str)] = &[(
-    "codex::rollout::items",
-    "question_output",
-    "a question's answers are JSON inside the tool output's text",
-)];
+const TEXT_READS: &[(&str, &str, &str)] = &[
+    (
+        "codex::rollout::items",
+        "question_output",
+        "a question's answers are JSON inside the tool output's text",
+    ),
+    (
+        "claude::usage",
+        "read",
+        "a usage member kept as sent (`RawJson`: newer CLIs add members) is read through its generated type",
+    ),
+];
 
 #[test]
 fn a_source_mapping_reads_the_message_text_only_where_listed() {

@@ -45,3 +45,4 @@ pub mod store;
 pub mod stream;
 #[cfg(test)]
 mod test_corpus;
+pub mod usage;

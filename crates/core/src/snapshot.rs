@@ -17,6 +17,8 @@ use agentwire_canonical::{
 };
 use serde_json::{Map, Value};
 
+use crate::usage;
+
 /// A session folded from its events so far.
 #[derive(Debug, Default)]
 pub struct Fold {
@@ -25,6 +27,8 @@ pub struct Fold {
     turns: HashMap<TurnId, usize>,
     items: HashMap<RuntimeItemId, usize>,
     tasks: HashMap<RuntimeTaskId, usize>,
+    /// The session's usage as its threads' reports and turns' ends give it.
+    usage: usage::Totals,
 }
 
 /// What no event changed: the change before the first call.
@@ -108,11 +112,11 @@ impl Fold {
                 }
             }
             RuntimeEvent::ThreadTokenUsageUpdated(payload) => {
-                let usage = payload.usage.to_value().into_owned();
                 if let Some(thread) = self.thread_of(event, &mut change) {
-                    thread.usage = Some(usage.clone());
+                    thread.usage = Some(payload.usage.clone());
                 }
-                self.state().usage = Some(usage);
+                self.usage.report(event.thread_id.as_ref(), &payload.usage);
+                self.total_usage();
                 change.usage = true;
             }
             RuntimeEvent::TurnStarted(payload) => {
@@ -134,15 +138,19 @@ impl Fold {
                     turn.state = turn_state(payload.state);
                     turn.completed_at = Some(at.clone());
                     turn.usage.clone_from(&payload.usage);
-                    turn.cost_usd = payload.total_cost_usd;
+                    turn.cost_usd = payload
+                        .usage
+                        .as_ref()
+                        .and_then(|usage| usage.cost_usd)
+                        .or(payload.total_cost_usd);
                     turn.error.clone_from(&payload.error_message);
                     if payload.state == TurnState::Failed {
                         failed = Some(turn.turn_id.clone());
                     }
                 }
-                if let Some(cost) = payload.total_cost_usd {
-                    let state = self.state();
-                    state.cost_usd = Some(state.cost_usd.unwrap_or(0.0) + cost);
+                if let Some(usage) = &payload.usage {
+                    self.usage.turn(event.thread_id.as_ref(), event.turn_id.as_ref(), usage);
+                    self.total_usage();
                     change.usage = true;
                 }
                 if let Some(turn) = failed {
@@ -273,6 +281,14 @@ impl Fold {
             | RuntimeEvent::FilesPersisted(_) => {}
         }
         change.into()
+    }
+
+    /// The session's usage anew, after a report or a turn's end changed it.
+    fn total_usage(&mut self) {
+        let total = self.usage.session();
+        let snapshot = self.state();
+        snapshot.cost_usd = total.as_ref().and_then(|total| total.cost_usd);
+        snapshot.usage = total;
     }
 
     fn state(&mut self) -> &mut SessionSnapshot {

@@ -6776,6 +6776,25 @@ pub struct UndeclaredAuthMethodEnvVar {
     ///The environment variables the client should set.
     pub vars: ::std::vec::Vec<UndeclaredAuthEnvVar>,
 }
+///One model's count.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct UndeclaredGeminiModelUsage {
+    pub model: ::std::string::String,
+    pub token_count: UndeclaredGeminiTokenCount,
+}
+///What gemini's ACP agent counted for a prompt turn, in the `session/prompt` reply's `_meta.quota` (gemini-cli's `acpSession.ts`): the prompt's tokens (cached ones included) and the candidates', in all and per model.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct UndeclaredGeminiQuota {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub model_usage: ::std::option::Option<::std::vec::Vec<UndeclaredGeminiModelUsage>>,
+    pub token_count: UndeclaredGeminiTokenCount,
+}
+///Prompt tokens (`promptTokenCount`, cached ones included) and candidate tokens (`candidatesTokenCount`).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct UndeclaredGeminiTokenCount {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
 ///One model an agent offers.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct UndeclaredModelInfo {

@@ -2135,6 +2135,134 @@ impl<'de> Deserialize<'de> for TurnState {
         }
     }
 }
+/// Which span of work a `TokenUsage` covers. Said on every figure, never implied by the source: one provider reports a call, another a turn, another the thread so far.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum UsageScope {
+    /// One model call (one API request and its response).
+    #[serde(rename = "call")]
+    Call,
+    /// One turn: every call it made, its subagents' included where the provider counts them.
+    #[serde(rename = "turn")]
+    Turn,
+    /// The thread from its start up to this event.
+    #[serde(rename = "thread")]
+    Thread,
+    /// Every thread of a session up to now (a fold's total; no provider event carries it).
+    #[serde(rename = "session")]
+    Session,
+}
+impl UsageScope {
+    /// Every value, in schema order.
+    pub const ALL: &'static [Self] = &[
+        Self::Call,
+        Self::Turn,
+        Self::Thread,
+        Self::Session,
+    ];
+    /// The value as it appears in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Call => "call",
+            Self::Turn => "turn",
+            Self::Thread => "thread",
+            Self::Session => "session",
+        }
+    }
+}
+impl fmt::Display for UsageScope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl WriteJson for UsageScope {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Call => b"\"call\"",
+                Self::Turn => b"\"turn\"",
+                Self::Thread => b"\"thread\"",
+                Self::Session => b"\"session\"",
+            },
+        );
+        Ok(())
+    }
+}
+/// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
+impl<'de> Deserialize<'de> for UsageScope {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Str(value) = Str::deserialize(deserializer)?;
+        match &*value {
+            "call" => Ok(Self::Call),
+            "turn" => Ok(Self::Turn),
+            "thread" => Ok(Self::Thread),
+            "session" => Ok(Self::Session),
+            other => {
+                Err(
+                    D::Error::unknown_variant(
+                        other,
+                        &["call", "turn", "thread", "session"],
+                    ),
+                )
+            }
+        }
+    }
+}
+/// Where a `TokenUsage`'s cost comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum CostSource {
+    /// The provider stated it (Claude's `total_cost_usd`, OpenCode's message cost, ACP's `usage_update.cost`).
+    #[serde(rename = "provider")]
+    Provider,
+    /// Computed from the tokens and a price table.
+    #[serde(rename = "computed")]
+    Computed,
+    /// Not priced: no cost was stated and none computed (`costUsd` is absent, never zero).
+    #[serde(rename = "none")]
+    None,
+}
+impl CostSource {
+    /// Every value, in schema order.
+    pub const ALL: &'static [Self] = &[Self::Provider, Self::Computed, Self::None];
+    /// The value as it appears in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Provider => "provider",
+            Self::Computed => "computed",
+            Self::None => "none",
+        }
+    }
+}
+impl fmt::Display for CostSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl WriteJson for CostSource {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(
+            match self {
+                Self::Provider => b"\"provider\"",
+                Self::Computed => b"\"computed\"",
+                Self::None => b"\"none\"",
+            },
+        );
+        Ok(())
+    }
+}
+/// Accepts exactly the JSON strings of [`Self::ALL`] (not serde's `{"variant": null}` form).
+impl<'de> Deserialize<'de> for CostSource {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Str(value) = Str::deserialize(deserializer)?;
+        match &*value {
+            "provider" => Ok(Self::Provider),
+            "computed" => Ok(Self::Computed),
+            "none" => Ok(Self::None),
+            other => {
+                Err(D::Error::unknown_variant(other, &["provider", "computed", "none"]))
+            }
+        }
+    }
+}
 /// Which stream of content a `content.delta` extends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum ContentStreamKind {
@@ -2888,8 +3016,6 @@ impl CanonicalItemType {
         ToolLifecycleItemType::try_from(self).is_ok()
     }
 }
-/// A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the provider's own report, as it sent it (Codex: `total`, `last`, `modelContextWindow`; Claude: `input_tokens`, `output_tokens`, cache tokens; ACP: `used`, `size`, `cost`). The V2 model does not normalize it; T3 Code's `ThreadTokenUsageSnapshot` (`usedTokens`, ...) is a later proposal's.
-pub type ThreadTokenUsageSnapshot = Json;
 /// One question of `user-input.requested`'s `questions` (a list of them), named as T3 Code's server imports it: as the provider sent it (Codex: `id`, `header`, `question`, `options`; Cursor: `id`, `prompt`, `options`, `allowMultiple`). The V2 model does not normalize it, and types `questions` as any value; T3 Code's `UserInputQuestion` (`id`, `header`, `question`, `options`, `multiSelect`) is a later proposal's.
 pub type UserInputQuestion = serde_json::Value;
 /// Provider-native ids of what an event concerns, preserved for correlation and debugging (spec 1.6: provider ids go here, never in canonical fields).
@@ -3750,10 +3876,284 @@ impl<'de> Deserialize<'de> for ThreadMetadataUpdatedPayload {
         deserializer.deserialize_map(Visitor)
     }
 }
+/// Tokens and cost of one scope (a call, a turn, the thread so far), the same shape whichever the provider: a refinement of the proposal's `usage: unknown` (a consumer reading any value keeps working). Input counts every input token, cache reads and cache writes included, and output every output token, reasoning included, as the OpenTelemetry GenAI conventions count `gen_ai.usage.input_tokens` and `gen_ai.usage.output_tokens`; the cache and reasoning figures are parts of those, not additions. A figure the provider does not give is absent, never zero. The provider's own report stays in `raw`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TokenUsage {
+    /// What the figures cover.
+    #[serde(rename = "scope")]
+    pub scope: UsageScope,
+    /// Every input token: fresh, read from a cache and written to one.
+    #[serde(rename = "inputTokens", skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<i64>,
+    /// Of `inputTokens`, those read from a prompt cache.
+    #[serde(rename = "cachedInputTokens", skip_serializing_if = "Option::is_none")]
+    pub cached_input_tokens: Option<i64>,
+    /// Of `inputTokens`, those written to a prompt cache.
+    #[serde(rename = "cacheWriteTokens", skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<i64>,
+    /// Every output token, reasoning included.
+    #[serde(rename = "outputTokens", skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<i64>,
+    /// Of `outputTokens`, those spent on reasoning.
+    #[serde(rename = "reasoningTokens", skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<i64>,
+    /// Input and output tokens together, as the provider counts them when it states a total.
+    #[serde(rename = "totalTokens", skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<i64>,
+    /// What the scope cost in US dollars; absent when `costSource` is `none`.
+    #[serde(rename = "costUsd", skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Where `costUsd` comes from.
+    #[serde(rename = "costSource")]
+    pub cost_source: CostSource,
+    /// The model the figures are for, when one model made them and the provider says which.
+    #[serde(rename = "model", skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+impl WriteJson for TokenUsage {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        write_key(out, &mut first, b"\"scope\":");
+        WriteJson::write_json(&self.scope, out)?;
+        if let Some(value) = &self.input_tokens {
+            write_key(out, &mut first, b"\"inputTokens\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.cached_input_tokens {
+            write_key(out, &mut first, b"\"cachedInputTokens\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.cache_write_tokens {
+            write_key(out, &mut first, b"\"cacheWriteTokens\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.output_tokens {
+            write_key(out, &mut first, b"\"outputTokens\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.reasoning_tokens {
+            write_key(out, &mut first, b"\"reasoningTokens\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.total_tokens {
+            write_key(out, &mut first, b"\"totalTokens\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.cost_usd {
+            write_key(out, &mut first, b"\"costUsd\":");
+            WriteJson::write_json(value, out)?;
+        }
+        write_key(out, &mut first, b"\"costSource\":");
+        WriteJson::write_json(&self.cost_source, out)?;
+        if let Some(value) = &self.model {
+            write_key(out, &mut first, b"\"model\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for TokenUsage {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = TokenUsage;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a TokenUsage object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_scope: Option<UsageScope> = None;
+                let mut field_input_tokens: Option<i64> = None;
+                let mut field_cached_input_tokens: Option<i64> = None;
+                let mut field_cache_write_tokens: Option<i64> = None;
+                let mut field_output_tokens: Option<i64> = None;
+                let mut field_reasoning_tokens: Option<i64> = None;
+                let mut field_total_tokens: Option<i64> = None;
+                let mut field_cost_usd: Option<f64> = None;
+                let mut field_cost_source: Option<CostSource> = None;
+                let mut field_model: Option<String> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "scope" => next_field(&mut map, &mut field_scope, "scope")?,
+                        "inputTokens" => {
+                            next_field(&mut map, &mut field_input_tokens, "inputTokens")?
+                        }
+                        "cachedInputTokens" => {
+                            next_field(
+                                &mut map,
+                                &mut field_cached_input_tokens,
+                                "cachedInputTokens",
+                            )?
+                        }
+                        "cacheWriteTokens" => {
+                            next_field(
+                                &mut map,
+                                &mut field_cache_write_tokens,
+                                "cacheWriteTokens",
+                            )?
+                        }
+                        "outputTokens" => {
+                            next_field(
+                                &mut map,
+                                &mut field_output_tokens,
+                                "outputTokens",
+                            )?
+                        }
+                        "reasoningTokens" => {
+                            next_field(
+                                &mut map,
+                                &mut field_reasoning_tokens,
+                                "reasoningTokens",
+                            )?
+                        }
+                        "totalTokens" => {
+                            next_field(&mut map, &mut field_total_tokens, "totalTokens")?
+                        }
+                        "costUsd" => {
+                            next_field(&mut map, &mut field_cost_usd, "costUsd")?
+                        }
+                        "costSource" => {
+                            next_field(&mut map, &mut field_cost_source, "costSource")?
+                        }
+                        "model" => next_field(&mut map, &mut field_model, "model")?,
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &[
+                                        "scope",
+                                        "inputTokens",
+                                        "cachedInputTokens",
+                                        "cacheWriteTokens",
+                                        "outputTokens",
+                                        "reasoningTokens",
+                                        "totalTokens",
+                                        "costUsd",
+                                        "costSource",
+                                        "model",
+                                    ],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(TokenUsage {
+                    scope: field_scope.ok_or_else(|| A::Error::missing_field("scope"))?,
+                    input_tokens: field_input_tokens,
+                    cached_input_tokens: field_cached_input_tokens,
+                    cache_write_tokens: field_cache_write_tokens,
+                    output_tokens: field_output_tokens,
+                    reasoning_tokens: field_reasoning_tokens,
+                    total_tokens: field_total_tokens,
+                    cost_usd: field_cost_usd,
+                    cost_source: field_cost_source
+                        .ok_or_else(|| A::Error::missing_field("costSource"))?,
+                    model: field_model,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+/// A token usage snapshot of `thread.token-usage.updated`, named as T3 Code's server imports it: the thread's running total, the last call's figures and the context window, each typed (a refinement of the proposal's `unknown`). The provider's own report stays in `raw`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ThreadTokenUsageSnapshot {
+    /// The thread so far (`scope: thread`), when the provider reports a running total.
+    #[serde(rename = "total", skip_serializing_if = "Option::is_none")]
+    pub total: Option<TokenUsage>,
+    /// The last model call (`scope: call`).
+    #[serde(rename = "last", skip_serializing_if = "Option::is_none")]
+    pub last: Option<TokenUsage>,
+    /// Tokens of the context window in use, when the provider says.
+    #[serde(rename = "usedTokens", skip_serializing_if = "Option::is_none")]
+    pub used_tokens: Option<i64>,
+    /// The size of the model's context window, when the provider says.
+    #[serde(rename = "maxTokens", skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<i64>,
+}
+impl WriteJson for ThreadTokenUsageSnapshot {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut first = true;
+        out.push(b'{');
+        if let Some(value) = &self.total {
+            write_key(out, &mut first, b"\"total\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.last {
+            write_key(out, &mut first, b"\"last\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.used_tokens {
+            write_key(out, &mut first, b"\"usedTokens\":");
+            WriteJson::write_json(value, out)?;
+        }
+        if let Some(value) = &self.max_tokens {
+            write_key(out, &mut first, b"\"maxTokens\":");
+            WriteJson::write_json(value, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+}
+/// Accepts a JSON object only; unknown, repeated and missing required fields are errors, and
+/// an optional field may be absent but not `null` unless its type admits `null`.
+impl<'de> Deserialize<'de> for ThreadTokenUsageSnapshot {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ThreadTokenUsageSnapshot;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a ThreadTokenUsageSnapshot object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut field_total: Option<TokenUsage> = None;
+                let mut field_last: Option<TokenUsage> = None;
+                let mut field_used_tokens: Option<i64> = None;
+                let mut field_max_tokens: Option<i64> = None;
+                while let Some(Str(key)) = map.next_key()? {
+                    match &*key {
+                        "total" => next_field(&mut map, &mut field_total, "total")?,
+                        "last" => next_field(&mut map, &mut field_last, "last")?,
+                        "usedTokens" => {
+                            next_field(&mut map, &mut field_used_tokens, "usedTokens")?
+                        }
+                        "maxTokens" => {
+                            next_field(&mut map, &mut field_max_tokens, "maxTokens")?
+                        }
+                        other => {
+                            return Err(
+                                A::Error::unknown_field(
+                                    other,
+                                    &["total", "last", "usedTokens", "maxTokens"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                Ok(ThreadTokenUsageSnapshot {
+                    total: field_total,
+                    last: field_last,
+                    used_tokens: field_used_tokens,
+                    max_tokens: field_max_tokens,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Payload of `thread.token-usage.updated`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ThreadTokenUsageUpdatedPayload {
-    /// The provider's token usage report: totals and breakdown (input, cached, output, reasoning tokens, context window).
+    /// The thread's usage: its running total and the last call's, typed.
     #[serde(rename = "usage")]
     pub usage: ThreadTokenUsageSnapshot,
 }
@@ -4112,13 +4512,13 @@ pub struct TurnCompletedPayload {
     /// Why the model stopped (e.g. Claude `end_turn`, ACP `cancelled`); `null` when the provider reports none.
     #[serde(rename = "stopReason", skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<Option<String>>,
-    /// Token usage of the turn, as the provider reports it.
+    /// The turn's tokens and cost (`scope: turn`), when the provider reports them or they follow from its running totals.
     #[serde(rename = "usage", skip_serializing_if = "Option::is_none")]
-    pub usage: Option<serde_json::Value>,
-    /// Usage per model, keyed by model name (Claude `modelUsage`).
+    pub usage: Option<TokenUsage>,
+    /// Usage per model, keyed by model name, as the proposal names it. The mappings leave it out: a provider's per-model report stays in `raw`, and `usage.model` names the model when one made the turn.
     #[serde(rename = "modelUsage", skip_serializing_if = "Option::is_none")]
     pub model_usage: Option<serde_json::Map<String, serde_json::Value>>,
-    /// The turn's cost in US dollars.
+    /// The turn's cost in US dollars: `usage.costUsd`, whatever its source.
     #[serde(rename = "totalCostUsd", skip_serializing_if = "Option::is_none")]
     pub total_cost_usd: Option<f64>,
     /// Why the turn failed, when it did.
@@ -4171,7 +4571,7 @@ impl<'de> Deserialize<'de> for TurnCompletedPayload {
             ) -> Result<Self::Value, A::Error> {
                 let mut field_state: Option<TurnState> = None;
                 let mut field_stop_reason: Option<Option<String>> = None;
-                let mut field_usage: Option<serde_json::Value> = None;
+                let mut field_usage: Option<TokenUsage> = None;
                 let mut field_model_usage: Option<
                     serde_json::Map<String, serde_json::Value>,
                 > = None;
@@ -6327,9 +6727,9 @@ pub struct SnapshotThread {
     /// Its metadata, every `thread.metadata.updated` merged, later keys replacing earlier ones.
     #[serde(rename = "metadata")]
     pub metadata: serde_json::Map<String, serde_json::Value>,
-    /// Its token usage, from the last `thread.token-usage.updated`.
+    /// Its usage, from the last `thread.token-usage.updated`.
     #[serde(rename = "usage", skip_serializing_if = "Option::is_none")]
-    pub usage: Option<serde_json::Value>,
+    pub usage: Option<ThreadTokenUsageSnapshot>,
     /// Its turns, in the order they started.
     #[serde(rename = "turnIds")]
     pub turn_ids: Vec<TurnId>,
@@ -6380,7 +6780,7 @@ impl<'de> Deserialize<'de> for SnapshotThread {
                 let mut field_metadata: Option<
                     serde_json::Map<String, serde_json::Value>,
                 > = None;
-                let mut field_usage: Option<serde_json::Value> = None;
+                let mut field_usage: Option<ThreadTokenUsageSnapshot> = None;
                 let mut field_turn_ids: Option<Vec<TurnId>> = None;
                 while let Some(Str(key)) = map.next_key()? {
                     match &*key {
@@ -6450,10 +6850,10 @@ pub struct SnapshotTurn {
     /// When it ended.
     #[serde(rename = "completedAt", skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<IsoDateTime>,
-    /// Its token usage, from `turn.completed`.
+    /// Its tokens and cost, from `turn.completed`.
     #[serde(rename = "usage", skip_serializing_if = "Option::is_none")]
-    pub usage: Option<serde_json::Value>,
-    /// What it cost in US dollars, when the provider says.
+    pub usage: Option<TokenUsage>,
+    /// What it cost in US dollars (`usage.costUsd`), when stated or computed.
     #[serde(rename = "costUsd", skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
     /// Why it failed or stopped, when it says.
@@ -6539,7 +6939,7 @@ impl<'de> Deserialize<'de> for SnapshotTurn {
                 let mut field_model: Option<String> = None;
                 let mut field_started_at: Option<IsoDateTime> = None;
                 let mut field_completed_at: Option<IsoDateTime> = None;
-                let mut field_usage: Option<serde_json::Value> = None;
+                let mut field_usage: Option<TokenUsage> = None;
                 let mut field_cost_usd: Option<f64> = None;
                 let mut field_error: Option<String> = None;
                 let mut field_item_ids: Option<Vec<RuntimeItemId>> = None;
@@ -7169,10 +7569,10 @@ pub struct SessionSnapshot {
     /// The current plan: the last `turn.plan.updated` of the session.
     #[serde(rename = "plan", skip_serializing_if = "Option::is_none")]
     pub plan: Option<Vec<TurnPlanStep>>,
-    /// The token usage last reported for the session (`thread.token-usage.updated`).
+    /// The session's tokens and cost so far (`scope: session`): per thread, each figure from its last running total where the provider reports one, else its turns' added up; then the threads added up.
     #[serde(rename = "usage", skip_serializing_if = "Option::is_none")]
-    pub usage: Option<serde_json::Value>,
-    /// What the session cost in US dollars: its turns' costs added up, when the provider says.
+    pub usage: Option<TokenUsage>,
+    /// What the session cost in US dollars (`usage.costUsd`), when stated or computed.
     #[serde(rename = "costUsd", skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
     /// The errors, in order.
@@ -7239,7 +7639,7 @@ impl<'de> Deserialize<'de> for SessionSnapshot {
                 let mut field_requests: Option<Vec<SnapshotRequest>> = None;
                 let mut field_tasks: Option<Vec<SnapshotTask>> = None;
                 let mut field_plan: Option<Vec<TurnPlanStep>> = None;
-                let mut field_usage: Option<serde_json::Value> = None;
+                let mut field_usage: Option<TokenUsage> = None;
                 let mut field_cost_usd: Option<f64> = None;
                 let mut field_errors: Option<Vec<SnapshotError>> = None;
                 let mut field_warnings: Option<i64> = None;

@@ -372,15 +372,52 @@ pub struct CompactMetadata {
     )]
     pub user_context: ::std::option::Option<::std::string::String>,
 }
+///One model's counts in a `cost-state` record, the session's so far (a resumed session's included): `inputTokens` leaves out the cache's tokens, which are counted beside it.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct CostStateModelUsage {
+    ///Input tokens written to the cache.
+    #[serde(
+        rename = "cacheCreationInputTokens",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub cache_creation_input_tokens: ::std::option::Option<::serde_json::Number>,
+    ///Input tokens read from the cache.
+    #[serde(
+        rename = "cacheReadInputTokens",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub cache_read_input_tokens: ::std::option::Option<::serde_json::Number>,
+    ///What the model cost, in US dollars.
+    #[serde(rename = "costUSD", skip_serializing_if = "::std::option::Option::is_none")]
+    pub cost_usd: ::std::option::Option<::serde_json::Number>,
+    ///Input tokens not read from or written to the cache.
+    #[serde(rename = "inputTokens")]
+    pub input_tokens: ::serde_json::Number,
+    ///Output tokens.
+    #[serde(rename = "outputTokens")]
+    pub output_tokens: ::serde_json::Number,
+    ///Of the output tokens, thinking.
+    #[serde(
+        rename = "thinkingTokens",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub thinking_tokens: ::std::option::Option<::serde_json::Number>,
+    #[serde(
+        rename = "webSearchRequests",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub web_search_requests: ::std::option::Option<::serde_json::Number>,
+}
 ///What Claude Code counted for the session so far: cost in US dollars, durations, lines changed, usage per model.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 pub struct CostStateRecord {
+    ///What each model counted so far, by model name.
     #[serde(
         rename = "modelUsage",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub model_usage: ::std::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ::std::collections::BTreeMap<::std::string::String, CostStateModelUsage>,
     >,
     ///The session's id (the file's name): Claude's `session_id`.
     #[serde(

@@ -194,12 +194,11 @@ fn is_raw_value(object: &str, field: &str) -> bool {
 }
 
 /// Free-form fields carried as the support module's `Json`, a tree or the text a typed value was
-/// serialized to: an item's `data` and the provider reports events carry as sent (usage, rate
+/// serialized to: an item's `data` and the provider reports events carry as sent (rate
 /// limits, account, MCP status), which the Codex sources write straight from the provider's typed
 /// value instead of building a tree of it.
 const JSON_FIELDS: &[(&str, &str)] = &[
     ("ItemLifecyclePayload", "data"),
-    ("ThreadTokenUsageUpdatedPayload", "usage"),
     ("AccountRateLimitsUpdatedPayload", "rateLimits"),
     ("AccountUpdatedPayload", "account"),
     ("McpStatusUpdatedPayload", "status"),

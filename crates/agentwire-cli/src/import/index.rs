@@ -1,10 +1,9 @@
 //! One line of `sessions.jsonl`: what a session holds, counted from its canonical events as they
-//! stream past (a few counters and the last usage total of each thread, never the events).
-
-use std::collections::BTreeMap;
+//! stream past (a few counters and the usage of each thread and turn, never the events).
 
 use agentwire::clock::TimeSource;
-use agentwire_canonical::{ProviderRuntimeEvent, RuntimeEvent, TurnState};
+use agentwire::usage::Totals;
+use agentwire_canonical::{ProviderRuntimeEvent, RuntimeEvent, TokenUsage, TurnState};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -46,45 +45,22 @@ pub struct Entry {
     pub items: u64,
     /// `runtime.error` events.
     pub errors: u64,
-    /// Token counts as the usage events report them; `null` when none reports any.
-    pub tokens: Option<Tokens>,
-    /// US dollars, when the provider reports a cost.
-    pub cost_usd: Option<f64>,
+    /// The session's tokens and cost (`scope: session`), totalled as the fold totals them;
+    /// `null` when no event reports any.
+    #[serde(default)]
+    pub usage: Option<TokenUsage>,
+    /// The index line's format: a line of an older format is not up to date, so its input is
+    /// read again (an older line's counts were each provider's own).
+    #[serde(default)]
+    pub format: u32,
     /// Canonical events written.
     pub events: u64,
     /// Input lines that could not be read at all (each reported with its line number).
     pub unreadable_lines: u64,
 }
 
-/// Input, output and cached tokens. Each provider's own reading: Codex counts cached tokens
-/// inside `input`, Anthropic's `input` leaves cache reads out.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tokens {
-    pub input: u64,
-    pub output: u64,
-    pub cached: u64,
-}
-
-impl std::ops::AddAssign for Tokens {
-    fn add_assign(&mut self, other: Tokens) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cached += other.cached;
-    }
-}
-
-/// The names the sources give each count: Codex (`snake_case` in rollout files and exec,
-/// camelCase over app-server), Anthropic's, ACP's and Gemini CLI's (a session file's message
-/// `tokens`: `input`, `output`, `cached`).
-const INPUT: &[&str] = &["input_tokens", "inputTokens", "input"];
-const OUTPUT: &[&str] = &["output_tokens", "outputTokens", "output"];
-const CACHED: &[&str] = &[
-    "cached_input_tokens",
-    "cachedInputTokens",
-    "cache_read_input_tokens",
-    "cachedReadTokens",
-    "cached",
-];
+/// The format of the index lines this version writes ([`Entry::format`]).
+pub const FORMAT: u32 = 1;
 
 /// How deep the search for `cwd` and the model goes into a configuration or a raw message.
 const LOOKUP_DEPTH: usize = 3;
@@ -103,15 +79,8 @@ pub struct Tally {
     failed_turns: u64,
     items: u64,
     errors: u64,
-    /// The running total of each thread whose usage reports carry one (Codex), by thread id.
-    thread_totals: BTreeMap<String, Tokens>,
-    /// The sum of the turns' own usage (Claude, codex exec, ACP), read when no thread total is
-    /// reported.
-    turn_sum: Option<Tokens>,
-    /// The sum of usage reports that are no running total (a Claude Code session file reports
-    /// each model message's usage, and its turns none), read when neither of the above is.
-    message_sum: Option<Tokens>,
-    cost_usd: Option<f64>,
+    /// The usage reports and turns' usage, totalled as the fold totals them.
+    usage: Totals,
     events: u64,
     /// What the times come from, as the normalizer said at the end.
     pub time_source: TimeSource,
@@ -150,51 +119,11 @@ impl Tally {
                     self.failed_turns += 1;
                 }
                 if let Some(usage) = &payload.usage {
-                    let usage = usage.get("token_count").unwrap_or(usage);
-                    if let Some(tokens) = tokens(usage) {
-                        *self.turn_sum.get_or_insert_default() += tokens;
-                    }
-                }
-                // Each turn's own cost (Claude's running total is told apart per turn).
-                if let Some(cost) = payload.total_cost_usd {
-                    self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + cost);
+                    self.usage.turn(event.thread_id.as_ref(), event.turn_id.as_ref(), usage);
                 }
             }
             RuntimeEvent::ThreadTokenUsageUpdated(payload) => {
-                let usage = payload.usage.to_value();
-                // A running total is an object of counts (Codex's); Gemini's `total` is a number,
-                // the sum of one message's own counts.
-                let total = ["total", "total_token_usage"]
-                    .iter()
-                    .find_map(|key| usage.get(key).filter(|total| total.is_object()));
-                match (total, &event.thread_id) {
-                    (Some(total), Some(thread)) => {
-                        if let Some(total) = tokens(total) {
-                            self.thread_totals.insert(thread.as_str().to_owned(), total);
-                        }
-                    }
-                    (Some(_), None) => {}
-                    (None, _) => {
-                        if let Some(tokens) = tokens(&usage) {
-                            *self.message_sum.get_or_insert_default() += tokens;
-                        }
-                    }
-                }
-                // ACP's `usage_update` carries the session's running cost.
-                let cost = usage
-                    .get("cost")
-                    .filter(|cost| cost.get("currency").and_then(Value::as_str) == Some("USD"));
-                if let Some(amount) = cost.and_then(|cost| cost.get("amount")).and_then(Value::as_f64) {
-                    self.cost_usd = Some(amount);
-                }
-            }
-            // Claude Code's session file states the session's running cost (`cost-state`, in
-            // thread metadata as `cost`).
-            RuntimeEvent::ThreadMetadataUpdated(payload) => {
-                let cost = payload.metadata.as_ref().and_then(|metadata| metadata.get("cost"));
-                if let Some(amount) = cost.and_then(|cost| cost.get("totalCostUSD")).and_then(Value::as_f64) {
-                    self.cost_usd = Some(amount);
-                }
+                self.usage.report(event.thread_id.as_ref(), &payload.usage);
             }
             RuntimeEvent::ItemCompleted(_) => self.items += 1,
             RuntimeEvent::RuntimeError(_) => self.errors += 1,
@@ -229,15 +158,6 @@ impl Tally {
     /// The index entry; `None` when the stream had no event.
     pub fn entry(self, source: &str, input: String, unreadable_lines: u64) -> Option<Entry> {
         let session_id = self.session_id?;
-        let tokens = if self.thread_totals.is_empty() {
-            self.turn_sum.or(self.message_sum)
-        } else {
-            let mut sum = Tokens::default();
-            for total in self.thread_totals.into_values() {
-                sum += total;
-            }
-            Some(sum)
-        };
         Some(Entry {
             output: format!("{source}/{session_id}.jsonl"),
             session_id,
@@ -254,23 +174,12 @@ impl Tally {
             failed_turns: self.failed_turns,
             items: self.items,
             errors: self.errors,
-            tokens,
-            cost_usd: self.cost_usd,
+            usage: self.usage.session(),
+            format: FORMAT,
             events: self.events,
             unreadable_lines,
         })
     }
-}
-
-/// The counts of one usage object; `None` when it names neither input nor output tokens.
-fn tokens(usage: &Value) -> Option<Tokens> {
-    let count = |keys: &[&str]| keys.iter().find_map(|key| usage.get(key).and_then(Value::as_u64));
-    let (input, output) = (count(INPUT), count(OUTPUT));
-    (input.is_some() || output.is_some()).then(|| Tokens {
-        input: input.unwrap_or(0),
-        output: output.unwrap_or(0),
-        cached: count(CACHED).unwrap_or(0),
-    })
 }
 
 /// The first non-empty text under one of `keys`, breadth first, at most [`LOOKUP_DEPTH`] levels

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::index::Entry;
 use crate::show::html::{escape, head};
-use crate::show::{self, usage::dollars};
+use crate::show::{self, usage};
 
 /// The index page in the output folder.
 const INDEX_PAGE: &str = "index.html";
@@ -80,7 +80,7 @@ fn index(rows: &[(&Entry, String)]) -> String {
             escape(&entry.source),
             escape(&started(entry)),
             entry.turns,
-            entry.cost_usd.map(dollars).unwrap_or_default()
+            entry.usage.as_ref().and_then(usage::cost).unwrap_or_default()
         );
     }
     out.push_str("</tbody>\n</table>\n</body>\n</html>\n");

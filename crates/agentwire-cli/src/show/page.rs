@@ -11,12 +11,12 @@ use agentwire::clock::TimeSource;
 use agentwire::snapshot::fold;
 use agentwire_canonical::{
     CanonicalItemType, ItemStatus, PlanStepStatus, ProviderRuntimeEvent, RuntimeEvent, RuntimeItemId, SessionSnapshot,
-    SnapshotItem, SnapshotTurnState, TurnId, TurnPlanStep,
+    SnapshotItem, SnapshotTurnState, TokenUsage, TurnId, TurnPlanStep,
 };
 use serde_json::Value;
 
 use super::requests::{self, Request};
-use super::usage::{Tokens, dollars};
+use super::usage;
 
 /// Lines of a command's output shown: its end, where the result and the errors are.
 const OUTPUT_TAIL: usize = 10;
@@ -144,16 +144,17 @@ pub struct Turn {
 #[derive(Debug)]
 pub struct Footer {
     pub state: SnapshotTurnState,
-    pub tokens: Option<Tokens>,
-    pub cost_usd: Option<f64>,
+    /// The turn's tokens and cost, as `turn.completed` typed them (boxed: most of a page's
+    /// sections are no turn).
+    pub usage: Option<Box<TokenUsage>>,
 }
 
 impl Footer {
     /// `completed · 1,234 in · 56 out tokens · $0.0123`.
     pub fn describe(&self) -> String {
         let mut parts = vec![self.state.as_str().to_owned()];
-        parts.extend(self.tokens.map(|tokens| tokens.describe()));
-        parts.extend(self.cost_usd.map(dollars));
+        parts.extend(self.usage.as_deref().and_then(usage::describe));
+        parts.extend(self.usage.as_deref().and_then(usage::cost));
         parts.join(" · ")
     }
 
@@ -379,8 +380,7 @@ impl Page {
                     errors,
                     footer: Footer {
                         state: turn.state,
-                        tokens: turn.usage.as_ref().and_then(Tokens::of),
-                        cost_usd: turn.cost_usd,
+                        usage: turn.usage.clone().map(Box::new),
                     },
                 },
             ));
@@ -440,25 +440,18 @@ impl Page {
             );
 
         let mut summary = Vec::new();
-        // The turns' own counts add up to the session's; the last usage report stands for it
-        // when no turn reports any (it is a running total there, or the last call's).
-        let turn_tokens = sections
-            .iter()
-            .filter_map(|section| match section {
-                Section::Turn(turn) => turn.footer.tokens,
-                Section::Outside(_) => None,
-            })
-            .reduce(Tokens::add);
-        let tokens = turn_tokens.or_else(|| snapshot.usage.as_ref().and_then(Tokens::of));
-        summary.extend(tokens.map(|tokens| tokens.describe()));
-        summary.extend(snapshot.cost_usd.map(dollars));
+        // The session's usage as the fold totals it (the providers' running totals where they
+        // state them, else the turns' added up).
+        let session_usage = snapshot.usage.as_ref();
+        summary.extend(session_usage.and_then(usage::describe));
+        summary.extend(session_usage.and_then(usage::cost));
         if !snapshot.requests.is_empty() {
             summary.push(format!("{} request(s) waiting", snapshot.requests.len()));
         }
         if snapshot.warnings > 0 {
             summary.push(format!("{} warning(s)", snapshot.warnings));
         }
-        let totals = totals(snapshot, tokens);
+        let totals = totals(snapshot);
         Page {
             title,
             facts,
@@ -548,7 +541,7 @@ fn sections(mut turns: Vec<(usize, Turn)>, loose: Vec<(usize, Card)>) -> Vec<Sec
 }
 
 /// The session at a glance: turns, how long it ran, its models, tokens, cost, state and errors.
-fn totals(snapshot: &SessionSnapshot, tokens: Option<Tokens>) -> Vec<(&'static str, String)> {
+fn totals(snapshot: &SessionSnapshot) -> Vec<(&'static str, String)> {
     let mut totals = vec![("turns", snapshot.turns.len().to_string())];
     let millis =
         |at: &agentwire_canonical::IsoDateTime| known(at).then(|| agentwire::clock::unix_millis(at.as_str())).flatten();
@@ -583,8 +576,9 @@ fn totals(snapshot: &SessionSnapshot, tokens: Option<Tokens>) -> Vec<(&'static s
     if !models.is_empty() {
         totals.push(("models", models.join(", ")));
     }
-    totals.extend(tokens.map(|tokens| ("tokens", tokens.describe())));
-    totals.extend(snapshot.cost_usd.map(|cost| ("cost", dollars(cost))));
+    let session_usage = snapshot.usage.as_ref();
+    totals.extend(session_usage.and_then(usage::describe).map(|tokens| ("tokens", tokens)));
+    totals.extend(session_usage.and_then(usage::cost).map(|cost| ("cost", cost)));
     totals.extend(snapshot.session.state.map(|state| ("state", state.as_str().to_owned())));
     let failed = snapshot
         .turns

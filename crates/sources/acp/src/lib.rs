@@ -11,6 +11,7 @@ mod offer;
 mod requests;
 mod tools;
 mod updates;
+mod usage;
 pub mod wire;
 
 use agentwire_acp::{

@@ -25,6 +25,7 @@ use serde_json::{Map, Value, json};
 use super::content::{self, TextKind};
 use super::offer::{AcpRequest, Work};
 use super::tools;
+use super::usage;
 use super::wire::{self, Message};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::emit::{Context, Raw};
@@ -34,6 +35,7 @@ use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_core::object_text;
 use agentwire_core::source::SourceSpec;
+use agentwire_core::usage::Meter;
 
 /// What the client asked, kept until the agent answers (the answer alone does not say: a
 /// `session/load` result names no session, a `session/set_mode` result is empty).
@@ -116,6 +118,8 @@ pub(super) struct AcpSession {
     /// The client sent `session/cancel` since the last turn ended: a prompt answered
     /// `cancelled` now was stopped by the person (`interrupted`) even if a newer prompt waits.
     pub stopped_by_client: bool,
+    /// The session's running cost (`usage_update`), from which a turn's share follows.
+    pub meter: Meter,
 }
 
 impl AcpSession {
@@ -584,11 +588,8 @@ impl AcpNormalizer {
                     TurnState::Cancelled if !superseded => TurnState::Interrupted,
                     state => state,
                 };
-                let usage = response
-                    .usage
-                    .as_ref()
-                    .map(to_value)
-                    .or_else(|| response.meta.as_ref().and_then(|meta| meta.get("quota")).cloned());
+                let meter = &mut self.session_mut(&session).meter;
+                let usage = usage::turn(meter, response.usage.as_ref(), response.meta.as_ref());
                 let payload = TurnCompletedPayload {
                     state,
                     stop_reason: Some(Some(response.stop_reason.to_string())),

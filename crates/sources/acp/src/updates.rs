@@ -22,6 +22,7 @@ use serde_json::{Map, Value, json};
 use super::content::{self, TextKind};
 use super::normalizer::{AcpNormalizer, OpenText, ToolState, delta, to_value};
 use super::tools;
+use super::usage;
 use agentwire_core::decision::Decision;
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::{Direction, Frame};
@@ -209,12 +210,10 @@ impl AcpNormalizer {
                 };
                 self.emit(&context, RuntimeEvent::ThreadMetadataUpdated(payload), out);
             }
-            SessionUpdate::UsageUpdate { .. } => {
+            SessionUpdate::UsageUpdate { cost, size, used, .. } => {
                 let context = self.session_context(session, Some(raw));
-                let mut usage = object(update.to_json());
-                usage.remove("sessionUpdate");
-                let usage = Value::Object(usage);
-                let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
+                let usage = usage::update(&mut self.session_mut(session).meter, *used, *size, cost.as_ref());
+                let payload = ThreadTokenUsageUpdatedPayload { usage };
                 self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
             SessionUpdate::Notice {

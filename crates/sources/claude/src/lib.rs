@@ -27,3 +27,8 @@ mod conversation;
 pub mod session;
 #[cfg(feature = "stream-json")]
 pub mod stream_json;
+#[cfg_attr(
+    not(all(feature = "stream-json", feature = "session")),
+    allow(dead_code, unused_imports)
+)]
+mod usage;

@@ -21,3 +21,4 @@ mod codex_content;
 pub mod exec;
 #[cfg(feature = "rollout")]
 pub mod rollout;
+mod usage;

@@ -10,6 +10,7 @@ mod next;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use agentwire_canonical::UsageScope;
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, ContentDeltaPayload, ContentStreamKind, ItemLifecyclePayload, ItemStatus,
     ProviderRuntimeEvent, RequestOpenedPayload, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
@@ -33,7 +34,7 @@ use crate::parts::{
     plan, reasoning_content, reasoning_status, text_part, tool_content, tool_title, tool_type, tool_view,
 };
 use crate::session_error::{self, Ending};
-use crate::steps::{add, add_tokens, message_tokens, usage_value};
+use crate::steps::{self, add, add_tokens, message_tokens};
 use crate::wire::{self, HttpCall};
 
 /// What a request asked.
@@ -198,7 +199,9 @@ impl OpencodeNormalizer {
         };
         if let Some(sums) = self.steps.get_mut(session) {
             let (tokens, cost) = sums.take_turn();
-            end.outcome.usage = tokens.as_ref().map(usage_value);
+            end.outcome.usage = tokens
+                .as_ref()
+                .map(|tokens| steps::usage(tokens, cost.as_ref(), UsageScope::Turn));
             end.outcome.total_cost_usd = cost.as_ref().and_then(Number::as_f64);
         }
         let context = self.ledger.turn_context(session, &turn, Some(raw));

@@ -1,11 +1,14 @@
 //! A step's or a message's end, for every OpenCode source: whether OpenCode's loop goes on after
-//! it, and its tokens added to the turn's and the thread's, in OpenCode's own `tokens` shape.
+//! it, and its tokens added to the turn's and the thread's, in OpenCode's own `tokens` shape until
+//! an event carries them as canonical usage ([`usage`]).
 
+use agentwire_canonical::{TokenUsage, UsageScope};
+use agentwire_core::usage::Tokens;
 use agentwire_opencode::{
     AssistantMessageTokens, EventSessionNextStepEndedPropertiesTokens, SessionMessageAssistantTokens,
     StepFinishPartTokens, StepFinishPartTokensCache,
 };
-use serde_json::{Number, Value};
+use serde_json::Number;
 
 /// The step reasons (`finish`) after which OpenCode calls the model again in the same turn.
 pub const GOES_ON: &[&str] = &["tool-calls", "unknown"];
@@ -70,7 +73,26 @@ pub fn stored_next_tokens(tokens: &SessionMessageAssistantTokens) -> StepFinishP
     step_tokens!(tokens, None)
 }
 
-/// Tokens as the usage of canonical events carries them: OpenCode's own shape.
-pub fn usage_value(tokens: &StepFinishPartTokens) -> Value {
-    serde_json::to_value(tokens).expect("generated types serialize")
+/// OpenCode's tokens and cost as a canonical usage of `scope`. OpenCode counts `input` apart from
+/// the cache's tokens and `output` apart from the reasoning's (its `getUsage` takes them out of
+/// the AI SDK's figures); canonical input and output count them in. Its `total`, when it states
+/// one, is the AI SDK's, which counts them in too. The cost is OpenCode's (from its model catalog's
+/// prices), stated with the message.
+pub fn usage(tokens: &StepFinishPartTokens, cost: Option<&Number>, scope: UsageScope) -> TokenUsage {
+    let count = |number: &Number| {
+        number
+            .as_i64()
+            .unwrap_or_else(|| number.as_f64().map_or(0, |value| value.round() as i64))
+    };
+    let (read, write) = (count(&tokens.cache.read), count(&tokens.cache.write));
+    let reasoning = count(&tokens.reasoning);
+    Tokens {
+        input: Some(count(&tokens.input).saturating_add(read).saturating_add(write)),
+        cached: Some(read),
+        cache_write: Some(write),
+        output: Some(count(&tokens.output).saturating_add(reasoning)),
+        reasoning: Some(reasoning),
+        total: tokens.total.as_ref().map(count),
+    }
+    .priced(scope, cost.and_then(Number::as_f64))
 }

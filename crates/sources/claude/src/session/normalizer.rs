@@ -13,12 +13,12 @@ use std::collections::BTreeMap;
 use agentwire_canonical::{
     CanonicalItemType, ContentDeltaPayload, ContextCompactionContent, ItemAttachment, ItemStatus, ProviderRuntimeEvent,
     RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId,
-    ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload,
-    ToolProgressPayload, TurnCompletedPayload, TurnState, UserMessageContent,
+    ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageSnapshot, TokenUsage,
+    ToolProgressPayload, TurnCompletedPayload, TurnState, UsageScope, UserMessageContent,
 };
-use agentwire_claude::{BetaContentBlock, BetaStopReason, ContentBlockParam, MessageParamContent};
+use agentwire_claude::{BetaContentBlock, BetaMessage, BetaStopReason, ContentBlockParam, MessageParamContent};
 use agentwire_claude_session::{
-    AssistantRecord, ProgressRecord, SessionRecord, SystemRecord, UPSTREAM_VERSION, UserRecord,
+    AssistantRecord, CostStateRecord, ProgressRecord, SessionRecord, SystemRecord, UPSTREAM_VERSION, UserRecord,
 };
 use serde_json::{Map, Value, json};
 
@@ -29,6 +29,7 @@ use crate::claude_code::{
     user_text_content,
 };
 use crate::conversation::Cursor;
+use crate::usage;
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::conversation::drop_synthesized_refs;
@@ -38,6 +39,7 @@ use agentwire_core::ids;
 use agentwire_core::ledger::{Ledger, OpenItemFace};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
+use agentwire_core::usage::{Meter, with_provider_cost};
 
 /// A tool call seen and not yet answered by its `tool_result`.
 struct Tool {
@@ -73,6 +75,8 @@ pub struct ClaudeSessionNormalizer {
     /// The model message whose usage was reported last: one usage per message, however many
     /// records repeat it.
     usage_of: Option<String>,
+    /// The tokens of the model's calls, and the running totals `cost-state` records state.
+    meter: Meter,
     /// The text of the last prompt the CLI queued (`queue-operation` `enqueue`).
     queued: Option<String>,
     /// Tool calls not yet answered, by `tool_use` id.
@@ -95,6 +99,7 @@ impl ClaudeSessionNormalizer {
             at: Cursor::default(),
             ending: None,
             usage_of: None,
+            meter: Meter::default(),
             queued: None,
             tools: BTreeMap::new(),
             agents: BTreeMap::new(),
@@ -151,15 +156,48 @@ impl ClaudeSessionNormalizer {
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
         self.ending = None;
+        // The turn's calls added up (the file states no cost per call or turn).
+        let usage = if self.at.at.turn.is_some() {
+            self.meter.end_turn()
+        } else {
+            None
+        };
         let outcome = TurnCompletedPayload {
             state,
             stop_reason: Some(stop_reason),
-            usage: None,
+            usage,
             model_usage: None,
             total_cost_usd: None,
             error_message: error,
         };
         self.at.end_turn(&mut self.ledger, outcome, raw, out);
+    }
+
+    /// A model message's usage, counted once (a subagent's too: its calls are the session's):
+    /// at the first record that carries its stop reason (2.1.62 writes it on the last block's
+    /// record only, 2.1.33x on every block's).
+    fn count_call(&mut self, message: &BetaMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        if self.usage_of.as_deref() == Some(message.id.as_str()) {
+            return;
+        }
+        self.usage_of = Some(message.id.clone());
+        let call = usage::message(&message.usage, UsageScope::Call).map(|mut call| {
+            call.model = Some(message.model.clone());
+            self.meter.call(call)
+        });
+        self.report_usage(call, "assistant record's usage", raw, out);
+    }
+
+    /// A usage report (see [`usage::report`]).
+    fn report_usage(
+        &mut self,
+        usage: Result<ThreadTokenUsageSnapshot, String>,
+        what: &str,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.at.context(&mut self.ledger, Some(raw));
+        usage::report(&mut self.ledger, &context, usage, what, out);
     }
 
     /// Completes the turn a model message ended ([`Self::ending`]), once a record of anything
@@ -344,6 +382,9 @@ impl ClaudeSessionNormalizer {
                     let key = self.at.blocks.next(&record.message.id);
                     self.assistant_block(&key, block, raw, out);
                 }
+                if record.message.stop_reason.is_some() {
+                    self.count_call(&record.message, raw, out);
+                }
             }
             return;
         }
@@ -376,16 +417,7 @@ impl ClaudeSessionNormalizer {
             }
             return;
         };
-        // One usage per model message: the first record that carries its stop reason (2.1.62
-        // writes it on the last block's record only, 2.1.33x on every block's).
-        if self.usage_of.as_deref() != Some(message.id.as_str()) {
-            self.usage_of = Some(message.id.clone());
-            let usage = message.usage.to_value();
-            let context = self.at.context(&mut self.ledger, Some(raw));
-            let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
-            self.ledger
-                .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
-        }
+        self.count_call(message, raw, out);
         match stop {
             BetaStopReason::ToolUse | BetaStopReason::PauseTurn | BetaStopReason::Compaction => {}
             BetaStopReason::EndTurn
@@ -717,7 +749,13 @@ impl ClaudeSessionNormalizer {
             }
             SessionRecord::AtisLatch(record) => self.at.carry(&mut self.ledger, "atisLatch", record, raw, out),
             SessionRecord::LastPrompt(record) => self.at.carry(&mut self.ledger, "lastPrompt", record, raw, out),
-            SessionRecord::CostState(record) => self.at.carry(&mut self.ledger, "cost", record, raw, out),
+            // The session's running total, the provider's own (calls the file has no record of
+            // included: a compaction's, a stream that failed).
+            SessionRecord::CostState(record) => {
+                let total = cost_state_total(record);
+                let usage = self.meter.running(total, None);
+                self.report_usage(Ok(usage), "cost-state record", raw, out);
+            }
             SessionRecord::ToolsUsed(record) => self.at.carry(&mut self.ledger, "toolsUsed", record, raw, out),
             // The session's mode is how it runs: `session.configured`.
             SessionRecord::Mode(record) => {
@@ -791,4 +829,25 @@ impl Mapping for ClaudeSessionNormalizer {
     fn answer(&self, _request: &RuntimeRequestId, _reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         Err(AnswerError::Unanswerable(&crate::session::SOURCE))
     }
+}
+
+/// A `cost-state` record's running total (`scope: thread`): every model's counts added up, at the
+/// record's `totalCostUSD`; thinking tokens are the reasoning.
+fn cost_state_total(record: &CostStateRecord) -> TokenUsage {
+    let models = record.model_usage.as_ref();
+    let mut total = agentwire_core::usage::empty(UsageScope::Thread);
+    for model in models.into_iter().flat_map(|models| models.values()) {
+        let mut part = usage::tokens(
+            usage::count(&model.input_tokens),
+            model.cache_read_input_tokens.as_ref().map(usage::count),
+            model.cache_creation_input_tokens.as_ref().map(usage::count),
+            Some(usage::count(&model.output_tokens)),
+        )
+        .usage(UsageScope::Thread);
+        part.reasoning_tokens = model.thinking_tokens.as_ref().map(usage::count);
+        agentwire_core::usage::add(&mut total, &part);
+    }
+    total.model = models.and_then(|models| usage::single(models.keys()));
+    let cost = record.total_cost_usd.as_ref().and_then(serde_json::Number::as_f64);
+    with_provider_cost(total, cost)
 }

@@ -24,8 +24,8 @@ use agentwire_canonical::{
     ProviderRuntimeEvent, RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass, RuntimeErrorPayload,
     RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, RuntimeWarningPayload,
     SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus, ThreadState,
-    ThreadStateChangedPayload, ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload,
-    TurnCompletedPayload, TurnPlanStep, TurnState, UserMessageContent,
+    ThreadStateChangedPayload, ThreadTokenUsageSnapshot, TokenUsage, ToolProgressPayload, ToolSummaryPayload,
+    TurnCompletedPayload, TurnPlanStep, TurnState, UsageScope, UserMessageContent,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
@@ -45,6 +45,7 @@ use crate::claude_code::{
     tool_outcome, tool_title, user_block, user_content, user_text_content,
 };
 use crate::conversation::Cursor;
+use crate::usage;
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::conversation::drop_synthesized_refs;
@@ -57,6 +58,7 @@ use agentwire_core::ledger::{Answer, Ledger, OpenItemFace, OpenRequest, Place};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_core::source::SourceSpec;
+use agentwire_core::usage::{empty as empty_usage, snapshot as usage_snapshot, with_provider_cost};
 
 /// The key under `params._meta` of an MCP `tools/call` naming the `tool_use` it serves.
 const MCP_TOOL_USE_ID: &str = "claudecode/toolUseId";
@@ -113,6 +115,9 @@ pub struct ClaudeNormalizer {
     assistant_error: Option<String>,
     /// The message being streamed (`message_start`), and its blocks by index -> item key.
     streamed_message: Option<String>,
+    /// The streamed message's usage so far (`message_start`'s input side, `message_delta`'s
+    /// output): the call's figures each update reports.
+    streamed_usage: Option<TokenUsage>,
     streamed_blocks: BTreeMap<i64, String>,
     /// A `compact_boundary` was reported: the next user message the CLI writes is the summary,
     /// of a compaction the boundary's `trigger` started.
@@ -165,6 +170,7 @@ impl ClaudeNormalizer {
             at: Cursor::default(),
             assistant_error: None,
             streamed_message: None,
+            streamed_usage: None,
             streamed_blocks: BTreeMap::new(),
             summary_due: None,
             tools: BTreeMap::new(),
@@ -760,20 +766,28 @@ impl ClaudeNormalizer {
                 self.ensure_turn(Some(&start.message.model), raw, out);
                 self.streamed_message = Some(start.message.id.clone());
                 self.streamed_blocks.clear();
-                // The input side of the usage (`message_delta` reports the output side).
-                let context = self.at.context(&mut self.ledger, Some(raw));
-                let usage = start.message.usage.to_value();
-                let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
-                self.ledger
-                    .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+                // The input side of the call's usage (`message_delta` reports the output side).
+                let call = usage::message(&start.message.usage, UsageScope::Call);
+                self.streamed_usage = call.as_ref().ok().cloned();
+                self.report_usage(
+                    call.map(|call| usage_snapshot(None, Some(call))),
+                    "message_start",
+                    raw,
+                    out,
+                );
             }
             BetaRawMessageStreamEvent::MessageDelta(delta) => {
                 self.ensure_turn(None, raw, out);
-                let context = self.at.context(&mut self.ledger, Some(raw));
-                let usage = delta.usage.to_value();
-                let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
-                self.ledger
-                    .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+                let call = usage::delta(self.streamed_usage.as_ref(), &delta.usage);
+                if let Ok(call) = &call {
+                    self.streamed_usage = Some(call.clone());
+                }
+                self.report_usage(
+                    call.map(|call| usage_snapshot(None, Some(call))),
+                    "message_delta",
+                    raw,
+                    out,
+                );
             }
             // A message cut short says which of its blocks were never finished: metadata, since
             // the turn's end settles whatever is still open.
@@ -1056,18 +1070,40 @@ impl ClaudeNormalizer {
         } else {
             Some(subtype.to_string())
         };
+        // The session so far (every model's, subagents' included), then the turn's own: its
+        // main thread's calls, at what it added to the running cost.
+        let total_cost = cost.as_f64();
+        let running = usage::running(model_usage, total_cost).map(|total| usage_snapshot(Some(total), None));
+        self.report_usage(running, "result's modelUsage", raw, out);
+        let turn_cost = total_cost.map(|total| self.turn_cost(total));
+        let turn_usage = match usage::message(usage, UsageScope::Turn) {
+            Ok(turn) => Some(with_provider_cost(turn, turn_cost)),
+            Err(error) => {
+                self.report_usage(Err(error), "result's usage", raw, out);
+                turn_cost.map(|cost| with_provider_cost(empty_usage(UsageScope::Turn), Some(cost)))
+            }
+        };
         let outcome = TurnCompletedPayload {
             state,
             stop_reason: Some(stop_reason),
-            usage: Some(usage.to_value()),
-            model_usage: match model_usage.to_value() {
-                Value::Object(models) => Some(models),
-                _ => None,
-            },
-            total_cost_usd: cost.as_f64().map(|total| self.turn_cost(total)),
+            usage: turn_usage,
+            model_usage: None,
+            total_cost_usd: turn_cost,
             error_message,
         };
         self.at.end_turn(&mut self.ledger, outcome, Some(raw), out);
+    }
+
+    /// A usage report (see [`usage::report`]).
+    fn report_usage(
+        &mut self,
+        usage: Result<ThreadTokenUsageSnapshot, String>,
+        what: &str,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
+        let context = self.at.context(&mut self.ledger, Some(raw));
+        usage::report(&mut self.ledger, &context, usage, what, out);
     }
 
     /// The turn's own cost from the session's running cost a `result` reports: what it added to

@@ -17,6 +17,7 @@ use agentwire_core::frame::{Direction, Frame};
 use agentwire_core::ledger::Ledger;
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
+use agentwire_core::usage::Meter;
 
 /// Normalizes one `codex app-server` connection.
 pub struct CodexAppServerNormalizer {
@@ -31,6 +32,9 @@ pub struct CodexAppServerNormalizer {
     /// MCP tool calls whose approval the person declined, by provider thread and item id: Codex
     /// completes them `failed`.
     pub(super) declined_calls: BTreeSet<(String, String)>,
+    /// Each thread's running token totals (by provider thread id), from which a turn's share
+    /// follows at its end.
+    pub(super) meters: BTreeMap<String, Meter>,
 }
 
 impl CodexAppServerNormalizer {
@@ -42,6 +46,7 @@ impl CodexAppServerNormalizer {
             turn_starts: BTreeMap::new(),
             settled_items: VecDeque::new(),
             declined_calls: BTreeSet::new(),
+            meters: BTreeMap::new(),
         }
     }
 

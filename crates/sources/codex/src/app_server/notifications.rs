@@ -14,8 +14,8 @@ use agentwire_canonical::{
     TaskCompletedPayload, TaskProgressPayload, TaskStatus, ThreadMetadataUpdatedPayload,
     ThreadRealtimeAudioDeltaPayload, ThreadRealtimeClosedPayload, ThreadRealtimeErrorPayload,
     ThreadRealtimeItemAddedPayload, ThreadRealtimeStartedPayload, ThreadState, ThreadStateChangedPayload,
-    ThreadTokenUsageUpdatedPayload, ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload,
-    TurnDiffUpdatedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnState,
+    ThreadTokenUsageUpdatedPayload, TokenUsage, ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload,
+    TurnDiffUpdatedPayload, TurnPlanStep, TurnPlanUpdatedPayload, TurnState, UsageScope,
 };
 use agentwire_codex_app_server::{self as codex, ServerNotification};
 use serde_json::{Map, Value, json};
@@ -31,6 +31,7 @@ use agentwire_core::frame::Frame;
 use agentwire_core::ids;
 use agentwire_core::ledger::{OpenItemFace, TurnEnd};
 use agentwire_core::object_text;
+use agentwire_core::usage::Meter;
 
 impl CodexAppServerNormalizer {
     pub(super) fn on_notification(
@@ -119,7 +120,14 @@ impl CodexAppServerNormalizer {
             N::ThreadSettingsUpdated { params, .. } => self.thread_metadata(raw, &params.thread_id, "settings", params, out),
             N::ThreadTokenUsageUpdated { params, .. } => {
                 let context = self.ledger.turn_context(&params.thread_id, &params.turn_id, Some(raw));
-                let payload = ThreadTokenUsageUpdatedPayload { usage: to_text(&params.token_usage) };
+                let usage = &params.token_usage;
+                let meter = self.meters.entry(params.thread_id.clone()).or_default();
+                let mut snapshot = meter.running(
+                    breakdown(&usage.total, UsageScope::Thread),
+                    Some(breakdown(&usage.last, UsageScope::Call)),
+                );
+                snapshot.max_tokens = usage.model_context_window;
+                let payload = ThreadTokenUsageUpdatedPayload { usage: snapshot };
                 self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
             }
 
@@ -708,7 +716,7 @@ impl CodexAppServerNormalizer {
             state,
             stop_reason: matches!(params.turn.status, codex::TurnStatus::InProgress)
                 .then(|| Some("inProgress".to_string())),
-            usage: None,
+            usage: self.meters.get_mut(thread).and_then(Meter::end_turn),
             model_usage: None,
             total_cost_usd: None,
             error_message,
@@ -862,4 +870,17 @@ fn tag(value: &Value) -> String {
         Value::Object(map) if map.len() == 1 => map.keys().next().cloned().unwrap_or_default(),
         other => other.to_string(),
     }
+}
+
+/// An app-server count as a usage of `scope`.
+fn breakdown(usage: &codex::TokenUsageBreakdown, scope: UsageScope) -> TokenUsage {
+    crate::usage::tokens(
+        usage.input_tokens,
+        usage.cached_input_tokens,
+        usage.cache_write_input_tokens,
+        usage.output_tokens,
+        usage.reasoning_output_tokens,
+        Some(usage.total_tokens),
+    )
+    .usage(scope)
 }

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
-    RuntimeEventRawSource, RuntimeRequestId, ThreadStartedPayload, TurnCompletedPayload, TurnPlanStep,
-    TurnPlanUpdatedPayload, TurnState,
+    RuntimeEventRawSource, RuntimeRequestId, ThreadStartedPayload, TokenUsage, TurnCompletedPayload, TurnPlanStep,
+    TurnPlanUpdatedPayload, TurnState, UsageScope,
 };
 use agentwire_codex_exec::{ThreadEvent, ThreadItem};
 use serde_json::{Value, json};
@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use super::items::{item_content, item_detail, item_id, item_status, item_title, plan_steps};
 use super::wire;
 use crate::canonicalize::Canonicalize;
+use crate::usage;
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::emit::{Context, Raw};
@@ -116,7 +117,16 @@ impl CodexExecNormalizer {
                 self.turn = Some(turn);
             }
             ThreadEvent::TurnCompleted(completed) => {
-                let usage = serde_json::to_value(&completed.usage).expect("generated types serialize");
+                let usage = &completed.usage;
+                let usage = usage::tokens(
+                    usage.input_tokens,
+                    usage.cached_input_tokens,
+                    Some(usage.cache_write_input_tokens),
+                    usage.output_tokens,
+                    usage.reasoning_output_tokens,
+                    None,
+                )
+                .usage(UsageScope::Turn);
                 self.end_turn(raw, TurnState::Completed, Some(usage), None, out);
             }
             ThreadEvent::TurnFailed(failed) => {
@@ -162,7 +172,7 @@ impl CodexExecNormalizer {
         &mut self,
         raw: Raw<'_>,
         state: TurnState,
-        usage: Option<Value>,
+        usage: Option<TokenUsage>,
         failure: Option<(String, Value)>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {

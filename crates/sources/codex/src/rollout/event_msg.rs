@@ -9,17 +9,17 @@
 
 use agentwire_canonical::{
     AccountRateLimitsUpdatedPayload, CanonicalItemType, ContentDeltaPayload, ContentStreamKind,
-    DeprecationNoticePayload, ItemStatus, Json, ModelReroutedPayload, ProviderRuntimeEvent, ReviewEnteredContent,
+    DeprecationNoticePayload, ItemStatus, ModelReroutedPayload, ProviderRuntimeEvent, ReviewEnteredContent,
     ReviewExitedContent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeWarningPayload,
     SessionConfiguredPayload, SessionExitKind, SessionExitedPayload, ThreadState, ThreadStateChangedPayload,
-    ThreadTokenUsageUpdatedPayload, TurnDiffUpdatedPayload, TurnPlanUpdatedPayload, TurnState,
+    ThreadTokenUsageUpdatedPayload, TurnDiffUpdatedPayload, TurnPlanUpdatedPayload, TurnState, UsageScope,
 };
 use agentwire_codex_rollout::EventMsg;
 use serde_json::{Value, json};
 
 use super::content;
 use super::items::{Face, data, plan_steps, status_of, turn_item_face};
-use super::normalizer::{CodexRolloutNormalizer, Line, object};
+use super::normalizer::{CodexRolloutNormalizer, Line, object, usage};
 use crate::codex_content::{self, non_empty};
 use agentwire_core::ledger::Cutoff;
 use agentwire_core::object_text;
@@ -142,9 +142,12 @@ impl CodexRolloutNormalizer {
                     count.info.is_none() || limits.iter().any(|(key, value)| !value.is_null() && key != "limit_id")
                 });
                 if let Some(info) = &count.info {
-                    let payload = ThreadTokenUsageUpdatedPayload {
-                        usage: Json::serialize(info).unwrap_or_else(|_| Value::Null.into()),
-                    };
+                    let mut snapshot = self.meter.running(
+                        usage(&info.total_token_usage, UsageScope::Thread),
+                        Some(usage(&info.last_token_usage, UsageScope::Call)),
+                    );
+                    snapshot.max_tokens = info.model_context_window;
+                    let payload = ThreadTokenUsageUpdatedPayload { usage: snapshot };
                     self.turn_event(
                         turn.as_deref(),
                         raw,

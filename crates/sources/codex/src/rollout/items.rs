@@ -71,7 +71,7 @@ impl CodexRolloutNormalizer {
         let outcome = TurnCompletedPayload {
             state,
             stop_reason: stop_reason.map(Some),
-            usage: None,
+            usage: self.end_turn_usage(turn),
             model_usage: None,
             total_cost_usd: None,
             error_message,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use agentwire_canonical::{
     ProviderRuntimeEvent, ProviderSessionId, RuntimeEvent, RuntimeEventRawSource, SessionConfiguredPayload,
     SessionStartedPayload, ThreadMetadataUpdatedPayload, ThreadStartedPayload, ThreadState, ThreadStateChangedPayload,
-    ThreadTokenUsageUpdatedPayload,
+    ThreadTokenUsageUpdatedPayload, TokenUsage, UsageScope,
 };
 use agentwire_codex_rollout::{self as rollout, RetainedContext, RolloutLine};
 use serde_json::value::RawValue;
@@ -24,6 +24,7 @@ use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::{Options, Problem, ProblemKind};
 use agentwire_core::object_text;
+use agentwire_core::usage::Meter;
 
 /// A tool call seen in the model's history (`function_call`, `custom_tool_call`, ...), by call
 /// id: what its output settles.
@@ -78,6 +79,11 @@ pub struct CodexRolloutNormalizer {
     pub(super) turn: Option<String>,
     /// Tool calls of the model's history awaiting their output, by call id.
     pub(super) calls: BTreeMap<String, Call>,
+    /// The thread's running totals, from which a turn's share follows.
+    pub(super) meter: Meter,
+    /// The last turn total a `token_usage_record` stated, with its turn: the provider's own
+    /// figure for the turn, preferred at its end.
+    pub(super) turn_usage: Option<(String, TokenUsage)>,
 }
 
 impl CodexRolloutNormalizer {
@@ -88,6 +94,8 @@ impl CodexRolloutNormalizer {
             thread: None,
             turn: None,
             calls: BTreeMap::new(),
+            meter: Meter::default(),
+            turn_usage: None,
         }
     }
 
@@ -194,16 +202,29 @@ impl CodexRolloutNormalizer {
     ) {
         let place = self.place(Some(&record.turn_id), None);
         let context = self.context(&place, Some(line.raw(line.kind)));
-        let usage = json!({
-            "last": record.usage,
-            "turn": record.turn_token_usage,
-            "total": record.thread_token_usage,
-        });
+        self.turn_usage = Some((
+            record.turn_id.clone(),
+            usage(&record.turn_token_usage, UsageScope::Turn),
+        ));
+        let snapshot = self.meter.running(
+            usage(&record.thread_token_usage, UsageScope::Thread),
+            Some(usage(&record.usage, UsageScope::Call)),
+        );
         self.emit(
             &context,
-            RuntimeEvent::ThreadTokenUsageUpdated(ThreadTokenUsageUpdatedPayload { usage: usage.into() }),
+            RuntimeEvent::ThreadTokenUsageUpdated(ThreadTokenUsageUpdatedPayload { usage: snapshot }),
             out,
         );
+    }
+
+    /// The turn's usage at its end: what the last `token_usage_record` of the turn stated, else
+    /// what the running totals added during it.
+    pub(super) fn end_turn_usage(&mut self, turn: &str) -> Option<TokenUsage> {
+        let counted = self.meter.end_turn();
+        match self.turn_usage.take() {
+            Some((of, stated)) if of == turn => Some(stated),
+            _ => counted,
+        }
     }
 
     /// `retained_context`: a fact codex keeps across context rebuilds. A verified answer settles
@@ -361,4 +382,17 @@ impl Mapping for CodexRolloutNormalizer {
     fn answer(&self, _request: &RuntimeRequestId, _reply: &Reply) -> Result<ReplyFrame, AnswerError> {
         Err(AnswerError::Unanswerable(&crate::rollout::SOURCE))
     }
+}
+
+/// A rollout count as a usage of `scope`.
+pub(super) fn usage(usage: &rollout::TokenUsage, scope: UsageScope) -> TokenUsage {
+    crate::usage::tokens(
+        usage.input_tokens,
+        usage.cached_input_tokens,
+        usage.cache_write_input_tokens,
+        usage.output_tokens,
+        usage.reasoning_output_tokens,
+        Some(usage.total_tokens),
+    )
+    .usage(scope)
 }

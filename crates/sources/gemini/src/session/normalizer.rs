@@ -12,12 +12,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, ItemStatus, MessageOrigin, ProviderRuntimeEvent, ReasoningContent,
     RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId,
-    ThreadTokenUsageUpdatedPayload, ToolSummaryPayload, TurnState, UserMessageContent,
+    ThreadTokenUsageUpdatedPayload, TokenUsage, ToolSummaryPayload, TurnCompletedPayload, TurnState, UsageScope,
+    UserMessageContent,
 };
 use agentwire_gemini_cli_session::{
     FunctionResponse, GeminiMessageRecord, MessageRecord, MetadataUpdateRecord, Part, PartListUnion, PartUnion,
-    SessionMetadataRecord, SessionMetadataRecordKind, ThoughtRecord, ToolCallRecord, ToolCallStatus, ToolResultDisplay,
-    UserMessageRecord,
+    SessionMetadataRecord, SessionMetadataRecordKind, ThoughtRecord, TokensSummary, ToolCallRecord, ToolCallStatus,
+    ToolResultDisplay, UserMessageRecord,
 };
 use serde_json::{Map, Value, json};
 
@@ -32,6 +33,7 @@ use agentwire_core::ids;
 use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
+use agentwire_core::usage::{Meter, Tokens};
 
 /// How the CLI begins the preamble it puts first in every main session: its own words, not the
 /// person's.
@@ -81,6 +83,8 @@ pub struct GeminiSessionNormalizer {
     prompts: BTreeMap<String, String>,
     /// The model last named.
     model: Option<String>,
+    /// The tokens of the model's responses, by call, by turn and so far.
+    meter: Meter,
     /// The model answered in the open turn (a turn the file ends in is then complete).
     answered: bool,
     /// The failure a UI `error` record reported in the open turn.
@@ -104,6 +108,7 @@ impl GeminiSessionNormalizer {
             drawn: BTreeMap::new(),
             prompts: BTreeMap::new(),
             model: None,
+            meter: Meter::default(),
             answered: false,
             failure: None,
             agents: BTreeMap::new(),
@@ -455,7 +460,7 @@ impl GeminiSessionNormalizer {
             self.drawn.entry(gemini.id.clone()).or_default().tokens = true;
             let context = self.at.context(&mut self.ledger, Some(raw));
             let payload = ThreadTokenUsageUpdatedPayload {
-                usage: Value::Object(members(tokens)).into(),
+                usage: self.meter.call(call_usage(tokens, gemini.model.clone())),
             };
             self.ledger
                 .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
@@ -561,6 +566,13 @@ impl GeminiSessionNormalizer {
             Some(message) => TurnEnd::failed(None, message, None),
             None => TurnEnd::new(turn_outcome(TurnState::Completed, None)),
         };
+        let end = TurnEnd {
+            outcome: TurnCompletedPayload {
+                usage: self.meter.end_turn(),
+                ..end.outcome
+            },
+            ..end
+        };
         self.answered = false;
         self.at.end_turn(&mut self.ledger, end, raw, out);
     }
@@ -583,6 +595,23 @@ fn agent_of_call(call: &str) -> Option<String> {
 }
 
 /// A record's members as the schema names them.
+/// One model response's tokens (`scope: call`; Gemini states no cost): the prompt with the tool
+/// use prompt is input, candidates with thoughts are output, thoughts the reasoning.
+fn call_usage(tokens: &TokensSummary, model: Option<String>) -> TokenUsage {
+    let thoughts = tokens.thoughts.unwrap_or(0);
+    let mut usage = Tokens {
+        input: Some(tokens.input.saturating_add(tokens.tool.unwrap_or(0))),
+        cached: Some(tokens.cached),
+        cache_write: None,
+        output: Some(tokens.output.saturating_add(thoughts)),
+        reasoning: tokens.thoughts,
+        total: Some(tokens.total),
+    }
+    .usage(UsageScope::Call);
+    usage.model = model;
+    usage
+}
+
 fn members(record: &impl serde::Serialize) -> Map<String, Value> {
     match serde_json::to_value(record) {
         Ok(Value::Object(members)) => members,

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, ContentStreamKind, ItemStatus, ProviderRuntimeEvent, RuntimeErrorClass,
-    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, TurnCompletedPayload, TurnState,
+    RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, TokenUsage, TurnState, UsageScope,
     UserMessageContent,
 };
 use agentwire_gemini_cli::{
@@ -29,6 +29,7 @@ use agentwire_core::frame::Frame;
 use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
+use agentwire_core::usage::Tokens;
 
 /// The `error.type` of a result the person's Ctrl-C ended (`handleCancellationError`).
 const CANCELLED: &str = "FatalCancellationError";
@@ -281,15 +282,10 @@ impl GeminiNormalizer {
         if self.at.turn.is_none() {
             self.at.start_turn(&mut self.ledger, self.model.clone(), raw, out);
         }
-        let end = match (result.status, result.error) {
-            (ResultEventStatus::Success, _) => {
-                let (usage, model_usage) = usage(result.stats);
-                TurnEnd::new(TurnCompletedPayload {
-                    usage,
-                    model_usage,
-                    ..turn_outcome(TurnState::Completed, None)
-                })
-            }
+        // What the run used, however it ended (a failed or stopped run reports its stats too).
+        let usage = usage(result.stats);
+        let mut end = match (result.status, result.error) {
+            (ResultEventStatus::Success, _) => TurnEnd::new(turn_outcome(TurnState::Completed, None)),
             (ResultEventStatus::Error, Some(error)) if error.type_ == CANCELLED => {
                 TurnEnd::new(turn_outcome(TurnState::Interrupted, Some(error.type_)))
             }
@@ -302,24 +298,34 @@ impl GeminiNormalizer {
                 TurnEnd::failed(kind, message, Some(detail))
             }
         };
+        end.outcome.usage = usage;
         self.at.end_turn(&mut self.ledger, end, Some(raw), out);
     }
 }
 
-/// A successful run's totals: `usage` the totals as sent but their per-model split, which is
-/// `modelUsage`.
-fn usage(stats: Option<StreamStats>) -> (Option<Value>, Option<Map<String, Value>>) {
-    let Some(stats) = stats else {
-        return (None, None);
-    };
-    let Ok(Value::Object(mut usage)) = serde_json::to_value(&stats) else {
-        return (None, None);
-    };
-    let models = match usage.remove("models") {
-        Some(Value::Object(models)) => Some(models),
-        _ => None,
-    };
-    (Some(Value::Object(usage)), models)
+/// The run's tokens (`scope: turn`; Gemini states no cost). `input_tokens` is the prompt,
+/// cached tokens included; `output_tokens` counts the candidates only, and what the total holds
+/// beyond prompt and candidates (thoughts) is output too, counted as reasoning. The model is named
+/// when one model served the run.
+fn usage(stats: Option<StreamStats>) -> Option<TokenUsage> {
+    let stats = stats?;
+    let thoughts = stats
+        .total_tokens
+        .saturating_sub(stats.input_tokens)
+        .saturating_sub(stats.output_tokens)
+        .max(0);
+    let mut usage = Tokens {
+        input: Some(stats.input_tokens),
+        cached: Some(stats.cached),
+        cache_write: None,
+        output: Some(stats.output_tokens.saturating_add(thoughts)),
+        reasoning: (thoughts > 0).then_some(thoughts),
+        total: Some(stats.total_tokens),
+    }
+    .usage(UsageScope::Turn);
+    let mut models = stats.models.into_keys();
+    usage.model = models.next().filter(|_| models.next().is_none());
+    Some(usage)
 }
 
 impl Mapping for GeminiNormalizer {

@@ -9,6 +9,7 @@
 //! `providerRefs`) or a tool call (keyed by its call id), each started, streamed and ended by
 //! events of its own.
 
+use agentwire_canonical::UsageScope;
 use agentwire_canonical::{
     CanonicalItemType, CanonicalRequestType, ContextCompactionContent, ItemContent, ItemLifecyclePayload, ItemStatus,
     ProviderRuntimeEvent, RuntimeEvent, ThreadTokenUsageUpdatedPayload, TurnState,
@@ -18,18 +19,19 @@ use agentwire_core::decision::Decision;
 use agentwire_core::emit::Raw;
 use agentwire_core::frame::Frame;
 use agentwire_core::ledger::{TurnEnd, turn_outcome};
+use agentwire_core::usage;
 use agentwire_opencode::{
     EventPermissionV2AskedProperties, EventQuestionV2AskedProperties, EventSessionNextStepEndedProperties,
     EventSessionNextStepFailedProperties, LlmToolContent, PermissionV2Reply, Prompt, SessionErrorUnknown,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::{Asked, OpencodeNormalizer};
 use crate::parts::{
     ToolView, error_status, reasoning_content, text_content, tool_content, tool_output, tool_title, tool_type,
 };
 use crate::session_error::{Ending, next_ending};
-use crate::steps::{GOES_ON, add, add_tokens, next_tokens, usage_value};
+use crate::steps::{self, GOES_ON, add, add_tokens, next_tokens};
 
 /// A v2 tool call as its events told it so far: the tool and its input.
 pub(super) struct NextCall {
@@ -380,8 +382,11 @@ impl OpencodeNormalizer {
             None => step.cost.clone(),
         });
         let context = self.session_context(session, raw);
-        let usage = json!({ "total": usage_value(&total), "last": usage_value(&tokens) });
-        let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
+        let usage = usage::snapshot(
+            Some(steps::usage(&total, None, UsageScope::Thread)),
+            Some(steps::usage(&tokens, Some(&step.cost), UsageScope::Call)),
+        );
+        let payload = ThreadTokenUsageUpdatedPayload { usage };
         self.ledger
             .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
         if !GOES_ON.contains(&step.finish.as_str()) {

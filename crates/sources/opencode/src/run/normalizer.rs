@@ -26,6 +26,7 @@
 
 use std::collections::BTreeMap;
 
+use agentwire_canonical::UsageScope;
 use agentwire_canonical::{
     CanonicalItemType, ItemContent, ItemLifecyclePayload, ItemStatus, ProviderRuntimeEvent, ProviderThreadId,
     RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId, SessionConfiguredPayload, ThreadStartedPayload,
@@ -38,14 +39,15 @@ use agentwire_core::frame::Frame;
 use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
+use agentwire_core::usage;
 use agentwire_opencode::{Part, RunLine, StepFinishPartTokens};
-use serde_json::{Number, json};
+use serde_json::Number;
 
 use crate::parts::{
     reasoning_content, subagent_session, text_content, tool_content, tool_title, tool_type, tool_view, written_plan,
 };
 use crate::session_error::{self, Ending};
-use crate::steps::{GOES_ON, add, add_tokens, usage_value};
+use crate::steps::{self, GOES_ON, add, add_tokens};
 
 /// What the stream said so far about one session.
 #[derive(Default)]
@@ -54,8 +56,9 @@ struct Thread {
     turns: u64,
     /// The open turn.
     open: Option<Turn>,
-    /// The thread's tokens over the stream.
+    /// The thread's tokens and cost over the stream.
     tokens: Option<StepFinishPartTokens>,
+    cost: Option<Number>,
 }
 
 /// The open turn of a thread.
@@ -117,7 +120,10 @@ impl RunNormalizer {
         let Some(turn) = self.threads.get_mut(session).and_then(|thread| thread.open.take()) else {
             return;
         };
-        end.outcome.usage = turn.tokens.as_ref().map(usage_value);
+        end.outcome.usage = turn
+            .tokens
+            .as_ref()
+            .map(|tokens| steps::usage(tokens, turn.cost.as_ref(), UsageScope::Turn));
         end.outcome.total_cost_usd = turn.cost.as_ref().and_then(Number::as_f64);
         let context = self.ledger.turn_context(session, &turn.key, raw);
         self.ledger.complete_turn(&context, session, &turn.key, end, out);
@@ -281,6 +287,12 @@ impl RunNormalizer {
         };
         let total = add_tokens(thread.tokens.as_ref(), &tokens);
         thread.tokens = Some(total.clone());
+        let total_cost = match &thread.cost {
+            Some(sum) => add(sum, &cost),
+            None => cost.clone(),
+        };
+        thread.cost = Some(total_cost.clone());
+        let step_cost = cost.clone();
         if let Some(open) = thread.open.as_mut() {
             open.tokens = Some(add_tokens(open.tokens.as_ref(), &tokens));
             open.cost = Some(match &open.cost {
@@ -290,8 +302,11 @@ impl RunNormalizer {
             open.finished = Some(reason.clone());
         }
         let context = self.ledger.turn_context(session, turn, Some(raw));
-        let usage = json!({ "total": usage_value(&total), "last": usage_value(&tokens) });
-        let payload = ThreadTokenUsageUpdatedPayload { usage: usage.into() };
+        let usage = usage::snapshot(
+            Some(steps::usage(&total, Some(&total_cost), UsageScope::Thread)),
+            Some(steps::usage(&tokens, Some(&step_cost), UsageScope::Call)),
+        );
+        let payload = ThreadTokenUsageUpdatedPayload { usage };
         self.ledger
             .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
         if !GOES_ON.contains(&reason.as_str()) {

@@ -22,6 +22,7 @@ use agentwire_canonical::{
     RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, SessionConfiguredPayload,
     ThreadMetadataUpdatedPayload, ThreadStartedPayload, TurnCompletedPayload, TurnDiffUpdatedPayload, TurnState,
 };
+use agentwire_canonical::{ThreadTokenUsageUpdatedPayload, TokenUsage, UsageScope};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::emit::{Context, Raw};
@@ -30,6 +31,7 @@ use agentwire_core::ids;
 use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, TurnStart, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
+use agentwire_core::usage;
 use agentwire_opencode::{AssistantMessageError, Message, Part, Session, SessionMessage, StepFinishPartTokens};
 use serde_json::{Number, Value};
 
@@ -38,7 +40,7 @@ use crate::parts::{
     reasoning_content, reasoning_status, subagent_session, text_part, tool_content, tool_title, tool_type, tool_view,
     written_plan,
 };
-use crate::steps::{GOES_ON, add_tokens, message_tokens, usage_value};
+use crate::steps::{self, GOES_ON, add_tokens, message_tokens};
 
 /// How a message ends its turn: the state, the stop reason and the error (its message and the
 /// error as sent).
@@ -79,6 +81,10 @@ pub struct SessionNormalizer {
     /// `metadata.sessionId`): the store writes a subagent's session after its parent's messages,
     /// and its items belong under that call's item.
     tasks: BTreeMap<String, RuntimeItemId>,
+    /// Each session's assistant messages' tokens and cost so far, by session id: its running
+    /// total, which a turn the stream leaves unfinished (aborted, with no usage of its own) still
+    /// counts in.
+    totals: BTreeMap<String, TokenUsage>,
 }
 
 impl SessionNormalizer {
@@ -90,6 +96,7 @@ impl SessionNormalizer {
             session: None,
             model: None,
             tasks: BTreeMap::new(),
+            totals: BTreeMap::new(),
         }
     }
 
@@ -205,6 +212,24 @@ impl SessionNormalizer {
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
+        if let Some(tokens) = &tokens {
+            let message = steps::usage(tokens, cost, UsageScope::Thread);
+            let total = self
+                .totals
+                .entry(session.to_string())
+                .or_insert_with(|| usage::empty(UsageScope::Thread));
+            usage::add(total, &message);
+            let usage = usage::snapshot(Some(total.clone()), None);
+            let context = match self.turn.as_ref().filter(|turn| turn.session == session) {
+                Some(turn) => self.ledger.turn_context(session, &turn.message, Some(raw)),
+                None => self.ledger.thread_context(session, Some(raw)),
+            };
+            self.ledger.emit(
+                &context,
+                RuntimeEvent::ThreadTokenUsageUpdated(ThreadTokenUsageUpdatedPayload { usage }),
+                out,
+            );
+        }
         let Some(turn) = self.turn.as_mut().filter(|turn| turn.session == session) else {
             return;
         };
@@ -256,7 +281,10 @@ impl SessionNormalizer {
         let context = self.ledger.turn_context(&turn.session, &turn.message, raw);
         let outcome = TurnCompletedPayload {
             stop_reason: stop_reason.map(Some),
-            usage: turn.tokens.as_ref().map(usage_value),
+            usage: turn
+                .tokens
+                .as_ref()
+                .map(|tokens| steps::usage(tokens, Number::from_f64(turn.cost).as_ref(), UsageScope::Turn)),
             total_cost_usd: Some(turn.cost),
             ..turn_outcome(state, None)
         };

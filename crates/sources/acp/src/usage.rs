@@ -1,0 +1,83 @@
+//! ACP's usage in the canonical sense. `usage_update` states the context window (`used`, `size`)
+//! and the session's running cost; the `session/prompt` reply's `usage` (an unstable member) the
+//! turn's tokens, or gemini's `_meta.quota` where the agent writes that instead.
+//!
+//! ACP leaves open whether `inputTokens` counts the cache's tokens (claude-agent-acp's does not;
+//! its `totalTokens` adds them): the agent's own total tells, since canonical input counts them.
+
+use agentwire_acp::{Cost, UndeclaredGeminiQuota, Usage};
+use agentwire_canonical::{ThreadTokenUsageSnapshot, TokenUsage, UsageScope};
+use agentwire_core::usage::{self, Meter, Tokens};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// The cost a `usage_update` states, in US dollars (another currency is not priced: the update
+/// keeps it in `raw`).
+fn dollars(cost: Option<&Cost>) -> Option<f64> {
+    cost.filter(|cost| cost.currency.eq_ignore_ascii_case("USD"))
+        .and_then(|cost| cost.amount.as_f64())
+}
+
+/// A `usage_update` as the thread's snapshot: the context window, and the running cost as the
+/// thread's total when the agent states one.
+pub(crate) fn update(meter: &mut Meter, used: u64, size: u64, cost: Option<&Cost>) -> ThreadTokenUsageSnapshot {
+    let mut snapshot = match dollars(cost) {
+        Some(cost) => meter.running(
+            usage::with_provider_cost(usage::empty(UsageScope::Thread), Some(cost)),
+            None,
+        ),
+        None => usage::snapshot(None, None),
+    };
+    snapshot.used_tokens = i64::try_from(used).ok();
+    snapshot.max_tokens = i64::try_from(size).ok();
+    snapshot
+}
+
+/// A prompt turn's usage at its end: the reply's tokens (its `usage`, else gemini's
+/// `_meta.quota`), at what the running cost rose by during the turn. `None` when the agent said
+/// nothing of either.
+pub(crate) fn turn(meter: &mut Meter, usage: Option<&Usage>, meta: Option<&Map<String, Value>>) -> Option<TokenUsage> {
+    let cost = meter.end_turn().and_then(|turn| turn.cost_usd);
+    let tokens = match usage {
+        Some(usage) => Some(reply_tokens(usage)),
+        None => meta.and_then(|meta| meta.get("quota")).and_then(quota_tokens),
+    };
+    match (tokens, cost) {
+        (None, None) => None,
+        (tokens, cost) => Some(tokens.unwrap_or_default().priced(UsageScope::Turn, cost)),
+    }
+}
+
+/// The reply's `usage`: its input counts the cache's tokens unless its total adds them apart.
+fn reply_tokens(usage: &Usage) -> Tokens {
+    let count = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+    let (input, output, total) = (
+        count(usage.input_tokens),
+        count(usage.output_tokens),
+        count(usage.total_tokens),
+    );
+    let cached = usage.cached_read_tokens.map(count);
+    let cache_write = usage.cached_write_tokens.map(count);
+    let cache = cached.unwrap_or(0).saturating_add(cache_write.unwrap_or(0));
+    let apart = cache > 0 && Some(total) == input.checked_add(output).and_then(|sum| sum.checked_add(cache));
+    Tokens {
+        input: Some(if apart { input.saturating_add(cache) } else { input }),
+        cached,
+        cache_write,
+        output: Some(output),
+        reasoning: usage.thought_tokens.map(count),
+        total: Some(total),
+    }
+}
+
+/// Gemini's `_meta.quota`, read through its declared type: the prompt's tokens (cached ones
+/// included) and the candidates'.
+fn quota_tokens(quota: &Value) -> Option<Tokens> {
+    let quota = UndeclaredGeminiQuota::deserialize(quota).ok()?;
+    let count = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
+    Some(Tokens {
+        input: Some(count(quota.token_count.input_tokens)),
+        output: Some(count(quota.token_count.output_tokens)),
+        ..Tokens::default()
+    })
+}
