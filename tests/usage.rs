@@ -18,6 +18,7 @@
 use std::collections::BTreeMap;
 
 use agentwire::source::Source;
+use agentwire_canonical::CostSource;
 use agentwire_tests::scenario::Scenario;
 use serde_json::Value;
 
@@ -252,9 +253,13 @@ fn every_sessions_usage_is_what_its_provider_states() {
                 output: usage.and_then(|usage| usage.output_tokens),
                 cost: usage.and_then(|usage| usage.cost_usd),
             };
+            // Where the provider states no cost, the fold's is computed from the price table or
+            // absent; never one said to be the provider's.
+            let source = usage.map(|usage| usage.cost_source);
             let same_cost = match (stated.cost, ours.cost) {
                 (Some(theirs), Some(ours)) => (theirs - ours).abs() < 1e-9,
-                (theirs, ours) => theirs == ours,
+                (Some(_), None) => false,
+                (None, _) => source != Some(CostSource::Provider),
             };
             let agrees = stated.input.is_none_or(|input| ours.input == Some(input))
                 && stated.output.is_none_or(|output| ours.output == Some(output))

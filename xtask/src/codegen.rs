@@ -23,6 +23,7 @@ mod gemini_cli;
 mod names;
 mod opencode;
 mod passes;
+mod prices;
 mod rust_output;
 mod schema_source;
 mod secrets;
@@ -87,6 +88,7 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
     files.extend(canonical_rust::generate(&model, &schema_text)?);
     files.extend(typescript::generate(root, &model)?);
     files.extend(secrets::generate(root)?);
+    files.extend(prices::generate(root)?);
     files.extend(source_names::generate(root)?);
     let mut all = BTreeMap::new();
     for file in files {

@@ -3,6 +3,7 @@
 //! - `codegen [--check]`: regenerate `generated/` from `schemas/`; with `--check`, write nothing
 //!   and fail if anything is stale.
 //! - `sync-schemas codex-app-server|acp [--version V]`: refresh a vendored upstream schema.
+//! - `sync-prices [--version V]`: refresh the vendored price table (LiteLLM's, from PyPI).
 //! - `schema-diff SOURCE --from V1 --to V2` or `schema-diff OLD NEW`: what changed between two
 //!   versions of a provider protocol, as Markdown.
 //! - `drift [SOURCE|--all] [--to V]`: the newest upstream version tried in a scratch copy: its
@@ -18,6 +19,7 @@ mod codegen;
 mod drift;
 mod fuzz;
 mod schema_diff;
+mod sync_prices;
 mod sync_schemas;
 mod test;
 
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("codegen") => parse_codegen(&args[1..]).and_then(|mode| codegen::run(&project_root(), mode)),
         Some("sync-schemas") => sync_schemas::run(&project_root(), &args[1..]),
+        Some("sync-prices") => sync_prices::run(&project_root(), &args[1..]),
         Some("schema-diff") => schema_diff::run(&args[1..]),
         Some("drift") => drift::run(&project_root(), &args[1..]),
         Some("bench") => bench::run(&project_root(), &args[1..]),
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
 const USAGE: &str = "\
 usage: cargo xtask codegen [--check]
        cargo xtask sync-schemas codex-app-server|acp [--version V]
+       cargo xtask sync-prices [--version V]
        cargo xtask schema-diff codex-app-server|acp --from V1 --to V2 [--out FILE]
        cargo xtask schema-diff OLD NEW [--out FILE]
        cargo xtask drift [codex-app-server|acp|claude|--all] [--to V]

@@ -11,7 +11,7 @@
 //! one chunk of output and the index counters of the file at hand, whatever the archive's size.
 //! Outcomes are gathered in input order, so the output is the same bytes for any number of jobs.
 
-mod index;
+pub mod index;
 mod pages;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -37,7 +37,8 @@ use crate::ExitStatus;
 use crate::input::{Input, UNDETECTED};
 
 /// The index file in the output folder.
-const INDEX: &str = "sessions.jsonl";
+/// The index's name in an import folder.
+pub const INDEX: &str = "sessions.jsonl";
 
 /// Failures the closing summary lists one by one, so it stays one screen.
 const FAILURES_SHOWN: usize = 20;
@@ -427,7 +428,7 @@ fn belongs_to_a_session(path: &Path) -> bool {
 }
 
 /// The previous index by input path; empty when there is none.
-fn read_index(path: &Path) -> anyhow::Result<BTreeMap<String, Entry>> {
+pub fn read_index(path: &Path) -> anyhow::Result<BTreeMap<String, Entry>> {
     let file = match File::open(path) {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),

@@ -13,6 +13,7 @@ mod input;
 mod normalize;
 mod show;
 mod stats;
+mod usage;
 mod validate;
 
 use std::io::{BufWriter, Write};
@@ -44,6 +45,9 @@ enum Command {
     /// Answer an open request of a trace: print the provider-native reply frame (one JSON line,
     /// what the client writes to the agent's stdin).
     Answer(answer::Args),
+    /// Tokens and cost across an imported history (`import --out DIR`), by day, week, month,
+    /// session, model, source or project; each cost stated by its provider or computed.
+    Usage(usage::Args),
     /// Check canonical JSONL against the canonical JSON Schema.
     Validate {
         /// Print a JSON report instead of lines.
@@ -141,6 +145,7 @@ fn main() -> ExitCode {
         Command::Import(args) => import::run(args),
         Command::Validate { json, file } => validate::run(&file, json, &mut out),
         Command::Stats { json, file } => stats::run(&file, json, &mut out),
+        Command::Usage(args) => usage::run(args, &mut out),
         Command::Conform { from, files } => conform::run(from, &files, &mut out),
     };
     let flushed = out.flush();

@@ -144,13 +144,14 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
         }),
     );
     // A Claude Code session file: no turn reports usage, each model message does (the record
-    // with its stop reason): input 109 + 111, output 57 + 19; Claude Code writes no cost.
+    // with its stop reason): input 109 + 111, output 57 + 19; Claude Code 2.1.62 writes no cost,
+    // so it is computed from the price table (claude-sonnet-4-6: $3 in, $15 out per million).
     expect(
         &index[".claude/projects/-home-dev-work-sdk-bash-touch-allow/a9b3d18a-8c18-42f5-92c5-8fdeafcbfb6b.jsonl"],
         json!({
             "source": "claude-session", "provider": "claudeAgent", "cwd": "/home/dev/work/sdk-bash_touch_allow",
             "turns": 1, "failedTurns": 0, "items": 4, "errors": 0,
-            "usage": {"inputTokens": 220, "outputTokens": 76, "cachedInputTokens": 0, "costSource": "none"},
+            "usage": {"inputTokens": 220, "outputTokens": 76, "cachedInputTokens": 0, "costUsd": 0.0018, "costSource": "computed"},
         }),
     );
     // turn.completed usage: input 350, cached 128, output 28; codex exec prints no time, and
@@ -226,7 +227,7 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
     assert_eq!(row("codex-rollout")[3..], ["560", "82", "128", "-", "1"]);
     assert_eq!(row("claude")[..2], ["1", "2"]);
     assert_eq!(row("claude")[3..7], ["336", "87", "0", "0.0031"]);
-    assert_eq!(row("claude-session")[3..7], ["220", "76", "0", "-"]);
+    assert_eq!(row("claude-session")[3..7], ["220", "76", "0", "0.0018"]);
     assert_eq!(row("total")[0], "7");
     fs::remove_dir_all(&root).unwrap();
 }
@@ -498,4 +499,85 @@ fn a_gemini_folder_gives_each_session_the_tokens_its_live_run_reports() {
     }
     assert!(compared >= 9, "{compared} runs compared");
     fs::remove_dir_all(&root).unwrap();
+}
+
+// `agentwire usage DIR`: an imported history's tokens and cost, by period, model, source,
+// project or session, its totals the index's sessions' added up, each cost by where it came from.
+
+/// Claude (its `result` states the cost), codex exec (no cost, a model the table does not
+/// price) and Gemini stream-json (no cost, a model the table prices).
+const USAGE_HOME: &[(&str, &str)] = &[
+    (
+        "claude/v0.3.332-stream_input_two_turns.jsonl",
+        ".claude/projects/-home-dev-work-cli/two_turns.jsonl",
+    ),
+    ("codex-exec/shell.jsonl", "exec/shell.jsonl"),
+    ("gemini/edit.jsonl", "gemini/edit.jsonl"),
+];
+
+/// `agentwire usage ARGS --json`, read.
+fn usage_report(args: &[&str]) -> Value {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!(code, 0, "{stderr}");
+    serde_json::from_str(&stdout).unwrap_or_else(|err| panic!("{err}: {stdout}"))
+}
+
+#[test]
+fn the_totals_are_the_sessions_and_each_cost_says_where_it_came_from() {
+    let root = home::scratch("usage", USAGE_HOME);
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let out = root.join("out");
+    let out = out.to_str().unwrap();
+    let sessions = index(&root, "out");
+    let sum = |key: &str| -> i64 {
+        sessions
+            .values()
+            .map(|entry| entry["usage"][key].as_i64().unwrap_or(0))
+            .sum()
+    };
+
+    let by_source = usage_report(&["usage", out, "--by", "source", "--json"]);
+    let total = &by_source["total"];
+    assert_eq!(total["sessions"], 3);
+    for key in ["inputTokens", "outputTokens", "cachedInputTokens"] {
+        assert_eq!(total[key].as_i64(), Some(sum(key)), "{key}");
+    }
+    let row = |name: &str| {
+        by_source["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["key"] == name)
+            .unwrap_or_else(|| panic!("no row {name}: {by_source}"))
+            .clone()
+    };
+    // Claude states its cost; Gemini's is computed from the price table; codex exec names no
+    // model, so its session is not priced.
+    let claude = row("claude");
+    assert_eq!(claude["providerCostUsd"].as_f64(), Some(0.003084));
+    assert!(claude["computedCostUsd"].is_null(), "{claude}");
+    let gemini = row("gemini");
+    assert!(gemini["computedCostUsd"].as_f64().unwrap() > 0.0, "{gemini}");
+    assert!(gemini["providerCostUsd"].is_null(), "{gemini}");
+    assert_eq!(row("codex-exec")["notPricedSessions"], 1);
+
+    // A period a session did not start in counts nothing; the table reads as one.
+    let none = usage_report(&["usage", out, "--since", "2100-01-01", "--json"]);
+    assert_eq!(none["total"]["sessions"], 0);
+    let (code, table, _) = home::run(&["usage", out, "--by", "month"]);
+    assert_eq!(code, 0);
+    assert!(table.starts_with("month "), "{table}");
+    assert!(table.lines().last().unwrap().starts_with("total "), "{table}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_folder_without_an_index_and_a_wrong_date_are_said() {
+    let (code, _, stderr) = home::run(&["usage", "/nonexistent-agentwire-folder"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no index here"), "{stderr}");
+    let (code, _, stderr) = home::run(&["usage", ".", "--since", "2026-02-30"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("is no date"), "{stderr}");
 }

@@ -76,6 +76,9 @@ struct OpenThread {
     /// When the thread was last used, on the ledger's count of uses (the most recently used
     /// idle threads are the ones remembered).
     used: u64,
+    /// The model the thread's last `turn.started` named: what a turn's usage is priced at when
+    /// its provider states no cost.
+    model: Option<String>,
 }
 
 /// A turn started (`turn.started` was emitted) and not yet ended.
@@ -593,6 +596,7 @@ impl<Q> Ledger<Q> {
                 turns: BTreeMap::new(),
                 closed_turns: VecDeque::new(),
                 used: 0,
+                model: None,
             };
             self.threads.insert(provider_thread.into(), Box::new(thread));
         }
@@ -785,6 +789,9 @@ impl<Q> Ledger<Q> {
             self.settle_state_carrying(context, None, out);
             return false;
         }
+        if let Some(model) = &start.started.model {
+            self.open_thread(provider_thread).model = Some(model.clone());
+        }
         self.emit(context, RuntimeEvent::TurnStarted(start.started), out);
         self.settle_state(context, Some(start.reason), out);
         true
@@ -812,9 +819,18 @@ impl<Q> Ledger<Q> {
         context: &Context<'_>,
         provider_thread: &str,
         provider_turn: &str,
-        end: TurnEnd,
+        mut end: TurnEnd,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
+        // A cost no provider stated is computed from the price table at the thread's model.
+        if let Some(usage) = end.outcome.usage.as_mut() {
+            let model = self
+                .threads
+                .get(provider_thread)
+                .and_then(|thread| thread.model.as_deref());
+            crate::usage::price(usage, model);
+            end.outcome.total_cost_usd = end.outcome.total_cost_usd.or(usage.cost_usd);
+        }
         let cutoff = Cutoff::ending(end.outcome.state);
         let error_reported = self.close_turn(context, provider_thread, provider_turn, cutoff, out);
         if let Some(failure) = end.failure

@@ -175,6 +175,56 @@ pub fn thread_total(running: Option<&TokenUsage>, turns: &TokenUsage, scope: Usa
     }
 }
 
+/// `usage` priced from the vendored price table (LiteLLM's, `agentwire_prices::SOURCE`) when no
+/// provider stated its cost and the table lists `model` (the usage's own model first): the fresh
+/// input, cache reads, cache writes and output each at its rate (reasoning at its own where the
+/// model prices it apart), `costSource: computed`. A call whose prompt is above a tier's size is
+/// priced at that tier; a turn or a thread, whose calls' sizes are not known, at the base rates.
+/// A model the table does not list stays not priced (`none`), never zero.
+pub fn price(usage: &mut TokenUsage, model: Option<&str>) {
+    if usage.cost_source != CostSource::None {
+        return;
+    }
+    let Some(model) = usage.model.clone().or_else(|| model.map(str::to_owned)) else {
+        return;
+    };
+    let model = model.as_str();
+    let Some(price) = agentwire_prices::price(model).or_else(|| {
+        let (_, name) = model.rsplit_once('/')?;
+        agentwire_prices::price(name)
+    }) else {
+        return;
+    };
+    let input = usage.input_tokens.unwrap_or(0);
+    let rates = match usage.scope {
+        UsageScope::Call => price
+            .tiers
+            .iter()
+            .rev()
+            .find(|(size, _)| u64::try_from(input).is_ok_and(|input| input > *size))
+            .map_or(&price.base, |(_, rates)| rates),
+        UsageScope::Turn | UsageScope::Thread | UsageScope::Session => &price.base,
+    };
+    let as_f64 = |count: Option<i64>| count.unwrap_or(0).max(0) as f64;
+    let cached = as_f64(usage.cached_input_tokens);
+    let written = as_f64(usage.cache_write_tokens);
+    let fresh = (as_f64(usage.input_tokens) - cached - written).max(0.0);
+    let output = as_f64(usage.output_tokens);
+    let reasoning = as_f64(usage.reasoning_tokens).min(output);
+    let output_cost = match rates.reasoning_output {
+        Some(rate) => (output - reasoning) * rates.output + reasoning * rate,
+        None => output * rates.output,
+    };
+    let cost = fresh * rates.input
+        + cached * rates.cache_read.unwrap_or(rates.input)
+        + written * rates.cache_write.unwrap_or(rates.input)
+        + output_cost;
+    // Rounded to 1e-12 dollars: a sum of products reads as the figure it is, not its last bits.
+    usage.cost_usd = Some((cost * 1e12).round() / 1e12);
+    usage.cost_source = CostSource::Computed;
+    usage.model.get_or_insert_with(|| model.to_owned());
+}
+
 /// A thread's usage as its source learns it, call by call, from the provider's running totals,
 /// or both: what `thread.token-usage.updated` says after each report, and each turn's share at
 /// its end.
@@ -199,9 +249,11 @@ pub struct Meter {
 }
 
 impl Meter {
-    /// One call's figures (`scope: call`), added to the turn's and the thread's: the snapshot
+    /// One call's figures (`scope: call`), priced from the table at its model when no provider
+    /// priced it ([`price`]), added to the turn's and the thread's: the snapshot
     /// `thread.token-usage.updated` carries.
-    pub fn call(&mut self, call: TokenUsage) -> ThreadTokenUsageSnapshot {
+    pub fn call(&mut self, mut call: TokenUsage) -> ThreadTokenUsageSnapshot {
+        price(&mut call, None);
         add(self.turn.get_or_insert_with(|| empty(UsageScope::Turn)), &call);
         add(self.since_base.get_or_insert_with(|| empty(UsageScope::Thread)), &call);
         snapshot(self.total(), Some(call))
@@ -383,6 +435,39 @@ mod tests {
         assert_eq!(first.input_tokens, Some(150));
         // A count that restarted is taken whole.
         assert_eq!(since(&before, Some(&now), UsageScope::Turn).input_tokens, Some(100));
+    }
+
+    #[test]
+    fn a_usage_no_provider_priced_is_priced_from_the_table() {
+        // claude-opus-5-5: $4 in, $20 out, $0.20 cache read, $5 cache write per million tokens.
+        let mut turn = Tokens {
+            input: Some(429),
+            output: Some(86),
+            ..Tokens::default()
+        }
+        .usage(UsageScope::Turn);
+        price(&mut turn, Some("claude-opus-5-5"));
+        assert_eq!(
+            (turn.cost_usd, turn.cost_source),
+            (Some(0.003436), CostSource::Computed)
+        );
+        assert_eq!(turn.model.as_deref(), Some("claude-opus-5-5"));
+        let mut cached = Tokens {
+            input: Some(1000),
+            cached: Some(800),
+            output: Some(0),
+            ..Tokens::default()
+        }
+        .usage(UsageScope::Turn);
+        price(&mut cached, Some("anthropic/claude-opus-5-5"));
+        assert_eq!(cached.cost_usd, Some(0.00096));
+        // The provider's own cost stands; a model the table does not list stays not priced.
+        let mut stated = tokens(10, 1).priced(UsageScope::Turn, Some(1.0));
+        price(&mut stated, Some("claude-opus-5-5"));
+        assert_eq!((stated.cost_usd, stated.cost_source), (Some(1.0), CostSource::Provider));
+        let mut unknown = tokens(10, 1).usage(UsageScope::Turn);
+        price(&mut unknown, Some("mock-model"));
+        assert_eq!((unknown.cost_usd, unknown.cost_source), (None, CostSource::None));
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub fn cost(usage: &TokenUsage) -> Option<String> {
 }
 
 /// `1234567` as `1,234,567`.
-fn thousands(count: i64) -> String {
+pub fn thousands(count: i64) -> String {
     let digits = count.unsigned_abs().to_string();
     let mut text = String::new();
     if count < 0 {
