@@ -11,6 +11,7 @@
 //! one chunk of output and the index counters of the file at hand, whatever the archive's size.
 //! Outcomes are gathered in input order, so the output is the same bytes for any number of jobs.
 
+pub mod history;
 pub mod index;
 mod pages;
 
@@ -199,6 +200,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
     }
     entries.sort_by(|one, other| (&one.input, &one.session_id).cmp(&(&other.input, &other.session_id)));
     write_index(&out_dir, &entries)?;
+    // The history database follows the index; a failure there leaves the canonical files and the
+    // index whole, and is said.
+    match history::update(&out_dir, &entries, &pool) {
+        Ok(updated) => {
+            if let Some(why) = &updated.rebuilt {
+                eprintln!(
+                    "{}: made anew from the canonical files: {why}",
+                    out_dir.join(history::DATABASE).display()
+                );
+            }
+            summary.indexed = updated.indexed;
+        }
+        Err(err) => summary.failures.push(format!("{err:#}")),
+    }
     if args.html {
         pages::write(&out_dir, &entries, &pool)?;
     }
@@ -661,6 +676,8 @@ struct Summary {
     imported: usize,
     kept: usize,
     skipped: usize,
+    /// Sessions the history database indexed anew.
+    indexed: usize,
     failures: Vec<String>,
 }
 
@@ -721,13 +738,14 @@ impl Summary {
         }
         let mut text = format!(
             "imported {} session(s), {} up to date, {} file(s) skipped, {} failure(s) in {:.1} s; \
-             the index lists {} session(s):\n",
+             the index lists {} session(s), {} indexed anew for search:\n",
             self.imported,
             self.kept,
             self.skipped,
             self.failures.len(),
             elapsed.as_secs_f64(),
-            entries.len()
+            entries.len(),
+            self.indexed
         );
         text.push_str(&format!(
             "{:<18}{:>9}{:>8}{:>9}{:>14}{:>12}{:>14}{:>11}{:>8}\n",

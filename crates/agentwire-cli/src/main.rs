@@ -11,6 +11,7 @@ mod conform;
 mod import;
 mod input;
 mod normalize;
+mod search;
 mod show;
 mod stats;
 mod usage;
@@ -45,6 +46,11 @@ enum Command {
     /// Answer an open request of a trace: print the provider-native reply frame (one JSON line,
     /// what the client writes to the agent's stdin).
     Answer(answer::Args),
+    /// Find what was said and done across an imported history (`import --out DIR`): ranked hits
+    /// over prompts, answers, reasoning, commands and their output, paths, tools and errors.
+    Search(search::SearchArgs),
+    /// List the sessions of an imported history, newest first.
+    Sessions(search::SessionsArgs),
     /// Tokens and cost across an imported history (`import --out DIR`), by day, week, month,
     /// session, model, source or project; each cost stated by its provider or computed.
     Usage(usage::Args),
@@ -146,6 +152,8 @@ fn main() -> ExitCode {
         Command::Validate { json, file } => validate::run(&file, json, &mut out),
         Command::Stats { json, file } => stats::run(&file, json, &mut out),
         Command::Usage(args) => usage::run(args, &mut out),
+        Command::Search(args) => search::search(args, &mut out),
+        Command::Sessions(args) => search::sessions(args, &mut out),
         Command::Conform { from, files } => conform::run(from, &files, &mut out),
     };
     let flushed = out.flush();

@@ -142,6 +142,14 @@ fn read_canonical(mut input: Input) -> anyhow::Result<(Vec<ProviderRuntimeEvent>
     Ok((events, status))
 }
 
+/// The snapshot of the canonical JSONL at `path` (for the history database), lines that are no
+/// event left out; `None` for a file with no event.
+pub fn snapshot_of_canonical(path: &Path) -> anyhow::Result<Option<agentwire_canonical::SessionSnapshot>> {
+    let input = Input::open_file(path).with_context(|| format!("reading {}", path.display()))?;
+    let (events, _) = read_canonical(input)?;
+    Ok(agentwire::snapshot::fold(&events))
+}
+
 /// The page of the canonical JSONL at `path` (for `import --html`), saying where its times come
 /// from (the index knows; the events do not); lines that are no event are left out, as `show`
 /// leaves them out.

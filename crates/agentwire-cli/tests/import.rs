@@ -106,6 +106,7 @@ fn every_trace_becomes_one_session_file_and_one_index_line() {
             assert_eq!(event["sessionId"], session);
         }
     }
+    expected_files.push("history.sqlite".to_owned());
     expected_files.sort();
     assert_eq!(files(&root.join("out")).into_keys().collect::<Vec<_>>(), expected_files);
 
@@ -238,7 +239,8 @@ fn the_number_of_jobs_changes_no_byte() {
     assert_eq!(import(&root, "one", &["-j1"]).0, 0);
     assert_eq!(import(&root, "four", &["-j", "4"]).0, 0);
     let (one, four) = (files(&root.join("one")), files(&root.join("four")));
-    assert_eq!(one.len(), 8);
+    // The canonical files, the index and the history database.
+    assert_eq!(one.len(), 9);
     assert!(one == four, "-j1 and -j4 wrote different folders");
     fs::remove_dir_all(&root).unwrap();
 }
@@ -580,4 +582,124 @@ fn a_folder_without_an_index_and_a_wrong_date_are_said() {
     let (code, _, stderr) = home::run(&["usage", ".", "--since", "2026-02-30"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("is no date"), "{stderr}");
+}
+
+// The history database (`DIR/history.sqlite`), `search` and `sessions`.
+
+/// An ACP session that ran `echo hello`, a Claude one that touched a file, a Gemini one.
+const SEARCH_HOME: &[(&str, &str)] = &[
+    ("acp/bash_echo_autoallowed.jsonl", "acp/echo.jsonl"),
+    (
+        "claude/v0.3.332-stream_input_two_turns.jsonl",
+        ".claude/projects/-home-dev/two.jsonl",
+    ),
+    ("gemini/edit.jsonl", "gemini/edit.jsonl"),
+];
+
+#[test]
+fn search_finds_what_was_said_and_done_and_sessions_lists_the_history() {
+    let root = home::scratch("search", SEARCH_HOME);
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("3 indexed anew for search"), "{stderr}");
+    let dir = root.join("out");
+    let dir = dir.to_str().unwrap();
+
+    let (code, stdout, stderr) = run(&[
+        "search", "echo", "--dir", dir, "--type", "command", "--source", "acp", "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let hits: Value = serde_json::from_str(&stdout).unwrap();
+    let hit = &hits[0];
+    assert_eq!(hit["source"], "acp", "{stdout}");
+    assert_eq!(hit["kind"], "command");
+    assert_eq!(hit["turn"], 1);
+    assert!(hit["snippet"].as_str().unwrap().contains("[echo]"), "{hit}");
+    assert!(root.join("out").join(hit["output"].as_str().unwrap()).is_file());
+    // Every hit of a filtered search is of its source and kind.
+    let (_, stdout, _) = run(&["search", "the", "--dir", dir, "--source", "claude", "--json"]);
+    let hits: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        hits.as_array().unwrap().iter().all(|hit| hit["source"] == "claude"),
+        "{stdout}"
+    );
+    let (_, stdout, _) = run(&["search", "zzzqqq", "--dir", dir]);
+    assert!(stdout.starts_with("no hit for"), "{stdout}");
+
+    let (code, stdout, _) = run(&["sessions", "--dir", dir, "--json"]);
+    assert_eq!(code, 0);
+    let sessions: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(sessions.as_array().unwrap().len(), 3);
+    let claude = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|session| session["source"] == "claude")
+        .unwrap();
+    assert_eq!(
+        (claude["inputTokens"].as_i64(), claude["costUsd"].as_f64()),
+        (Some(336), Some(0.003084))
+    );
+    // Newest first.
+    let started: Vec<&str> = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["startedAt"].as_str().unwrap())
+        .collect();
+    assert!(started.windows(2).all(|pair| pair[0] >= pair[1]), "{started:?}");
+
+    // Up to date: nothing indexed anew.
+    let (_, stderr) = import(&root, "out", &[]);
+    assert!(stderr.contains("0 indexed anew for search"), "{stderr}");
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_corrupt_database_is_made_anew_and_another_programs_is_left_alone_and_said() {
+    let root = home::scratch("search-bad", SEARCH_HOME);
+    let database = root.join("out/history.sqlite");
+    fs::create_dir_all(root.join("out")).unwrap();
+    fs::write(
+        &database,
+        "this is no database, only text long enough to read a header from it....",
+    )
+    .unwrap();
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("history.sqlite: made anew from the canonical files"),
+        "{stderr}"
+    );
+    let (code, stdout, _) = run(&["sessions", "--dir", root.join("out").to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+
+    fs::remove_file(&database).unwrap();
+    let foreign = rusqlite::Connection::open(&database).unwrap();
+    foreign
+        .execute_batch("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine');")
+        .unwrap();
+    drop(foreign);
+    let (code, stderr) = import(&root, "out", &["--force"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("another program's SQLite database"), "{stderr}");
+    // Left as it was; the canonical files and the index are whole.
+    let foreign = rusqlite::Connection::open(&database).unwrap();
+    let kept: String = foreign
+        .query_row("SELECT text FROM notes", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(kept, "mine");
+    assert_eq!(index(&root, "out").len(), 3);
+    let (code, _, stderr) = run(&["search", "echo", "--dir", root.join("out").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not agentwire's history database"), "{stderr}");
+    fs::remove_dir_all(&root).unwrap();
 }
