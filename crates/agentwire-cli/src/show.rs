@@ -6,6 +6,7 @@
 //! decisions taken on the others are read from the events ([`requests`]).
 
 pub mod html;
+mod markdown;
 mod page;
 mod requests;
 mod text;
@@ -39,8 +40,12 @@ pub struct Args {
     html: Option<PathBuf>,
     /// Print the session snapshot (the fold of its events, `SessionSnapshot` of the canonical
     /// schema) as JSON instead of the text: what a tool or a test reads.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     json: bool,
+    /// Print the session as Markdown instead of the text: to paste into an issue or hand to
+    /// another agent.
+    #[arg(long)]
+    markdown: bool,
     /// The trace or canonical JSONL (`-` or nothing for stdin).
     #[arg(default_value = "-")]
     file: String,
@@ -78,7 +83,10 @@ pub fn run(args: Args, out: &mut impl Write) -> anyhow::Result<ExitStatus> {
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
         }
     };
-    if !args.json {
+    if args.markdown {
+        out.write_all(markdown::render(&page).as_bytes())?;
+        out.write_all(b"\n")?;
+    } else if !args.json {
         out.write_all(text::render(&page, color).as_bytes())?;
     }
     Ok(status)

@@ -779,3 +779,33 @@ fn every_trace_reads_right() {
         }
     }
 }
+
+/// `show --markdown`: the session as Markdown to paste into an issue: the prompt quoted, the
+/// command and its output fenced, the diff as a `diff` block, the plan a checklist, the turn's
+/// footer, and a subagent's work quoted under its call.
+#[test]
+fn markdown_reads_as_the_session_pasted_into_an_issue() {
+    let codex = show(&["--markdown", path(&corpus("codex-app-server/all.jsonl"))]);
+    assert_contains(
+        &codex,
+        &[
+            "# SCENARIO:all please do the thing\n",
+            "## Turn 1 · 05:28:07 UTC\n\n> SCENARIO:all please do the thing\n",
+            "```sh\n$ echo hello && ls\n```\n*command · exit 0*\n\n```\nhello\nREADME.md\n```\n",
+            "**add `/home/dev/project/all.txt`**\n\n```diff\n+Hello from the mock model\n+second line\n```\n",
+            "- [ ] Run echo *(in progress)*\n- [ ] Create file\n",
+            "*— completed · 850 in (256 cached) · 102 out tokens*\n",
+        ],
+    );
+    assert!(!codex.contains('\x1b'), "no terminal colour in Markdown");
+    let subagent = show(&["--markdown", path(&corpus("claude-session/task_subagent.jsonl"))]);
+    assert_contains(
+        &subagent,
+        &[
+            "**⚙ agent general-purpose** `Check echo`",
+            "> *asked the subagent:* [[SUBAGENT]] Run echo sub and report.\n",
+            "> ```sh\n> $ echo sub\n> ```\n",
+            "The subagent reported back: sub.",
+        ],
+    );
+}
