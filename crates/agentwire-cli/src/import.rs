@@ -11,6 +11,7 @@
 //! one chunk of output and the index counters of the file at hand, whatever the archive's size.
 //! Outcomes are gathered in input order, so the output is the same bytes for any number of jobs.
 
+mod chart;
 pub mod history;
 pub mod index;
 mod pages;

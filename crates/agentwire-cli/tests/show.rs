@@ -463,7 +463,12 @@ fn import_html_writes_a_page_per_session_and_an_index() {
         &index,
         &[
             "<a href=\"claude/",
-            "\">first question</a></td><td>claude</td><td>2026-12-01 03:01 UTC</td><td>2</td><td>$0.0031</td>",
+            "\">first question</a></td><td>claude</td><td>claude-opus-5-5</td><td>2026-12-01 03:01 UTC</td><td>2</td>\
+             <td></td><td>336 in · 87 out tokens</td><td>$0.0031</td>",
+            // Grouped by project, with the day's cost and tokens charted per source.
+            "<h2 class=\"project\">/home/dev/work/cli-stream_input_two_turns <span class=\"count\">1 session(s)</span></h2>",
+            "<figcaption>cost per day</figcaption>",
+            "<title>2026-12-01 · claude · $0.0031</title>",
             "\">touch a file</a></td><td>acp</td>",
         ],
     );

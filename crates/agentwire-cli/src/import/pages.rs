@@ -11,6 +11,7 @@ use agentwire::clock::TimeSource;
 use anyhow::Context;
 use rayon::prelude::*;
 
+use super::chart;
 use super::index::Entry;
 use crate::show::html::{escape, head};
 use crate::show::{self, usage};
@@ -44,7 +45,7 @@ pub fn write(out_dir: &Path, entries: &[Entry], pool: &rayon::ThreadPool) -> any
     let mut rows: Vec<(&Entry, String)> = entries.iter().zip(titles).collect();
     rows.sort_by(|one, other| other.0.started_at.cmp(&one.0.started_at));
     let path = out_dir.join(INDEX_PAGE);
-    fs::write(&path, index(&rows)).with_context(|| format!("writing {}", path.display()))
+    fs::write(&path, index(&rows, entries)).with_context(|| format!("writing {}", path.display()))
 }
 
 /// When a session started, to the minute with its zone, and where that time comes from when it
@@ -59,30 +60,74 @@ fn started(entry: &Entry) -> String {
     format!("{minute} UTC{source}")
 }
 
-/// The index page: one row per session with its title, source, start, turns and cost.
-fn index(rows: &[(&Entry, String)]) -> String {
+/// The index page: the history's totals, the daily chart of cost and tokens per source, then
+/// the sessions grouped by project (their working folder), the project with the newest session
+/// first and each project's sessions newest first: title, source, model, start, turns, errors,
+/// tokens and cost.
+fn index(rows: &[(&Entry, String)], entries: &[Entry]) -> String {
     let mut out = String::new();
     head(&mut out, "agentwire sessions");
-    let _ = write!(
-        out,
-        "<header><h1>Sessions</h1><div class=\"facts\"><span>{} session(s)</span></div></header>\n\
-         <table class=\"sessions\">\n<thead><tr><th>Session</th><th>Source</th><th>Started</th>\
-         <th>Turns</th><th>Cost</th></tr></thead>\n<tbody>\n",
-        rows.len()
-    );
-    for (entry, title) in rows {
-        let href = page_path(Path::new(&entry.output));
-        let _ = writeln!(
-            out,
-            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(&href.to_string_lossy()),
-            escape(title),
-            escape(&entry.source),
-            escape(&started(entry)),
-            entry.turns,
-            entry.usage.as_ref().and_then(usage::cost).unwrap_or_default()
-        );
+    let mut total = agentwire::usage::empty(agentwire_canonical::UsageScope::Session);
+    let (mut stated, mut computed) = (None::<f64>, None::<f64>);
+    for usage in entries.iter().filter_map(|entry| entry.usage.as_ref()) {
+        agentwire::usage::add(&mut total, usage);
+        match (usage.cost_source, usage.cost_usd) {
+            (agentwire_canonical::CostSource::Provider, Some(cost)) => *stated.get_or_insert(0.0) += cost,
+            (agentwire_canonical::CostSource::Computed, Some(cost)) => *computed.get_or_insert(0.0) += cost,
+            _ => {}
+        }
     }
-    out.push_str("</tbody>\n</table>\n</body>\n</html>\n");
+    let mut facts = vec![format!("{} session(s)", rows.len())];
+    facts.extend(usage::describe(&total));
+    facts.extend(stated.map(|cost| format!("{} stated by the providers", usage::dollars(cost))));
+    facts.extend(computed.map(|cost| format!("{} computed from the price table", usage::dollars(cost))));
+    let _ = write!(out, "<header><h1>Sessions</h1><div class=\"facts\">");
+    for fact in &facts {
+        let _ = write!(out, "<span>{}</span>", escape(fact));
+    }
+    out.push_str("</div></header>\n");
+    out.push_str(&chart::daily(entries));
+    // Rows come newest first; a project is placed by its first (newest) session.
+    let mut projects: Vec<(&str, Vec<&(&Entry, String)>)> = Vec::new();
+    for row in rows {
+        let project = row.0.cwd.as_deref().unwrap_or("(no working folder)");
+        match projects.iter_mut().find(|(name, _)| *name == project) {
+            Some((_, sessions)) => sessions.push(row),
+            None => projects.push((project, vec![row])),
+        }
+    }
+    for (project, sessions) in &projects {
+        let _ = write!(
+            out,
+            "<h2 class=\"project\">{} <span class=\"count\">{} session(s)</span></h2>\n\
+             <table class=\"sessions\">\n<thead><tr><th>Session</th><th>Source</th><th>Model</th><th>Started</th>\
+             <th>Turns</th><th>Errors</th><th>Tokens</th><th>Cost</th></tr></thead>\n<tbody>\n",
+            escape(project),
+            sessions.len()
+        );
+        for (entry, title) in sessions {
+            let href = page_path(Path::new(&entry.output));
+            let errors = match (entry.errors, entry.failed_turns) {
+                (0, 0) => String::new(),
+                (errors, 0) => format!("{errors}"),
+                (errors, failed) => format!("{errors} ({failed} failed turn(s))"),
+            };
+            let _ = writeln!(
+                out,
+                "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&href.to_string_lossy()),
+                escape(title),
+                escape(&entry.source),
+                escape(entry.model.as_deref().unwrap_or_default()),
+                escape(&started(entry)),
+                entry.turns,
+                escape(&errors),
+                escape(&entry.usage.as_ref().and_then(usage::describe).unwrap_or_default()),
+                escape(&entry.usage.as_ref().and_then(usage::cost).unwrap_or_default())
+            );
+        }
+        out.push_str("</tbody>\n</table>\n");
+    }
+    out.push_str("</body>\n</html>\n");
     out
 }

@@ -76,6 +76,15 @@ a.link { float: right; font-size: 12px; text-decoration: none; }
 table.sessions { border-collapse: collapse; width: 100%; font-size: 14px; }
 .sessions th, .sessions td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); }
 .sessions th { color: var(--muted); font-weight: 600; }
+h2.project { font-size: 15px; margin: 22px 0 6px; word-break: break-all; }
+h2.project .count { color: var(--muted); font-weight: 400; font-size: 13px; }
+.charts figure { margin: 10px 0; }
+.charts figcaption { color: var(--muted); font-size: 13px; }
+.charts svg { width: 100%; max-width: 720px; height: auto; }
+.charts .axis { fill: var(--muted); font-size: 10px; }
+.legend { font-size: 12px; color: var(--muted); }
+.legend span { margin-right: 12px; white-space: nowrap; }
+.legend i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; border-radius: 2px; }
 a { color: var(--blue); }
 nav { font-size: 13px; margin-bottom: 8px; }
 "#;
