@@ -16,7 +16,9 @@
 # medians), and one more run over the finished folder (everything up to date). The outputs go
 # to the temporary folder, or under BENCH_OUT (for example /dev/shm, to time the import without
 # the disk's file creation). BENCH_BIN=PATH times that agentwire binary instead of building
-# one. Installs nothing.
+# one. The history database's part: the same import without it (--no-history), its size, and the
+# latency of `agentwire search` over it. CCUSAGE=PATH (ccusage's binary) also times ccusage over
+# the same home folder (`daily --offline --json`) beside `agentwire usage`. Installs nothing.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
@@ -113,3 +115,35 @@ cat "$TMP/table"
 for j in $JOBS; do
   [[ $j == "$first_j" ]] || printf 'speedup -j%s over -j%s: %.2fx\n' "$j" "$first_j" "$(echo "${wall[$first_j]} / ${wall[$j]}" | bc -l)"
 done
+
+# The history database: the same import without it (--no-history), its size, and the latency of
+# `agentwire search` (the whole command, as a person runs it) over it.
+for round in $(seq "$RUNS"); do
+  out="$OUT/out-nohistory"
+  rm -rf "$out"
+  sync
+  /usr/bin/time -v "$AGENTWIRE" import -j "$last_j" --no-history "$HOME_DIR" --out "$out" 2>"$TMP/time-nohistory" || true
+  field "Elapsed (wall clock)" "$TMP/time-nohistory" | seconds >>"$TMP/wall-nohistory"
+done
+rm -rf "$OUT/out-nohistory"
+printf 'import -j%s without the history database: %.2f s (median of %s), with it: %.2f s\n' "$last_j" \
+  "$(median <"$TMP/wall-nohistory")" "$RUNS" "${wall[$last_j]}"
+database="$OUT/out-j$last_j/history.sqlite"
+echo "history database: $(du -b "$database" | cut -f1) bytes, $(du -sb --exclude=history.sqlite "$OUT/out-j$last_j" | cut -f1) bytes of canonical files and index"
+for query in echo hello "echo hello" README file touch error cancel subagent "the command" plan mock "created all" zzzqqq; do
+  for _ in 1 2 3 4 5; do
+    start=$(date +%s%N)
+    "$AGENTWIRE" search "$query" --dir "$OUT/out-j$last_j" >/dev/null
+    echo $(( ($(date +%s%N) - start) / 1000 )) >>"$TMP/search-us"
+    start=$(date +%s%N)
+    "$AGENTWIRE" search "$query" --dir "$OUT/out-j$last_j" --sort newest >/dev/null
+    echo $(( ($(date +%s%N) - start) / 1000 )) >>"$TMP/search-us"
+  done
+done
+sort -n "$TMP/search-us" | awk '{ v[NR] = $1 } END { printf "search, %d runs of 14 queries (best and newest first): p50 %.1f ms, p99 %.1f ms\n", NR, v[int(NR * 0.5 + 0.5)] / 1000, v[int(NR * 0.99 + 0.5)] / 1000 }'
+usage_s=$( { /usr/bin/time -f %e "$AGENTWIRE" usage "$OUT/out-j$last_j" --json >/dev/null; } 2>&1 )
+echo "agentwire usage over the import: $usage_s s"
+if [ -n "${CCUSAGE:-}" ]; then
+  ccusage_s=$( { HOME="$HOME_DIR" /usr/bin/time -f %e "$CCUSAGE" daily --offline --json >/dev/null; } 2>&1 | tail -1 )
+  echo "ccusage daily --offline --json over the home folder: $ccusage_s s"
+fi

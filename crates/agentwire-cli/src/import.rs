@@ -70,6 +70,10 @@ pub struct Args {
     /// as `agentwire show --html` draws it) and `index.html` linking them all.
     #[arg(long)]
     html: bool,
+    /// Keep no history database (`DIR/history.sqlite`, what `search` and `sessions` read); one
+    /// left by an earlier run is left as it was.
+    #[arg(long)]
+    no_history: bool,
 }
 
 /// What became of one input file.
@@ -203,8 +207,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitStatus> {
     write_index(&out_dir, &entries)?;
     // The history database follows the index; a failure there leaves the canonical files and the
     // index whole, and is said.
-    match history::update(&out_dir, &entries, &pool) {
-        Ok(updated) => {
+    match (!args.no_history)
+        .then(|| history::update(&out_dir, &entries, &pool))
+        .transpose()
+    {
+        Ok(None) => {}
+        Ok(Some(updated)) => {
             if let Some(why) = &updated.rebuilt {
                 eprintln!(
                     "{}: made anew from the canonical files: {why}",

@@ -202,44 +202,26 @@ fn day_of(entry: &Entry) -> String {
     }
 }
 
+/// Milliseconds in a day.
+const DAY_MS: i64 = 86_400_000;
+
+/// Days since 1970-01-01 of `YYYY-MM-DD`, when it is a day of the calendar.
+fn day_number(day: &str) -> Option<i64> {
+    let ms = agentwire::clock::unix_millis(&format!("{day}T00:00:00Z"))?;
+    let number = ms.div_euclid(DAY_MS);
+    (day.len() == 10 && agentwire::clock::rfc3339_millis(number * DAY_MS).starts_with(day)).then_some(number)
+}
+
 /// `2026-12-03` as the Monday of its week, `2026-11-30`.
 fn week_of(day: &str) -> Option<String> {
-    let days = days_from_civil(day)?;
+    let days = day_number(day)?;
     // 1970-01-01 was a Thursday: three days after a Monday.
     let monday = days - (days + 3).rem_euclid(7);
-    Some(civil_from_days(monday))
-}
-
-/// Days since 1970-01-01 of `YYYY-MM-DD` (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(day: &str) -> Option<i64> {
-    let year: i64 = day.get(..4)?.parse().ok()?;
-    let month: i64 = day.get(5..7)?.parse().ok()?;
-    let dom: i64 = day.get(8..10)?.parse().ok()?;
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year - era * 400;
-    let doy = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + dom - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
-}
-
-/// `YYYY-MM-DD` of a day count since 1970-01-01.
-fn civil_from_days(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let dom = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{dom:02}")
+    Some(agentwire::clock::rfc3339_millis(monday * DAY_MS)[..10].to_owned())
 }
 
 fn parse_date(value: &str) -> Result<String, String> {
-    let valid = value.len() == 10 && days_from_civil(value).is_some_and(|days| civil_from_days(days) == value);
-    if valid {
+    if day_number(value).is_some() {
         Ok(value.to_owned())
     } else {
         Err(format!("`{value}` is no date: write YYYY-MM-DD"))

@@ -652,6 +652,36 @@ fn search_finds_what_was_said_and_done_and_sessions_lists_the_history() {
     // Up to date: nothing indexed anew.
     let (_, stderr) = import(&root, "out", &[]);
     assert!(stderr.contains("0 indexed anew for search"), "{stderr}");
+
+    // A file that now holds another session: the old one's rows go, the new one's come, once.
+    let gemini = root.join("home/gemini/edit.jsonl");
+    fs::copy(corpus("gemini/plain.jsonl"), &gemini).unwrap();
+    let later = std::time::SystemTime::now() + Duration::from_secs(5);
+    fs::File::options()
+        .write(true)
+        .open(&gemini)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("1 indexed anew for search"), "{stderr}");
+    let (_, stdout, _) = run(&["sessions", "--dir", dir, "--source", "gemini", "--json"]);
+    let gemini: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(gemini.as_array().unwrap().len(), 1, "{stdout}");
+    assert_eq!(gemini[0]["title"], "hi");
+    let (_, stdout, _) = run(&[
+        "search", "hi", "--dir", dir, "--source", "gemini", "--type", "prompt", "--json",
+    ]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len(),
+        1,
+        "{stdout}"
+    );
     fs::remove_dir_all(&root).unwrap();
 }
 

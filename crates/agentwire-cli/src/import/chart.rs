@@ -38,7 +38,9 @@ pub fn daily(entries: &[Entry]) -> String {
             sources.push(&entry.source);
         }
         let usage = entry.usage.as_ref();
-        let tokens = usage.map_or(0, |usage| usage.input_tokens.unwrap_or(0) + usage.output_tokens.unwrap_or(0));
+        let tokens = usage.map_or(0, |usage| {
+            usage.input_tokens.unwrap_or(0) + usage.output_tokens.unwrap_or(0)
+        });
         let cost = usage.and_then(|usage| usage.cost_usd).unwrap_or(0.0);
         let sum = days.entry(day).or_default().entry(&entry.source).or_default();
         sum.0 += cost;
@@ -55,9 +57,13 @@ pub fn daily(entries: &[Entry]) -> String {
     let recent: Vec<(&&str, &BTreeMap<&str, (f64, i64)>)> = days.iter().rev().take(DAYS).rev().collect();
     let mut out = String::from("<section class=\"charts\">\n");
     out.push_str(&chart("cost per day", &recent, &colour, |(cost, _)| *cost, dollars));
-    out.push_str(&chart("tokens per day (input and output)", &recent, &colour, |(_, tokens)| *tokens as f64, |value| {
-        thousands(value.round() as i64)
-    }));
+    out.push_str(&chart(
+        "tokens per day (input and output)",
+        &recent,
+        &colour,
+        |(_, tokens)| *tokens as f64,
+        |value| thousands(value.round() as i64),
+    ));
     out.push_str("<div class=\"legend\">");
     for source in &sources {
         let _ = write!(

@@ -51,9 +51,14 @@ CREATE TABLE items (
 CREATE VIRTUAL TABLE texts USING fts5(
     text, kind UNINDEXED, session_id UNINDEXED, turn_id UNINDEXED, item_id UNINDEXED, at UNINDEXED
 );
+CREATE TABLE text_rows (rowid INTEGER PRIMARY KEY, session_id TEXT NOT NULL);
+CREATE INDEX text_rows_by_session ON text_rows (session_id);
 CREATE INDEX turns_by_session ON turns (session_id);
 CREATE INDEX items_by_session ON items (session_id);
 ";
+
+/// Sessions read at a time before they are written.
+const CHUNK: usize = 64;
 
 /// What kind of text a search hit is, as `search --type` names it.
 pub const KINDS: &[&str] = &[
@@ -89,30 +94,34 @@ pub fn update(out_dir: &Path, entries: &[Entry], pool: &rayon::ThreadPool) -> an
         .keys()
         .filter(|session| !listed.contains(session.as_str()))
         .collect();
-    let rows: Vec<SessionRows> = pool.install(|| {
-        stale
-            .par_iter()
-            .map(|entry| SessionRows::read(out_dir, entry))
-            .collect::<anyhow::Result<_>>()
-    })?;
     let transaction = connection
         .transaction()
         .with_context(|| format!("{}: starting a transaction", path.display()))?;
-    for session in dropped
+    let held_stale = stale
         .iter()
-        .map(|session| session.as_str())
-        .chain(stale.iter().map(|entry| entry.session_id.as_str()))
-    {
+        .map(|entry| entry.session_id.as_str())
+        .filter(|session| held.contains_key(*session));
+    for session in dropped.iter().map(|session| session.as_str()).chain(held_stale) {
         delete(&transaction, session)?;
     }
-    for session in &rows {
-        session.insert(&transaction)?;
+    // A chunk of sessions read on every worker at a time, then written: memory holds one chunk's
+    // snapshots, whatever the history's size.
+    for chunk in stale.chunks(CHUNK) {
+        let rows: Vec<SessionRows> = pool.install(|| {
+            chunk
+                .par_iter()
+                .map(|entry| SessionRows::read(out_dir, entry))
+                .collect::<anyhow::Result<_>>()
+        })?;
+        for session in &rows {
+            session.insert(&transaction)?;
+        }
     }
     transaction
         .commit()
         .with_context(|| format!("{}: writing the update", path.display()))?;
     Ok(Updated {
-        indexed: rows.len(),
+        indexed: stale.len(),
         rebuilt,
     })
 }
@@ -227,8 +236,14 @@ fn held_sessions(connection: &Connection) -> anyhow::Result<BTreeMap<String, Str
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Drops a session's rows; its texts by their row ids (an FTS5 table deletes by rowid without
+/// reading the others).
 fn delete(connection: &Connection, session: &str) -> anyhow::Result<()> {
-    for table in ["sessions", "turns", "items", "texts"] {
+    connection.execute(
+        "DELETE FROM texts WHERE rowid IN (SELECT rowid FROM text_rows WHERE session_id = ?1)",
+        [session],
+    )?;
+    for table in ["sessions", "turns", "items", "text_rows"] {
         connection.execute(&format!("DELETE FROM {table} WHERE session_id = ?1"), [session])?;
     }
     Ok(())
@@ -286,9 +301,14 @@ impl SessionRows {
             return Ok(());
         };
         let session = entry.session_id.as_str();
-        let mut text = connection.prepare_cached(
+        let mut insert_text = connection.prepare_cached(
             "INSERT INTO texts (text, kind, session_id, turn_id, item_id, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
+        let mut insert_row = connection.prepare_cached("INSERT INTO text_rows (rowid, session_id) VALUES (?1, ?2)")?;
+        let mut text = |words: &str, kind: &str, turn: Option<&str>, item: Option<&str>, at: Option<&str>| {
+            let rowid = insert_text.insert(params![words, kind, session, turn, item, at])?;
+            insert_row.execute(params![rowid, session])
+        };
         for (position, turn) in snapshot.turns.iter().enumerate() {
             let usage = turn.usage.as_ref();
             connection.execute(
@@ -311,14 +331,7 @@ impl SessionRows {
             )?;
             if let Some(error) = &turn.error {
                 let at = turn.completed_at.as_ref().map(|at| at.as_str());
-                text.execute(params![
-                    error,
-                    "error",
-                    session,
-                    turn.turn_id.as_str(),
-                    None::<&str>,
-                    at
-                ])?;
+                text(error, "error", Some(turn.turn_id.as_str()), None, at)?;
             }
         }
         for item in &snapshot.items {
@@ -345,20 +358,13 @@ impl SessionRows {
             )?;
             for (kind, words) in texts(item) {
                 if !words.trim().is_empty() {
-                    text.execute(params![words, kind, session, turn, item.item_id.as_str(), at])?;
+                    text(&words, kind, turn, Some(item.item_id.as_str()), at)?;
                 }
             }
         }
         for error in &snapshot.errors {
             let turn = error.turn_id.as_ref().map(|turn| turn.as_str());
-            text.execute(params![
-                error.message,
-                "error",
-                session,
-                turn,
-                None::<&str>,
-                error.at.as_str()
-            ])?;
+            text(&error.message, "error", turn, None, Some(error.at.as_str()))?;
         }
         Ok(())
     }

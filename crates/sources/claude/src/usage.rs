@@ -12,9 +12,11 @@ use agentwire_canonical::{
     UsageScope,
 };
 use agentwire_claude::{BetaMessageDeltaUsage, BetaUsage, ModelUsage, RawJson};
-use agentwire_core::emit::Context;
+use agentwire_core::emit::Raw;
 use agentwire_core::ledger::Ledger;
 use agentwire_core::usage::{self, Tokens};
+
+use crate::conversation::Cursor;
 use serde::de::DeserializeOwned;
 use serde_json::Number;
 
@@ -121,15 +123,19 @@ pub(crate) fn single<'a>(mut names: impl Iterator<Item = &'a String>) -> Option<
     names.next().is_none().then(|| first.clone())
 }
 
-/// A usage report as `thread.token-usage.updated`; one whose usage does not read through its type
-/// as a `runtime.warning` saying which (`what`) and why (the message stays in `raw` either way).
+/// A usage report as `thread.token-usage.updated` where the conversation stands; one whose usage
+/// does not read through its type as a `runtime.warning` saying which (`what`) and why (the
+/// message stays in `raw` either way).
 pub(crate) fn report<Q>(
     ledger: &mut Ledger<Q>,
-    context: &Context<'_>,
+    at: &mut Cursor,
     usage: Result<ThreadTokenUsageSnapshot, String>,
     what: &str,
+    raw: Raw<'_>,
     out: &mut Vec<ProviderRuntimeEvent>,
 ) {
+    let context = at.context(ledger, Some(raw));
+    let context = &context;
     match usage {
         Ok(usage) => {
             let payload = ThreadTokenUsageUpdatedPayload { usage };

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use agentwire_canonical::{
     CanonicalItemType, ContentDeltaPayload, ContextCompactionContent, ItemAttachment, ItemStatus, ProviderRuntimeEvent,
     RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId,
-    ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload, ThreadTokenUsageSnapshot, TokenUsage,
-    ToolProgressPayload, TurnCompletedPayload, TurnState, UsageScope, UserMessageContent,
+    ThreadMetadataUpdatedPayload, ThreadState, ThreadStateChangedPayload, TokenUsage, ToolProgressPayload,
+    TurnCompletedPayload, TurnState, UsageScope, UserMessageContent,
 };
 use agentwire_claude::{BetaContentBlock, BetaMessage, BetaStopReason, ContentBlockParam, MessageParamContent};
 use agentwire_claude_session::{
@@ -185,19 +185,14 @@ impl ClaudeSessionNormalizer {
             call.model = Some(message.model.clone());
             self.meter.call(call)
         });
-        self.report_usage(call, "assistant record's usage", raw, out);
-    }
-
-    /// A usage report (see [`usage::report`]).
-    fn report_usage(
-        &mut self,
-        usage: Result<ThreadTokenUsageSnapshot, String>,
-        what: &str,
-        raw: Raw<'_>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        let context = self.at.context(&mut self.ledger, Some(raw));
-        usage::report(&mut self.ledger, &context, usage, what, out);
+        usage::report(
+            &mut self.ledger,
+            &mut self.at,
+            call,
+            "assistant record's usage",
+            raw,
+            out,
+        );
     }
 
     /// Completes the turn a model message ended ([`Self::ending`]), once a record of anything
@@ -754,7 +749,7 @@ impl ClaudeSessionNormalizer {
             SessionRecord::CostState(record) => {
                 let total = cost_state_total(record);
                 let usage = self.meter.running(total, None);
-                self.report_usage(Ok(usage), "cost-state record", raw, out);
+                usage::report(&mut self.ledger, &mut self.at, Ok(usage), "cost-state record", raw, out);
             }
             SessionRecord::ToolsUsed(record) => self.at.carry(&mut self.ledger, "toolsUsed", record, raw, out),
             // The session's mode is how it runs: `session.configured`.

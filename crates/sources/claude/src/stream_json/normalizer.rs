@@ -24,8 +24,8 @@ use agentwire_canonical::{
     ProviderRuntimeEvent, RequestOpenedPayload, RequestResolvedPayload, RuntimeErrorClass, RuntimeErrorPayload,
     RuntimeEvent, RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, RuntimeWarningPayload,
     SessionConfiguredPayload, TaskCompletedPayload, TaskProgressPayload, TaskStartedPayload, TaskStatus, ThreadState,
-    ThreadStateChangedPayload, ThreadTokenUsageSnapshot, TokenUsage, ToolProgressPayload, ToolSummaryPayload,
-    TurnCompletedPayload, TurnPlanStep, TurnState, UsageScope, UserMessageContent,
+    ThreadStateChangedPayload, TokenUsage, ToolProgressPayload, ToolSummaryPayload, TurnCompletedPayload, TurnPlanStep,
+    TurnState, UsageScope, UserMessageContent,
 };
 use agentwire_claude::{
     BetaContentBlock, BetaRawContentBlockDelta, BetaRawMessageStreamEvent, ClaudeStreamLine, ContentBlockParam,
@@ -769,12 +769,8 @@ impl ClaudeNormalizer {
                 // The input side of the call's usage (`message_delta` reports the output side).
                 let call = usage::message(&start.message.usage, UsageScope::Call);
                 self.streamed_usage = call.as_ref().ok().cloned();
-                self.report_usage(
-                    call.map(|call| usage_snapshot(None, Some(call))),
-                    "message_start",
-                    raw,
-                    out,
-                );
+                let snapshot = call.map(|call| usage_snapshot(None, Some(call)));
+                usage::report(&mut self.ledger, &mut self.at, snapshot, "message_start", raw, out);
             }
             BetaRawMessageStreamEvent::MessageDelta(delta) => {
                 self.ensure_turn(None, raw, out);
@@ -782,12 +778,8 @@ impl ClaudeNormalizer {
                 if let Ok(call) = &call {
                     self.streamed_usage = Some(call.clone());
                 }
-                self.report_usage(
-                    call.map(|call| usage_snapshot(None, Some(call))),
-                    "message_delta",
-                    raw,
-                    out,
-                );
+                let snapshot = call.map(|call| usage_snapshot(None, Some(call)));
+                usage::report(&mut self.ledger, &mut self.at, snapshot, "message_delta", raw, out);
             }
             // A message cut short says which of its blocks were never finished: metadata, since
             // the turn's end settles whatever is still open.
@@ -1074,12 +1066,12 @@ impl ClaudeNormalizer {
         // main thread's calls, at what it added to the running cost.
         let total_cost = cost.as_f64();
         let running = usage::running(model_usage, total_cost).map(|total| usage_snapshot(Some(total), None));
-        self.report_usage(running, "result's modelUsage", raw, out);
+        usage::report(&mut self.ledger, &mut self.at, running, "result's modelUsage", raw, out);
         let turn_cost = total_cost.map(|total| self.turn_cost(total));
         let turn_usage = match usage::message(usage, UsageScope::Turn) {
             Ok(turn) => Some(with_provider_cost(turn, turn_cost)),
             Err(error) => {
-                self.report_usage(Err(error), "result's usage", raw, out);
+                usage::report(&mut self.ledger, &mut self.at, Err(error), "result's usage", raw, out);
                 turn_cost.map(|cost| with_provider_cost(empty_usage(UsageScope::Turn), Some(cost)))
             }
         };
@@ -1092,18 +1084,6 @@ impl ClaudeNormalizer {
             error_message,
         };
         self.at.end_turn(&mut self.ledger, outcome, Some(raw), out);
-    }
-
-    /// A usage report (see [`usage::report`]).
-    fn report_usage(
-        &mut self,
-        usage: Result<ThreadTokenUsageSnapshot, String>,
-        what: &str,
-        raw: Raw<'_>,
-        out: &mut Vec<ProviderRuntimeEvent>,
-    ) {
-        let context = self.at.context(&mut self.ledger, Some(raw));
-        usage::report(&mut self.ledger, &context, usage, what, out);
     }
 
     /// The turn's own cost from the session's running cost a `result` reports: what it added to
