@@ -23,8 +23,10 @@ const PALETTE: &[&str] = &[
     "#0d9488", "#4b5563", "#ca8a04",
 ];
 
-/// Per day and source: cost in dollars and tokens (input and output).
-type Days<'a> = BTreeMap<&'a str, BTreeMap<&'a str, (f64, i64)>>;
+/// A day's cost in dollars and tokens (input and output), per source.
+type Day<'a> = BTreeMap<&'a str, (f64, i64)>;
+/// Per day (`YYYY-MM-DD`), its [`Day`].
+type Days<'a> = BTreeMap<&'a str, Day<'a>>;
 
 /// The two charts (cost, tokens) with their legend; empty when no session is dated.
 pub fn daily(entries: &[Entry]) -> String {
@@ -54,7 +56,7 @@ pub fn daily(entries: &[Entry]) -> String {
         let index = sources.iter().position(|known| *known == source).unwrap_or(0);
         PALETTE[index % PALETTE.len()]
     };
-    let recent: Vec<(&&str, &BTreeMap<&str, (f64, i64)>)> = days.iter().rev().take(DAYS).rev().collect();
+    let recent: Vec<(&&str, &Day<'_>)> = days.iter().rev().take(DAYS).rev().collect();
     let mut out = String::from("<section class=\"charts\">\n");
     out.push_str(&chart("cost per day", &recent, &colour, |(cost, _)| *cost, dollars));
     out.push_str(&chart(
@@ -80,7 +82,7 @@ pub fn daily(entries: &[Entry]) -> String {
 /// One chart: a stacked bar per day, scaled to the largest day.
 fn chart<'a>(
     title: &str,
-    days: &[(&&'a str, &BTreeMap<&'a str, (f64, i64)>)],
+    days: &[(&&'a str, &Day<'a>)],
     colour: &dyn Fn(&str) -> &'static str,
     figure: impl Fn(&(f64, i64)) -> f64,
     label: impl Fn(f64) -> String,
