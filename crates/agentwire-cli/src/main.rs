@@ -8,6 +8,7 @@
 
 mod answer;
 mod conform;
+mod export;
 mod import;
 mod input;
 mod normalize;
@@ -51,6 +52,9 @@ enum Command {
     Search(search::SearchArgs),
     /// List the sessions of an imported history, newest first.
     Sessions(search::SessionsArgs),
+    /// Send an imported history on: as OpenTelemetry traces (OTLP/JSON) under the GenAI
+    /// semantic conventions, a trace per session, a span per turn and per tool call.
+    Export(export::Args),
     /// Tokens and cost across an imported history (`import --out DIR`), by day, week, month,
     /// session, model, source or project; each cost stated by its provider or computed.
     Usage(usage::Args),
@@ -152,6 +156,7 @@ fn main() -> ExitCode {
         Command::Validate { json, file } => validate::run(&file, json, &mut out),
         Command::Stats { json, file } => stats::run(&file, json, &mut out),
         Command::Usage(args) => usage::run(args, &mut out),
+        Command::Export(args) => export::run(args, &mut out),
         Command::Search(args) => search::search(args, &mut out),
         Command::Sessions(args) => search::sessions(args, &mut out),
         Command::Conform { from, files } => conform::run(from, &files, &mut out),

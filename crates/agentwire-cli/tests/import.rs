@@ -733,3 +733,113 @@ fn a_corrupt_database_is_made_anew_and_another_programs_is_left_alone_and_said()
     assert!(stderr.contains("not agentwire's history database"), "{stderr}");
     fs::remove_dir_all(&root).unwrap();
 }
+
+// `agentwire export --otlp-file`: the history as OTLP/JSON traces under the GenAI conventions.
+
+/// The spans of an OTLP/JSON lines file, each with its resource's `agentwire.source`.
+fn otlp_spans(path: &Path) -> Vec<Value> {
+    let mut spans = Vec::new();
+    for line in fs::read_to_string(path).unwrap().lines() {
+        let request: Value = serde_json::from_str(line).unwrap();
+        for resource in request["resourceSpans"].as_array().unwrap() {
+            for scope in resource["scopeSpans"].as_array().unwrap() {
+                spans.extend(scope["spans"].as_array().unwrap().iter().cloned());
+            }
+        }
+    }
+    spans
+}
+
+fn span_attribute<'a>(span: &'a Value, key: &str) -> Option<&'a Value> {
+    span["attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|attribute| attribute["key"] == key)
+        .map(|attribute| &attribute["value"])
+}
+
+#[test]
+fn export_writes_a_trace_per_session_a_span_per_turn_and_tool_the_same_twice() {
+    let root = home::scratch("otlp", SEARCH_HOME);
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let dir = root.join("out");
+    let (first, second, content) = (root.join("a.jsonl"), root.join("b.jsonl"), root.join("c.jsonl"));
+    for (file, extra) in [(&first, None), (&second, None), (&content, Some("--record-content"))] {
+        let mut args = vec!["export", dir.to_str().unwrap(), "--otlp-file", file.to_str().unwrap()];
+        args.extend(extra);
+        let (code, stdout, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains("span(s) of 3 session(s)"), "{stdout}");
+    }
+    assert_eq!(
+        fs::read(&first).unwrap(),
+        fs::read(&second).unwrap(),
+        "exporting twice sends the same spans"
+    );
+
+    let spans = otlp_spans(&first);
+    let turns: Vec<&Value> = spans
+        .iter()
+        .filter(|span| span["name"].as_str().unwrap().starts_with("invoke_agent"))
+        .collect();
+    let tools: Vec<&Value> = spans
+        .iter()
+        .filter(|span| span["name"].as_str().unwrap().starts_with("execute_tool"))
+        .collect();
+    assert_eq!(turns.len() + tools.len(), spans.len());
+    // The Claude session: two turns, each its own span of one trace, with the turn's usage.
+    let claude: Vec<&&Value> = turns
+        .iter()
+        .filter(|span| span_attribute(span, "gen_ai.provider.name") == Some(&json!({"stringValue": "anthropic"})))
+        .collect();
+    assert_eq!(claude.len(), 2);
+    assert_eq!(claude[0]["traceId"], claude[1]["traceId"]);
+    assert_eq!(
+        span_attribute(claude[0], "gen_ai.usage.input_tokens"),
+        Some(&json!({"intValue": "223"}))
+    );
+    assert_eq!(
+        span_attribute(claude[0], "gen_ai.request.model"),
+        Some(&json!({"stringValue": "claude-opus-5-5"}))
+    );
+    // Every tool span is a child of its turn's span, in its trace.
+    for tool in &tools {
+        let parent = turns
+            .iter()
+            .find(|turn| turn["spanId"] == tool["parentSpanId"])
+            .expect("a tool's turn");
+        assert_eq!(parent["traceId"], tool["traceId"]);
+        assert!(
+            span_attribute(tool, "gen_ai.tool.name").is_some() && span_attribute(tool, "gen_ai.tool.call.id").is_some()
+        );
+    }
+    assert!(
+        tools
+            .iter()
+            .any(|tool| span_attribute(tool, "gen_ai.tool.name") == Some(&json!({"stringValue": "shell"})))
+    );
+    // What was said only with --record-content.
+    assert!(
+        spans
+            .iter()
+            .all(|span| span_attribute(span, "gen_ai.input.messages").is_none())
+    );
+    let recorded = otlp_spans(&content);
+    let prompt = recorded
+        .iter()
+        .filter_map(|span| span_attribute(span, "gen_ai.input.messages"))
+        .find(|value| value["stringValue"].as_str().unwrap().contains("first question"));
+    assert!(prompt.is_some(), "the prompt is recorded");
+
+    let (code, _, stderr) = run(&[
+        "export",
+        "/nonexistent-agentwire-folder",
+        "--otlp-file",
+        first.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no index here"), "{stderr}");
+    fs::remove_dir_all(&root).unwrap();
+}
