@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use agentwire::clock::unix_millis;
 use agentwire_canonical::{
-    CanonicalItemType, IsoDateTime, ItemContent, ItemStatus, SessionSnapshot, SnapshotItem, SnapshotTurn,
+    CanonicalItemType, IsoDateTime, ItemContent, ItemStatus, ProviderKind, SessionSnapshot, SnapshotItem, SnapshotTurn,
     SnapshotTurnState,
 };
 use anyhow::{Context, bail};
@@ -128,13 +128,16 @@ fn attribute(key: &str, value: Value) -> Value {
     json!({ "key": key, "value": value })
 }
 
-/// The GenAI provider name of a session's agent, as the conventions name providers.
+/// The GenAI provider name of a session's agent (its canonical `provider`), as the conventions
+/// name providers; an agent of many providers' models goes by its own name.
 fn provider_name(provider: &str) -> &str {
-    match provider {
-        "codex" => "openai",
-        "claudeAgent" => "anthropic",
-        "gemini" => "gcp.gemini",
-        other => other,
+    let kind = ProviderKind::ALL.iter().find(|kind| kind.as_str() == provider);
+    match kind {
+        Some(ProviderKind::Codex) => "openai",
+        Some(ProviderKind::ClaudeAgent) => "anthropic",
+        Some(ProviderKind::Gemini) => "gcp.gemini",
+        Some(kind @ (ProviderKind::Cursor | ProviderKind::Acp | ProviderKind::Opencode)) => kind.as_str(),
+        None => provider,
     }
 }
 
