@@ -1,9 +1,11 @@
-//! `agentwire export --otlp-file FILE DIR`: an imported history as OpenTelemetry traces, under
+//! `agentwire export DIR --otlp URL | --otlp-file FILE`: an imported history as OpenTelemetry
+//! traces, under
 //! the GenAI semantic conventions (semantic conventions 1.37.0, GenAI spans): one trace per
 //! session, an `invoke_agent` span per turn, an `execute_tool` span per tool item under its turn,
-//! with the recorded start and end times and the typed usage. Written as OTLP/JSON, one
-//! `ExportTraceServiceRequest` per line and session (what the OpenTelemetry Collector's file
-//! exporter writes and its file receiver reads).
+//! with the recorded start and end times and the typed usage. Sent as OTLP/HTTP with JSON bodies
+//! (one `ExportTraceServiceRequest` per session, `POST URL/v1/traces`), or written as OTLP/JSON
+//! lines, one request per session (what the OpenTelemetry Collector's file exporter writes and
+//! its file receiver reads).
 //!
 //! Ids are the canonical ids: a session's UUID is its trace id, a turn's or an item's first eight
 //! bytes its span id, so exporting twice gives the same spans. Prompts, answers and tool
@@ -34,12 +36,17 @@ const CLIENT: i64 = 3;
 const ERROR: i64 = 2;
 
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("to").required(true).multiple(true).args(["otlp", "otlp_file"])))]
 pub struct Args {
     /// The import folder (`agentwire import --out DIR`).
     dir: PathBuf,
+    /// Send the traces to this OTLP/HTTP receiver (`http://HOST:PORT`, its `/v1/traces` added
+    /// when the address does not end with it), one JSON request per session.
+    #[arg(long, value_name = "URL")]
+    otlp: Option<String>,
     /// Write the traces as OTLP/JSON lines to this file (written whole, then moved into place).
     #[arg(long, value_name = "FILE")]
-    otlp_file: PathBuf,
+    otlp_file: Option<PathBuf>,
     /// Also record what was said and run: the prompt and answer on each turn's span, a tool's
     /// arguments and result on its span.
     #[arg(long)]
@@ -56,10 +63,15 @@ pub fn run(args: Args, out: &mut impl std::io::Write) -> anyhow::Result<ExitStat
     }
     let mut entries: Vec<Entry> = read_index(&index)?.into_values().collect();
     entries.sort_by(|one, other| (&one.started_at, &one.session_id).cmp(&(&other.started_at, &other.session_id)));
-    let partial = args.otlp_file.with_extension("partial");
-    let mut file = std::io::BufWriter::new(
-        std::fs::File::create(&partial).with_context(|| format!("writing {}", partial.display()))?,
-    );
+    let mut file = match &args.otlp_file {
+        Some(path) => {
+            let partial = path.with_extension("partial");
+            let created = std::fs::File::create(&partial).with_context(|| format!("writing {}", partial.display()))?;
+            Some((std::io::BufWriter::new(created), partial, path))
+        }
+        None => None,
+    };
+    let receiver = args.otlp.as_deref().map(Receiver::new);
     let (mut sessions, mut spans) = (0, 0);
     for entry in &entries {
         let Some(snapshot) = show::snapshot_of_canonical(&args.dir.join(&entry.output))? else {
@@ -85,21 +97,72 @@ pub fn run(args: Args, out: &mut impl std::io::Write) -> anyhow::Result<ExitStat
                 "schemaUrl": SEMCONV,
             }]
         });
-        serde_json::to_writer(&mut file, &request)?;
-        file.write_all(b"\n")?;
+        let text = serde_json::to_string(&request)?;
+        if let Some(receiver) = &receiver {
+            receiver.send(&text)?;
+        }
+        if let Some((writer, partial, _)) = file.as_mut() {
+            writer
+                .write_all(text.as_bytes())
+                .and_then(|()| writer.write_all(b"\n"))
+                .with_context(|| format!("writing {}", partial.display()))?;
+        }
     }
-    file.into_inner()
-        .map_err(|err| err.into_error())
-        .and_then(|file| file.sync_all())
-        .with_context(|| format!("writing {}", partial.display()))?;
-    std::fs::rename(&partial, &args.otlp_file)
-        .with_context(|| format!("moving {} to {}", partial.display(), args.otlp_file.display()))?;
-    writeln!(
-        out,
-        "{}: {spans} span(s) of {sessions} session(s)",
-        args.otlp_file.display()
-    )?;
+    if let Some((writer, partial, path)) = file {
+        writer
+            .into_inner()
+            .map_err(|err| err.into_error())
+            .and_then(|file| file.sync_all())
+            .with_context(|| format!("writing {}", partial.display()))?;
+        std::fs::rename(&partial, path)
+            .with_context(|| format!("moving {} to {}", partial.display(), path.display()))?;
+        writeln!(out, "{}: {spans} span(s) of {sessions} session(s)", path.display())?;
+    }
+    if let Some(receiver) = &receiver {
+        writeln!(out, "{}: {spans} span(s) of {sessions} session(s) sent", receiver.url)?;
+    }
     Ok(ExitStatus::Success)
+}
+
+/// An OTLP/HTTP receiver, sent JSON requests.
+struct Receiver {
+    url: String,
+    agent: ureq::Agent,
+}
+
+impl Receiver {
+    fn new(url: &str) -> Self {
+        let url = url.trim_end_matches('/');
+        let url = if url.ends_with("/v1/traces") {
+            url.to_owned()
+        } else {
+            format!("{url}/v1/traces")
+        };
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(std::time::Duration::from_secs(30)))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Receiver { url, agent }
+    }
+
+    /// Posts one request; a receiver that is down or answers other than 2xx is an error naming
+    /// it and what it said (a rerun sends the same spans again, ids and all).
+    fn send(&self, body: &str) -> anyhow::Result<()> {
+        let response = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .send(body)
+            .with_context(|| format!("{}: cannot send the traces", self.url))?;
+        let status = response.status();
+        if !status.is_success() {
+            let said = response.into_body().read_to_string().unwrap_or_default();
+            let said: String = said.chars().take(300).collect();
+            bail!("{}: the receiver answered {status}: {said}", self.url);
+        }
+        Ok(())
+    }
 }
 
 /// A canonical id's hex digits (a UUID's 32), the first `bytes` of them.

@@ -843,3 +843,100 @@ fn export_writes_a_trace_per_session_a_span_per_turn_and_tool_the_same_twice() {
     assert!(stderr.contains("no index here"), "{stderr}");
     fs::remove_dir_all(&root).unwrap();
 }
+
+/// A local OTLP/HTTP endpoint for one test: every request's path and body, answered `status`.
+fn otlp_receiver(status: u16) -> (String, std::sync::mpsc::Receiver<(String, String)>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    let (sender, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let sender = sender.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut writer = stream;
+                loop {
+                    let mut request_line = String::new();
+                    if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut length = 0;
+                    loop {
+                        let mut header = String::new();
+                        reader.read_line(&mut header).unwrap();
+                        if header.trim().is_empty() {
+                            break;
+                        }
+                        if let Some((name, value)) = header.split_once(':')
+                            && name.eq_ignore_ascii_case("content-length")
+                        {
+                            length = value.trim().parse().unwrap();
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    reader.read_exact(&mut body).unwrap();
+                    let path = request_line.split_whitespace().nth(1).unwrap_or_default().to_owned();
+                    let _ = sender.send((path, String::from_utf8(body).unwrap()));
+                    let answer = if status == 200 {
+                        "{}"
+                    } else {
+                        "{\"message\":\"quota exceeded\"}"
+                    };
+                    let _ = write!(
+                        writer,
+                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{answer}",
+                        answer.len()
+                    );
+                }
+            });
+        }
+    });
+    (address, received)
+}
+
+#[test]
+fn export_sends_the_traces_to_an_otlp_receiver_and_says_when_it_refuses() {
+    let root = home::scratch("otlp-http", SEARCH_HOME);
+    let (code, stderr) = import(&root, "out", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let dir = root.join("out");
+    let dir = dir.to_str().unwrap();
+    let file = root.join("spans.jsonl");
+
+    let (address, received) = otlp_receiver(200);
+    let (code, stdout, stderr) = run(&["export", dir, "--otlp", &address, "--otlp-file", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("/v1/traces: "), "{stdout}");
+    let requests: Vec<(String, String)> = received.try_iter().collect();
+    assert_eq!(requests.len(), 3, "one request per session");
+    assert!(requests.iter().all(|(path, _)| path == "/v1/traces"));
+    // What was sent is what the file holds, line for line.
+    let lines: Vec<String> = fs::read_to_string(&file).unwrap().lines().map(str::to_owned).collect();
+    let sent: Vec<String> = requests.into_iter().map(|(_, body)| body).collect();
+    assert_eq!(sent, lines);
+
+    let (refusing, _) = otlp_receiver(429);
+    let (code, _, stderr) = run(&["export", dir, "--otlp", &refusing]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains(&format!("{refusing}/v1/traces: the receiver answered 429")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("quota exceeded"), "{stderr}");
+
+    // A receiver that is down.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (code, _, stderr) = run(&["export", dir, "--otlp", &format!("http://127.0.0.1:{port}")]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("cannot send the traces"), "{stderr}");
+    // Neither a receiver nor a file: said.
+    let (code, _, _) = run(&["export", dir]);
+    assert_eq!(code, 2);
+    fs::remove_dir_all(&root).unwrap();
+}
