@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use agentwire::clock::unix_millis;
 use agentwire_canonical::{
     CanonicalItemType, IsoDateTime, ItemContent, ItemStatus, ProviderKind, SessionSnapshot, SnapshotItem, SnapshotTurn,
-    SnapshotTurnState,
+    SnapshotTurnState, ToolLifecycleItemType,
 };
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
@@ -215,24 +215,15 @@ fn session_spans(entry: &Entry, snapshot: &SessionSnapshot, record_content: bool
             .filter(|item| item.turn_id.as_ref() == Some(&turn.turn_id))
             .collect();
         spans.push(turn_span(entry, snapshot, turn, &trace, &span, &items, record_content));
-        for item in items.iter().filter(|item| is_tool(item.item_type)) {
+        // The tool calls are the schema's `ToolLifecycleItemType`s.
+        for item in items
+            .iter()
+            .filter(|item| ToolLifecycleItemType::try_from(item.item_type).is_ok())
+        {
             spans.push(tool_span(item, &trace, &span, record_content));
         }
     }
     spans
-}
-
-fn is_tool(item_type: CanonicalItemType) -> bool {
-    matches!(
-        item_type,
-        CanonicalItemType::CommandExecution
-            | CanonicalItemType::FileChange
-            | CanonicalItemType::McpToolCall
-            | CanonicalItemType::DynamicToolCall
-            | CanonicalItemType::CollabAgentToolCall
-            | CanonicalItemType::WebSearch
-            | CanonicalItemType::ImageView
-    )
 }
 
 fn turn_span(

@@ -109,7 +109,7 @@ pub fn add(sum: &mut TokenUsage, other: &TokenUsage) {
         sum.cost_usd = Some(sum.cost_usd.unwrap_or(0.0) + cost);
         sum.cost_source = match (sum.cost_source, other.cost_source) {
             (CostSource::Computed, _) | (_, CostSource::Computed) => CostSource::Computed,
-            _ => CostSource::Provider,
+            (CostSource::Provider | CostSource::None, CostSource::Provider | CostSource::None) => CostSource::Provider,
         };
     }
     if sum.model != other.model {

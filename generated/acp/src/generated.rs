@@ -6782,6 +6782,12 @@ pub struct UndeclaredGeminiModelUsage {
     pub model: ::std::string::String,
     pub token_count: UndeclaredGeminiTokenCount,
 }
+///The `_meta` gemini's ACP agent writes on a `session/prompt` reply: what it counted for the turn (`quota`). Other members of the open `_meta` are not read.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+pub struct UndeclaredGeminiPromptMeta {
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub quota: ::std::option::Option<UndeclaredGeminiQuota>,
+}
 ///What gemini's ACP agent counted for a prompt turn, in the `session/prompt` reply's `_meta.quota` (gemini-cli's `acpSession.ts`): the prompt's tokens (cached ones included) and the candidates', in all and per model.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
 pub struct UndeclaredGeminiQuota {

@@ -5,7 +5,7 @@
 //! ACP leaves open whether `inputTokens` counts the cache's tokens (claude-agent-acp's does not;
 //! its `totalTokens` adds them): the agent's own total tells, since canonical input counts them.
 
-use agentwire_acp::{Cost, UndeclaredGeminiQuota, Usage};
+use agentwire_acp::{Cost, UndeclaredGeminiPromptMeta, Usage};
 use agentwire_canonical::{ThreadTokenUsageSnapshot, TokenUsage, UsageScope};
 use agentwire_core::usage::{self, Meter, Tokens};
 use serde::Deserialize;
@@ -40,7 +40,7 @@ pub(crate) fn turn(meter: &mut Meter, usage: Option<&Usage>, meta: Option<&Map<S
     let cost = meter.end_turn().and_then(|turn| turn.cost_usd);
     let tokens = match usage {
         Some(usage) => Some(reply_tokens(usage)),
-        None => meta.and_then(|meta| meta.get("quota")).and_then(quota_tokens),
+        None => meta.and_then(quota_tokens),
     };
     match (tokens, cost) {
         (None, None) => None,
@@ -70,10 +70,13 @@ fn reply_tokens(usage: &Usage) -> Tokens {
     }
 }
 
-/// Gemini's `_meta.quota`, read through its declared type: the prompt's tokens (cached ones
-/// included) and the candidates'.
-fn quota_tokens(quota: &Value) -> Option<Tokens> {
-    let quota = UndeclaredGeminiQuota::deserialize(quota).ok()?;
+/// Gemini's `_meta.quota`, read through its declared type (`UndeclaredGeminiPromptMeta`): the
+/// prompt's tokens (cached ones included) and the candidates'. A `_meta` that does not read so
+/// (another agent's) says nothing of tokens.
+fn quota_tokens(meta: &Map<String, Value>) -> Option<Tokens> {
+    let quota = UndeclaredGeminiPromptMeta::deserialize(Value::Object(meta.clone()))
+        .ok()?
+        .quota?;
     let count = |value: u64| i64::try_from(value).unwrap_or(i64::MAX);
     Some(Tokens {
         input: Some(count(quota.token_count.input_tokens)),
