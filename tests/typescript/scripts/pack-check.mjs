@@ -15,7 +15,8 @@
 //    options and emit to `dist/`, and runs the output with node.
 //
 // Usage: npm run pack-check (in tests/typescript). Needs the npm registry (or npm's cache).
-// A failing step prints its command and output; the script then exits 1.
+// A failing step prints its command, its output and the npm debug log's error lines; the script then exits 1.
+// An `npm install` is tried up to three times before it counts as failed.
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,11 +33,28 @@ const scratch = mkdtempSync(join(tmpdir(), "agentwire-pack-check-"));
 const started = Date.now();
 const npm = ["--no-audit", "--no-fund", "--loglevel=error"];
 
+/** The error lines of the npm debug log an npm failure names (npm prints only the log's path). */
+const npmLog = (output) => {
+  const path = /complete log of this run can be found in:\s*(\S+)/.exec(output)?.[1];
+  if (path === undefined || !existsSync(path)) return "";
+  const lines = readFileSync(path, "utf8").split("\n").filter((line) => /\b(error|warn|http fetch)\b/.test(line));
+  return `\n--- ${path} (error, warn and fetch lines, last 40) ---\n${lines.slice(-40).join("\n")}\n`;
+};
+
+/** Runs `program`; an `npm install` is tried three times, since a registry hiccup is not a failure of the packages. */
 const run = (what, program, args, cwd) => {
   const shown = `${program} ${args.join(" ")}`;
-  const result = spawnSync(program, args, { cwd, encoding: "utf8", maxBuffer: 1 << 26 });
-  if (result.status !== 0) {
-    throw new Error(`${what} failed: ${shown} (in ${cwd})\n${result.stdout}${result.stderr}${result.error ?? ""}`);
+  const attempts = program === "npm" && args[0] === "install" ? 3 : 1;
+  let result;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    result = spawnSync(program, args, { cwd, encoding: "utf8", maxBuffer: 1 << 26 });
+    if (result.status === 0) break;
+    const output = `${result.stdout}${result.stderr}${result.error ?? ""}`;
+    if (attempt < attempts) {
+      console.error(`pack-check: ${what}: attempt ${attempt} of ${attempts} failed, trying again${npmLog(output)}`);
+    } else {
+      throw new Error(`${what} failed: ${shown} (in ${cwd})\n${output}${npmLog(output)}`);
+    }
   }
   console.log(`pack-check: ${what}: ok (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return result.stdout;
