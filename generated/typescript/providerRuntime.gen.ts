@@ -59,52 +59,52 @@ export type ProviderKind = typeof ProviderKind.Type;
 /**
  * Which provider protocol surface the raw message of an event came from.
  *
+ * - `codex.app-server.client-response`: Addition: the client's JSON-RPC response to a codex app-server request (dir out): the decision that resolves an approval, or a dynamic tool call's result, where Codex sends no `serverRequest/resolved`.
  * - `codex.app-server.notification`: A JSON-RPC notification from codex app-server (`ServerNotification`, e.g. `turn/started`, `item/agentMessage/delta`).
  * - `codex.app-server.request`: A JSON-RPC request from codex app-server to the client (`ServerRequest`, e.g. `item/commandExecution/requestApproval`).
+ * - `codex.app-server.response`: Addition: a JSON-RPC response from codex app-server to a client request (e.g. the `initialize`, `thread/start`, `turn/start` results and error responses), which feed session/thread lifecycle and `runtime.error`; the spec lists no source for responses.
  * - `codex.eventmsg`: A Codex core-protocol `EventMsg` on its own (e.g. `exec_approval_request`, `plan_update`), as carried inside a `codex/event/*` notification; a whole rollout line is `codex.rollout`.
+ * - `codex.rollout`: Addition: one line of a Codex rollout file (`~/.codex/sessions/**\/rollout-*.jsonl`); its `event_msg` lines carry an `EventMsg`, the others session metadata and response items.
+ * - `codex.sdk.thread-event`: A Codex SDK / `codex exec --json` `ThreadEvent` line (`thread.started`, `item.completed`, ...).
+ * - `claude.sdk.control`: Addition: a Claude SDK<->CLI `control_request` / `control_response` frame other than the `can_use_tool` permission flow (e.g. `initialize`, `interrupt`, `set_permission_mode`, hook callbacks, MCP messages).
  * - `claude.sdk.message`: A Claude Agent SDK `SDKMessage` (stream-json line: `system`, `assistant`, `user`, `stream_event`, `result`, ...).
  * - `claude.sdk.permission`: The Claude `can_use_tool` permission flow: the CLI's control request asking to use a tool, or the client's allow/deny response.
- * - `codex.sdk.thread-event`: A Codex SDK / `codex exec --json` `ThreadEvent` line (`thread.started`, `item.completed`, ...).
- * - `cursor.acp.notification`: A JSON-RPC notification from Cursor `agent acp` (`session/update`, ...).
- * - `cursor.acp.request`: A JSON-RPC request from Cursor `agent acp` to the client (`session/request_permission`, `cursor/*` extensions).
- * - `cursor.acp.response`: A JSON-RPC response from Cursor `agent acp` to a client request (`initialize`, `session/new`, `session/prompt`, ...) or the client's response to its request.
- * - `codex.app-server.response`: Addition: a JSON-RPC response from codex app-server to a client request (e.g. the `initialize`, `thread/start`, `turn/start` results and error responses), which feed session/thread lifecycle and `runtime.error`; the spec lists no source for responses.
- * - `codex.app-server.client-response`: Addition: the client's JSON-RPC response to a codex app-server request (dir out): the decision that resolves an approval, or a dynamic tool call's result, where Codex sends no `serverRequest/resolved`.
- * - `codex.rollout`: Addition: one line of a Codex rollout file (`~/.codex/sessions/**\/rollout-*.jsonl`); its `event_msg` lines carry an `EventMsg`, the others session metadata and response items.
+ * - `claude.session.record`: Addition: one line of a Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`): a `user`, `assistant`, `system`, `summary`, ... record.
  * - `acp.notification`: Addition: a JSON-RPC notification from an ACP agent other than Cursor (`session/update`, ...); the spec's `cursor.acp.*` values are Cursor-specific.
  * - `acp.request`: Addition: a JSON-RPC request from an ACP agent other than Cursor to the client (`session/request_permission`, `fs/*`, `terminal/*`).
  * - `acp.response`: Addition: a JSON-RPC response between the client and an ACP agent other than Cursor (`initialize`, `session/new`, `session/prompt` results and errors, or the client's answer to an agent request).
- * - `claude.sdk.control`: Addition: a Claude SDK<->CLI `control_request` / `control_response` frame other than the `can_use_tool` permission flow (e.g. `initialize`, `interrupt`, `set_permission_mode`, hook callbacks, MCP messages).
- * - `claude.session.record`: Addition: one line of a Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`): a `user`, `assistant`, `system`, `summary`, ... record.
+ * - `cursor.acp.notification`: A JSON-RPC notification from Cursor `agent acp` (`session/update`, ...).
+ * - `cursor.acp.request`: A JSON-RPC request from Cursor `agent acp` to the client (`session/request_permission`, `cursor/*` extensions).
+ * - `cursor.acp.response`: A JSON-RPC response from Cursor `agent acp` to a client request (`initialize`, `session/new`, `session/prompt`, ...) or the client's response to its request.
+ * - `gemini.session.record`: Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
+ * - `gemini.stream-json`: Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
  * - `opencode.event`: Addition: one event of an OpenCode server stream (`GET /event`, `/api/event` or `/global/event`): `session.*`, `message.*`, `permission.*`, `question.*`, ...
  * - `opencode.http`: Addition: one HTTP request of an OpenCode client with the server's answer (e.g. `POST /session/{id}/prompt_async`, `POST /permission/{id}/reply`).
- * - `gemini.stream-json`: Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
- * - `gemini.session.record`: Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
  * - `opencode.run`: Addition: one line of `opencode run --format json` (`step_start`, `text`, `reasoning`, `tool_use`, `step_finish` with the message part, or `error`).
  * - `opencode.session`: Addition: one part of an OpenCode session as stored (`opencode export ID`, or the same built from its SQLite store `opencode.db`): the session's `info`, or one message's `info` with its `parts`.
  */
 export const RuntimeEventRawSource = Schema.Literals([
+  "codex.app-server.client-response",
   "codex.app-server.notification",
   "codex.app-server.request",
+  "codex.app-server.response",
   "codex.eventmsg",
+  "codex.rollout",
+  "codex.sdk.thread-event",
+  "claude.sdk.control",
   "claude.sdk.message",
   "claude.sdk.permission",
-  "codex.sdk.thread-event",
-  "cursor.acp.notification",
-  "cursor.acp.request",
-  "cursor.acp.response",
-  "codex.app-server.response",
-  "codex.app-server.client-response",
-  "codex.rollout",
+  "claude.session.record",
   "acp.notification",
   "acp.request",
   "acp.response",
-  "claude.sdk.control",
-  "claude.session.record",
+  "cursor.acp.notification",
+  "cursor.acp.request",
+  "cursor.acp.response",
+  "gemini.session.record",
+  "gemini.stream-json",
   "opencode.event",
   "opencode.http",
-  "gemini.stream-json",
-  "gemini.session.record",
   "opencode.run",
   "opencode.session",
 ]).annotate({

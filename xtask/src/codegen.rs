@@ -27,7 +27,7 @@ mod prices;
 mod rust_output;
 mod schema_source;
 mod secrets;
-mod source_names;
+mod sources;
 mod typescript;
 pub mod typify_runner;
 
@@ -77,10 +77,13 @@ pub fn run(root: &Path, mode: Mode) -> Result<()> {
 
 /// Runs every generator; the file set is sorted by path so the run is deterministic.
 pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
-    let model = canonical_model::load(root)?;
     let schema_path = root.join(canonical_model::SCHEMA_PATH);
-    let schema_text =
+    let written =
         std::fs::read_to_string(&schema_path).with_context(|| format!("reading {}", schema_path.display()))?;
+    // The schema's source enums come from the source registry: the model is read from the schema
+    // as it is written back, so one run leaves the tree consistent.
+    let schema_text = sources::apply_to_schema(root, &written, canonical_model::SCHEMA_PATH)?;
+    let model = canonical_model::parse(&schema_text)?;
     let mut files = Vec::new();
     for source in schema_sources(root)? {
         files.extend(schema_source::generate(root, &source)?);
@@ -89,7 +92,11 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
     files.extend(typescript::generate(root, &model)?);
     files.extend(secrets::generate(root)?);
     files.extend(prices::generate(root)?);
-    files.extend(source_names::generate(root)?);
+    files.extend(sources::generate(root)?);
+    files.push(GeneratedFile {
+        path: PathBuf::from(canonical_model::SCHEMA_PATH),
+        contents: schema_text,
+    });
     let mut all = BTreeMap::new();
     for file in files {
         if all.insert(file.path.clone(), file.contents).is_some() {
@@ -251,13 +258,15 @@ mod tests {
         }
     }
 
-    /// What the generators read: `schemas/`, and the registry the addon's `Source` is read from.
+    /// What the generators read: `schemas/`, and the hand-written files the source registry owns sections of.
     fn copy_inputs(to: &Path) {
         let root = crate::project_root();
         copy_tree(&root.join("schemas"), &to.join("schemas"));
-        let registry = to.join(super::source_names::REGISTRY_PATH);
-        std::fs::create_dir_all(registry.parent().unwrap()).unwrap();
-        std::fs::copy(root.join(super::source_names::REGISTRY_PATH), registry).unwrap();
+        for path in super::sources::SECTIONED {
+            let to = to.join(path);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(root.join(path), to).unwrap();
+        }
     }
 
     fn copy_tree(from: &Path, to: &Path) {
@@ -276,9 +285,23 @@ mod tests {
     const EDITED: &str = "generated/codex-app-server/src/generated.rs";
     const STRAY: &str = "generated/codex-app-server/src/hand_written.rs";
 
-    /// The file the tests delete: the first generated file that is not the edited one.
+    /// The files outside `generated/` a generator writes (whole, or sections of them).
+    fn outside_generated(path: &Path) -> bool {
+        path == Path::new(super::sources::SOURCES_D_TS)
+            || path == Path::new(super::canonical_model::SCHEMA_PATH)
+            || super::sources::SECTIONED
+                .iter()
+                .any(|sectioned| path == Path::new(sectioned))
+    }
+
+    /// The file the tests delete: the first generated file under `generated/` that is not the
+    /// edited one (the hand-written files with generated sections are inputs too).
     fn deleted() -> PathBuf {
-        wanted().keys().find(|path| *path != Path::new(EDITED)).unwrap().clone()
+        wanted()
+            .keys()
+            .find(|path| path.starts_with(GENERATED_DIR) && *path != Path::new(EDITED))
+            .unwrap()
+            .clone()
     }
 
     /// Edits, deletes and adds one file in a freshly written tree.
@@ -299,8 +322,9 @@ mod tests {
         assert!(
             files
                 .keys()
-                .all(|path| path.starts_with(GENERATED_DIR) || path == Path::new(super::source_names::OUTPUT_PATH)),
-            "generators write only generated/, and the addon's sources.d.ts"
+                .all(|path| path.starts_with(GENERATED_DIR) || outside_generated(path)),
+            "generators write only generated/, the addon's sources.d.ts, the canonical schema's source \
+             enums and the sections the source registry owns"
         );
         let temp = TempRoot::new("check");
         temp.write(files);

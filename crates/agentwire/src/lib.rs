@@ -61,9 +61,9 @@
 //! This crate is the facade a host depends on. Under it, `agentwire-core` holds what every
 //! source shares (the line lifecycle, the ledger, ids, clock, secrets, the event iterator, the
 //! snapshot fold) and names no provider; one crate per family maps its sources on top of it
-//! (`agentwire-source-codex`, `agentwire-source-claude`, `agentwire-source-acp`,
-//! `agentwire-source-gemini`, `agentwire-source-opencode`), each behind this crate's cargo
-//! features. [`source`] is the one registry of those sources.
+//! (`agentwire-source-<family>`, re-exported as `agentwire::<family>`), each behind this crate's
+//! cargo features. [`source`] is the one registry of those sources, written from
+//! `schemas/sources.toml`.
 //!
 //! The canonical types are re-exported (`agentwire::canonical`, and at the root the ones every
 //! host names), so a host names an event without depending on `agentwire-canonical` itself;
@@ -78,6 +78,7 @@ pub use agentwire_core::{
     usage,
 };
 
+// @generated from schemas/sources.toml by `cargo xtask codegen` (begin re-exports)
 /// The Codex sources' own API (their normalizers, decoders and the types they name).
 #[cfg(any(feature = "codex-app-server", feature = "codex-exec", feature = "codex-rollout"))]
 pub use agentwire_source_codex as codex;
@@ -97,6 +98,7 @@ pub use agentwire_source_gemini as gemini;
 /// The OpenCode sources' own API.
 #[cfg(any(feature = "opencode", feature = "opencode-run", feature = "opencode-session"))]
 pub use agentwire_source_opencode as opencode;
+// (end re-exports)
 
 /// The canonical provider-runtime event model this crate emits (`agentwire-canonical`).
 pub use agentwire_canonical as canonical;

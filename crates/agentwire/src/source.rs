@@ -1,11 +1,12 @@
 //! The one registry of the provider protocols agentwire reads.
 //!
 //! Each source is described once, by the crate that maps it, as a [`SourceSpec`] (its name,
-//! program, provider, id scope, normalizer, conformer, detection and pinned version); the
-//! [`registry!`] below names each one once, with the cargo feature that compiles it. Everything
-//! that lists sources (the CLI's `--from`, format detection, `import`, `--version`, the Node
-//! addon, the test harness) goes through [`Source`]. Adding a source is its schema, its generated
-//! crate, its source crate and one line here.
+//! program, provider, id scope, normalizer, conformer, detection and pinned version), and
+//! declared once in `schemas/sources.toml` (its family, cargo feature and place in detection),
+//! from which `cargo xtask codegen` writes the [`registry!`] invocation below. Everything that
+//! lists sources (the CLI's `--from`, format detection, `import`, `--version`, the Node addon, the
+//! test harness) goes through [`Source`]. Adding a source is its schema, its generated crate, its
+//! source crate and one entry in `schemas/sources.toml`.
 
 use std::str::FromStr;
 
@@ -41,6 +42,7 @@ macro_rules! registry {
     };
 }
 
+// @generated from schemas/sources.toml by `cargo xtask codegen` (begin registry)
 registry! {
     /// `codex app-server` JSON-RPC: [`agentwire_source_codex::app_server::SOURCE`].
     CODEX_APP_SERVER = "codex-app-server" if "codex-app-server" => agentwire_source_codex::app_server::SOURCE;
@@ -49,19 +51,14 @@ registry! {
     /// Codex rollout files: [`agentwire_source_codex::rollout::SOURCE`].
     CODEX_ROLLOUT = "codex-rollout" if "codex-rollout" => agentwire_source_codex::rollout::SOURCE;
     /// `gemini --output-format stream-json`: [`agentwire_source_gemini::stream_json::GEMINI`].
-    /// Before `CLAUDE` in detection: both tag their lines on `type`, and only Gemini's carry a
-    /// `timestamp`.
     GEMINI = "gemini" if "gemini" => agentwire_source_gemini::stream_json::GEMINI;
-    /// Gemini CLI session files: [`agentwire_source_gemini::session::GEMINI_SESSION`]. Before
-    /// `CLAUDE` in detection: a message record's `type` (`user`) is a Claude message's too.
+    /// Gemini CLI session files: [`agentwire_source_gemini::session::GEMINI_SESSION`].
     GEMINI_SESSION = "gemini-session" if "gemini-session" => agentwire_source_gemini::session::GEMINI_SESSION;
-    /// Claude Code session files: [`agentwire_source_claude::session::SOURCE`]. Before `CLAUDE`
-    /// in detection: a session file's `user` and `assistant` records share their `type` with
-    /// stream-json messages.
+    /// Claude Code session files: [`agentwire_source_claude::session::SOURCE`].
     CLAUDE_SESSION = "claude-session" if "claude-session" => agentwire_source_claude::session::SOURCE;
     /// Claude Code stream-json: [`agentwire_source_claude::stream_json::CLAUDE`].
     CLAUDE = "claude" if "claude" => agentwire_source_claude::stream_json::CLAUDE;
-    /// The Agent SDK <-> CLI transcript: [`agentwire_source_claude::stream_json::CLAUDE_CONTROL`].
+    /// The Agent SDK <-> CLI transcript (the stream-json messages and the control protocol): [`agentwire_source_claude::stream_json::CLAUDE_CONTROL`].
     CLAUDE_CONTROL = "claude-control" if "claude" => agentwire_source_claude::stream_json::CLAUDE_CONTROL;
     /// An ACP agent: [`agentwire_source_acp::ACP`].
     ACP = "acp" if "acp" => agentwire_source_acp::ACP;
@@ -71,10 +68,10 @@ registry! {
     OPENCODE = "opencode" if "opencode" => agentwire_source_opencode::OPENCODE;
     /// `opencode run --format json`: [`agentwire_source_opencode::run::OPENCODE_RUN`].
     OPENCODE_RUN = "opencode-run" if "opencode-run" => agentwire_source_opencode::run::OPENCODE_RUN;
-    /// A stored OpenCode session (`opencode export`, `opencode.db`):
-    /// [`agentwire_source_opencode::OPENCODE_SESSION`].
+    /// A stored OpenCode session (`opencode export`, `opencode.db`): [`agentwire_source_opencode::OPENCODE_SESSION`].
     OPENCODE_SESSION = "opencode-session" if "opencode-session" => agentwire_source_opencode::OPENCODE_SESSION;
 }
+// (end registry)
 
 impl Source {
     /// The source's own description.

@@ -851,42 +851,39 @@ impl<'de> Deserialize<'de> for ProviderKind {
 /// Which provider protocol surface the raw message of an event came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum RuntimeEventRawSource {
+    /// Addition: the client's JSON-RPC response to a codex app-server request (dir out): the decision that resolves an approval, or a dynamic tool call's result, where Codex sends no `serverRequest/resolved`.
+    #[serde(rename = "codex.app-server.client-response")]
+    CodexAppServerClientResponse,
     /// A JSON-RPC notification from codex app-server (`ServerNotification`, e.g. `turn/started`, `item/agentMessage/delta`).
     #[serde(rename = "codex.app-server.notification")]
     CodexAppServerNotification,
     /// A JSON-RPC request from codex app-server to the client (`ServerRequest`, e.g. `item/commandExecution/requestApproval`).
     #[serde(rename = "codex.app-server.request")]
     CodexAppServerRequest,
+    /// Addition: a JSON-RPC response from codex app-server to a client request (e.g. the `initialize`, `thread/start`, `turn/start` results and error responses), which feed session/thread lifecycle and `runtime.error`; the spec lists no source for responses.
+    #[serde(rename = "codex.app-server.response")]
+    CodexAppServerResponse,
     /// A Codex core-protocol `EventMsg` on its own (e.g. `exec_approval_request`, `plan_update`), as carried inside a `codex/event/*` notification; a whole rollout line is `codex.rollout`.
     #[serde(rename = "codex.eventmsg")]
     CodexEventmsg,
+    /// Addition: one line of a Codex rollout file (`~/.codex/sessions/**/rollout-*.jsonl`); its `event_msg` lines carry an `EventMsg`, the others session metadata and response items.
+    #[serde(rename = "codex.rollout")]
+    CodexRollout,
+    /// A Codex SDK / `codex exec --json` `ThreadEvent` line (`thread.started`, `item.completed`, ...).
+    #[serde(rename = "codex.sdk.thread-event")]
+    CodexSdkThreadEvent,
+    /// Addition: a Claude SDK<->CLI `control_request` / `control_response` frame other than the `can_use_tool` permission flow (e.g. `initialize`, `interrupt`, `set_permission_mode`, hook callbacks, MCP messages).
+    #[serde(rename = "claude.sdk.control")]
+    ClaudeSdkControl,
     /// A Claude Agent SDK `SDKMessage` (stream-json line: `system`, `assistant`, `user`, `stream_event`, `result`, ...).
     #[serde(rename = "claude.sdk.message")]
     ClaudeSdkMessage,
     /// The Claude `can_use_tool` permission flow: the CLI's control request asking to use a tool, or the client's allow/deny response.
     #[serde(rename = "claude.sdk.permission")]
     ClaudeSdkPermission,
-    /// A Codex SDK / `codex exec --json` `ThreadEvent` line (`thread.started`, `item.completed`, ...).
-    #[serde(rename = "codex.sdk.thread-event")]
-    CodexSdkThreadEvent,
-    /// A JSON-RPC notification from Cursor `agent acp` (`session/update`, ...).
-    #[serde(rename = "cursor.acp.notification")]
-    CursorAcpNotification,
-    /// A JSON-RPC request from Cursor `agent acp` to the client (`session/request_permission`, `cursor/*` extensions).
-    #[serde(rename = "cursor.acp.request")]
-    CursorAcpRequest,
-    /// A JSON-RPC response from Cursor `agent acp` to a client request (`initialize`, `session/new`, `session/prompt`, ...) or the client's response to its request.
-    #[serde(rename = "cursor.acp.response")]
-    CursorAcpResponse,
-    /// Addition: a JSON-RPC response from codex app-server to a client request (e.g. the `initialize`, `thread/start`, `turn/start` results and error responses), which feed session/thread lifecycle and `runtime.error`; the spec lists no source for responses.
-    #[serde(rename = "codex.app-server.response")]
-    CodexAppServerResponse,
-    /// Addition: the client's JSON-RPC response to a codex app-server request (dir out): the decision that resolves an approval, or a dynamic tool call's result, where Codex sends no `serverRequest/resolved`.
-    #[serde(rename = "codex.app-server.client-response")]
-    CodexAppServerClientResponse,
-    /// Addition: one line of a Codex rollout file (`~/.codex/sessions/**/rollout-*.jsonl`); its `event_msg` lines carry an `EventMsg`, the others session metadata and response items.
-    #[serde(rename = "codex.rollout")]
-    CodexRollout,
+    /// Addition: one line of a Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`): a `user`, `assistant`, `system`, `summary`, ... record.
+    #[serde(rename = "claude.session.record")]
+    ClaudeSessionRecord,
     /// Addition: a JSON-RPC notification from an ACP agent other than Cursor (`session/update`, ...); the spec's `cursor.acp.*` values are Cursor-specific.
     #[serde(rename = "acp.notification")]
     AcpNotification,
@@ -896,24 +893,27 @@ pub enum RuntimeEventRawSource {
     /// Addition: a JSON-RPC response between the client and an ACP agent other than Cursor (`initialize`, `session/new`, `session/prompt` results and errors, or the client's answer to an agent request).
     #[serde(rename = "acp.response")]
     AcpResponse,
-    /// Addition: a Claude SDK<->CLI `control_request` / `control_response` frame other than the `can_use_tool` permission flow (e.g. `initialize`, `interrupt`, `set_permission_mode`, hook callbacks, MCP messages).
-    #[serde(rename = "claude.sdk.control")]
-    ClaudeSdkControl,
-    /// Addition: one line of a Claude Code session file (`~/.claude/projects/<project>/<session id>.jsonl`): a `user`, `assistant`, `system`, `summary`, ... record.
-    #[serde(rename = "claude.session.record")]
-    ClaudeSessionRecord,
+    /// A JSON-RPC notification from Cursor `agent acp` (`session/update`, ...).
+    #[serde(rename = "cursor.acp.notification")]
+    CursorAcpNotification,
+    /// A JSON-RPC request from Cursor `agent acp` to the client (`session/request_permission`, `cursor/*` extensions).
+    #[serde(rename = "cursor.acp.request")]
+    CursorAcpRequest,
+    /// A JSON-RPC response from Cursor `agent acp` to a client request (`initialize`, `session/new`, `session/prompt`, ...) or the client's response to its request.
+    #[serde(rename = "cursor.acp.response")]
+    CursorAcpResponse,
+    /// Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
+    #[serde(rename = "gemini.session.record")]
+    GeminiSessionRecord,
+    /// Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
+    #[serde(rename = "gemini.stream-json")]
+    GeminiStreamJson,
     /// Addition: one event of an OpenCode server stream (`GET /event`, `/api/event` or `/global/event`): `session.*`, `message.*`, `permission.*`, `question.*`, ...
     #[serde(rename = "opencode.event")]
     OpencodeEvent,
     /// Addition: one HTTP request of an OpenCode client with the server's answer (e.g. `POST /session/{id}/prompt_async`, `POST /permission/{id}/reply`).
     #[serde(rename = "opencode.http")]
     OpencodeHttp,
-    /// Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
-    #[serde(rename = "gemini.stream-json")]
-    GeminiStreamJson,
-    /// Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
-    #[serde(rename = "gemini.session.record")]
-    GeminiSessionRecord,
     /// Addition: one line of `opencode run --format json` (`step_start`, `text`, `reasoning`, `tool_use`, `step_finish` with the message part, or `error`).
     #[serde(rename = "opencode.run")]
     OpencodeRun,
@@ -924,54 +924,54 @@ pub enum RuntimeEventRawSource {
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
     pub const ALL: &'static [Self] = &[
+        Self::CodexAppServerClientResponse,
         Self::CodexAppServerNotification,
         Self::CodexAppServerRequest,
+        Self::CodexAppServerResponse,
         Self::CodexEventmsg,
+        Self::CodexRollout,
+        Self::CodexSdkThreadEvent,
+        Self::ClaudeSdkControl,
         Self::ClaudeSdkMessage,
         Self::ClaudeSdkPermission,
-        Self::CodexSdkThreadEvent,
-        Self::CursorAcpNotification,
-        Self::CursorAcpRequest,
-        Self::CursorAcpResponse,
-        Self::CodexAppServerResponse,
-        Self::CodexAppServerClientResponse,
-        Self::CodexRollout,
+        Self::ClaudeSessionRecord,
         Self::AcpNotification,
         Self::AcpRequest,
         Self::AcpResponse,
-        Self::ClaudeSdkControl,
-        Self::ClaudeSessionRecord,
+        Self::CursorAcpNotification,
+        Self::CursorAcpRequest,
+        Self::CursorAcpResponse,
+        Self::GeminiSessionRecord,
+        Self::GeminiStreamJson,
         Self::OpencodeEvent,
         Self::OpencodeHttp,
-        Self::GeminiStreamJson,
-        Self::GeminiSessionRecord,
         Self::OpencodeRun,
         Self::OpencodeSession,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::CodexAppServerClientResponse => "codex.app-server.client-response",
             Self::CodexAppServerNotification => "codex.app-server.notification",
             Self::CodexAppServerRequest => "codex.app-server.request",
+            Self::CodexAppServerResponse => "codex.app-server.response",
             Self::CodexEventmsg => "codex.eventmsg",
+            Self::CodexRollout => "codex.rollout",
+            Self::CodexSdkThreadEvent => "codex.sdk.thread-event",
+            Self::ClaudeSdkControl => "claude.sdk.control",
             Self::ClaudeSdkMessage => "claude.sdk.message",
             Self::ClaudeSdkPermission => "claude.sdk.permission",
-            Self::CodexSdkThreadEvent => "codex.sdk.thread-event",
-            Self::CursorAcpNotification => "cursor.acp.notification",
-            Self::CursorAcpRequest => "cursor.acp.request",
-            Self::CursorAcpResponse => "cursor.acp.response",
-            Self::CodexAppServerResponse => "codex.app-server.response",
-            Self::CodexAppServerClientResponse => "codex.app-server.client-response",
-            Self::CodexRollout => "codex.rollout",
+            Self::ClaudeSessionRecord => "claude.session.record",
             Self::AcpNotification => "acp.notification",
             Self::AcpRequest => "acp.request",
             Self::AcpResponse => "acp.response",
-            Self::ClaudeSdkControl => "claude.sdk.control",
-            Self::ClaudeSessionRecord => "claude.session.record",
+            Self::CursorAcpNotification => "cursor.acp.notification",
+            Self::CursorAcpRequest => "cursor.acp.request",
+            Self::CursorAcpResponse => "cursor.acp.response",
+            Self::GeminiSessionRecord => "gemini.session.record",
+            Self::GeminiStreamJson => "gemini.stream-json",
             Self::OpencodeEvent => "opencode.event",
             Self::OpencodeHttp => "opencode.http",
-            Self::GeminiStreamJson => "gemini.stream-json",
-            Self::GeminiSessionRecord => "gemini.session.record",
             Self::OpencodeRun => "opencode.run",
             Self::OpencodeSession => "opencode.session",
         }
@@ -986,29 +986,29 @@ impl WriteJson for RuntimeEventRawSource {
     fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         out.extend_from_slice(
             match self {
-                Self::CodexAppServerNotification => b"\"codex.app-server.notification\"",
-                Self::CodexAppServerRequest => b"\"codex.app-server.request\"",
-                Self::CodexEventmsg => b"\"codex.eventmsg\"",
-                Self::ClaudeSdkMessage => b"\"claude.sdk.message\"",
-                Self::ClaudeSdkPermission => b"\"claude.sdk.permission\"",
-                Self::CodexSdkThreadEvent => b"\"codex.sdk.thread-event\"",
-                Self::CursorAcpNotification => b"\"cursor.acp.notification\"",
-                Self::CursorAcpRequest => b"\"cursor.acp.request\"",
-                Self::CursorAcpResponse => b"\"cursor.acp.response\"",
-                Self::CodexAppServerResponse => b"\"codex.app-server.response\"",
                 Self::CodexAppServerClientResponse => {
                     b"\"codex.app-server.client-response\""
                 }
+                Self::CodexAppServerNotification => b"\"codex.app-server.notification\"",
+                Self::CodexAppServerRequest => b"\"codex.app-server.request\"",
+                Self::CodexAppServerResponse => b"\"codex.app-server.response\"",
+                Self::CodexEventmsg => b"\"codex.eventmsg\"",
                 Self::CodexRollout => b"\"codex.rollout\"",
+                Self::CodexSdkThreadEvent => b"\"codex.sdk.thread-event\"",
+                Self::ClaudeSdkControl => b"\"claude.sdk.control\"",
+                Self::ClaudeSdkMessage => b"\"claude.sdk.message\"",
+                Self::ClaudeSdkPermission => b"\"claude.sdk.permission\"",
+                Self::ClaudeSessionRecord => b"\"claude.session.record\"",
                 Self::AcpNotification => b"\"acp.notification\"",
                 Self::AcpRequest => b"\"acp.request\"",
                 Self::AcpResponse => b"\"acp.response\"",
-                Self::ClaudeSdkControl => b"\"claude.sdk.control\"",
-                Self::ClaudeSessionRecord => b"\"claude.session.record\"",
+                Self::CursorAcpNotification => b"\"cursor.acp.notification\"",
+                Self::CursorAcpRequest => b"\"cursor.acp.request\"",
+                Self::CursorAcpResponse => b"\"cursor.acp.response\"",
+                Self::GeminiSessionRecord => b"\"gemini.session.record\"",
+                Self::GeminiStreamJson => b"\"gemini.stream-json\"",
                 Self::OpencodeEvent => b"\"opencode.event\"",
                 Self::OpencodeHttp => b"\"opencode.http\"",
-                Self::GeminiStreamJson => b"\"gemini.stream-json\"",
-                Self::GeminiSessionRecord => b"\"gemini.session.record\"",
                 Self::OpencodeRun => b"\"opencode.run\"",
                 Self::OpencodeSession => b"\"opencode.session\"",
             },
@@ -1021,27 +1021,27 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let Str(value) = Str::deserialize(deserializer)?;
         match &*value {
+            "codex.app-server.client-response" => Ok(Self::CodexAppServerClientResponse),
             "codex.app-server.notification" => Ok(Self::CodexAppServerNotification),
             "codex.app-server.request" => Ok(Self::CodexAppServerRequest),
+            "codex.app-server.response" => Ok(Self::CodexAppServerResponse),
             "codex.eventmsg" => Ok(Self::CodexEventmsg),
+            "codex.rollout" => Ok(Self::CodexRollout),
+            "codex.sdk.thread-event" => Ok(Self::CodexSdkThreadEvent),
+            "claude.sdk.control" => Ok(Self::ClaudeSdkControl),
             "claude.sdk.message" => Ok(Self::ClaudeSdkMessage),
             "claude.sdk.permission" => Ok(Self::ClaudeSdkPermission),
-            "codex.sdk.thread-event" => Ok(Self::CodexSdkThreadEvent),
-            "cursor.acp.notification" => Ok(Self::CursorAcpNotification),
-            "cursor.acp.request" => Ok(Self::CursorAcpRequest),
-            "cursor.acp.response" => Ok(Self::CursorAcpResponse),
-            "codex.app-server.response" => Ok(Self::CodexAppServerResponse),
-            "codex.app-server.client-response" => Ok(Self::CodexAppServerClientResponse),
-            "codex.rollout" => Ok(Self::CodexRollout),
+            "claude.session.record" => Ok(Self::ClaudeSessionRecord),
             "acp.notification" => Ok(Self::AcpNotification),
             "acp.request" => Ok(Self::AcpRequest),
             "acp.response" => Ok(Self::AcpResponse),
-            "claude.sdk.control" => Ok(Self::ClaudeSdkControl),
-            "claude.session.record" => Ok(Self::ClaudeSessionRecord),
+            "cursor.acp.notification" => Ok(Self::CursorAcpNotification),
+            "cursor.acp.request" => Ok(Self::CursorAcpRequest),
+            "cursor.acp.response" => Ok(Self::CursorAcpResponse),
+            "gemini.session.record" => Ok(Self::GeminiSessionRecord),
+            "gemini.stream-json" => Ok(Self::GeminiStreamJson),
             "opencode.event" => Ok(Self::OpencodeEvent),
             "opencode.http" => Ok(Self::OpencodeHttp),
-            "gemini.stream-json" => Ok(Self::GeminiStreamJson),
-            "gemini.session.record" => Ok(Self::GeminiSessionRecord),
             "opencode.run" => Ok(Self::OpencodeRun),
             "opencode.session" => Ok(Self::OpencodeSession),
             other => {
@@ -1049,27 +1049,27 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                     D::Error::unknown_variant(
                         other,
                         &[
+                            "codex.app-server.client-response",
                             "codex.app-server.notification",
                             "codex.app-server.request",
+                            "codex.app-server.response",
                             "codex.eventmsg",
+                            "codex.rollout",
+                            "codex.sdk.thread-event",
+                            "claude.sdk.control",
                             "claude.sdk.message",
                             "claude.sdk.permission",
-                            "codex.sdk.thread-event",
-                            "cursor.acp.notification",
-                            "cursor.acp.request",
-                            "cursor.acp.response",
-                            "codex.app-server.response",
-                            "codex.app-server.client-response",
-                            "codex.rollout",
+                            "claude.session.record",
                             "acp.notification",
                             "acp.request",
                             "acp.response",
-                            "claude.sdk.control",
-                            "claude.session.record",
+                            "cursor.acp.notification",
+                            "cursor.acp.request",
+                            "cursor.acp.response",
+                            "gemini.session.record",
+                            "gemini.stream-json",
                             "opencode.event",
                             "opencode.http",
-                            "gemini.stream-json",
-                            "gemini.session.record",
                             "opencode.run",
                             "opencode.session",
                         ],

@@ -9,7 +9,6 @@
 //! description; both emitters (`canonical_rust`, `typescript`) read only this model.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value};
@@ -254,11 +253,17 @@ impl PropType {
     }
 }
 
-/// Reads and checks the canonical schema.
-pub fn load(root: &Path) -> Result<Model> {
+/// Reads and checks the canonical schema as it is on disk (the generators' tests).
+#[cfg(test)]
+pub fn load(root: &std::path::Path) -> Result<Model> {
     let path = root.join(SCHEMA_PATH);
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let schema: Value = serde_json::from_str(&text).with_context(|| format!("parsing {SCHEMA_PATH}"))?;
+    parse(&text)
+}
+
+/// Checks the canonical schema's text and builds the model.
+pub fn parse(text: &str) -> Result<Model> {
+    let schema: Value = serde_json::from_str(text).with_context(|| format!("parsing {SCHEMA_PATH}"))?;
     from_value(&schema).with_context(|| format!("{SCHEMA_PATH} breaks the conventions of schemas/canonical/README.md"))
 }
 
