@@ -17,4 +17,6 @@ export type Source =
   | "cursor"
   | "opencode"
   | "opencode-run"
-  | "opencode-session";
+  | "opencode-session"
+  | "pi"
+  | "pi-rpc";

@@ -23,6 +23,7 @@ mod gemini_cli;
 mod names;
 mod opencode;
 mod passes;
+mod pi;
 mod prices;
 mod rust_output;
 mod schema_source;
@@ -119,6 +120,7 @@ fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
         gemini_cli::stream_json(root)?,
         gemini_cli::session(root)?,
         opencode::source(root)?,
+        pi::source(root)?,
     ])
 }
 

@@ -783,6 +783,9 @@ pub enum ProviderKind {
     /// Gemini CLI read directly (its `--output-format stream-json` output, or its session files); Gemini CLI through `--acp` is `acp`.
     #[serde(rename = "gemini")]
     Gemini,
+    /// The Pi coding agent (`@earendil-works/pi-coding-agent`) read directly: its `--mode json` output or its `--mode rpc` traffic.
+    #[serde(rename = "pi")]
+    Pi,
 }
 impl ProviderKind {
     /// Every value, in schema order.
@@ -793,6 +796,7 @@ impl ProviderKind {
         Self::Acp,
         Self::Opencode,
         Self::Gemini,
+        Self::Pi,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -803,6 +807,7 @@ impl ProviderKind {
             Self::Acp => "acp",
             Self::Opencode => "opencode",
             Self::Gemini => "gemini",
+            Self::Pi => "pi",
         }
     }
 }
@@ -821,6 +826,7 @@ impl WriteJson for ProviderKind {
                 Self::Acp => b"\"acp\"",
                 Self::Opencode => b"\"opencode\"",
                 Self::Gemini => b"\"gemini\"",
+                Self::Pi => b"\"pi\"",
             },
         );
         Ok(())
@@ -837,11 +843,20 @@ impl<'de> Deserialize<'de> for ProviderKind {
             "acp" => Ok(Self::Acp),
             "opencode" => Ok(Self::Opencode),
             "gemini" => Ok(Self::Gemini),
+            "pi" => Ok(Self::Pi),
             other => {
                 Err(
                     D::Error::unknown_variant(
                         other,
-                        &["codex", "claudeAgent", "cursor", "acp", "opencode", "gemini"],
+                        &[
+                            "codex",
+                            "claudeAgent",
+                            "cursor",
+                            "acp",
+                            "opencode",
+                            "gemini",
+                            "pi",
+                        ],
                     ),
                 )
             }
@@ -920,6 +935,12 @@ pub enum RuntimeEventRawSource {
     /// Addition: one part of an OpenCode session as stored (`opencode export ID`, or the same built from its SQLite store `opencode.db`): the session's `info`, or one message's `info` with its `parts`.
     #[serde(rename = "opencode.session")]
     OpencodeSession,
+    /// Addition: one line the Pi coding agent printed (`pi --mode json` or `pi --mode rpc`): its session header, a session event (`agent_start`, `message_update`, `tool_execution_end`, ...), or in RPC mode a `response` to a command.
+    #[serde(rename = "pi.event")]
+    PiEvent,
+    /// Addition: one command an RPC client wrote to `pi --mode rpc` (`prompt`, `steer`, `abort`, `get_state`, ...).
+    #[serde(rename = "pi.rpc")]
+    PiRpc,
 }
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
@@ -947,6 +968,8 @@ impl RuntimeEventRawSource {
         Self::OpencodeHttp,
         Self::OpencodeRun,
         Self::OpencodeSession,
+        Self::PiEvent,
+        Self::PiRpc,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -974,6 +997,8 @@ impl RuntimeEventRawSource {
             Self::OpencodeHttp => "opencode.http",
             Self::OpencodeRun => "opencode.run",
             Self::OpencodeSession => "opencode.session",
+            Self::PiEvent => "pi.event",
+            Self::PiRpc => "pi.rpc",
         }
     }
 }
@@ -1011,6 +1036,8 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::OpencodeHttp => b"\"opencode.http\"",
                 Self::OpencodeRun => b"\"opencode.run\"",
                 Self::OpencodeSession => b"\"opencode.session\"",
+                Self::PiEvent => b"\"pi.event\"",
+                Self::PiRpc => b"\"pi.rpc\"",
             },
         );
         Ok(())
@@ -1044,6 +1071,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "opencode.http" => Ok(Self::OpencodeHttp),
             "opencode.run" => Ok(Self::OpencodeRun),
             "opencode.session" => Ok(Self::OpencodeSession),
+            "pi.event" => Ok(Self::PiEvent),
+            "pi.rpc" => Ok(Self::PiRpc),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1072,6 +1101,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "opencode.http",
                             "opencode.run",
                             "opencode.session",
+                            "pi.event",
+                            "pi.rpc",
                         ],
                     ),
                 )
