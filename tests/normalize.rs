@@ -414,8 +414,7 @@ fn pi_piece_of_arguments(sc: &Scenario, line: usize) -> Result<(), String> {
     let start = lines
         .iter()
         .copied()
-        .filter(|&at| at < line && event(at)["type"] == "toolcall_start")
-        .next_back()
+        .rfind(|&at| at < line && event(at)["type"] == "toolcall_start")
         .ok_or("no `toolcall_start` before it")?;
     let end = lines
         .iter()

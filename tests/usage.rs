@@ -215,6 +215,25 @@ fn stated(sc: &Scenario) -> Stated {
                 opencode_add(&mut stated, &message["info"]["tokens"], &message["info"]["cost"]);
             }
         }
+        "pi" | "pi-rpc" | "pi-session" => {
+            // Each model message's usage, once: json and RPC mode at its `message_end`, a session
+            // file in its `message` entry.
+            let assistant = |message: &&&Value| {
+                let ended = message["type"] == "message_end" || message["type"] == "message";
+                ended && message["message"]["role"] == "assistant"
+            };
+            let mut cost = 0.0;
+            for message in messages.iter().filter(assistant) {
+                let usage = &message["message"]["usage"];
+                let input = count(&usage["input"]) + count(&usage["cacheRead"]) + count(&usage["cacheWrite"]);
+                add(&mut stated.input, input);
+                add(&mut stated.output, count(&usage["output"]));
+                cost += usage["cost"]["total"].as_f64().unwrap_or_default();
+            }
+            if stated.input.is_some() {
+                stated.cost = Some(cost);
+            }
+        }
         name => panic!("{name}: no statement of the provider's usage is read for this source"),
     }
     stated

@@ -19,4 +19,5 @@ export type Source =
   | "opencode-run"
   | "opencode-session"
   | "pi"
-  | "pi-rpc";
+  | "pi-rpc"
+  | "pi-session";

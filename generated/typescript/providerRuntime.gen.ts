@@ -86,6 +86,7 @@ export type ProviderKind = typeof ProviderKind.Type;
  * - `opencode.session`: Addition: one part of an OpenCode session as stored (`opencode export ID`, or the same built from its SQLite store `opencode.db`): the session's `info`, or one message's `info` with its `parts`.
  * - `pi.event`: Addition: one line the Pi coding agent printed (`pi --mode json` or `pi --mode rpc`): its session header, a session event (`agent_start`, `message_update`, `tool_execution_end`, ...), or in RPC mode a `response` to a command.
  * - `pi.rpc`: Addition: one command an RPC client wrote to `pi --mode rpc` (`prompt`, `steer`, `abort`, `get_state`, ...).
+ * - `pi.session.entry`: Addition: one line of a Pi session file (`~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`): its `session` header or an entry (`message`, `model_change`, `context_edit`, `compaction`, ...).
  */
 export const RuntimeEventRawSource = Schema.Literals([
   "codex.app-server.client-response",
@@ -113,6 +114,7 @@ export const RuntimeEventRawSource = Schema.Literals([
   "opencode.session",
   "pi.event",
   "pi.rpc",
+  "pi.session.entry",
 ]).annotate({
   identifier: "RuntimeEventRawSource",
   description: "Which provider protocol surface the raw message of an event came from.",

@@ -74,6 +74,8 @@ registry! {
     PI = "pi" if "pi" => agentwire_source_pi::json::PI;
     /// `pi --mode rpc`: the client's commands and what Pi printed: [`agentwire_source_pi::rpc::PI_RPC`].
     PI_RPC = "pi-rpc" if "pi" => agentwire_source_pi::rpc::PI_RPC;
+    /// Pi session files: [`agentwire_source_pi::session::PI_SESSION`].
+    PI_SESSION = "pi-session" if "pi" => agentwire_source_pi::session::PI_SESSION;
 }
 // (end registry)
 

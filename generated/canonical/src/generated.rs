@@ -941,6 +941,9 @@ pub enum RuntimeEventRawSource {
     /// Addition: one command an RPC client wrote to `pi --mode rpc` (`prompt`, `steer`, `abort`, `get_state`, ...).
     #[serde(rename = "pi.rpc")]
     PiRpc,
+    /// Addition: one line of a Pi session file (`~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`): its `session` header or an entry (`message`, `model_change`, `context_edit`, `compaction`, ...).
+    #[serde(rename = "pi.session.entry")]
+    PiSessionEntry,
 }
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
@@ -970,6 +973,7 @@ impl RuntimeEventRawSource {
         Self::OpencodeSession,
         Self::PiEvent,
         Self::PiRpc,
+        Self::PiSessionEntry,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -999,6 +1003,7 @@ impl RuntimeEventRawSource {
             Self::OpencodeSession => "opencode.session",
             Self::PiEvent => "pi.event",
             Self::PiRpc => "pi.rpc",
+            Self::PiSessionEntry => "pi.session.entry",
         }
     }
 }
@@ -1038,6 +1043,7 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::OpencodeSession => b"\"opencode.session\"",
                 Self::PiEvent => b"\"pi.event\"",
                 Self::PiRpc => b"\"pi.rpc\"",
+                Self::PiSessionEntry => b"\"pi.session.entry\"",
             },
         );
         Ok(())
@@ -1073,6 +1079,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "opencode.session" => Ok(Self::OpencodeSession),
             "pi.event" => Ok(Self::PiEvent),
             "pi.rpc" => Ok(Self::PiRpc),
+            "pi.session.entry" => Ok(Self::PiSessionEntry),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1103,6 +1110,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "opencode.session",
                             "pi.event",
                             "pi.rpc",
+                            "pi.session.entry",
                         ],
                     ),
                 )

@@ -27,9 +27,13 @@ pub static PI: SourceSpec = SourceSpec {
     files: Files::LINES,
 };
 
-/// Whether a frame is a line of json mode: a bare line that decodes whole as a Pi line.
+/// Whether a frame is a line of json mode: a bare line that decodes whole as a Pi line other
+/// than the session header, which a session file starts with too (detection reads on to the
+/// next line).
 pub fn claims(frame: &Frame<'_>) -> bool {
-    frame.is_bare_line() && PiLine::decode(frame.msg.get(), &mut agentwire_pi::SerdeJson).is_ok()
+    frame.is_bare_line()
+        && PiLine::decode(frame.msg.get(), &mut agentwire_pi::SerdeJson)
+            .is_ok_and(|line| !matches!(line, PiLine::Session(_)))
 }
 
 /// The pinned program and version, for `--version`.

@@ -968,7 +968,7 @@ fn message_role(message: &AgentMessage) -> &'static str {
 }
 
 /// The text of a user's content: a string, or its text blocks joined.
-fn user_text(content: &UserContent) -> String {
+pub(crate) fn user_text(content: &UserContent) -> String {
     match content {
         UserContent::String(text) => text.clone(),
         UserContent::Array(blocks) => blocks_text(blocks),
@@ -976,7 +976,7 @@ fn user_text(content: &UserContent) -> String {
 }
 
 /// The text blocks of a content list, joined.
-fn blocks_text(blocks: &[ContentBlock]) -> String {
+pub(crate) fn blocks_text(blocks: &[ContentBlock]) -> String {
     content::joined(blocks.iter().filter_map(|block| match block {
         ContentBlock::Text(text) => Some(text.text.as_str()),
         ContentBlock::Thinking(_) | ContentBlock::ToolCall(_) | ContentBlock::Image(_) => None,

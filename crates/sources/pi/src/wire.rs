@@ -8,6 +8,8 @@ use agentwire_core::frame::{Direction, Frame};
 use agentwire_core::normalizer::Problem;
 
 /// One message of either direction.
+// One line at a time, moved once into its mapping: boxing would allocate per line for nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum PiMessage {
     /// A line Pi printed.
     Line(PiLine),
