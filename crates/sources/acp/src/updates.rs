@@ -152,6 +152,14 @@ impl AcpNormalizer {
                 }
                 let id = message_id.as_ref().map(|id| id.0.as_str());
                 self.on_chunk(raw, session, TextKind::Assistant, content, id, out);
+                // Qwen Code states a model call's tokens on the empty chunk after its response.
+                if let Some(tokens) = usage::chunk_tokens(meta.as_ref()) {
+                    let context = self.session_context(session, Some(raw));
+                    let call = tokens.usage(agentwire_canonical::UsageScope::Call);
+                    let usage = self.session_mut(session).meter.call(call);
+                    let payload = ThreadTokenUsageUpdatedPayload { usage };
+                    self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+                }
             }
             SessionUpdate::AgentThoughtChunk {
                 content,
