@@ -3,8 +3,9 @@
 //! This is the README's test command and what `.ci/run` runs: formatting, the generated tree's
 //! freshness, clippy, every Rust test, the browser check (a page of `agentwire show --html` opened
 //! in headless Chromium, which is installed with apt-get when missing), the Node addon
-//! (`crates/agentwire-node/build.mjs`: a debug `cargo build -p agentwire-node`, the library
-//! copied beside the package's `index.js`, before `npm ci` installs that package), the pack check (`tests/typescript/scripts/pack-check.mjs`: both
+//! (`crates/agentwire-node/build.mjs --workspace`: a debug build of the addon in a
+//! whole-workspace build, whose features are the Rust tests' so only the addon compiles, the
+//! library copied beside the package's `index.js`, before `npm ci` installs that package), the pack check (`tests/typescript/scripts/pack-check.mjs`: both
 //! npm packages packed, installed from their tarballs into scratch projects and imported by plain
 //! node and by JavaScript `tsc` emitted with T3 Code's options), then both configurations of the TypeScript harness (`npm ci`
 //! and `npm test` in `tests/typescript`, the project's own strict one, and in
@@ -80,20 +81,21 @@ pub fn run(root: &Path) -> Result<()> {
         (
             BROWSER_CHECK.into(),
             &cargo,
+            // The whole workspace's test targets, as the Rust tests built them: a narrower
+            // selection (`-p agentwire-cli`) unifies fewer features and rebuilds every dependency.
             vec![
                 "test",
-                "-p",
-                "agentwire-cli",
-                "--test",
-                "show",
+                "--workspace",
+                "--tests",
                 "--",
                 "--ignored",
                 "--nocapture",
+                "--exact",
                 "html_page_reads_in_a_browser",
             ],
             root,
         ),
-        ("node addon".into(), "node", vec!["build.mjs"], &addon),
+        ("node addon".into(), "node", vec!["build.mjs", "--workspace"], &addon),
         (
             "npm ci".into(),
             "npm",
