@@ -194,17 +194,27 @@ fn attribute(key: &str, value: Value) -> Value {
 /// The GenAI provider name of a session's agent (its canonical `provider`), as the conventions
 /// name providers; an agent of many providers' models goes by its own name.
 fn provider_name(provider: &str) -> &str {
-    let kind = ProviderKind::ALL.iter().find(|kind| kind.as_str() == provider);
-    match kind {
-        Some(ProviderKind::Codex) => "openai",
-        Some(ProviderKind::ClaudeAgent) => "anthropic",
-        Some(ProviderKind::Gemini) => "gcp.gemini",
-        Some(kind @ (ProviderKind::Cursor | ProviderKind::Acp | ProviderKind::Opencode | ProviderKind::Pi)) => {
-            kind.as_str()
-        }
+    match ProviderKind::ALL.iter().find(|kind| kind.as_str() == provider) {
+        Some(kind) => genai_name(*kind),
         None => provider,
     }
 }
+
+// @generated from schemas/sources.toml by `cargo xtask codegen` (begin genai-names)
+/// A provider kind's GenAI provider name (`gen_ai.provider.name`), as `schemas/sources.toml`
+/// gives it; an agent of many providers' models goes by its own kind.
+fn genai_name(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Codex => "openai",
+        ProviderKind::ClaudeAgent => "anthropic",
+        ProviderKind::Cursor => kind.as_str(),
+        ProviderKind::Acp => kind.as_str(),
+        ProviderKind::Opencode => kind.as_str(),
+        ProviderKind::Gemini => "gcp.gemini",
+        ProviderKind::Pi => kind.as_str(),
+    }
+}
+// (end genai-names)
 
 fn session_spans(entry: &Entry, snapshot: &SessionSnapshot, record_content: bool) -> Vec<Value> {
     let trace = id_hex(&entry.session_id, 16);

@@ -38,12 +38,14 @@ const FACADE_TOML: &str = "crates/agentwire/Cargo.toml";
 const WORKSPACE_TOML: &str = "Cargo.toml";
 /// The README (the supported-sources table).
 const README: &str = "README.md";
+/// The CLI's OpenTelemetry export (each provider kind's GenAI provider name).
+const EXPORT_RS: &str = "crates/agentwire-cli/src/export.rs";
 /// The Node addon's `Source` type, a whole generated file.
 pub const SOURCES_D_TS: &str = "crates/agentwire-node/sources.d.ts";
 
 /// The hand-written files this module rewrites sections of (the canonical schema is rewritten
 /// through [`apply_to_schema`]).
-pub const SECTIONED: &[&str] = &[SOURCE_RS, LIB_RS, FACADE_TOML, WORKSPACE_TOML, README];
+pub const SECTIONED: &[&str] = &[SOURCE_RS, LIB_RS, FACADE_TOML, WORKSPACE_TOML, README, EXPORT_RS];
 
 /// `schemas/sources.toml`.
 #[derive(Deserialize)]
@@ -61,6 +63,9 @@ pub struct Registry {
 struct Provider {
     kind: String,
     description: String,
+    /// Its GenAI provider name (OpenTelemetry's `gen_ai.provider.name`) where the conventions
+    /// name one; an agent of many providers' models goes by its own kind.
+    genai: Option<String>,
 }
 
 /// A family of sources: one crate under `crates/sources/<name>`, `agentwire-source-<name>`,
@@ -248,6 +253,7 @@ pub fn generate(root: &Path) -> Result<Vec<GeneratedFile>> {
             ],
             WORKSPACE_TOML => vec![("dependencies", workspace_dependencies(&registry, &version))],
             README => vec![("sources", readme_table(root, &registry)?)],
+            EXPORT_RS => vec![("genai-names", genai_names(&registry))],
             other => bail!("no sections are known for {other}"),
         };
         let full = root.join(path);
@@ -440,6 +446,30 @@ fn readme_table(root: &Path, registry: &Registry) -> Result<String> {
         .unwrap();
     }
     Ok(out)
+}
+
+/// The CLI export's `genai_name`: each provider kind's GenAI provider name, else its own kind.
+fn genai_names(registry: &Registry) -> String {
+    use heck::ToUpperCamelCase as _;
+    let mut out = String::from(
+        "/// A provider kind's GenAI provider name (`gen_ai.provider.name`), as `schemas/sources.toml`\n\
+         /// gives it; an agent of many providers' models goes by its own kind.\n\
+         fn genai_name(kind: ProviderKind) -> &'static str {\n    match kind {\n",
+    );
+    for provider in &registry.provider {
+        let name = match &provider.genai {
+            Some(name) => format!("{name:?}"),
+            None => "kind.as_str()".to_owned(),
+        };
+        writeln!(
+            out,
+            "        ProviderKind::{} => {name},",
+            provider.kind.to_upper_camel_case()
+        )
+        .unwrap();
+    }
+    out.push_str("    }\n}\n");
+    out
 }
 
 /// `crates/agentwire-node/sources.d.ts`: the addon's `Source`, the names in detection order.
