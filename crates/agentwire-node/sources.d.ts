@@ -8,6 +8,7 @@ export type Source =
   | "codex-app-server"
   | "codex-exec"
   | "codex-rollout"
+  | "copilot"
   | "gemini"
   | "gemini-session"
   | "claude-session"

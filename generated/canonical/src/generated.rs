@@ -783,6 +783,9 @@ pub enum ProviderKind {
     /// Gemini CLI read directly (its `--output-format stream-json` output, or its session files); Gemini CLI through `--acp` is `acp`.
     #[serde(rename = "gemini")]
     Gemini,
+    /// GitHub Copilot CLI read directly (its `-p --output-format json` output); Copilot through `--acp` is `acp`.
+    #[serde(rename = "copilot")]
+    Copilot,
 }
 impl ProviderKind {
     /// Every value, in schema order.
@@ -793,6 +796,7 @@ impl ProviderKind {
         Self::Acp,
         Self::Opencode,
         Self::Gemini,
+        Self::Copilot,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -803,6 +807,7 @@ impl ProviderKind {
             Self::Acp => "acp",
             Self::Opencode => "opencode",
             Self::Gemini => "gemini",
+            Self::Copilot => "copilot",
         }
     }
 }
@@ -821,6 +826,7 @@ impl WriteJson for ProviderKind {
                 Self::Acp => b"\"acp\"",
                 Self::Opencode => b"\"opencode\"",
                 Self::Gemini => b"\"gemini\"",
+                Self::Copilot => b"\"copilot\"",
             },
         );
         Ok(())
@@ -837,11 +843,20 @@ impl<'de> Deserialize<'de> for ProviderKind {
             "acp" => Ok(Self::Acp),
             "opencode" => Ok(Self::Opencode),
             "gemini" => Ok(Self::Gemini),
+            "copilot" => Ok(Self::Copilot),
             other => {
                 Err(
                     D::Error::unknown_variant(
                         other,
-                        &["codex", "claudeAgent", "cursor", "acp", "opencode", "gemini"],
+                        &[
+                            "codex",
+                            "claudeAgent",
+                            "cursor",
+                            "acp",
+                            "opencode",
+                            "gemini",
+                            "copilot",
+                        ],
                     ),
                 )
             }
@@ -908,6 +923,9 @@ pub enum RuntimeEventRawSource {
     /// Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
     #[serde(rename = "gemini.stream-json")]
     GeminiStreamJson,
+    /// Addition: one line of `copilot -p PROMPT --output-format json` (a GitHub Copilot CLI session event: `user.message`, `assistant.message_delta`, `tool.execution_start`, `assistant.idle`, ..., or the run's closing `result` line).
+    #[serde(rename = "copilot.event")]
+    CopilotEvent,
     /// Addition: one event of an OpenCode server stream (`GET /event`, `/api/event` or `/global/event`): `session.*`, `message.*`, `permission.*`, `question.*`, ...
     #[serde(rename = "opencode.event")]
     OpencodeEvent,
@@ -943,6 +961,7 @@ impl RuntimeEventRawSource {
         Self::CursorAcpResponse,
         Self::GeminiSessionRecord,
         Self::GeminiStreamJson,
+        Self::CopilotEvent,
         Self::OpencodeEvent,
         Self::OpencodeHttp,
         Self::OpencodeRun,
@@ -970,6 +989,7 @@ impl RuntimeEventRawSource {
             Self::CursorAcpResponse => "cursor.acp.response",
             Self::GeminiSessionRecord => "gemini.session.record",
             Self::GeminiStreamJson => "gemini.stream-json",
+            Self::CopilotEvent => "copilot.event",
             Self::OpencodeEvent => "opencode.event",
             Self::OpencodeHttp => "opencode.http",
             Self::OpencodeRun => "opencode.run",
@@ -1007,6 +1027,7 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::CursorAcpResponse => b"\"cursor.acp.response\"",
                 Self::GeminiSessionRecord => b"\"gemini.session.record\"",
                 Self::GeminiStreamJson => b"\"gemini.stream-json\"",
+                Self::CopilotEvent => b"\"copilot.event\"",
                 Self::OpencodeEvent => b"\"opencode.event\"",
                 Self::OpencodeHttp => b"\"opencode.http\"",
                 Self::OpencodeRun => b"\"opencode.run\"",
@@ -1040,6 +1061,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "cursor.acp.response" => Ok(Self::CursorAcpResponse),
             "gemini.session.record" => Ok(Self::GeminiSessionRecord),
             "gemini.stream-json" => Ok(Self::GeminiStreamJson),
+            "copilot.event" => Ok(Self::CopilotEvent),
             "opencode.event" => Ok(Self::OpencodeEvent),
             "opencode.http" => Ok(Self::OpencodeHttp),
             "opencode.run" => Ok(Self::OpencodeRun),
@@ -1068,6 +1090,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "cursor.acp.response",
                             "gemini.session.record",
                             "gemini.stream-json",
+                            "copilot.event",
                             "opencode.event",
                             "opencode.http",
                             "opencode.run",

@@ -21,15 +21,15 @@ pub struct AbortEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Finite reason code describing why the current turn was aborted
 #[derive(
@@ -289,15 +289,15 @@ pub struct AgentInterruptedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Whether configured models are advisory preferences or required constraints
 #[derive(
@@ -424,15 +424,15 @@ pub struct AssistantFusionPhaseActivityEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session event "assistant.fusion_phase_completed". Experimental durable HydraFusion phase output and lossless replay checkpoint.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -446,15 +446,15 @@ pub struct AssistantFusionPhaseCompletedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session event "assistant.fusion_phase_failed". Experimental durable typed HydraFusion phase failure and degradation transition.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -468,15 +468,15 @@ pub struct AssistantFusionPhaseFailedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session event "assistant.fusion_phase_started". Experimental transient HydraFusion phase/model/role signal.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -489,15 +489,15 @@ pub struct AssistantFusionPhaseStartedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Payload emitted whenever the main agent's processing loop goes idle, including while related background work (running agents or in-flight attached shell commands) is still pending and the session-level idle event is therefore deferred
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -518,15 +518,15 @@ pub struct AssistantIdleEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Agent intent description for current activity or plan
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -546,15 +546,15 @@ pub struct AssistantIntentEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Assistant response containing text content, optional tool requests, and interaction metadata
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -722,15 +722,15 @@ pub struct AssistantMessageDeltaEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session event "assistant.message". Assistant response containing text content, optional tool requests, and interaction metadata
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -744,15 +744,15 @@ pub struct AssistantMessageEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Neutral provider-tagged reasoning content blocks preserved verbatim for round-tripping
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -822,15 +822,15 @@ pub struct AssistantMessageStartEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///A tool invocation request from the assistant
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1028,15 +1028,15 @@ pub struct AssistantReasoningDeltaEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session event "assistant.reasoning". Assistant reasoning content for timeline display with complete thinking text
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1050,15 +1050,15 @@ pub struct AssistantReasoningEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Live progress signal for a provider-hosted server tool (e.g. hosted web search) while it runs, before the finalized serverTools envelope lands on the terminal assistant.message
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1083,15 +1083,15 @@ pub struct AssistantServerToolProgressEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Streaming response progress with cumulative byte count
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1112,15 +1112,15 @@ pub struct AssistantStreamingDeltaEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Streaming tool-call input delta for incremental tool-call updates
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1150,15 +1150,15 @@ pub struct AssistantToolCallDeltaEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Turn completion metadata including the turn identifier
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1189,15 +1189,15 @@ pub struct AssistantTurnEndEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Metadata for an additional model inference attempt within an existing assistant turn
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1224,15 +1224,15 @@ pub struct AssistantTurnRetryEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Turn initialization metadata including identifier and interaction tracking
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1269,15 +1269,15 @@ pub struct AssistantTurnStartEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///API endpoint used for this model call, matching CAPI supported_endpoints vocabulary
 #[derive(
@@ -1432,9 +1432,7 @@ pub struct AssistantUsageData {
         rename = "cacheExpiresAt",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub cache_expires_at: ::std::option::Option<
-        ::chrono::DateTime<::chrono::offset::Utc>,
-    >,
+    pub cache_expires_at: ::std::option::Option<::std::string::String>,
     ///Number of tokens read from prompt cache
     #[serde(
         rename = "cacheReadTokens",
@@ -1772,15 +1770,15 @@ pub struct AssistantUsageEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Internal per-quota snapshot for assistant usage, including entitlement, consumed requests, overage, reset date, and remaining quota.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -1814,7 +1812,7 @@ pub struct AssistantUsageQuotaSnapshot {
         rename = "resetDate",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub reset_date: ::std::option::Option<::chrono::DateTime<::chrono::offset::Utc>>,
+    pub reset_date: ::std::option::Option<::std::string::String>,
     ///Whether this snapshot uses token-based billing (AI-credits allocation)
     #[serde(
         rename = "tokenBasedBilling",
@@ -2068,7 +2066,7 @@ pub struct AttachmentExtensionContext {
     pub canvas_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp captured by the runtime when the push was accepted
     #[serde(rename = "capturedAt")]
-    pub captured_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub captured_at: ::std::string::String,
     ///Owning extension identifier. Runtime-derived from the caller's connection when produced via session.extensions.sendAttachmentsToMessage; preserved verbatim on subsequent transports.
     #[serde(rename = "extensionId")]
     pub extension_id: ::std::string::String,
@@ -2541,15 +2539,15 @@ pub struct AutoModeResolvedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Coarse request-difficulty bucket for UX explainability
 #[derive(
@@ -2631,15 +2629,15 @@ pub struct AutoModeSwitchCompletedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Auto mode switch request notification requiring user approval
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2672,15 +2670,15 @@ pub struct AutoModeSwitchRequestedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///The user's auto-mode-switch choice
 #[derive(
@@ -2814,15 +2812,15 @@ pub struct AutoTierRecommendationEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///A transient Auto preference failure emitted when the runtime cannot mint or accept a usable model and token pair. The previously effective preference remains active, so SDK clients can surface a non-blocking failure without changing their committed-tier state. This event is ephemeral and is not persisted or replayed on resume.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -2854,15 +2852,15 @@ pub struct AutoTierSwitchFailedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Terminal reason an Auto preference activation failed.
 #[derive(
@@ -2952,15 +2950,15 @@ pub struct AutopilotObjectiveChangedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///The type of operation performed on the autopilot objective state file
 #[derive(
@@ -3109,15 +3107,15 @@ pub struct AutopilotStoppedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Empty payload for `session.background_tasks_changed`, indicating background task state changed.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -3134,15 +3132,15 @@ pub struct BackgroundTasksChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Canonical bytes for a content-addressed binary asset shared by reference across events
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3183,15 +3181,15 @@ pub struct BinaryAssetEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///A reference to binary data persisted once on a session.binary_asset event and shared by id
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3407,15 +3405,15 @@ pub struct CanvasClosedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Payload of `session.canvas.opened` with canvas instance and provider IDs plus optional icon, title, status, URL, and input.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3463,15 +3461,15 @@ pub struct CanvasOpenedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Durable record that a canvas instance is open, used to restore open canvases on cold session resume. Intentionally omits the transient url and availability.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3559,15 +3557,15 @@ pub struct CanvasRecordedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///A single canvas declaration in `session.canvas.registry_changed`, including provider IDs, display metadata, input schema, and actions.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3695,15 +3693,15 @@ pub struct CanvasRegistryChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Durable record that a canvas instance was closed, superseding a prior instance_recorded during resume replay.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3785,15 +3783,15 @@ pub struct CanvasRemovedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Transient signal that an open canvas instance's provider has dropped (for example the extension is reloading mid-session). The host should keep the panel mounted and surface a reconnecting affordance rather than tearing it down; a subsequent `session.canvas.opened` for the same instanceId clears the affordance once the provider reconnects with a fresh url. Ephemeral and never persisted, so it is never replayed on cold resume.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -3874,15 +3872,15 @@ pub struct CanvasUnavailableEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session capability change notification
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -3903,15 +3901,15 @@ pub struct CapabilitiesChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///UI capability changes
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -4116,15 +4114,15 @@ pub struct CommandCompletedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Registered command dispatch request routed to the owning client
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -4152,15 +4150,15 @@ pub struct CommandExecuteEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Queued slash command dispatch request for client execution
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -4183,15 +4181,15 @@ pub struct CommandQueuedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///A single slash command available in the session, as listed by the `commands.changed` event.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -4221,15 +4219,15 @@ pub struct CommandsChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Token usage breakdown for the compaction LLM call (aligned with assistant.usage format)
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -4529,15 +4527,15 @@ pub struct CompactionCompleteEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Context window breakdown at the start of LLM-powered conversation compaction
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -4610,15 +4608,15 @@ pub struct CompactionStartEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///What initiated a conversation compaction
 #[derive(
@@ -4730,15 +4728,15 @@ pub struct CompletionReceiptEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Inclusive durable event range summarized by a completion receipt.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -4905,15 +4903,15 @@ pub struct ContextChangedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Context-cleared details emitted when the host clears the conversation (the session.history.clearContext RPC / Session.clearContextMessages)
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -4941,15 +4939,15 @@ pub struct ContextClearedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Allowed values for the `ContextTier` enumeration.
 #[derive(
@@ -5068,15 +5066,15 @@ pub struct CustomAgentsUpdatedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Opaque custom notification data. Consumers may branch on source and name, but payload semantics are source-defined.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5214,15 +5212,15 @@ pub struct CustomNotificationEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Source-defined JSON payload for the custom notification
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5382,15 +5380,15 @@ pub struct ElicitationCompletedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Elicitation request; may be form-based (structured input) or URL-based (browser redirect)
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5436,15 +5434,15 @@ pub struct ElicitationRequestedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Elicitation mode; "form" for structured input, "url" for browser-based. Defaults to "form" when absent.
 #[derive(
@@ -5617,15 +5615,15 @@ pub struct ErrorEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Exit plan mode action
 #[derive(
@@ -5727,15 +5725,15 @@ pub struct ExitPlanModeCompletedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Plan approval request with plan content and available user actions
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5769,15 +5767,15 @@ pub struct ExitPlanModeRequestedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Payload of `session.extensions.attachments_pushed` with extension-contributed attachments for the next send.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5797,15 +5795,15 @@ pub struct ExtensionsAttachmentsPushedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Payload of `session.extensions_loaded` listing discovered extensions and their statuses.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5825,15 +5823,15 @@ pub struct ExtensionsLoadedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///A single extension discovered by `session.extensions_loaded`, including qualified ID, source, and current status.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -5994,15 +5992,15 @@ pub struct ExternalToolCompletedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///External tool invocation request for client-side tool execution
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -6054,15 +6052,15 @@ pub struct ExternalToolRequestedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Experimental attribution linking an ordinary event to the HydraFusion turn, phase, and concrete source that produced it.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -6137,15 +6135,15 @@ pub struct FusionChangeCheckpointEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Kind of authoritative final commit.
 #[derive(
@@ -6233,15 +6231,15 @@ pub struct FusionCommitStartedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Experimental durable aggregate outcome of a HydraFusion turn.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -6332,15 +6330,15 @@ pub struct FusionCompletedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Conversation scope in which a HydraFusion phase executes.
 #[derive(
@@ -6505,15 +6503,15 @@ pub struct FusionHandoffEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Validated HydraFusion execution pattern.
 #[derive(
@@ -7168,15 +7166,15 @@ pub struct FusionResolvedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Experimental durable HydraFusion routing failure and the deterministic concrete fallback selected for the turn.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -7220,15 +7218,15 @@ pub struct FusionRouteFailedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Experimental transient signal that HydraFusion routing has started for an eligible turn.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -7261,15 +7259,15 @@ pub struct FusionRouteStartedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Validated HydraFusion routing capability scores.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -7407,7 +7405,7 @@ pub struct HandoffData {
     pub context: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the handoff occurred
     #[serde(rename = "handoffTime")]
-    pub handoff_time: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub handoff_time: ::std::string::String,
     ///GitHub host URL for the source session (e.g., https://github.com or https://tenant.ghe.com)
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub host: ::std::option::Option<::std::string::String>,
@@ -7439,15 +7437,15 @@ pub struct HandoffEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Repository context for the handed-off session
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -7575,15 +7573,15 @@ pub struct HookEndEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Ephemeral progress update from a running hook process
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -7606,15 +7604,15 @@ pub struct HookProgressEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Hook invocation start details including type and input data
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -7648,15 +7646,15 @@ pub struct HookStartEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Controlled provenance for a typed runtime response. Only `human_response`, minted by a trusted direct-interaction ingress, is human authorization evidence.
 #[derive(
@@ -7747,15 +7745,15 @@ pub struct HumanResponseRecordedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Exact runtime-owned question or reviewed plan paired with the typed response that settled it.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -7849,15 +7847,15 @@ pub struct IdleEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Transient indexed-search status and diagnostics from the live runtime service. Never persisted or used to infer activation from session history.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -8128,15 +8126,15 @@ pub struct IndexedSearchEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Phase of an incremental indexed-search update.
 #[derive(
@@ -8359,15 +8357,15 @@ pub struct InfoEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Reusable managed permission evaluation context. Treat permissions as runtime-owned policy data and retain it verbatim; it includes source-aware composition metadata. This is a snapshot, not a capability or approval token; only use contexts obtained from trusted policy sources.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -8401,15 +8399,15 @@ pub struct ManagedPluginProgressEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Current phase of organization-required plugin preparation.
 #[derive(
@@ -8625,15 +8623,15 @@ pub struct ManagedSettingsEnforcedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Effective enterprise managed settings and contributing channels. Session events report applied policy; sessionless resolve reports an account/device snapshot, and compose reports a non-applying preview of candidate documents. Device values take precedence over server values, then the policy helper, per ordinary key, while permissions compose restrictively. Session-local SDK-client policy is included only in session results. Marked experimental while the managed-settings surface stabilizes.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -8701,15 +8699,15 @@ pub struct ManagedSettingsResolvedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Summary of which managed-settings channels contributed to the effective session policy. Use the per-channel booleans for exact provenance.
 #[derive(
@@ -8832,15 +8830,15 @@ pub struct McpAppToolCallCompleteEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///The tool's `_meta.ui` block at the time of the call, so consumers can decide whether to forward the result to the model without re-listing tools.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -8883,15 +8881,15 @@ pub struct McpHeadersRefreshCompletedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///How the pending MCP headers refresh request resolved.
 #[derive(
@@ -8984,15 +8982,15 @@ pub struct McpHeadersRefreshRequiredEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Why dynamic headers are being requested.
 #[derive(
@@ -9082,15 +9080,15 @@ pub struct McpOauthCompletedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///How the pending MCP OAuth request was completed
 #[derive(
@@ -9185,15 +9183,15 @@ pub struct McpOauthRecoveryCompletedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Terminal outcome of the original authorization reservation, including reconnect
 #[derive(
@@ -9375,15 +9373,15 @@ pub struct McpOauthRequiredEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Static OAuth client configuration, if the server specifies one
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -9442,15 +9440,15 @@ pub struct McpPromptsListChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session event "mcp.resources.list_changed". Payload identifying the MCP server associated with a list change.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -9463,15 +9461,15 @@ pub struct McpResourcesListChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Server-advertised metadata learned through modern discovery or legacy initialization.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -9500,15 +9498,15 @@ pub struct McpServerNeedsReconnectEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Payload of `session.mcp_server_removed` identifying an MCP server the graph no longer runs.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -9529,15 +9527,15 @@ pub struct McpServerRemovedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Configuration source: user, workspace, plugin, builtin, managed, or account
 #[derive(
@@ -9721,15 +9719,15 @@ pub struct McpServerStatusChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Payload of `session.mcp_server_tools_loaded`, emitted once per connection when an MCP server's tools first become available from tools/list or a cached snapshot. A connected server is still loading tools if this event has not fired since the server last left connected; it can precede connected when the tools come from a cached snapshot.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -9753,15 +9751,15 @@ pub struct McpServerToolsLoadedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Transport mechanism: stdio, http, sse (deprecated), or memory (in-process MCP server)
 #[derive(
@@ -9844,15 +9842,15 @@ pub struct McpServersLoadedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///A single MCP server status summary in `session.mcp_servers_loaded`, including name, status, source, transport, and plugin metadata.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -9907,15 +9905,15 @@ pub struct McpToolsListChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Signal-only event: the agent successfully stored a memory (store_memory) or voted on one (vote_memory). No payload — consumers should re-fetch memories to pick up the change. Used to refresh memory context (e.g. re-running the context sidekick) so newly written memories surface in subsequent turns.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -9932,15 +9930,15 @@ pub struct MemoryChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Agent mode change details including previous and new modes
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -9965,15 +9963,15 @@ pub struct ModeChangedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Records that a mode transition notice reached the model so cache-stable mode tools can remain offered across resume.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -9997,15 +9995,15 @@ pub struct ModeNoticeDeliveredEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///For HTTP 400 failures only: whether the response carried a structured CAPI error envelope (structured_error, a deterministic validation failure) or no error body (bodyless, the transient gateway/proxy signature). Absent for non-400 failures.
 #[derive(
@@ -10318,15 +10316,15 @@ pub struct ModelCallFailureEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Boundary that produced a model call failure
 #[derive(
@@ -10664,15 +10662,15 @@ pub struct ModelCallFinalResultEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Final lifecycle outcome for one logical model dispatch. A logical dispatch may include internal reconnect or fallback work, so event count is not provider HTTP-request count.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -10713,15 +10711,15 @@ pub struct ModelCallFinishedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Final outcome of one logical model dispatch after response acceptance processing
 #[derive(
@@ -10938,15 +10936,15 @@ pub struct ModelCallStartEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Normalized cause of the WebSocket failure that triggered the HTTP fallback
 #[derive(
@@ -11228,15 +11226,15 @@ pub struct ModelChangeEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Origin of an effective session model change.
 #[derive(
@@ -11359,15 +11357,15 @@ pub struct ModelDeselectedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Why the session no longer has an explicitly selected model.
 #[derive(
@@ -11636,15 +11634,15 @@ pub struct PendingMessagesModifiedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Bounded runtime attribution, independent of free-text rationale. Telemetry revalidates this vocabulary before standard collection.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -12070,15 +12068,15 @@ pub struct PermissionAssentDetectedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Assisted-approval judge information attached to a permission request. Present only in assisted mode; its absence means the judge did not evaluate the request. The `recommendation` conveys the judge's disposition for this request.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -12144,15 +12142,15 @@ pub struct PermissionCarriedForwardEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Permission request completion notification signaling UI dismissal
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -12197,15 +12195,15 @@ pub struct PermissionCompletedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Historical decode-only contextual authorization claim. Current runtimes preserve the payload but do not establish authority from it.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -12241,15 +12239,15 @@ pub struct PermissionContextualAuthorizationEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Controlled reason or actor responsible for a permission response.
 #[derive(
@@ -12409,15 +12407,15 @@ pub struct PermissionMessageAuthorizationDegradedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session event "permission.messageAuthorization". Historical decode-only claim from the retired Assisted Permissions authorization extractor. Current runtimes preserve the payload but do not establish authority from it.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -12431,15 +12429,15 @@ pub struct PermissionMessageAuthorizationEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Direction stored in a historical extractor claim. Current runtimes do not apply it.
 #[derive(
@@ -12523,15 +12521,15 @@ pub struct PermissionMessageAuthorizationReadEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Permission mode for the session.
 #[derive(
@@ -13478,15 +13476,15 @@ pub struct PermissionRecoveryEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Action selected when autonomous recovery cannot continue
 #[derive(
@@ -14427,15 +14425,15 @@ pub struct PermissionRequestedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///A permission approval or denial rule matched against a tool request, identified by a rule kind with an optional argument value.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -14578,15 +14576,15 @@ pub struct PermissionsChangedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Binary result returned by a tool for the model
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -14706,15 +14704,15 @@ pub struct PlanChangedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///The type of operation performed on the plan file
 #[derive(
@@ -14924,15 +14922,15 @@ pub struct PromptCacheBreakEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///An authoritative monthly usage reading for the observation's provider, account, and service.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -15349,15 +15347,15 @@ pub struct ProviderQuotaObservationEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Timing and purpose of a provider quota observation.
 #[derive(
@@ -15836,15 +15834,15 @@ pub struct RemoteSteerableChangedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Internal durable marker that the server rejected a compressed model request body, so the session sends uncompressed bodies from now on, including after resume.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -15866,15 +15864,15 @@ pub struct RequestBodyCompressionDisabledEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Original request-level and effective conversation reasoning effort for a provider history boundary; the historical type name is retained for compatibility
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -15975,7 +15973,7 @@ pub struct ResumeData {
     pub remote_steerable: ::std::option::Option<bool>,
     ///ISO 8601 timestamp when the session was resumed
     #[serde(rename = "resumeTime")]
-    pub resume_time: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub resume_time: ::std::string::String,
     ///Model currently selected at resume time
     #[serde(
         rename = "selectedModel",
@@ -16010,15 +16008,58 @@ pub struct ResumeEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
+}
+///The lines and files a run changed.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RunResultCodeChanges {
+    ///Absolute paths of the files the run changed
+    #[serde(rename = "filesModified")]
+    pub files_modified: ::std::vec::Vec<::std::string::String>,
+    #[serde(rename = "linesAdded")]
+    pub lines_added: i64,
+    #[serde(rename = "linesRemoved")]
+    pub lines_removed: i64,
+}
+///The last line of `copilot -p PROMPT --output-format json`: how the run ended and what it used. Not a session event (the CLI writes it beside them, never to the session log) and not in the shipped schema. Missing when the run was stopped with SIGINT.
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+pub struct RunResultEvent {
+    ///The process exit code: 0 when the prompt was answered, 1 when the run failed
+    #[serde(rename = "exitCode")]
+    pub exit_code: i64,
+    ///The session the run belonged to (its `~/.copilot/session-state/` folder)
+    #[serde(rename = "sessionId")]
+    pub session_id: ::std::string::String,
+    ///ISO 8601 time the run ended
+    pub timestamp: ::std::string::String,
+    ///What the run used
+    pub usage: RunResultUsage,
+}
+///What a `-p` run used: no token counts (the stored log's `session.usage_record` has them).
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RunResultUsage {
+    ///What the run changed in files
+    #[serde(rename = "codeChanges")]
+    pub code_changes: RunResultCodeChanges,
+    ///Premium requests the run used
+    #[serde(rename = "premiumRequests")]
+    pub premium_requests: ::serde_json::Number,
+    ///Wall time of the run, in milliseconds
+    #[serde(rename = "sessionDurationMs")]
+    pub session_duration_ms: i64,
+    ///Time spent in model calls, in milliseconds
+    #[serde(rename = "totalApiDurationMs")]
+    pub total_api_duration_ms: i64,
 }
 ///Sampling request completion notification signaling UI dismissal
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -16039,15 +16080,15 @@ pub struct SamplingCompletedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Sampling request from an MCP server; contains the server name and a requestId for correlation
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -16073,15 +16114,15 @@ pub struct SamplingRequestedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Runtime observation backing an enforcement-state or denial claim. Absent on `enforcement_state` when no observation backs the state.
 #[derive(
@@ -16695,15 +16736,15 @@ pub struct SandboxDecisionEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Finite reason why sandbox enforcement is weaker than configured
 #[derive(
@@ -17345,15 +17386,15 @@ pub struct ScheduleCancelledEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Scheduled prompt registered via /every or /after
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -17409,15 +17450,15 @@ pub struct ScheduleCreatedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Who created the schedule: `user` (an explicit user action such as `/every` or `/after`) or `model` (the agent via the `manage_schedule` tool). Gates whether a scheduled skill that opted out of model invocation may fire: only user-created schedules may.
 #[derive(
@@ -17496,15 +17537,15 @@ pub struct ScheduleRearmedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session limits update details. Null clears the limits.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -17529,15 +17570,15 @@ pub struct SessionLimitsChangedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Optional session limits.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -17571,15 +17612,15 @@ pub struct SessionLimitsExhaustedCompletedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session limit exhaustion notification requiring user action.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -17606,15 +17647,15 @@ pub struct SessionLimitsExhaustedRequestedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///The user's selected action for an exhausted session limit.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -17936,15 +17977,15 @@ pub struct ShutdownEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Per-model shutdown metrics with request counts, token usage, nano-AI units, and token details.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -18104,15 +18145,15 @@ pub struct SkillContextDeliveredEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Internal durable receipt that reconstructs exact model-visible skill context from earlier session content.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -18148,15 +18189,15 @@ pub struct SkillContextDeliveredRefEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Skill invocation details including content, allowed tools, and plugin metadata
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -18223,15 +18264,15 @@ pub struct SkillInvokedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Internal durable skill invocation receipt whose content resolves from an earlier inline skill event in the same session.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -18302,15 +18343,15 @@ pub struct SkillInvokedRefEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///What triggered the skill invocation: `user-invoked` (explicit user action, such as via a slash command or UI affordance), `agent-invoked` (agent requested the skill), or `context-load` (loaded as part of another context, such as preloading skills configured on a custom agent or subagent)
 #[derive(
@@ -18468,15 +18509,15 @@ pub struct SkillsLoadedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///A single resolved skill in `session.skills_loaded`, including source, invocability, enabled state, path, and argument hint.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -18534,15 +18575,15 @@ pub struct SnapshotRewindEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session initialization metadata including context and configuration
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -18650,7 +18691,7 @@ pub struct StartData {
     pub session_limits: ::std::option::Option<SessionLimitsConfig>,
     ///ISO 8601 timestamp when the session was created
     #[serde(rename = "startTime")]
-    pub start_time: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub start_time: ::std::string::String,
     ///Output verbosity level used for model calls, if applicable (e.g. "low", "medium", "high")
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub verbosity: ::std::option::Option<Verbosity>,
@@ -18669,15 +18710,15 @@ pub struct StartEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Sub-agent completion details for successful execution
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -18771,15 +18812,15 @@ pub struct SubagentCompletedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Resolved runtime configuration for a configured sub-agent
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -18815,15 +18856,15 @@ pub struct SubagentConfiguredEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Empty payload; the event signals that the custom agent was deselected, returning to the default agent
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -18841,15 +18882,15 @@ pub struct SubagentDeselectedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Sub-agent failure details including error message and agent information
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -18942,15 +18983,15 @@ pub struct SubagentFailedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Authority or runtime mechanism responsible for sub-agent model selection.
 #[derive(
@@ -19053,15 +19094,15 @@ pub struct SubagentSelectedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Sub-agent startup details including parent tool call and agent information
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -19131,15 +19172,15 @@ pub struct SubagentStartedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Where the model input for a task-tool sub-agent came from.
 #[derive(
@@ -19261,15 +19302,15 @@ pub struct SystemMessageEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Metadata about the prompt template and its construction
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -19468,15 +19509,15 @@ pub struct SystemNotificationEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///System notification metadata for an instruction file discovered during tool access, including source, trigger file, and tool.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -19825,15 +19866,15 @@ pub struct TaskCompleteEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Semantic result of evaluating a task completion request
 #[derive(
@@ -19912,15 +19953,15 @@ pub struct TitleChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Signal-only event: the agent's todos or todo_deps table was written to. No payload — clients should call session.plan.readSqlTodosWithDependencies() to fetch the current state. Events arrive in order; clients can debounce on arrival if needed.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
@@ -19937,15 +19978,15 @@ pub struct TodosChangedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Audio content block with base64-encoded data
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -20248,15 +20289,15 @@ pub struct ToolExecutionCompleteEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///A file mutation that was actually committed by a built-in file editing tool.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -20709,15 +20750,15 @@ pub struct ToolExecutionPartialResultEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Tool execution progress notification with status message
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -20747,15 +20788,15 @@ pub struct ToolExecutionProgressEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Tool execution startup details including MCP server information when applicable
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -20855,15 +20896,15 @@ pub struct ToolExecutionStartEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Shell-aware path hints for a shell tool's command, captured at start time so consumers can snapshot a file's pre-image before the tool runs.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21069,15 +21110,15 @@ pub struct ToolSearchActivatedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Live, append-only shell output. Not persisted or replayed to late subscribers. Text is decoded and redacted per chunk; chunks need not contain complete lines.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21110,15 +21151,15 @@ pub struct ToolShellOutputEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Shell output source. Terminal output has no separate stdout/stderr attribution.
 #[derive(
@@ -21205,15 +21246,15 @@ pub struct ToolUserRequestedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Payload of `session.tools_updated` identifying the model whose resolved tools were updated.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21233,15 +21274,15 @@ pub struct ToolsUpdatedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Conversation truncation statistics including token counts and removed content metrics
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21284,15 +21325,15 @@ pub struct TruncationEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Ordered output and terminal state for a transient query that does not modify conversation history.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21324,15 +21365,15 @@ pub struct UiEphemeralQueryEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Lifecycle phase for a Rust-owned ephemeral query stream.
 #[derive(
@@ -21433,15 +21474,15 @@ pub struct UsageAccountingRecordEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Durable session usage checkpoint for reconstructing aggregate accounting on resume
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21515,15 +21556,15 @@ pub struct UsageCheckpointEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Internal prompt-cache expiration state for one model
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21531,7 +21572,7 @@ pub struct UsageCheckpointEvent {
 pub struct UsageCheckpointModelCacheState {
     ///Latest known prompt-cache expiration
     #[serde(rename = "cacheExpiresAt")]
-    pub cache_expires_at: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub cache_expires_at: ::std::string::String,
     ///Retained cache lifetime in seconds, used to refresh expiration after a cache read
     #[serde(rename = "cacheTtlSeconds")]
     pub cache_ttl_seconds: u64,
@@ -21589,7 +21630,7 @@ Null attribution preserves historical usage whose provider or model was not reco
     >,
     ///ISO 8601 timestamp when the session started
     #[serde(rename = "sessionStartTime")]
-    pub session_start_time: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub session_start_time: ::std::string::String,
     ///Session-wide per-token-type accumulated token counts
     #[serde(
         rename = "tokenDetails",
@@ -21663,15 +21704,15 @@ pub struct UsageInfoEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Usage attributed to one agent instance, including its identity, API duration, AI units, and per-model breakdown.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21734,9 +21775,7 @@ pub struct UsageMetricsModelMetric {
         rename = "cacheExpiresAt",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub cache_expires_at: ::std::option::Option<
-        ::chrono::DateTime<::chrono::offset::Utc>,
-    >,
+    pub cache_expires_at: ::std::option::Option<::std::string::String>,
     ///Request count and cost metrics for this model
     pub requests: UsageMetricsModelMetricRequests,
     ///Token count details per type
@@ -21854,15 +21893,15 @@ pub struct UserInputCompletedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///User input request notification with question and optional predefined choices
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -21900,15 +21939,15 @@ pub struct UserInputRequestedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///The agent mode that was active when this message was sent
 #[derive(
@@ -22121,15 +22160,15 @@ pub struct UserMessageEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Session-scoped tool-approval rule for specific shell command identifiers.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -22285,15 +22324,15 @@ pub struct WarningEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Operation gated by a workflow permission request.
 #[derive(
@@ -22396,15 +22435,15 @@ pub struct WorkflowRunSettledEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Terminal status a workflow run committed. A settled run is never `pending` or `running`, so those two members of the run-status domain are deliberately absent.
 #[derive(
@@ -22497,15 +22536,15 @@ pub struct WorkflowRunStartedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Ephemeral invalidation signal for a changed workflow run.
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -22528,15 +22567,15 @@ pub struct WorkflowRunUpdatedEvent {
     ///Always true for events that are transient and not persisted to the session event log on disk.
     pub ephemeral: bool,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Working directory and git context at session start
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
@@ -22657,15 +22696,15 @@ pub struct WorkspaceFileChangedEvent {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub ephemeral: ::std::option::Option<bool>,
     ///Unique event identifier (UUID v4), generated when the event is emitted
-    pub id: ::uuid::Uuid,
+    pub id: ::std::string::String,
     ///ID of the chronologically preceding event in the session, forming a linked chain. Null for the first event.
     #[serde(
         rename = "parentId",
         deserialize_with = "::std::option::Option::deserialize"
     )]
-    pub parent_id: ::std::option::Option<::uuid::Uuid>,
+    pub parent_id: ::std::option::Option<::std::string::String>,
     ///ISO 8601 timestamp when the event was created
-    pub timestamp: ::chrono::DateTime<::chrono::offset::Utc>,
+    pub timestamp: ::std::string::String,
 }
 ///Whether the file was newly created or updated
 #[derive(
@@ -25135,6 +25174,10 @@ pub enum SessionEvent {
     ///
     /// `type`: `mcp_app.tool_call_complete`.
     McpAppToolCallComplete(McpAppToolCallCompleteEvent),
+    /// The last line of `copilot -p PROMPT --output-format json`: how the run ended and what it used. Not a session event (the CLI writes it beside them, never to the session log) and not in the shipped schema. Missing when the run was stopped with SIGINT.
+    ///
+    /// `type`: `result`.
+    Result(RunResultEvent),
 }
 impl SessionEvent {
     /// The union's name, as its decode errors give it.
@@ -25306,6 +25349,7 @@ impl SessionEvent {
         "session.canvas.removed",
         "session.extensions.attachments_pushed",
         "mcp_app.tool_call_complete",
+        "result",
     ];
     /// The value of [`Self::TAG`] this message carries.
     pub fn tag(&self) -> &'static str {
@@ -25495,6 +25539,7 @@ impl SessionEvent {
                 "session.extensions.attachments_pushed"
             }
             Self::McpAppToolCallComplete(_) => "mcp_app.tool_call_complete",
+            Self::Result(_) => "result",
         }
     }
     /// Decodes the JSON object `json`: reads its tag, then decodes only the variant the tag
@@ -27304,6 +27349,17 @@ impl SessionEvent {
                         )?,
                     )
                 }
+                "result" => {
+                    Self::Result(
+                        ::agentwire_protocol::tagged::decode_payload(
+                            json,
+                            "SessionEvent",
+                            Self::TAG,
+                            "result",
+                            decoder,
+                        )?,
+                    )
+                }
                 other => {
                     return ::std::result::Result::Err(
                         ::agentwire_protocol::tagged::unknown_tag(
@@ -28626,6 +28682,14 @@ impl ::serde::Serialize for SessionEvent {
                     serializer,
                     Self::TAG,
                     "mcp_app.tool_call_complete",
+                    payload,
+                )
+            }
+            Self::Result(payload) => {
+                ::agentwire_protocol::tagged::serialize_tagged(
+                    serializer,
+                    Self::TAG,
+                    "result",
                     payload,
                 )
             }

@@ -8,7 +8,9 @@
 //!   code);
 //! - declares `SessionEvent` (an `anyOf` of one object per `type` const) a `x-dispatch` union on
 //!   `type`, keeping only the events [`EVENTS`] lists, in the schema's order;
-//! - keeps only the definitions those events reach.
+//! - keeps only the definitions those events reach;
+//! - reads a string's `format` (`date-time`, `uuid`, `duration`) as a plain string
+//!   ([`strings_as_sent`]).
 
 #[path = "opencode/patches.rs"]
 mod patches;
@@ -69,6 +71,7 @@ const SHAPE_UNIONS: &[ShapeUnion] = &[
 fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Customization> {
     let dir = root.join(SCHEMA_DIR);
     patches::apply(&dir.join("patches.json"), definitions)?;
+    definitions.values_mut().for_each(strings_as_sent);
     declare_event_dispatch(definitions)?;
     *definitions = reached(definitions, SESSION_EVENT)?;
     declare_tagged_unions(definitions)?;
@@ -81,6 +84,25 @@ fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Custom
         },
         ..Customization::default()
     })
+}
+
+/// A string `format` (`date-time`, `uuid`, `duration`) dropped, so the value is a `String` as
+/// sent: typify would type it with `chrono` and `uuid`, which generated crates do not depend
+/// on, and the mapping reads an event's time from its text (the ledger's clock) and derives its
+/// own ids.
+fn strings_as_sent(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.get("format").is_some_and(|format| {
+                ["date-time", "uuid", "duration"].contains(&format.as_str().unwrap_or_default())
+            }) {
+                map.remove("format");
+            }
+            map.values_mut().for_each(strings_as_sent);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strings_as_sent),
+        _ => {}
+    }
 }
 
 /// `SessionEvent` as the `x-dispatch` union of its branches, each named by its `type` const.
