@@ -199,7 +199,9 @@ fn provider_name(provider: &str) -> &str {
         Some(ProviderKind::Codex) => "openai",
         Some(ProviderKind::ClaudeAgent) => "anthropic",
         Some(ProviderKind::Gemini) => "gcp.gemini",
-        Some(kind @ (ProviderKind::Cursor | ProviderKind::Acp | ProviderKind::Opencode)) => kind.as_str(),
+        Some(kind @ (ProviderKind::Cursor | ProviderKind::Acp | ProviderKind::Opencode | ProviderKind::Copilot)) => {
+            kind.as_str()
+        }
         None => provider,
     }
 }
