@@ -14,6 +14,7 @@
 //! | Gemini stream-json | its runs' `result` stats: the prompt's tokens in, the rest of the total out |
 //! | Gemini session files | its model messages' tokens, each message once (prompt and tool prompt in, candidates and thoughts out) |
 //! | OpenCode | its assistant messages' tokens and cost (input with the cache's, output with the reasoning), or its runner's steps' |
+//! | Copilot CLI `-p` | none: its events and its `result` line state no tokens and no cost (premium requests and durations only) |
 
 use std::collections::BTreeMap;
 
@@ -215,6 +216,8 @@ fn stated(sc: &Scenario) -> Stated {
                 opencode_add(&mut stated, &message["info"]["tokens"], &message["info"]["cost"]);
             }
         }
+        // `-p --output-format json` states no tokens and no cost: the fold must have none either.
+        "copilot" => {}
         name => panic!("{name}: no statement of the provider's usage is read for this source"),
     }
     stated
