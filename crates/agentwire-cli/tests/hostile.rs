@@ -239,6 +239,31 @@ fn fixtures() -> Vec<Fixture> {
             ),
         },
         Fixture {
+            source: Source::COPILOT,
+            trace: "plain.jsonl",
+            text: "Hello from the mock mode",
+            number: (r#""sessionDurationMs":431"#, r#""type":"result""#),
+            unknown: r#"{"type":"teleported","data":{},"id":"x1","timestamp":"2026-12-08T00:12:53.400Z","parentId":null}"#,
+            wrong_typed: concat!(
+                r#"{"type":"assistant.message_delta","data":{"messageId":"m","deltaContent":7},"#,
+                r#""ephemeral":true,"id":"x2","timestamp":"2026-12-08T00:12:53.400Z","parentId":null}"#
+            ),
+            // `-p` output is one-way: no requests, so no response or settlement.
+            unmatched_response: None,
+            before_start: Some(concat!(
+                r#"{"type":"tool.shell_output","data":{"toolCallId":"never-started","text":"early","sequence":0},"#,
+                r#""ephemeral":true,"id":"x3","timestamp":"2026-12-08T00:12:53.400Z","parentId":null}"#
+            )),
+            resolved_unknown: None,
+            // A prompt inside a turn ends it and starts the next.
+            second_turn: (
+                r#""type":"user.message""#,
+                "311bc564-4c90-4aa8-b47a-241507d734d8",
+                "311bc564-4c90-4aa8-b47a-241507d734d9",
+                1,
+            ),
+        },
+        Fixture {
             source: Source::OPENCODE,
             trace: "plain.jsonl",
             text: "Hello! I am a mock model. How",
