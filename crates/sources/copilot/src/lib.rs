@@ -10,6 +10,8 @@
 #[cfg(feature = "live")]
 mod normalizer;
 #[cfg(feature = "live")]
+mod todos;
+#[cfg(feature = "live")]
 mod tools;
 
 #[cfg(feature = "live")]

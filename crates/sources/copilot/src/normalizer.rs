@@ -20,6 +20,7 @@ use agentwire_copilot::{
 use serde_json::{Map, Value, json};
 
 use crate::live::wire;
+use crate::todos::Todos;
 use crate::tools::{Call, Outcome, outcome_of_error};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
@@ -63,6 +64,8 @@ pub struct CopilotNormalizer {
     calls: BTreeMap<String, OpenCall>,
     /// The `task` call each sub-agent runs under, by `agentId`.
     agents: BTreeMap<String, String>,
+    /// The todo list, as the `sql` calls on it that succeeded left it.
+    todos: Todos,
 }
 
 /// `providerRefs` without the keys made up here: the run's thread key, turn positions, and item
@@ -93,6 +96,7 @@ impl CopilotNormalizer {
             open: BTreeSet::new(),
             calls: BTreeMap::new(),
             agents: BTreeMap::new(),
+            todos: Todos::default(),
         }
     }
 
@@ -623,9 +627,11 @@ impl CopilotNormalizer {
     ) {
         self.turn(raw, out);
         let parent = self.parent(agent, start.parent_tool_call_id.as_deref());
+        let todos = self.todos.steps();
         let call = Call {
             name: &start.tool_name,
             args: start.arguments.as_ref(),
+            todos: &todos,
         };
         let face = OpenItemFace::new(
             call.item_type(),
@@ -664,10 +670,16 @@ impl CopilotNormalizer {
                 error: "the tool call failed",
             },
         };
-        let tool = Call {
+        let mut tool = Call {
             name: &call.name,
             args: call.args.as_ref(),
+            todos: &[],
         };
+        if let (Some(query), ItemStatus::Completed) = (tool.todo_query(), outcome.status()) {
+            self.todos.apply(query);
+        }
+        let todos = self.todos.steps();
+        tool.todos = &todos;
         let face = OpenItemFace::new(
             tool.item_type(),
             tool.title(),

@@ -7,7 +7,8 @@
 
 use agentwire_canonical::{
     CanonicalItemType, CollabAgentToolCallContent, CommandExecutionContent, DynamicToolCallContent, FileChangeContent,
-    FileChangeEntry, FileChangeKind, ItemContent, ItemStatus, PlanContent, RuntimeItemId, WebSearchContent,
+    FileChangeEntry, FileChangeKind, ItemContent, ItemStatus, PlanContent, RuntimeItemId, TurnPlanStep,
+    WebSearchContent,
 };
 use serde_json::Value;
 
@@ -18,6 +19,8 @@ use agentwire_core::content;
 pub struct Call<'a> {
     pub name: &'a str,
     pub args: Option<&'a Value>,
+    /// The todo list as it stands, for a call on it (its `plan` steps).
+    pub todos: &'a [TurnPlanStep],
 }
 
 /// How a call ended, as the CLI says.
@@ -97,6 +100,11 @@ impl<'a> Call<'a> {
         }
     }
 
+    /// The statement of a call on the todo list.
+    pub fn todo_query(&self) -> Option<&'a str> {
+        (self.kind() == Kind::Todos).then(|| self.text("query")).flatten()
+    }
+
     /// The canonical item type of the call.
     pub fn item_type(&self) -> CanonicalItemType {
         match self.kind() {
@@ -166,7 +174,7 @@ impl<'a> Call<'a> {
                 parent_item_id: parent,
             }),
             Kind::Todos => ItemContent::Plan(PlanContent {
-                steps: Vec::new(),
+                steps: self.todos.to_vec(),
                 markdown: None,
                 explanation: self.text("description").map(str::to_owned),
                 parent_item_id: parent,
@@ -235,6 +243,7 @@ mod tests {
         let shell = Call {
             name: "bash",
             args: Some(&args),
+            todos: &[],
         };
         assert_eq!(shell.item_type(), CanonicalItemType::CommandExecution);
         assert_eq!(shell.title().as_deref(), Some("echo hi"));
@@ -242,12 +251,14 @@ mod tests {
         let edit = Call {
             name: "edit",
             args: Some(&args),
+            todos: &[],
         };
         assert_eq!(edit.title().as_deref(), Some("Edit notes.txt"));
         let args = json!({"query": "UPDATE todos SET status = 'done'"});
         let todos = Call {
             name: "sql",
             args: Some(&args),
+            todos: &[],
         };
         assert_eq!(todos.item_type(), CanonicalItemType::Plan);
     }
