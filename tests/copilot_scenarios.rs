@@ -21,10 +21,7 @@ fn tools(sc: &Scenario) -> Vec<(I, ItemStatus)> {
         .into_iter()
         .filter_map(|index| {
             let item = payload!(sc.event(index), ItemCompleted)?;
-            let tool = !matches!(
-                item.item_type,
-                I::UserMessage | I::AssistantMessage | I::Reasoning
-            );
+            let tool = !matches!(item.item_type, I::UserMessage | I::AssistantMessage | I::Reasoning);
             tool.then(|| (item.item_type, item.status.expect("a status")))
         })
         .collect()
@@ -48,7 +45,8 @@ fn every_line_rides_with_its_own_raw_source_and_is_claimed_by_copilot_alone() {
         let text = std::fs::read_to_string(path).expect("a trace");
         text.lines().map(str::to_owned).collect()
     };
-    let claims = |source: Source, line: &str| source.claims(&Frame::parse(line, LineFormat::of(line)).expect("a frame"));
+    let claims =
+        |source: Source, line: &str| source.claims(&Frame::parse(line, LineFormat::of(line)).expect("a frame"));
     let others = [Source::GEMINI, Source::CLAUDE, Source::CODEX_EXEC, Source::OPENCODE_RUN];
     for trace in traces(Source::COPILOT) {
         let lines = lines(&trace);
@@ -132,7 +130,10 @@ fn a_denied_command_is_declined_and_a_failing_one_failed() {
             (delta.stream_kind == ContentStreamKind::CommandOutput).then(|| delta.delta.clone())
         })
         .collect();
-    assert_eq!(output, "ls: cannot access '/nonexistent_dir_xyz': No such file or directory\n");
+    assert_eq!(
+        output,
+        "ls: cannot access '/nonexistent_dir_xyz': No such file or directory\n"
+    );
 }
 
 /// SIGINT is `interrupted`, not a failure, mid-stream and during a tool (whose item is cut off).
@@ -189,17 +190,27 @@ fn a_subagents_work_is_under_its_task() {
             .collect()
     };
     let task_id = Some(task_id.as_str().to_owned());
-    assert_eq!(parent_of(I::Reasoning), [task_id.clone()]);
-    assert_eq!(parent_of(I::DynamicToolCall), [task_id.clone()]);
-    assert_eq!(parent_of(I::AssistantMessage), [task_id, None]);
+    assert_eq!(parent_of(I::Reasoning), vec![task_id.clone()]);
+    assert_eq!(parent_of(I::DynamicToolCall), vec![task_id.clone()]);
+    assert_eq!(parent_of(I::AssistantMessage), vec![task_id, None]);
 }
 
-/// The todo list is the `sql` tool on the session's `todos` table: each such call is a plan item.
+/// The todo list is the `sql` tool on the session's `todos` table: each such call is a plan item,
+/// its steps the list as the statements so far left it.
 #[test]
 fn todo_writes_are_plan_items() {
     let sc = live("todo");
     assert_eq!(
         tools(&sc),
         [(I::Plan, ItemStatus::Completed), (I::Plan, ItemStatus::Completed)]
+    );
+    let (_, last) = *sc.items(I::Plan).last().expect("a plan");
+    let plan = payload!(sc.event(last), ItemCompleted).expect("the plan");
+    assert_eq!(
+        plan.data.as_ref().expect("data").to_value()["steps"],
+        serde_json::json!([
+            {"step": "Inspect notes", "status": "completed"},
+            {"step": "Report", "status": "pending"}
+        ])
     );
 }

@@ -12,15 +12,13 @@
 //! - reads a string's `format` (`date-time`, `uuid`, `duration`) as a plain string
 //!   ([`strings_as_sent`]).
 
-#[path = "opencode/patches.rs"]
-mod patches;
-
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use quote::quote;
 use serde_json::{Map, Value, json};
 
+use super::opencode::patches;
 use super::passes;
 use super::schema_source::{self, Customization, SchemaSource};
 use super::typify_runner::{ShapeUnion, collect_refs};
@@ -93,9 +91,10 @@ fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Custom
 fn strings_as_sent(value: &mut Value) {
     match value {
         Value::Object(map) => {
-            if map.get("format").is_some_and(|format| {
-                ["date-time", "uuid", "duration"].contains(&format.as_str().unwrap_or_default())
-            }) {
+            if map
+                .get("format")
+                .is_some_and(|format| ["date-time", "uuid", "duration"].contains(&format.as_str().unwrap_or_default()))
+            {
                 map.remove("format");
             }
             map.values_mut().for_each(strings_as_sent);
@@ -183,7 +182,10 @@ fn declare_tagged_unions(definitions: &mut Map<String, Value>) -> Result<()> {
             let Some(tags) = tags else { continue };
             let mut variants = Map::new();
             for (tag, branch) in tags.into_iter().zip(&names) {
-                if variants.insert(tag.clone(), Value::String(branch.to_string())).is_some() {
+                if variants
+                    .insert(tag.clone(), Value::String(branch.to_string()))
+                    .is_some()
+                {
                     bail!("{name}: two branches have the {field} {tag:?}");
                 }
             }
@@ -240,4 +242,6 @@ const CRATE_DOCS: &str = "\
 #![allow(rustdoc::all)]
 // Event variants are as large as the events the CLI writes; boxing would change the public shape.
 #![allow(clippy::large_enum_variant)]
+// typify writes `Default` by hand for an enum whose schema names its default value.
+#![allow(clippy::derivable_impls)]
 ";

@@ -183,7 +183,11 @@ impl CopilotNormalizer {
                 self.configured(config, raw, out);
             }
             SessionEvent::SessionMcpServersLoaded(servers) => {
-                let names = servers.data.servers.into_iter().map(|server| Value::String(server.name));
+                let names = servers
+                    .data
+                    .servers
+                    .into_iter()
+                    .map(|server| Value::String(server.name));
                 let config = Map::from_iter([("mcpServers".to_owned(), Value::Array(names.collect()))]);
                 self.configured(config, raw, out);
             }
@@ -197,9 +201,7 @@ impl CopilotNormalizer {
                     self.turn(raw, out);
                 }
                 let data = message.data;
-                let key = data
-                    .message_id
-                    .unwrap_or_else(|| part(&message.id, "prompt"));
+                let key = data.message_id.unwrap_or_else(|| part(&message.id, "prompt"));
                 let prompt = UserMessageContent {
                     text: data.content,
                     attachments: None,
@@ -581,7 +583,10 @@ impl CopilotNormalizer {
     ) {
         self.turn(raw, out);
         let parent = self.parent(agent, message.parent_tool_call_id.as_deref());
-        let asks = message.tool_requests.as_ref().is_some_and(|requests| !requests.is_empty());
+        let asks = message
+            .tool_requests
+            .as_ref()
+            .is_some_and(|requests| !requests.is_empty());
         if agent.is_none() && message.parent_tool_call_id.is_none() && !asks {
             self.answered = true;
         }
@@ -650,7 +655,12 @@ impl CopilotNormalizer {
 
     /// The call's item completes as its result says: a success completed (a command that exits
     /// non-zero failed), a denial declined, any other error failed.
-    fn tool_complete(&mut self, complete: ToolExecutionCompleteData, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    fn tool_complete(
+        &mut self,
+        complete: ToolExecutionCompleteData,
+        raw: Raw<'_>,
+        out: &mut Vec<ProviderRuntimeEvent>,
+    ) {
         let Some(call) = self.calls.remove(&complete.tool_call_id) else {
             let message = format!(
                 "a completion of the tool call {:?}, which no `tool.execution_start` announced",
@@ -685,8 +695,14 @@ impl CopilotNormalizer {
             tool.title(),
             content::data(tool.content(outcome, call.parent)),
         );
-        self.at
-            .complete_item(&mut self.ledger, &complete.tool_call_id, face, outcome.status(), raw, out);
+        self.at.complete_item(
+            &mut self.ledger,
+            &complete.tool_call_id,
+            face,
+            outcome.status(),
+            raw,
+            out,
+        );
     }
 }
 

@@ -71,7 +71,9 @@ impl Todos {
             let value = |at: Option<usize>| at.and_then(|at| row.get(at)).cloned();
             let Some(id) = value(Some(id)) else { continue };
             let todo = Todo {
-                title: value(title).or_else(|| value(description)).unwrap_or_else(|| id.clone()),
+                title: value(title)
+                    .or_else(|| value(description))
+                    .unwrap_or_else(|| id.clone()),
                 status: value(status).unwrap_or_else(|| "pending".to_owned()),
                 id,
             };
