@@ -96,7 +96,7 @@ pub use agentwire_source_acp as acp;
 pub use agentwire_source_gemini as gemini;
 
 /// The GitHub Copilot CLI sources' own API.
-#[cfg(feature = "copilot")]
+#[cfg(any(feature = "copilot", feature = "copilot-session"))]
 pub use agentwire_source_copilot as copilot;
 
 /// The OpenCode sources' own API.

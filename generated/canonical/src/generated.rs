@@ -783,7 +783,7 @@ pub enum ProviderKind {
     /// Gemini CLI read directly (its `--output-format stream-json` output, or its session files); Gemini CLI through `--acp` is `acp`.
     #[serde(rename = "gemini")]
     Gemini,
-    /// GitHub Copilot CLI read directly (its `-p --output-format json` output); Copilot through `--acp` is `acp`.
+    /// GitHub Copilot CLI read directly (its `-p --output-format json` output, or its session logs); Copilot through `--acp` is `acp`.
     #[serde(rename = "copilot")]
     Copilot,
 }
@@ -926,6 +926,9 @@ pub enum RuntimeEventRawSource {
     /// Addition: one line of `copilot -p PROMPT --output-format json` (a GitHub Copilot CLI session event: `user.message`, `assistant.message_delta`, `tool.execution_start`, `assistant.idle`, ..., or the run's closing `result` line).
     #[serde(rename = "copilot.event")]
     CopilotEvent,
+    /// Addition: one line of a GitHub Copilot CLI session log (`~/.copilot/session-state/<session id>/events.jsonl`): a session event as stored (`session.start`, `user.message`, `assistant.message`, `session.usage_record`, ...).
+    #[serde(rename = "copilot.session.event")]
+    CopilotSessionEvent,
     /// Addition: one event of an OpenCode server stream (`GET /event`, `/api/event` or `/global/event`): `session.*`, `message.*`, `permission.*`, `question.*`, ...
     #[serde(rename = "opencode.event")]
     OpencodeEvent,
@@ -962,6 +965,7 @@ impl RuntimeEventRawSource {
         Self::GeminiSessionRecord,
         Self::GeminiStreamJson,
         Self::CopilotEvent,
+        Self::CopilotSessionEvent,
         Self::OpencodeEvent,
         Self::OpencodeHttp,
         Self::OpencodeRun,
@@ -990,6 +994,7 @@ impl RuntimeEventRawSource {
             Self::GeminiSessionRecord => "gemini.session.record",
             Self::GeminiStreamJson => "gemini.stream-json",
             Self::CopilotEvent => "copilot.event",
+            Self::CopilotSessionEvent => "copilot.session.event",
             Self::OpencodeEvent => "opencode.event",
             Self::OpencodeHttp => "opencode.http",
             Self::OpencodeRun => "opencode.run",
@@ -1028,6 +1033,7 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::GeminiSessionRecord => b"\"gemini.session.record\"",
                 Self::GeminiStreamJson => b"\"gemini.stream-json\"",
                 Self::CopilotEvent => b"\"copilot.event\"",
+                Self::CopilotSessionEvent => b"\"copilot.session.event\"",
                 Self::OpencodeEvent => b"\"opencode.event\"",
                 Self::OpencodeHttp => b"\"opencode.http\"",
                 Self::OpencodeRun => b"\"opencode.run\"",
@@ -1062,6 +1068,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "gemini.session.record" => Ok(Self::GeminiSessionRecord),
             "gemini.stream-json" => Ok(Self::GeminiStreamJson),
             "copilot.event" => Ok(Self::CopilotEvent),
+            "copilot.session.event" => Ok(Self::CopilotSessionEvent),
             "opencode.event" => Ok(Self::OpencodeEvent),
             "opencode.http" => Ok(Self::OpencodeHttp),
             "opencode.run" => Ok(Self::OpencodeRun),
@@ -1091,6 +1098,7 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "gemini.session.record",
                             "gemini.stream-json",
                             "copilot.event",
+                            "copilot.session.event",
                             "opencode.event",
                             "opencode.http",
                             "opencode.run",

@@ -12,14 +12,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, ContentStreamKind, ItemStatus, MessageOrigin, ProviderRefs,
     ProviderRuntimeEvent, ReasoningContent, RuntimeErrorClass, RuntimeErrorPayload, RuntimeEvent,
-    RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, ThreadStartedPayload, TurnState, UserMessageContent,
+    RuntimeEventRawSource, RuntimeItemId, RuntimeRequestId, ThreadStartedPayload, ThreadTokenUsageUpdatedPayload,
+    TurnState, UsageScope, UserMessageContent,
 };
 use agentwire_copilot::{
     AbortReason, AssistantMessageData, SessionEvent, ToolExecutionCompleteData, ToolExecutionStartData,
 };
 use serde_json::{Map, Value, json};
 
-use crate::live::wire;
+use crate::wire;
 use crate::todos::Todos;
 use crate::tools::{Call, Outcome, outcome_of_error};
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
@@ -31,6 +32,16 @@ use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, turn_outcome};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_core::source::SourceSpec;
+use agentwire_core::usage::{Meter, Tokens};
+
+/// Which of the CLI's writings a stream is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Log {
+    /// `copilot -p --output-format json` stdout: the session id comes last.
+    Live,
+    /// The session log: `session.start` names the session first.
+    Stored,
+}
 
 /// A tool call started and not yet completed.
 struct OpenCall {
@@ -48,6 +59,9 @@ pub struct Message {
 /// Normalizes one Copilot CLI stream.
 pub struct CopilotNormalizer {
     source: &'static SourceSpec,
+    log: Log,
+    /// The model calls' tokens (`session.usage_record`, the log only).
+    meter: Meter,
     ledger: Ledger<()>,
     at: Conversation,
     /// The model the session runs on, for its turns.
@@ -83,9 +97,11 @@ fn provider_refs(refs: &mut ProviderRefs) {
 
 impl CopilotNormalizer {
     /// A normalizer for one stream of `source`.
-    pub fn new(source: &'static SourceSpec, options: Options) -> Self {
+    pub fn new(source: &'static SourceSpec, log: Log, options: Options) -> Self {
         CopilotNormalizer {
             source,
+            log,
+            meter: Meter::default(),
             ledger: Ledger::new(source, options)
                 .with_positional_turns()
                 .with_provider_refs(provider_refs),
@@ -125,8 +141,9 @@ impl CopilotNormalizer {
         }
     }
 
-    /// Ends the open turn as `end` says, carrying `raw`.
-    fn end_turn(&mut self, end: TurnEnd, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+    /// Ends the open turn as `end` says (with the tokens its calls used), carrying `raw`.
+    fn end_turn(&mut self, mut end: TurnEnd, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
+        end.outcome.usage = self.meter.end_turn();
         self.at.end_turn(&mut self.ledger, end, Some(raw), out);
         self.answered = false;
         self.open.clear();
@@ -162,10 +179,59 @@ impl CopilotNormalizer {
     }
 
     fn on_event(&mut self, message: Message, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        self.thread(raw, out);
         let Message { event, agent } = message;
         let agent = agent.as_deref();
+        match (&event, self.log) {
+            // The log names its session first: the thread is the session.
+            (SessionEvent::SessionStart(start), Log::Stored) if self.at.thread.is_none() => {
+                self.at.see_thread(&mut self.ledger, &start.data.session_id, raw, out);
+            }
+            _ => self.thread(raw, out),
+        }
         match event {
+            SessionEvent::SessionStart(start) => {
+                self.model = start.data.selected_model.clone();
+                let mut config = Map::new();
+                if let Some(model) = start.data.selected_model {
+                    config.insert("model".to_owned(), Value::String(model));
+                }
+                if let Some(cwd) = start.data.context.map(|context| context.cwd) {
+                    config.insert("cwd".to_owned(), Value::String(cwd));
+                }
+                config.insert("copilotVersion".to_owned(), Value::String(start.data.copilot_version));
+                self.configured(config, raw, out);
+            }
+            // A resumed session: the thread goes on, on the model it names.
+            SessionEvent::SessionResume(resume) => {
+                let mut config = Map::new();
+                if let Some(model) = resume.data.selected_model {
+                    self.model = Some(model.clone());
+                    config.insert("model".to_owned(), Value::String(model));
+                }
+                self.configured(config, raw, out);
+            }
+            // One model call's tokens (the log only; no cost in dollars: `cost` counts premium
+            // requests).
+            SessionEvent::SessionUsageRecord(record) => {
+                let usage = record.data.usage;
+                let count = |value: Option<u64>| value.map(|value| i64::try_from(value).unwrap_or(i64::MAX));
+                let mut call = Tokens {
+                    input: count(usage.input_tokens),
+                    cached: count(usage.cache_read_tokens),
+                    cache_write: count(usage.cache_write_tokens),
+                    output: count(usage.output_tokens),
+                    reasoning: count(usage.reasoning_tokens).filter(|&tokens| tokens > 0),
+                    total: None,
+                }
+                .usage(UsageScope::Call);
+                call.model = Some(usage.model);
+                let context = self.at.context(&mut self.ledger, Some(raw));
+                let payload = ThreadTokenUsageUpdatedPayload {
+                    usage: self.meter.call(call),
+                };
+                self.ledger
+                    .emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+            }
             // What the session runs with: `session.configured`.
             SessionEvent::SessionToolsUpdated(tools) => {
                 self.model = Some(tools.data.model.clone());
@@ -397,7 +463,9 @@ impl CopilotNormalizer {
             // arguments (`tool.execution_start` has them whole), a partial result (the cumulative
             // output `tool.shell_output` streams), the background tasks, the todo list's change
             // (the `sql` call that made it is the plan item), the note the interrupt leaves
-            // (`abort` ends the turn), and what a sub-agent is and runs with.
+            // (`abort` ends the turn), what a sub-agent is and runs with, and, in the log, the
+            // system prompt, each process's totals and a permission request with how it was
+            // decided (the call's completion says what became of it).
             quiet @ (SessionEvent::ModelCallStart(_)
             | SessionEvent::ModelCallFinished(_)
             | SessionEvent::ModelCallFinalResult(_)
@@ -422,10 +490,7 @@ impl CopilotNormalizer {
             | SessionEvent::PromptCacheBreak(_)
             | SessionEvent::SessionIdle(_)
             | SessionEvent::SessionTitleChanged(_)
-            | SessionEvent::SessionStart(_)
-            | SessionEvent::SessionResume(_)
             | SessionEvent::SessionShutdown(_)
-            | SessionEvent::SessionUsageRecord(_)
             | SessionEvent::SessionUsageCheckpoint(_)
             | SessionEvent::SessionUsageInfo(_)
             | SessionEvent::SessionQuotaObservation(_)
@@ -469,6 +534,7 @@ impl CopilotNormalizer {
             | SessionEvent::HookProgress(_)
             | SessionEvent::SessionBinaryAsset(_)
             | SessionEvent::PendingMessagesModified(_)
+            | SessionEvent::PermissionRequested(_)
             | SessionEvent::PermissionCompleted(_)
             | SessionEvent::PermissionCarriedForward(_)
             | SessionEvent::PermissionMessageAuthorization(_)
@@ -527,11 +593,10 @@ impl CopilotNormalizer {
             | SessionEvent::AssistantFusionPhaseStarted(_)
             | SessionEvent::AssistantFusionPhaseActivity(_)
             | SessionEvent::AssistantFusionPhaseCompleted(_)) => self.carry(&quiet, raw, out),
-            // A question to a person, which a headless run cannot ask (the CLI decides alone and
-            // prints none of these with `-p`; the session log keeps some): a warning naming it.
+            // A question to a person, which agentwire cannot answer for the CLI (`-p` prints none
+            // of these; it decides alone): a warning naming it.
             // Something the CLI reports failed and goes on from: a warning.
-            asked @ (SessionEvent::PermissionRequested(_)
-            | SessionEvent::UserInputRequested(_)
+            asked @ (SessionEvent::UserInputRequested(_)
             | SessionEvent::ElicitationRequested(_)
             | SessionEvent::SamplingRequested(_)
             | SessionEvent::McpOauthRequired(_)
@@ -715,7 +780,10 @@ impl Mapping for CopilotNormalizer {
     }
 
     fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Decoded<'a, Message>, Box<Misfit<'a>>> {
-        let label = RuntimeEventRawSource::CopilotEvent;
+        let label = match self.log {
+            Log::Live => RuntimeEventRawSource::CopilotEvent,
+            Log::Stored => RuntimeEventRawSource::CopilotSessionEvent,
+        };
         let time = match wire::timestamp(frame) {
             Some(text) => ProviderTime::Text {
                 field: "timestamp",
