@@ -214,3 +214,86 @@ fn todo_writes_are_plan_items() {
         ])
     );
 }
+
+fn stored(scenario: &str) -> Scenario {
+    let name = traces(Source::COPILOT_SESSION)
+        .iter()
+        .map(|path| agentwire_tests::trace_name(path))
+        .find(|name| name.starts_with(&format!("{scenario}/")))
+        .unwrap_or_else(|| panic!("no session log {scenario}/*"));
+    Scenario::load(Source::COPILOT_SESSION, &name)
+}
+
+/// The session log names its session first (the thread is the session id), has no deltas, and
+/// states each model call's tokens: the turns carry them.
+#[test]
+fn a_session_log_is_the_same_session_with_its_tokens() {
+    let sc = stored("plain");
+    let thread = payload!(sc.event(sc.indices_of(T::ThreadStarted)[0]), ThreadStarted).expect("thread.started");
+    assert_eq!(
+        thread.provider_thread_id.as_ref().map(|id| id.as_str()),
+        Some("6fede0a9-db8b-494f-bf5d-cddcce55a996")
+    );
+    assert!(sc.indices_of(T::ContentDelta).is_empty());
+    let (_, completed) = sc.single_turn();
+    let turn = payload!(sc.event(completed), TurnCompleted).expect("turn.completed");
+    let usage = turn.usage.as_ref().expect("usage");
+    assert_eq!((usage.input_tokens, usage.output_tokens), (Some(1001), Some(20)));
+    for (scenario, turns) in [("two_turns", 2), ("resume", 2)] {
+        let sc = stored(scenario);
+        assert_eq!(sc.indices_of(T::ThreadStarted).len(), 1, "{scenario}");
+        assert_eq!(sc.indices_of(T::TurnCompleted).len(), turns, "{scenario}");
+    }
+}
+
+/// The log's turns end as the live ones do: a denial declined, an interrupt interrupted, an API
+/// error failed with one `runtime.error`.
+#[test]
+fn a_session_logs_turns_end_as_the_runs_did() {
+    for (scenario, state) in [
+        ("shell_deny_tool", TurnState::Completed),
+        ("shell_no_permission", TurnState::Completed),
+        ("interrupt_stream", TurnState::Interrupted),
+        ("interrupt_tool", TurnState::Interrupted),
+        ("error400", TurnState::Failed),
+        ("error500", TurnState::Failed),
+    ] {
+        let sc = stored(scenario);
+        let (_, completed) = sc.single_turn();
+        assert_eq!(sc.turn_state(completed), state, "{scenario}");
+        let errors = usize::from(state == TurnState::Failed);
+        assert_eq!(sc.indices_of(T::RuntimeError).len(), errors, "{scenario}");
+    }
+    for scenario in ["shell_deny_tool", "shell_no_permission"] {
+        assert_eq!(
+            tools(&stored(scenario)),
+            [(I::CommandExecution, ItemStatus::Declined)],
+            "{scenario}"
+        );
+    }
+}
+
+/// A session log starts with `session.start`, which only the log source claims; its events ride
+/// with the log's raw source.
+#[test]
+fn a_session_log_is_told_from_the_live_stream() {
+    for trace in traces(Source::COPILOT_SESSION) {
+        let text = std::fs::read_to_string(&trace).expect("a trace");
+        let first = text.lines().next().expect("a line");
+        let frame = Frame::parse(first, LineFormat::of(first)).expect("a frame");
+        assert!(Source::COPILOT_SESSION.claims(&frame), "{}", trace.display());
+        assert!(!Source::COPILOT.claims(&frame), "{}", trace.display());
+    }
+    for sc in Scenario::all(Source::COPILOT_SESSION) {
+        for (index, event) in sc.events().iter().enumerate() {
+            if let Some(raw) = &event.raw {
+                assert_eq!(
+                    raw.source,
+                    RuntimeEventRawSource::CopilotSessionEvent,
+                    "{}",
+                    sc.at(index)
+                );
+            }
+        }
+    }
+}

@@ -220,7 +220,10 @@ fn stated(sc: &Scenario) -> Stated {
         // `-p --output-format json` states no tokens and no cost: the fold must have none either.
         "copilot" => {}
         "copilot-session" => {
-            for message in messages.iter().filter(|message| message["type"] == "session.usage_record") {
+            for message in messages
+                .iter()
+                .filter(|message| message["type"] == "session.usage_record")
+            {
                 let usage = &message["data"]["usage"];
                 add(&mut stated.input, count(&usage["inputTokens"]));
                 add(&mut stated.output, count(&usage["outputTokens"]));

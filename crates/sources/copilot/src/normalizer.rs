@@ -20,9 +20,9 @@ use agentwire_copilot::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::wire;
 use crate::todos::Todos;
 use crate::tools::{Call, Outcome, outcome_of_error};
+use crate::wire;
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
 use agentwire_core::content;
 use agentwire_core::conversation::{Conversation, SYNTHESIZED, drop_synthesized_refs, part};

@@ -22,7 +22,13 @@ pub static COPILOT_SESSION: SourceSpec = SourceSpec {
     program: "copilot (session-state/<id>/events.jsonl)",
     provider: ProviderKind::Copilot,
     id_scope: "copilot",
-    normalizer: |options| Box::new(Lifecycle::new(CopilotNormalizer::new(&COPILOT_SESSION, Log::Stored, options))),
+    normalizer: |options| {
+        Box::new(Lifecycle::new(CopilotNormalizer::new(
+            &COPILOT_SESSION,
+            Log::Stored,
+            options,
+        )))
+    },
     conformer: || Box::new(Strict(wire::decode)),
     claims,
     upstream,
