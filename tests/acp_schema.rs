@@ -1,7 +1,7 @@
 //! The vendored Agent Client Protocol schema (`schemas/acp/schema.json`) and the hand-written
-//! Cursor extension schema (`schemas/acp/cursor-extensions.schema.json`) against the real ACP
-//! traffic in `tests/corpus/acp/` and the examples of Cursor's documentation in
-//! `tests/fixtures/cursor/`.
+//! extension schemas (Cursor's `schemas/acp/cursor-extensions.schema.json`, Qwen Code's
+//! `schemas/acp/qwen-extensions.schema.json`) against the real ACP traffic in
+//! `tests/corpus/acp/` and the examples of Cursor's documentation in `tests/fixtures/cursor/`.
 //!
 //! - the method tables, read the way `schemas/acp/README.md` tells the generator to (ACP: the
 //!   envelope unions and `x-method`; Cursor: `x-dispatch` and `x-responses`), are exactly the
@@ -30,8 +30,10 @@ use serde_json::{Value, json};
 
 const ACP: &str = "schema.json";
 const CURSOR: &str = "cursor-extensions.schema.json";
-/// The base URI both files are registered under, so the Cursor schema's one relative reference
-/// (`schema.json#/$defs/SessionConfigOption`) resolves to the vendored file. Nothing is fetched:
+const QWEN: &str = "qwen-extensions.schema.json";
+/// The base URI the files are registered under, so the extension schemas' relative references
+/// (`schema.json#/$defs/SessionConfigOption`, `schema.json#/$defs/ContentBlock`) resolve to the
+/// vendored file. Nothing is fetched:
 /// the validator is built without network retrieval.
 const BASE: &str = "https://agentwire.invalid/schemas/acp/";
 
@@ -219,27 +221,40 @@ fn acp_methods(schema: &Value) -> Vec<Method> {
     methods.into_values().collect()
 }
 
-/// The Cursor extensions' method table: each union carries `x-dispatch` (method -> params
-/// definition) and `x-responses` (method -> reply definition), and a plain `oneOf` of the same
-/// requests for standard validators.
-fn cursor_methods(schema: &Value) -> Vec<Method> {
+/// An extension schema's method table (Cursor's, Qwen Code's): each union carries `x-dispatch`
+/// (method -> params definition) and, for requests, `x-responses` (method -> reply definition),
+/// and a plain `oneOf` of the same messages for standard validators.
+fn extension_methods(schema: &Value, file: &'static str, unions: &[(&str, Sender, Kind)]) -> Vec<Method> {
     let mut methods = Vec::new();
-    for (union, sender) in [
-        ("CursorAgentRequest", Sender::Agent),
-        ("CursorClientRequest", Sender::Client),
-    ] {
+    for &(union, sender, kind) in unions {
         let definition = def(schema, union);
         let dispatch = &definition["x-dispatch"];
         assert_eq!(dispatch["tag"], "method", "{union}: x-dispatch.tag");
-        assert_eq!(dispatch["envelope"], "jsonrpc-request", "{union}: x-dispatch.envelope");
+        let envelope = match kind {
+            Kind::Request => "jsonrpc-request",
+            Kind::Notification => "jsonrpc-notification",
+        };
+        assert_eq!(dispatch["envelope"], envelope, "{union}: x-dispatch.envelope");
         let variants = dispatch["variants"].as_object().expect("x-dispatch.variants");
-        let responses = definition["x-responses"].as_object().expect("x-responses");
+        let no_responses = serde_json::Map::new();
+        let responses = match kind {
+            Kind::Request => definition["x-responses"].as_object().expect("x-responses"),
+            Kind::Notification => {
+                assert!(
+                    definition.get("x-responses").is_none(),
+                    "{union}: a notification has no reply"
+                );
+                &no_responses
+            }
+        };
         let keys = |map: &serde_json::Map<String, Value>| map.keys().cloned().collect::<Vec<_>>();
-        assert_eq!(
-            keys(variants),
-            keys(responses),
-            "{union}: x-dispatch and x-responses name the same methods"
-        );
+        if kind == Kind::Request {
+            assert_eq!(
+                keys(variants),
+                keys(responses),
+                "{union}: x-dispatch and x-responses name the same methods"
+            );
+        }
 
         let branches = definition["oneOf"].as_array().expect("a oneOf");
         let from_one_of: Vec<(String, String)> = branches
@@ -260,8 +275,13 @@ fn cursor_methods(schema: &Value) -> Vec<Method> {
         assert_eq!(from_one_of, from_dispatch, "{union}: the oneOf and x-dispatch agree");
 
         for (name, params) in &from_dispatch {
-            let response = responses[name].as_str().expect("a definition name");
-            for (definition, what) in [(params.as_str(), "params"), (response, "response")] {
+            let response = responses
+                .get(name)
+                .map(|response| response.as_str().expect("a definition name"));
+            for (definition, what) in [(Some(params.as_str()), "params"), (response, "response")] {
+                let Some(definition) = definition else {
+                    continue;
+                };
                 assert_eq!(
                     annotation(schema, definition, "x-method"),
                     Some(name.as_str()),
@@ -276,10 +296,10 @@ fn cursor_methods(schema: &Value) -> Vec<Method> {
             methods.push(Method {
                 name: name.clone(),
                 sender,
-                kind: Kind::Request,
-                schema: CURSOR,
+                kind,
+                schema: file,
                 params: params.clone(),
-                response: Some(response.to_string()),
+                response: response.map(str::to_string),
             });
         }
     }
@@ -300,7 +320,8 @@ impl Schemas {
     fn load() -> Self {
         let acp = read_json(&format!("schemas/acp/{ACP}"));
         let cursor = read_json(&format!("schemas/acp/{CURSOR}"));
-        for (file, schema) in [(ACP, &acp), (CURSOR, &cursor)] {
+        let qwen = read_json(&format!("schemas/acp/{QWEN}"));
+        for (file, schema) in [(ACP, &acp), (CURSOR, &cursor), (QWEN, &qwen)] {
             if let Err(e) = jsonschema::draft202012::meta::validate(schema) {
                 panic!("{file} is no valid draft 2020-12 schema: {e}");
             }
@@ -308,10 +329,22 @@ impl Schemas {
         let registry = Registry::new()
             .add(format!("{BASE}{ACP}"), acp.clone())
             .and_then(|builder| builder.add(format!("{BASE}{CURSOR}"), cursor.clone()))
+            .and_then(|builder| builder.add(format!("{BASE}{QWEN}"), qwen.clone()))
             .and_then(|builder| builder.prepare())
-            .expect("both schemas register");
+            .expect("the schemas register");
         let mut methods = BTreeMap::new();
-        for method in acp_methods(&acp).into_iter().chain(cursor_methods(&cursor)) {
+        let cursor_unions = [
+            ("CursorAgentRequest", Sender::Agent, Kind::Request),
+            ("CursorClientRequest", Sender::Client, Kind::Request),
+        ];
+        let qwen_unions = [
+            ("QwenAgentRequest", Sender::Agent, Kind::Request),
+            ("QwenAgentNotification", Sender::Agent, Kind::Notification),
+        ];
+        let extensions = extension_methods(&cursor, CURSOR, &cursor_unions)
+            .into_iter()
+            .chain(extension_methods(&qwen, QWEN, &qwen_unions));
+        for method in acp_methods(&acp).into_iter().chain(extensions) {
             let name = method.name.clone();
             assert!(
                 methods.insert(name.clone(), method).is_none(),
@@ -377,6 +410,7 @@ impl Schemas {
 const EXPECTED_METHODS: &[&str] = &[
     "$/cancel_request Either Notification schema.json CancelRequestNotification -> -",
     "authenticate Client Request schema.json AuthenticateRequest -> AuthenticateResponse",
+    "craft/drainMidTurnQueue Agent Request qwen-extensions.schema.json QwenDrainMidTurnQueueParams -> QwenDrainMidTurnQueueResponse",
     "cursor/ask_question Agent Request cursor-extensions.schema.json CursorAskQuestionParams -> CursorAskQuestionResponse",
     "cursor/create_plan Agent Request cursor-extensions.schema.json CursorCreatePlanParams -> CursorCreatePlanResponse",
     "cursor/generate_image Agent Request cursor-extensions.schema.json CursorGenerateImageParams -> CursorGenerateImageResponse",
@@ -389,6 +423,7 @@ const EXPECTED_METHODS: &[&str] = &[
     "fs/write_text_file Agent Request schema.json WriteTextFileRequest -> WriteTextFileResponse",
     "initialize Client Request schema.json InitializeRequest -> InitializeResponse",
     "logout Client Request schema.json LogoutRequest -> LogoutResponse",
+    "qwen/notify/session/prompt-suggestion Agent Notification qwen-extensions.schema.json QwenPromptSuggestionParams -> -",
     "session/cancel Client Notification schema.json CancelNotification -> -",
     "session/close Client Request schema.json CloseSessionRequest -> CloseSessionResponse",
     "session/delete Client Request schema.json DeleteSessionRequest -> DeleteSessionResponse",
@@ -607,6 +642,8 @@ fn trace_set(name: &str) -> &'static str {
         "claude-code-acp 0.16.2"
     } else if name.starts_with("codex_acp_") {
         "codex-acp 0.16.0"
+    } else if name.starts_with("qwen_") {
+        "qwen-code 0.24.4"
     } else {
         "claude-agent-acp 0.19.1"
     }
@@ -643,7 +680,44 @@ fn every_corpus_message_validates_against_its_method_and_every_update_lands_in_i
         request_cancel_problems("codex_acp_cancel_as_request.jsonl", 18, 4),
         "the only problems are those of the client's request-form `session/cancel`"
     );
-    assert_eq!(per_set.len(), 4, "four agents in the corpus");
+    assert_eq!(per_set.len(), 5, "five agents in the corpus");
+}
+
+/// The `_meta` members Qwen Code's agent writes that the mapping reads through declared types
+/// validate against them in every trace: an `agent_message_chunk`'s `usage`
+/// (`QwenMessageChunkMeta`) and a `session/prompt` result's branch point
+/// (`QwenPromptResponseMeta`); each is seen.
+#[test]
+fn the_qwen_meta_members_validate_against_their_declared_types() {
+    let schemas = Schemas::load();
+    let mut seen = BTreeMap::new();
+    for (name, records) in corpus().into_iter().filter(|(name, _)| name.starts_with("qwen_")) {
+        for (index, record) in records.iter().enumerate() {
+            let msg = &record["msg"];
+            let chunk = &msg["params"]["update"];
+            let checked = if chunk["sessionUpdate"] == "agent_message_chunk" && chunk["_meta"]["usage"].is_object() {
+                Some(("QwenMessageChunkMeta", &chunk["_meta"]))
+            } else if msg["result"]["_meta"]["qwen.branchPoint"].is_object() {
+                Some(("QwenPromptResponseMeta", &msg["result"]["_meta"]))
+            } else {
+                None
+            };
+            let Some((definition, meta)) = checked else {
+                continue;
+            };
+            *seen.entry(definition).or_insert(0) += 1;
+            let errors = schemas.errors(QWEN, definition, meta);
+            assert!(
+                errors.is_empty(),
+                "{name}: line {}: {definition}: {errors:?}",
+                index + 1
+            );
+        }
+    }
+    assert_eq!(
+        seen.keys().copied().collect::<Vec<_>>(),
+        ["QwenMessageChunkMeta", "QwenPromptResponseMeta"]
+    );
 }
 
 /// What a client's `session/cancel` sent with an `id` (at `line` of `file`) and the agent's

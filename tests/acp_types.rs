@@ -176,6 +176,8 @@ fn decode(label: &str, side: Side, message: &Value, decoder: &mut Decoder) -> St
         Message::Protocol { notification, .. } => check(label, message, notification),
         Message::CursorAgentRequest(typed) => check(label, message, typed),
         Message::CursorClientRequest(typed) => check(label, message, typed),
+        Message::QwenAgentRequest(typed) => check(label, message, typed),
+        Message::QwenAgentNotification(typed) => check(label, message, typed),
         Message::ClientRequestResult { result, .. } => check_reply(label, message, result),
         Message::AgentRequestResult { result, .. } => {
             if let AgentRequestResult::SessionRequestPermission(response) = result {
@@ -189,6 +191,7 @@ fn decode(label: &str, side: Side, message: &Value, decoder: &mut Decoder) -> St
         }
         Message::CursorAgentRequestResult { result, .. } => check_reply(label, message, result),
         Message::CursorClientRequestResult { result, .. } => check_reply(label, message, result),
+        Message::QwenAgentRequestResult { result, .. } => check_reply(label, message, result),
         Message::Error { method, error, .. } => {
             assert_no_key_lost(label, &message["error"], error);
             return format!("error to {}", method.as_deref().unwrap_or("?"));
@@ -199,14 +202,17 @@ fn decode(label: &str, side: Side, message: &Value, decoder: &mut Decoder) -> St
         Message::AgentRequestResult { result, .. } => format!("reply to {}", result.method()),
         Message::CursorAgentRequestResult { result, .. } => format!("reply to {}", result.method()),
         Message::CursorClientRequestResult { result, .. } => format!("reply to {}", result.method()),
+        Message::QwenAgentRequestResult { result, .. } => format!("reply to {}", result.method()),
         Message::ClientRequest(_)
         | Message::AgentRequest(_)
         | Message::CursorAgentRequest(_)
-        | Message::CursorClientRequest(_) => {
+        | Message::CursorClientRequest(_)
+        | Message::QwenAgentRequest(_) => {
             format!("request {method}")
         }
         Message::ClientNotification(_)
         | Message::AgentNotification(_)
+        | Message::QwenAgentNotification(_)
         | Message::Protocol { .. }
         | Message::Error { .. } => {
             format!("notification {method}")

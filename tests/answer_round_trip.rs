@@ -22,7 +22,7 @@ use agentwire_tests::round_trip::{Answered, SOURCES, replies};
 const EXPECTED_PAIRS: &[(Source, usize)] = &[
     (Source::CODEX_APP_SERVER, 10),
     (Source::CLAUDE_CONTROL, 26),
-    (Source::ACP, 16),
+    (Source::ACP, 24),
     (Source::CURSOR, 9),
 ];
 

@@ -251,6 +251,49 @@ const QUIET_FRAMES: &[(&[&str], &str, &str, Says)] = &[
         opencode_confirms_reply,
     ),
     (
+        &["pi", "pi-rpc"],
+        "turn_start",
+        "a model call starts: its messages say what it does",
+        envelope_only,
+    ),
+    (
+        &["pi", "pi-rpc"],
+        "turn_end",
+        "repeats the model message and the tool results its call ended with",
+        pi_repeats,
+    ),
+    (
+        &["pi", "pi-rpc"],
+        "agent_end",
+        "repeats the messages of the run (`willRetry`: the `auto_retry_start` that follows says it)",
+        pi_repeats,
+    ),
+    (
+        &["pi", "pi-rpc"],
+        "message_end/system",
+        "repeats the system message its `message_start` configured the session with",
+        pi_repeats,
+    ),
+    (
+        &["pi", "pi-rpc"],
+        "message_start/toolResult",
+        "repeats the result of the `tool_execution_end` that completed the call's item",
+        pi_repeats,
+    ),
+    (
+        &["pi", "pi-rpc"],
+        "message_end/toolResult",
+        "repeats its `message_start`",
+        pi_repeats,
+    ),
+    (
+        &["pi", "pi-rpc"],
+        "message_update/toolcall_delta",
+        "a piece of the arguments the call's `toolcall_end` gives whole (its `usage` a running figure \
+         the message's end states)",
+        pi_piece_of_arguments,
+    ),
+    (
         &["opencode"],
         "message.updated",
         "a user message announced already, updated with its summary: the turn it opened runs",
@@ -326,6 +369,68 @@ fn repeats_turn_start(sc: &Scenario, line: usize) -> Result<(), String> {
             "turn {} was not given as is by an earlier `turn/start` result",
             turn["id"]
         ))
+    }
+}
+
+/// Pi: each message the frame holds (`message`, a `turn_end`'s `toolResults`, an `agent_end`'s
+/// `messages`) is one an earlier frame gave as it is: a `message_start`'s or `message_end`'s, or,
+/// for a tool result, the result of the `tool_execution_end` of its call.
+fn pi_repeats(sc: &Scenario, line: usize) -> Result<(), String> {
+    let msg = sc.msg(line);
+    let earlier = sc.provider_lines_where(|_| true);
+    let given = |message: &Value| {
+        earlier.iter().filter(|&&at| at < line).any(|&at| {
+            let before = sc.msg(at);
+            let event = before["type"].as_str().unwrap_or_default();
+            (matches!(event, "message_start" | "message_end") && before["message"] == *message)
+                || (message["role"] == "toolResult"
+                    && event == "tool_execution_end"
+                    && before["toolCallId"] == message["toolCallId"]
+                    && before["result"]["content"] == message["content"]
+                    && before["isError"] == message["isError"])
+        })
+    };
+    let mut messages: Vec<&Value> = Vec::new();
+    match msg["type"].as_str() {
+        Some("agent_end") => messages.extend(msg["messages"].as_array().into_iter().flatten()),
+        Some("turn_end") => {
+            messages.push(&msg["message"]);
+            messages.extend(msg["toolResults"].as_array().into_iter().flatten());
+        }
+        _ => messages.push(&msg["message"]),
+    }
+    match messages.iter().find(|message| !given(message)) {
+        None => Ok(()),
+        Some(message) => Err(format!("a `{}` message no earlier frame gave", message["role"])),
+    }
+}
+
+/// Pi: a `toolcall_delta` is a piece of its call's arguments: the pieces of its block, from the
+/// block's start to its `toolcall_end`, read as JSON are the arguments that end gives.
+fn pi_piece_of_arguments(sc: &Scenario, line: usize) -> Result<(), String> {
+    let index = &sc.msg(line)["assistantMessageEvent"]["contentIndex"];
+    let event = |at: usize| &sc.msg(at)["assistantMessageEvent"];
+    let lines = sc.provider_lines_where(|msg| msg["assistantMessageEvent"]["contentIndex"] == *index);
+    let start = lines
+        .iter()
+        .copied()
+        .rfind(|&at| at < line && event(at)["type"] == "toolcall_start")
+        .ok_or("no `toolcall_start` before it")?;
+    let end = lines
+        .iter()
+        .copied()
+        .find(|&at| at > line && event(at)["type"] == "toolcall_end")
+        .ok_or("no `toolcall_end` after it")?;
+    let text: String = lines
+        .iter()
+        .filter(|&&at| at > start && at < end && event(at)["type"] == "toolcall_delta")
+        .filter_map(|&at| event(at)["delta"].as_str())
+        .collect();
+    let arguments: Value = serde_json::from_str(&text).map_err(|err| format!("its pieces are no JSON: {err}"))?;
+    if arguments == event(end)["toolCall"]["arguments"] {
+        Ok(())
+    } else {
+        Err(format!("its pieces say {arguments}, the call's end another thing"))
     }
 }
 
@@ -439,6 +544,13 @@ fn frame_kind(sc: &Scenario, line: usize) -> String {
         return format!("$set/{}", fields.join(","));
     }
     let kind = msg["type"].as_str().unwrap_or("?");
+    // Pi: a streamed piece by what it is, a message by its role.
+    if let Some(piece) = msg["assistantMessageEvent"]["type"].as_str() {
+        return format!("{kind}/{piece}");
+    }
+    if let ("message_start" | "message_end", Some(role)) = (kind, msg["message"]["role"].as_str()) {
+        return format!("{kind}/{role}");
+    }
     if kind == "control_response" {
         let id = &msg["response"]["request_id"];
         let asked = sc

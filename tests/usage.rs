@@ -10,7 +10,7 @@
 //! | codex exec | its turns' `turn.completed` usage added up |
 //! | Codex app-server | each thread's last `thread/tokenUsage/updated` total, the threads added up |
 //! | Codex rollout files | the last `token_count`'s `total_token_usage` |
-//! | ACP agents | each session's last `usage_update` cost; the prompt replies' output tokens |
+//! | ACP agents | each session's last `usage_update` cost; the prompt replies' output tokens, else the model calls' tokens an `agent_message_chunk`'s `_meta.usage` states (input with the cache's reads: its total is input and output) |
 //! | Gemini stream-json | its runs' `result` stats: the prompt's tokens in, the rest of the total out |
 //! | Gemini session files | its model messages' tokens, each message once (prompt and tool prompt in, candidates and thoughts out) |
 //! | OpenCode | its assistant messages' tokens and cost (input with the cache's, output with the reasoning), or its runner's steps' |
@@ -133,8 +133,14 @@ fn stated(sc: &Scenario) -> Stated {
         }
         "acp" | "cursor" => {
             let mut costs = BTreeMap::new();
+            let mut calls = Stated::default();
             for message in &messages {
                 let params = &message["params"];
+                let call = &params["update"]["_meta"]["usage"];
+                if params["update"]["sessionUpdate"] == "agent_message_chunk" && call.is_object() {
+                    add(&mut calls.input, count(&call["inputTokens"]));
+                    add(&mut calls.output, count(&call["outputTokens"]));
+                }
                 if params["update"]["sessionUpdate"] == "usage_update" && params["update"]["cost"]["currency"] == "USD"
                 {
                     let session = params["sessionId"].as_str().unwrap_or_default();
@@ -154,6 +160,9 @@ fn stated(sc: &Scenario) -> Stated {
             }
             if !costs.is_empty() {
                 stated.cost = Some(costs.values().sum());
+            }
+            if stated.output.is_none() {
+                (stated.input, stated.output) = (calls.input, calls.output);
             }
         }
         "gemini" => {
@@ -227,6 +236,25 @@ fn stated(sc: &Scenario) -> Stated {
                 let usage = &message["data"]["usage"];
                 add(&mut stated.input, count(&usage["inputTokens"]));
                 add(&mut stated.output, count(&usage["outputTokens"]));
+            }
+        }
+        "pi" | "pi-rpc" | "pi-session" => {
+            // Each model message's usage, once: json and RPC mode at its `message_end`, a session
+            // file in its `message` entry.
+            let assistant = |message: &&&Value| {
+                let ended = message["type"] == "message_end" || message["type"] == "message";
+                ended && message["message"]["role"] == "assistant"
+            };
+            let mut cost = 0.0;
+            for message in messages.iter().filter(assistant) {
+                let usage = &message["message"]["usage"];
+                let input = count(&usage["input"]) + count(&usage["cacheRead"]) + count(&usage["cacheWrite"]);
+                add(&mut stated.input, input);
+                add(&mut stated.output, count(&usage["output"]));
+                cost += usage["cost"]["total"].as_f64().unwrap_or_default();
+            }
+            if stated.input.is_some() {
+                stated.cost = Some(cost);
             }
         }
         name => panic!("{name}: no statement of the provider's usage is read for this source"),

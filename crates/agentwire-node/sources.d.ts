@@ -19,4 +19,7 @@ export type Source =
   | "cursor"
   | "opencode"
   | "opencode-run"
-  | "opencode-session";
+  | "opencode-session"
+  | "pi"
+  | "pi-rpc"
+  | "pi-session";

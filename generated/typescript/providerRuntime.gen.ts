@@ -43,6 +43,7 @@ export type ProviderTurnId = typeof ProviderTurnId.Type;
  * - `opencode`: OpenCode's server (`opencode serve`): its event streams and the client's HTTP calls.
  * - `gemini`: Gemini CLI read directly (its `--output-format stream-json` output, or its session files); Gemini CLI through `--acp` is `acp`.
  * - `copilot`: GitHub Copilot CLI read directly (its `-p --output-format json` output, or its session logs); Copilot through `--acp` is `acp`.
+ * - `pi`: The Pi coding agent (`@earendil-works/pi-coding-agent`) read directly: its `--mode json` output or its `--mode rpc` traffic.
  */
 export const ProviderKind = Schema.Literals([
   "codex",
@@ -52,6 +53,7 @@ export const ProviderKind = Schema.Literals([
   "opencode",
   "gemini",
   "copilot",
+  "pi",
 ]).annotate({
   identifier: "ProviderKind",
   description: "The kind of agent provider that produced an event.",
@@ -86,6 +88,9 @@ export type ProviderKind = typeof ProviderKind.Type;
  * - `opencode.http`: Addition: one HTTP request of an OpenCode client with the server's answer (e.g. `POST /session/{id}/prompt_async`, `POST /permission/{id}/reply`).
  * - `opencode.run`: Addition: one line of `opencode run --format json` (`step_start`, `text`, `reasoning`, `tool_use`, `step_finish` with the message part, or `error`).
  * - `opencode.session`: Addition: one part of an OpenCode session as stored (`opencode export ID`, or the same built from its SQLite store `opencode.db`): the session's `info`, or one message's `info` with its `parts`.
+ * - `pi.event`: Addition: one line the Pi coding agent printed (`pi --mode json` or `pi --mode rpc`): its session header, a session event (`agent_start`, `message_update`, `tool_execution_end`, ...), or in RPC mode a `response` to a command.
+ * - `pi.rpc`: Addition: one command an RPC client wrote to `pi --mode rpc` (`prompt`, `steer`, `abort`, `get_state`, ...).
+ * - `pi.session.entry`: Addition: one line of a Pi session file (`~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`): its `session` header or an entry (`message`, `model_change`, `context_edit`, `compaction`, ...).
  */
 export const RuntimeEventRawSource = Schema.Literals([
   "codex.app-server.client-response",
@@ -113,6 +118,9 @@ export const RuntimeEventRawSource = Schema.Literals([
   "opencode.http",
   "opencode.run",
   "opencode.session",
+  "pi.event",
+  "pi.rpc",
+  "pi.session.entry",
 ]).annotate({
   identifier: "RuntimeEventRawSource",
   description: "Which provider protocol surface the raw message of an event came from.",

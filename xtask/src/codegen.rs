@@ -24,6 +24,7 @@ mod gemini_cli;
 mod names;
 mod opencode;
 mod passes;
+mod pi;
 mod prices;
 mod rust_output;
 mod schema_source;
@@ -121,6 +122,7 @@ fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
         gemini_cli::session(root)?,
         copilot::source(root)?,
         opencode::source(root)?,
+        pi::source(root)?,
     ])
 }
 

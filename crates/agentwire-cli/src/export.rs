@@ -199,7 +199,7 @@ fn provider_name(provider: &str) -> &str {
         Some(ProviderKind::Codex) => "openai",
         Some(ProviderKind::ClaudeAgent) => "anthropic",
         Some(ProviderKind::Gemini) => "gcp.gemini",
-        Some(kind @ (ProviderKind::Cursor | ProviderKind::Acp | ProviderKind::Opencode | ProviderKind::Copilot)) => {
+        Some(kind @ (ProviderKind::Cursor | ProviderKind::Acp | ProviderKind::Opencode | ProviderKind::Copilot | ProviderKind::Pi)) => {
             kind.as_str()
         }
         None => provider,

@@ -341,6 +341,59 @@ fn fixtures() -> Vec<Fixture> {
                 1,
             ),
         },
+        Fixture {
+            source: Source::PI,
+            trace: "plain.jsonl",
+            text: "Hello! I am a mock",
+            number: (r#""output":23"#, r#""stopReason":"stop""#),
+            unknown: r#"{"type":"teleported"}"#,
+            wrong_typed: r#"{"type":"agent_settled","aborted":7}"#,
+            // json mode is one-way: no requests, so no response or settlement.
+            unmatched_response: None,
+            before_start: Some(concat!(
+                r#"{"type":"tool_execution_update","toolCallId":"never-called","toolName":"bash","args":{},"#,
+                r#""partialResult":{"content":[{"type":"text","text":"early"}]}}"#
+            )),
+            resolved_unknown: None,
+            // A run's start while one runs is a retried run of the same turn.
+            second_turn: (r#"{"type":"agent_start"}"#, "", "", 0),
+        },
+        Fixture {
+            source: Source::PI_RPC,
+            trace: "rpc_two_turns.jsonl",
+            text: "First answer.",
+            number: (r#""output": 21"#, r#""stopReason": "stop""#),
+            unknown: r#"{"type": "teleported"}"#,
+            wrong_typed: r#"{"type": "agent_settled", "aborted": 7}"#,
+            // A response Pi gives a command nobody sent changes nothing: it names no open request.
+            unmatched_response: Some(
+                r#"{"id": "nobody-asked", "type": "response", "command": "get_state", "success": true}"#,
+            ),
+            before_start: Some(concat!(
+                r#"{"type": "tool_execution_update", "toolCallId": "never-called", "toolName": "bash", "args": {}, "#,
+                r#""partialResult": {"content": [{"type": "text", "text": "early"}]}}"#
+            )),
+            resolved_unknown: None,
+            second_turn: (r#""type": "agent_start""#, "", "", 0),
+        },
+        Fixture {
+            source: Source::PI_SESSION,
+            trace: "plain.jsonl",
+            text: "Hello! I am a mock",
+            number: (r#""output":23"#, r#""role":"assistant""#),
+            unknown: r#"{"type":"teleported","id":"x1","parentId":null,"timestamp":"2026-12-08T00:16:03.600Z"}"#,
+            wrong_typed: r#"{"type":"model_change","id":"x2","parentId":null,"timestamp":"2026-12-08T00:16:03.600Z","provider":7,"modelId":"m"}"#,
+            // A session file records no requests, so no response or settlement to mismatch.
+            unmatched_response: None,
+            // It records whole messages: the nearest case is a result for a call it never recorded.
+            before_start: Some(concat!(
+                r#"{"type":"message","id":"x3","parentId":null,"timestamp":"2026-12-08T00:16:03.600Z","message":{"role":"toolResult","#,
+                r#""toolCallId":"never-called","toolName":"bash","content":[{"type":"text","text":"early"}],"isError":false,"timestamp":1}}"#
+            )),
+            resolved_unknown: None,
+            // A prompt inside a turn ends it and starts the next.
+            second_turn: (r#""role":"user""#, r#""id":""#, r#""id":"2"#, 1),
+        },
     ];
     let mut covered: Vec<&str> = fixtures.iter().map(|fixture| fixture.source.name()).collect();
     covered.sort();
@@ -846,7 +899,9 @@ fn duplicate_keys_are_not_dropped() {
         // The message's first member again, with another value, before the real one.
         let line = String::from_utf8(trace.lines[at - 1].clone()).expect("UTF-8");
         let open = if trace.transcript {
-            line.find(r#""msg":{"#).expect("a msg") + 7
+            // `"msg":{`, or `"msg": {` as Python's `json.dumps` writes it.
+            let msg = line.find(r#""msg":"#).expect("a msg") + 6;
+            msg + line[msg..].find('{').expect("a msg object") + 1
         } else {
             1
         };

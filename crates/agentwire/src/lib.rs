@@ -102,6 +102,10 @@ pub use agentwire_source_copilot as copilot;
 /// The OpenCode sources' own API.
 #[cfg(any(feature = "opencode", feature = "opencode-run", feature = "opencode-session"))]
 pub use agentwire_source_opencode as opencode;
+
+/// The Pi coding agent sources' own API.
+#[cfg(feature = "pi")]
+pub use agentwire_source_pi as pi;
 // (end re-exports)
 
 /// The canonical provider-runtime event model this crate emits (`agentwire-canonical`).

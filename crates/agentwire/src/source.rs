@@ -74,6 +74,12 @@ registry! {
     OPENCODE_RUN = "opencode-run" if "opencode-run" => agentwire_source_opencode::run::OPENCODE_RUN;
     /// A stored OpenCode session (`opencode export`, `opencode.db`): [`agentwire_source_opencode::OPENCODE_SESSION`].
     OPENCODE_SESSION = "opencode-session" if "opencode-session" => agentwire_source_opencode::OPENCODE_SESSION;
+    /// `pi -p PROMPT --mode json`: [`agentwire_source_pi::json::PI`].
+    PI = "pi" if "pi" => agentwire_source_pi::json::PI;
+    /// `pi --mode rpc`: the client's commands and what Pi printed: [`agentwire_source_pi::rpc::PI_RPC`].
+    PI_RPC = "pi-rpc" if "pi" => agentwire_source_pi::rpc::PI_RPC;
+    /// Pi session files: [`agentwire_source_pi::session::PI_SESSION`].
+    PI_SESSION = "pi-session" if "pi" => agentwire_source_pi::session::PI_SESSION;
 }
 // (end registry)
 

@@ -786,6 +786,9 @@ pub enum ProviderKind {
     /// GitHub Copilot CLI read directly (its `-p --output-format json` output, or its session logs); Copilot through `--acp` is `acp`.
     #[serde(rename = "copilot")]
     Copilot,
+    /// The Pi coding agent (`@earendil-works/pi-coding-agent`) read directly: its `--mode json` output or its `--mode rpc` traffic.
+    #[serde(rename = "pi")]
+    Pi,
 }
 impl ProviderKind {
     /// Every value, in schema order.
@@ -797,6 +800,7 @@ impl ProviderKind {
         Self::Opencode,
         Self::Gemini,
         Self::Copilot,
+        Self::Pi,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -808,6 +812,7 @@ impl ProviderKind {
             Self::Opencode => "opencode",
             Self::Gemini => "gemini",
             Self::Copilot => "copilot",
+            Self::Pi => "pi",
         }
     }
 }
@@ -827,6 +832,7 @@ impl WriteJson for ProviderKind {
                 Self::Opencode => b"\"opencode\"",
                 Self::Gemini => b"\"gemini\"",
                 Self::Copilot => b"\"copilot\"",
+                Self::Pi => b"\"pi\"",
             },
         );
         Ok(())
@@ -844,6 +850,7 @@ impl<'de> Deserialize<'de> for ProviderKind {
             "opencode" => Ok(Self::Opencode),
             "gemini" => Ok(Self::Gemini),
             "copilot" => Ok(Self::Copilot),
+            "pi" => Ok(Self::Pi),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -856,6 +863,7 @@ impl<'de> Deserialize<'de> for ProviderKind {
                             "opencode",
                             "gemini",
                             "copilot",
+                            "pi",
                         ],
                     ),
                 )
@@ -941,6 +949,15 @@ pub enum RuntimeEventRawSource {
     /// Addition: one part of an OpenCode session as stored (`opencode export ID`, or the same built from its SQLite store `opencode.db`): the session's `info`, or one message's `info` with its `parts`.
     #[serde(rename = "opencode.session")]
     OpencodeSession,
+    /// Addition: one line the Pi coding agent printed (`pi --mode json` or `pi --mode rpc`): its session header, a session event (`agent_start`, `message_update`, `tool_execution_end`, ...), or in RPC mode a `response` to a command.
+    #[serde(rename = "pi.event")]
+    PiEvent,
+    /// Addition: one command an RPC client wrote to `pi --mode rpc` (`prompt`, `steer`, `abort`, `get_state`, ...).
+    #[serde(rename = "pi.rpc")]
+    PiRpc,
+    /// Addition: one line of a Pi session file (`~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`): its `session` header or an entry (`message`, `model_change`, `context_edit`, `compaction`, ...).
+    #[serde(rename = "pi.session.entry")]
+    PiSessionEntry,
 }
 impl RuntimeEventRawSource {
     /// Every value, in schema order.
@@ -970,6 +987,9 @@ impl RuntimeEventRawSource {
         Self::OpencodeHttp,
         Self::OpencodeRun,
         Self::OpencodeSession,
+        Self::PiEvent,
+        Self::PiRpc,
+        Self::PiSessionEntry,
     ];
     /// The value as it appears in JSON.
     pub fn as_str(self) -> &'static str {
@@ -999,6 +1019,9 @@ impl RuntimeEventRawSource {
             Self::OpencodeHttp => "opencode.http",
             Self::OpencodeRun => "opencode.run",
             Self::OpencodeSession => "opencode.session",
+            Self::PiEvent => "pi.event",
+            Self::PiRpc => "pi.rpc",
+            Self::PiSessionEntry => "pi.session.entry",
         }
     }
 }
@@ -1038,6 +1061,9 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::OpencodeHttp => b"\"opencode.http\"",
                 Self::OpencodeRun => b"\"opencode.run\"",
                 Self::OpencodeSession => b"\"opencode.session\"",
+                Self::PiEvent => b"\"pi.event\"",
+                Self::PiRpc => b"\"pi.rpc\"",
+                Self::PiSessionEntry => b"\"pi.session.entry\"",
             },
         );
         Ok(())
@@ -1073,6 +1099,9 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "opencode.http" => Ok(Self::OpencodeHttp),
             "opencode.run" => Ok(Self::OpencodeRun),
             "opencode.session" => Ok(Self::OpencodeSession),
+            "pi.event" => Ok(Self::PiEvent),
+            "pi.rpc" => Ok(Self::PiRpc),
+            "pi.session.entry" => Ok(Self::PiSessionEntry),
             other => {
                 Err(
                     D::Error::unknown_variant(
@@ -1103,6 +1132,9 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "opencode.http",
                             "opencode.run",
                             "opencode.session",
+                            "pi.event",
+                            "pi.rpc",
+                            "pi.session.entry",
                         ],
                     ),
                 )

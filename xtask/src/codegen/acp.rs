@@ -2,9 +2,9 @@
 //! crate.
 //!
 //! The generic pipeline ([`schema_source`](super::schema_source)) with an ACP step:
-//! - Cursor's definitions (all named `Cursor*`) are merged into ACP's, their one reference into
-//!   `schema.json` made local; their unions are `x-dispatch` annotations, their reply table
-//!   `x-responses` ([`cursor`]);
+//! - the extension schemas' definitions (Cursor's, all named `Cursor*`; Qwen Code's, `Qwen*`)
+//!   are merged into ACP's, their references into `schema.json` made local; their unions are
+//!   `x-dispatch` annotations, their reply tables `x-responses` ([`extensions`]);
 //! - ACP's method unions and reply tables are read from `x-method` on the payload definitions
 //!   listed by the envelope unions named after the sender ([`methods`]);
 //! - ACP's tagged unions (a `const` tag beside an `allOf` `$ref` to the payload) get the payload's
@@ -14,8 +14,8 @@
 //!
 //! `schemas/acp/README.md` explains each of these with what typify does without them.
 
-mod cursor;
 mod error_code;
+mod extensions;
 mod methods;
 mod shapes;
 mod tagged;
@@ -44,11 +44,13 @@ pub fn source(root: &Path) -> Result<SchemaSource> {
         package: "agentwire-acp",
         dependencies: &[],
         description: format!(
-            "Typed Agent Client Protocol v1 ({upstream}) and Cursor's ACP extensions, generated from their JSON Schemas."
+            "Typed Agent Client Protocol v1 ({upstream}) with Cursor's and Qwen Code's ACP extensions, generated from their JSON Schemas."
         ),
         generated_from: format!(
-            "{SCHEMA_DIR}/schema.json ({upstream}) and {SCHEMA_DIR}/{}",
-            cursor::FILE
+            "{SCHEMA_DIR}/schema.json ({upstream}) and {}",
+            extensions::FILES
+                .map(|(file, _)| format!("{SCHEMA_DIR}/{file}"))
+                .join(", ")
         ),
         crate_docs: CRATE_DOCS,
         passes: passes::ALL,
@@ -116,16 +118,16 @@ const SHAPE_UNIONS: &[ShapeUnion] = &[
 
 fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Customization> {
     let version = schema_source::pinned(&root.join(SCHEMA_DIR), "version")?;
-    let cursor_replies = cursor::merge(&root.join(SCHEMA_DIR), definitions)?;
+    let extensions = extensions::merge_all(&root.join(SCHEMA_DIR), definitions)?;
     undeclared::graft(&root.join(SCHEMA_DIR), definitions)?;
-    let methods = methods::extract(definitions)?;
+    let methods = methods::extract(definitions, &extensions.methods)?;
     tagged::rewrite(definitions)?;
     shapes::rewrite(definitions)?;
     let error_code = error_code::take(definitions)?;
     let tables = methods
         .responses
         .iter()
-        .chain(&cursor_replies)
+        .chain(&extensions.replies)
         .map(super::dispatch::results::emit);
     let mut replacements = vec![
         Replacement {
@@ -134,6 +136,10 @@ fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Custom
         },
         Replacement {
             definition: "CursorRequestId".into(),
+            rust_type: "::agentwire_protocol::RequestId".into(),
+        },
+        Replacement {
+            definition: "QwenRequestId".into(),
             rust_type: "::agentwire_protocol::RequestId".into(),
         },
     ];
@@ -156,12 +162,13 @@ fn customize(root: &Path, definitions: &mut Map<String, Value>) -> Result<Custom
 
 /// Inner attributes of the generated crate.
 const CRATE_DOCS: &str = "\
-//! Typed Agent Client Protocol (v1) and Cursor's `cursor/*` extensions, generated from the
-//! vendored ACP JSON Schema and the hand-written Cursor extension schema.
+//! Typed Agent Client Protocol (v1), Cursor's `cursor/*` extensions and Qwen Code's, generated
+//! from the vendored ACP JSON Schema and the hand-written extension schemas.
 //!
 //! Requests and notifications decode envelope-first through the unions named after their
 //! sender (`ClientRequest`, `AgentRequest`, `ClientNotification`, `AgentNotification`,
-//! `ProtocolNotification`, and Cursor's `CursorAgentRequest` / `CursorClientRequest`); a reply is
+//! `ProtocolNotification`, Cursor's `CursorAgentRequest` / `CursorClientRequest`, Qwen Code's
+//! `QwenAgentRequest` / `QwenAgentNotification`); a reply is
 //! decoded through the `<Union>Result` table once the method of the request it answers is
 //! known. Tagged unions (`SessionUpdate` on `sessionUpdate`, `ContentBlock`, `ToolCallContent`,
 //! `RequestPermissionOutcome`, ...) are internally tagged enums: each tag value decodes into its

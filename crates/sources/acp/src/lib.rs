@@ -1,5 +1,5 @@
-//! ACP agents (Agent Client Protocol v1, JSON-RPC 2.0 over stdio) and Cursor's `agent acp` with
-//! its `cursor/*` extensions -> canonical events: sections 5.1-5.4 of the provider-runtime V2
+//! ACP agents (Agent Client Protocol v1, JSON-RPC 2.0 over stdio; Qwen Code's additions read
+//! too) and Cursor's `agent acp` with its `cursor/*` extensions -> canonical events: sections 5.1-5.4 of the provider-runtime V2
 //! proposal. [`ACP`] and [`CURSOR`] share this crate; they differ only in the provider they name
 //! and in how a transcript is recognized.
 
@@ -8,6 +8,7 @@
 mod content;
 mod normalizer;
 mod offer;
+mod qwen;
 mod requests;
 mod tools;
 mod updates;
@@ -16,7 +17,7 @@ pub mod wire;
 
 use agentwire_acp::{
     AgentNotification, AgentRequest, ClientNotification, ClientRequest, CursorAgentRequest, CursorClientRequest,
-    MessageKind, RawEnvelope, UPSTREAM_VERSION,
+    MessageKind, QwenAgentNotification, QwenAgentRequest, RawEnvelope, UPSTREAM_VERSION,
 };
 use serde_json::Value;
 
@@ -57,7 +58,9 @@ pub static CURSOR: SourceSpec = SourceSpec {
 
 /// The pinned schema, for `--version`.
 pub fn upstream() -> String {
-    format!("@agentclientprotocol/sdk {UPSTREAM_VERSION} (ACP v1; Cursor's cursor/* extensions hand-written)")
+    format!(
+        "@agentclientprotocol/sdk {UPSTREAM_VERSION} (ACP v1; Cursor's cursor/* and Qwen Code's extensions hand-written)"
+    )
 }
 
 /// Whether the agent named in an `initialize` result is Cursor's.
@@ -96,6 +99,8 @@ fn names_an_agent(frame: &Frame<'_>) -> Option<bool> {
                 || ClientNotification::METHODS.contains(&method)
                 || AgentRequest::METHODS.contains(&method)
                 || AgentNotification::METHODS.contains(&method)
+                || QwenAgentRequest::METHODS.contains(&method)
+                || QwenAgentNotification::METHODS.contains(&method)
             {
                 false
             } else {

@@ -148,6 +148,8 @@ pub struct AcpNormalizer {
     pub(super) agent_asks: BTreeMap<RequestId, Work>,
     /// Terminals by id: the session and tool call they run for.
     pub(super) terminals: BTreeMap<String, (String, String)>,
+    /// Qwen Code's `craft/drainMidTurnQueue` requests awaiting the client, by id.
+    pub(super) drains: BTreeMap<RequestId, super::qwen::Drain>,
     /// The `raw.source` of the frame being pushed, from its JSON-RPC shape.
     raw_source: RuntimeEventRawSource,
 }
@@ -165,6 +167,7 @@ impl AcpNormalizer {
             last_session: None,
             agent_asks: BTreeMap::new(),
             terminals: BTreeMap::new(),
+            drains: BTreeMap::new(),
             raw_source: RuntimeEventRawSource::AcpNotification,
         };
         normalizer.raw_source = normalizer.raw_source_of(None);
@@ -737,7 +740,11 @@ impl AcpNormalizer {
         let raw = self.raw(frame, method).with_type("error");
         let code = error.code.0;
         match frame.dir {
-            Direction::Out => self.on_client_error(raw, id, error, out),
+            Direction::Out => {
+                if !self.on_qwen_error(raw, id, error, out) {
+                    self.on_client_error(raw, id, error, out);
+                }
+            }
             Direction::In => {
                 let ask = self.client_asks.remove(id).unwrap_or(ClientAsk::Other);
                 // The cause a person reads: agents put it in `data.message` (or `data` as text)
@@ -979,6 +986,9 @@ impl Mapping for AcpNormalizer {
                     self.client_asks.insert(id.clone(), ClientAsk::Other);
                 }
             },
+            Message::QwenAgentRequest(request) => self.on_qwen_request(frame, request, out),
+            Message::QwenAgentNotification(notification) => self.on_qwen_notification(frame, notification, out),
+            Message::QwenAgentRequestResult { id, result } => self.on_qwen_result(frame, id, result, out),
             Message::ClientRequestResult { id, result } => self.on_client_request_result(frame, id, result, out),
             Message::AgentRequestResult { id, result } => self.on_agent_request_result(frame, id, result, out),
             Message::CursorAgentRequestResult { id, result } => self.on_cursor_result(frame, id, result, out),

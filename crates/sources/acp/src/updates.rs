@@ -152,6 +152,14 @@ impl AcpNormalizer {
                 }
                 let id = message_id.as_ref().map(|id| id.0.as_str());
                 self.on_chunk(raw, session, TextKind::Assistant, content, id, out);
+                // Qwen Code states a model call's tokens on the empty chunk after its response.
+                if let Some(tokens) = usage::chunk_tokens(meta.as_ref()) {
+                    let context = self.session_context(session, Some(raw));
+                    let call = tokens.usage(agentwire_canonical::UsageScope::Call);
+                    let usage = self.session_mut(session).meter.call(call);
+                    let payload = ThreadTokenUsageUpdatedPayload { usage };
+                    self.emit(&context, RuntimeEvent::ThreadTokenUsageUpdated(payload), out);
+                }
             }
             SessionUpdate::AgentThoughtChunk {
                 content,
@@ -648,10 +656,24 @@ impl AcpNormalizer {
         }
         let data = tool.content();
         let context = self.item_context(session, turn.as_deref(), item.id, true, Some(raw));
-        // A tool call the user refused did not run: the agent's `failed` is a refusal.
-        let end = match end {
-            Some(ItemStatus::Failed) if declined => Some(ItemStatus::Declined),
-            other => other,
+        // The client's `session/cancel` stopped the turn it runs in: ACP v1 has no status for a
+        // call the stop cut off, so agents report it `failed` (Qwen Code does, with the killed
+        // command's output) before they answer the prompt `cancelled`.
+        let stopped = turn.as_ref().is_some_and(|turn| {
+            self.sessions
+                .get(session)
+                .is_some_and(|open| open.stopped_by_client && open.turns.contains(turn))
+        });
+        // A tool call the user refused did not run: the agent's `failed` is a refusal. One the
+        // person's stop cut off did not fail either: it keeps the face of an interrupted turn's
+        // actions.
+        let (end, detail) = match end {
+            Some(ItemStatus::Failed) if declined => (Some(ItemStatus::Declined), None),
+            Some(ItemStatus::Failed) if stopped => (
+                Some(ItemStatus::Declined),
+                Some("interrupted: the person stopped the turn while it ran".to_string()),
+            ),
+            other => (other, None),
         };
         match (end, done) {
             (Some(status), false) => {
@@ -663,7 +685,7 @@ impl AcpNormalizer {
                     item_type,
                     status: Some(status),
                     title,
-                    detail: None,
+                    detail,
                     data: Some(data),
                 };
                 self.emit(&context, RuntimeEvent::ItemCompleted(payload), out);

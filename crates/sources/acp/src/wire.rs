@@ -3,8 +3,9 @@
 //! Requests and notifications name their type by `method`, decoded through the union named
 //! after their sender: the agent's messages travel in (`AgentRequest`, `AgentNotification`),
 //! the client's out (`ClientRequest`, `ClientNotification`); `$/cancel_request` either way.
-//! Cursor's `cursor/*` methods carry no `_` prefix, so Cursor's tables are tried before a method
-//! is called unknown. A reply carries only the `id` of the request it answers: requests are
+//! Cursor's `cursor/*` methods and Qwen Code's (`craft/drainMidTurnQueue`,
+//! `qwen/notify/session/prompt-suggestion`) carry no `_` prefix, so their tables are tried
+//! before a method is called unknown. A reply carries only the `id` of the request it answers: requests are
 //! remembered per direction (each side numbers its own: gemini's `fs/read_text_file` ids 0 and
 //! 1 coexist with the client's `initialize` id 1) until their reply arrives, and the reply is
 //! decoded as that method's result.
@@ -12,7 +13,7 @@
 use agentwire_acp::{
     AgentNotification, AgentRequest, AgentRequestResult, ClientNotification, ClientRequest, ClientRequestResult,
     CursorAgentRequest, CursorAgentRequestResult, CursorClientRequest, CursorClientRequestResult, Error, MessageKind,
-    ProtocolNotification, RequestId,
+    ProtocolNotification, QwenAgentNotification, QwenAgentRequest, QwenAgentRequestResult, RequestId,
 };
 
 use agentwire_core::decode::PathTracking;
@@ -45,6 +46,10 @@ pub enum Message {
     CursorAgentRequest(CursorAgentRequest),
     /// A `cursor/*` request from the client to Cursor's agent.
     CursorClientRequest(CursorClientRequest),
+    /// A request of Qwen Code's agent beside ACP's (`craft/drainMidTurnQueue`).
+    QwenAgentRequest(QwenAgentRequest),
+    /// A notification of Qwen Code's agent beside ACP's (`qwen/notify/session/prompt-suggestion`).
+    QwenAgentNotification(QwenAgentNotification),
     /// The agent's successful answer to a client request.
     ClientRequestResult {
         /// The id of the request answered.
@@ -73,6 +78,13 @@ pub enum Message {
         /// The result, decoded as the type of the request's method.
         result: CursorClientRequestResult,
     },
+    /// The client's answer to a request of Qwen Code's agent.
+    QwenAgentRequestResult {
+        /// The id of the request answered.
+        id: RequestId,
+        /// The result, decoded as the type of the request's method.
+        result: QwenAgentRequestResult,
+    },
     /// A JSON-RPC error travelling in `dir`, answering a request of `method` (`None` if that
     /// request was not seen).
     Error {
@@ -91,17 +103,20 @@ impl Message {
     /// The JSON-RPC shape the message travelled as.
     pub fn kind(&self) -> MessageKind {
         match self {
-            Self::ClientNotification(_) | Self::AgentNotification(_) | Self::Protocol { .. } => {
-                MessageKind::Notification
-            }
+            Self::ClientNotification(_)
+            | Self::AgentNotification(_)
+            | Self::QwenAgentNotification(_)
+            | Self::Protocol { .. } => MessageKind::Notification,
             Self::ClientRequest(_)
             | Self::AgentRequest(_)
             | Self::CursorAgentRequest(_)
-            | Self::CursorClientRequest(_) => MessageKind::Request,
+            | Self::CursorClientRequest(_)
+            | Self::QwenAgentRequest(_) => MessageKind::Request,
             Self::ClientRequestResult { .. }
             | Self::AgentRequestResult { .. }
             | Self::CursorAgentRequestResult { .. }
-            | Self::CursorClientRequestResult { .. } => MessageKind::Response,
+            | Self::CursorClientRequestResult { .. }
+            | Self::QwenAgentRequestResult { .. } => MessageKind::Response,
             Self::Error { .. } => MessageKind::Error,
         }
     }
@@ -125,36 +140,49 @@ impl Protocol for Acp {
 
     fn decode(routed: Routed<'_>, dir: Direction) -> Result<Message, WireError> {
         let decoder = &mut PathTracking;
-        let cursor = |method: &str| method.starts_with(CURSOR);
         match routed {
             Routed::Notification(envelope) => {
                 let method = envelope.method.as_deref().unwrap_or_default();
-                match dir {
-                    dir if method.starts_with(PROTOCOL) => ProtocolNotification::decode(&envelope, decoder)
+                match (dir, Table::of(method)) {
+                    (dir, _) if method.starts_with(PROTOCOL) => ProtocolNotification::decode(&envelope, decoder)
                         .map(|notification| Message::Protocol { dir, notification }),
-                    Direction::In => AgentNotification::decode(&envelope, decoder).map(Message::AgentNotification),
-                    Direction::Out => ClientNotification::decode(&envelope, decoder).map(Message::ClientNotification),
+                    (Direction::In, Table::Qwen) => {
+                        QwenAgentNotification::decode(&envelope, decoder).map(Message::QwenAgentNotification)
+                    }
+                    (Direction::In, Table::Acp | Table::Cursor) => {
+                        AgentNotification::decode(&envelope, decoder).map(Message::AgentNotification)
+                    }
+                    (Direction::Out, Table::Acp | Table::Cursor | Table::Qwen) => {
+                        ClientNotification::decode(&envelope, decoder).map(Message::ClientNotification)
+                    }
                 }
             }
-            Routed::Request(envelope) => match (dir, cursor(envelope.method.as_deref().unwrap_or_default())) {
-                (Direction::In, true) => {
+            Routed::Request(envelope) => match (dir, Table::of(envelope.method.as_deref().unwrap_or_default())) {
+                (Direction::In, Table::Cursor) => {
                     CursorAgentRequest::decode(&envelope, decoder).map(Message::CursorAgentRequest)
                 }
-                (Direction::Out, true) => {
+                (Direction::Out, Table::Cursor) => {
                     CursorClientRequest::decode(&envelope, decoder).map(Message::CursorClientRequest)
                 }
-                (Direction::In, false) => AgentRequest::decode(&envelope, decoder).map(Message::AgentRequest),
-                (Direction::Out, false) => ClientRequest::decode(&envelope, decoder).map(Message::ClientRequest),
+                (Direction::In, Table::Qwen) => {
+                    QwenAgentRequest::decode(&envelope, decoder).map(Message::QwenAgentRequest)
+                }
+                (Direction::In, Table::Acp) => AgentRequest::decode(&envelope, decoder).map(Message::AgentRequest),
+                (Direction::Out, Table::Acp | Table::Qwen) => {
+                    ClientRequest::decode(&envelope, decoder).map(Message::ClientRequest)
+                }
             },
-            Routed::Response { id, method, result } => match (dir, cursor(&method)) {
-                (Direction::In, false) => ClientRequestResult::decode(&method, result, decoder)
+            Routed::Response { id, method, result } => match (dir, Table::of(&method)) {
+                (Direction::In, Table::Acp | Table::Qwen) => ClientRequestResult::decode(&method, result, decoder)
                     .map(|result| Message::ClientRequestResult { id, result }),
-                (Direction::Out, false) => AgentRequestResult::decode(&method, result, decoder)
+                (Direction::Out, Table::Acp) => AgentRequestResult::decode(&method, result, decoder)
                     .map(|result| Message::AgentRequestResult { id, result }),
-                (Direction::Out, true) => CursorAgentRequestResult::decode(&method, result, decoder)
+                (Direction::Out, Table::Cursor) => CursorAgentRequestResult::decode(&method, result, decoder)
                     .map(|result| Message::CursorAgentRequestResult { id, result }),
-                (Direction::In, true) => CursorClientRequestResult::decode(&method, result, decoder)
+                (Direction::In, Table::Cursor) => CursorClientRequestResult::decode(&method, result, decoder)
                     .map(|result| Message::CursorClientRequestResult { id, result }),
+                (Direction::Out, Table::Qwen) => QwenAgentRequestResult::decode(&method, result, decoder)
+                    .map(|result| Message::QwenAgentRequestResult { id, result }),
             },
             Routed::Error { id, method, error } => {
                 let error = serde_json::to_value(error)
@@ -167,8 +195,30 @@ impl Protocol for Acp {
     }
 }
 
-/// The method tables of every union an ACP or Cursor message may belong to.
-pub const METHOD_TABLES: [&[&str]; 7] = [
+/// Which method table a method name belongs to: ACP's own (and any method no table lists),
+/// Cursor's (the `cursor/` prefix) or Qwen Code's (the methods its unions list: they share no
+/// prefix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Table {
+    Acp,
+    Cursor,
+    Qwen,
+}
+
+impl Table {
+    fn of(method: &str) -> Self {
+        if method.starts_with(CURSOR) {
+            Self::Cursor
+        } else if QwenAgentRequest::METHODS.contains(&method) || QwenAgentNotification::METHODS.contains(&method) {
+            Self::Qwen
+        } else {
+            Self::Acp
+        }
+    }
+}
+
+/// The method tables of every union an ACP, Cursor or Qwen Code message may belong to.
+pub const METHOD_TABLES: [&[&str]; 9] = [
     ClientRequest::METHODS,
     ClientNotification::METHODS,
     AgentRequest::METHODS,
@@ -176,4 +226,6 @@ pub const METHOD_TABLES: [&[&str]; 7] = [
     ProtocolNotification::METHODS,
     CursorAgentRequest::METHODS,
     CursorClientRequest::METHODS,
+    QwenAgentRequest::METHODS,
+    QwenAgentNotification::METHODS,
 ];

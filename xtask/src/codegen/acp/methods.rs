@@ -30,9 +30,6 @@ const UNIONS: [(&str, RpcKind, &str, Option<&str>); 4] = [
 /// The union of the protocol-level notifications either side sends (`$/cancel_request`).
 const PROTOCOL_UNION: &str = "ProtocolNotification";
 
-/// Cursor's methods, which its own `x-dispatch` unions list.
-const CURSOR_PREFIX: &str = "cursor/";
-
 /// The JSON-RPC version every ACP message carries.
 const JSONRPC: &str = "2.0";
 
@@ -42,8 +39,9 @@ pub struct Methods {
     pub responses: Vec<Responses>,
 }
 
-/// Removes the envelope unions from `definitions` and reads them.
-pub fn extract(definitions: &mut Map<String, Value>) -> Result<Methods> {
+/// Removes the envelope unions from `definitions` and reads them. `extension_methods` are the
+/// methods the extension schemas' own `x-dispatch` unions list.
+pub fn extract(definitions: &mut Map<String, Value>, extension_methods: &[String]) -> Result<Methods> {
     let mut unions = Vec::new();
     let mut responses = Vec::new();
     let mut reached = Vec::new();
@@ -67,7 +65,7 @@ pub fn extract(definitions: &mut Map<String, Value>) -> Result<Methods> {
     unions.push(protocol);
     for (name, definition) in definitions.iter() {
         if let Some(method) = definition.get("x-method").and_then(Value::as_str)
-            && !method.starts_with(CURSOR_PREFIX)
+            && !extension_methods.iter().any(|m| m == method)
             && !reached.iter().any(|m| m == method)
         {
             bail!("{name} has x-method {method}, which no union lists");

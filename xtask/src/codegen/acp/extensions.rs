@@ -1,4 +1,5 @@
-//! Cursor's extension schema merged into ACP's definitions, and its reply tables.
+//! The agents' extension schemas (Cursor's `cursor/*` methods, Qwen Code's) merged into ACP's
+//! definitions, and their reply tables.
 
 use std::path::Path;
 
@@ -8,39 +9,69 @@ use serde_json::{Map, Value};
 use crate::codegen::dispatch::results::{Response, Responses};
 use crate::codegen::names::{type_ident, variant_ident};
 
-/// The hand-written schema of Cursor's `cursor/*` methods, in `schemas/acp/`.
-pub const FILE: &str = "cursor-extensions.schema.json";
-
-/// The prefix every Cursor definition name carries, so the merge cannot shadow an ACP one.
-const PREFIX: &str = "Cursor";
+/// The hand-written extension schemas in `schemas/acp/`, each with the prefix every definition
+/// name of its carries, so a merge can shadow no ACP definition and no other extension's.
+pub const FILES: [(&str, &str); 2] = [
+    ("cursor-extensions.schema.json", "Cursor"),
+    ("qwen-extensions.schema.json", "Qwen"),
+];
 
 /// Where Cursor's schema points into ACP's.
 const ACP_REF: &str = "schema.json#/$defs/";
 
-/// Adds Cursor's definitions to `definitions` (references into `schema.json` made local) and
-/// returns the reply tables its unions declare in `x-responses` (the annotation is removed; the
+/// What the extension schemas declare beside their definitions.
+pub struct Extensions {
+    /// The reply tables their request unions declare in `x-responses`.
+    pub replies: Vec<Responses>,
+    /// Every method their `x-dispatch` unions list (ACP's own table does not).
+    pub methods: Vec<String>,
+}
+
+/// Adds every extension schema's definitions to `definitions` ([`FILES`]).
+pub fn merge_all(schema_dir: &Path, definitions: &mut Map<String, Value>) -> Result<Extensions> {
+    let mut extensions = Extensions {
+        replies: Vec::new(),
+        methods: Vec::new(),
+    };
+    for (file, prefix) in FILES {
+        merge(schema_dir, file, prefix, definitions, &mut extensions)?;
+    }
+    Ok(extensions)
+}
+
+/// Adds one extension schema's definitions to `definitions` (references into `schema.json` made
+/// local), its reply tables and methods to `extensions` (`x-responses` is removed; the
 /// `x-dispatch` the pipeline reads stays).
-pub fn merge(schema_dir: &Path, definitions: &mut Map<String, Value>) -> Result<Vec<Responses>> {
-    let path = schema_dir.join(FILE);
+fn merge(
+    schema_dir: &Path,
+    file: &str,
+    prefix: &str,
+    definitions: &mut Map<String, Value>,
+    extensions: &mut Extensions,
+) -> Result<()> {
+    let path = schema_dir.join(file);
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let mut schema: Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     localize_refs(&mut schema);
-    let Some(Value::Object(cursor)) = schema.get_mut("$defs").map(Value::take) else {
-        bail!("{FILE}: no `$defs`")
+    let Some(Value::Object(added)) = schema.get_mut("$defs").map(Value::take) else {
+        bail!("{file}: no `$defs`")
     };
-    let mut tables = Vec::new();
-    for (name, mut definition) in cursor {
-        if !name.starts_with(PREFIX) {
-            bail!("{FILE}: definition {name} does not start with {PREFIX}");
+    for (name, mut definition) in added {
+        if !name.starts_with(prefix) {
+            bail!("{file}: definition {name} does not start with {prefix}");
+        }
+        if let Some(methods) = definition.pointer("/x-dispatch/variants").and_then(Value::as_object) {
+            extensions.methods.extend(methods.keys().cloned());
         }
         if let Some(replies) = definition.as_object_mut().and_then(|d| d.remove("x-responses")) {
-            tables.push(reply_table(&name, &definition, &replies).with_context(|| format!("{FILE}: {name}"))?);
+            let table = reply_table(&name, &definition, &replies).with_context(|| format!("{file}: {name}"))?;
+            extensions.replies.push(table);
         }
         if definitions.insert(name.clone(), definition).is_some() {
-            bail!("{FILE}: {name} is also an ACP definition");
+            bail!("{file}: {name} is also an ACP definition");
         }
     }
-    Ok(tables)
+    Ok(())
 }
 
 fn localize_refs(value: &mut Value) {
