@@ -199,9 +199,13 @@ fn provider_name(provider: &str) -> &str {
         Some(ProviderKind::Codex) => "openai",
         Some(ProviderKind::ClaudeAgent) => "anthropic",
         Some(ProviderKind::Gemini) => "gcp.gemini",
-        Some(kind @ (ProviderKind::Cursor | ProviderKind::Acp | ProviderKind::Opencode | ProviderKind::Copilot | ProviderKind::Pi)) => {
-            kind.as_str()
-        }
+        Some(
+            kind @ (ProviderKind::Cursor
+            | ProviderKind::Acp
+            | ProviderKind::Opencode
+            | ProviderKind::Copilot
+            | ProviderKind::Pi),
+        ) => kind.as_str(),
         None => provider,
     }
 }
