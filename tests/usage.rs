@@ -14,6 +14,8 @@
 //! | Gemini stream-json | its runs' `result` stats: the prompt's tokens in, the rest of the total out |
 //! | Gemini session files | its model messages' tokens, each message once (prompt and tool prompt in, candidates and thoughts out) |
 //! | OpenCode | its assistant messages' tokens and cost (input with the cache's, output with the reasoning), or its runner's steps' |
+//! | Copilot CLI `-p` | none: its events and its `result` line state no tokens and no cost (premium requests and durations only) |
+//! | Copilot CLI session logs | its `session.usage_record`s' tokens, added up (no cost in dollars) |
 
 use std::collections::BTreeMap;
 
@@ -222,6 +224,18 @@ fn stated(sc: &Scenario) -> Stated {
         "opencode-session" => {
             for message in messages.iter().filter(|message| message["info"]["role"] == "assistant") {
                 opencode_add(&mut stated, &message["info"]["tokens"], &message["info"]["cost"]);
+            }
+        }
+        // `-p --output-format json` states no tokens and no cost: the fold must have none either.
+        "copilot" => {}
+        "copilot-session" => {
+            for message in messages
+                .iter()
+                .filter(|message| message["type"] == "session.usage_record")
+            {
+                let usage = &message["data"]["usage"];
+                add(&mut stated.input, count(&usage["inputTokens"]));
+                add(&mut stated.output, count(&usage["outputTokens"]));
             }
         }
         "pi" | "pi-rpc" | "pi-session" => {

@@ -8,6 +8,8 @@ export type Source =
   | "codex-app-server"
   | "codex-exec"
   | "codex-rollout"
+  | "copilot-session"
+  | "copilot"
   | "gemini"
   | "gemini-session"
   | "claude-session"

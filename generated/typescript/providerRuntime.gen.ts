@@ -42,6 +42,7 @@ export type ProviderTurnId = typeof ProviderTurnId.Type;
  * - `acp`: Any Agent Client Protocol agent other than Cursor.
  * - `opencode`: OpenCode's server (`opencode serve`): its event streams and the client's HTTP calls.
  * - `gemini`: Gemini CLI read directly (its `--output-format stream-json` output, or its session files); Gemini CLI through `--acp` is `acp`.
+ * - `copilot`: GitHub Copilot CLI read directly (its `-p --output-format json` output, or its session logs); Copilot through `--acp` is `acp`.
  * - `pi`: The Pi coding agent (`@earendil-works/pi-coding-agent`) read directly: its `--mode json` output or its `--mode rpc` traffic.
  */
 export const ProviderKind = Schema.Literals([
@@ -51,6 +52,7 @@ export const ProviderKind = Schema.Literals([
   "acp",
   "opencode",
   "gemini",
+  "copilot",
   "pi",
 ]).annotate({
   identifier: "ProviderKind",
@@ -80,6 +82,8 @@ export type ProviderKind = typeof ProviderKind.Type;
  * - `cursor.acp.response`: A JSON-RPC response from Cursor `agent acp` to a client request (`initialize`, `session/new`, `session/prompt`, ...) or the client's response to its request.
  * - `gemini.session.record`: Addition: one line of a Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, a subagent's `chats/<session id>/<agent id>.jsonl`): the metadata line, a message record, a `$set` or `$rewindTo` line.
  * - `gemini.stream-json`: Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
+ * - `copilot.event`: Addition: one line of `copilot -p PROMPT --output-format json` (a GitHub Copilot CLI session event: `user.message`, `assistant.message_delta`, `tool.execution_start`, `assistant.idle`, ..., or the run's closing `result` line).
+ * - `copilot.session.event`: Addition: one line of a GitHub Copilot CLI session log (`~/.copilot/session-state/<session id>/events.jsonl`): a session event as stored (`session.start`, `user.message`, `assistant.message`, `session.usage_record`, ...).
  * - `opencode.event`: Addition: one event of an OpenCode server stream (`GET /event`, `/api/event` or `/global/event`): `session.*`, `message.*`, `permission.*`, `question.*`, ...
  * - `opencode.http`: Addition: one HTTP request of an OpenCode client with the server's answer (e.g. `POST /session/{id}/prompt_async`, `POST /permission/{id}/reply`).
  * - `opencode.run`: Addition: one line of `opencode run --format json` (`step_start`, `text`, `reasoning`, `tool_use`, `step_finish` with the message part, or `error`).
@@ -108,6 +112,8 @@ export const RuntimeEventRawSource = Schema.Literals([
   "cursor.acp.response",
   "gemini.session.record",
   "gemini.stream-json",
+  "copilot.event",
+  "copilot.session.event",
   "opencode.event",
   "opencode.http",
   "opencode.run",

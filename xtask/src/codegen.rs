@@ -15,6 +15,7 @@ mod claude_session;
 mod codex_app_server;
 mod codex_exec;
 mod codex_rollout;
+mod copilot;
 mod dispatch;
 mod docs;
 #[cfg(test)]
@@ -119,6 +120,7 @@ fn schema_sources(root: &Path) -> Result<Vec<schema_source::SchemaSource>> {
         acp::source(root)?,
         gemini_cli::stream_json(root)?,
         gemini_cli::session(root)?,
+        copilot::source(root)?,
         opencode::source(root)?,
         pi::source(root)?,
     ])

@@ -211,6 +211,7 @@ fn genai_name(kind: ProviderKind) -> &'static str {
         ProviderKind::Acp => kind.as_str(),
         ProviderKind::Opencode => kind.as_str(),
         ProviderKind::Gemini => "gcp.gemini",
+        ProviderKind::Copilot => kind.as_str(),
         ProviderKind::Pi => kind.as_str(),
     }
 }

@@ -239,6 +239,54 @@ fn fixtures() -> Vec<Fixture> {
             ),
         },
         Fixture {
+            source: Source::COPILOT,
+            trace: "plain.jsonl",
+            text: "Hello from the mock mode",
+            number: (r#""sessionDurationMs":431"#, r#""type":"result""#),
+            unknown: r#"{"type":"teleported","data":{},"id":"x1","timestamp":"2026-12-08T00:12:53.400Z","parentId":null}"#,
+            wrong_typed: concat!(
+                r#"{"type":"assistant.message_delta","data":{"messageId":"m","deltaContent":7},"#,
+                r#""ephemeral":true,"id":"x2","timestamp":"2026-12-08T00:12:53.400Z","parentId":null}"#
+            ),
+            // `-p` output is one-way: no requests, so no response or settlement.
+            unmatched_response: None,
+            before_start: Some(concat!(
+                r#"{"type":"tool.shell_output","data":{"toolCallId":"never-started","text":"early","sequence":0},"#,
+                r#""ephemeral":true,"id":"x3","timestamp":"2026-12-08T00:12:53.400Z","parentId":null}"#
+            )),
+            resolved_unknown: None,
+            // A prompt inside a turn ends it and starts the next.
+            second_turn: (
+                r#""type":"user.message""#,
+                "311bc564-4c90-4aa8-b47a-241507d734d8",
+                "311bc564-4c90-4aa8-b47a-241507d734d9",
+                1,
+            ),
+        },
+        Fixture {
+            source: Source::COPILOT_SESSION,
+            trace: "plain/6fede0a9-db8b-494f-bf5d-cddcce55a996/events.jsonl",
+            text: "Hello from the mock model. How",
+            number: (r#""inputTokens":1001"#, r#""type":"session.usage_record""#),
+            unknown: r#"{"type":"teleported","data":{},"id":"x1","timestamp":"2026-12-08T00:12:53.400Z","parentId":null}"#,
+            wrong_typed: r#"{"type":"assistant.turn_end","data":{"turnId":7},"id":"x2","timestamp":"2026-12-08T00:12:53.400Z","parentId":null}"#,
+            // A session log records no requests the client answers.
+            unmatched_response: None,
+            // It records whole messages: the nearest case is a completion of a call never started.
+            before_start: Some(concat!(
+                r#"{"type":"tool.execution_complete","data":{"toolCallId":"never-started","success":true,"#,
+                r#""result":{"content":"early"}},"id":"x3","timestamp":"2026-12-08T00:12:53.400Z","parentId":null}"#
+            )),
+            resolved_unknown: None,
+            // A prompt inside a turn ends it and starts the next.
+            second_turn: (
+                r#""type":"user.message""#,
+                "311bc564-4c90-4aa8-b47a-241507d734d8",
+                "311bc564-4c90-4aa8-b47a-241507d734d9",
+                1,
+            ),
+        },
+        Fixture {
             source: Source::OPENCODE,
             trace: "plain.jsonl",
             text: "Hello! I am a mock model. How",

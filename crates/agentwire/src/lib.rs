@@ -95,6 +95,10 @@ pub use agentwire_source_acp as acp;
 #[cfg(any(feature = "gemini", feature = "gemini-session"))]
 pub use agentwire_source_gemini as gemini;
 
+/// The GitHub Copilot CLI sources' own API.
+#[cfg(any(feature = "copilot", feature = "copilot-session"))]
+pub use agentwire_source_copilot as copilot;
+
 /// The OpenCode sources' own API.
 #[cfg(any(feature = "opencode", feature = "opencode-run", feature = "opencode-session"))]
 pub use agentwire_source_opencode as opencode;

@@ -50,6 +50,10 @@ registry! {
     CODEX_EXEC = "codex-exec" if "codex-exec" => agentwire_source_codex::exec::SOURCE;
     /// Codex rollout files: [`agentwire_source_codex::rollout::SOURCE`].
     CODEX_ROLLOUT = "codex-rollout" if "codex-rollout" => agentwire_source_codex::rollout::SOURCE;
+    /// GitHub Copilot CLI session logs: [`agentwire_source_copilot::session::COPILOT_SESSION`].
+    COPILOT_SESSION = "copilot-session" if "copilot-session" => agentwire_source_copilot::session::COPILOT_SESSION;
+    /// `copilot -p --output-format json`: [`agentwire_source_copilot::live::COPILOT`].
+    COPILOT = "copilot" if "copilot" => agentwire_source_copilot::live::COPILOT;
     /// `gemini --output-format stream-json`: [`agentwire_source_gemini::stream_json::GEMINI`].
     GEMINI = "gemini" if "gemini" => agentwire_source_gemini::stream_json::GEMINI;
     /// Gemini CLI session files: [`agentwire_source_gemini::session::GEMINI_SESSION`].

@@ -783,6 +783,9 @@ pub enum ProviderKind {
     /// Gemini CLI read directly (its `--output-format stream-json` output, or its session files); Gemini CLI through `--acp` is `acp`.
     #[serde(rename = "gemini")]
     Gemini,
+    /// GitHub Copilot CLI read directly (its `-p --output-format json` output, or its session logs); Copilot through `--acp` is `acp`.
+    #[serde(rename = "copilot")]
+    Copilot,
     /// The Pi coding agent (`@earendil-works/pi-coding-agent`) read directly: its `--mode json` output or its `--mode rpc` traffic.
     #[serde(rename = "pi")]
     Pi,
@@ -796,6 +799,7 @@ impl ProviderKind {
         Self::Acp,
         Self::Opencode,
         Self::Gemini,
+        Self::Copilot,
         Self::Pi,
     ];
     /// The value as it appears in JSON.
@@ -807,6 +811,7 @@ impl ProviderKind {
             Self::Acp => "acp",
             Self::Opencode => "opencode",
             Self::Gemini => "gemini",
+            Self::Copilot => "copilot",
             Self::Pi => "pi",
         }
     }
@@ -826,6 +831,7 @@ impl WriteJson for ProviderKind {
                 Self::Acp => b"\"acp\"",
                 Self::Opencode => b"\"opencode\"",
                 Self::Gemini => b"\"gemini\"",
+                Self::Copilot => b"\"copilot\"",
                 Self::Pi => b"\"pi\"",
             },
         );
@@ -843,6 +849,7 @@ impl<'de> Deserialize<'de> for ProviderKind {
             "acp" => Ok(Self::Acp),
             "opencode" => Ok(Self::Opencode),
             "gemini" => Ok(Self::Gemini),
+            "copilot" => Ok(Self::Copilot),
             "pi" => Ok(Self::Pi),
             other => {
                 Err(
@@ -855,6 +862,7 @@ impl<'de> Deserialize<'de> for ProviderKind {
                             "acp",
                             "opencode",
                             "gemini",
+                            "copilot",
                             "pi",
                         ],
                     ),
@@ -923,6 +931,12 @@ pub enum RuntimeEventRawSource {
     /// Addition: one line of `gemini -p PROMPT --output-format stream-json` (Gemini CLI's `JsonStreamEvent`: `init`, `message`, `tool_use`, `tool_result`, `error`, `result`).
     #[serde(rename = "gemini.stream-json")]
     GeminiStreamJson,
+    /// Addition: one line of `copilot -p PROMPT --output-format json` (a GitHub Copilot CLI session event: `user.message`, `assistant.message_delta`, `tool.execution_start`, `assistant.idle`, ..., or the run's closing `result` line).
+    #[serde(rename = "copilot.event")]
+    CopilotEvent,
+    /// Addition: one line of a GitHub Copilot CLI session log (`~/.copilot/session-state/<session id>/events.jsonl`): a session event as stored (`session.start`, `user.message`, `assistant.message`, `session.usage_record`, ...).
+    #[serde(rename = "copilot.session.event")]
+    CopilotSessionEvent,
     /// Addition: one event of an OpenCode server stream (`GET /event`, `/api/event` or `/global/event`): `session.*`, `message.*`, `permission.*`, `question.*`, ...
     #[serde(rename = "opencode.event")]
     OpencodeEvent,
@@ -967,6 +981,8 @@ impl RuntimeEventRawSource {
         Self::CursorAcpResponse,
         Self::GeminiSessionRecord,
         Self::GeminiStreamJson,
+        Self::CopilotEvent,
+        Self::CopilotSessionEvent,
         Self::OpencodeEvent,
         Self::OpencodeHttp,
         Self::OpencodeRun,
@@ -997,6 +1013,8 @@ impl RuntimeEventRawSource {
             Self::CursorAcpResponse => "cursor.acp.response",
             Self::GeminiSessionRecord => "gemini.session.record",
             Self::GeminiStreamJson => "gemini.stream-json",
+            Self::CopilotEvent => "copilot.event",
+            Self::CopilotSessionEvent => "copilot.session.event",
             Self::OpencodeEvent => "opencode.event",
             Self::OpencodeHttp => "opencode.http",
             Self::OpencodeRun => "opencode.run",
@@ -1037,6 +1055,8 @@ impl WriteJson for RuntimeEventRawSource {
                 Self::CursorAcpResponse => b"\"cursor.acp.response\"",
                 Self::GeminiSessionRecord => b"\"gemini.session.record\"",
                 Self::GeminiStreamJson => b"\"gemini.stream-json\"",
+                Self::CopilotEvent => b"\"copilot.event\"",
+                Self::CopilotSessionEvent => b"\"copilot.session.event\"",
                 Self::OpencodeEvent => b"\"opencode.event\"",
                 Self::OpencodeHttp => b"\"opencode.http\"",
                 Self::OpencodeRun => b"\"opencode.run\"",
@@ -1073,6 +1093,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
             "cursor.acp.response" => Ok(Self::CursorAcpResponse),
             "gemini.session.record" => Ok(Self::GeminiSessionRecord),
             "gemini.stream-json" => Ok(Self::GeminiStreamJson),
+            "copilot.event" => Ok(Self::CopilotEvent),
+            "copilot.session.event" => Ok(Self::CopilotSessionEvent),
             "opencode.event" => Ok(Self::OpencodeEvent),
             "opencode.http" => Ok(Self::OpencodeHttp),
             "opencode.run" => Ok(Self::OpencodeRun),
@@ -1104,6 +1126,8 @@ impl<'de> Deserialize<'de> for RuntimeEventRawSource {
                             "cursor.acp.response",
                             "gemini.session.record",
                             "gemini.stream-json",
+                            "copilot.event",
+                            "copilot.session.event",
                             "opencode.event",
                             "opencode.http",
                             "opencode.run",

@@ -23,7 +23,7 @@
 //!   keeps it) and the reply bodies reach, so the crate is the streams, the stored sessions and
 //!   the way back, not the whole HTTP API.
 
-mod patches;
+pub(super) mod patches;
 mod tagged;
 
 use std::collections::BTreeSet;
