@@ -20,8 +20,8 @@ use agentwire_canonical::{
 };
 use agentwire_pi::{
     AgentMessage, AssistantMessage, BashStructuredContent, CompactionEndEvent, ContentBlock, JsonAssistantMessageEvent,
-    MessageUpdateEvent, PiLine, RpcCommand, RpcResponse, StopReason, SystemMessageContent, ToolExecutionEndEvent,
-    ToolExecutionStartEvent, ToolExecutionUpdateEvent, UserContent,
+    MessageUpdateEvent, PiLine, RpcCommand, RpcResponse, StopReason, SystemMessage, SystemMessageContent,
+    ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent, UserContent,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -304,21 +304,7 @@ impl PiNormalizer {
     fn message_start(&mut self, message: AgentMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         match message {
             AgentMessage::System(system) => {
-                let mut config = Map::new();
-                let tools: Vec<Value> = system
-                    .tools_added
-                    .iter()
-                    .flatten()
-                    .map(|tool| Value::String(tool.name.clone()))
-                    .collect();
-                config.insert("tools".to_owned(), Value::Array(tools));
-                let sections: Vec<Value> = system.sections.iter().flatten().map(|(name, _)| json!(name)).collect();
-                config.insert("systemPromptSections".to_owned(), Value::Array(sections));
-                if let SystemMessageContent::String(text) = &system.content
-                    && !text.is_empty()
-                {
-                    config.insert("systemPrompt".to_owned(), Value::String(text.clone()));
-                }
+                let config = system_config(&system);
                 self.at.configured(&mut self.ledger, &config, raw, out);
             }
             AgentMessage::User(user) => {
@@ -416,11 +402,7 @@ impl PiNormalizer {
                     name: &start.tool_name,
                     args: &args,
                 };
-                let face = OpenItemFace::new(
-                    call.item_type(),
-                    Some(call.title()),
-                    content::data(call.content(Outcome::Running { output: None })),
-                );
+                let face = call.face(Outcome::Running { output: None });
                 self.at.start_item(&mut self.ledger, &start.id, face, raw, out);
                 let open = OpenCall {
                     name: start.tool_name,
@@ -592,11 +574,7 @@ impl PiNormalizer {
                         name: &call.name,
                         args: &args,
                     };
-                    let face = OpenItemFace::new(
-                        tool.item_type(),
-                        Some(tool.title()),
-                        content::data(tool.content(Outcome::Running { output: None })),
-                    );
+                    let face = tool.face(Outcome::Running { output: None });
                     self.at.start_item(&mut self.ledger, &call.id, face, raw, out);
                     let open = OpenCall {
                         name: call.name.clone(),
@@ -648,11 +626,7 @@ impl PiNormalizer {
                 name: &start.tool_name,
                 args: &start.args,
             };
-            let face = OpenItemFace::new(
-                call.item_type(),
-                Some(call.title()),
-                content::data(call.content(Outcome::Running { output: None })),
-            );
+            let face = call.face(Outcome::Running { output: None });
             self.at
                 .start_item(&mut self.ledger, &start.tool_call_id, face, raw, out);
             let open = OpenCall {
@@ -744,11 +718,7 @@ impl PiNormalizer {
             ItemStatus::Failed if self.stopping => ItemStatus::Declined,
             status => status,
         };
-        let face = OpenItemFace::new(
-            call.item_type(),
-            Some(call.title()),
-            content::data(call.content(outcome)),
-        );
+        let face = call.face(outcome);
         self.at
             .complete_item(&mut self.ledger, &end.tool_call_id, face, status, raw, out);
     }
@@ -784,25 +754,10 @@ impl PiNormalizer {
             return self.said(json!({"settled": true, "aborted": aborted}), raw, out);
         }
         let last = self.last_stop.take();
-        let interrupted = aborted || self.stopping || matches!(last, Some((StopReason::Aborted, _)));
         let mut end = match last {
-            _ if interrupted => TurnEnd::new(turn_outcome(TurnState::Interrupted, Some("aborted".to_owned()))),
-            Some((StopReason::Error, error)) => {
-                let message = error.unwrap_or_else(|| "the model API call failed".to_owned());
-                let detail = json!({ "stopReason": "error", "errorMessage": message });
-                let readable = content::readable_error(&message).unwrap_or(message);
-                TurnEnd::failed(Some("error".to_owned()), readable, Some(detail))
-            }
-            Some((
-                StopReason::Stop
-                | StopReason::Length
-                | StopReason::ToolUse
-                | StopReason::Pending
-                | StopReason::Deferred
-                | StopReason::Aborted,
-                _,
-            ))
-            | None => TurnEnd::new(turn_outcome(TurnState::Completed, None)),
+            _ if aborted || self.stopping => run_end(StopReason::Aborted, None),
+            Some((stop, error)) => run_end(stop, error),
+            None => run_end(StopReason::Stop, None),
         };
         end.outcome.usage = self.meter.end_turn();
         self.calls.clear();
@@ -947,6 +902,45 @@ impl PiNormalizer {
             }
         }
     }
+}
+
+/// How a run ends as its last model message ended (`stopReason`): `interrupted` when aborted,
+/// `failed` with its error as a sentence when it erred, else `completed`.
+pub(crate) fn run_end(stop: StopReason, error: Option<String>) -> TurnEnd {
+    match stop {
+        StopReason::Aborted => TurnEnd::new(turn_outcome(TurnState::Interrupted, Some("aborted".to_owned()))),
+        StopReason::Error => {
+            let message = error.unwrap_or_else(|| "the model API call failed".to_owned());
+            let detail = json!({ "stopReason": "error", "errorMessage": message });
+            let readable = content::readable_error(&message).unwrap_or(message);
+            TurnEnd::failed(Some("error".to_owned()), readable, Some(detail))
+        }
+        StopReason::Stop | StopReason::Length | StopReason::ToolUse | StopReason::Pending | StopReason::Deferred => {
+            TurnEnd::new(turn_outcome(TurnState::Completed, None))
+        }
+    }
+}
+
+/// What a system message configures: the tools it gives the model, its prompt's sections, and
+/// its prompt when it is one string.
+pub(crate) fn system_config(system: &SystemMessage) -> Map<String, Value> {
+    let tools: Vec<Value> = system
+        .tools_added
+        .iter()
+        .flatten()
+        .map(|tool| Value::String(tool.name.clone()))
+        .collect();
+    let sections: Vec<Value> = system.sections.iter().flatten().map(|(name, _)| json!(name)).collect();
+    let mut config = Map::from_iter([
+        ("tools".to_owned(), Value::Array(tools)),
+        ("systemPromptSections".to_owned(), Value::Array(sections)),
+    ]);
+    if let SystemMessageContent::String(text) = &system.content
+        && !text.is_empty()
+    {
+        config.insert("systemPrompt".to_owned(), Value::String(text.clone()));
+    }
+    config
 }
 
 /// Drops the keys this mapping made up from `providerRefs`: turn positions, item keys, and the

@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use agentwire_core::content;
+use agentwire_core::ledger::OpenItemFace;
 
 /// A tool call: its tool's name and its arguments as far as they are known.
 pub struct Call<'a> {
@@ -131,6 +132,15 @@ impl Call<'_> {
             Tool::Other => None,
         };
         title.unwrap_or_else(|| self.name.to_owned())
+    }
+
+    /// What a UI shows for the call as `outcome` leaves it: its type, title and content.
+    pub fn face(&self, outcome: Outcome<'_>) -> OpenItemFace {
+        OpenItemFace::new(
+            self.item_type(),
+            Some(self.title()),
+            content::data(self.content(outcome)),
+        )
     }
 
     /// The call's typed content as `outcome` leaves it.

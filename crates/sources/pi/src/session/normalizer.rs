@@ -11,13 +11,13 @@ use std::collections::BTreeMap;
 use agentwire_canonical::{
     AssistantMessageContent, CanonicalItemType, CommandExecutionContent, ContextCompactionContent, ItemStatus,
     ProviderRuntimeEvent, ReasoningContent, RuntimeEvent, RuntimeEventRawSource, RuntimeRequestId,
-    ThreadMetadataUpdatedPayload, ThreadTokenUsageUpdatedPayload, TurnState, UserMessageContent,
+    ThreadMetadataUpdatedPayload, ThreadTokenUsageUpdatedPayload, UserMessageContent,
 };
 use agentwire_pi::{AgentMessage, AssistantMessage, ContentBlock, SessionEntry, StopReason, ToolResultMessage};
 use serde_json::{Map, Value, json};
 
 use super::FileLine;
-use crate::normalizer::{blocks_text, user_text};
+use crate::normalizer::{blocks_text, run_end, system_config, user_text};
 use crate::tools::{Call, Outcome};
 use crate::usage;
 use agentwire_core::answer::{AnswerError, Reply, ReplyFrame};
@@ -25,7 +25,7 @@ use agentwire_core::content;
 use agentwire_core::conversation::{Conversation, drop_synthesized_refs, part};
 use agentwire_core::emit::{Context, Raw};
 use agentwire_core::frame::Frame;
-use agentwire_core::ledger::{Ledger, OpenItemFace, TurnEnd, turn_outcome};
+use agentwire_core::ledger::{Ledger, OpenItemFace};
 use agentwire_core::lifecycle::{Decoded, Mapping, Misfit, ProviderTime};
 use agentwire_core::normalizer::Options;
 use agentwire_core::usage::Meter;
@@ -136,17 +136,7 @@ impl PiSessionNormalizer {
     fn message(&mut self, id: String, message: AgentMessage, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         match message {
             AgentMessage::System(system) => {
-                let tools: Vec<Value> = system
-                    .tools_added
-                    .iter()
-                    .flatten()
-                    .map(|tool| Value::String(tool.name.clone()))
-                    .collect();
-                let sections: Vec<Value> = system.sections.iter().flatten().map(|(name, _)| json!(name)).collect();
-                let config = Map::from_iter([
-                    ("tools".to_owned(), Value::Array(tools)),
-                    ("systemPromptSections".to_owned(), Value::Array(sections)),
-                ]);
+                let config = system_config(&system);
                 self.at.configured(&mut self.ledger, &config, raw, out);
             }
             AgentMessage::User(user) => {
@@ -238,11 +228,7 @@ impl PiSessionNormalizer {
                         name: &call.name,
                         args: &args,
                     };
-                    let face = OpenItemFace::new(
-                        tool.item_type(),
-                        Some(tool.title()),
-                        content::data(tool.content(Outcome::Running { output: None })),
-                    );
+                    let face = tool.face(Outcome::Running { output: None });
                     self.at.start_item(&mut self.ledger, &call.id, face, raw, out);
                     self.calls.insert(call.id.clone(), (call.name.clone(), args));
                 }
@@ -290,11 +276,7 @@ impl PiSessionNormalizer {
             args: &args,
         };
         let status = outcome.status();
-        let face = OpenItemFace::new(
-            tool.item_type(),
-            Some(tool.title()),
-            content::data(tool.content(outcome)),
-        );
+        let face = tool.face(outcome);
         self.at
             .complete_item(&mut self.ledger, &result.tool_call_id, face, status, raw, out);
     }
@@ -306,24 +288,7 @@ impl PiSessionNormalizer {
             return;
         }
         let mut end = match self.last.take() {
-            Some((_, StopReason::Aborted, _)) => {
-                TurnEnd::new(turn_outcome(TurnState::Interrupted, Some("aborted".to_owned())))
-            }
-            Some((_, StopReason::Error, error)) => {
-                let message = error.unwrap_or_else(|| "the model API call failed".to_owned());
-                let detail = json!({ "stopReason": "error", "errorMessage": message });
-                let readable = content::readable_error(&message).unwrap_or(message);
-                TurnEnd::failed(Some("error".to_owned()), readable, Some(detail))
-            }
-            Some((
-                _,
-                StopReason::Stop
-                | StopReason::Length
-                | StopReason::ToolUse
-                | StopReason::Pending
-                | StopReason::Deferred,
-                _,
-            )) => TurnEnd::new(turn_outcome(TurnState::Completed, None)),
+            Some((_, stop, error)) => run_end(stop, error),
             // A prompt no model message answered: Pi stopped (killed) before it wrote one. The
             // next prompt aborts it; at the file's end the ledger cuts it off.
             None => {
