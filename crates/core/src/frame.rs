@@ -423,12 +423,13 @@ mod tests {
             if path.extension().is_none_or(|ext| ext != "jsonl") {
                 continue;
             }
-            // A Claude session record holds a dozen members or more, beyond what an outline
-            // keeps, and its source reads none through `fields()`: no envelope to find.
+            // A Claude Code session record holds a dozen members or more, beyond what an outline
+            // keeps, and its source reads none through `fields()`: no envelope to find. Qwen
+            // Code's chat records have the same shape (every one of them).
             let envelope = !path.components().any(|part| {
                 part.as_os_str()
                     .to_str()
-                    .is_some_and(|part| part.starts_with("claude-session"))
+                    .is_some_and(|part| part.starts_with("claude-session") || part.starts_with("qwen-session"))
             });
             let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
             for line in text.lines() {
