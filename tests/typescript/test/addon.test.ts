@@ -222,10 +222,11 @@ describe("the installed package", () => {
 describe("the addon replays every corpus trace", () => {
   it(`has the ${all.length} traces of every source with goldens`, () => {
     // gemini-session keeps its traces in the CLI's own folders, each read with its subagents'
-    // files (the Rust harness replays them); opencode-session's are `opencode export` documents
-    // (`*.json`), read whole by `document` (below); every other source has its lines at the top.
+    // files, and copilot-session in Copilot's (`<scenario>/<session id>/events.jsonl`), which the
+    // Rust harness replays; opencode-session's are `opencode export` documents (`*.json`), read
+    // whole by `document` (below); every other source has its lines at the top.
     const sources = [...new Set(all.map((trace) => trace.source))].sort();
-    const elsewhere = ["gemini-session", "opencode-session"];
+    const elsewhere = ["gemini-session", "copilot-session", "opencode-session"];
     expect(sources).toEqual(native.sources().filter((source) => !elsewhere.includes(source)).sort());
     expect(all.length).toBeGreaterThan(200);
   });
@@ -623,8 +624,10 @@ describe("detect", () => {
       .filter((trace) => {
         const lines = trace.messages.map(({ msg }) => msg);
         const detected = detect(lines);
-        // Bare messages: a Claude control transcript's lines are Claude's stream-json lines.
-        const expected = trace.source === "claude-control" ? "claude" : trace.source;
+        // Bare messages: a Claude control transcript's lines are Claude's stream-json lines, and
+        // a Pi RPC transcript's are the lines of Pi's json mode.
+        const bare: Record<string, string> = { "claude-control": "claude", "pi-rpc": "pi" };
+        const expected = bare[trace.source] ?? trace.source;
         return detected !== expected;
       })
       .map((trace) => `${trace.source}/${trace.name}`);

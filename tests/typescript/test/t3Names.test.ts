@@ -75,7 +75,10 @@ describe("ThreadTokenUsageSnapshot", () => {
 
   it("decodes the usage of every golden token-usage event, of every provider", () => {
     const events = goldenEvents().filter(isEventType("thread.token-usage.updated"));
-    expect(new Set(events.map((event) => event.provider))).toEqual(new Set(["codex", "claudeAgent", "acp", "gemini", "opencode"]));
+    // Every provider of the goldens reports usage but Cursor (its transcripts are hand-made).
+    const providers = new Set(goldenEvents().map((event) => event.provider));
+    providers.delete("cursor");
+    expect(new Set(events.map((event) => event.provider))).toEqual(providers);
     const decode = Schema.decodeUnknownSync(ThreadTokenUsageSnapshot);
     for (const event of events) {
       expect(decode(event.payload.usage)).toEqual(event.payload.usage);
