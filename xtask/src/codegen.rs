@@ -84,7 +84,8 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
         std::fs::read_to_string(&schema_path).with_context(|| format!("reading {}", schema_path.display()))?;
     // The schema's source enums come from the source registry: the model is read from the schema
     // as it is written back, so one run leaves the tree consistent.
-    let schema_text = sources::apply_to_schema(root, &written, canonical_model::SCHEMA_PATH)?;
+    let registry = sources::Registry::load(root)?;
+    let schema_text = sources::apply_to_schema(&registry, &written, canonical_model::SCHEMA_PATH)?;
     let model = canonical_model::parse(&schema_text)?;
     let mut files = Vec::new();
     for source in schema_sources(root)? {
@@ -94,7 +95,7 @@ pub fn generate_all(root: &Path) -> Result<BTreeMap<PathBuf, String>> {
     files.extend(typescript::generate(root, &model)?);
     files.extend(secrets::generate(root)?);
     files.extend(prices::generate(root)?);
-    files.extend(sources::generate(root)?);
+    files.extend(sources::generate(root, &registry)?);
     files.push(GeneratedFile {
         path: PathBuf::from(canonical_model::SCHEMA_PATH),
         contents: schema_text,

@@ -236,24 +236,23 @@ impl Family {
     }
 }
 
-pub fn generate(root: &Path) -> Result<Vec<GeneratedFile>> {
-    let registry = Registry::load(root)?;
+pub fn generate(root: &Path, registry: &Registry) -> Result<Vec<GeneratedFile>> {
     let version = workspace_version(root)?;
     let mut files = vec![GeneratedFile {
         path: PathBuf::from(SOURCES_D_TS),
-        contents: sources_d_ts(&registry),
+        contents: sources_d_ts(registry),
     }];
     for path in SECTIONED {
         let sections = match *path {
-            SOURCE_RS => vec![("registry", registry_macro(&registry))],
-            LIB_RS => vec![("re-exports", re_exports(&registry))],
+            SOURCE_RS => vec![("registry", registry_macro(registry))],
+            LIB_RS => vec![("re-exports", re_exports(registry))],
             FACADE_TOML => vec![
-                ("dependencies", facade_dependencies(&registry)),
-                ("features", facade_features(&registry)),
+                ("dependencies", facade_dependencies(registry)),
+                ("features", facade_features(registry)),
             ],
-            WORKSPACE_TOML => vec![("dependencies", workspace_dependencies(&registry, &version))],
-            README => vec![("sources", readme_table(root, &registry)?)],
-            EXPORT_RS => vec![("genai-names", genai_names(&registry))],
+            WORKSPACE_TOML => vec![("dependencies", workspace_dependencies(registry, &version))],
+            README => vec![("sources", readme_table(root, registry)?)],
+            EXPORT_RS => vec![("genai-names", genai_names(registry))],
             other => bail!("no sections are known for {other}"),
         };
         let full = root.join(path);
@@ -489,8 +488,7 @@ fn sources_d_ts(registry: &Registry) -> String {
 /// The canonical schema's text with its `ProviderKind` and `RuntimeEventRawSource` enums (values
 /// and `x-enumDescriptions`) written from the registry: providers in order, raw-source labels
 /// family by family. The schema is pretty-printed JSON, two spaces, as `serde_json` writes it.
-pub fn apply_to_schema(root: &Path, text: &str, path: &str) -> Result<String> {
-    let registry = Registry::load(root)?;
+pub fn apply_to_schema(registry: &Registry, text: &str, path: &str) -> Result<String> {
     let mut schema: Value = serde_json::from_str(text).with_context(|| format!("parsing {path}"))?;
     let providers = registry
         .provider

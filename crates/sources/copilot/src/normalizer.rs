@@ -181,12 +181,13 @@ impl CopilotNormalizer {
     fn on_event(&mut self, message: Message, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         let Message { event, agent } = message;
         let agent = agent.as_deref();
-        match (&event, self.log) {
-            // The log names its session first: the thread is the session.
-            (SessionEvent::SessionStart(start), Log::Stored) if self.at.thread.is_none() => {
-                self.at.see_thread(&mut self.ledger, &start.data.session_id, raw, out);
-            }
-            _ => self.thread(raw, out),
+        // The log names its session first: the thread is the session.
+        if let (SessionEvent::SessionStart(start), Log::Stored) = (&event, self.log)
+            && self.at.thread.is_none()
+        {
+            self.at.see_thread(&mut self.ledger, &start.data.session_id, raw, out);
+        } else {
+            self.thread(raw, out);
         }
         match event {
             SessionEvent::SessionStart(start) => {

@@ -337,8 +337,7 @@ impl PiNormalizer {
             | AgentMessage::Custom(_)
             | AgentMessage::BranchSummary(_)
             | AgentMessage::CompactionSummary(_) => {
-                let role = message_role(&message);
-                self.said(json!({"message": role}), raw, out);
+                self.said(json!({"message": message.tag()}), raw, out);
             }
         }
     }
@@ -398,10 +397,7 @@ impl PiNormalizer {
                 self.drawn.insert(start.content_index);
                 self.blocks.insert(start.content_index, start.id.clone());
                 let args = Value::Object(Map::new());
-                let call = Call {
-                    name: &start.tool_name,
-                    args: &args,
-                };
+                let call = Call::new(&start.tool_name, &args);
                 let face = call.face(Outcome::Running { output: None });
                 self.at.start_item(&mut self.ledger, &start.id, face, raw, out);
                 let open = OpenCall {
@@ -476,7 +472,7 @@ impl PiNormalizer {
 
     /// A tool call's arguments are known: `item.updated` with what it now shows.
     fn update_call(&mut self, id: &str, name: &str, args: Value, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
-        let call = Call { name, args: &args };
+        let call = Call::new(name, &args);
         let (item_type, title, data) = (
             call.item_type(),
             call.title(),
@@ -540,8 +536,7 @@ impl PiNormalizer {
             | AgentMessage::Custom(_)
             | AgentMessage::BranchSummary(_)
             | AgentMessage::CompactionSummary(_) => {
-                let role = message_role(&message);
-                self.said(json!({"messageEnded": role}), raw, out);
+                self.said(json!({"messageEnded": message.tag()}), raw, out);
             }
         }
     }
@@ -570,10 +565,7 @@ impl PiNormalizer {
                 ContentBlock::ToolCall(call) if !drawn => {
                     self.drawn.insert(index);
                     let args = Value::Object(call.arguments.clone());
-                    let tool = Call {
-                        name: &call.name,
-                        args: &args,
-                    };
+                    let tool = Call::new(&call.name, &args);
                     let face = tool.face(Outcome::Running { output: None });
                     self.at.start_item(&mut self.ledger, &call.id, face, raw, out);
                     let open = OpenCall {
@@ -605,7 +597,7 @@ impl PiNormalizer {
         open: bool,
         drawn: bool,
         item_type: CanonicalItemType,
-        data: impl Into<agentwire_canonical::ItemContent> + Clone,
+        data: impl Into<agentwire_canonical::ItemContent>,
         raw: Raw<'_>,
         out: &mut Vec<ProviderRuntimeEvent>,
     ) {
@@ -622,10 +614,7 @@ impl PiNormalizer {
 
     fn tool_start(&mut self, start: ToolExecutionStartEvent, raw: Raw<'_>, out: &mut Vec<ProviderRuntimeEvent>) {
         if !self.calls.contains_key(&start.tool_call_id) {
-            let call = Call {
-                name: &start.tool_name,
-                args: &start.args,
-            };
+            let call = Call::new(&start.tool_name, &start.args);
             let face = call.face(Outcome::Running { output: None });
             self.at
                 .start_item(&mut self.ledger, &start.tool_call_id, face, raw, out);
@@ -654,10 +643,7 @@ impl PiNormalizer {
         };
         let new = text.strip_prefix(open.output.as_str()).map(str::to_owned);
         open.output = text.clone();
-        let call = Call {
-            name: &open.name,
-            args: &open.args,
-        };
+        let call = Call::new(&open.name, &open.args);
         let item_type = call.item_type();
         match new {
             Some(new) if !new.is_empty() && item_type == CanonicalItemType::CommandExecution => {
@@ -710,10 +696,7 @@ impl PiNormalizer {
                 duration_ms,
             }
         };
-        let call = Call {
-            name: &name,
-            args: &args,
-        };
+        let call = Call::new(&name, &args);
         let status = match outcome.status() {
             ItemStatus::Failed if self.stopping => ItemStatus::Declined,
             status => status,
@@ -954,11 +937,6 @@ fn drop_made_up_refs(refs: &mut ProviderRefs) {
     {
         refs.provider_thread_id = None;
     }
-}
-
-/// A message's `role`.
-fn message_role(message: &AgentMessage) -> &'static str {
-    message.tag()
 }
 
 /// The text of a user's content: a string, or its text blocks joined.

@@ -47,10 +47,12 @@ pub fn decode(frame: &Frame<'_>) -> Result<FileLine, Problem> {
     let text = frame.msg.get();
     match SessionEntry::decode(text, &mut PathTracking) {
         Ok(entry) => Ok(FileLine::Entry(entry)),
-        Err(err) => match PiLine::decode(text, &mut PathTracking) {
-            Ok(PiLine::Session(header)) => Ok(FileLine::Header(header)),
-            _ => Err(tag_problem(&err)),
-        },
+        Err(err) => {
+            if let Ok(PiLine::Session(header)) = PiLine::decode(text, &mut PathTracking) {
+                return Ok(FileLine::Header(header));
+            }
+            Err(tag_problem(&err))
+        }
     }
 }
 

@@ -15,10 +15,12 @@ use serde_json::Value;
 use agentwire_core::content;
 use agentwire_core::ledger::OpenItemFace;
 
-/// A tool call: its tool's name and its arguments as far as they are known.
+/// A tool call: its tool's name and its arguments as far as they are known, read once as the
+/// tool declares them.
 pub struct Call<'a> {
-    pub name: &'a str,
-    pub args: &'a Value,
+    name: &'a str,
+    args: &'a Value,
+    tool: Tool,
 }
 
 /// How a call stands.
@@ -85,27 +87,29 @@ enum Tool {
     Other,
 }
 
-fn args<T: DeserializeOwned>(args: &Value) -> Option<T> {
+fn args_of<T: DeserializeOwned>(args: &Value) -> Option<T> {
     T::deserialize(args).ok()
 }
 
-impl Call<'_> {
-    fn tool(&self) -> Tool {
-        match self.name {
-            "bash" => Tool::Bash(args(self.args)),
-            "read" => Tool::Read(args(self.args)),
-            "write" => Tool::Write(args(self.args)),
-            "edit" => Tool::Edit(args(self.args)),
-            "grep" => Tool::Grep(args(self.args)),
-            "find" => Tool::Find(args(self.args)),
-            "ls" => Tool::Ls(args(self.args)),
+impl<'a> Call<'a> {
+    /// The call of the tool `name` with `args`.
+    pub fn new(name: &'a str, args: &'a Value) -> Self {
+        let tool = match name {
+            "bash" => Tool::Bash(args_of(args)),
+            "read" => Tool::Read(args_of(args)),
+            "write" => Tool::Write(args_of(args)),
+            "edit" => Tool::Edit(args_of(args)),
+            "grep" => Tool::Grep(args_of(args)),
+            "find" => Tool::Find(args_of(args)),
+            "ls" => Tool::Ls(args_of(args)),
             _ => Tool::Other,
-        }
+        };
+        Call { name, args, tool }
     }
 
     /// The canonical item type of the call.
     pub fn item_type(&self) -> CanonicalItemType {
-        match self.tool() {
+        match &self.tool {
             Tool::Bash(_) => CanonicalItemType::CommandExecution,
             Tool::Write(_) | Tool::Edit(_) => CanonicalItemType::FileChange,
             Tool::Read(_) | Tool::Grep(_) | Tool::Find(_) | Tool::Ls(_) | Tool::Other => {
@@ -118,16 +122,16 @@ impl Call<'_> {
     /// `Read notes.txt`, `Search: TODO`; else the tool's name.
     pub fn title(&self) -> String {
         let file = |path: &str| path.rsplit('/').next().unwrap_or(path).to_owned();
-        let title = match self.tool() {
-            Tool::Bash(args) => args.map(|args| content::shell_command(&args.command)),
-            Tool::Read(args) => args.map(|args| format!("Read {}", file(&args.path))),
-            Tool::Write(args) => args.map(|args| format!("Write {}", file(&args.path))),
-            Tool::Edit(args) => args.map(|args| format!("Edit {}", file(&args.path))),
-            Tool::Grep(args) => args.map(|args| format!("Search: {}", args.pattern)),
-            Tool::Find(args) => args.map(|args| format!("Find: {}", args.pattern)),
+        let title = match &self.tool {
+            Tool::Bash(args) => args.as_ref().map(|args| content::shell_command(&args.command)),
+            Tool::Read(args) => args.as_ref().map(|args| format!("Read {}", file(&args.path))),
+            Tool::Write(args) => args.as_ref().map(|args| format!("Write {}", file(&args.path))),
+            Tool::Edit(args) => args.as_ref().map(|args| format!("Edit {}", file(&args.path))),
+            Tool::Grep(args) => args.as_ref().map(|args| format!("Search: {}", args.pattern)),
+            Tool::Find(args) => args.as_ref().map(|args| format!("Find: {}", args.pattern)),
             Tool::Ls(args) => Some(format!(
                 "List {}",
-                args.and_then(|args| args.path).unwrap_or_else(|| ".".into())
+                args.as_ref().and_then(|args| args.path.as_deref()).unwrap_or(".")
             )),
             Tool::Other => None,
         };
@@ -149,9 +153,10 @@ impl Call<'_> {
             Outcome::Failed { output, .. } => Some(output.to_owned()),
             Outcome::Running { .. } | Outcome::Succeeded { .. } => None,
         };
-        match self.tool() {
+        match &self.tool {
             Tool::Bash(args) => ItemContent::CommandExecution(CommandExecutionContent {
                 command: args
+                    .as_ref()
                     .map(|args| content::shell_command(&args.command))
                     .unwrap_or_default(),
                 cwd: None,
@@ -163,9 +168,10 @@ impl Call<'_> {
             }),
             Tool::Write(args) => ItemContent::FileChange(FileChangeContent {
                 changes: args
+                    .as_ref()
                     .map(|args| {
                         vec![FileChangeEntry {
-                            path: args.path,
+                            path: args.path.clone(),
                             kind: FileChangeKind::Add,
                             diff: Some(content::unified_diff("", &args.content)),
                             move_path: None,
@@ -177,6 +183,7 @@ impl Call<'_> {
             }),
             Tool::Edit(args) => ItemContent::FileChange(FileChangeContent {
                 changes: args
+                    .as_ref()
                     .map(|args| {
                         let diff: String = args
                             .edits
@@ -184,7 +191,7 @@ impl Call<'_> {
                             .map(|edit| content::unified_diff(&edit.old_text, &edit.new_text))
                             .collect();
                         vec![FileChangeEntry {
-                            path: args.path,
+                            path: args.path.clone(),
                             kind: FileChangeKind::Update,
                             diff: Some(diff),
                             move_path: None,

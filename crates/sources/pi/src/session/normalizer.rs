@@ -224,10 +224,7 @@ impl PiSessionNormalizer {
                 }
                 ContentBlock::ToolCall(call) => {
                     let args = Value::Object(call.arguments.clone());
-                    let tool = Call {
-                        name: &call.name,
-                        args: &args,
-                    };
+                    let tool = Call::new(&call.name, &args);
                     let face = tool.face(Outcome::Running { output: None });
                     self.at.start_item(&mut self.ledger, &call.id, face, raw, out);
                     self.calls.insert(call.id.clone(), (call.name.clone(), args));
@@ -271,10 +268,7 @@ impl PiSessionNormalizer {
                 duration_ms,
             }
         };
-        let tool = Call {
-            name: &name,
-            args: &args,
-        };
+        let tool = Call::new(&name, &args);
         let status = outcome.status();
         let face = tool.face(outcome);
         self.at
